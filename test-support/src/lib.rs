@@ -1,0 +1,1 @@
+//! test-support: declare C/C++ TSO tests from build.rs.

@@ -1,0 +1,1 @@
+//! tso-engine: an explicit-state model checker for LLVM IR under sequential consistency.

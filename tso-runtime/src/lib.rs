@@ -1,0 +1,1 @@
+//! tso-runtime: the x86-TSO store-buffer encoding.
