@@ -1,1 +1,33 @@
 //! tso-engine: an explicit-state model checker for LLVM IR under sequential consistency.
+//!
+//! The engine never learns what TSO is: relaxed memory is encoded into the program by
+//! tso-runtime, which plugs its `__tso_*` functions in through [`natives`].
+//!
+//! Pipeline: [`loader`] translates bitcode once into the compact [`ir`]; [`interp`]
+//! runs one thread's transition atomically; [`explore`] searches the state space,
+//! storing canonical states in [`store`]; [`check`] wraps it all in one call.
+
+pub mod check;
+pub mod cxx;
+pub mod error;
+pub mod explore;
+pub mod interp;
+pub mod ir;
+pub mod libc;
+pub mod loader;
+pub mod memory;
+pub mod natives;
+pub mod pthread;
+pub mod resources;
+pub mod state;
+pub mod store;
+pub mod value;
+
+pub use check::{check, CheckOptions, CheckReport, Verdict};
+pub use error::{ErrorKind, Failure, LoadError};
+pub use natives::Natives;
+
+/// The integer value of native argument `i` (0 when absent).
+pub fn libc_arg(a: &[value::Val], i: usize) -> u64 {
+    a.get(i).map(|v| v.as_u64()).unwrap_or(0)
+}

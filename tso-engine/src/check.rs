@@ -1,0 +1,97 @@
+//! The one-call API: check a program and get a report.
+
+use crate::error::Failure;
+use crate::explore::{self, Counterexample, ExploreOptions, Limits, Outcome, Stats};
+use crate::interp::{Machine, MachineOptions};
+use crate::ir::Program;
+use crate::natives::Natives;
+use std::collections::BTreeSet;
+
+#[derive(Clone, Debug)]
+pub struct CheckOptions {
+    /// The function to run as the main thread (`main`, or a test function).
+    pub entry: String,
+    pub machine: MachineOptions,
+    pub limits: Limits,
+    pub collect_outcomes: bool,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions { entry: "main".into(), machine: MachineOptions::default(), limits: Limits::default(), collect_outcomes: false }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail,
+    Inconclusive,
+    /// The tool could not check the program (unsupported construct, no entry point).
+    Error,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    pub verdict: Verdict,
+    pub failure: Option<Failure>,
+    pub counterexample: Option<Counterexample>,
+    pub inconclusive_reason: Option<String>,
+    pub stats: Stats,
+    /// Output of the failing path, or of the first complete execution.
+    pub output: String,
+    pub outcomes: BTreeSet<String>,
+}
+
+/// Model-check `program` from `opts.entry`.
+pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
+    let machine = Machine::new(program, natives, opts.machine.clone());
+    let empty = |verdict, failure: Option<Failure>| CheckReport {
+        verdict,
+        failure,
+        counterexample: None,
+        inconclusive_reason: None,
+        stats: Stats::default(),
+        output: String::new(),
+        outcomes: BTreeSet::new(),
+    };
+    let Some(entry) = program.function(&opts.entry).filter(|&f| program.functions[f as usize].body.is_some()) else {
+        return empty(Verdict::Error, Some(Failure::unsupported(format!("no function `{}` to run", opts.entry))));
+    };
+    let initial = match machine.initial_state(entry) {
+        Ok(s) => s,
+        Err(f) => return empty(Verdict::Error, Some(f)),
+    };
+    let eopts = ExploreOptions { limits: opts.limits.clone(), collect_outcomes: opts.collect_outcomes };
+    let result = explore::explore(&machine, initial.clone(), &eopts);
+    let mut report = empty(Verdict::Pass, None);
+    report.stats = result.stats;
+    report.outcomes = result.outcomes;
+    report.output = result.first_output.map(|o| String::from_utf8_lossy(&o).into_owned()).unwrap_or_default();
+    match result.outcome {
+        Outcome::Pass => {}
+        Outcome::Inconclusive { reason } => {
+            report.verdict = Verdict::Inconclusive;
+            report.inconclusive_reason = Some(reason);
+        }
+        Outcome::Fail { failure, path, thread } => {
+            let cex = explore::counterexample::replay(&machine, initial, &path, thread);
+            report.output = cex.output.clone();
+            report.verdict = if failure.kind.is_tool_limitation() { Verdict::Error } else { Verdict::Fail };
+            report.failure = Some(failure);
+            report.counterexample = Some(cex);
+        }
+    }
+    report
+}

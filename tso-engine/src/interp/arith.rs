@@ -1,0 +1,241 @@
+//! Integer and floating-point arithmetic, comparisons and casts.
+
+use crate::error::{ErrorKind, Failure};
+use crate::ir::{BinOp, CastOp, FloatPred, IntPred, Ty, TyId, TypeTable};
+use crate::memory::{decode, encode};
+use crate::value::{mask, sext, Val};
+use std::rc::Rc;
+
+fn lanewise(a: &Val, b: &Val, mut f: impl FnMut(&Val, &Val) -> Result<Val, Failure>) -> Result<Val, Failure> {
+    let (la, lb) = (a.lanes(), b.lanes());
+    let v: Result<Vec<Val>, Failure> = la.iter().zip(lb.iter()).map(|(x, y)| f(x, y)).collect();
+    Ok(Val::Agg(Rc::from(v?)))
+}
+
+pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, a: &Val, b: &Val) -> Result<Val, Failure> {
+    if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
+        let st = types.scalar(ty);
+        return lanewise(a, b, |x, y| binop(types, op, st, x, y));
+    }
+    match types.get(ty) {
+        Ty::F32 | Ty::F64 => return Ok(float_binop(op, matches!(types.get(ty), Ty::F64), a, b)),
+        _ => {}
+    }
+    let bits = types.int_bits(ty);
+    let m = mask(bits);
+    let (x, y) = (a.bits() & m, b.bits() & m);
+    let r = match op {
+        BinOp::Add => x.wrapping_add(y),
+        BinOp::Sub => x.wrapping_sub(y),
+        BinOp::Mul => x.wrapping_mul(y),
+        BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem if y == 0 => {
+            return Err(Failure::new(ErrorKind::DivisionByZero, "division by zero"));
+        }
+        BinOp::UDiv => x / y,
+        BinOp::URem => x % y,
+        BinOp::SDiv | BinOp::SRem => {
+            let (sx, sy) = (sext(x, bits), sext(y, bits));
+            if sy == -1 && sx == sext(1u128 << (bits - 1), bits) {
+                return Err(Failure::new(ErrorKind::DivisionByZero, "signed division overflow (INT_MIN / -1)"));
+            }
+            (if op == BinOp::SDiv { sx.wrapping_div(sy) } else { sx.wrapping_rem(sy) }) as u128
+        }
+        BinOp::Shl => {
+            if y >= bits as u128 {
+                0
+            } else {
+                x << y
+            }
+        }
+        BinOp::LShr => {
+            if y >= bits as u128 {
+                0
+            } else {
+                x >> y
+            }
+        }
+        BinOp::AShr => {
+            if y >= bits as u128 {
+                if sext(x, bits) < 0 { u128::MAX } else { 0 }
+            } else {
+                (sext(x, bits) >> y) as u128
+            }
+        }
+        BinOp::And => x & y,
+        BinOp::Or => x | y,
+        BinOp::Xor => x ^ y,
+        BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => {
+            return Ok(float_binop(op, bits == 64, a, b));
+        }
+    } & m;
+    // Provenance: pointer ± integer stays a pointer into the same object.
+    let keeps = |p: u64| (r as u64) >> 32 == p >> 32;
+    Ok(match (a, b, op) {
+        (Val::Ptr(_), Val::Ptr(_), BinOp::Sub) => Val::Int(r),
+        (Val::Ptr(p), Val::Int(_), BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor) if bits == 64 && keeps(*p) => {
+            Val::Ptr(r as u64)
+        }
+        (Val::Int(_), Val::Ptr(p), BinOp::Add | BinOp::And | BinOp::Or) if bits == 64 && keeps(*p) => Val::Ptr(r as u64),
+        _ => Val::Int(r),
+    })
+}
+
+fn float_binop(op: BinOp, double: bool, a: &Val, b: &Val) -> Val {
+    if double {
+        let (x, y) = (a.f64(), b.f64());
+        let r = match op {
+            BinOp::FAdd => x + y,
+            BinOp::FSub => x - y,
+            BinOp::FMul => x * y,
+            BinOp::FDiv => x / y,
+            _ => x % y,
+        };
+        Val::F64(r.to_bits())
+    } else {
+        let (x, y) = (a.f32(), b.f32());
+        let r = match op {
+            BinOp::FAdd => x + y,
+            BinOp::FSub => x - y,
+            BinOp::FMul => x * y,
+            BinOp::FDiv => x / y,
+            _ => x % y,
+        };
+        Val::F32(r.to_bits())
+    }
+}
+
+pub fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
+    match a {
+        Val::Agg(l) => Val::Agg(l.iter().map(|x| fneg(types, types.scalar(ty), x)).collect::<Vec<_>>().into()),
+        Val::F32(b) => Val::F32(b ^ 0x8000_0000),
+        Val::F64(b) => Val::F64(b ^ (1 << 63)),
+        other => {
+            if types.int_bits(types.scalar(ty)) == 32 {
+                Val::F32(other.bits() as u32 ^ 0x8000_0000)
+            } else {
+                Val::F64(other.bits() as u64 ^ (1 << 63))
+            }
+        }
+    }
+}
+
+pub fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val {
+    if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
+        let st = types.scalar(ty);
+        let la = a.lanes();
+        let lb = b.lanes();
+        return Val::Agg(la.iter().zip(lb).map(|(x, y)| icmp(types, pred, st, x, y)).collect::<Vec<_>>().into());
+    }
+    let bits = types.int_bits(ty);
+    let m = mask(bits);
+    let (x, y) = (a.bits() & m, b.bits() & m);
+    let (sx, sy) = (sext(x, bits), sext(y, bits));
+    Val::bool(match pred {
+        IntPred::Eq => x == y,
+        IntPred::Ne => x != y,
+        IntPred::Ugt => x > y,
+        IntPred::Uge => x >= y,
+        IntPred::Ult => x < y,
+        IntPred::Ule => x <= y,
+        IntPred::Sgt => sx > sy,
+        IntPred::Sge => sx >= sy,
+        IntPred::Slt => sx < sy,
+        IntPred::Sle => sx <= sy,
+    })
+}
+
+pub fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Val) -> Val {
+    if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
+        let st = types.scalar(ty);
+        return Val::Agg(a.lanes().iter().zip(b.lanes()).map(|(x, y)| fcmp(types, pred, st, x, y)).collect::<Vec<_>>().into());
+    }
+    let double = matches!(types.get(ty), Ty::F64);
+    let (x, y) = if double { (a.f64(), b.f64()) } else { (a.f32() as f64, b.f32() as f64) };
+    let uno = x.is_nan() || y.is_nan();
+    use FloatPred::*;
+    Val::bool(match pred {
+        False => false,
+        True => true,
+        Oeq => !uno && x == y,
+        Ogt => !uno && x > y,
+        Oge => !uno && x >= y,
+        Olt => !uno && x < y,
+        Ole => !uno && x <= y,
+        One => !uno && x != y,
+        Ord => !uno,
+        Uno => uno,
+        Ueq => uno || x == y,
+        Ugt => uno || x > y,
+        Uge => uno || x >= y,
+        Ult => uno || x < y,
+        Ule => uno || x <= y,
+        Une => uno || x != y,
+    })
+}
+
+pub fn cast(types: &TypeTable, op: CastOp, from: TyId, to: TyId, a: &Val) -> Result<Val, Failure> {
+    let vec_from = matches!(types.get(from), Ty::Vector { .. });
+    let vec_to = matches!(types.get(to), Ty::Vector { .. });
+    if vec_from && vec_to && op != CastOp::Bitcast {
+        let (sf, stt) = (types.scalar(from), types.scalar(to));
+        let lanes: Result<Vec<Val>, Failure> = a.lanes().iter().map(|x| cast(types, op, sf, stt, x)).collect();
+        return Ok(Val::Agg(lanes?.into()));
+    }
+    let fb = types.int_bits(from);
+    let tb = types.int_bits(to);
+    let to_double = matches!(types.get(to), Ty::F64);
+    Ok(match op {
+        CastOp::Trunc => Val::Int(a.bits() & mask(tb)),
+        CastOp::ZExt => match a {
+            Val::Ptr(p) if tb >= 64 => Val::Ptr(*p),
+            _ => Val::Int(a.bits() & mask(fb)),
+        },
+        CastOp::SExt => Val::Int(sext(a.bits() & mask(fb), fb) as u128 & mask(tb)),
+        CastOp::FpToUi | CastOp::FpToSi => {
+            let f = a.f64();
+            let v = if op == CastOp::FpToUi { (f as u128) & mask(tb) } else { (f as i128) as u128 & mask(tb) };
+            Val::Int(v)
+        }
+        CastOp::UiToFp | CastOp::SiToFp => {
+            let x = a.bits() & mask(fb);
+            let f = if op == CastOp::UiToFp { x as f64 } else { sext(x, fb) as f64 };
+            if to_double {
+                Val::F64(f.to_bits())
+            } else {
+                let f32v = if op == CastOp::UiToFp { x as f32 } else { sext(x, fb) as f32 };
+                Val::F32(f32v.to_bits())
+            }
+        }
+        CastOp::FpTrunc => Val::F32((a.f64() as f32).to_bits()),
+        CastOp::FpExt => Val::F64(a.f64().to_bits()),
+        CastOp::PtrToInt => match a {
+            Val::Ptr(p) if tb >= 64 => Val::Ptr(*p),
+            other => Val::Int(other.bits() & mask(tb)),
+        },
+        CastOp::IntToPtr | CastOp::AddrSpace => match a {
+            Val::Ptr(p) => Val::Ptr(*p),
+            other => Val::Int(other.bits() & mask(64)),
+        },
+        CastOp::Bitcast => bitcast(types, from, to, a),
+    })
+}
+
+fn bitcast(types: &TypeTable, from: TyId, to: TyId, a: &Val) -> Val {
+    match (types.get(from), types.get(to)) {
+        (Ty::Int(_), Ty::Int(_)) | (Ty::Ptr, Ty::Ptr) => a.clone(),
+        (Ty::Int(_), Ty::F32) => Val::F32(a.bits() as u32),
+        (Ty::Int(_), Ty::F64) => Val::F64(a.bits() as u64),
+        (Ty::F32 | Ty::F64, Ty::Int(_)) => Val::Int(a.bits()),
+        (Ty::F32, Ty::F32) | (Ty::F64, Ty::F64) => a.clone(),
+        _ => {
+            // Through memory bytes: vectors <-> integers and the like.
+            let size = types.size(from).max(types.size(to)) as usize;
+            let mut bytes = vec![0u8; size];
+            let mut ptrs = Vec::new();
+            let n = types.size(from) as usize;
+            encode(types, from, a, &mut bytes[..n], 0, &mut ptrs);
+            let m = types.size(to) as usize;
+            decode(types, to, &bytes[..m], 0, &|p| ptrs.contains(&p))
+        }
+    }
+}

@@ -1,0 +1,440 @@
+//! Executing single instructions.
+
+use super::{arith, intrinsics, Exec, Machine};
+use crate::error::{ErrorKind, Failure};
+use crate::ir::{Callee, FuncId, Inst, RmwOp, Ty, TyId};
+use crate::memory::{decode, encode, Fragment, ObjKind, Object};
+use crate::natives::{Chooser, NativeCx, NativeResult};
+use crate::state::{Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
+use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
+use std::rc::Rc;
+
+impl<'p> Machine<'p> {
+    pub(super) fn exec(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        inst: &'p Inst,
+        chooser: &mut dyn Chooser,
+        notes: Option<&mut Vec<String>>,
+    ) -> Result<Exec, Failure> {
+        let types = &self.program.types;
+        let th = st.thread(tid);
+        let fr = th.top();
+        macro_rules! ev {
+            ($op:expr) => {
+                self.eval(fr, $op)
+            };
+        }
+        let (dst, val) = match inst {
+            Inst::Bin { dst, op, ty, a, b, .. } => (*dst, arith::binop(types, *op, *ty, &ev!(a), &ev!(b))?),
+            Inst::FNeg { dst, ty, a } => (*dst, arith::fneg(types, *ty, &ev!(a))),
+            Inst::ICmp { dst, pred, ty, a, b } => (*dst, arith::icmp(types, *pred, *ty, &ev!(a), &ev!(b))),
+            Inst::FCmp { dst, pred, ty, a, b } => (*dst, arith::fcmp(types, *pred, *ty, &ev!(a), &ev!(b))),
+            Inst::Select { dst, cond, a, b } => {
+                let c = ev!(cond);
+                let v = match &c {
+                    Val::Agg(lanes) => {
+                        let (x, y) = (ev!(a), ev!(b));
+                        Val::Agg(lanes.iter().enumerate().map(|(i, l)| if l.is_true() { x.lanes()[i].clone() } else { y.lanes()[i].clone() }).collect::<Vec<_>>().into())
+                    }
+                    _ => {
+                        if c.is_true() {
+                            ev!(a)
+                        } else {
+                            ev!(b)
+                        }
+                    }
+                };
+                (*dst, v)
+            }
+            Inst::Cast { dst, op, from, to, a } => (*dst, arith::cast(types, *op, *from, *to, &ev!(a))?),
+            Inst::Gep { dst, base, offset, indices } => {
+                let b = ev!(base);
+                let mut off = *offset as u64;
+                for (idx, scale, ity) in indices.iter() {
+                    let i = sext(ev!(idx).bits() & mask(types.int_bits(*ity)), types.int_bits(*ity)) as i64;
+                    off = off.wrapping_add(i.wrapping_mul(*scale) as u64);
+                }
+                let v = match b {
+                    Val::Ptr(p) => Val::Ptr(p.wrapping_add(off)),
+                    other => Val::Int(other.as_u64().wrapping_add(off) as u128),
+                };
+                (*dst, v)
+            }
+            Inst::Alloca { dst, elem_size, count, .. } => {
+                let n = ev!(count).as_u64();
+                let size = elem_size.saturating_mul(n);
+                if size > crate::memory::MAX_OBJECT_SIZE {
+                    return Err(Failure::new(ErrorKind::StackOverflow, format!("stack allocation of {size} bytes")));
+                }
+                let mut o = Object::new(size.max(1) as usize, ObjKind::Stack);
+                o.site = self.location(st, tid);
+                let id = st.memory.allocate(o);
+                st.thread_mut(tid).top_mut().allocas.push(id);
+                (*dst, Val::Ptr(make_ptr(id, 0)))
+            }
+            Inst::Load { dst, ty, ptr, .. } => {
+                let p = ev!(ptr).as_u64();
+                (*dst, self.load(st, p, *ty)?)
+            }
+            Inst::Store { ty, val, ptr, .. } => {
+                let (p, v) = (ev!(ptr).as_u64(), ev!(val));
+                self.store(st, p, *ty, &v)?;
+                return self.advance(st, tid);
+            }
+            Inst::Fence => return self.advance(st, tid),
+            Inst::CmpXchg { dst, ty, ptr, expected, new } => {
+                let (p, e, n) = (ev!(ptr).as_u64(), ev!(expected), ev!(new));
+                let old = self.load(st, p, *ty)?;
+                let bits = types.int_bits(*ty);
+                let ok = old.bits() & mask(bits) == e.bits() & mask(bits);
+                if ok {
+                    self.store(st, p, *ty, &n)?;
+                }
+                (*dst, Val::Agg(Rc::from(vec![old, Val::bool(ok)])))
+            }
+            Inst::AtomicRmw { dst, op, ty, ptr, val } => {
+                let (p, v) = (ev!(ptr).as_u64(), ev!(val));
+                let old = self.load(st, p, *ty)?;
+                let new = rmw(types, *op, *ty, &old, &v)?;
+                self.store(st, p, *ty, &new)?;
+                (*dst, old)
+            }
+            Inst::ExtractValue { dst, agg, indices } => {
+                let mut v = ev!(agg);
+                for &i in indices.iter() {
+                    v = v.lanes().get(i as usize).cloned().unwrap_or_default();
+                }
+                (*dst, v)
+            }
+            Inst::InsertValue { dst, agg, val, indices } => (*dst, insert(&ev!(agg), indices, ev!(val))),
+            Inst::ExtractElement { dst, vec, idx } => {
+                let i = ev!(idx).as_u64() as usize;
+                (*dst, ev!(vec).lanes().get(i).cloned().unwrap_or_default())
+            }
+            Inst::InsertElement { dst, vec, val, idx } => {
+                let i = ev!(idx).as_u64() as u32;
+                (*dst, insert(&ev!(vec), &[i], ev!(val)))
+            }
+            Inst::ShuffleVector { dst, a, b, mask: m, .. } => {
+                let (x, y) = (ev!(a), ev!(b));
+                let (lx, ly) = (x.lanes(), y.lanes());
+                let n = lx.len() as i32;
+                let v: Vec<Val> = m
+                    .iter()
+                    .map(|&k| if k < 0 { Val::Int(0) } else if k < n { lx[k as usize].clone() } else { ly.get((k - n) as usize).cloned().unwrap_or_default() })
+                    .collect();
+                (*dst, Val::Agg(v.into()))
+            }
+            Inst::Freeze { dst, a } => (*dst, ev!(a)),
+            Inst::Call { dst, callee, args, .. } => {
+                let argv: Vec<Val> = args.iter().map(|a| self.eval(fr, a)).collect();
+                return self.call(st, tid, *dst, callee, argv, chooser, notes);
+            }
+            Inst::Br { target } => return self.jump(st, tid, *target),
+            Inst::CondBr { cond, then_bb, else_bb } => {
+                let t = if ev!(cond).is_true() { *then_bb } else { *else_bb };
+                return self.jump(st, tid, t);
+            }
+            Inst::Switch { val, ty, cases, default } => {
+                let v = ev!(val).bits() & mask(types.int_bits(*ty));
+                let t = cases.iter().find(|c| c.0 == v).map(|c| c.1).unwrap_or(*default);
+                return self.jump(st, tid, t);
+            }
+            Inst::Ret { val } => {
+                let v = val.as_ref().map(|v| ev!(v));
+                return self.ret(st, tid, v.unwrap_or_default());
+            }
+            Inst::Unreachable => return Err(Failure::new(ErrorKind::Abort, "reached `unreachable` (undefined behaviour, e.g. falling off the end of a non-void function)")),
+            Inst::Unsupported { what } => return Err(Failure::unsupported(format!("unsupported: {what}"))),
+        };
+        st.thread_mut(tid).top_mut().regs[dst as usize] = val;
+        self.advance(st, tid)
+    }
+
+    #[inline]
+    pub(super) fn advance(&self, st: &mut State, tid: ThreadId) -> Result<Exec, Failure> {
+        st.thread_mut(tid).top_mut().ip += 1;
+        Ok(Exec::Next)
+    }
+
+    fn jump(&self, st: &mut State, tid: ThreadId, target: u32) -> Result<Exec, Failure> {
+        let t = st.thread_mut(tid);
+        let fr = t.top_mut();
+        let body = self.program.functions[fr.func as usize].body.as_ref().expect("body");
+        let from = fr.block;
+        let phis = &body.blocks[target as usize].phis;
+        if !phis.is_empty() {
+            // φs read the old values simultaneously.
+            let vals: Vec<Val> = phis
+                .iter()
+                .map(|phi| phi.incoming.iter().find(|(b, _)| *b == from).map(|(_, op)| self.eval(fr, op)).unwrap_or_default())
+                .collect();
+            for (phi, v) in phis.iter().zip(vals) {
+                fr.regs[phi.dst as usize] = v;
+            }
+        }
+        fr.block = target;
+        fr.ip = 0;
+        Ok(Exec::Next)
+    }
+
+    pub(super) fn load(&self, st: &State, p: u64, ty: TyId) -> Result<Val, Failure> {
+        let types = &self.program.types;
+        let size = types.size(ty);
+        let (obj, off) = st.memory.check(p, size, false)?;
+        let o = st.memory.get(obj).expect("checked");
+        let bytes = &o.data[off as usize..(off as u64 + size) as usize];
+        if let Ty::Other(name) = types.get(ty) {
+            return Err(Failure::unsupported(format!("unsupported: values of type {name}")));
+        }
+        Ok(decode(types, ty, bytes, off, &|x| o.has_ptr_at(x)))
+    }
+
+    pub(super) fn store(&self, st: &mut State, p: u64, ty: TyId, v: &Val) -> Result<(), Failure> {
+        let types = &self.program.types;
+        let size = types.size(ty);
+        if let Ty::Other(name) = types.get(ty) {
+            return Err(Failure::unsupported(format!("unsupported: values of type {name}")));
+        }
+        let mut bytes = vec![0u8; size as usize];
+        let mut ptrs = Vec::new();
+        encode(types, ty, v, &mut bytes, 0, &mut ptrs);
+        let shared = st.memory.is_shared(p);
+        st.memory.write_fragment(p, &Fragment { data: bytes, ptrs: ptrs.clone() })?;
+        if shared && !ptrs.is_empty() {
+            // Storing a pointer into shared memory shares what it points to.
+            let mut stack = Vec::new();
+            v.for_each_pointer(&mut |q| stack.push(q));
+            for q in stack {
+                let (obj, _) = ptr_parts(q);
+                st.memory.mark_shared(obj);
+            }
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        dst: Option<u32>,
+        callee: &Callee,
+        args: Vec<Val>,
+        chooser: &mut dyn Chooser,
+        notes: Option<&mut Vec<String>>,
+    ) -> Result<Exec, Failure> {
+        let fid = match callee {
+            Callee::Direct(f) => *f,
+            Callee::Indirect(op) => {
+                let v = self.eval(st.thread(tid).top(), op);
+                match self.function_of(&v) {
+                    Some(f) => f,
+                    None if v.as_u64() == 0 => return Err(Failure::new(ErrorKind::NullDereference, "call through a null function pointer")),
+                    None => return Err(Failure::new(ErrorKind::OutOfBounds, "call through a pointer that is not a function")),
+                }
+            }
+            Callee::AsmFence => return self.advance(st, tid),
+            Callee::Intrinsic(i) => {
+                let v = intrinsics::call(self, st, tid, i, &args)?;
+                if let Some(d) = dst {
+                    st.thread_mut(tid).top_mut().regs[d as usize] = v;
+                }
+                return self.advance(st, tid);
+            }
+        };
+        let func = &self.program.functions[fid as usize];
+        if func.body.is_some() {
+            return self.push_frame(st, tid, fid, args, ReturnTo::Caller).map(|_| Exec::Next);
+        }
+        let Some(native) = self.natives[fid as usize].clone() else {
+            return Err(Failure::unsupported(format!("unsupported: call to `{}`, a function the checker does not model", func.name)));
+        };
+        let spawn = |s: &mut State, f: u64, a: Vec<Val>| self.spawn(s, f, a);
+        let mut cx = NativeCx { state: st, program: self.program, tid, chooser, notes, spawn: &spawn, max_memory: self.opts.max_memory };
+        let r = (native.call)(&mut cx, &args)?;
+        match r {
+            NativeResult::Return(v) => {
+                let t = st.thread_mut(tid);
+                t.phase = 0;
+                if let Some(d) = dst {
+                    t.top_mut().regs[d as usize] = v;
+                }
+                self.advance(st, tid)
+            }
+            NativeResult::Block => Ok(Exec::Blocked),
+            NativeResult::Prune => Ok(Exec::Pruned),
+            NativeResult::Yield => Ok(Exec::EndTransition),
+            NativeResult::CallBack { func, args } => {
+                let Some(f) = self.function_of(&Val::Int(func as u128)) else {
+                    return Err(Failure::new(ErrorKind::OutOfBounds, "callback through a pointer that is not a function"));
+                };
+                if self.program.functions[f as usize].body.is_none() {
+                    return Err(Failure::unsupported(format!("unsupported: callback to `{}`", self.program.functions[f as usize].name)));
+                }
+                self.push_frame(st, tid, f, args, ReturnTo::Native)?;
+                Ok(Exec::Next)
+            }
+            NativeResult::Exit(code) => {
+                st.exit_code = Some(code);
+                Ok(Exec::EndTransition)
+            }
+            NativeResult::ThreadExit(v) => {
+                self.finish_thread(st, tid, v, chooser)?;
+                Ok(Exec::EndTransition)
+            }
+        }
+    }
+
+    fn push_frame(&self, st: &mut State, tid: ThreadId, fid: FuncId, args: Vec<Val>, ret: ReturnTo) -> Result<(), Failure> {
+        if st.thread(tid).frames.len() >= self.opts.max_frames {
+            return Err(Failure::new(ErrorKind::StackOverflow, format!("call depth exceeded {} frames (unbounded recursion?)", self.opts.max_frames)));
+        }
+        let func = &self.program.functions[fid as usize];
+        let params = func.params as usize;
+        let mut frame = self.frame(fid, args[..params.min(args.len())].to_vec(), ret);
+        if func.variadic && args.len() > params {
+            // The overflow area that clang's x86-64 va_arg lowering reads from.
+            let extra = &args[params..];
+            let mut o = Object::new(extra.len() * 8, ObjKind::Internal);
+            for (i, a) in extra.iter().enumerate() {
+                o.data[i * 8..i * 8 + 8].copy_from_slice(&(a.bits() as u64).to_le_bytes());
+                if matches!(a, Val::Ptr(_)) {
+                    o.ptrs.push(i as u32 * 8);
+                }
+            }
+            frame.varargs = Some(st.memory.allocate(o));
+        }
+        st.thread_mut(tid).frames.push(frame);
+        Ok(())
+    }
+
+    fn ret(&self, st: &mut State, tid: ThreadId, v: Val) -> Result<Exec, Failure> {
+        let t = st.thread_mut(tid);
+        let frame = t.frames.pop().expect("returning frame");
+        // Stack objects die with the frame; dangling pointers to them are then caught.
+        for id in frame.allocas.iter().chain(frame.varargs.iter()) {
+            if let Some(o) = st.memory.get_mut(*id) {
+                o.freed = true;
+                o.data = Vec::new();
+                o.ptrs.clear();
+            }
+        }
+        let t = st.thread_mut(tid);
+        if t.frames.is_empty() {
+            if tid == 0 {
+                st.exit_code = Some(v.bits() as i32);
+                return Ok(Exec::EndTransition);
+            }
+            let mut no = super::NoChoice;
+            self.finish_thread(st, tid, v, &mut no)?;
+            return Ok(Exec::EndTransition);
+        }
+        match frame.ret {
+            ReturnTo::Caller => {
+                let top = t.top_mut();
+                let body = self.program.functions[top.func as usize].body.as_ref().expect("body");
+                if let Inst::Call { dst: Some(d), .. } = &body.blocks[top.block as usize].insts[top.ip as usize] {
+                    top.regs[*d as usize] = v;
+                }
+                top.ip += 1;
+                Ok(Exec::Next)
+            }
+            ReturnTo::Native => {
+                t.callback_result = Some(v);
+                Ok(Exec::Next)
+            }
+            ReturnTo::Nothing => Ok(Exec::Next),
+        }
+    }
+
+    fn finish_thread(&self, st: &mut State, tid: ThreadId, v: Val, chooser: &mut dyn Chooser) -> Result<(), Failure> {
+        if let Some(hook) = &self.thread_exit_hook {
+            let spawn = |s: &mut State, f: u64, a: Vec<Val>| self.spawn(s, f, a);
+            let mut cx = NativeCx { state: st, program: self.program, tid, chooser, notes: None, spawn: &spawn, max_memory: self.opts.max_memory };
+            (hook.call)(&mut cx, &[])?;
+        }
+        // Remaining frames (pthread_exit from deep inside) release their stack objects.
+        let frames = std::mem::take(&mut st.thread_mut(tid).frames);
+        for f in frames {
+            for id in f.allocas.iter().chain(f.varargs.iter()) {
+                if let Some(o) = st.memory.get_mut(*id) {
+                    o.freed = true;
+                    o.data = Vec::new();
+                    o.ptrs.clear();
+                }
+            }
+        }
+        let t = st.thread_mut(tid);
+        t.status = ThreadStatus::Finished(v);
+        t.phase = 0;
+        if st.atomic_owner == Some(tid) {
+            st.atomic_owner = None;
+        }
+        Ok(())
+    }
+
+    /// Create a thread that runs `func(args)`.
+    pub fn spawn(&self, st: &mut State, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
+        let Some(fid) = self.function_of(&Val::Int(func as u128)) else {
+            return Err(Failure::new(ErrorKind::PthreadMisuse, "thread start routine is not a function"));
+        };
+        if self.program.functions[fid as usize].body.is_none() {
+            return Err(Failure::unsupported(format!("unsupported: thread start routine `{}` has no body", self.program.functions[fid as usize].name)));
+        }
+        // The argument is now reachable by two threads.
+        for a in &args {
+            let mut ps = Vec::new();
+            a.for_each_pointer(&mut |p| ps.push(p));
+            for p in ps {
+                st.memory.mark_shared(ptr_parts(p).0);
+            }
+        }
+        let tid = st.threads.len() as ThreadId;
+        st.threads.push(Rc::new(Thread::new(self.frame(fid, args, ReturnTo::Nothing))));
+        Ok(tid)
+    }
+}
+
+fn insert(agg: &Val, path: &[u32], v: Val) -> Val {
+    let Some((&first, rest)) = path.split_first() else { return v };
+    let mut lanes: Vec<Val> = agg.lanes().to_vec();
+    if let Some(slot) = lanes.get_mut(first as usize) {
+        *slot = insert(slot, rest, v);
+    }
+    Val::Agg(lanes.into())
+}
+
+fn rmw(types: &crate::ir::TypeTable, op: RmwOp, ty: TyId, old: &Val, v: &Val) -> Result<Val, Failure> {
+    use crate::ir::BinOp;
+    let bits = types.int_bits(ty);
+    let m = mask(bits);
+    let (a, b) = (old.bits() & m, v.bits() & m);
+    Ok(match op {
+        RmwOp::Xchg => v.clone(),
+        RmwOp::Add => arith::binop(types, BinOp::Add, ty, old, v)?,
+        RmwOp::Sub => arith::binop(types, BinOp::Sub, ty, old, v)?,
+        RmwOp::And => Val::Int(a & b),
+        RmwOp::Nand => Val::Int(!(a & b) & m),
+        RmwOp::Or => Val::Int(a | b),
+        RmwOp::Xor => Val::Int(a ^ b),
+        RmwOp::Max => Val::Int(if sext(a, bits) >= sext(b, bits) { a } else { b }),
+        RmwOp::Min => Val::Int(if sext(a, bits) <= sext(b, bits) { a } else { b }),
+        RmwOp::UMax => Val::Int(a.max(b)),
+        RmwOp::UMin => Val::Int(a.min(b)),
+        RmwOp::FAdd => arith::binop(types, BinOp::FAdd, ty, old, v)?,
+        RmwOp::FSub => arith::binop(types, BinOp::FSub, ty, old, v)?,
+        RmwOp::FMax | RmwOp::FMin => {
+            let (x, y) = (old.f64(), v.f64());
+            let r = if op == RmwOp::FMax { x.max(y) } else { x.min(y) };
+            if bits == 32 { Val::F32((r as f32).to_bits()) } else { Val::F64(r.to_bits()) }
+        }
+        RmwOp::UIncWrap => Val::Int(if a >= b { 0 } else { a + 1 }),
+        RmwOp::UDecWrap => Val::Int(if a == 0 || a > b { b } else { a - 1 }),
+    })
+}
+
+#[allow(dead_code)]
+fn unused(_: Frame) {}

@@ -1,0 +1,253 @@
+//! LLVM intrinsics.
+
+use super::Machine;
+use crate::error::{ErrorKind, Failure};
+use crate::ir::Intrinsic;
+use crate::memory::{Fragment, ObjKind, Object};
+use crate::state::{State, ThreadId};
+use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
+use std::rc::Rc;
+
+/// Width in bits of an integer argument; intrinsics are overloaded on it, but the
+/// values carry no width, so we take it from the call's declared types where needed.
+fn width_of(v: &Val) -> u32 {
+    match v {
+        Val::F32(_) => 32,
+        _ => 64,
+    }
+}
+
+pub(super) fn call(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &[Val]) -> Result<Val, Failure> {
+    use Intrinsic::*;
+    let a = |k: usize| args.get(k).cloned().unwrap_or_default();
+    let bits = intrinsic_bits(m, st, tid);
+    let mk = mask(bits);
+    Ok(match i {
+        NoOp => Val::Int(0),
+        Expect => a(0),
+        Memcpy | Memmove => {
+            let (d, s, n) = (a(0).as_u64(), a(1).as_u64(), a(2).as_u64());
+            if n > 0 {
+                let frag = st.memory.read_fragment(s, n)?;
+                if i == &Memcpy {
+                    let (od, oo) = ptr_parts(d);
+                    let (sd, so) = ptr_parts(s);
+                    if od == sd && (oo as u64) < so as u64 + n && (so as u64) < oo as u64 + n {
+                        return Err(Failure::new(ErrorKind::OutOfBounds, "memcpy between overlapping ranges"));
+                    }
+                }
+                let shared = st.memory.is_shared(d);
+                st.memory.write_fragment(d, &frag)?;
+                if shared {
+                    for p in frag.pointers().collect::<Vec<_>>() {
+                        st.memory.mark_shared(ptr_parts(p).0);
+                    }
+                }
+            }
+            Val::Int(0)
+        }
+        Memset => {
+            let (d, v, n) = (a(0).as_u64(), a(1).bits() as u8, a(2).as_u64());
+            if n > 0 {
+                st.memory.write_fragment(d, &Fragment::from_bytes(vec![v; n as usize]))?;
+            }
+            Val::Int(0)
+        }
+        UMin => Val::Int((a(0).bits() & mk).min(a(1).bits() & mk)),
+        UMax => Val::Int((a(0).bits() & mk).max(a(1).bits() & mk)),
+        SMin => pick(sext(a(0).bits() & mk, bits) <= sext(a(1).bits() & mk, bits), a(0), a(1)),
+        SMax => pick(sext(a(0).bits() & mk, bits) >= sext(a(1).bits() & mk, bits), a(0), a(1)),
+        Abs => Val::Int(sext(a(0).bits() & mk, bits).unsigned_abs() & mk),
+        Ctpop => Val::Int((a(0).bits() & mk).count_ones() as u128),
+        Ctlz => Val::Int(((a(0).bits() & mk).leading_zeros() - (128 - bits)) as u128),
+        Cttz => {
+            let x = a(0).bits() & mk;
+            Val::Int(if x == 0 { bits as u128 } else { x.trailing_zeros() as u128 })
+        }
+        Bswap => {
+            let x = a(0).bits() & mk;
+            Val::Int(x.swap_bytes() >> (128 - bits))
+        }
+        Bitreverse => Val::Int((a(0).bits() & mk).reverse_bits() >> (128 - bits)),
+        Fshl | Fshr => {
+            let (x, y, s) = (a(0).bits() & mk, a(1).bits() & mk, (a(2).bits() % bits as u128) as u32);
+            let wide = (x << bits) | y; // bits <= 64 in practice
+            let r = if i == &Fshl { (wide << s) >> bits } else { wide >> s };
+            Val::Int(r & mk)
+        }
+        SAddO | UAddO | SSubO | USubO | SMulO | UMulO => {
+            let (x, y) = (a(0).bits() & mk, a(1).bits() & mk);
+            let (sx, sy) = (sext(x, bits), sext(y, bits));
+            let (r, of) = match i {
+                UAddO => {
+                    let r = x.wrapping_add(y);
+                    (r & mk, r & mk < x)
+                }
+                USubO => (x.wrapping_sub(y) & mk, y > x),
+                UMulO => {
+                    let r = x.checked_mul(y);
+                    (x.wrapping_mul(y) & mk, r.is_none_or(|r| r > mk))
+                }
+                SAddO => {
+                    let r = sx.wrapping_add(sy);
+                    (r as u128 & mk, sext(r as u128 & mk, bits) != r)
+                }
+                SSubO => {
+                    let r = sx.wrapping_sub(sy);
+                    (r as u128 & mk, sext(r as u128 & mk, bits) != r)
+                }
+                _ => {
+                    let r = sx.checked_mul(sy);
+                    let w = sx.wrapping_mul(sy);
+                    (w as u128 & mk, r.is_none_or(|r| sext(r as u128 & mk, bits) != r))
+                }
+            };
+            Val::Agg(Rc::from(vec![Val::Int(r), Val::bool(of)]))
+        }
+        UAddSat => Val::Int((a(0).bits() & mk).saturating_add(a(1).bits() & mk).min(mk)),
+        USubSat => Val::Int((a(0).bits() & mk).saturating_sub(a(1).bits() & mk)),
+        SAddSat | SSubSat => {
+            let (x, y) = (sext(a(0).bits() & mk, bits), sext(a(1).bits() & mk, bits));
+            let r = if i == &SAddSat { x.saturating_add(y) } else { x.saturating_sub(y) };
+            let max = (mk >> 1) as i128;
+            let min = -max - 1;
+            Val::Int(r.clamp(min, max) as u128 & mk)
+        }
+        StackSave => Val::Int(0),
+        StackRestore => Val::Int(0),
+        Trap => return Err(Failure::new(ErrorKind::Abort, "trap (__builtin_trap or a failed check)")),
+        VaStart => {
+            // x86-64 va_list: {i32 gp_offset, i32 fp_offset, ptr overflow_arg_area, ptr reg_save_area}.
+            // Mark the register areas exhausted so every argument comes from the overflow area.
+            let list = a(0).as_u64();
+            let area = st.thread(tid).top().varargs;
+            let mut bytes = vec![0u8; 24];
+            bytes[0..4].copy_from_slice(&48u32.to_le_bytes());
+            bytes[4..8].copy_from_slice(&176u32.to_le_bytes());
+            let mut ptrs = Vec::new();
+            let area_ptr = match area {
+                Some(id) => make_ptr(id, 0),
+                None => {
+                    let id = st.memory.allocate(Object::new(8, ObjKind::Internal));
+                    st.thread_mut(tid).top_mut().varargs = Some(id);
+                    make_ptr(id, 0)
+                }
+            };
+            bytes[8..16].copy_from_slice(&area_ptr.to_le_bytes());
+            ptrs.push(8);
+            st.memory.write_fragment(list, &Fragment { data: bytes, ptrs })?;
+            Val::Int(0)
+        }
+        VaEnd => Val::Int(0),
+        VaCopy => {
+            let frag = st.memory.read_fragment(a(1).as_u64(), 24)?;
+            st.memory.write_fragment(a(0).as_u64(), &frag)?;
+            Val::Int(0)
+        }
+        ThreadLocalAddress => {
+            let p = a(0).as_u64();
+            let (obj, off) = ptr_parts(p);
+            if obj == 0 || obj > st.memory.globals || tid == 0 {
+                // The main thread uses the global itself.
+                return Ok(a(0));
+            }
+            if let Some(&(_, id)) = st.thread(tid).tls.iter().find(|(g, _)| *g == obj) {
+                return Ok(Val::Ptr(make_ptr(id, off)));
+            }
+            let g = &m.program.globals[(obj - 1) as usize];
+            let mut o = Object::new(g.size as usize, ObjKind::ThreadLocal(obj));
+            o.data[..g.init.len()].copy_from_slice(&g.init);
+            o.ptrs = g.init_ptrs.to_vec();
+            let id = st.memory.allocate(o);
+            st.thread_mut(tid).tls.push((obj, id));
+            Val::Ptr(make_ptr(id, off))
+        }
+        Fabs | Sqrt | Floor | Ceil | Trunc | Round | Rint => {
+            let x = a(0);
+            let f = |v: f64| match i {
+                Fabs => v.abs(),
+                Sqrt => v.sqrt(),
+                Floor => v.floor(),
+                Ceil => v.ceil(),
+                Trunc => v.trunc(),
+                Round => v.round(),
+                _ => v.round_ties_even(),
+            };
+            float_like(&x, f(x.f64()))
+        }
+        Copysign => float_like(&a(0), a(0).f64().copysign(a(1).f64())),
+        FMinNum => float_like(&a(0), a(0).f64().min(a(1).f64())),
+        FMaxNum => float_like(&a(0), a(0).f64().max(a(1).f64())),
+        Fma | FMulAdd => {
+            let r = if matches!(a(0), Val::F32(_)) {
+                (a(0).f32().mul_add(a(1).f32(), a(2).f32())) as f64
+            } else {
+                a(0).f64().mul_add(a(1).f64(), a(2).f64())
+            };
+            float_like(&a(0), r)
+        }
+        VecReduceAdd | VecReduceMul | VecReduceAnd | VecReduceOr | VecReduceXor | VecReduceUMax | VecReduceUMin | VecReduceSMax
+        | VecReduceSMin => {
+            let lanes = a(0);
+            let l = lanes.lanes();
+            let mut acc = l.first().map(|v| v.bits() & mk).unwrap_or(0);
+            for v in l.iter().skip(1) {
+                let x = v.bits() & mk;
+                acc = match i {
+                    VecReduceAdd => acc.wrapping_add(x),
+                    VecReduceMul => acc.wrapping_mul(x),
+                    VecReduceAnd => acc & x,
+                    VecReduceOr => acc | x,
+                    VecReduceXor => acc ^ x,
+                    VecReduceUMax => acc.max(x),
+                    VecReduceUMin => acc.min(x),
+                    VecReduceSMax => if sext(acc, bits) >= sext(x, bits) { acc } else { x },
+                    _ => if sext(acc, bits) <= sext(x, bits) { acc } else { x },
+                } & mk;
+            }
+            Val::Int(acc)
+        }
+        ObjectSize => {
+            // Unknown: -1 for "maximum" mode (arg 1 false), 0 otherwise.
+            if a(1).is_true() { Val::Int(0) } else { Val::Int(mk) }
+        }
+        IsConstant => Val::Int(0),
+    })
+}
+
+fn pick(c: bool, x: Val, y: Val) -> Val {
+    if c {
+        x
+    } else {
+        y
+    }
+}
+
+fn float_like(like: &Val, v: f64) -> Val {
+    match like {
+        Val::F32(_) => Val::F32((v as f32).to_bits()),
+        _ => Val::F64(v.to_bits()),
+    }
+}
+
+/// The integer width an overloaded intrinsic call works on: its result type (or, for
+/// void results, 64).
+fn intrinsic_bits(m: &Machine<'_>, st: &State, tid: ThreadId) -> u32 {
+    let fr = st.thread(tid).top();
+    let body = m.program.functions[fr.func as usize].body.as_ref().expect("body");
+    match &body.blocks[fr.block as usize].insts[fr.ip as usize] {
+        crate::ir::Inst::Call { ret_ty, args, .. } => {
+            let t = m.program.types.get(*ret_ty);
+            match t {
+                crate::ir::Ty::Int(b) => *b,
+                crate::ir::Ty::Struct { fields, .. } => fields.first().map(|f| m.program.types.int_bits(f.1)).unwrap_or(64),
+                crate::ir::Ty::Vector { elem, .. } => m.program.types.int_bits(*elem),
+                _ => {
+                    let _ = args;
+                    64
+                }
+            }
+        }
+        _ => width_of(&Val::Int(0)),
+    }
+}

@@ -1,0 +1,309 @@
+//! The interpreter: runs one thread from one visible action up to (not including) the
+//! next, atomically. Everything between two visible actions is invisible to the other
+//! threads, so it need not be interleaved (τ-reduction).
+
+mod arith;
+mod intrinsics;
+mod trace;
+
+pub use trace::{describe_pointer, TraceEvent};
+
+use crate::error::{ErrorKind, Failure};
+use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
+use crate::memory::{Memory, ObjKind, Object};
+use crate::natives::{Chooser, Native, NativeCx, Natives, Visibility};
+use crate::state::{Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
+use crate::value::{make_ptr, ptr_parts, Val};
+use std::rc::Rc;
+use std::sync::Arc;
+
+#[derive(Clone, Debug)]
+pub struct MachineOptions {
+    /// Instructions one thread may run without a visible action.
+    pub max_steps: u64,
+    /// Call depth before "stack overflow".
+    pub max_frames: usize,
+    /// Largest total heap the program may allocate in one state (bytes).
+    pub max_memory: u64,
+}
+
+impl Default for MachineOptions {
+    fn default() -> Self {
+        MachineOptions { max_steps: 50_000_000, max_frames: 2_000, max_memory: 1 << 30 }
+    }
+}
+
+/// Result of running one transition.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    Progress,
+    /// The path is infeasible (a failed assumption): drop it.
+    Pruned,
+    /// The thread's next action cannot happen in this state.
+    Blocked,
+}
+
+pub struct Machine<'p> {
+    pub program: &'p Program,
+    natives: Vec<Option<Arc<Native>>>,
+    thread_exit_hook: Option<Arc<Native>>,
+    pub opts: MachineOptions,
+}
+
+/// Which instruction a thread is about to execute.
+struct Pc {
+    func: FuncId,
+    block: u32,
+    ip: u32,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
+        let table = program.functions.iter().map(|f| if f.body.is_none() { natives.get(&f.name).cloned() } else { None }).collect();
+        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), opts }
+    }
+
+    /// Globals laid out, the entry function about to run (after static constructors).
+    pub fn initial_state(&self, entry: FuncId) -> Result<State, Failure> {
+        let mut memory = Memory::new();
+        for g in &self.program.globals {
+            let mut o = Object::new(g.size as usize, ObjKind::Global(0));
+            o.data[..g.init.len()].copy_from_slice(&g.init);
+            o.ptrs = g.init_ptrs.to_vec();
+            o.constant = g.constant;
+            o.shared = true;
+            memory.allocate(o);
+        }
+        memory.globals = self.program.globals.len() as u32;
+        let mut st = State::new(memory);
+        let f = &self.program.functions[entry as usize];
+        if f.body.is_none() {
+            return Err(Failure::unsupported(format!("entry function `{}` has no body", f.name)));
+        }
+        let mut args = Vec::new();
+        if f.params >= 2 {
+            // argc = 1, argv = { "prog", NULL }
+            let mut name = Object::new(5, ObjKind::Internal);
+            name.data[..4].copy_from_slice(b"prog");
+            let name_id = st.memory.allocate(name);
+            let mut argv = Object::new(16, ObjKind::Internal);
+            argv.data[..8].copy_from_slice(&make_ptr(name_id, 0).to_le_bytes());
+            argv.ptrs.push(0);
+            let argv_id = st.memory.allocate(argv);
+            args.push(Val::Int(1));
+            args.push(Val::Ptr(make_ptr(argv_id, 0)));
+        }
+        for _ in args.len()..f.params as usize {
+            args.push(Val::Int(0));
+        }
+        let mut thread = Thread::new(self.frame(entry, args, ReturnTo::Nothing));
+        for &ctor in self.program.constructors.iter().rev() {
+            thread.frames.push(self.frame(ctor, vec![Val::Int(0); self.program.functions[ctor as usize].params as usize], ReturnTo::Nothing));
+        }
+        st.threads.push(Rc::new(thread));
+        Ok(st)
+    }
+
+    fn frame(&self, func: FuncId, mut args: Vec<Val>, ret: ReturnTo) -> Frame {
+        let f = &self.program.functions[func as usize];
+        args.resize(f.num_regs as usize, Val::Int(0));
+        Frame { func, block: 0, ip: 0, regs: args, allocas: Vec::new(), varargs: None, ret }
+    }
+
+    fn pc(st: &State, tid: ThreadId) -> Option<Pc> {
+        let t = st.thread(tid);
+        if t.status != ThreadStatus::Running {
+            return None;
+        }
+        let f = t.frames.last()?;
+        Some(Pc { func: f.func, block: f.block, ip: f.ip })
+    }
+
+    #[inline]
+    fn inst_at(&self, pc: &Pc) -> (&'p Inst, Option<u32>) {
+        let body = self.program.functions[pc.func as usize].body.as_ref().expect("running function has a body");
+        let b = &body.blocks[pc.block as usize];
+        (&b.insts[pc.ip as usize], b.locs[pc.ip as usize])
+    }
+
+    /// The source location of the instruction a thread is at.
+    pub fn location(&self, st: &State, tid: ThreadId) -> Option<u32> {
+        Self::pc(st, tid).and_then(|pc| self.inst_at(&pc).1)
+    }
+
+    #[inline]
+    fn eval(&self, frame: &Frame, op: &Operand) -> Val {
+        match op {
+            Operand::Reg(r) => frame.regs[*r as usize].clone(),
+            Operand::Const(c) => c.clone(),
+        }
+    }
+
+    /// Is the instruction `tid` is at a visible action in `st`?
+    pub fn is_visible(&self, st: &State, tid: ThreadId) -> bool {
+        if st.running_threads() <= 1 {
+            // Nobody to interleave with; only nondeterministic natives split states.
+            return self.at_native(st, tid).is_some_and(|(n, args)| matches!(n.visibility, Visibility::Always) && is_choice(n.name, &args));
+        }
+        if st.atomic_owner == Some(tid) {
+            return false;
+        }
+        let Some(pc) = Self::pc(st, tid) else { return false };
+        let frame = st.thread(tid).top();
+        let (inst, _) = self.inst_at(&pc);
+        match inst {
+            Inst::Load { ptr, .. } | Inst::Store { ptr, .. } | Inst::CmpXchg { ptr, .. } | Inst::AtomicRmw { ptr, .. } => {
+                st.memory.is_shared(self.eval(frame, ptr).as_u64())
+            }
+            Inst::Call { callee: Callee::Intrinsic(i), args, .. } => match i {
+                crate::ir::Intrinsic::Memcpy | crate::ir::Intrinsic::Memmove => {
+                    st.memory.is_shared(self.eval(frame, &args[0]).as_u64()) || st.memory.is_shared(self.eval(frame, &args[1]).as_u64())
+                }
+                crate::ir::Intrinsic::Memset => st.memory.is_shared(self.eval(frame, &args[0]).as_u64()),
+                _ => false,
+            },
+            Inst::Call { .. } => match self.at_native(st, tid) {
+                Some((n, args)) => self.native_visible(st, tid, &n, &args),
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn native_visible(&self, st: &State, _tid: ThreadId, n: &Native, args: &[Val]) -> bool {
+        match n.visibility {
+            Visibility::Never => false,
+            Visibility::Always => true,
+            Visibility::IfShared(i) => args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())),
+            Visibility::IfShared2(i, j) => {
+                args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())) || args.get(j).is_some_and(|p| st.memory.is_shared(p.as_u64()))
+            }
+            Visibility::Custom(f) => {
+                // Custom predicates only inspect memory; give them a read-only view.
+                let mut dummy = st.clone();
+                let mut no_choice = NoChoice;
+                let spawn = |_: &mut State, _: u64, _: Vec<Val>| -> Result<ThreadId, Failure> { Err(Failure::unsupported("spawn")) };
+                let cx = NativeCx { state: &mut dummy, program: self.program, tid: _tid, chooser: &mut no_choice, notes: None, spawn: &spawn, max_memory: 0 };
+                f(&cx, args)
+            }
+        }
+    }
+
+    /// The native a thread is about to call, with its arguments.
+    fn at_native(&self, st: &State, tid: ThreadId) -> Option<(Arc<Native>, Vec<Val>)> {
+        let pc = Self::pc(st, tid)?;
+        let frame = st.thread(tid).top();
+        let (inst, _) = self.inst_at(&pc);
+        let Inst::Call { callee, args, .. } = inst else { return None };
+        let fid = match callee {
+            Callee::Direct(f) => *f,
+            Callee::Indirect(op) => self.function_of(&self.eval(frame, op))?,
+            _ => return None,
+        };
+        let n = self.natives[fid as usize].clone()?;
+        Some((n, args.iter().map(|a| self.eval(frame, a)).collect()))
+    }
+
+    fn function_of(&self, v: &Val) -> Option<FuncId> {
+        let (obj, off) = ptr_parts(v.as_u64());
+        if obj >= FUNCTION_OBJECT_BASE && off == 0 && ((obj - FUNCTION_OBJECT_BASE) as usize) < self.program.functions.len() {
+            Some(obj - FUNCTION_OBJECT_BASE)
+        } else {
+            None
+        }
+    }
+
+    /// Run thread `tid`: its pending (visible) action, then everything invisible after it.
+    pub fn run_transition(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+        mut trace: Option<&mut Vec<TraceEvent>>,
+    ) -> Result<Step, Failure> {
+        let mut steps: u64 = 0;
+        let mut first = true;
+        loop {
+            if st.exit_code.is_some() {
+                return Ok(Step::Progress);
+            }
+            let Some(pc) = Self::pc(st, tid) else { return Ok(Step::Progress) };
+            if !first && self.is_visible(st, tid) {
+                return Ok(Step::Progress);
+            }
+            // Another thread's atomic section excludes everyone else.
+            if first {
+                if let Some(owner) = st.atomic_owner {
+                    if owner != tid && st.thread(owner).status == ThreadStatus::Running {
+                        return Ok(Step::Blocked);
+                    }
+                }
+            }
+            let out_before = st.output.len();
+            let mut notes = Vec::new();
+            let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
+            let (inst, loc) = self.inst_at(&pc);
+            let descr = if want_trace { Some(trace::describe(self, st, tid, inst)) } else { None };
+            let r = self.exec(st, tid, inst, chooser, if want_trace { Some(&mut notes) } else { None });
+            let r = r.map_err(|mut f| {
+                if f.message.is_empty() {
+                    f.message = "error".into();
+                }
+                f
+            })?;
+            if let (Some(t), Some(d)) = (trace.as_deref_mut(), descr) {
+                if r != Exec::Blocked {
+                    let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..]).into_owned();
+                    t.push(TraceEvent { tid, loc, action: d, notes, output });
+                }
+            } else if let Some(t) = trace.as_deref_mut() {
+                if st.output.len() > out_before {
+                    let output = String::from_utf8_lossy(&st.output[out_before..]).into_owned();
+                    t.push(TraceEvent { tid, loc, action: String::new(), notes, output });
+                }
+            }
+            match r {
+                Exec::Next => {}
+                Exec::Blocked => return Ok(if first { Step::Blocked } else { Step::Progress }),
+                Exec::Pruned => return Ok(Step::Pruned),
+                Exec::EndTransition => return Ok(Step::Progress),
+            }
+            first = false;
+            steps += 1;
+            if steps > self.opts.max_steps {
+                return Err(Failure::new(
+                    ErrorKind::NonTerminating,
+                    format!("thread {tid} ran {} instructions without a visible action (an infinite loop?)", self.opts.max_steps),
+                ));
+            }
+        }
+    }
+
+    /// Invisible instructions worth a trace line: calls to natives (output, malloc, ...).
+    fn interesting(&self, st: &State, tid: ThreadId, _pc: &Pc) -> bool {
+        self.at_native(st, tid).is_some()
+    }
+}
+
+/// What executing one instruction did.
+#[derive(Debug, PartialEq, Eq)]
+enum Exec {
+    Next,
+    Blocked,
+    Pruned,
+    /// The thread stays (a native yielded or called back); the transition ends.
+    EndTransition,
+}
+
+struct NoChoice;
+impl Chooser for NoChoice {
+    fn choose(&mut self, _n: usize) -> usize {
+        0
+    }
+}
+
+fn is_choice(name: &str, _args: &[Val]) -> bool {
+    name == "tso_choose" || name.starts_with("__VERIFIER_nondet")
+}
+
+mod exec;

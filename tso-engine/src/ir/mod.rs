@@ -1,0 +1,207 @@
+//! The engine's own compact IR. Bitcode is translated into it once (see `loader`);
+//! the interpreter never calls LLVM.
+
+mod types;
+pub use types::{Ty, TyId, TypeTable};
+
+use crate::value::Val;
+
+/// A virtual register: an index into the current frame's register file.
+pub type Reg = u32;
+/// Index of a function in [`Program::functions`].
+pub type FuncId = u32;
+/// Index of a block inside its function.
+pub type BlockId = u32;
+/// Index of a global in [`Program::globals`]; the global's object id is `GlobalId + 1`.
+pub type GlobalId = u32;
+
+/// Where an instruction came from in the user's source.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Location {
+    /// The path as clang recorded it, joined with the compilation directory.
+    pub file: std::rc::Rc<str>,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Operand {
+    Reg(Reg),
+    Const(Val),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add, Sub, Mul, UDiv, SDiv, URem, SRem, Shl, LShr, AShr, And, Or, Xor,
+    FAdd, FSub, FMul, FDiv, FRem,
+}
+
+/// nuw / nsw / exact: violating them yields poison, which we report when it is used
+/// in a way that matters (we approximate: the result is computed as wrapping).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct BinFlags {
+    pub nuw: bool,
+    pub nsw: bool,
+    pub exact: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntPred { Eq, Ne, Ugt, Uge, Ult, Ule, Sgt, Sge, Slt, Sle }
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FloatPred { False, Oeq, Ogt, Oge, Olt, Ole, One, Ord, Uno, Ueq, Ugt, Uge, Ult, Ule, Une, True }
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastOp {
+    Trunc, ZExt, SExt, FpToUi, FpToSi, UiToFp, SiToFp, FpTrunc, FpExt, PtrToInt, IntToPtr, Bitcast, AddrSpace,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwOp { Xchg, Add, Sub, And, Nand, Or, Xor, Max, Min, UMax, UMin, FAdd, FSub, FMax, FMin, UIncWrap, UDecWrap }
+
+/// LLVM intrinsics the interpreter implements directly.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Intrinsic {
+    Memcpy, Memmove, Memset,
+    /// lifetime, dbg, assume, expect, experimental.noalias.scope.decl, ...: no effect
+    /// (expect returns its first argument).
+    NoOp, Expect,
+    UMin, UMax, SMin, SMax, Abs,
+    Ctpop, Ctlz, Cttz, Bswap, Bitreverse, Fshl, Fshr,
+    SAddO, UAddO, SSubO, USubO, SMulO, UMulO,
+    SAddSat, UAddSat, SSubSat, USubSat,
+    StackSave, StackRestore, Trap,
+    VaStart, VaEnd, VaCopy,
+    ThreadLocalAddress,
+    Fabs, Sqrt, Floor, Ceil, Trunc, Round, Rint, Copysign, FMinNum, FMaxNum, Fma, FMulAdd,
+    VecReduceAdd, VecReduceMul, VecReduceAnd, VecReduceOr, VecReduceXor,
+    VecReduceUMax, VecReduceUMin, VecReduceSMax, VecReduceSMin,
+    ObjectSize,
+    IsConstant,
+}
+
+#[derive(Clone, Debug)]
+pub enum Callee {
+    Direct(FuncId),
+    Indirect(Operand),
+    Intrinsic(Intrinsic),
+    /// `asm "mfence"` and the empty compiler barrier: SC no-ops.
+    AsmFence,
+}
+
+#[derive(Clone, Debug)]
+pub enum Inst {
+    Bin { dst: Reg, op: BinOp, ty: TyId, a: Operand, b: Operand, flags: BinFlags },
+    FNeg { dst: Reg, ty: TyId, a: Operand },
+    ICmp { dst: Reg, pred: IntPred, ty: TyId, a: Operand, b: Operand },
+    FCmp { dst: Reg, pred: FloatPred, ty: TyId, a: Operand, b: Operand },
+    Select { dst: Reg, cond: Operand, a: Operand, b: Operand },
+    Cast { dst: Reg, op: CastOp, from: TyId, to: TyId, a: Operand },
+    /// base + Σ index·scale + offset, all in bytes.
+    Gep { dst: Reg, base: Operand, offset: i64, indices: Box<[(Operand, i64, TyId)]> },
+    /// getelementptr on a vector of pointers is rare; not supported.
+    Alloca { dst: Reg, elem_size: u64, count: Operand, align: u32 },
+    Load { dst: Reg, ty: TyId, ptr: Operand, atomic: bool },
+    Store { ty: TyId, val: Operand, ptr: Operand, atomic: bool },
+    Fence,
+    CmpXchg { dst: Reg, ty: TyId, ptr: Operand, expected: Operand, new: Operand },
+    AtomicRmw { dst: Reg, op: RmwOp, ty: TyId, ptr: Operand, val: Operand },
+    ExtractValue { dst: Reg, agg: Operand, indices: Box<[u32]> },
+    InsertValue { dst: Reg, agg: Operand, val: Operand, indices: Box<[u32]> },
+    ExtractElement { dst: Reg, vec: Operand, idx: Operand },
+    InsertElement { dst: Reg, vec: Operand, val: Operand, idx: Operand },
+    ShuffleVector { dst: Reg, a: Operand, b: Operand, mask: Box<[i32]>, ty: TyId },
+    Freeze { dst: Reg, a: Operand },
+    Call { dst: Option<Reg>, callee: Callee, args: Box<[Operand]>, ret_ty: TyId },
+    Br { target: BlockId },
+    CondBr { cond: Operand, then_bb: BlockId, else_bb: BlockId },
+    Switch { val: Operand, ty: TyId, cases: Box<[(u128, BlockId)]>, default: BlockId },
+    Ret { val: Option<Operand> },
+    Unreachable,
+    /// A construct the loader could not translate; an error verdict if it is reached.
+    Unsupported { what: String },
+}
+
+/// φ-nodes of a block: evaluated together on entry, from the predecessor's values.
+#[derive(Clone, Debug)]
+pub struct Phi {
+    pub dst: Reg,
+    pub incoming: Box<[(BlockId, Operand)]>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Block {
+    pub phis: Box<[Phi]>,
+    pub insts: Box<[Inst]>,
+    pub locs: Box<[Option<u32>]>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    /// Registers: parameters come first (0..params).
+    pub num_regs: u32,
+    pub params: u32,
+    pub variadic: bool,
+    pub ret_ty: TyId,
+    pub param_tys: Box<[TyId]>,
+    /// None for declarations: such calls go to natives.
+    pub body: Option<Body>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Body {
+    pub blocks: Box<[Block]>,
+    /// Registers live at the start of each instruction, for instructions where a state
+    /// may be taken (see `liveness`): serialising only live registers keeps states canonical.
+    pub live: crate::ir::liveness::Liveness,
+}
+
+pub mod liveness;
+
+#[derive(Clone, Debug)]
+pub struct Global {
+    pub name: String,
+    pub size: u64,
+    pub align: u32,
+    pub constant: bool,
+    pub thread_local: bool,
+    /// Initial bytes and the offsets at which a pointer with provenance starts
+    /// (global ids are fixed, so initial pointers are plain numbers).
+    pub init: Box<[u8]>,
+    pub init_ptrs: Box<[u32]>,
+}
+
+/// A whole translated module.
+#[derive(Debug)]
+pub struct Program {
+    pub types: TypeTable,
+    pub functions: Vec<Function>,
+    pub globals: Vec<Global>,
+    pub locations: Vec<Location>,
+    pub function_index: std::collections::HashMap<String, FuncId>,
+    /// `llvm.global_ctors`, in priority order.
+    pub constructors: Vec<FuncId>,
+}
+
+impl Program {
+    pub fn function(&self, name: &str) -> Option<FuncId> {
+        self.function_index.get(name).copied()
+    }
+    pub fn location(&self, id: Option<u32>) -> Option<&Location> {
+        id.and_then(|i| self.locations.get(i as usize))
+    }
+    /// Names of all defined functions, in module order.
+    pub fn defined_functions(&self) -> impl Iterator<Item = &str> {
+        self.functions.iter().filter(|f| f.body.is_some()).map(|f| f.name.as_str())
+    }
+}
+
+/// Function pointers live in a reserved part of the object-id space, never renumbered.
+pub const FUNCTION_OBJECT_BASE: u32 = 0xF000_0000;

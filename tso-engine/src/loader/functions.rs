@@ -1,0 +1,406 @@
+//! Function bodies: LLVM instructions → engine instructions.
+
+use super::{intrinsics, print_value, value_name, Translator};
+use crate::ir::*;
+use crate::value::Val;
+use inkwell::llvm_sys::core::*;
+use inkwell::llvm_sys::prelude::*;
+use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind};
+use std::collections::HashMap;
+use std::ffi::CStr;
+
+struct FnCtx {
+    regs: HashMap<LLVMValueRef, Reg>,
+    blocks: HashMap<LLVMBasicBlockRef, BlockId>,
+}
+
+impl Translator {
+    pub(crate) unsafe fn declare_function(&mut self, f: LLVMValueRef) -> Function {
+        let fty = LLVMGlobalGetValueType(f);
+        let params = LLVMCountParams(f);
+        let mut param_tys = Vec::new();
+        for i in 0..params {
+            param_tys.push(self.ty(LLVMTypeOf(LLVMGetParam(f, i))));
+        }
+        Function {
+            name: value_name(f),
+            num_regs: params,
+            params,
+            variadic: LLVMIsFunctionVarArg(fty) != 0,
+            ret_ty: self.ty(LLVMGetReturnType(fty)),
+            param_tys: param_tys.into(),
+            body: None,
+        }
+    }
+
+    pub(crate) unsafe fn translate_body(&mut self, f: LLVMValueRef, fid: FuncId) -> Body {
+        let mut cx = FnCtx { regs: HashMap::new(), blocks: HashMap::new() };
+        let params = LLVMCountParams(f);
+        for i in 0..params {
+            cx.regs.insert(LLVMGetParam(f, i), i);
+        }
+        let mut next_reg = params;
+        let mut bbs = Vec::new();
+        let mut bb = LLVMGetFirstBasicBlock(f);
+        while !bb.is_null() {
+            cx.blocks.insert(bb, bbs.len() as BlockId);
+            bbs.push(bb);
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                if LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMTypeKind::LLVMVoidTypeKind {
+                    cx.regs.insert(i, next_reg);
+                    next_reg += 1;
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            bb = LLVMGetNextBasicBlock(bb);
+        }
+        let mut blocks = Vec::with_capacity(bbs.len());
+        for &bb in &bbs {
+            let mut phis = Vec::new();
+            let mut insts = Vec::new();
+            let mut locs = Vec::new();
+            let mut i = LLVMGetFirstInstruction(bb);
+            while !i.is_null() {
+                if LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMPHI {
+                    let n = LLVMCountIncoming(i);
+                    let mut incoming = Vec::with_capacity(n as usize);
+                    for k in 0..n {
+                        let from = cx.blocks[&LLVMGetIncomingBlock(i, k)];
+                        incoming.push((from, self.operand(&cx, LLVMGetIncomingValue(i, k))));
+                    }
+                    phis.push(Phi { dst: cx.regs[&i], incoming: incoming.into() });
+                } else if let Some(inst) = self.inst(&cx, i) {
+                    insts.push(inst);
+                    locs.push(self.location_of(i));
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            blocks.push(Block { phis: phis.into(), insts: insts.into(), locs: locs.into() });
+        }
+        self.functions[fid as usize].num_regs = next_reg;
+        let live = liveness::Liveness::compute(&blocks, next_reg);
+        Body { blocks: blocks.into(), live }
+    }
+
+    fn operand(&mut self, cx: &FnCtx, v: LLVMValueRef) -> Operand {
+        if let Some(&r) = cx.regs.get(&v) {
+            return Operand::Reg(r);
+        }
+        match self.const_val(v) {
+            Ok(c) => Operand::Const(c),
+            // Unknown constants evaluate to 0; the instruction using them is rare enough
+            // (block addresses) that we do not special-case it.
+            Err(_) => Operand::Const(Val::Int(0)),
+        }
+    }
+
+    unsafe fn inst(&mut self, cx: &FnCtx, i: LLVMValueRef) -> Option<Inst> {
+        use LLVMOpcode::*;
+        let op = LLVMGetInstructionOpcode(i);
+        let dst = cx.regs.get(&i).copied().unwrap_or(0);
+        let o = |t: &mut Self, k: u32| t.operand(cx, LLVMGetOperand(i, k));
+        let ty = self.ty(LLVMTypeOf(i));
+        let unsupported = |what: String| Some(Inst::Unsupported { what });
+        Some(match op {
+            LLVMRet => {
+                if LLVMGetNumOperands(i) == 0 {
+                    Inst::Ret { val: None }
+                } else {
+                    Inst::Ret { val: Some(o(self, 0)) }
+                }
+            }
+            LLVMBr => {
+                if LLVMIsConditional(i) != 0 {
+                    Inst::CondBr {
+                        cond: self.operand(cx, LLVMGetCondition(i)),
+                        then_bb: cx.blocks[&LLVMGetSuccessor(i, 0)],
+                        else_bb: cx.blocks[&LLVMGetSuccessor(i, 1)],
+                    }
+                } else {
+                    Inst::Br { target: cx.blocks[&LLVMGetSuccessor(i, 0)] }
+                }
+            }
+            LLVMSwitch => {
+                let val = o(self, 0);
+                let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                let n = LLVMGetNumSuccessors(i);
+                let mut cases = Vec::new();
+                for k in 1..n {
+                    let c = LLVMGetOperand(i, 2 * k);
+                    let v = self.const_val(c).map(|v| v.bits()).unwrap_or(0);
+                    cases.push((v, cx.blocks[&LLVMGetSuccessor(i, k)]));
+                }
+                Inst::Switch { val, ty: vty, cases: cases.into(), default: cx.blocks[&LLVMGetSwitchDefaultDest(i)] }
+            }
+            LLVMUnreachable => Inst::Unreachable,
+            LLVMFNeg => Inst::FNeg { dst, ty, a: o(self, 0) },
+            LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv | LLVMFDiv | LLVMURem
+            | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
+                let bop = match op {
+                    LLVMAdd => BinOp::Add,
+                    LLVMFAdd => BinOp::FAdd,
+                    LLVMSub => BinOp::Sub,
+                    LLVMFSub => BinOp::FSub,
+                    LLVMMul => BinOp::Mul,
+                    LLVMFMul => BinOp::FMul,
+                    LLVMUDiv => BinOp::UDiv,
+                    LLVMSDiv => BinOp::SDiv,
+                    LLVMFDiv => BinOp::FDiv,
+                    LLVMURem => BinOp::URem,
+                    LLVMSRem => BinOp::SRem,
+                    LLVMFRem => BinOp::FRem,
+                    LLVMShl => BinOp::Shl,
+                    LLVMLShr => BinOp::LShr,
+                    LLVMAShr => BinOp::AShr,
+                    LLVMAnd => BinOp::And,
+                    LLVMOr => BinOp::Or,
+                    _ => BinOp::Xor,
+                };
+                let flags = match op {
+                    LLVMAdd | LLVMSub | LLVMMul | LLVMShl => BinFlags { nuw: LLVMGetNUW(i) != 0, nsw: LLVMGetNSW(i) != 0, exact: false },
+                    LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => BinFlags { exact: LLVMGetExact(i) != 0, ..Default::default() },
+                    _ => BinFlags::default(),
+                };
+                Inst::Bin { dst, op: bop, ty, a: o(self, 0), b: o(self, 1), flags }
+            }
+            LLVMAlloca => {
+                let at = LLVMGetAllocatedType(i);
+                Inst::Alloca { dst, elem_size: self.alloc_size(at), count: o(self, 0), align: LLVMGetAlignment(i) }
+            }
+            LLVMLoad => Inst::Load { dst, ty, ptr: o(self, 0), atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic },
+            LLVMStore => {
+                let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                Inst::Store { ty: vty, val: o(self, 0), ptr: o(self, 1), atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
+            }
+            LLVMGetElementPtr => return Some(self.gep(cx, i, dst)),
+            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt
+            | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+                let cop = match op {
+                    LLVMTrunc => CastOp::Trunc,
+                    LLVMZExt => CastOp::ZExt,
+                    LLVMSExt => CastOp::SExt,
+                    LLVMFPToUI => CastOp::FpToUi,
+                    LLVMFPToSI => CastOp::FpToSi,
+                    LLVMUIToFP => CastOp::UiToFp,
+                    LLVMSIToFP => CastOp::SiToFp,
+                    LLVMFPTrunc => CastOp::FpTrunc,
+                    LLVMFPExt => CastOp::FpExt,
+                    LLVMPtrToInt => CastOp::PtrToInt,
+                    LLVMIntToPtr => CastOp::IntToPtr,
+                    LLVMBitCast => CastOp::Bitcast,
+                    _ => CastOp::AddrSpace,
+                };
+                let from = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                if let Err(what) = self.check_value_type(from).and(self.check_value_type(ty)) {
+                    return unsupported(what);
+                }
+                Inst::Cast { dst, op: cop, from, to: ty, a: o(self, 0) }
+            }
+            LLVMICmp => {
+                let pred = match LLVMGetICmpPredicate(i) {
+                    LLVMIntPredicate::LLVMIntEQ => IntPred::Eq,
+                    LLVMIntPredicate::LLVMIntNE => IntPred::Ne,
+                    LLVMIntPredicate::LLVMIntUGT => IntPred::Ugt,
+                    LLVMIntPredicate::LLVMIntUGE => IntPred::Uge,
+                    LLVMIntPredicate::LLVMIntULT => IntPred::Ult,
+                    LLVMIntPredicate::LLVMIntULE => IntPred::Ule,
+                    LLVMIntPredicate::LLVMIntSGT => IntPred::Sgt,
+                    LLVMIntPredicate::LLVMIntSGE => IntPred::Sge,
+                    LLVMIntPredicate::LLVMIntSLT => IntPred::Slt,
+                    LLVMIntPredicate::LLVMIntSLE => IntPred::Sle,
+                };
+                let oty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                Inst::ICmp { dst, pred, ty: oty, a: o(self, 0), b: o(self, 1) }
+            }
+            LLVMFCmp => {
+                use LLVMRealPredicate::*;
+                let pred = match LLVMGetFCmpPredicate(i) {
+                    LLVMRealPredicateFalse => FloatPred::False,
+                    LLVMRealOEQ => FloatPred::Oeq,
+                    LLVMRealOGT => FloatPred::Ogt,
+                    LLVMRealOGE => FloatPred::Oge,
+                    LLVMRealOLT => FloatPred::Olt,
+                    LLVMRealOLE => FloatPred::Ole,
+                    LLVMRealONE => FloatPred::One,
+                    LLVMRealORD => FloatPred::Ord,
+                    LLVMRealUNO => FloatPred::Uno,
+                    LLVMRealUEQ => FloatPred::Ueq,
+                    LLVMRealUGT => FloatPred::Ugt,
+                    LLVMRealUGE => FloatPred::Uge,
+                    LLVMRealULT => FloatPred::Ult,
+                    LLVMRealULE => FloatPred::Ule,
+                    LLVMRealUNE => FloatPred::Une,
+                    LLVMRealPredicateTrue => FloatPred::True,
+                };
+                let oty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                if let Err(what) = self.check_value_type(oty) {
+                    return unsupported(what);
+                }
+                Inst::FCmp { dst, pred, ty: oty, a: o(self, 0), b: o(self, 1) }
+            }
+            LLVMSelect => Inst::Select { dst, cond: o(self, 0), a: o(self, 1), b: o(self, 2) },
+            LLVMCall => return Some(self.call(cx, i, dst)),
+            LLVMExtractValue | LLVMInsertValue => {
+                let n = LLVMGetNumIndices(i);
+                let p = LLVMGetIndices(i);
+                let indices: Box<[u32]> = if p.is_null() { Box::new([]) } else { std::slice::from_raw_parts(p, n as usize).into() };
+                if op == LLVMExtractValue {
+                    Inst::ExtractValue { dst, agg: o(self, 0), indices }
+                } else {
+                    Inst::InsertValue { dst, agg: o(self, 0), val: o(self, 1), indices }
+                }
+            }
+            LLVMExtractElement => Inst::ExtractElement { dst, vec: o(self, 0), idx: o(self, 1) },
+            LLVMInsertElement => Inst::InsertElement { dst, vec: o(self, 0), val: o(self, 1), idx: o(self, 2) },
+            LLVMShuffleVector => {
+                let n = LLVMGetNumMaskElements(i);
+                let mask: Box<[i32]> = (0..n).map(|k| LLVMGetMaskValue(i, k)).collect();
+                Inst::ShuffleVector { dst, a: o(self, 0), b: o(self, 1), mask, ty }
+            }
+            LLVMFreeze => Inst::Freeze { dst, a: o(self, 0) },
+            LLVMFence => Inst::Fence,
+            LLVMAtomicCmpXchg => {
+                let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 1)));
+                Inst::CmpXchg { dst, ty: vty, ptr: o(self, 0), expected: o(self, 1), new: o(self, 2) }
+            }
+            LLVMAtomicRMW => {
+                use LLVMAtomicRMWBinOp::*;
+                let rop = match LLVMGetAtomicRMWBinOp(i) {
+                    LLVMAtomicRMWBinOpXchg => RmwOp::Xchg,
+                    LLVMAtomicRMWBinOpAdd => RmwOp::Add,
+                    LLVMAtomicRMWBinOpSub => RmwOp::Sub,
+                    LLVMAtomicRMWBinOpAnd => RmwOp::And,
+                    LLVMAtomicRMWBinOpNand => RmwOp::Nand,
+                    LLVMAtomicRMWBinOpOr => RmwOp::Or,
+                    LLVMAtomicRMWBinOpXor => RmwOp::Xor,
+                    LLVMAtomicRMWBinOpMax => RmwOp::Max,
+                    LLVMAtomicRMWBinOpMin => RmwOp::Min,
+                    LLVMAtomicRMWBinOpUMax => RmwOp::UMax,
+                    LLVMAtomicRMWBinOpUMin => RmwOp::UMin,
+                    LLVMAtomicRMWBinOpFAdd => RmwOp::FAdd,
+                    LLVMAtomicRMWBinOpFSub => RmwOp::FSub,
+                    LLVMAtomicRMWBinOpFMax => RmwOp::FMax,
+                    LLVMAtomicRMWBinOpFMin => RmwOp::FMin,
+                    LLVMAtomicRMWBinOpUIncWrap => RmwOp::UIncWrap,
+                    LLVMAtomicRMWBinOpUDecWrap => RmwOp::UDecWrap,
+                };
+                Inst::AtomicRmw { dst, op: rop, ty, ptr: o(self, 0), val: o(self, 1) }
+            }
+            LLVMVAArg => return unsupported("the va_arg instruction".into()),
+            LLVMInvoke | LLVMLandingPad | LLVMResume | LLVMCleanupPad | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet
+            | LLVMCleanupRet => return unsupported("C++ exceptions (compile with -fno-exceptions)".into()),
+            other => return unsupported(format!("the LLVM instruction {other:?}: {}", print_value(i))),
+        })
+    }
+
+    /// Values of these types cannot be held in registers.
+    fn check_value_type(&self, ty: TyId) -> Result<(), String> {
+        match self.types.get(ty) {
+            Ty::Other(name) => Err(format!("values of type {name}")),
+            _ => Ok(()),
+        }
+    }
+
+    unsafe fn gep(&mut self, cx: &FnCtx, i: LLVMValueRef, dst: Reg) -> Inst {
+        let base = self.operand(cx, LLVMGetOperand(i, 0));
+        if LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMTypeKind::LLVMVectorTypeKind {
+            return Inst::Unsupported { what: "getelementptr on a vector of pointers".into() };
+        }
+        let src = self.ty(LLVMGetGEPSourceElementType(i));
+        let n = LLVMGetNumOperands(i) as u32;
+        let mut offset: i64 = 0;
+        let mut indices = Vec::new();
+        let mut cur = src;
+        for k in 1..n {
+            let iv = LLVMGetOperand(i, k);
+            let ity = self.ty(LLVMTypeOf(iv));
+            let idx = self.operand(cx, iv);
+            let scale: i64;
+            if k == 1 {
+                scale = self.types.size_alloc(cur) as i64;
+            } else {
+                match self.types.get(cur).clone() {
+                    Ty::Struct { fields, .. } => {
+                        let Operand::Const(c) = &idx else {
+                            return Inst::Unsupported { what: "non-constant struct index in getelementptr".into() };
+                        };
+                        let f = c.bits() as usize;
+                        let Some(&(off, fty)) = fields.get(f) else {
+                            return Inst::Unsupported { what: "struct index out of range in getelementptr".into() };
+                        };
+                        offset = offset.wrapping_add(off as i64);
+                        cur = fty;
+                        continue;
+                    }
+                    Ty::Array { elem, stride, .. } => {
+                        scale = stride as i64;
+                        cur = elem;
+                    }
+                    Ty::Vector { elem, .. } => {
+                        scale = self.types.size(elem) as i64;
+                        cur = elem;
+                    }
+                    _ => return Inst::Unsupported { what: "getelementptr into a scalar".into() },
+                }
+            }
+            match idx {
+                Operand::Const(c) => {
+                    let v = crate::value::sext(c.bits(), self.types.int_bits(ity)) as i64;
+                    offset = offset.wrapping_add(v.wrapping_mul(scale));
+                }
+                reg => indices.push((reg, scale, ity)),
+            }
+        }
+        Inst::Gep { dst, base, offset, indices: indices.into() }
+    }
+
+    unsafe fn call(&mut self, cx: &FnCtx, i: LLVMValueRef, dst: Reg) -> Inst {
+        let callee_v = LLVMGetCalledValue(i);
+        let nargs = LLVMGetNumArgOperands(i);
+        let ret_ty = self.ty(LLVMGetReturnType(LLVMGetCalledFunctionType(i)));
+        let has_dst = LLVMGetTypeKind(LLVMTypeOf(i)) != LLVMTypeKind::LLVMVoidTypeKind;
+        let dst = if has_dst { Some(dst) } else { None };
+        if !LLVMIsAInlineAsm(callee_v).is_null() {
+            let mut len = 0usize;
+            let p = LLVMGetInlineAsmAsmString(callee_v, &mut len);
+            let asm = if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned() };
+            let text = asm.trim();
+            if text.is_empty() || text == "mfence" || text == "lock; addl $$0,0(%rsp)" {
+                return Inst::Call { dst, callee: Callee::AsmFence, args: Box::new([]), ret_ty };
+            }
+            if text == "pause" || text == "rep; nop" || text == "nop" {
+                return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty };
+            }
+            return Inst::Unsupported { what: format!("inline assembly `{text}`") };
+        }
+        let mut callee = None;
+        let target = super::constants::strip_casts(callee_v);
+        if let Some(&fid) = self.function_ids.get(&target) {
+            let name = &self.functions[fid as usize].name;
+            if name.starts_with("llvm.") {
+                match intrinsics::classify(name) {
+                    Some(Intrinsic::NoOp) if name.starts_with("llvm.dbg.") => {
+                        return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty };
+                    }
+                    Some(intr) => callee = Some(Callee::Intrinsic(intr)),
+                    None => return Inst::Unsupported { what: format!("the intrinsic {name}") },
+                }
+            } else {
+                callee = Some(Callee::Direct(fid));
+            }
+        }
+        let callee = callee.unwrap_or_else(|| Callee::Indirect(self.operand(cx, callee_v)));
+        let args: Box<[Operand]> = (0..nargs).map(|k| self.operand(cx, LLVMGetOperand(i, k))).collect();
+        Inst::Call { dst, callee, args, ret_ty }
+    }
+}
+
+#[allow(dead_code)]
+fn cstr(p: *const std::os::raw::c_char) -> String {
+    if p.is_null() {
+        String::new()
+    } else {
+        unsafe { CStr::from_ptr(p).to_string_lossy().into_owned() }
+    }
+}

@@ -1,0 +1,179 @@
+//! Object memory with pointer provenance. Objects are copy-on-write so cloning a state
+//! copies only the object table.
+
+mod fragment;
+mod layout;
+mod object;
+
+pub use fragment::Fragment;
+pub use layout::{decode, encode};
+pub use object::{ObjKind, Object};
+
+use crate::error::{ErrorKind, Failure};
+use crate::ir::FUNCTION_OBJECT_BASE;
+use crate::value::{make_ptr, ptr_parts};
+use std::rc::Rc;
+
+pub type ObjId = u32;
+
+/// Largest single object; larger requests fail like an exhausted allocator would.
+pub const MAX_OBJECT_SIZE: u64 = 1 << 30;
+
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    /// Index = object id; id 0 is the null object and never used.
+    objects: Vec<Option<Rc<Object>>>,
+    /// Lowest id that might be free.
+    free_hint: usize,
+    /// Number of globals; ids 1..=globals are fixed.
+    pub globals: u32,
+}
+
+impl Memory {
+    pub fn new() -> Memory {
+        Memory { objects: vec![None], free_hint: 1, globals: 0 }
+    }
+
+    pub fn len(&self) -> usize {
+        self.objects.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.objects.len() <= 1
+    }
+
+    pub fn allocate(&mut self, obj: Object) -> ObjId {
+        let mut i = self.free_hint.max(1);
+        while i < self.objects.len() && self.objects[i].is_some() {
+            i += 1;
+        }
+        if i == self.objects.len() {
+            self.objects.push(None);
+        }
+        self.objects[i] = Some(Rc::new(obj));
+        self.free_hint = i + 1;
+        i as ObjId
+    }
+
+    /// Drop an object entirely (used when canonical GC finds it unreachable).
+    pub fn remove(&mut self, id: ObjId) {
+        if let Some(slot) = self.objects.get_mut(id as usize) {
+            *slot = None;
+            self.free_hint = self.free_hint.min(id as usize);
+        }
+    }
+
+    #[inline]
+    pub fn get(&self, id: ObjId) -> Option<&Object> {
+        self.objects.get(id as usize).and_then(|o| o.as_deref())
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
+        self.objects.get_mut(id as usize).and_then(|o| o.as_mut().map(Rc::make_mut))
+    }
+
+    pub fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {
+        self.objects.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(i, _)| i as ObjId)
+    }
+
+    /// Validate an access of `len` bytes at pointer `p`; returns (object, offset).
+    pub fn check(&self, p: u64, len: u64, write: bool) -> Result<(ObjId, u32), Failure> {
+        let (obj, off) = ptr_parts(p);
+        if obj == 0 {
+            return Err(Failure::new(ErrorKind::NullDereference, format!("{} through a null pointer (address {:#x})", if write { "write" } else { "read" }, p)));
+        }
+        if obj >= FUNCTION_OBJECT_BASE {
+            return Err(Failure::new(ErrorKind::OutOfBounds, "access through a function pointer"));
+        }
+        let Some(o) = self.get(obj) else {
+            return Err(Failure::new(ErrorKind::OutOfBounds, format!("access through an invalid pointer {p:#x}")));
+        };
+        if o.freed {
+            let what = if o.kind == ObjKind::Stack { "a stack object whose function has returned" } else { "freed memory" };
+            return Err(Failure::new(ErrorKind::UseAfterFree, format!("{} of {} byte(s) in {what}", if write { "write" } else { "read" }, len)));
+        }
+        if off as u64 + len > o.size() {
+            return Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                format!("{} of {len} byte(s) at offset {off} of an object of {} byte(s)", if write { "write" } else { "read" }, o.size()),
+            ));
+        }
+        if write && o.constant {
+            return Err(Failure::new(ErrorKind::OutOfBounds, "write to read-only memory (a constant)"));
+        }
+        Ok((obj, off))
+    }
+
+    pub fn read_bytes(&self, p: u64, len: u64) -> Result<&[u8], Failure> {
+        let (obj, off) = self.check(p, len, false)?;
+        let o = self.get(obj).expect("checked");
+        Ok(&o.data[off as usize..off as usize + len as usize])
+    }
+
+    pub fn read_fragment(&self, p: u64, len: u64) -> Result<Fragment, Failure> {
+        let (obj, off) = self.check(p, len, false)?;
+        let o = self.get(obj).expect("checked");
+        Ok(Fragment {
+            data: o.data[off as usize..off as usize + len as usize].to_vec(),
+            ptrs: o.ptrs_in(off, len as u32).collect(),
+        })
+    }
+
+    pub fn write_fragment(&mut self, p: u64, frag: &Fragment) -> Result<(), Failure> {
+        let len = frag.data.len() as u64;
+        let (obj, off) = self.check(p, len, true)?;
+        let o = self.get_mut(obj).expect("checked");
+        o.data[off as usize..off as usize + len as usize].copy_from_slice(&frag.data);
+        o.clear_ptrs(off, len as u32);
+        for &rel in &frag.ptrs {
+            o.add_ptr(off + rel);
+        }
+        Ok(())
+    }
+
+    /// Read a NUL-terminated string (without the NUL).
+    pub fn read_c_string(&self, p: u64) -> Result<Vec<u8>, Failure> {
+        let (obj, off) = self.check(p, 0, false)?;
+        let o = self.get(obj).expect("checked");
+        match o.data[off as usize..].iter().position(|&b| b == 0) {
+            Some(n) => Ok(o.data[off as usize..off as usize + n].to_vec()),
+            None => Err(Failure::new(ErrorKind::OutOfBounds, "string is not NUL-terminated within its object")),
+        }
+    }
+
+    pub fn object_of(&self, p: u64) -> Option<(ObjId, &Object)> {
+        let (obj, _) = ptr_parts(p);
+        self.get(obj).map(|o| (obj, o))
+    }
+
+    /// Mark `start` and everything reachable from it as shared.
+    pub fn mark_shared(&mut self, start: ObjId) {
+        let mut stack = vec![start];
+        while let Some(id) = stack.pop() {
+            let Some(o) = self.get(id) else { continue };
+            if o.shared {
+                continue;
+            }
+            let targets: Vec<ObjId> = o.ptrs.iter().map(|&off| ptr_parts(read_u64(&o.data, off)).0).collect();
+            if let Some(o) = self.get_mut(id) {
+                o.shared = true;
+            }
+            stack.extend(targets.into_iter().filter(|&t| t != 0 && t < FUNCTION_OBJECT_BASE));
+        }
+    }
+
+    pub fn is_shared(&self, p: u64) -> bool {
+        self.get(ptr_parts(p).0).is_some_and(|o| o.shared)
+    }
+
+    pub fn ptr_to(&self, id: ObjId, off: u32) -> u64 {
+        make_ptr(id, off)
+    }
+}
+
+#[inline]
+pub fn read_u64(data: &[u8], off: u32) -> u64 {
+    let o = off as usize;
+    u64::from_le_bytes(data[o..o + 8].try_into().unwrap_or([0; 8]))
+}

@@ -1,0 +1,83 @@
+//! One memory object: a global, a stack slot or a heap block.
+
+/// What an object is; part of the state (a freed heap block differs from a live one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ObjKind {
+    Global(u32),
+    /// A thread's copy of a `_Thread_local` global.
+    ThreadLocal(u32),
+    /// An alloca; `site` names the instruction's location for traces.
+    Stack,
+    Heap,
+    /// Storage the engine allocates for its own purposes (varargs areas, thread results).
+    Internal,
+}
+
+#[derive(Clone, Debug)]
+pub struct Object {
+    pub data: Vec<u8>,
+    /// Sorted offsets at which an 8-byte pointer with provenance starts.
+    pub ptrs: Vec<u32>,
+    pub kind: ObjKind,
+    /// Reachable by more than one thread (monotone: never reset).
+    pub shared: bool,
+    /// Freed heap block or dead stack slot, kept so dangling accesses are reported.
+    pub freed: bool,
+    /// Never written after initialisation (constant globals); not part of the state.
+    pub constant: bool,
+    /// Location id of the allocation site, for human-readable names.
+    pub site: Option<u32>,
+    /// Heap blocks from `new` must be released with `delete`, etc.
+    pub alloc_family: u8,
+}
+
+impl Object {
+    pub fn new(size: usize, kind: ObjKind) -> Object {
+        Object {
+            data: vec![0; size],
+            ptrs: Vec::new(),
+            kind,
+            shared: false,
+            freed: false,
+            constant: false,
+            site: None,
+            alloc_family: 0,
+        }
+    }
+
+    #[inline]
+    pub fn size(&self) -> u64 {
+        self.data.len() as u64
+    }
+
+    /// Forget provenance of pointers overlapping `[off, off+len)`.
+    pub fn clear_ptrs(&mut self, off: u32, len: u32) {
+        if self.ptrs.is_empty() {
+            return;
+        }
+        let end = off as u64 + len as u64;
+        self.ptrs.retain(|&p| !((p as u64) < end && p as u64 + 8 > off as u64));
+    }
+
+    pub fn add_ptr(&mut self, off: u32) {
+        match self.ptrs.binary_search(&off) {
+            Ok(_) => {}
+            Err(i) => self.ptrs.insert(i, off),
+        }
+    }
+
+    #[inline]
+    pub fn has_ptr_at(&self, off: u32) -> bool {
+        !self.ptrs.is_empty() && self.ptrs.binary_search(&off).is_ok()
+    }
+
+    /// Pointer starts inside `[off, off+len)`, relative to `off`.
+    pub fn ptrs_in(&self, off: u32, len: u32) -> impl Iterator<Item = u32> + '_ {
+        let end = off as u64 + len as u64;
+        self.ptrs
+            .iter()
+            .copied()
+            .filter(move |&p| p >= off && (p as u64) + 8 <= end)
+            .map(move |p| p - off)
+    }
+}

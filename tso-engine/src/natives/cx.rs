@@ -1,0 +1,192 @@
+//! What a native sees of the machine while it runs.
+
+use super::Chooser;
+use crate::error::{ErrorKind, Failure};
+use crate::ir::{Program, TyId};
+use crate::memory::{decode, encode, Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
+use crate::state::{State, ThreadId};
+use crate::value::{make_ptr, ptr_parts, Val};
+
+pub struct NativeCx<'a> {
+    pub state: &'a mut State,
+    pub program: &'a Program,
+    pub tid: ThreadId,
+    pub(crate) chooser: &'a mut dyn Chooser,
+    /// Human-readable notes for the counterexample trace; None when not tracing.
+    pub(crate) notes: Option<&'a mut Vec<String>>,
+    pub(crate) spawn: &'a dyn Fn(&mut State, u64, Vec<Val>) -> Result<ThreadId, Failure>,
+    pub(crate) max_memory: u64,
+}
+
+impl<'a> NativeCx<'a> {
+    /// A nondeterministic number in 0..n (every answer is explored).
+    pub fn choose(&mut self, n: usize) -> usize {
+        if n <= 1 {
+            0
+        } else {
+            self.chooser.choose(n)
+        }
+    }
+
+    pub fn tracing(&self) -> bool {
+        self.notes.is_some()
+    }
+
+    /// Add a line to the counterexample (only built when tracing).
+    pub fn note(&mut self, f: impl FnOnce(&State, &Program) -> String) {
+        if self.notes.is_some() {
+            let s = f(self.state, self.program);
+            if let Some(n) = self.notes.as_mut() {
+                n.push(s);
+            }
+        }
+    }
+
+    pub fn phase(&self) -> u32 {
+        self.state.thread(self.tid).phase
+    }
+
+    pub fn set_phase(&mut self, p: u32) {
+        self.state.thread_mut(self.tid).phase = p;
+    }
+
+    pub fn callback_result(&mut self) -> Option<Val> {
+        self.state.thread_mut(self.tid).callback_result.take()
+    }
+
+    // ---- memory ----
+
+    pub fn read(&self, ptr: u64, ty: TyId) -> Result<Val, Failure> {
+        let size = self.program.types.size(ty);
+        let (obj, off) = self.state.memory.check(ptr, size, false)?;
+        let o = self.state.memory.get(obj).expect("checked");
+        Ok(decode(&self.program.types, ty, &o.data[off as usize..(off as u64 + size) as usize], off, &|p| o.has_ptr_at(p)))
+    }
+
+    pub fn write(&mut self, ptr: u64, ty: TyId, val: &Val) -> Result<(), Failure> {
+        let size = self.program.types.size(ty);
+        let mut bytes = vec![0u8; size as usize];
+        let mut ptrs = Vec::new();
+        encode(&self.program.types, ty, val, &mut bytes, 0, &mut ptrs);
+        self.write_fragment(ptr, &Fragment { data: bytes, ptrs })
+    }
+
+    pub fn read_int(&self, ptr: u64, size: u64) -> Result<u64, Failure> {
+        let b = self.state.memory.read_bytes(ptr, size)?;
+        let mut buf = [0u8; 8];
+        buf[..size as usize].copy_from_slice(b);
+        Ok(u64::from_le_bytes(buf))
+    }
+
+    pub fn write_int(&mut self, ptr: u64, size: u64, v: u64) -> Result<(), Failure> {
+        let b = v.to_le_bytes();
+        self.write_fragment(ptr, &Fragment::from_bytes(b[..size as usize].to_vec()))
+    }
+
+    pub fn read_ptr(&self, ptr: u64) -> Result<Val, Failure> {
+        let frag = self.read_fragment(ptr, 8)?;
+        let v = u64::from_le_bytes(frag.data[..8].try_into().unwrap_or([0; 8]));
+        Ok(if frag.ptrs.contains(&0) { Val::Ptr(v) } else { Val::Int(v as u128) })
+    }
+
+    pub fn write_ptr(&mut self, ptr: u64, v: &Val) -> Result<(), Failure> {
+        let mut frag = Fragment::from_bytes(v.as_u64().to_le_bytes().to_vec());
+        if matches!(v, Val::Ptr(_)) {
+            frag.ptrs.push(0);
+        }
+        self.write_fragment(ptr, &frag)
+    }
+
+    pub fn read_fragment(&self, ptr: u64, len: u64) -> Result<Fragment, Failure> {
+        self.state.memory.read_fragment(ptr, len)
+    }
+
+    /// Write bytes; storing a pointer into shared memory shares its target.
+    pub fn write_fragment(&mut self, ptr: u64, frag: &Fragment) -> Result<(), Failure> {
+        self.state.memory.write_fragment(ptr, frag)?;
+        if !frag.ptrs.is_empty() && self.state.memory.is_shared(ptr) {
+            for p in frag.pointers().collect::<Vec<_>>() {
+                self.share(p);
+            }
+        }
+        Ok(())
+    }
+
+    pub fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+        Ok(self.state.memory.read_bytes(ptr, len)?.to_vec())
+    }
+
+    pub fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
+        self.state.memory.read_c_string(ptr)
+    }
+
+    /// Is the object `ptr` points into reachable by more than one thread?
+    pub fn is_shared(&self, ptr: u64) -> bool {
+        self.state.memory.is_shared(ptr)
+    }
+
+    /// Make the object `ptr` points to (and all it reaches) shared.
+    pub fn share(&mut self, ptr: u64) {
+        let (obj, _) = ptr_parts(ptr);
+        if self.state.memory.get(obj).is_some() {
+            self.state.memory.mark_shared(obj);
+        }
+    }
+
+    pub fn object(&self, ptr: u64) -> Option<&Object> {
+        self.state.memory.object_of(ptr).map(|(_, o)| o)
+    }
+
+    /// Allocate a zeroed heap block; None when it exceeds the memory limit.
+    pub fn allocate(&mut self, size: u64, family: u8) -> Result<Option<u64>, Failure> {
+        if size > MAX_OBJECT_SIZE || size > self.max_memory {
+            return Ok(None);
+        }
+        let mut obj = Object::new(size as usize, ObjKind::Heap);
+        obj.alloc_family = family;
+        let id = self.state.memory.allocate(obj);
+        Ok(Some(make_ptr(id, 0)))
+    }
+
+    /// Release a heap block (free/delete). Reports invalid and double frees.
+    pub fn release(&mut self, ptr: u64, family: u8) -> Result<(), Failure> {
+        if ptr == 0 {
+            return Ok(());
+        }
+        let (obj, off) = ptr_parts(ptr);
+        let Some(o) = self.state.memory.get(obj) else {
+            return Err(Failure::new(ErrorKind::InvalidFree, format!("free of a pointer that was never allocated ({ptr:#x})")));
+        };
+        if o.kind != ObjKind::Heap {
+            return Err(Failure::new(ErrorKind::InvalidFree, "free of memory that is not on the heap (a global or a stack variable)"));
+        }
+        if o.freed {
+            return Err(Failure::new(ErrorKind::DoubleFree, "memory freed twice"));
+        }
+        if off != 0 {
+            return Err(Failure::new(ErrorKind::InvalidFree, format!("free of a pointer into the middle of a block (offset {off})")));
+        }
+        if o.alloc_family != family {
+            return Err(Failure::new(ErrorKind::InvalidFree, "memory released with the wrong function (malloc/free vs new/delete vs new[]/delete[])"));
+        }
+        if let Some(o) = self.state.memory.get_mut(obj) {
+            o.freed = true;
+            o.data = Vec::new();
+            o.ptrs.clear();
+        }
+        Ok(())
+    }
+
+    pub fn print(&mut self, bytes: &[u8]) {
+        self.state.print(bytes);
+    }
+
+    /// Start a thread running `func(args)`; returns its id.
+    pub fn spawn(&mut self, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
+        (self.spawn)(self.state, func, args)
+    }
+
+    pub fn fail<T>(&self, kind: ErrorKind, msg: impl Into<String>) -> Result<T, Failure> {
+        Err(Failure::new(kind, msg))
+    }
+}

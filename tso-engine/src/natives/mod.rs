@@ -1,0 +1,104 @@
+//! The interface through which functions implemented in Rust (libc, pthreads, the TSO
+//! runtime) act on the program: they run atomically, may read and write program memory,
+//! ask for nondeterministic choices, keep per-state data and block or call back.
+
+mod cx;
+pub use cx::NativeCx;
+
+use crate::error::Failure;
+use crate::value::Val;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// What a native call did.
+#[derive(Debug)]
+pub enum NativeResult {
+    /// Done; the call returns this value (ignored for void calls).
+    Return(Val),
+    /// Cannot proceed in this state (a locked mutex, an unfinished join): the thread is
+    /// not enabled here. The call must not have changed anything.
+    Block,
+    /// Made progress but is not finished: the thread stays at this call with the phase
+    /// the native set, and the transition ends.
+    Yield,
+    /// Run a program function (pthread_once routines, atexit handlers); the call is
+    /// re-entered, with `NativeCx::callback_result` set, when it returns.
+    CallBack { func: u64, args: Vec<Val> },
+    /// The process exits with this status.
+    Exit(i32),
+    /// The calling thread terminates with this value (pthread_exit).
+    ThreadExit(Val),
+    /// This execution is infeasible (`__VERIFIER_assume(0)`): drop the path silently.
+    Prune,
+}
+
+pub type NativeFn = fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>;
+pub type VisibleFn = fn(&NativeCx<'_>, &[Val]) -> bool;
+
+/// When a call must be a scheduling point of its own.
+#[derive(Clone, Copy)]
+pub enum Visibility {
+    /// Only touches the calling thread's private data.
+    Never,
+    /// Synchronisation and nondeterminism: always a scheduling point.
+    Always,
+    /// Accesses the memory its pointer argument `n` points to.
+    IfShared(usize),
+    /// Accesses the memory of either pointer argument.
+    IfShared2(usize, usize),
+    Custom(VisibleFn),
+}
+
+#[derive(Clone)]
+pub struct Native {
+    pub name: &'static str,
+    pub visibility: Visibility,
+    pub call: NativeFn,
+}
+
+/// The natives available to a program, by symbol name.
+#[derive(Clone, Default)]
+pub struct Natives {
+    map: HashMap<String, Arc<Native>>,
+    /// Called when a thread terminates (the TSO runtime drains the thread's buffer).
+    pub thread_exit_hook: Option<Arc<Native>>,
+}
+
+impl Natives {
+    pub fn empty() -> Natives {
+        Natives::default()
+    }
+
+    /// The C library, pthreads, C++ runtime and verifier functions the engine models.
+    pub fn standard() -> Natives {
+        let mut n = Natives::empty();
+        crate::libc::register(&mut n);
+        crate::pthread::register(&mut n);
+        crate::cxx::register(&mut n);
+        n
+    }
+
+    pub fn add(&mut self, name: &'static str, visibility: Visibility, call: NativeFn) {
+        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call }));
+    }
+
+    /// Register the same implementation under several names.
+    pub fn alias(&mut self, alias: &'static str, of: &str) {
+        if let Some(n) = self.map.get(of).cloned() {
+            self.map.insert(alias.to_string(), n);
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<Native>> {
+        self.map.get(name)
+    }
+
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.map.keys().map(|s| s.as_str())
+    }
+}
+
+/// Nondeterministic choices, explored exhaustively by the engine.
+pub trait Chooser {
+    fn choose(&mut self, n: usize) -> usize;
+}

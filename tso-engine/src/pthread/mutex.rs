@@ -1,0 +1,102 @@
+//! pthread_mutex_*: normal, errorcheck and recursive mutexes.
+//!
+//! Layout follows glibc's `pthread_mutex_t` (x86-64) so its static initialisers work:
+//! offset 4 holds the recursion count, 8 the owner (thread id + 1, 0 = unlocked), and
+//! 16 the kind (0 normal, 1 recursive, 2 errorcheck).
+
+use crate::error::{ErrorKind, Failure};
+use crate::libc_arg as arg;
+use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::value::Val;
+
+const COUNT: u64 = 4;
+const OWNER: u64 = 8;
+const KIND: u64 = 16;
+const RECURSIVE: u64 = 1;
+const ERRORCHECK: u64 = 2;
+const EBUSY: u128 = 16;
+const EPERM: u128 = 1;
+
+pub fn register(n: &mut Natives) {
+    n.add("pthread_mutex_init", Visibility::IfShared(0), init);
+    n.add("pthread_mutex_lock", Visibility::Always, |cx, a| lock(cx, arg(a, 0), false));
+    n.add("pthread_mutex_trylock", Visibility::Always, |cx, a| lock(cx, arg(a, 0), true));
+    n.add("pthread_mutex_unlock", Visibility::Always, |cx, a| unlock(cx, arg(a, 0)));
+    n.add("pthread_mutex_destroy", Visibility::IfShared(0), destroy);
+    n.add("pthread_mutexattr_init", Visibility::Never, |cx, a| {
+        cx.write_int(arg(a, 0), 4, 0)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_mutexattr_settype", Visibility::Never, |cx, a| {
+        cx.write_int(arg(a, 0), 4, arg(a, 1))?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_mutexattr_destroy", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+}
+
+fn init(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let m = arg(a, 0);
+    let attr = arg(a, 1);
+    let kind = if attr != 0 { cx.read_int(attr, 4)? } else { 0 };
+    cx.write_int(m, 8, 0)?;
+    cx.write_int(m + OWNER, 8, 0)?;
+    cx.write_int(m + KIND, 4, kind)?;
+    Ok(NativeResult::Return(Val::Int(0)))
+}
+
+/// Lock (or try to). A thread blocked on a mutex is simply not enabled.
+pub fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResult, Failure> {
+    let me = cx.tid as u64 + 1;
+    let owner = cx.read_int(m + OWNER, 4)?;
+    let kind = cx.read_int(m + KIND, 4)?;
+    if owner == 0 {
+        cx.write_int(m + OWNER, 4, me)?;
+        cx.write_int(m + COUNT, 4, 1)?;
+        return Ok(NativeResult::Return(Val::Int(0)));
+    }
+    if owner == me {
+        match kind {
+            RECURSIVE => {
+                let c = cx.read_int(m + COUNT, 4)?;
+                cx.write_int(m + COUNT, 4, c + 1)?;
+                return Ok(NativeResult::Return(Val::Int(0)));
+            }
+            ERRORCHECK => return Ok(NativeResult::Return(Val::Int(35))), // EDEADLK
+            _ if try_only => return Ok(NativeResult::Return(Val::Int(EBUSY))),
+            _ => return Err(Failure::new(ErrorKind::Deadlock, "a thread locked a (non-recursive) mutex it already holds")),
+        }
+    }
+    if try_only {
+        return Ok(NativeResult::Return(Val::Int(EBUSY)));
+    }
+    Ok(NativeResult::Block)
+}
+
+pub fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
+    let me = cx.tid as u64 + 1;
+    let owner = cx.read_int(m + OWNER, 4)?;
+    let kind = cx.read_int(m + KIND, 4)?;
+    if owner != me {
+        if kind == ERRORCHECK {
+            return Ok(NativeResult::Return(Val::Int(EPERM)));
+        }
+        let why = if owner == 0 { "unlock of a mutex that is not locked" } else { "unlock of a mutex held by another thread" };
+        return Err(Failure::new(ErrorKind::PthreadMisuse, why));
+    }
+    let c = cx.read_int(m + COUNT, 4)?;
+    if c > 1 {
+        cx.write_int(m + COUNT, 4, c - 1)?;
+    } else {
+        cx.write_int(m + COUNT, 4, 0)?;
+        cx.write_int(m + OWNER, 4, 0)?;
+    }
+    Ok(NativeResult::Return(Val::Int(0)))
+}
+
+fn destroy(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let m = arg(a, 0);
+    if cx.read_int(m + OWNER, 4)? != 0 {
+        return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a locked mutex"));
+    }
+    Ok(NativeResult::Return(Val::Int(0)))
+}

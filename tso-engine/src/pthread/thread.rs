@@ -1,0 +1,75 @@
+//! pthread_create, join, exit, self, equal, detach, sched_yield.
+
+use crate::error::{ErrorKind, Failure};
+use crate::libc_arg as arg;
+use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::state::ThreadStatus;
+use crate::value::Val;
+
+/// pthread_t values are thread index + 1, so 0 is never a valid thread.
+pub fn handle(tid: u32) -> u64 {
+    tid as u64 + 1
+}
+
+pub fn register(n: &mut Natives) {
+    n.add("pthread_create", Visibility::Always, create);
+    n.add("pthread_join", Visibility::Always, join);
+    n.add("pthread_exit", Visibility::Always, |_, a| Ok(NativeResult::ThreadExit(a.first().cloned().unwrap_or_default())));
+    n.add("pthread_self", Visibility::Never, |cx, _| Ok(NativeResult::Return(Val::Int(handle(cx.tid) as u128))));
+    n.add("pthread_equal", Visibility::Never, |_, a| Ok(NativeResult::Return(Val::bool(arg(a, 0) == arg(a, 1)))));
+    n.add("pthread_detach", Visibility::Always, detach);
+    n.add("sched_yield", Visibility::Always, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.alias("pthread_yield", "sched_yield");
+    n.add("pthread_attr_init", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.alias("pthread_attr_destroy", "pthread_attr_init");
+    n.alias("pthread_attr_setdetachstate", "pthread_attr_init");
+    n.alias("pthread_attr_setstacksize", "pthread_attr_init");
+}
+
+fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let out = arg(a, 0);
+    let func = arg(a, 2);
+    let param = a.get(3).cloned().unwrap_or_default();
+    let tid = cx.spawn(func, vec![param])?;
+    if out != 0 {
+        cx.write_int(out, 8, handle(tid))?;
+    }
+    Ok(NativeResult::Return(Val::Int(0)))
+}
+
+fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
+    if h == 0 || h as usize > cx.state.threads.len() {
+        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("no thread with handle {h}")));
+    }
+    Ok((h - 1) as u32)
+}
+
+fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let t = target(cx, arg(a, 0))?;
+    if t == cx.tid {
+        return Err(Failure::new(ErrorKind::Deadlock, "a thread joined itself"));
+    }
+    let th = cx.state.thread(t);
+    if th.joined {
+        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("thread {t} joined twice")));
+    }
+    if th.detached {
+        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("join of detached thread {t}")));
+    }
+    let ThreadStatus::Finished(v) = th.status.clone() else { return Ok(NativeResult::Block) };
+    cx.state.thread_mut(t).joined = true;
+    let out = arg(a, 1);
+    if out != 0 {
+        cx.write_ptr(out, &v)?;
+    }
+    Ok(NativeResult::Return(Val::Int(0)))
+}
+
+fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let t = target(cx, arg(a, 0))?;
+    if cx.state.thread(t).detached {
+        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("thread {t} detached twice")));
+    }
+    cx.state.thread_mut(t).detached = true;
+    Ok(NativeResult::Return(Val::Int(0)))
+}

@@ -1,0 +1,101 @@
+//! A state of the program under test: threads, memory, runtime extension data.
+
+mod thread;
+pub use thread::{Frame, ReturnTo, Thread, ThreadStatus};
+
+use crate::memory::Memory;
+use crate::value::Val;
+use std::any::Any;
+use std::rc::Rc;
+
+pub type ThreadId = u32;
+
+/// Per-state data owned by a plug-in (the TSO runtime's store buffers). It is part of
+/// the state: cloned with it, hashed with it, and its pointers are renamed with it.
+pub trait ExtState: Any {
+    fn clone_box(&self) -> Box<dyn ExtState>;
+    /// Every pointer this data holds (they keep objects alive and are roots).
+    fn for_each_pointer(&self, f: &mut dyn FnMut(u64));
+    /// Deterministic bytes for hashing; `map` renames a pointer to its canonical form.
+    fn serialize(&self, map: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>);
+    fn as_any(&self) -> &dyn Any;
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl Clone for Box<dyn ExtState> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
+}
+
+#[derive(Clone)]
+pub struct State {
+    pub threads: Vec<Rc<Thread>>,
+    pub memory: Memory,
+    pub ext: Option<Box<dyn ExtState>>,
+    /// What the program printed on the path to this state. Not part of the state's
+    /// identity unless outcomes are being collected.
+    pub output: Rc<Vec<u8>>,
+    /// Set once the program has exited (return from main or exit()).
+    pub exit_code: Option<i32>,
+    /// Next pthread key to hand out.
+    pub next_key: u32,
+    /// Functions registered with atexit, in registration order.
+    pub atexit: Vec<u64>,
+    /// Thread inside a `__VERIFIER_atomic_begin` section, if any.
+    pub atomic_owner: Option<ThreadId>,
+}
+
+impl State {
+    pub fn new(memory: Memory) -> State {
+        State {
+            threads: Vec::new(),
+            memory,
+            ext: None,
+            output: Rc::new(Vec::new()),
+            exit_code: None,
+            next_key: 1,
+            atexit: Vec::new(),
+            atomic_owner: None,
+        }
+    }
+
+    #[inline]
+    pub fn thread(&self, tid: ThreadId) -> &Thread {
+        &self.threads[tid as usize]
+    }
+
+    #[inline]
+    pub fn thread_mut(&mut self, tid: ThreadId) -> &mut Thread {
+        Rc::make_mut(&mut self.threads[tid as usize])
+    }
+
+    pub fn running_threads(&self) -> usize {
+        self.threads.iter().filter(|t| t.status == ThreadStatus::Running).count()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.exit_code.is_some() || self.running_threads() == 0
+    }
+
+    pub fn print(&mut self, bytes: &[u8]) {
+        Rc::make_mut(&mut self.output).extend_from_slice(bytes);
+    }
+
+    pub fn ext_ref<T: 'static>(&self) -> Option<&T> {
+        self.ext.as_ref().and_then(|e| e.as_any().downcast_ref::<T>())
+    }
+
+    /// The extension data of type `T`, created with `init` on first use.
+    pub fn ext_mut<T: ExtState + 'static>(&mut self, init: impl FnOnce() -> T) -> &mut T {
+        if self.ext.as_ref().map_or(true, |e| !e.as_any().is::<T>()) {
+            self.ext = Some(Box::new(init()));
+        }
+        self.ext.as_mut().and_then(|e| e.as_any_mut().downcast_mut::<T>()).expect("just set")
+    }
+
+    /// Every register value of a thread's frames (for root scanning).
+    pub fn frame_values(frame: &Frame) -> impl Iterator<Item = &Val> {
+        frame.regs.iter()
+    }
+}

@@ -1,0 +1,75 @@
+//! Threads and their call stacks.
+
+use crate::ir::FuncId;
+use crate::memory::ObjId;
+use crate::value::Val;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ThreadStatus {
+    Running,
+    /// Returned from its start routine or called pthread_exit, with this value.
+    Finished(Val),
+}
+
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub func: FuncId,
+    pub block: u32,
+    pub ip: u32,
+    pub regs: Vec<Val>,
+    /// Objects this frame allocated with alloca; they die when it returns.
+    pub allocas: Vec<ObjId>,
+    /// The overflow area of a variadic call, if any.
+    pub varargs: Option<ObjId>,
+    /// Where this frame's return value goes.
+    pub ret: ReturnTo,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReturnTo {
+    /// The caller's current instruction is the call: set its result and move on.
+    Caller,
+    /// A native called into the program: keep the value for it and re-enter the native.
+    Native,
+    /// A static constructor or a thread's start routine: nothing to return into.
+    Nothing,
+}
+
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub frames: Vec<Frame>,
+    pub status: ThreadStatus,
+    /// Progress of a multi-step native call (cond wait, join, once...) at the top frame.
+    pub phase: u32,
+    /// What the last program function called by a native returned.
+    pub callback_result: Option<Val>,
+    pub detached: bool,
+    pub joined: bool,
+    /// This thread's copies of `_Thread_local` globals: (global id, object).
+    pub tls: Vec<(u32, ObjId)>,
+    /// pthread_setspecific values: (key, value).
+    pub specific: Vec<(u32, Val)>,
+}
+
+impl Thread {
+    pub fn new(frame: Frame) -> Thread {
+        Thread {
+            frames: vec![frame],
+            status: ThreadStatus::Running,
+            phase: 0,
+            callback_result: None,
+            detached: false,
+            joined: false,
+            tls: Vec::new(),
+            specific: Vec::new(),
+        }
+    }
+    #[inline]
+    pub fn top(&self) -> &Frame {
+        self.frames.last().expect("running thread has a frame")
+    }
+    #[inline]
+    pub fn top_mut(&mut self) -> &mut Frame {
+        self.frames.last_mut().expect("running thread has a frame")
+    }
+}

@@ -1,0 +1,273 @@
+//! Canonical form of a state. Objects are renamed in the order a fixed traversal
+//! reaches them (globals, then each thread's frames, then runtime data), so states that
+//! differ only in allocation order or object numbering serialise identically.
+//! Unreachable objects (garbage, dead stack slots nobody points to) are left out.
+
+use crate::ir::{Program, FUNCTION_OBJECT_BASE};
+use crate::memory::{read_u64, ObjId, ObjKind};
+use crate::state::{State, ThreadStatus};
+use crate::value::{make_ptr, ptr_parts, Val};
+
+/// The serialised state: a list of byte chunks, stored in one buffer.
+#[derive(Default)]
+pub struct Chunks {
+    buf: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl Chunks {
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        let mut start = 0;
+        self.ends.iter().map(move |&e| {
+            let s = &self.buf[start..e];
+            start = e;
+            s
+        })
+    }
+    fn clear(&mut self) {
+        self.buf.clear();
+        self.ends.clear();
+    }
+    fn end_chunk(&mut self) {
+        self.ends.push(self.buf.len());
+    }
+    pub fn total_len(&self) -> usize {
+        self.buf.len()
+    }
+}
+
+#[derive(Default)]
+pub struct Canonicalizer {
+    /// old id → new id (0 = not reached yet).
+    map: Vec<u32>,
+    order: Vec<ObjId>,
+    pub chunks: Chunks,
+}
+
+const INVALID: u32 = u32::MAX;
+
+impl Canonicalizer {
+    pub fn new() -> Canonicalizer {
+        Canonicalizer::default()
+    }
+
+    /// Serialise `st` canonically into `self.chunks`.
+    pub fn run(&mut self, program: &Program, st: &State, include_output: bool) {
+        self.map.clear();
+        self.map.resize(st.memory.len(), 0);
+        self.order.clear();
+        let globals = st.memory.globals;
+        for g in 1..=globals {
+            self.map[g as usize] = g;
+            self.order.push(g);
+        }
+        // Roots, in a fixed order.
+        for t in &st.threads {
+            for f in &t.frames {
+                let live = live_regs(program, f);
+                for &r in live {
+                    if let Some(v) = f.regs.get(r as usize) {
+                        v.for_each_pointer(&mut |p| self.reach(st, p));
+                    }
+                }
+                for &a in f.allocas.iter().chain(f.varargs.iter()) {
+                    self.reach_obj(st, a);
+                }
+            }
+            for &(_, o) in &t.tls {
+                self.reach_obj(st, o);
+            }
+            for (_, v) in &t.specific {
+                v.for_each_pointer(&mut |p| self.reach(st, p));
+            }
+            if let ThreadStatus::Finished(v) = &t.status {
+                v.for_each_pointer(&mut |p| self.reach(st, p));
+            }
+            if let Some(v) = &t.callback_result {
+                v.for_each_pointer(&mut |p| self.reach(st, p));
+            }
+        }
+        if let Some(ext) = &st.ext {
+            ext.for_each_pointer(&mut |p| self.reach(st, p));
+        }
+        // Breadth-first through memory.
+        let mut i = 0;
+        while i < self.order.len() {
+            let id = self.order[i];
+            i += 1;
+            if let Some(o) = st.memory.get(id) {
+                for &off in &o.ptrs {
+                    let p = read_u64(&o.data, off);
+                    self.reach(st, p);
+                }
+            }
+        }
+        self.serialize(program, st, include_output);
+    }
+
+    fn reach(&mut self, st: &State, p: u64) {
+        let (obj, _) = ptr_parts(p);
+        self.reach_obj(st, obj);
+    }
+
+    fn reach_obj(&mut self, st: &State, obj: ObjId) {
+        if obj == 0 || obj >= FUNCTION_OBJECT_BASE || (obj as usize) >= self.map.len() || self.map[obj as usize] != 0 {
+            return;
+        }
+        if st.memory.get(obj).is_none() {
+            self.map[obj as usize] = INVALID;
+            return;
+        }
+        self.order.push(obj);
+        self.map[obj as usize] = self.order.len() as u32;
+    }
+
+    #[inline]
+    fn map_ptr(map: &[u32], p: u64) -> u64 {
+        let (obj, off) = ptr_parts(p);
+        if obj == 0 || obj >= FUNCTION_OBJECT_BASE {
+            return p;
+        }
+        match map.get(obj as usize) {
+            Some(&n) if n != 0 => make_ptr(n, off),
+            _ => make_ptr(INVALID, off),
+        }
+    }
+
+    fn serialize(&mut self, program: &Program, st: &State, include_output: bool) {
+        let map = std::mem::take(&mut self.map);
+        let out = &mut self.chunks;
+        out.clear();
+        // Process-wide data.
+        let b = &mut out.buf;
+        b.extend_from_slice(&st.exit_code.map_or(u32::MAX, |c| c as u32).to_le_bytes());
+        b.extend_from_slice(&st.next_key.to_le_bytes());
+        b.extend_from_slice(&st.atomic_owner.map_or(u32::MAX, |t| t).to_le_bytes());
+        for a in &st.atexit {
+            b.extend_from_slice(&a.to_le_bytes());
+        }
+        if include_output {
+            b.extend_from_slice(&st.output);
+        }
+        out.end_chunk();
+        for t in &st.threads {
+            let b = &mut out.buf;
+            match &t.status {
+                ThreadStatus::Running => b.push(0),
+                ThreadStatus::Finished(v) => {
+                    b.push(1);
+                    write_val(b, &map, v);
+                }
+            }
+            b.extend_from_slice(&t.phase.to_le_bytes());
+            b.push(t.detached as u8 | (t.joined as u8) << 1);
+            if let Some(v) = &t.callback_result {
+                b.push(1);
+                write_val(b, &map, v);
+            }
+            for f in &t.frames {
+                b.extend_from_slice(&f.func.to_le_bytes());
+                b.extend_from_slice(&f.block.to_le_bytes());
+                b.extend_from_slice(&f.ip.to_le_bytes());
+                b.push(f.ret as u8);
+                for &r in live_regs(program, f) {
+                    if let Some(v) = f.regs.get(r as usize) {
+                        write_val(b, &map, v);
+                    }
+                }
+                b.push(0xA1);
+                let mut allocas: Vec<u32> = f.allocas.iter().chain(f.varargs.iter()).map(|&a| map.get(a as usize).copied().unwrap_or(INVALID)).filter(|&n| n != 0).collect();
+                allocas.sort_unstable();
+                for a in allocas {
+                    b.extend_from_slice(&a.to_le_bytes());
+                }
+                b.push(0xF0);
+            }
+            for (g, o) in &t.tls {
+                b.extend_from_slice(&g.to_le_bytes());
+                b.extend_from_slice(&map.get(*o as usize).copied().unwrap_or(INVALID).to_le_bytes());
+            }
+            for (k, v) in &t.specific {
+                b.extend_from_slice(&k.to_le_bytes());
+                write_val(b, &map, v);
+            }
+            out.end_chunk();
+        }
+        for &id in &self.order {
+            let Some(o) = st.memory.get(id) else { continue };
+            if o.constant {
+                continue;
+            }
+            let b = &mut out.buf;
+            let kind = match o.kind {
+                ObjKind::Global(_) => 0u8,
+                ObjKind::ThreadLocal(_) => 1,
+                ObjKind::Stack => 2,
+                ObjKind::Heap => 3,
+                ObjKind::Internal => 4,
+            };
+            b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4 | o.alloc_family << 5);
+            b.extend_from_slice(&(o.data.len() as u32).to_le_bytes());
+            let start = b.len();
+            b.extend_from_slice(&o.data);
+            for &off in &o.ptrs {
+                let p = read_u64(&o.data, off);
+                let q = Self::map_ptr(&map, p);
+                let at = start + off as usize;
+                b[at..at + 8].copy_from_slice(&q.to_le_bytes());
+            }
+            for &off in &o.ptrs {
+                b.extend_from_slice(&off.to_le_bytes());
+            }
+            out.end_chunk();
+        }
+        if let Some(ext) = &st.ext {
+            let mut f = |p: u64| Self::map_ptr(&map, p);
+            ext.serialize(&mut f, &mut out.buf);
+            out.end_chunk();
+        }
+        self.map = map;
+    }
+}
+
+fn live_regs<'a>(program: &'a Program, f: &crate::state::Frame) -> &'a [u32] {
+    match &program.functions[f.func as usize].body {
+        Some(body) if (f.block as usize) < body.blocks.len() && (f.ip as usize) < body.blocks[f.block as usize].insts.len() => {
+            body.live.live_at(f.block, f.ip)
+        }
+        _ => &[],
+    }
+}
+
+fn write_val(b: &mut Vec<u8>, map: &[u32], v: &Val) {
+    match v {
+        Val::Int(x) => {
+            if *x <= u64::MAX as u128 {
+                b.push(1);
+                b.extend_from_slice(&(*x as u64).to_le_bytes());
+            } else {
+                b.push(2);
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        Val::Ptr(p) => {
+            b.push(3);
+            b.extend_from_slice(&Canonicalizer::map_ptr(map, *p).to_le_bytes());
+        }
+        Val::F32(x) => {
+            b.push(4);
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        Val::F64(x) => {
+            b.push(5);
+            b.extend_from_slice(&x.to_le_bytes());
+        }
+        Val::Agg(l) => {
+            b.push(6);
+            b.extend_from_slice(&(l.len() as u32).to_le_bytes());
+            for x in l.iter() {
+                write_val(b, map, x);
+            }
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! A hash-consing table of byte strings stored back to back in one arena.
+
+use super::hash_bytes;
+use hashbrown::HashTable;
+
+#[derive(Default)]
+pub struct Interner {
+    arena: Vec<u8>,
+    /// (offset, length) of each distinct string, by id.
+    spans: Vec<(u32, u32)>,
+    /// Ids, keyed by the hash of their bytes (the hash is not stored: recomputed on growth).
+    table: HashTable<u32>,
+}
+
+impl Interner {
+    /// The id of `bytes`, and whether it was new.
+    pub fn intern(&mut self, bytes: &[u8]) -> (u32, bool) {
+        let h = hash_bytes(bytes);
+        let arena = &self.arena;
+        let spans = &self.spans;
+        let eq = |&id: &u32| {
+            let (o, l) = spans[id as usize];
+            &arena[o as usize..(o + l) as usize] == bytes
+        };
+        if let Some(&id) = self.table.find(h, eq) {
+            return (id, false);
+        }
+        let id = self.spans.len() as u32;
+        let off = self.arena.len() as u32;
+        self.arena.extend_from_slice(bytes);
+        self.spans.push((off, bytes.len() as u32));
+        let arena = &self.arena;
+        let spans = &self.spans;
+        self.table.insert_unique(h, id, |&i| {
+            let (o, l) = spans[i as usize];
+            hash_bytes(&arena[o as usize..(o + l) as usize])
+        });
+        (id, true)
+    }
+
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.arena.capacity() + self.spans.capacity() * 8 + self.table.capacity() * 5
+    }
+}

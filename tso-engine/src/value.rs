@@ -1,0 +1,118 @@
+//! Runtime values held in registers.
+//!
+//! A pointer is the 64-bit number `(object << 32) | offset`. `Val::Ptr` is that number
+//! plus provenance: the engine knows it refers to an object, so it can rename objects
+//! when it canonicalises a state. Pointer arithmetic keeps provenance, so pointers
+//! survive ptrtoint/inttoptr round trips.
+
+use std::rc::Rc;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Val {
+    /// An integer of any width up to 128 bits, zero-extended.
+    Int(u128),
+    /// A pointer with provenance.
+    Ptr(u64),
+    /// IEEE single, as bits.
+    F32(u32),
+    /// IEEE double, as bits.
+    F64(u64),
+    /// Struct, array or vector lanes.
+    Agg(Rc<[Val]>),
+}
+
+impl Default for Val {
+    fn default() -> Self {
+        Val::Int(0)
+    }
+}
+
+#[inline]
+pub fn mask(bits: u32) -> u128 {
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
+}
+
+#[inline]
+pub fn sext(v: u128, bits: u32) -> i128 {
+    if bits >= 128 || bits == 0 {
+        v as i128
+    } else {
+        let shift = 128 - bits;
+        ((v << shift) as i128) >> shift
+    }
+}
+
+#[inline]
+pub fn ptr_parts(p: u64) -> (u32, u32) {
+    ((p >> 32) as u32, p as u32)
+}
+
+#[inline]
+pub fn make_ptr(obj: u32, off: u32) -> u64 {
+    ((obj as u64) << 32) | off as u64
+}
+
+impl Val {
+    #[inline]
+    pub fn bool(b: bool) -> Val {
+        Val::Int(b as u128)
+    }
+    /// The raw bits of a scalar (pointers as their number, floats as their bits).
+    #[inline]
+    pub fn bits(&self) -> u128 {
+        match self {
+            Val::Int(v) => *v,
+            Val::Ptr(p) => *p as u128,
+            Val::F32(b) => *b as u128,
+            Val::F64(b) => *b as u128,
+            Val::Agg(_) => 0,
+        }
+    }
+    #[inline]
+    pub fn as_u64(&self) -> u64 {
+        self.bits() as u64
+    }
+    #[inline]
+    pub fn is_true(&self) -> bool {
+        self.bits() & 1 != 0
+    }
+    pub fn f64(&self) -> f64 {
+        match self {
+            Val::F64(b) => f64::from_bits(*b),
+            Val::F32(b) => f32::from_bits(*b) as f64,
+            other => f64::from_bits(other.bits() as u64),
+        }
+    }
+    pub fn f32(&self) -> f32 {
+        match self {
+            Val::F32(b) => f32::from_bits(*b),
+            Val::F64(b) => f64::from_bits(*b) as f32,
+            other => f32::from_bits(other.bits() as u32),
+        }
+    }
+    pub fn lanes(&self) -> &[Val] {
+        match self {
+            Val::Agg(v) => v,
+            _ => std::slice::from_ref(self),
+        }
+    }
+    /// Does this value carry pointer provenance (anywhere inside)?
+    pub fn has_pointer(&self) -> bool {
+        match self {
+            Val::Ptr(_) => true,
+            Val::Agg(v) => v.iter().any(|x| x.has_pointer()),
+            _ => false,
+        }
+    }
+    pub fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {
+        match self {
+            Val::Ptr(p) => f(*p),
+            Val::Agg(v) => v.iter().for_each(|x| x.for_each_pointer(f)),
+            _ => {}
+        }
+    }
+}
