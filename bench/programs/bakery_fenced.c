@@ -1,0 +1,54 @@
+// expect-sc: pass
+// why: benchmark, 3 entries per thread. Lamport's bakery algorithm for two threads with an mfence after choosing[i]=1 and after choosing[i]=0 (both are needed) is correct under x86-TSO too.
+#include <assert.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#define ITERS 3
+#define MFENCE() __asm__ __volatile__("mfence" ::: "memory")
+
+volatile int choosing[2];
+volatile int number[2];
+/* Threads inside the critical section. Updated with locked RMWs so the
+   check is exact under TSO too (a buffered plain counter could hide an overlap). */
+volatile int in_cs;
+
+static void critical_section(void) {
+    int inside = __sync_add_and_fetch(&in_cs, 1);
+    assert(inside == 1);
+    __sync_sub_and_fetch(&in_cs, 1);
+}
+
+static void *worker(void *arg) {
+    int i = (int)(long)arg;
+    int j = 1 - i;
+    (void)j;
+    for (int k = 0; k < ITERS; k++) {
+        choosing[i] = 1;
+        MFENCE();
+        int a = number[0], b = number[1];
+        int mine = (a > b ? a : b) + 1;
+        number[i] = mine;
+        choosing[i] = 0;
+        MFENCE();
+        while (choosing[j] != 0)
+            ;
+        for (;;) {
+            int other = number[j];
+            if (other == 0 || other > mine || (other == mine && i < j))
+                break;
+        }
+        critical_section();
+        number[i] = 0;
+    }
+    return NULL;
+}
+
+int main(void) {
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}

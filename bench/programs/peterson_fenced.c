@@ -1,0 +1,45 @@
+// expect-sc: pass
+// why: benchmark, 4 entries per thread. Peterson's algorithm for two threads with one mfence after the two stores of the entry protocol is correct under x86-TSO too.
+#include <assert.h>
+#include <pthread.h>
+#include <stddef.h>
+
+#define ITERS 4
+#define MFENCE() __asm__ __volatile__("mfence" ::: "memory")
+
+volatile int flag[2];
+volatile int turn;
+/* Threads inside the critical section. Updated with locked RMWs so the
+   check is exact under TSO too (a buffered plain counter could hide an overlap). */
+volatile int in_cs;
+
+static void critical_section(void) {
+    int inside = __sync_add_and_fetch(&in_cs, 1);
+    assert(inside == 1);
+    __sync_sub_and_fetch(&in_cs, 1);
+}
+
+static void *worker(void *arg) {
+    int i = (int)(long)arg;
+    int j = 1 - i;
+    (void)j;
+    for (int k = 0; k < ITERS; k++) {
+        flag[i] = 1;
+        turn = j;
+        MFENCE();
+        while (flag[j] == 1 && turn == j)
+            ;
+        critical_section();
+        flag[i] = 0;
+    }
+    return NULL;
+}
+
+int main(void) {
+    pthread_t t[2];
+    for (long i = 0; i < 2; i++)
+        pthread_create(&t[i], NULL, worker, (void *)i);
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}

@@ -1,0 +1,39 @@
+// RWC (read-to-write causality), unfenced, from the herd x86-TSO suite: allowed under
+// x86-TSO because thread 2's store to y can still be buffered when it reads x.
+// Expected outcomes: rwc.expect (every printable combination, SC and TSO).
+#include <pthread.h>
+#include <stdio.h>
+
+volatile int x, y;
+int r0, r1, r2;
+
+static void *thread0(void *arg) {
+    (void)arg;
+    x = 1;
+    return NULL;
+}
+
+static void *thread1(void *arg) {
+    (void)arg;
+    r0 = x;
+    r1 = y;
+    return NULL;
+}
+
+static void *thread2(void *arg) {
+    (void)arg;
+    y = 1;
+    r2 = x;
+    return NULL;
+}
+
+int main(void) {
+    pthread_t t[3];
+    void *(*body[3])(void *) = {thread0, thread1, thread2};
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], NULL, body[i], NULL);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    printf("r0=%d r1=%d r2=%d\n", r0, r1, r2);
+    return 0;
+}
