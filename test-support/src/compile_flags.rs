@@ -65,6 +65,9 @@ const DROPPED_F_PREFIXES: &[&str] = &[
     "-fuse-ld",
 ];
 
+/// `-m` flags that only change frame layout.
+const DROPPED_M_FLAGS: &[&str] = &["-momit-leaf-frame-pointer", "-mno-omit-leaf-frame-pointer"];
+
 /// Flags that take their operand as the next argument and name a path.
 const PATH_OPERAND_FLAGS: &[&str] = &["-isystem", "-iquote", "-idirafter", "-include"];
 
@@ -114,7 +117,9 @@ impl CompileSettings {
                 if !DROPPED_F_PREFIXES.iter().any(|p| arg.starts_with(p)) {
                     settings.flags.push(arg.to_owned());
                 }
-            } else if arg.starts_with("-m") || KEPT_PLAIN_FLAGS.contains(&arg) {
+            } else if (arg.starts_with("-m") && !DROPPED_M_FLAGS.contains(&arg))
+                || KEPT_PLAIN_FLAGS.contains(&arg)
+            {
                 settings.flags.push(arg.to_owned());
             }
             // Everything else (-O, -g, -W, -w, -c, --target=, ...) is not about meaning.
@@ -147,7 +152,7 @@ mod tests {
     fn typical_cc_command_line() {
         let s = settings(&[
             "-O2", "-ffunction-sections", "-fdata-sections", "-fPIC", "-gdwarf-4",
-            "-fno-omit-frame-pointer", "-m64", "-std=c11", "-I", "csrc", "-I", "/abs/inc",
+            "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-m64", "-std=c11", "-I", "csrc", "-I", "/abs/inc",
             "-Wall", "-Wextra", "-fno-strict-aliasing", "-DA=1", "-DB", "-Werror",
         ]);
         assert_eq!(s.std.as_deref(), Some("c11"));

@@ -7,6 +7,9 @@
 //! `TSO_TEST(name)`; the checker finds them by their function names, which
 //! [`parse_test_symbol`] decodes.
 
+// The build-script example shows a whole `build.rs`, `fn main` included.
+#![allow(clippy::needless_doctest_main)]
+
 mod compile_flags;
 mod declaration;
 mod error;
