@@ -210,6 +210,10 @@ impl Tests {
 
     /// Writes `$OUT_DIR/tso-tests.json` and prints `cargo:rerun-if-changed` for
     /// the declared files and directories. Call from `build.rs`.
+    ///
+    /// As with any `rerun-if-changed`, cargo then stops re-running the build script
+    /// on every change in the package: also emit it for the library's own sources
+    /// (the `cc` crate does not).
     pub fn emit(&self) -> Result<PathBuf, Error> {
         emit_all([self])
     }
