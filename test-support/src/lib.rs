@@ -1,1 +1,36 @@
-//! test-support: declare C/C++ TSO tests from build.rs.
+//! test-support: declare C/C++ tests for `cargo tso test` from a build script.
+//!
+//! A build script declares test files with [`Tests`] (optionally handing over the
+//! crate's `cc::Build` so the tests are compiled exactly like the library); this
+//! writes `$OUT_DIR/tso-tests.json`, a [`Manifest`], and compiles nothing. Test
+//! files include `tso.h` ([`TSO_H`], found in [`include_dir`]) and mark tests with
+//! `TSO_TEST(name)`; the checker finds them by their function names, which
+//! [`parse_test_symbol`] decodes.
+
+// The build-script example shows a whole `build.rs`, `fn main` included.
+#![allow(clippy::needless_doctest_main)]
+
+mod compile_flags;
+mod declaration;
+mod error;
+mod manifest;
+mod test_symbol;
+
+use std::path::PathBuf;
+
+pub use compile_flags::CompileSettings;
+pub use declaration::{emit_all, FileOptions, Tests};
+pub use error::Error;
+pub use manifest::{Define, Language, Manifest, TestFile, FORMAT_VERSION, MANIFEST_FILE_NAME};
+pub use test_symbol::{
+    parse_test_symbol, Expectation, FailureKind, TestSymbol, UnknownFailureKind, ANY_KIND,
+    IGNORE_PREFIX, SHOULD_FAIL_PREFIX, TEST_PREFIX,
+};
+
+/// The text of `tso.h`, for tools that write it out themselves.
+pub const TSO_H: &str = include_str!("../include/tso.h");
+
+/// The directory holding `tso.h` (inside this crate's sources).
+pub fn include_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("include")
+}

@@ -1,0 +1,266 @@
+//! The manifest a build script writes to `$OUT_DIR/tso-tests.json` and `cargo tso`
+//! reads: which C/C++ test files a package has and how to compile each one.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+
+/// File name of the manifest inside the build script's `OUT_DIR`.
+pub const MANIFEST_FILE_NAME: &str = "tso-tests.json";
+
+/// Version written into every manifest. Bumped on incompatible changes; readers
+/// reject other versions instead of guessing.
+pub const FORMAT_VERSION: u32 = 1;
+
+/// All TSO tests of one package.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// Always [`FORMAT_VERSION`] when written by this crate.
+    pub format_version: u32,
+    /// The package name (`CARGO_PKG_NAME`).
+    pub package: String,
+    /// Absolute path of the package directory (`CARGO_MANIFEST_DIR`).
+    pub manifest_dir: PathBuf,
+    /// The C/C++ compiler cc chose for the library, for information only: the tool
+    /// compiles with its own clang, using the flags recorded per test.
+    #[serde(default)]
+    pub compiler: Option<PathBuf>,
+    /// One entry per test file, in declaration order.
+    pub tests: Vec<TestFile>,
+}
+
+/// One C or C++ test file (a translation unit holding `TSO_TEST`s) and how to compile it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestFile {
+    /// Absolute path of the test file.
+    pub path: PathBuf,
+    /// Source language.
+    pub language: Language,
+    /// Language standard without `-std=`, e.g. `c11`, `c++17`.
+    pub std: Option<String>,
+    /// Include directories in search order, absolute. Ends with test-support's own
+    /// include directory, so `#include <tso.h>` works.
+    pub include_dirs: Vec<PathBuf>,
+    /// Preprocessor definitions in command-line order (later ones win).
+    pub defines: Vec<Define>,
+    /// Other compiler flags that change the meaning of the program (`-f...`, `-m...`,
+    /// `-U...`, `-include FILE`, `-isystem DIR`), in order. Optimisation, debug and
+    /// warning flags are not recorded: the tool chooses those itself.
+    pub flags: Vec<String>,
+    /// Further translation units (absolute paths, e.g. the library's own C files) to
+    /// compile with the same settings and link with the test before checking.
+    #[serde(default)]
+    pub sources: Vec<PathBuf>,
+}
+
+/// Source language of a test file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Language {
+    #[serde(rename = "c")]
+    C,
+    #[serde(rename = "c++")]
+    Cxx,
+}
+
+/// A preprocessor definition: `-DNAME` or `-DNAME=VALUE`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Define {
+    pub name: String,
+    pub value: Option<String>,
+}
+
+impl Manifest {
+    /// Reads and checks a manifest written by [`crate::Tests::emit`].
+    pub fn read(path: impl AsRef<Path>) -> Result<Manifest, Error> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_json(&text, path)
+    }
+
+    /// Parses manifest text; `origin` only names the source in errors.
+    pub fn from_json(text: &str, origin: &Path) -> Result<Manifest, Error> {
+        // Look at the version first so an incompatible manifest is reported as
+        // such rather than as whatever field happens to differ.
+        #[derive(Deserialize)]
+        struct VersionOnly {
+            format_version: u32,
+        }
+        let json_error = |source| Error::Json {
+            path: origin.to_path_buf(),
+            source,
+        };
+        let version: VersionOnly = serde_json::from_str(text).map_err(json_error)?;
+        if version.format_version != FORMAT_VERSION {
+            return Err(Error::UnsupportedVersion {
+                path: origin.to_path_buf(),
+                found: version.format_version,
+                expected: FORMAT_VERSION,
+            });
+        }
+        serde_json::from_str(text).map_err(json_error)
+    }
+
+    /// The manifest as pretty JSON, ending in a newline.
+    pub fn to_json(&self) -> String {
+        // Serialising these plain structs cannot fail (string keys, no maps of
+        // non-string keys); fall back to an empty object rather than panic.
+        let mut text = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".to_owned());
+        text.push('\n');
+        text
+    }
+
+    /// Writes the manifest to `path`, leaving the file untouched when its content is
+    /// already the same (so its mtime does not trigger rebuilds).
+    pub fn write(&self, path: impl AsRef<Path>) -> Result<(), Error> {
+        let path = path.as_ref();
+        let text = self.to_json();
+        if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+            return Ok(());
+        }
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    }
+}
+
+impl Language {
+    /// The language a file's extension says: `.c` is C; `.cc`, `.cpp`, `.cxx`,
+    /// `.c++` and `.C` are C++.
+    pub fn from_path(path: &Path) -> Option<Language> {
+        match path.extension()?.to_str()? {
+            "c" => Some(Language::C),
+            "cc" | "cpp" | "cxx" | "c++" | "C" => Some(Language::Cxx),
+            _ => None,
+        }
+    }
+
+    /// Whether a `-std=` value belongs to this language (`c++17`/`gnu++17` are C++).
+    pub fn accepts_std(self, std: &str) -> bool {
+        let is_cxx_std = std.contains("++");
+        match self {
+            Language::C => !is_cxx_std,
+            Language::Cxx => is_cxx_std,
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Language::C => "c",
+            Language::Cxx => "c++",
+        })
+    }
+}
+
+impl Define {
+    pub fn new(name: impl Into<String>, value: Option<impl Into<String>>) -> Define {
+        Define {
+            name: name.into(),
+            value: value.map(Into::into),
+        }
+    }
+
+    /// Parses the text after `-D`: `NAME` or `NAME=VALUE`.
+    pub fn parse(text: &str) -> Define {
+        match text.split_once('=') {
+            Some((name, value)) => Define::new(name, Some(value)),
+            None => Define::new(text, None::<String>),
+        }
+    }
+
+    /// The definition as a compiler argument, `-DNAME[=VALUE]`.
+    pub fn to_arg(&self) -> String {
+        match &self.value {
+            Some(value) => format!("-D{}={}", self.name, value),
+            None => format!("-D{}", self.name),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Manifest {
+        Manifest {
+            format_version: FORMAT_VERSION,
+            package: "demo".into(),
+            manifest_dir: "/src/demo".into(),
+            compiler: Some("cc".into()),
+            tests: vec![TestFile {
+                path: "/src/demo/tso-tests/a.cpp".into(),
+                language: Language::Cxx,
+                std: Some("c++17".into()),
+                include_dirs: vec!["/src/demo/include".into()],
+                defines: vec![Define::parse("N=3"), Define::parse("FAST")],
+                flags: vec!["-fno-exceptions".into()],
+                sources: vec!["/src/demo/csrc/lib.cpp".into()],
+            }],
+        }
+    }
+
+    #[test]
+    fn json_round_trip_keeps_every_field() {
+        let manifest = sample();
+        let back = Manifest::from_json(&manifest.to_json(), Path::new("x")).unwrap();
+        assert_eq!(back, manifest);
+    }
+
+    #[test]
+    fn language_is_written_as_c_or_cxx() {
+        let json = sample().to_json();
+        assert!(json.contains(r#""language": "c++""#), "{json}");
+    }
+
+    #[test]
+    fn other_format_version_is_rejected() {
+        let json = sample().to_json().replace(
+            &format!("\"format_version\": {FORMAT_VERSION}"),
+            "\"format_version\": 99",
+        );
+        let err = Manifest::from_json(&json, Path::new("m.json")).unwrap_err();
+        assert!(matches!(err, Error::UnsupportedVersion { found: 99, .. }), "{err}");
+    }
+
+    #[test]
+    fn malformed_json_is_an_error() {
+        let err = Manifest::from_json("{\"format_version\": 1}", Path::new("m")).unwrap_err();
+        assert!(matches!(err, Error::Json { .. }), "{err}");
+    }
+
+    #[test]
+    fn define_parse_and_print() {
+        assert_eq!(Define::parse("A=b=c").value.as_deref(), Some("b=c"));
+        assert_eq!(Define::parse("A").value, None);
+        assert_eq!(Define::parse("A=1").to_arg(), "-DA=1");
+        assert_eq!(Define::parse("A").to_arg(), "-DA");
+    }
+
+    #[test]
+    fn language_from_extension_and_std() {
+        assert_eq!(Language::from_path(Path::new("x.c")), Some(Language::C));
+        assert_eq!(Language::from_path(Path::new("x.cpp")), Some(Language::Cxx));
+        assert_eq!(Language::from_path(Path::new("x.h")), None);
+        assert!(Language::Cxx.accepts_std("gnu++17"));
+        assert!(!Language::C.accepts_std("c++17"));
+        assert!(Language::C.accepts_std("c11"));
+    }
+
+    #[test]
+    fn write_then_read() {
+        let dir = std::env::temp_dir().join(format!("tso-manifest-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(MANIFEST_FILE_NAME);
+        sample().write(&path).unwrap();
+        assert_eq!(Manifest::read(&path).unwrap(), sample());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

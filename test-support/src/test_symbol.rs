@@ -1,0 +1,261 @@
+//! The function names `tso.h` gives tests, and their parsing. The checker finds
+//! tests by scanning a module's function names; these are the only encoding of a
+//! test's name and expected outcome.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Prefix of an ordinary test: `__tso_test__<name>`.
+pub const TEST_PREFIX: &str = "__tso_test__";
+/// Prefix of an expected failure: `__tso_test_should_fail__<kind>__<name>`.
+pub const SHOULD_FAIL_PREFIX: &str = "__tso_test_should_fail__";
+/// Prefix of an ignored test: `__tso_test_ignore__<name>`.
+pub const IGNORE_PREFIX: &str = "__tso_test_ignore__";
+/// The kind in a should-fail symbol meaning "any failure".
+pub const ANY_KIND: &str = "any";
+
+/// A test found in a compiled test file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TestSymbol {
+    /// The name given to `TSO_TEST*(name)`.
+    pub name: String,
+    /// What the test is expected to do.
+    pub expectation: Expectation,
+    /// Declared with `TSO_TEST_IGNORE`: listed, not run unless asked for.
+    pub ignored: bool,
+}
+
+/// Expected outcome of a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Expectation {
+    /// No error may be reachable.
+    ShouldPass,
+    /// Some error must be reachable; `Some(kind)` requires that kind.
+    ShouldFail(Option<FailureKind>),
+}
+
+/// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureKind {
+    Assertion,
+    Abort,
+    Deadlock,
+    OutOfBounds,
+    UseAfterFree,
+    DoubleFree,
+    InvalidFree,
+    NullDereference,
+    DivisionByZero,
+    PthreadMisuse,
+    StackOverflow,
+    NonTerminating,
+    ExitStatus,
+}
+
+impl FailureKind {
+    /// Every kind, in the order `tso.h` lists them.
+    pub const ALL: [FailureKind; 13] = [
+        FailureKind::Assertion,
+        FailureKind::Abort,
+        FailureKind::Deadlock,
+        FailureKind::OutOfBounds,
+        FailureKind::UseAfterFree,
+        FailureKind::DoubleFree,
+        FailureKind::InvalidFree,
+        FailureKind::NullDereference,
+        FailureKind::DivisionByZero,
+        FailureKind::PthreadMisuse,
+        FailureKind::StackOverflow,
+        FailureKind::NonTerminating,
+        FailureKind::ExitStatus,
+    ];
+
+    /// The spelling in symbols and in `tso.h`: `out_of_bounds`.
+    pub fn symbol_name(self) -> &'static str {
+        match self {
+            FailureKind::Assertion => "assertion",
+            FailureKind::Abort => "abort",
+            FailureKind::Deadlock => "deadlock",
+            FailureKind::OutOfBounds => "out_of_bounds",
+            FailureKind::UseAfterFree => "use_after_free",
+            FailureKind::DoubleFree => "double_free",
+            FailureKind::InvalidFree => "invalid_free",
+            FailureKind::NullDereference => "null_dereference",
+            FailureKind::DivisionByZero => "division_by_zero",
+            FailureKind::PthreadMisuse => "pthread_misuse",
+            FailureKind::StackOverflow => "stack_overflow",
+            FailureKind::NonTerminating => "non_terminating",
+            FailureKind::ExitStatus => "exit_status",
+        }
+    }
+
+    /// The spelling in reports and JSON: `out-of-bounds`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Assertion => "assertion",
+            FailureKind::Abort => "abort",
+            FailureKind::Deadlock => "deadlock",
+            FailureKind::OutOfBounds => "out-of-bounds",
+            FailureKind::UseAfterFree => "use-after-free",
+            FailureKind::DoubleFree => "double-free",
+            FailureKind::InvalidFree => "invalid-free",
+            FailureKind::NullDereference => "null-dereference",
+            FailureKind::DivisionByZero => "division-by-zero",
+            FailureKind::PthreadMisuse => "pthread-misuse",
+            FailureKind::StackOverflow => "stack-overflow",
+            FailureKind::NonTerminating => "non-terminating",
+            FailureKind::ExitStatus => "exit-status",
+        }
+    }
+}
+
+impl fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A string that names no failure kind.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown failure kind `{0}`")]
+pub struct UnknownFailureKind(pub String);
+
+impl FromStr for FailureKind {
+    type Err = UnknownFailureKind;
+
+    /// Accepts both spellings, `out_of_bounds` and `out-of-bounds`.
+    fn from_str(text: &str) -> Result<FailureKind, UnknownFailureKind> {
+        let symbol_form = text.replace('-', "_");
+        FailureKind::ALL
+            .into_iter()
+            .find(|kind| kind.symbol_name() == symbol_form)
+            .ok_or_else(|| UnknownFailureKind(text.to_owned()))
+    }
+}
+
+impl TestSymbol {
+    /// The function name `tso.h` gives this test (inverse of [`parse_test_symbol`]).
+    pub fn symbol(&self) -> String {
+        if self.ignored {
+            return format!("{IGNORE_PREFIX}{}", self.name);
+        }
+        match self.expectation {
+            Expectation::ShouldPass => format!("{TEST_PREFIX}{}", self.name),
+            Expectation::ShouldFail(kind) => {
+                let kind = kind.map_or(ANY_KIND, FailureKind::symbol_name);
+                format!("{SHOULD_FAIL_PREFIX}{kind}__{}", self.name)
+            }
+        }
+    }
+}
+
+/// Recognises a test function by its name; `None` for any other function
+/// (including a should-fail symbol with an unknown kind, which `tso.h` rejects at
+/// compile time, and names that are not C identifiers).
+pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
+    let (name, expectation, ignored) = if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_PREFIX) {
+        let (kind, name) = rest.split_once("__")?;
+        // Only the underscore spelling is valid inside a symbol.
+        let kind = if kind == ANY_KIND {
+            None
+        } else {
+            Some(FailureKind::ALL.into_iter().find(|k| k.symbol_name() == kind)?)
+        };
+        (name, Expectation::ShouldFail(kind), false)
+    } else if let Some(name) = sym.strip_prefix(IGNORE_PREFIX) {
+        (name, Expectation::ShouldPass, true)
+    } else if let Some(name) = sym.strip_prefix(TEST_PREFIX) {
+        (name, Expectation::ShouldPass, false)
+    } else {
+        return None;
+    };
+    if !is_identifier_tail(name) {
+        return None;
+    }
+    Some(TestSymbol {
+        name: name.to_owned(),
+        expectation,
+        ignored,
+    })
+}
+
+/// A test name pasted after a prefix: non-empty, only identifier characters.
+fn is_identifier_tail(name: &str) -> bool {
+    !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ordinary_test() {
+        let t = parse_test_symbol("__tso_test__fifo_order").unwrap();
+        assert_eq!(t.name, "fifo_order");
+        assert_eq!(t.expectation, Expectation::ShouldPass);
+        assert!(!t.ignored);
+    }
+
+    #[test]
+    fn should_fail_any() {
+        let t = parse_test_symbol("__tso_test_should_fail__any__race").unwrap();
+        assert_eq!(t.name, "race");
+        assert_eq!(t.expectation, Expectation::ShouldFail(None));
+    }
+
+    #[test]
+    fn should_fail_with_multiword_kind_and_name() {
+        let t = parse_test_symbol("__tso_test_should_fail__use_after_free__free__twice").unwrap();
+        assert_eq!(t.name, "free__twice");
+        assert_eq!(
+            t.expectation,
+            Expectation::ShouldFail(Some(FailureKind::UseAfterFree))
+        );
+    }
+
+    #[test]
+    fn ignored_test() {
+        let t = parse_test_symbol("__tso_test_ignore__slow").unwrap();
+        assert_eq!(t.name, "slow");
+        assert!(t.ignored);
+    }
+
+    #[test]
+    fn non_tests_and_malformed_names_are_rejected() {
+        for sym in [
+            "main",
+            "tso_choose",
+            "__tso_test__",
+            "__tso_test_should_fail__any",
+            "__tso_test_should_fail__any__",
+            "__tso_test_should_fail__bogus__x",
+            "__tso_test_should_fail__out-of-bounds__x",
+            "__tso_test_ignore__",
+            "__tso_test__a.b",
+            "_Z12__tso_test__xv",
+        ] {
+            assert_eq!(parse_test_symbol(sym), None, "{sym}");
+        }
+    }
+
+    #[test]
+    fn every_kind_round_trips_through_its_symbol() {
+        for kind in FailureKind::ALL {
+            let test = TestSymbol {
+                name: "t".into(),
+                expectation: Expectation::ShouldFail(Some(kind)),
+                ignored: false,
+            };
+            assert_eq!(parse_test_symbol(&test.symbol()), Some(test));
+            assert_eq!(kind.as_str().parse::<FailureKind>(), Ok(kind));
+            assert_eq!(kind.as_str(), kind.symbol_name().replace('_', "-"));
+        }
+    }
+
+    #[test]
+    fn ordinary_test_named_like_a_prefix_stays_ordinary() {
+        let t = parse_test_symbol("__tso_test__should_fail__any__x").unwrap();
+        assert_eq!(t.name, "should_fail__any__x");
+        assert_eq!(t.expectation, Expectation::ShouldPass);
+    }
+}
