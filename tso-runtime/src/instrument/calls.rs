@@ -4,6 +4,7 @@
 use inkwell::values::{AsValueRef, BasicValueEnum, InstructionOpcode, InstructionValue};
 
 use super::escape::Locals;
+use super::frame;
 use super::llvm;
 use super::memory_ops::{self, MemIntrinsic};
 use super::rewriter::Rewriter;
@@ -78,7 +79,11 @@ pub fn rewrite_call<'ctx>(
             _ => return Err(rw.unsupported(call, format!("`{name}` without a pointer argument"))),
         }
     }
-    fence_after(rw, call)?;
+    // Nothing may sit between a `musttail` call and its `ret`: the callee's own
+    // synchronisation and the caller's caller cover it.
+    if !frame::is_musttail(call) {
+        fence_after(rw, call)?;
+    }
     rw.stats.external_calls += 1;
     Ok(())
 }
@@ -146,7 +151,7 @@ fn asm_effect(text: &str) -> AsmEffect {
         return AsmEffect::FullFence;
     }
     let mut fences = false;
-    for piece in lower.split(|c| c == ';' || c == '\n').map(str::trim) {
+    for piece in lower.split([';', '\n']).map(str::trim) {
         match piece {
             "" | "pause" | "nop" | "rep" | "rep nop" => {}
             "lfence" | "sfence" => fences = true,

@@ -40,7 +40,7 @@ pub fn evict_before_return<'ctx>(
     Ok(())
 }
 
-fn is_musttail(inst: InstructionValue<'_>) -> bool {
+pub fn is_musttail(inst: InstructionValue<'_>) -> bool {
     inst.get_opcode() == InstructionOpcode::Call
         && matches!(inst.get_tail_call_kind(), Ok(kind) if kind == inkwell::values::LLVMTailCallKind::LLVMTailCallKindMustTail)
 }

@@ -43,6 +43,16 @@
 //! Loads straight from a constant global (string literals, `const` tables) stay plain:
 //! nothing can ever store to them. Every inserted instruction carries the `!dbg`
 //! location of the instruction it replaces or accompanies.
+//!
+//! **Known gaps** (each is an [`InstrumentError::Unsupported`] unless noted):
+//! 16-byte `atomicrmw`/`cmpxchg` (the ABI has no bytes form); masked/VP memory
+//! intrinsics and scalable vectors; non-zero address spaces; `callbr` to a library
+//! function; inline asm other than the forms above. Silently approximated: indirect
+//! calls get no fences; a `musttail` library call gets no fence after it; an alloca
+//! that does not dominate a `ret` (a VLA on one path) is not evicted there, and one in
+//! a loop is evicted once (its last instance); `llvm.stackrestore` is ignored. The
+//! runtime must accept `__tso_evict` of null and of an already evicted or dead object
+//! (a slot is evicted at `lifetime.end` and again at `ret`).
 
 mod atomics;
 mod calls;
