@@ -89,3 +89,31 @@ fn lifetime_end_of_an_escaping_slot_evicts_it_at_o2() {
         assert_eq!(operand(evict, 0), operand(end, 1));
     }
 }
+
+#[test]
+fn assorted_real_world_constructs_instrument_and_verify() {
+    for opt in ["-O0", "-O1", "-O2", "-O3"] {
+        for static_locals in [true, false] {
+            let ctx = Context::create();
+            let module = load_fixture(&ctx, "assorted.c", opt);
+            let stats = instrument_module(&module, &InstrumentOptions { static_locals }).expect("instrument");
+            module.verify().expect("verifies");
+            assert_eq!(shared_plain_accesses(&module), Vec::<String>::new(), "{opt}");
+            assert!(stats.cmpxchgs >= 1 && stats.rmws >= 2, "{opt}: {stats:?}");
+            if !static_locals {
+                // Only the pass's own temporaries may still be accessed plainly.
+                let plain_locals: Vec<String> = all_instructions(&module)
+                    .into_iter()
+                    .filter_map(|(f, i)| match i.get_opcode() {
+                        InstructionOpcode::Load => Some((f, i, operand(i, 0))),
+                        InstructionOpcode::Store => Some((f, i, operand(i, 1))),
+                        _ => None,
+                    })
+                    .filter(|(_, _, ptr)| alloca_name(*ptr).is_some_and(|n| !n.starts_with("tso.tmp")))
+                    .map(|(f, i, _)| format!("{f}: {i}"))
+                    .collect();
+                assert_eq!(plain_locals, Vec::<String>::new(), "{opt}");
+            }
+        }
+    }
+}
