@@ -12,13 +12,33 @@ pub const ACCESS_WIDTHS: [u32; 4] = [8, 16, 32, 64];
 pub const PREFIX: &str = "__tso_";
 
 /// `iN __tso_load_N(ptr addr)`, indexed like [`ACCESS_WIDTHS`].
-pub const LOAD: [&str; 4] = ["__tso_load_8", "__tso_load_16", "__tso_load_32", "__tso_load_64"];
+pub const LOAD: [&str; 4] = [
+    "__tso_load_8",
+    "__tso_load_16",
+    "__tso_load_32",
+    "__tso_load_64",
+];
 /// `void __tso_store_N(ptr addr, iN value)`.
-pub const STORE: [&str; 4] = ["__tso_store_8", "__tso_store_16", "__tso_store_32", "__tso_store_64"];
+pub const STORE: [&str; 4] = [
+    "__tso_store_8",
+    "__tso_store_16",
+    "__tso_store_32",
+    "__tso_store_64",
+];
 /// `iN __tso_rmw_N(ptr addr, iN operand, i32 op)`: locked RMW, returns the old value.
-pub const RMW: [&str; 4] = ["__tso_rmw_8", "__tso_rmw_16", "__tso_rmw_32", "__tso_rmw_64"];
+pub const RMW: [&str; 4] = [
+    "__tso_rmw_8",
+    "__tso_rmw_16",
+    "__tso_rmw_32",
+    "__tso_rmw_64",
+];
 /// `iN __tso_cmpxchg_N(ptr addr, iN expected, iN desired)`: locked CAS, returns the old value.
-pub const CMPXCHG: [&str; 4] = ["__tso_cmpxchg_8", "__tso_cmpxchg_16", "__tso_cmpxchg_32", "__tso_cmpxchg_64"];
+pub const CMPXCHG: [&str; 4] = [
+    "__tso_cmpxchg_8",
+    "__tso_cmpxchg_16",
+    "__tso_cmpxchg_32",
+    "__tso_cmpxchg_64",
+];
 /// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n)`.
 pub const LOAD_BYTES: &str = "__tso_load_bytes";
 /// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n)`.
@@ -112,7 +132,11 @@ impl RmwOp {
     /// that is not 32 or 64 (the pass never emits one) or an unsupported width.
     pub fn apply(self, bits: u32, old: u64, operand: u64) -> Option<u64> {
         width_index(bits)?;
-        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
         let (old, operand) = (old & mask, operand & mask);
         let shift = 64 - bits;
         let signed = |v: u64| ((v << shift) as i64) >> shift;
@@ -124,13 +148,39 @@ impl RmwOp {
             RmwOp::Nand => !(old & operand),
             RmwOp::Or => old | operand,
             RmwOp::Xor => old ^ operand,
-            RmwOp::Max => if signed(old) >= signed(operand) { old } else { operand },
-            RmwOp::Min => if signed(old) <= signed(operand) { old } else { operand },
+            RmwOp::Max => {
+                if signed(old) >= signed(operand) {
+                    old
+                } else {
+                    operand
+                }
+            }
+            RmwOp::Min => {
+                if signed(old) <= signed(operand) {
+                    old
+                } else {
+                    operand
+                }
+            }
             RmwOp::UMax => old.max(operand),
             RmwOp::UMin => old.min(operand),
-            RmwOp::UIncWrap => if old >= operand { 0 } else { old + 1 },
-            RmwOp::UDecWrap => if old == 0 || old > operand { operand } else { old - 1 },
-            RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin => return float_apply(self, bits, old, operand),
+            RmwOp::UIncWrap => {
+                if old >= operand {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            RmwOp::UDecWrap => {
+                if old == 0 || old > operand {
+                    operand
+                } else {
+                    old - 1
+                }
+            }
+            RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin => {
+                return float_apply(self, bits, old, operand)
+            }
         };
         Some(new & mask)
     }
@@ -178,7 +228,10 @@ mod tests {
             RmwOp::UDecWrap.code(),
             inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUDecWrap as u32
         );
-        assert_eq!(RmwOp::FMin.code(), inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFMin as u32);
+        assert_eq!(
+            RmwOp::FMin.code(),
+            inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFMin as u32
+        );
     }
 
     #[test]

@@ -31,7 +31,10 @@ fn musttail_stays_next_to_its_return() {
     let f = function(&module, "musttail_caller");
     let tail = calls_to(f, "ext_tail");
     assert_eq!(tail.len(), 1);
-    assert_eq!(tail[0].get_next_instruction().map(|i| i.get_opcode()), Some(InstructionOpcode::Return));
+    assert_eq!(
+        tail[0].get_next_instruction().map(|i| i.get_opcode()),
+        Some(InstructionOpcode::Return)
+    );
     assert_eq!(prev_call(tail[0]).as_deref(), Some("__tso_evict"));
 }
 
@@ -43,7 +46,10 @@ fn invoke_is_fenced_before_and_in_its_normal_destination() {
     let invoke = calls_to(f, "ext");
     assert_eq!(invoke.len(), 1);
     assert_eq!(prev_call(invoke[0]).as_deref(), Some("__tso_fence"));
-    let ok = f.get_basic_block_iter().find(|bb| bb.get_name().to_str() == Ok("ok")).expect("ok block");
+    let ok = f
+        .get_basic_block_iter()
+        .find(|bb| bb.get_name().to_str() == Ok("ok"))
+        .expect("ok block");
     let first = ok.get_first_instruction().expect("first");
     assert_eq!(callee_name(first).as_deref(), Some("__tso_fence"));
 }
@@ -59,7 +65,8 @@ fn indirect_calls_are_left_alone() {
 fn a_clashing_runtime_declaration_is_reported() {
     let ctx = Context::create();
     let ir = "declare i32 @__tso_fence()\ndefine void @f() {\n  fence seq_cst\n  ret void\n}\n";
-    let buffer = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "clash");
+    let buffer =
+        inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "clash");
     let module = ctx.create_module_from_ir(buffer).expect("parse");
     match instrument_module(&module, &InstrumentOptions::default()) {
         Err(tso_runtime::instrument::InstrumentError::ConflictingDeclaration { name, .. }) => {

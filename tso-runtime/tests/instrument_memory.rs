@@ -15,10 +15,17 @@ fn every_shared_access_becomes_a_runtime_call_at_o0_and_o2() {
     for opt in ["-O0", "-O2"] {
         let ctx = Context::create();
         let module = load_fixture(&ctx, FIXTURE, opt);
-        assert!(!shared_plain_accesses(&module).is_empty(), "fixture has shared accesses");
+        assert!(
+            !shared_plain_accesses(&module).is_empty(),
+            "fixture has shared accesses"
+        );
         let stats = instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
         module.verify().expect("instrumented module verifies");
-        assert_eq!(shared_plain_accesses(&module), Vec::<String>::new(), "{opt}");
+        assert_eq!(
+            shared_plain_accesses(&module),
+            Vec::<String>::new(),
+            "{opt}"
+        );
         assert!(stats.loads > 0 && stats.stores > 0, "{opt}: {stats:?}");
     }
 }
@@ -29,7 +36,12 @@ fn each_scalar_width_and_kind_uses_its_function() {
     let module = load_fixture(&ctx, FIXTURE, "-O0");
     instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
     let main = function(&module, "main");
-    for name in ["__tso_store_8", "__tso_store_16", "__tso_store_32", "__tso_store_64"] {
+    for name in [
+        "__tso_store_8",
+        "__tso_store_16",
+        "__tso_store_32",
+        "__tso_store_64",
+    ] {
         assert!(!calls_to(main, name).is_empty(), "{name} missing");
     }
     // g_float = 1.5f: the constant is bitcast to i32 (folded: 1.5f == 0x3fc00000).
@@ -46,10 +58,22 @@ fn each_scalar_width_and_kind_uses_its_function() {
         .count();
     assert!(inttoptr >= 1);
     // long double (10 bytes) and __int128 (16 bytes) use the byte forms.
-    let sizes: Vec<u64> = calls_to(main, "__tso_store_bytes").iter().filter_map(|c| const_operand(*c, 2)).collect();
-    assert!(sizes.contains(&10) && sizes.contains(&16), "store_bytes sizes {sizes:?}");
-    let sizes: Vec<u64> = calls_to(main, "__tso_load_bytes").iter().filter_map(|c| const_operand(*c, 2)).collect();
-    assert!(sizes.contains(&10) && sizes.contains(&16), "load_bytes sizes {sizes:?}");
+    let sizes: Vec<u64> = calls_to(main, "__tso_store_bytes")
+        .iter()
+        .filter_map(|c| const_operand(*c, 2))
+        .collect();
+    assert!(
+        sizes.contains(&10) && sizes.contains(&16),
+        "store_bytes sizes {sizes:?}"
+    );
+    let sizes: Vec<u64> = calls_to(main, "__tso_load_bytes")
+        .iter()
+        .filter_map(|c| const_operand(*c, 2))
+        .collect();
+    assert!(
+        sizes.contains(&10) && sizes.contains(&16),
+        "load_bytes sizes {sizes:?}"
+    );
     // memset/memcpy intrinsics (and the struct copies) become __tso_memset/__tso_memcpy.
     assert_eq!(calls_to(main, "__tso_memset").len(), 1);
     assert!(calls_to(main, "__tso_memcpy").len() >= 2);
@@ -65,17 +89,32 @@ fn static_locals_stay_plain_unless_disabled() {
     let ctx = Context::create();
     let module = load_fixture(&ctx, FIXTURE, "-O0");
     let stats = instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
-    assert!(stats.static_locals > 0 && stats.static_local_accesses > 0, "{stats:?}");
+    assert!(
+        stats.static_locals > 0 && stats.static_local_accesses > 0,
+        "{stats:?}"
+    );
     let main = function(&module, "main");
     let plain_counter = instructions(main)
         .into_iter()
-        .filter(|i| matches!(i.get_opcode(), InstructionOpcode::Load | InstructionOpcode::Store))
         .filter(|i| {
-            let ptr = if i.get_opcode() == InstructionOpcode::Load { operand(*i, 0) } else { operand(*i, 1) };
+            matches!(
+                i.get_opcode(),
+                InstructionOpcode::Load | InstructionOpcode::Store
+            )
+        })
+        .filter(|i| {
+            let ptr = if i.get_opcode() == InstructionOpcode::Load {
+                operand(*i, 0)
+            } else {
+                operand(*i, 1)
+            };
             alloca_name(ptr).as_deref() == Some("counter")
         })
         .count();
-    assert!(plain_counter >= 2, "plain accesses to `counter`: {plain_counter}");
+    assert!(
+        plain_counter >= 2,
+        "plain accesses to `counter`: {plain_counter}"
+    );
     // `escaping` is published, so its accesses go through the runtime.
     let escaping_calls = module_calls(&module, "__tso_")
         .into_iter()
@@ -85,7 +124,13 @@ fn static_locals_stay_plain_unless_disabled() {
 
     let ctx = Context::create();
     let module = load_fixture(&ctx, FIXTURE, "-O0");
-    let stats = instrument_module(&module, &InstrumentOptions { static_locals: false }).expect("instrument");
+    let stats = instrument_module(
+        &module,
+        &InstrumentOptions {
+            static_locals: false,
+        },
+    )
+    .expect("instrument");
     assert_eq!((stats.static_locals, stats.static_local_accesses), (0, 0));
     let counter_calls = module_calls(&module, "__tso_")
         .into_iter()
@@ -103,21 +148,35 @@ fn released_memory_is_evicted_first() {
     for releasing in ["free", "realloc"] {
         let call = calls_to(main, releasing);
         assert_eq!(call.len(), 1);
-        assert_eq!(prev_call(call[0]).as_deref(), Some("__tso_evict"), "{releasing}");
+        assert_eq!(
+            prev_call(call[0]).as_deref(),
+            Some("__tso_evict"),
+            "{releasing}"
+        );
         let evict = call[0].get_previous_instruction().expect("evict");
-        assert_eq!(operand(evict, 0), operand(call[0], 0), "evicts the released pointer");
+        assert_eq!(
+            operand(evict, 0),
+            operand(call[0], 0),
+            "evicts the released pointer"
+        );
         assert_eq!(prev_call(evict).as_deref(), Some("__tso_fence"));
         assert_eq!(next_call(call[0]).as_deref(), Some("__tso_fence"));
     }
     // Before `ret`: the escaping alloca is evicted, the static local is not.
-    let ret = instructions(main).into_iter().find(|i| i.get_opcode() == InstructionOpcode::Return).expect("ret");
+    let ret = instructions(main)
+        .into_iter()
+        .find(|i| i.get_opcode() == InstructionOpcode::Return)
+        .expect("ret");
     let mut evicted = Vec::new();
     let mut cursor = ret.get_previous_instruction();
     while let Some(inst) = cursor.filter(|i| callee_name(*i).as_deref() == Some("__tso_evict")) {
         evicted.push(alloca_name(operand(inst, 0)).unwrap_or_default());
         cursor = inst.get_previous_instruction();
     }
-    assert!(evicted.contains(&"escaping".to_string()), "evicted before ret: {evicted:?}");
+    assert!(
+        evicted.contains(&"escaping".to_string()),
+        "evicted before ret: {evicted:?}"
+    );
     assert!(!evicted.contains(&"counter".to_string()));
 }
 
@@ -130,8 +189,16 @@ fn library_calls_are_fenced_and_local_calls_are_not() {
     for external in ["pthread_create", "pthread_join", "malloc"] {
         let call = calls_to(main, external);
         assert_eq!(call.len(), 1, "{external}");
-        assert_eq!(prev_call(call[0]).as_deref(), Some("__tso_fence"), "{external}");
-        assert_eq!(next_call(call[0]).as_deref(), Some("__tso_fence"), "{external}");
+        assert_eq!(
+            prev_call(call[0]).as_deref(),
+            Some("__tso_fence"),
+            "{external}"
+        );
+        assert_eq!(
+            next_call(call[0]).as_deref(),
+            Some("__tso_fence"),
+            "{external}"
+        );
     }
     let publish = calls_to(main, "publish");
     assert_eq!(publish.len(), 1);
@@ -184,5 +251,7 @@ fn inserted_calls_carry_the_source_location() {
     assert_eq!(debug_line(evict), Some(marker_line(FIXTURE, "free")));
     let worker = function(&module, "worker");
     let heap_line = marker_line(FIXTURE, "heap-store");
-    assert!(calls_to(worker, "__tso_store_32").iter().any(|c| debug_line(*c) == Some(heap_line)));
+    assert!(calls_to(worker, "__tso_store_32")
+        .iter()
+        .any(|c| debug_line(*c) == Some(heap_line)));
 }

@@ -12,12 +12,16 @@ use super::scalar::{self, Carrier};
 use super::InstrumentError;
 use crate::abi::RmwOp;
 
-pub fn rewrite_rmw<'ctx>(rw: &mut Rewriter<'_, 'ctx>, rmw: InstructionValue<'ctx>) -> Result<(), InstrumentError> {
+pub fn rewrite_rmw<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    rmw: InstructionValue<'ctx>,
+) -> Result<(), InstrumentError> {
     let address = scalar::address_operand(rw, rmw, 0)?;
     let operand = scalar::value_operand(rw, rmw, 1)?;
     // SAFETY: `rmw` is a live atomicrmw instruction.
     let raw_op = unsafe { LLVMGetAtomicRMWBinOp(rmw.as_value_ref()) } as u32;
-    let op = RmwOp::from_code(raw_op).ok_or_else(|| rw.unsupported(rmw, format!("atomicrmw operation #{raw_op}")))?;
+    let op = RmwOp::from_code(raw_op)
+        .ok_or_else(|| rw.unsupported(rmw, format!("atomicrmw operation #{raw_op}")))?;
     let ty = operand.get_type();
     if op.is_float() && !matches!(ty, BasicTypeEnum::FloatType(_)) {
         return Err(rw.unsupported(rmw, format!("atomicrmw {op:?} on {ty}")));
@@ -28,7 +32,11 @@ pub fn rewrite_rmw<'ctx>(rw: &mut Rewriter<'_, 'ctx>, rmw: InstructionValue<'ctx
     }
     rw.at(rmw);
     let carried = scalar::to_int(rw, operand, int)?;
-    let code = rw.module.get_context().i32_type().const_int(u64::from(op.code()), false);
+    let code = rw
+        .module
+        .get_context()
+        .i32_type()
+        .const_int(u64::from(op.code()), false);
     let callee = rw.tso.rmw(width)?;
     let old = rw.call_value(callee, &[address.into(), carried.into(), code.into()])?;
     let old = scalar::from_int(rw, old, ty)?;
@@ -37,7 +45,10 @@ pub fn rewrite_rmw<'ctx>(rw: &mut Rewriter<'_, 'ctx>, rmw: InstructionValue<'ctx
     Ok(())
 }
 
-pub fn rewrite_cmpxchg<'ctx>(rw: &mut Rewriter<'_, 'ctx>, cas: InstructionValue<'ctx>) -> Result<(), InstrumentError> {
+pub fn rewrite_cmpxchg<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    cas: InstructionValue<'ctx>,
+) -> Result<(), InstrumentError> {
     let address = scalar::address_operand(rw, cas, 0)?;
     let expected = scalar::value_operand(rw, cas, 1)?;
     let desired = scalar::value_operand(rw, cas, 2)?;
@@ -50,11 +61,19 @@ pub fn rewrite_cmpxchg<'ctx>(rw: &mut Rewriter<'_, 'ctx>, cas: InstructionValue<
     let expected_int = scalar::to_int(rw, expected, int)?;
     let desired_int = scalar::to_int(rw, desired, int)?;
     let callee = rw.tso.cmpxchg(width)?;
-    let old_int = rw.call_value(callee, &[address.into(), expected_int.into(), desired_int.into()])?;
+    let old_int = rw.call_value(
+        callee,
+        &[address.into(), expected_int.into(), desired_int.into()],
+    )?;
     // x86 `lock cmpxchg` never fails spuriously, so a weak cmpxchg is a strong one.
     let success = rw
         .builder
-        .build_int_compare(IntPredicate::EQ, old_int.into_int_value(), expected_int.into_int_value(), "")
+        .build_int_compare(
+            IntPredicate::EQ,
+            old_int.into_int_value(),
+            expected_int.into_int_value(),
+            "",
+        )
         .map_err(|e| rw.builder_error(e))?;
     let old = scalar::from_int(rw, old_int, ty)?;
     let with_old = rw
@@ -80,13 +99,19 @@ fn locked_carrier<'ctx>(
         Carrier::Int { width, int, .. } => Ok((width, int)),
         Carrier::Bytes { size } => Err(rw.unsupported(
             inst,
-            format!("locked operation on {size} bytes ({ty}); the runtime has 1/2/4/8-byte forms only"),
+            format!(
+                "locked operation on {size} bytes ({ty}); the runtime has 1/2/4/8-byte forms only"
+            ),
         )),
     }
 }
 
-pub fn rewrite_fence<'ctx>(rw: &mut Rewriter<'_, 'ctx>, fence: InstructionValue<'ctx>) -> Result<(), InstrumentError> {
-    let seq_cst = llvm::ordering(fence) == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+pub fn rewrite_fence<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    fence: InstructionValue<'ctx>,
+) -> Result<(), InstrumentError> {
+    let seq_cst =
+        llvm::ordering(fence) == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
     // A single-thread fence only orders against signal handlers in the same thread;
     // acquire/release/acq_rel fences compile to nothing on x86.
     if seq_cst && !llvm::is_single_thread(fence) {

@@ -89,7 +89,10 @@ pub fn rewrite_call<'ctx>(
 }
 
 /// `__tso_fence()` after a call; for an invoke, at the top of its normal destination.
-fn fence_after<'ctx>(rw: &mut Rewriter<'_, 'ctx>, call: InstructionValue<'ctx>) -> Result<(), InstrumentError> {
+fn fence_after<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    call: InstructionValue<'ctx>,
+) -> Result<(), InstrumentError> {
     if call.get_opcode() == InstructionOpcode::Invoke {
         let normal = call
             .get_operands()
@@ -119,7 +122,9 @@ fn rewrite_intrinsic<'ctx>(
     }
     if name.starts_with("llvm.lifetime.end.") {
         // The slot's memory is dead until a later lifetime.start: no delayed store may land in it.
-        if let Some(BasicValueEnum::PointerValue(ptr)) = call.get_operand(1).and_then(|op| op.value()) {
+        if let Some(BasicValueEnum::PointerValue(ptr)) =
+            call.get_operand(1).and_then(|op| op.value())
+        {
             if locals.is_instrumented_alloca(ptr.as_value_ref()) {
                 rw.at(call);
                 rw.evict(ptr)?;
@@ -127,7 +132,10 @@ fn rewrite_intrinsic<'ctx>(
         }
         return Ok(());
     }
-    if UNSUPPORTED_MEMORY_INTRINSICS.iter().any(|p| name.starts_with(p)) {
+    if UNSUPPORTED_MEMORY_INTRINSICS
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
         return Err(rw.unsupported(call, format!("memory intrinsic `{name}`")));
     }
     Ok(())
@@ -165,12 +173,18 @@ fn asm_effect(text: &str) -> AsmEffect {
     }
 }
 
-fn rewrite_asm<'ctx>(rw: &mut Rewriter<'_, 'ctx>, call: InstructionValue<'ctx>, text: &str) -> Result<(), InstrumentError> {
+fn rewrite_asm<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    call: InstructionValue<'ctx>,
+    text: &str,
+) -> Result<(), InstrumentError> {
     let effect = asm_effect(text);
     let has_result = !call.get_type().is_void_type();
     match effect {
         AsmEffect::Harmless => Ok(()),
-        AsmEffect::FullFence | AsmEffect::NoOpFence if has_result || call.get_opcode() != InstructionOpcode::Call => {
+        AsmEffect::FullFence | AsmEffect::NoOpFence
+            if has_result || call.get_opcode() != InstructionOpcode::Call =>
+        {
             Err(rw.unsupported(call, format!("inline asm with outputs: {text:?}")))
         }
         AsmEffect::FullFence => {

@@ -18,7 +18,11 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         Ok(TsoFunctions { module })
     }
 
-    fn get(&self, name: &str, ty: FunctionType<'ctx>) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    fn get(
+        &self,
+        name: &str,
+        ty: FunctionType<'ctx>,
+    ) -> Result<FunctionValue<'ctx>, InstrumentError> {
         match self.module.get_function(name) {
             Some(f) if f.get_type() == ty => Ok(f),
             Some(f) => Err(InstrumentError::ConflictingDeclaration {
@@ -34,7 +38,10 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
     }
 
     fn ptr(&self) -> BasicMetadataTypeEnum<'ctx> {
-        self.module.get_context().ptr_type(AddressSpace::default()).into()
+        self.module
+            .get_context()
+            .ptr_type(AddressSpace::default())
+            .into()
     }
 
     fn int(&self, bits: u32) -> BasicMetadataTypeEnum<'ctx> {
@@ -55,21 +62,33 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
     pub fn rmw(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let bits = abi::ACCESS_WIDTHS[width];
         let int = carrier_int(self.module, bits);
-        self.get(abi::RMW[width], int.fn_type(&[self.ptr(), self.int(bits), self.int(32)], false))
+        self.get(
+            abi::RMW[width],
+            int.fn_type(&[self.ptr(), self.int(bits), self.int(32)], false),
+        )
     }
 
     pub fn cmpxchg(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let bits = abi::ACCESS_WIDTHS[width];
         let int = carrier_int(self.module, bits);
-        self.get(abi::CMPXCHG[width], int.fn_type(&[self.ptr(), self.int(bits), self.int(bits)], false))
+        self.get(
+            abi::CMPXCHG[width],
+            int.fn_type(&[self.ptr(), self.int(bits), self.int(bits)], false),
+        )
     }
 
     pub fn load_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
-        self.get(abi::LOAD_BYTES, self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]))
+        self.get(
+            abi::LOAD_BYTES,
+            self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
+        )
     }
 
     pub fn store_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
-        self.get(abi::STORE_BYTES, self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]))
+        self.get(
+            abi::STORE_BYTES,
+            self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
+        )
     }
 
     pub fn fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
@@ -77,15 +96,24 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
     }
 
     pub fn memcpy(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
-        self.get(abi::MEMCPY, self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]))
+        self.get(
+            abi::MEMCPY,
+            self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
+        )
     }
 
     pub fn memmove(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
-        self.get(abi::MEMMOVE, self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]))
+        self.get(
+            abi::MEMMOVE,
+            self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
+        )
     }
 
     pub fn memset(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
-        self.get(abi::MEMSET, self.void_fn(&[self.ptr(), self.int(8), self.int(64)]))
+        self.get(
+            abi::MEMSET,
+            self.void_fn(&[self.ptr(), self.int(8), self.int(64)]),
+        )
     }
 
     pub fn evict(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {

@@ -25,19 +25,28 @@ impl<'ctx> Locals<'ctx> {
 
     /// Whether `ptr` is an instrumented alloca of this function.
     pub fn is_instrumented_alloca(&self, ptr: LLVMValueRef) -> bool {
-        self.escaping_allocas.iter().any(|a| a.as_value_ref() == ptr)
+        self.escaping_allocas
+            .iter()
+            .any(|a| a.as_value_ref() == ptr)
     }
 }
 
 /// Classify every alloca of `function`. With `enabled == false` every alloca escapes.
 pub fn analyse<'ctx>(function: FunctionValue<'ctx>, enabled: bool) -> Locals<'ctx> {
-    let mut locals = Locals { static_addresses: HashSet::new(), escaping_allocas: Vec::new(), static_allocas: 0 };
+    let mut locals = Locals {
+        static_addresses: HashSet::new(),
+        escaping_allocas: Vec::new(),
+        static_allocas: 0,
+    };
     let allocas = function
         .get_basic_block_iter()
         .flat_map(|bb| bb.get_instructions())
         .filter(|i| i.get_opcode() == InstructionOpcode::Alloca);
     for alloca in allocas {
-        match enabled.then(|| derived_addresses(alloca.as_value_ref())).flatten() {
+        match enabled
+            .then(|| derived_addresses(alloca.as_value_ref()))
+            .flatten()
+        {
             Some(addresses) => {
                 locals.static_addresses.extend(addresses);
                 locals.static_allocas += 1;
@@ -76,12 +85,15 @@ enum UseKind {
 fn use_kind(user: LLVMValueRef, address: LLVMValueRef) -> UseKind {
     // SAFETY: `user` is a live instruction using `address`.
     let inst = unsafe { InstructionValue::new(user) };
-    let others_are_not = |from: u32| (from..llvm::num_operands(user)).all(|i| llvm::operand(user, i) != address);
+    let others_are_not =
+        |from: u32| (from..llvm::num_operands(user)).all(|i| llvm::operand(user, i) != address);
     match inst.get_opcode() {
         InstructionOpcode::Load => UseKind::Access,
         // Storing the address itself (operand 0) publishes it.
         InstructionOpcode::Store if llvm::operand(user, 0) != address => UseKind::Access,
-        InstructionOpcode::GetElementPtr if llvm::operand(user, 0) == address && others_are_not(1) => {
+        InstructionOpcode::GetElementPtr
+            if llvm::operand(user, 0) == address && others_are_not(1) =>
+        {
             UseKind::Derived
         }
         InstructionOpcode::Call => match llvm::called_function(inst) {

@@ -26,13 +26,16 @@ pub fn evict_before_return<'ctx>(
         return Ok(());
     };
     for &alloca in &locals.escaping_allocas {
-        let Some(alloca_block) = alloca.get_parent() else { continue };
+        let Some(alloca_block) = alloca.get_parent() else {
+            continue;
+        };
         // An alloca in a block that does not dominate this return (a VLA on another
         // path) is not reachable by name here; see "Known gaps" in the module docs.
         if !dominates(rw, alloca_block, ret_block) {
             continue;
         }
-        let ptr = PointerValue::try_from(alloca).map_err(|_| rw.unsupported(alloca, "alloca is not a pointer"))?;
+        let ptr = PointerValue::try_from(alloca)
+            .map_err(|_| rw.unsupported(alloca, "alloca is not a pointer"))?;
         rw.at(anchor);
         rw.take_location_of(ret);
         rw.evict(ptr)?;
@@ -46,8 +49,14 @@ pub fn is_musttail(inst: InstructionValue<'_>) -> bool {
 }
 
 /// `block` dominates `target` iff `target` cannot be reached from the entry without `block`.
-fn dominates<'ctx>(rw: &Rewriter<'_, 'ctx>, block: BasicBlock<'ctx>, target: BasicBlock<'ctx>) -> bool {
-    let Some(entry) = rw.function.get_first_basic_block() else { return false };
+fn dominates<'ctx>(
+    rw: &Rewriter<'_, 'ctx>,
+    block: BasicBlock<'ctx>,
+    target: BasicBlock<'ctx>,
+) -> bool {
+    let Some(entry) = rw.function.get_first_basic_block() else {
+        return false;
+    };
     if block == entry || block == target {
         return true;
     }
@@ -68,6 +77,10 @@ fn dominates<'ctx>(rw: &Rewriter<'_, 'ctx>, block: BasicBlock<'ctx>, target: Bas
 
 fn successors(bb: BasicBlock<'_>) -> Vec<BasicBlock<'_>> {
     bb.get_terminator()
-        .map(|t| t.get_operands().filter_map(|op| op.and_then(|op| op.block())).collect())
+        .map(|t| {
+            t.get_operands()
+                .filter_map(|op| op.and_then(|op| op.block()))
+                .collect()
+        })
         .unwrap_or_default()
 }

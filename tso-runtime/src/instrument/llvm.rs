@@ -114,7 +114,11 @@ pub fn location_text(inst: InstructionValue<'_>) -> String {
         let line = di::LLVMDILocationGetLine(loc);
         let col = di::LLVMDILocationGetColumn(loc);
         let scope = di::LLVMDILocationGetScope(loc);
-        let file = if scope.is_null() { std::ptr::null_mut() } else { di::LLVMDIScopeGetFile(scope) };
+        let file = if scope.is_null() {
+            std::ptr::null_mut()
+        } else {
+            di::LLVMDIScopeGetFile(scope)
+        };
         let name = if file.is_null() {
             String::from("?")
         } else {

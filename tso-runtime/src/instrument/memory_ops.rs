@@ -24,7 +24,8 @@ pub fn rewrite_load<'ctx>(
         rw.stats.constant_loads += 1;
         return Ok(());
     }
-    let ty = BasicTypeEnum::try_from(load.get_type()).map_err(|_| rw.unsupported(load, "load of a non-first-class type"))?;
+    let ty = BasicTypeEnum::try_from(load.get_type())
+        .map_err(|_| rw.unsupported(load, "load of a non-first-class type"))?;
     let value = match scalar::carrier_of(rw, ty).map_err(|what| rw.unsupported(load, what))? {
         Carrier::Int { width, ty, .. } => {
             rw.at(load);
@@ -39,7 +40,9 @@ pub fn rewrite_load<'ctx>(
             let n = rw.module.get_context().i64_type().const_int(size, false);
             rw.call_void(callee, &[temp.into(), address.into(), n.into()])?;
             rw.stats.byte_accesses += 1;
-            rw.builder.build_load(ty, temp, "").map_err(|e| rw.builder_error(e))?
+            rw.builder
+                .build_load(ty, temp, "")
+                .map_err(|e| rw.builder_error(e))?
         }
     };
     rw.replace(load, value);
@@ -58,7 +61,8 @@ pub fn rewrite_store<'ctx>(
         return Ok(());
     }
     let value = scalar::value_operand(rw, store, 0)?;
-    let seq_cst = llvm::ordering(store) == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+    let seq_cst =
+        llvm::ordering(store) == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
     match scalar::carrier_of(rw, value.get_type()).map_err(|what| rw.unsupported(store, what))? {
         Carrier::Int { width, int, .. } => {
             rw.at(store);
@@ -69,7 +73,9 @@ pub fn rewrite_store<'ctx>(
         Carrier::Bytes { size } => {
             let temp = rw.temp(value.get_type())?;
             rw.at(store);
-            rw.builder.build_store(temp, value).map_err(|e| rw.builder_error(e))?;
+            rw.builder
+                .build_store(temp, value)
+                .map_err(|e| rw.builder_error(e))?;
             let callee = rw.tso.store_bytes()?;
             let n = rw.module.get_context().i64_type().const_int(size, false);
             rw.call_void(callee, &[address.into(), temp.into(), n.into()])?;
@@ -125,8 +131,14 @@ pub fn rewrite_mem_intrinsic<'ctx>(
     let i64_type = rw.module.get_context().i64_type();
     let len = match len.get_type().get_bit_width() {
         64 => len,
-        w if w < 64 => rw.builder.build_int_z_extend(len, i64_type, "").map_err(|e| rw.builder_error(e))?,
-        _ => rw.builder.build_int_truncate(len, i64_type, "").map_err(|e| rw.builder_error(e))?,
+        w if w < 64 => rw
+            .builder
+            .build_int_z_extend(len, i64_type, "")
+            .map_err(|e| rw.builder_error(e))?,
+        _ => rw
+            .builder
+            .build_int_truncate(len, i64_type, "")
+            .map_err(|e| rw.builder_error(e))?,
     };
     let callee = match kind {
         MemIntrinsic::Copy => rw.tso.memcpy()?,

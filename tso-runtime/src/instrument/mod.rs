@@ -80,7 +80,9 @@ pub struct InstrumentOptions {
 
 impl Default for InstrumentOptions {
     fn default() -> Self {
-        InstrumentOptions { static_locals: true }
+        InstrumentOptions {
+            static_locals: true,
+        }
     }
 }
 
@@ -119,7 +121,11 @@ pub struct InstrumentStats {
 #[derive(Debug, Error)]
 pub enum InstrumentError {
     #[error("unsupported construct in function `{function}` at {location}: {what}")]
-    Unsupported { function: String, location: String, what: String },
+    Unsupported {
+        function: String,
+        location: String,
+        what: String,
+    },
     #[error("the module already declares `{name}` with a different type: {found}")]
     ConflictingDeclaration { name: String, found: String },
     #[error("LLVM builder failed in function `{function}`: {message}")]
@@ -129,7 +135,10 @@ pub enum InstrumentError {
 }
 
 /// Rewrites `module` in place (see the module documentation), then verifies it.
-pub fn instrument_module(module: &Module<'_>, opts: &InstrumentOptions) -> Result<InstrumentStats, InstrumentError> {
+pub fn instrument_module(
+    module: &Module<'_>,
+    opts: &InstrumentOptions,
+) -> Result<InstrumentStats, InstrumentError> {
     let tso = TsoFunctions::new(module)?;
     let mut stats = InstrumentStats::default();
     let functions: Vec<FunctionValue<'_>> = module

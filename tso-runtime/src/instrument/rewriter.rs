@@ -9,7 +9,8 @@ use inkwell::module::Module;
 use inkwell::targets::TargetData;
 use inkwell::types::{AsTypeRef, BasicTypeEnum};
 use inkwell::values::{
-    AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue, InstructionValue, PointerValue,
+    AsValueRef, BasicMetadataValueEnum, BasicValueEnum, FunctionValue, InstructionValue,
+    PointerValue,
 };
 
 use super::declare::TsoFunctions;
@@ -73,7 +74,11 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         }
     }
 
-    pub fn unsupported(&self, inst: InstructionValue<'ctx>, what: impl Into<String>) -> InstrumentError {
+    pub fn unsupported(
+        &self,
+        inst: InstructionValue<'ctx>,
+        what: impl Into<String>,
+    ) -> InstrumentError {
         InstrumentError::Unsupported {
             function: self.function_name(),
             location: llvm::location_text(inst),
@@ -82,7 +87,10 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
     }
 
     pub fn builder_error(&self, err: BuilderError) -> InstrumentError {
-        InstrumentError::Builder { function: self.function_name(), message: err.to_string() }
+        InstrumentError::Builder {
+            function: self.function_name(),
+            message: err.to_string(),
+        }
     }
 
     /// Call a runtime function returning void at the current position.
@@ -91,7 +99,9 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         callee: FunctionValue<'ctx>,
         args: &[BasicMetadataValueEnum<'ctx>],
     ) -> Result<(), InstrumentError> {
-        self.builder.build_call(callee, args, "").map_err(|e| self.builder_error(e))?;
+        self.builder
+            .build_call(callee, args, "")
+            .map_err(|e| self.builder_error(e))?;
         Ok(())
     }
 
@@ -101,11 +111,16 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         callee: FunctionValue<'ctx>,
         args: &[BasicMetadataValueEnum<'ctx>],
     ) -> Result<BasicValueEnum<'ctx>, InstrumentError> {
-        let site = self.builder.build_call(callee, args, "").map_err(|e| self.builder_error(e))?;
-        site.try_as_basic_value().basic().ok_or_else(|| InstrumentError::Builder {
-            function: self.function_name(),
-            message: "runtime function unexpectedly returns void".to_string(),
-        })
+        let site = self
+            .builder
+            .build_call(callee, args, "")
+            .map_err(|e| self.builder_error(e))?;
+        site.try_as_basic_value()
+            .basic()
+            .ok_or_else(|| InstrumentError::Builder {
+                function: self.function_name(),
+                message: "runtime function unexpectedly returns void".to_string(),
+            })
     }
 
     /// `__tso_fence()` at the current position.
@@ -140,7 +155,10 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
             })?;
         self.builder.position_before(&first);
         self.builder.unset_current_debug_location();
-        let ptr = self.builder.build_alloca(ty, "tso.tmp").map_err(|e| self.builder_error(e))?;
+        let ptr = self
+            .builder
+            .build_alloca(ty, "tso.tmp")
+            .map_err(|e| self.builder_error(e))?;
         self.temps.insert(ty.as_type_ref(), ptr);
         Ok(ptr)
     }

@@ -13,13 +13,20 @@ use crate::abi;
 #[derive(Debug, Clone, Copy)]
 pub enum Carrier<'ctx> {
     /// Passed as `iN` (`width` indexes [`abi::ACCESS_WIDTHS`]).
-    Int { width: usize, int: IntType<'ctx>, ty: BasicTypeEnum<'ctx> },
+    Int {
+        width: usize,
+        int: IntType<'ctx>,
+        ty: BasicTypeEnum<'ctx>,
+    },
     /// Passed as `size` bytes through a temporary.
     Bytes { size: u64 },
 }
 
 /// Choose the carrier of `ty`; `Err` names the type for an unsupported-construct error.
-pub fn carrier_of<'ctx>(rw: &Rewriter<'_, 'ctx>, ty: BasicTypeEnum<'ctx>) -> Result<Carrier<'ctx>, String> {
+pub fn carrier_of<'ctx>(
+    rw: &Rewriter<'_, 'ctx>,
+    ty: BasicTypeEnum<'ctx>,
+) -> Result<Carrier<'ctx>, String> {
     if let BasicTypeEnum::ScalableVectorType(_) = ty {
         return Err(format!("scalable vector access of type {ty}"));
     }
@@ -46,7 +53,9 @@ pub fn to_int<'ctx>(
 ) -> Result<BasicValueEnum<'ctx>, InstrumentError> {
     let b = &rw.builder;
     let out = match value {
-        BasicValueEnum::IntValue(v) if v.get_type().get_bit_width() == int.get_bit_width() => Ok(value),
+        BasicValueEnum::IntValue(v) if v.get_type().get_bit_width() == int.get_bit_width() => {
+            Ok(value)
+        }
         BasicValueEnum::IntValue(v) => b.build_int_z_extend(v, int, "").map(Into::into),
         BasicValueEnum::PointerValue(v) => b.build_ptr_to_int(v, int, "").map(Into::into),
         BasicValueEnum::FloatValue(v) => b.build_bit_cast(v, int, ""),
@@ -66,7 +75,9 @@ pub fn from_int<'ctx>(
         return Err(builder_mismatch(rw, carried));
     };
     let out = match ty {
-        BasicTypeEnum::IntType(t) if t.get_bit_width() == v.get_type().get_bit_width() => Ok(carried),
+        BasicTypeEnum::IntType(t) if t.get_bit_width() == v.get_type().get_bit_width() => {
+            Ok(carried)
+        }
         BasicTypeEnum::IntType(t) => b.build_int_truncate(v, t, "").map(Into::into),
         BasicTypeEnum::PointerType(t) => b.build_int_to_ptr(v, t, "").map(Into::into),
         BasicTypeEnum::FloatType(t) => b.build_bit_cast(v, t, ""),
@@ -89,8 +100,14 @@ pub fn address_operand<'ctx>(
     index: u32,
 ) -> Result<inkwell::values::PointerValue<'ctx>, InstrumentError> {
     match inst.get_operand(index).and_then(|op| op.value()) {
-        Some(BasicValueEnum::PointerValue(p)) if p.get_type().get_address_space() == Default::default() => Ok(p),
-        Some(BasicValueEnum::PointerValue(_)) => Err(rw.unsupported(inst, "access through a non-default address space")),
+        Some(BasicValueEnum::PointerValue(p))
+            if p.get_type().get_address_space() == Default::default() =>
+        {
+            Ok(p)
+        }
+        Some(BasicValueEnum::PointerValue(_)) => {
+            Err(rw.unsupported(inst, "access through a non-default address space"))
+        }
         _ => Err(rw.unsupported(inst, "memory access without a scalar pointer operand")),
     }
 }

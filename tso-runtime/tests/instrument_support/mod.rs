@@ -13,7 +13,9 @@ use inkwell::module::Module;
 use inkwell::values::{AsValueRef, FunctionValue, InstructionOpcode, InstructionValue};
 
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
 }
 
 fn out_dir() -> PathBuf {
@@ -30,9 +32,16 @@ pub fn compile(name: &str, opt: &str) -> PathBuf {
     if cxx {
         cmd.args(["-std=c++17", "-fno-exceptions"]);
     }
-    cmd.args(["-c", "-emit-llvm", "-g", opt, "-fno-discard-value-names", "-o"])
-        .arg(&out)
-        .arg(fixture(name));
+    cmd.args([
+        "-c",
+        "-emit-llvm",
+        "-g",
+        opt,
+        "-fno-discard-value-names",
+        "-o",
+    ])
+    .arg(&out)
+    .arg(fixture(name));
     let status = cmd.status().expect("clang-19/clang++-19 must be installed");
     assert!(status.success(), "compiling {name} {opt} failed");
     out
@@ -49,15 +58,20 @@ pub fn load_fixture<'ctx>(ctx: &'ctx Context, name: &str, opt: &str) -> Module<'
 /// Parse a textual `.ll` fixture.
 pub fn parse_ll<'ctx>(ctx: &'ctx Context, name: &str) -> Module<'ctx> {
     let buffer = MemoryBuffer::create_from_file(&fixture(name)).expect("read .ll fixture");
-    ctx.create_module_from_ir(buffer).expect("parse .ll fixture")
+    ctx.create_module_from_ir(buffer)
+        .expect("parse .ll fixture")
 }
 
 pub fn function<'ctx>(module: &Module<'ctx>, name: &str) -> FunctionValue<'ctx> {
-    module.get_function(name).unwrap_or_else(|| panic!("no function {name}"))
+    module
+        .get_function(name)
+        .unwrap_or_else(|| panic!("no function {name}"))
 }
 
 pub fn instructions<'ctx>(f: FunctionValue<'ctx>) -> Vec<InstructionValue<'ctx>> {
-    f.get_basic_block_iter().flat_map(|bb| bb.get_instructions()).collect()
+    f.get_basic_block_iter()
+        .flat_map(|bb| bb.get_instructions())
+        .collect()
 }
 
 pub fn all_instructions<'ctx>(module: &Module<'ctx>) -> Vec<(String, InstructionValue<'ctx>)> {
@@ -72,7 +86,10 @@ pub fn all_instructions<'ctx>(module: &Module<'ctx>) -> Vec<(String, Instruction
 
 /// Name of the directly called function of a call instruction.
 pub fn callee_name(inst: InstructionValue<'_>) -> Option<String> {
-    if !matches!(inst.get_opcode(), InstructionOpcode::Call | InstructionOpcode::Invoke) {
+    if !matches!(
+        inst.get_opcode(),
+        InstructionOpcode::Call | InstructionOpcode::Invoke
+    ) {
         return None;
     }
     // SAFETY: `inst` is a live call.
@@ -96,11 +113,17 @@ pub fn value_name(value: inkwell::llvm_sys::prelude::LLVMValueRef) -> String {
 
 /// Calls in `f` to functions named `name` (exact).
 pub fn calls_to<'ctx>(f: FunctionValue<'ctx>, name: &str) -> Vec<InstructionValue<'ctx>> {
-    instructions(f).into_iter().filter(|i| callee_name(*i).as_deref() == Some(name)).collect()
+    instructions(f)
+        .into_iter()
+        .filter(|i| callee_name(*i).as_deref() == Some(name))
+        .collect()
 }
 
 /// Calls anywhere in the module to functions whose name starts with `prefix`.
-pub fn module_calls<'ctx>(module: &Module<'ctx>, prefix: &str) -> Vec<(String, InstructionValue<'ctx>)> {
+pub fn module_calls<'ctx>(
+    module: &Module<'ctx>,
+    prefix: &str,
+) -> Vec<(String, InstructionValue<'ctx>)> {
     all_instructions(module)
         .into_iter()
         .filter(|(_, i)| callee_name(*i).is_some_and(|n| n.starts_with(prefix)))
@@ -135,7 +158,8 @@ pub fn is_private_or_constant(mut ptr: inkwell::llvm_sys::prelude::LLVMValueRef)
             if !c::LLVMIsAAllocaInst(ptr).is_null() {
                 return true;
             }
-            if !c::LLVMIsAGetElementPtrInst(ptr).is_null() || !c::LLVMIsAConstantExpr(ptr).is_null() {
+            if !c::LLVMIsAGetElementPtrInst(ptr).is_null() || !c::LLVMIsAConstantExpr(ptr).is_null()
+            {
                 ptr = c::LLVMGetOperand(ptr, 0);
                 continue;
             }
@@ -183,7 +207,10 @@ pub fn debug_line(inst: InstructionValue<'_>) -> Option<u32> {
 pub fn marker_line(fixture_name: &str, marker: &str) -> u32 {
     let text = std::fs::read_to_string(fixture(fixture_name)).expect("read fixture");
     let needle = format!("MARK:{marker}");
-    let index = text.lines().position(|l| l.contains(&needle)).expect("marker present");
+    let index = text
+        .lines()
+        .position(|l| l.contains(&needle))
+        .expect("marker present");
     index as u32 + 1
 }
 
