@@ -1,1 +1,4 @@
 //! tso-runtime: the x86-TSO store-buffer encoding.
+
+pub mod abi;
+pub mod instrument;

@@ -1,0 +1,269 @@
+//! The `__tso_*` ABI: the contract between the instrumentation pass (which emits calls)
+//! and the store-buffer runtime (which implements them as engine natives).
+//!
+//! Pointers are 64-bit engine pointers; `N` (the access width in bits) is one of
+//! [`ACCESS_WIDTHS`]. Every function runs atomically in the engine.
+
+/// Access widths (bits) that have dedicated `__tso_load_N`/`__tso_store_N`/`__tso_rmw_N`/
+/// `__tso_cmpxchg_N` functions. Anything else goes through the `_bytes` variants.
+pub const ACCESS_WIDTHS: [u32; 4] = [8, 16, 32, 64];
+
+/// Prefix shared by every runtime function; the pass never instruments calls to these.
+pub const PREFIX: &str = "__tso_";
+
+/// `iN __tso_load_N(ptr addr)`, indexed like [`ACCESS_WIDTHS`].
+pub const LOAD: [&str; 4] = [
+    "__tso_load_8",
+    "__tso_load_16",
+    "__tso_load_32",
+    "__tso_load_64",
+];
+/// `void __tso_store_N(ptr addr, iN value)`.
+pub const STORE: [&str; 4] = [
+    "__tso_store_8",
+    "__tso_store_16",
+    "__tso_store_32",
+    "__tso_store_64",
+];
+/// `iN __tso_rmw_N(ptr addr, iN operand, i32 op)`: locked RMW, returns the old value.
+pub const RMW: [&str; 4] = [
+    "__tso_rmw_8",
+    "__tso_rmw_16",
+    "__tso_rmw_32",
+    "__tso_rmw_64",
+];
+/// `iN __tso_cmpxchg_N(ptr addr, iN expected, iN desired)`: locked CAS, returns the old value.
+pub const CMPXCHG: [&str; 4] = [
+    "__tso_cmpxchg_8",
+    "__tso_cmpxchg_16",
+    "__tso_cmpxchg_32",
+    "__tso_cmpxchg_64",
+];
+/// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n)`.
+pub const LOAD_BYTES: &str = "__tso_load_bytes";
+/// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n)`.
+pub const STORE_BYTES: &str = "__tso_store_bytes";
+/// `void __tso_fence(void)`: mfence, drains the executing thread's buffer.
+pub const FENCE: &str = "__tso_fence";
+/// `void __tso_memcpy(ptr dst, ptr src, i64 n)`.
+pub const MEMCPY: &str = "__tso_memcpy";
+/// `void __tso_memmove(ptr dst, ptr src, i64 n)`.
+pub const MEMMOVE: &str = "__tso_memmove";
+/// `void __tso_memset(ptr dst, i8 val, i64 n)`.
+pub const MEMSET: &str = "__tso_memset";
+/// `void __tso_evict(ptr p)`: the object containing `p` is about to be released
+/// (`p` may be null, e.g. `free(NULL)` or `realloc(NULL, n)`: then it is a no-op).
+pub const EVICT: &str = "__tso_evict";
+/// `void __tso_thread_exit(void)`: called by the engine (not the pass) at thread end.
+pub const THREAD_EXIT: &str = "__tso_thread_exit";
+
+/// Index of `bits` in [`ACCESS_WIDTHS`], if it has dedicated functions.
+pub fn width_index(bits: u32) -> Option<usize> {
+    ACCESS_WIDTHS.iter().position(|&w| w == bits)
+}
+
+/// Access width (bits) encoded in a sized function name such as `__tso_rmw_32`.
+pub fn width_of(name: &str) -> Option<u32> {
+    let (_, digits) = name.rsplit_once('_')?;
+    let bits: u32 = digits.parse().ok()?;
+    width_index(bits).map(|_| bits)
+}
+
+/// Operation code passed as the `i32 op` argument of `__tso_rmw_N`.
+/// The numbering equals LLVM's `LLVMAtomicRMWBinOp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum RmwOp {
+    Xchg = 0,
+    Add = 1,
+    Sub = 2,
+    And = 3,
+    Nand = 4,
+    Or = 5,
+    Xor = 6,
+    Max = 7,
+    Min = 8,
+    UMax = 9,
+    UMin = 10,
+    FAdd = 11,
+    FSub = 12,
+    FMax = 13,
+    FMin = 14,
+    UIncWrap = 15,
+    UDecWrap = 16,
+}
+
+impl RmwOp {
+    pub const ALL: [RmwOp; 17] = [
+        RmwOp::Xchg,
+        RmwOp::Add,
+        RmwOp::Sub,
+        RmwOp::And,
+        RmwOp::Nand,
+        RmwOp::Or,
+        RmwOp::Xor,
+        RmwOp::Max,
+        RmwOp::Min,
+        RmwOp::UMax,
+        RmwOp::UMin,
+        RmwOp::FAdd,
+        RmwOp::FSub,
+        RmwOp::FMax,
+        RmwOp::FMin,
+        RmwOp::UIncWrap,
+        RmwOp::UDecWrap,
+    ];
+
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    pub fn from_code(code: u32) -> Option<RmwOp> {
+        RmwOp::ALL.get(code as usize).copied()
+    }
+
+    /// Whether the operands are floating-point bit patterns (f32 for N=32, f64 for N=64).
+    pub fn is_float(self) -> bool {
+        matches!(self, RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin)
+    }
+
+    /// The new memory value for `old op operand` at width `bits` (8, 16, 32 or 64);
+    /// inputs and result are the low `bits` bits. `None` for a float op at a width
+    /// that is not 32 or 64 (the pass never emits one) or an unsupported width.
+    pub fn apply(self, bits: u32, old: u64, operand: u64) -> Option<u64> {
+        width_index(bits)?;
+        let mask = if bits == 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let (old, operand) = (old & mask, operand & mask);
+        let shift = 64 - bits;
+        let signed = |v: u64| ((v << shift) as i64) >> shift;
+        let new = match self {
+            RmwOp::Xchg => operand,
+            RmwOp::Add => old.wrapping_add(operand),
+            RmwOp::Sub => old.wrapping_sub(operand),
+            RmwOp::And => old & operand,
+            RmwOp::Nand => !(old & operand),
+            RmwOp::Or => old | operand,
+            RmwOp::Xor => old ^ operand,
+            RmwOp::Max => {
+                if signed(old) >= signed(operand) {
+                    old
+                } else {
+                    operand
+                }
+            }
+            RmwOp::Min => {
+                if signed(old) <= signed(operand) {
+                    old
+                } else {
+                    operand
+                }
+            }
+            RmwOp::UMax => old.max(operand),
+            RmwOp::UMin => old.min(operand),
+            RmwOp::UIncWrap => {
+                if old >= operand {
+                    0
+                } else {
+                    old + 1
+                }
+            }
+            RmwOp::UDecWrap => {
+                if old == 0 || old > operand {
+                    operand
+                } else {
+                    old - 1
+                }
+            }
+            RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin => {
+                return float_apply(self, bits, old, operand)
+            }
+        };
+        Some(new & mask)
+    }
+}
+
+fn float_apply(op: RmwOp, bits: u32, old: u64, operand: u64) -> Option<u64> {
+    // LLVM's fmax/fmin follow llvm.maxnum/minnum (IEEE maxNum: a NaN operand loses).
+    match bits {
+        32 => {
+            let (a, b) = (f32::from_bits(old as u32), f32::from_bits(operand as u32));
+            let r = match op {
+                RmwOp::FAdd => a + b,
+                RmwOp::FSub => a - b,
+                RmwOp::FMax => a.max(b),
+                _ => a.min(b),
+            };
+            Some(u64::from(r.to_bits()))
+        }
+        64 => {
+            let (a, b) = (f64::from_bits(old), f64::from_bits(operand));
+            let r = match op {
+                RmwOp::FAdd => a + b,
+                RmwOp::FSub => a - b,
+                RmwOp::FMax => a.max(b),
+                _ => a.min(b),
+            };
+            Some(r.to_bits())
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_match_llvm_numbering() {
+        for (i, op) in RmwOp::ALL.iter().enumerate() {
+            assert_eq!(op.code() as usize, i);
+            assert_eq!(RmwOp::from_code(i as u32), Some(*op));
+        }
+        assert_eq!(RmwOp::from_code(17), None);
+        assert_eq!(
+            RmwOp::UDecWrap.code(),
+            inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpUDecWrap as u32
+        );
+        assert_eq!(
+            RmwOp::FMin.code(),
+            inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFMin as u32
+        );
+    }
+
+    #[test]
+    fn names_carry_their_width() {
+        for (i, bits) in ACCESS_WIDTHS.iter().enumerate() {
+            assert_eq!(width_of(LOAD[i]), Some(*bits));
+            assert_eq!(width_of(STORE[i]), Some(*bits));
+            assert_eq!(width_of(RMW[i]), Some(*bits));
+            assert_eq!(width_of(CMPXCHG[i]), Some(*bits));
+        }
+        assert_eq!(width_of(FENCE), None);
+        assert_eq!(width_of(LOAD_BYTES), None);
+    }
+
+    #[test]
+    fn apply_respects_width_and_signedness() {
+        assert_eq!(RmwOp::Add.apply(8, 0xff, 1), Some(0));
+        assert_eq!(RmwOp::Sub.apply(16, 0, 1), Some(0xffff));
+        assert_eq!(RmwOp::Max.apply(8, 0x80, 1), Some(1)); // -128 < 1
+        assert_eq!(RmwOp::UMax.apply(8, 0x80, 1), Some(0x80));
+        assert_eq!(RmwOp::Min.apply(32, 0xffff_ffff, 0), Some(0xffff_ffff)); // -1 < 0
+        assert_eq!(RmwOp::Nand.apply(8, 0x0f, 0xff), Some(0xf0));
+        assert_eq!(RmwOp::UIncWrap.apply(32, 5, 5), Some(0));
+        assert_eq!(RmwOp::UIncWrap.apply(32, 4, 5), Some(5));
+        assert_eq!(RmwOp::UDecWrap.apply(32, 0, 7), Some(7));
+        assert_eq!(RmwOp::UDecWrap.apply(32, 9, 7), Some(7));
+        assert_eq!(RmwOp::UDecWrap.apply(32, 3, 7), Some(2));
+        let r = RmwOp::FAdd.apply(32, u64::from(1.5f32.to_bits()), u64::from(2.0f32.to_bits()));
+        assert_eq!(r, Some(u64::from(3.5f32.to_bits())));
+        let r = RmwOp::FMax.apply(64, f64::NAN.to_bits(), 2.0f64.to_bits());
+        assert_eq!(r, Some(2.0f64.to_bits()));
+        assert_eq!(RmwOp::FAdd.apply(16, 0, 0), None);
+        assert_eq!(RmwOp::Add.apply(12, 0, 0), None);
+    }
+}

@@ -1,0 +1,232 @@
+//! Calls: memory intrinsics, lifetime ends, inline asm, and fences around external
+//! (library) calls with eviction before the functions that release memory.
+
+use inkwell::values::{AsValueRef, BasicValueEnum, InstructionOpcode, InstructionValue};
+
+use super::escape::Locals;
+use super::frame;
+use super::llvm;
+use super::memory_ops::{self, MemIntrinsic};
+use super::rewriter::Rewriter;
+use super::InstrumentError;
+use crate::abi;
+
+/// Functions whose first argument is an object they release (`realloc` may release it).
+const RELEASING: &[&str] = &[
+    "free",
+    "realloc",
+    "reallocarray",
+    "_ZdlPv",
+    "_ZdlPvm",
+    "_ZdaPv",
+    "_ZdaPvm",
+    "_ZdlPvSt11align_val_t",
+    "_ZdlPvmSt11align_val_t",
+    "_ZdaPvSt11align_val_t",
+    "_ZdaPvmSt11align_val_t",
+];
+
+/// Intrinsics that access memory in ways the runtime has no function for.
+const UNSUPPORTED_MEMORY_INTRINSICS: &[&str] = &[
+    "llvm.masked.load.",
+    "llvm.masked.store.",
+    "llvm.masked.gather.",
+    "llvm.masked.scatter.",
+    "llvm.masked.expandload.",
+    "llvm.masked.compressstore.",
+    "llvm.vp.load.",
+    "llvm.vp.store.",
+    "llvm.vp.gather.",
+    "llvm.vp.scatter.",
+    "llvm.experimental.vp.strided.",
+];
+
+/// Declared functions called without fences: the runtime and the checker's own primitives.
+fn is_unfenced(name: &str) -> bool {
+    name.starts_with(abi::PREFIX)
+        || name.starts_with("llvm.")
+        || name == "tso_choose"
+        || name.starts_with("__VERIFIER_nondet_")
+        || name == "__VERIFIER_assume"
+}
+
+pub fn rewrite_call<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    call: InstructionValue<'ctx>,
+    locals: &Locals<'ctx>,
+) -> Result<(), InstrumentError> {
+    if let Some(text) = llvm::inline_asm_text(call) {
+        return rewrite_asm(rw, call, &text);
+    }
+    let Some(callee) = llvm::called_function(call) else {
+        return Ok(()); // indirect call: callee unknown, no fences (documented gap)
+    };
+    let name = callee.get_name().to_string_lossy().into_owned();
+    if name.starts_with("llvm.") {
+        return rewrite_intrinsic(rw, call, &name, locals);
+    }
+    if callee.count_basic_blocks() > 0 || is_unfenced(&name) {
+        return Ok(());
+    }
+    if call.get_opcode() == InstructionOpcode::CallBr {
+        return Err(rw.unsupported(call, format!("callbr to `{name}`")));
+    }
+    rw.at(call);
+    rw.fence()?;
+    if RELEASING.contains(&name.as_str()) {
+        match call.get_operand(0).and_then(|op| op.value()) {
+            Some(BasicValueEnum::PointerValue(ptr)) => rw.evict(ptr)?,
+            _ => return Err(rw.unsupported(call, format!("`{name}` without a pointer argument"))),
+        }
+    }
+    // Nothing may sit between a `musttail` call and its `ret`: the callee's own
+    // synchronisation and the caller's caller cover it.
+    if !frame::is_musttail(call) {
+        fence_after(rw, call)?;
+    }
+    rw.stats.external_calls += 1;
+    Ok(())
+}
+
+/// `__tso_fence()` after a call; for an invoke, at the top of its normal destination.
+fn fence_after<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    call: InstructionValue<'ctx>,
+) -> Result<(), InstrumentError> {
+    if call.get_opcode() == InstructionOpcode::Invoke {
+        let normal = call
+            .get_operands()
+            .filter_map(|op| op.and_then(|op| op.block()))
+            .next()
+            .ok_or_else(|| rw.unsupported(call, "invoke without a normal destination"))?;
+        let first = normal
+            .get_instructions()
+            .find(|i| i.get_opcode() != InstructionOpcode::Phi)
+            .ok_or_else(|| rw.unsupported(call, "empty invoke destination"))?;
+        rw.builder.position_before(&first);
+        rw.take_location_of(call);
+    } else {
+        rw.after(call)?;
+    }
+    rw.fence()
+}
+
+fn rewrite_intrinsic<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    call: InstructionValue<'ctx>,
+    name: &str,
+    locals: &Locals<'ctx>,
+) -> Result<(), InstrumentError> {
+    if let Some(kind) = MemIntrinsic::from_name(name) {
+        return memory_ops::rewrite_mem_intrinsic(rw, call, kind);
+    }
+    if name.starts_with("llvm.lifetime.end.") {
+        // The slot's memory is dead until a later lifetime.start: no delayed store may land in it.
+        if let Some(BasicValueEnum::PointerValue(ptr)) =
+            call.get_operand(1).and_then(|op| op.value())
+        {
+            if locals.is_instrumented_alloca(ptr.as_value_ref()) {
+                rw.at(call);
+                rw.evict(ptr)?;
+            }
+        }
+        return Ok(());
+    }
+    if UNSUPPORTED_MEMORY_INTRINSICS
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        return Err(rw.unsupported(call, format!("memory intrinsic `{name}`")));
+    }
+    Ok(())
+}
+
+/// What an inline asm statement means for the store buffers.
+#[derive(Debug, PartialEq, Eq)]
+enum AsmEffect {
+    /// Contains `mfence`: a full fence.
+    FullFence,
+    /// Only `lfence`/`sfence` (and no-ops): no effect on ordinary memory under TSO.
+    NoOpFence,
+    /// Empty (compiler barrier), `pause`, `nop`: left in place.
+    Harmless,
+    Unknown,
+}
+
+fn asm_effect(text: &str) -> AsmEffect {
+    let lower = text.to_ascii_lowercase();
+    if lower.contains("mfence") {
+        return AsmEffect::FullFence;
+    }
+    let mut fences = false;
+    for piece in lower.split([';', '\n']).map(str::trim) {
+        match piece {
+            "" | "pause" | "nop" | "rep" | "rep nop" => {}
+            "lfence" | "sfence" => fences = true,
+            _ => return AsmEffect::Unknown,
+        }
+    }
+    if fences {
+        AsmEffect::NoOpFence
+    } else {
+        AsmEffect::Harmless
+    }
+}
+
+fn rewrite_asm<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    call: InstructionValue<'ctx>,
+    text: &str,
+) -> Result<(), InstrumentError> {
+    let effect = asm_effect(text);
+    let has_result = !call.get_type().is_void_type();
+    match effect {
+        AsmEffect::Harmless => Ok(()),
+        AsmEffect::FullFence | AsmEffect::NoOpFence
+            if has_result || call.get_opcode() != InstructionOpcode::Call =>
+        {
+            Err(rw.unsupported(call, format!("inline asm with outputs: {text:?}")))
+        }
+        AsmEffect::FullFence => {
+            rw.at(call);
+            rw.fence()?;
+            call.erase_from_basic_block();
+            Ok(())
+        }
+        AsmEffect::NoOpFence => {
+            rw.stats.removed_fences += 1;
+            call.erase_from_basic_block();
+            Ok(())
+        }
+        AsmEffect::Unknown => Err(rw.unsupported(call, format!("inline asm {text:?}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn asm_text_classification() {
+        assert_eq!(asm_effect("mfence"), AsmEffect::FullFence);
+        assert_eq!(asm_effect("  MFENCE  "), AsmEffect::FullFence);
+        assert_eq!(asm_effect(""), AsmEffect::Harmless);
+        assert_eq!(asm_effect("pause"), AsmEffect::Harmless);
+        assert_eq!(asm_effect("rep; nop"), AsmEffect::Harmless);
+        assert_eq!(asm_effect("lfence"), AsmEffect::NoOpFence);
+        assert_eq!(asm_effect("sfence\n"), AsmEffect::NoOpFence);
+        assert_eq!(asm_effect("lock; addl $$0,(%rsp)"), AsmEffect::Unknown);
+        assert_eq!(asm_effect("movl $1, $0"), AsmEffect::Unknown);
+    }
+
+    #[test]
+    fn checker_primitives_are_not_fenced() {
+        assert!(is_unfenced("__tso_fence"));
+        assert!(is_unfenced("tso_choose"));
+        assert!(is_unfenced("__VERIFIER_nondet_int"));
+        assert!(is_unfenced("__VERIFIER_assume"));
+        assert!(!is_unfenced("pthread_mutex_lock"));
+        assert!(!is_unfenced("malloc"));
+        assert!(!is_unfenced("__VERIFIER_error"));
+    }
+}

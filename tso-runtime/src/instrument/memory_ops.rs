@@ -1,0 +1,155 @@
+//! Plain and atomic loads and stores, and the memcpy/memmove/memset intrinsics.
+
+use inkwell::llvm_sys::LLVMAtomicOrdering;
+use inkwell::types::BasicTypeEnum;
+use inkwell::values::{AsValueRef, BasicValueEnum, InstructionValue};
+
+use super::escape::Locals;
+use super::llvm;
+use super::rewriter::Rewriter;
+use super::scalar::{self, Carrier};
+use super::InstrumentError;
+
+pub fn rewrite_load<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    load: InstructionValue<'ctx>,
+    locals: &Locals<'ctx>,
+) -> Result<(), InstrumentError> {
+    let address = scalar::address_operand(rw, load, 0)?;
+    if locals.is_static_address(address.as_value_ref()) {
+        rw.stats.static_local_accesses += 1;
+        return Ok(());
+    }
+    if llvm::is_constant_global_address(address.as_value_ref()) {
+        rw.stats.constant_loads += 1;
+        return Ok(());
+    }
+    let ty = BasicTypeEnum::try_from(load.get_type())
+        .map_err(|_| rw.unsupported(load, "load of a non-first-class type"))?;
+    let value = match scalar::carrier_of(rw, ty).map_err(|what| rw.unsupported(load, what))? {
+        Carrier::Int { width, ty, .. } => {
+            rw.at(load);
+            let callee = rw.tso.load(width)?;
+            let carried = rw.call_value(callee, &[address.into()])?;
+            scalar::from_int(rw, carried, ty)?
+        }
+        Carrier::Bytes { size } => {
+            let temp = rw.temp(ty)?;
+            rw.at(load);
+            let callee = rw.tso.load_bytes()?;
+            let n = rw.module.get_context().i64_type().const_int(size, false);
+            rw.call_void(callee, &[temp.into(), address.into(), n.into()])?;
+            rw.stats.byte_accesses += 1;
+            rw.builder
+                .build_load(ty, temp, "")
+                .map_err(|e| rw.builder_error(e))?
+        }
+    };
+    rw.replace(load, value);
+    rw.stats.loads += 1;
+    Ok(())
+}
+
+pub fn rewrite_store<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    store: InstructionValue<'ctx>,
+    locals: &Locals<'ctx>,
+) -> Result<(), InstrumentError> {
+    let address = scalar::address_operand(rw, store, 1)?;
+    if locals.is_static_address(address.as_value_ref()) {
+        rw.stats.static_local_accesses += 1;
+        return Ok(());
+    }
+    let value = scalar::value_operand(rw, store, 0)?;
+    let seq_cst =
+        llvm::ordering(store) == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+    match scalar::carrier_of(rw, value.get_type()).map_err(|what| rw.unsupported(store, what))? {
+        Carrier::Int { width, int, .. } => {
+            rw.at(store);
+            let carried = scalar::to_int(rw, value, int)?;
+            let callee = rw.tso.store(width)?;
+            rw.call_void(callee, &[address.into(), carried.into()])?;
+        }
+        Carrier::Bytes { size } => {
+            let temp = rw.temp(value.get_type())?;
+            rw.at(store);
+            rw.builder
+                .build_store(temp, value)
+                .map_err(|e| rw.builder_error(e))?;
+            let callee = rw.tso.store_bytes()?;
+            let n = rw.module.get_context().i64_type().const_int(size, false);
+            rw.call_void(callee, &[address.into(), temp.into(), n.into()])?;
+            rw.stats.byte_accesses += 1;
+        }
+    }
+    if seq_cst {
+        // x86 compiles a seq_cst store to `xchg` (or `mov; mfence`): a full fence after it.
+        rw.fence()?;
+    }
+    store.erase_from_basic_block();
+    rw.stats.stores += 1;
+    Ok(())
+}
+
+/// Which `__tso_mem*` function an `llvm.mem*` intrinsic maps to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemIntrinsic {
+    Copy,
+    Move,
+    Set,
+}
+
+impl MemIntrinsic {
+    /// Recognises `llvm.memcpy.*`, `llvm.memcpy.inline.*`, `llvm.memmove.*`,
+    /// `llvm.memset.*`, `llvm.memset.inline.*` and their `.element.unordered.atomic`
+    /// forms (all take `dst, src|val, len` first).
+    pub fn from_name(name: &str) -> Option<MemIntrinsic> {
+        let rest = name.strip_prefix("llvm.")?;
+        if rest.starts_with("memcpy.") {
+            Some(MemIntrinsic::Copy)
+        } else if rest.starts_with("memmove.") {
+            Some(MemIntrinsic::Move)
+        } else if rest.starts_with("memset.") {
+            Some(MemIntrinsic::Set)
+        } else {
+            None
+        }
+    }
+}
+
+pub fn rewrite_mem_intrinsic<'ctx>(
+    rw: &mut Rewriter<'_, 'ctx>,
+    call: InstructionValue<'ctx>,
+    kind: MemIntrinsic,
+) -> Result<(), InstrumentError> {
+    let dst = scalar::address_operand(rw, call, 0)?;
+    let second = scalar::value_operand(rw, call, 1)?;
+    let BasicValueEnum::IntValue(len) = scalar::value_operand(rw, call, 2)? else {
+        return Err(rw.unsupported(call, "memory intrinsic with a non-integer length"));
+    };
+    rw.at(call);
+    let i64_type = rw.module.get_context().i64_type();
+    let len = match len.get_type().get_bit_width() {
+        64 => len,
+        w if w < 64 => rw
+            .builder
+            .build_int_z_extend(len, i64_type, "")
+            .map_err(|e| rw.builder_error(e))?,
+        _ => rw
+            .builder
+            .build_int_truncate(len, i64_type, "")
+            .map_err(|e| rw.builder_error(e))?,
+    };
+    let callee = match kind {
+        MemIntrinsic::Copy => rw.tso.memcpy()?,
+        MemIntrinsic::Move => rw.tso.memmove()?,
+        MemIntrinsic::Set => rw.tso.memset()?,
+    };
+    if kind != MemIntrinsic::Set {
+        scalar::address_operand(rw, call, 1)?;
+    }
+    rw.call_void(callee, &[dst.into(), second.into(), len.into()])?;
+    call.erase_from_basic_block();
+    rw.stats.mem_intrinsics += 1;
+    Ok(())
+}

@@ -1,0 +1,276 @@
+//! Locked instructions, fences and odd widths (fixtures `atomics.c`, `rmw_all_ops.ll`,
+//! `wide_rmw.ll`, `locked_asm.c`).
+
+mod instrument_support;
+
+use inkwell::context::Context;
+use inkwell::values::InstructionOpcode;
+use instrument_support::*;
+use tso_runtime::abi::RmwOp;
+use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions};
+
+fn no_atomic_instructions_left(module: &inkwell::module::Module<'_>) {
+    for (f, i) in all_instructions(module) {
+        assert!(
+            !matches!(
+                i.get_opcode(),
+                InstructionOpcode::AtomicRMW
+                    | InstructionOpcode::AtomicCmpXchg
+                    | InstructionOpcode::Fence
+            ),
+            "{f}: {i} left in place"
+        );
+    }
+}
+
+#[test]
+fn every_rmw_operation_gets_its_op_code() {
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "rmw_all_ops.ll");
+    let stats = instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    no_atomic_instructions_left(&module);
+    for op in RmwOp::ALL {
+        let f = function(&module, &format!("rmw_{}", op.code()));
+        let width = if op.is_float() {
+            "__tso_rmw_64"
+        } else {
+            "__tso_rmw_32"
+        };
+        let calls = calls_to(f, width);
+        assert_eq!(calls.len(), 1, "{op:?}");
+        assert_eq!(
+            const_operand(calls[0], 2),
+            Some(u64::from(op.code())),
+            "{op:?}"
+        );
+        if op.is_float() {
+            // The double operand travels as its bit pattern and the result is cast back.
+            assert_eq!(const_operand(calls[0], 1), Some(1.0f64.to_bits()));
+            let back = calls[0].get_next_instruction().expect("bitcast back");
+            assert_eq!(back.get_opcode(), InstructionOpcode::BitCast);
+        }
+    }
+    assert_eq!(stats.rmws, 18, "17 ops and the pointer xchg");
+}
+
+#[test]
+fn c11_atomics_map_to_sized_runtime_calls() {
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "atomics.c", "-O0");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    no_atomic_instructions_left(&module);
+    let main = function(&module, "main");
+    let rmw = |name: &str| -> Vec<u64> {
+        calls_to(main, name)
+            .iter()
+            .filter_map(|c| const_operand(*c, 2))
+            .collect()
+    };
+    let (r8, r16, r32, r64) = (
+        rmw("__tso_rmw_8"),
+        rmw("__tso_rmw_16"),
+        rmw("__tso_rmw_32"),
+        rmw("__tso_rmw_64"),
+    );
+    let code = |op: RmwOp| u64::from(op.code());
+    assert!(
+        r8.contains(&code(RmwOp::Add)) && r8.contains(&code(RmwOp::Xor)),
+        "{r8:?}"
+    );
+    assert!(
+        r16.contains(&code(RmwOp::Sub)) && r16.contains(&code(RmwOp::Xchg)),
+        "{r16:?}"
+    );
+    for op in [RmwOp::And, RmwOp::Nand, RmwOp::UMax, RmwOp::FAdd] {
+        assert!(r32.contains(&code(op)), "{op:?} in {r32:?}");
+    }
+    for op in [RmwOp::Or, RmwOp::Min, RmwOp::FSub, RmwOp::Xchg] {
+        assert!(r64.contains(&code(op)), "{op:?} in {r64:?}");
+    }
+    assert_eq!(calls_to(main, "__tso_cmpxchg_32").len(), 1);
+    assert_eq!(calls_to(main, "__tso_cmpxchg_8").len(), 1);
+    assert_eq!(calls_to(main, "__tso_cmpxchg_64").len(), 1);
+    // The fetch_add line is where its call is reported.
+    let add = calls_to(main, "__tso_rmw_8")
+        .into_iter()
+        .find(|c| const_operand(*c, 2) == Some(1))
+        .expect("add");
+    assert_eq!(debug_line(add), Some(marker_line("atomics.c", "fetch-add")));
+}
+
+#[test]
+fn cmpxchg_result_is_rebuilt_from_the_old_value() {
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "atomics.c", "-O0");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    let main = function(&module, "main");
+    for name in ["__tso_cmpxchg_8", "__tso_cmpxchg_32", "__tso_cmpxchg_64"] {
+        let cas = calls_to(main, name)[0];
+        let icmp = cas.get_next_instruction().expect("icmp");
+        assert_eq!(icmp.get_opcode(), InstructionOpcode::ICmp, "{name}");
+        assert_eq!(icmp.get_icmp_predicate(), Some(inkwell::IntPredicate::EQ));
+        assert_eq!(
+            operand(icmp, 0),
+            inkwell::values::AsValueRef::as_value_ref(&cas)
+        );
+        assert_eq!(
+            operand(icmp, 1),
+            operand(cas, 1),
+            "compares with the expected value"
+        );
+        let inserts: Vec<_> = instructions(main)
+            .into_iter()
+            .filter(|i| i.get_opcode() == InstructionOpcode::InsertValue)
+            .filter(|i| operand(*i, 1) == inkwell::values::AsValueRef::as_value_ref(&icmp))
+            .collect();
+        assert_eq!(
+            inserts.len(),
+            1,
+            "success flag inserted at index 1 ({name})"
+        );
+        assert_eq!(inserts[0].get_indices(), vec![1]);
+    }
+    let cas32 = calls_to(main, "__tso_cmpxchg_32")[0];
+    assert_eq!(debug_line(cas32), Some(marker_line("atomics.c", "cas")));
+}
+
+#[test]
+fn pointer_cmpxchg_and_xchg_go_through_integers() {
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "rmw_all_ops.ll");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    let cas = calls_to(function(&module, "weak_cas_pointer"), "__tso_cmpxchg_64");
+    assert_eq!(cas.len(), 1);
+    assert_eq!(operand_opcode(cas[0], 1), Some(InstructionOpcode::PtrToInt));
+    assert_eq!(operand_opcode(cas[0], 2), Some(InstructionOpcode::PtrToInt));
+    let xchg = calls_to(function(&module, "xchg_pointer"), "__tso_rmw_64");
+    assert_eq!(xchg.len(), 1);
+    assert_eq!(
+        xchg[0].get_next_instruction().map(|i| i.get_opcode()),
+        Some(InstructionOpcode::IntToPtr)
+    );
+}
+
+#[test]
+fn only_full_fences_survive() {
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "rmw_all_ops.ll");
+    let stats = instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    assert_eq!(
+        calls_to(function(&module, "fences"), "__tso_fence").len(),
+        1
+    );
+    assert!(stats.removed_fences >= 2);
+
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "atomics.c", "-O0");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    no_atomic_instructions_left(&module);
+    let main = function(&module, "main");
+    // seq_cst stores: one per seq_cst atomic store; full fences: thread_fence(seq_cst),
+    // __sync_synchronize, asm mfence.
+    let fences = calls_to(main, "__tso_fence");
+    let fence_lines: Vec<u32> = fences.iter().filter_map(|f| debug_line(*f)).collect();
+    for marker in ["fence", "mfence", "seq-cst-store"] {
+        assert!(
+            fence_lines.contains(&marker_line("atomics.c", marker)),
+            "{marker}: {fence_lines:?}"
+        );
+    }
+    let store64 = calls_to(main, "__tso_store_64");
+    let seq_cst_store = store64
+        .iter()
+        .find(|c| debug_line(**c) == Some(marker_line("atomics.c", "seq-cst-store")))
+        .expect("seq_cst store");
+    assert_eq!(next_call(*seq_cst_store).as_deref(), Some("__tso_fence"));
+    // Relaxed and release stores are not followed by a fence.
+    for store in calls_to(main, "__tso_store_32") {
+        assert_ne!(next_call(store).as_deref(), Some("__tso_fence"));
+    }
+    // The compiler barrier `asm("" ::: "memory")` is kept; the mfence asm is gone.
+    let asm_calls = instructions(main)
+        .into_iter()
+        .filter(|i| i.get_opcode() == InstructionOpcode::Call && callee_name(*i).is_none())
+        .count();
+    assert_eq!(asm_calls, 1);
+}
+
+#[test]
+fn odd_widths_use_extension_or_bytes() {
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "rmw_all_ops.ll");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    let f = function(&module, "odd_widths");
+    assert_eq!(shared_plain_accesses(&module), Vec::<String>::new());
+    // i1 loads as a byte and truncates; stores zero-extend.
+    let load8 = calls_to(f, "__tso_load_8");
+    assert_eq!(load8.len(), 1);
+    assert_eq!(
+        load8[0].get_next_instruction().map(|i| i.get_opcode()),
+        Some(InstructionOpcode::Trunc)
+    );
+    assert_eq!(
+        operand_opcode(calls_to(f, "__tso_store_8")[0], 1),
+        Some(InstructionOpcode::ZExt)
+    );
+    // half is a 16-bit scalar.
+    assert_eq!(calls_to(f, "__tso_load_16").len(), 1);
+    assert_eq!(
+        operand_opcode(calls_to(f, "__tso_store_16")[0], 1),
+        Some(InstructionOpcode::BitCast)
+    );
+    // i24 (3 bytes), atomic i128 (16), x86_fp80 (10) through temporaries; the seq_cst
+    // i128 store is still followed by a fence.
+    let mut sizes: Vec<u64> = calls_to(f, "__tso_load_bytes")
+        .iter()
+        .filter_map(|c| const_operand(*c, 2))
+        .collect();
+    sizes.sort();
+    assert_eq!(sizes, vec![3, 10, 16]);
+    let wide_store = calls_to(f, "__tso_store_bytes")
+        .into_iter()
+        .find(|c| const_operand(*c, 2) == Some(16))
+        .expect("i128");
+    assert_eq!(next_call(wide_store).as_deref(), Some("__tso_fence"));
+    // Temporaries live in the entry block.
+    for call in calls_to(f, "__tso_load_bytes") {
+        let temp = operand(call, 0);
+        // SAFETY: the temporary is an instruction of `f`.
+        let temp = unsafe { inkwell::values::InstructionValue::new(temp) };
+        assert_eq!(temp.get_opcode(), InstructionOpcode::Alloca);
+        assert_eq!(temp.get_parent(), f.get_first_basic_block());
+    }
+    // memset.inline with an i32 length and a volatile memmove.
+    let memset = calls_to(f, "__tso_memset");
+    assert_eq!(memset.len(), 1);
+    assert_eq!(const_operand(memset[0], 2), Some(12));
+    assert_eq!(calls_to(f, "__tso_memmove").len(), 1);
+}
+
+#[test]
+fn unsupported_constructs_are_errors_with_a_location() {
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "wide_rmw.ll");
+    match instrument_module(&module, &InstrumentOptions::default()) {
+        Err(InstrumentError::Unsupported { function, what, .. }) => {
+            assert_eq!(function, "wide_rmw");
+            assert!(what.contains("16 bytes"), "{what}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "locked_asm.c", "-O0");
+    match instrument_module(&module, &InstrumentOptions::default()) {
+        Err(InstrumentError::Unsupported {
+            function,
+            location,
+            what,
+        }) => {
+            assert_eq!(function, "main");
+            assert!(location.ends_with("locked_asm.c:6:5"), "{location}");
+            assert!(what.contains("xaddl"), "{what}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
