@@ -1,4 +1,5 @@
 //! tso-runtime: the x86-TSO store-buffer encoding.
 
 pub mod abi;
+pub mod runtime;
 pub mod instrument;
