@@ -32,7 +32,8 @@ pub enum NativeResult {
     Prune,
 }
 
-pub type NativeFn = fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>;
+/// A native's implementation; closures may capture configuration (e.g. a buffer bound).
+pub type NativeFn = Arc<dyn Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync>;
 pub type VisibleFn = fn(&NativeCx<'_>, &[Val]) -> bool;
 
 /// When a call must be a scheduling point of its own.
@@ -78,8 +79,21 @@ impl Natives {
         n
     }
 
-    pub fn add(&mut self, name: &'static str, visibility: Visibility, call: NativeFn) {
-        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call }));
+    pub fn add(
+        &mut self,
+        name: &'static str,
+        visibility: Visibility,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+    ) {
+        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call: Arc::new(call) }));
+    }
+
+    /// Set the hook run when a thread terminates.
+    pub fn set_thread_exit_hook(
+        &mut self,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+    ) {
+        self.thread_exit_hook = Some(Arc::new(Native { name: "thread exit", visibility: Visibility::Never, call: Arc::new(call) }));
     }
 
     /// Register the same implementation under several names.
