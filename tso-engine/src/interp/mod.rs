@@ -11,7 +11,7 @@ pub use trace::{describe_pointer, TraceEvent};
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{Memory, ObjKind, Object};
-use crate::natives::{Chooser, Native, NativeCx, Natives, Visibility};
+use crate::natives::{Chooser, Native, Natives, Visibility};
 use crate::state::{Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 use std::rc::Rc;
@@ -178,14 +178,7 @@ impl<'p> Machine<'p> {
             Visibility::IfShared2(i, j) => {
                 args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())) || args.get(j).is_some_and(|p| st.memory.is_shared(p.as_u64()))
             }
-            Visibility::Custom(f) => {
-                // Custom predicates only inspect memory; give them a read-only view.
-                let mut dummy = st.clone();
-                let mut no_choice = NoChoice;
-                let spawn = |_: &mut State, _: u64, _: Vec<Val>| -> Result<ThreadId, Failure> { Err(Failure::unsupported("spawn")) };
-                let cx = NativeCx { state: &mut dummy, program: self.program, tid: _tid, chooser: &mut no_choice, notes: None, spawn: &spawn, max_memory: 0 };
-                f(&cx, args)
-            }
+            Visibility::Custom(f) => f(st, _tid, args),
         }
     }
 

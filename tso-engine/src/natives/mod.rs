@@ -34,7 +34,8 @@ pub enum NativeResult {
 
 /// A native's implementation; closures may capture configuration (e.g. a buffer bound).
 pub type NativeFn = Arc<dyn Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync>;
-pub type VisibleFn = fn(&NativeCx<'_>, &[Val]) -> bool;
+/// Decides visibility from the state alone: (state, calling thread, arguments).
+pub type VisibleFn = fn(&crate::state::State, crate::state::ThreadId, &[Val]) -> bool;
 
 /// When a call must be a scheduling point of its own.
 #[derive(Clone, Copy)]
