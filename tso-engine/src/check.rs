@@ -85,6 +85,11 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             report.verdict = Verdict::Inconclusive;
             report.inconclusive_reason = Some(reason);
         }
+        Outcome::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {
+            report.verdict = Verdict::Inconclusive;
+            report.inconclusive_reason = Some(failure.message.clone());
+            report.failure = Some(failure);
+        }
         Outcome::Fail { failure, path, thread } => {
             let cex = explore::counterexample::replay(&machine, initial, &path, thread);
             report.output = cex.output.clone();

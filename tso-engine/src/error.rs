@@ -22,6 +22,8 @@ pub enum ErrorKind {
     ExitStatus,
     /// A store buffer entry would land in released memory (a data race with free()).
     StoreToReleasedMemory,
+    /// A per-step limit (--max-steps) was hit: not a verdict on the program.
+    StepLimit,
 }
 
 impl ErrorKind {
@@ -42,6 +44,7 @@ impl ErrorKind {
             ErrorKind::Unsupported => "unsupported",
             ErrorKind::ExitStatus => "exit-status",
             ErrorKind::StoreToReleasedMemory => "store-to-released-memory",
+            ErrorKind::StepLimit => "step-limit",
         }
     }
 
@@ -72,6 +75,7 @@ pub const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::Unsupported,
     ErrorKind::ExitStatus,
     ErrorKind::StoreToReleasedMemory,
+    ErrorKind::StepLimit,
 ];
 
 impl fmt::Display for ErrorKind {

@@ -186,6 +186,14 @@ impl<'p> Machine<'p> {
         let (obj, off) = st.memory.check(p, size, false)?;
         let o = st.memory.get(obj).expect("checked");
         let bytes = &o.data[off as usize..(off as u64 + size) as usize];
+        // Fast path: small integers without provenance.
+        if let Ty::Int(bits) = types.get(ty) {
+            if *bits <= 64 && (size < 8 || !o.has_ptr_at(off)) {
+                let mut buf = [0u8; 8];
+                buf[..size as usize].copy_from_slice(bytes);
+                return Ok(Val::Int((u64::from_le_bytes(buf) as u128) & mask(*bits)));
+            }
+        }
         if let Ty::Other(name) = types.get(ty) {
             return Err(Failure::unsupported(format!("unsupported: values of type {name}")));
         }
@@ -197,6 +205,16 @@ impl<'p> Machine<'p> {
         let size = types.size(ty);
         if let Ty::Other(name) = types.get(ty) {
             return Err(Failure::unsupported(format!("unsupported: values of type {name}")));
+        }
+        if let (Ty::Int(bits), Val::Int(x)) = (types.get(ty), v) {
+            if *bits <= 64 {
+                // Fast path: write the integer in place.
+                let (obj, off) = st.memory.check(p, size, true)?;
+                let o = st.memory.get_mut(obj).expect("checked");
+                o.data[off as usize..(off as u64 + size) as usize].copy_from_slice(&(*x as u64).to_le_bytes()[..size as usize]);
+                o.clear_ptrs(off, size as u32);
+                return Ok(());
+            }
         }
         let mut bytes = vec![0u8; size as usize];
         let mut ptrs = Vec::new();

@@ -29,7 +29,7 @@ pub struct MachineOptions {
 
 impl Default for MachineOptions {
     fn default() -> Self {
-        MachineOptions { max_steps: 50_000_000, max_frames: 2_000, max_memory: 1 << 30 }
+        MachineOptions { max_steps: 500_000_000, max_frames: 2_000, max_memory: 1 << 30 }
     }
 }
 
@@ -141,16 +141,21 @@ impl<'p> Machine<'p> {
 
     /// Is the instruction `tid` is at a visible action in `st`?
     pub fn is_visible(&self, st: &State, tid: ThreadId) -> bool {
+        let Some(pc) = Self::pc(st, tid) else { return false };
+        let (inst, _) = self.inst_at(&pc);
+        // Cheap filter first: only memory accesses and calls can be visible.
+        if !matches!(inst, Inst::Load { .. } | Inst::Store { .. } | Inst::CmpXchg { .. } | Inst::AtomicRmw { .. } | Inst::Call { .. }) {
+            return false;
+        }
         if st.running_threads() <= 1 {
             // Nobody to interleave with; only nondeterministic natives split states.
-            return self.at_native(st, tid).is_some_and(|(n, args)| matches!(n.visibility, Visibility::Always) && is_choice(n.name, &args));
+            return matches!(inst, Inst::Call { .. })
+                && self.at_native(st, tid).is_some_and(|(n, args)| matches!(n.visibility, Visibility::Always) && is_choice(n.name, &args));
         }
         if st.atomic_owner == Some(tid) {
             return false;
         }
-        let Some(pc) = Self::pc(st, tid) else { return false };
         let frame = st.thread(tid).top();
-        let (inst, _) = self.inst_at(&pc);
         match inst {
             Inst::Load { ptr, .. } | Inst::Store { ptr, .. } | Inst::CmpXchg { ptr, .. } | Inst::AtomicRmw { ptr, .. } => {
                 st.memory.is_shared(self.eval(frame, ptr).as_u64())
@@ -216,6 +221,7 @@ impl<'p> Machine<'p> {
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
         let mut first = true;
+        let mut seen = std::collections::HashSet::new();
         loop {
             if st.exit_code.is_some() {
                 return Ok(Step::Progress);
@@ -263,10 +269,28 @@ impl<'p> Machine<'p> {
             }
             first = false;
             steps += 1;
+            if steps & LOOP_CHECK_MASK == 0 {
+                // A long invisible run: if the whole state repeats, the thread is
+                // deterministically in an infinite loop (no choices happen in between).
+                let mut c = crate::store::Canonicalizer::new();
+                c.all_registers = true;
+                c.run(self.program, st, false);
+                let mut h = Vec::new();
+                for chunk in c.chunks.iter() {
+                    h.extend_from_slice(&crate::store::hash_bytes(chunk).to_le_bytes());
+                }
+                let key = crate::store::hash_bytes(&h);
+                if !seen.insert(key) {
+                    return Err(Failure::new(
+                        ErrorKind::NonTerminating,
+                        format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),
+                    ));
+                }
+            }
             if steps > self.opts.max_steps {
                 return Err(Failure::new(
-                    ErrorKind::NonTerminating,
-                    format!("thread {tid} ran {} instructions without a visible action (an infinite loop?)", self.opts.max_steps),
+                    ErrorKind::StepLimit,
+                    format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
                 ));
             }
         }
@@ -277,6 +301,9 @@ impl<'p> Machine<'p> {
         self.at_native(st, tid).is_some()
     }
 }
+
+/// How often (in instructions) a long invisible run is checked for a repeated state.
+const LOOP_CHECK_MASK: u64 = (1 << 20) - 1;
 
 /// What executing one instruction did.
 #[derive(Debug, PartialEq, Eq)]

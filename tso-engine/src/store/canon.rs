@@ -42,6 +42,9 @@ pub struct Canonicalizer {
     map: Vec<u32>,
     order: Vec<ObjId>,
     pub chunks: Chunks,
+    /// Serialise every register, not just the live ones (for states taken in the middle
+    /// of a transition, where liveness is not recorded).
+    pub all_registers: bool,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -64,11 +67,10 @@ impl Canonicalizer {
         // Roots, in a fixed order.
         for t in &st.threads {
             for f in &t.frames {
-                let live = live_regs(program, f);
-                for &r in live {
-                    if let Some(v) = f.regs.get(r as usize) {
-                        v.for_each_pointer(&mut |p| self.reach(st, p));
-                    }
+                let mut roots = Vec::new();
+                for_each_reg(program, f, self.all_registers, |v| v.for_each_pointer(&mut |p| roots.push(p)));
+                for p in roots {
+                    self.reach(st, p);
                 }
                 for &a in f.allocas.iter().chain(f.varargs.iter()) {
                     self.reach_obj(st, a);
@@ -170,11 +172,7 @@ impl Canonicalizer {
                 b.extend_from_slice(&f.block.to_le_bytes());
                 b.extend_from_slice(&f.ip.to_le_bytes());
                 b.push(f.ret as u8);
-                for &r in live_regs(program, f) {
-                    if let Some(v) = f.regs.get(r as usize) {
-                        write_val(b, &map, v);
-                    }
-                }
+                for_each_reg(program, f, self.all_registers, |v| write_val(b, &map, v));
                 b.push(0xA1);
                 let mut allocas: Vec<u32> = f.allocas.iter().chain(f.varargs.iter()).map(|&a| map.get(a as usize).copied().unwrap_or(INVALID)).filter(|&n| n != 0).collect();
                 allocas.sort_unstable();
@@ -230,12 +228,22 @@ impl Canonicalizer {
     }
 }
 
-fn live_regs<'a>(program: &'a Program, f: &crate::state::Frame) -> &'a [u32] {
-    match &program.functions[f.func as usize].body {
-        Some(body) if (f.block as usize) < body.blocks.len() && (f.ip as usize) < body.blocks[f.block as usize].insts.len() => {
-            body.live.live_at(f.block, f.ip)
+/// The registers of a frame that belong to the state: the live ones where the frame
+/// stopped, or all of them.
+#[inline]
+fn for_each_reg(program: &Program, f: &crate::state::Frame, all: bool, mut visit: impl FnMut(&Val)) {
+    if all {
+        f.regs.iter().for_each(visit);
+        return;
+    }
+    if let Some(body) = &program.functions[f.func as usize].body {
+        if (f.block as usize) < body.blocks.len() && (f.ip as usize) < body.blocks[f.block as usize].insts.len() {
+            for &r in body.live.live_at(f.block, f.ip) {
+                if let Some(v) = f.regs.get(r as usize) {
+                    visit(v);
+                }
+            }
         }
-        _ => &[],
     }
 }
 
