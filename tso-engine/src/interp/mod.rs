@@ -242,7 +242,7 @@ impl<'p> Machine<'p> {
             let mut notes = Vec::new();
             let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
             let (inst, loc) = self.inst_at(&pc);
-            let descr = if want_trace { Some(trace::describe(self, st, tid, inst)) } else { None };
+            let descr = if want_trace { trace::describe(self, st, tid, inst) } else { None };
             let r = self.exec(st, tid, inst, chooser, if want_trace { Some(&mut notes) } else { None });
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {

@@ -62,11 +62,12 @@ pub fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     }
 }
 
-/// Describe the instruction `tid` is about to execute.
-pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) -> String {
+/// Describe the instruction `tid` is about to execute; None for steps not worth a
+/// trace line (arithmetic, branches, markers).
+pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) -> Option<String> {
     let fr = st.thread(tid).top();
     let ev = |op| m.eval(fr, op);
-    match inst {
+    Some(match inst {
         Inst::Load { ptr, ty, .. } => {
             let p = ev(ptr).as_u64();
             match m.load(st, p, *ty) {
@@ -93,11 +94,13 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
                 Callee::AsmFence => "asm fence".into(),
             };
             let a: Vec<String> = args.iter().map(|a| describe_value(m, st, &ev(a))).collect();
+            if matches!(callee, Callee::Intrinsic(crate::ir::Intrinsic::NoOp)) {
+                return None;
+            }
             format!("{}({})", demangle_hint(&name), a.join(", "))
         }
-        Inst::Ret { .. } => "return".into(),
-        other => format!("{:?}", std::mem::discriminant(other)),
-    }
+        _ => return None,
+    })
 }
 
 /// A few well-known C++ runtime names, spelled the way people write them.
