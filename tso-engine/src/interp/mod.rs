@@ -48,6 +48,8 @@ pub struct Machine<'p> {
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
     pub opts: MachineOptions,
+    /// Instructions executed so far (for throughput figures).
+    pub instructions: std::cell::Cell<u64>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -60,7 +62,7 @@ struct Pc {
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
         let table = program.functions.iter().map(|f| if f.body.is_none() { natives.get(&f.name).cloned() } else { None }).collect();
-        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), opts }
+        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), opts, instructions: std::cell::Cell::new(0) }
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
@@ -217,9 +219,22 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        mut trace: Option<&mut Vec<TraceEvent>>,
+        trace: Option<&mut Vec<TraceEvent>>,
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
+        let r = self.run_steps(st, tid, chooser, trace, &mut steps);
+        self.instructions.set(self.instructions.get() + steps + 1);
+        r
+    }
+
+    fn run_steps(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+        mut trace: Option<&mut Vec<TraceEvent>>,
+        steps: &mut u64,
+    ) -> Result<Step, Failure> {
         let mut first = true;
         let mut seen = std::collections::HashSet::new();
         loop {
@@ -268,8 +283,8 @@ impl<'p> Machine<'p> {
                 Exec::EndTransition => return Ok(Step::Progress),
             }
             first = false;
-            steps += 1;
-            if steps & LOOP_CHECK_MASK == 0 {
+            *steps += 1;
+            if *steps & LOOP_CHECK_MASK == 0 {
                 // A long invisible run: if the whole state repeats, the thread is
                 // deterministically in an infinite loop (no choices happen in between).
                 let mut c = crate::store::Canonicalizer::new();
@@ -287,7 +302,7 @@ impl<'p> Machine<'p> {
                     ));
                 }
             }
-            if steps > self.opts.max_steps {
+            if *steps > self.opts.max_steps {
                 return Err(Failure::new(
                     ErrorKind::StepLimit,
                     format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
