@@ -1,1 +1,2 @@
 //! tso-runtime: the x86-TSO store-buffer encoding.
+pub mod buffer;
