@@ -66,11 +66,7 @@ impl StoreBuffers {
         thread: ThreadId,
         range: Range,
     ) -> Result<Payload, M> {
-        // Bytes the thread's own unflushed entries supply do not depend on
-        // memory: if they cover the whole range, nothing is observed.
-        if !self.own_covers(thread, range) {
-            self.settle(memory, choice, &[range], Forced::None, thread)?;
-        }
+        self.settle(memory, choice, &[range], Forced::None, thread)?;
         self.read_through(memory, thread, range)
     }
 
@@ -281,13 +277,6 @@ impl StoreBuffers {
         }
     }
 
-    fn own_covers(&self, thread: ThreadId, range: Range) -> bool {
-        let own = self.entries(thread);
-        (range.start()..range.end()).all(|off| {
-            own.iter().any(|e| !e.flushed && e.range.contains_byte(range.addr.object, off))
-        })
-    }
-
     /// Reads `range`: bytes of the thread's newest unflushed entries, the rest from memory.
     fn read_through<M: SharedMemory>(&self, memory: &M, thread: ThreadId, range: Range) -> Result<Payload, M> {
         let from_memory = memory.read(range).map_err(BufferError::Memory)?;
@@ -338,7 +327,7 @@ impl StoreBuffers {
             .iter()
             .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
             .collect();
-        let mut outcomes = resolve(&views, seeds, &forced_entries, MAX_OUTCOMES)
+        let mut outcomes = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES)
             .map_err(|TooManyOutcomes| BufferError::TooManyOutcomes { limit: MAX_OUTCOMES })?;
         let picked = match outcomes.len() {
             0 => return Ok(()),

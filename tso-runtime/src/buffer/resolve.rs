@@ -100,9 +100,11 @@ fn precedes(flat: &Flat, x: usize, y: usize) -> bool {
 }
 
 /// All distinct outcomes of an operation that observes `seeds` and must write
-/// `forced` (as `(buffer, position)`) before it takes effect.
+/// `forced` (as `(buffer, position)`) before it takes effect; `acting` is the
+/// buffer of the thread performing the operation.
 pub(crate) fn resolve(
     views: &[BufferView<'_>],
+    acting: Option<usize>,
     seeds: &[Range],
     forced: &[(usize, usize)],
     outcome_limit: usize,
@@ -135,6 +137,12 @@ pub(crate) fn resolve(
                 work.push(id);
             }
         }
+    }
+    // Only the acting thread's own unflushed entries match and none must be
+    // written: whether they reach memory now or later cannot be observed (the
+    // bytes read are the same either way), so nothing is decided.
+    if forced.is_empty() && (0..n).all(|id| !in_c[id] || (Some(flat.buf[id]) == acting && !flat.flushed[id])) {
+        return Ok(Vec::new());
     }
     let mut is_forced = vec![false; n];
     for &(b, p) in forced {
