@@ -18,15 +18,22 @@ fn lazy_buffers_match_reference_machine_on_random_programs() {
     let seed = std::env::var("TSO_BUFFER_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x7550_2024u64);
     let max_ops = std::env::var("TSO_BUFFER_MAX_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(8usize);
     let mut rng = Rng::new(seed);
-    let mut widest = 0;
+    let mut total = buffer_support::Stats::default();
     for i in 0..count {
         let program = random_program(&mut rng, max_ops);
         match check_program(&program, &BOUNDS) {
-            Ok(w) => widest = widest.max(w),
+            Ok(stats) => {
+                total.widest_choice = total.widest_choice.max(stats.widest_choice);
+                total.reference_states += stats.reference_states;
+                total.lazy_states += stats.lazy_states;
+            }
             Err(report) => panic!("program #{i} (seed {seed}, max ops {max_ops}):\n{report}"),
         }
     }
-    println!("{count} programs agree; widest single choice: {widest}");
+    println!(
+        "{count} programs agree for bounds {BOUNDS:?}; states visited: reference {}, delayed-flush {}; widest single choice: {}",
+        total.reference_states, total.lazy_states, total.widest_choice
+    );
 }
 
 fn loc(offset: u32, len: u32) -> Loc {

@@ -18,6 +18,10 @@ pub enum BufferError<E: std::error::Error + 'static> {
     /// The number of distinct flush outcomes of one operation exceeded the limit.
     #[error("more than {limit} distinct store-buffer flush outcomes in one operation")]
     TooManyOutcomes { limit: usize },
+    /// No flush outcome is consistent with the recorded ordering facts: a bug
+    /// in the buffers, reported instead of silently skipping the operation.
+    #[error("internal: no consistent store-buffer flush outcome")]
+    NoConsistentOutcome,
     /// A locked read-modify-write returned a value of the wrong length.
     #[error("read-modify-write produced {actual} bytes for a {expected}-byte location")]
     RmwLength { expected: u32, actual: u32 },

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::entry::Entry;
 use super::error::BufferError;
-use super::resolve::{resolve, BufferView, Outcome, TooManyOutcomes};
+use super::resolve::{resolve, BufferView, Outcome, Resolution, ResolveError};
 use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId};
 
 /// Most distinct flush outcomes one operation may offer before it is refused.
@@ -327,11 +327,16 @@ impl StoreBuffers {
             .iter()
             .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
             .collect();
-        let mut outcomes = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES)
-            .map_err(|TooManyOutcomes| BufferError::TooManyOutcomes { limit: MAX_OUTCOMES })?;
+        let resolution = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES).map_err(|e| match e {
+            ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes { limit: MAX_OUTCOMES },
+            ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
+        })?;
+        let mut outcomes = match resolution {
+            Resolution::Nothing => return Ok(()),
+            Resolution::Outcomes(outcomes) => outcomes,
+        };
         let picked = match outcomes.len() {
-            0 => return Ok(()),
-            1 => 0,
+            0 | 1 => 0,
             n => choice.choose(n).min(n - 1),
         };
         let outcome = outcomes.swap_remove(picked);

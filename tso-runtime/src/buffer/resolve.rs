@@ -21,6 +21,8 @@
 //! entry wrote each byte last, the resulting ordering facts), so the engine is
 //! asked to choose only among genuinely different successors.
 
+#![allow(clippy::needless_range_loop)] // entries are addressed by index throughout
+
 use std::collections::{HashMap, HashSet};
 
 use super::entry::Entry;
@@ -47,7 +49,18 @@ pub(crate) struct Outcome {
     pub after: Vec<Vec<Vec<u32>>>,
 }
 
-pub(crate) struct TooManyOutcomes;
+pub(crate) enum ResolveError {
+    TooManyOutcomes,
+    NoConsistentOutcome,
+}
+
+/// What an operation has to decide.
+pub(crate) enum Resolution {
+    /// Nothing observable depends on a flush: leave the buffers alone.
+    Nothing,
+    /// The distinct outcomes (at least one).
+    Outcomes(Vec<Outcome>),
+}
 
 struct Flat {
     buf: Vec<usize>,
@@ -108,7 +121,7 @@ pub(crate) fn resolve(
     seeds: &[Range],
     forced: &[(usize, usize)],
     outcome_limit: usize,
-) -> Result<Vec<Outcome>, TooManyOutcomes> {
+) -> Result<Resolution, ResolveError> {
     let flat = flatten(views);
     let n = flat.buf.len();
     let nbuf = views.len();
@@ -142,7 +155,7 @@ pub(crate) fn resolve(
     // written: whether they reach memory now or later cannot be observed (the
     // bytes read are the same either way), so nothing is decided.
     if forced.is_empty() && (0..n).all(|id| !in_c[id] || (Some(flat.buf[id]) == acting && !flat.flushed[id])) {
-        return Ok(Vec::new());
+        return Ok(Resolution::Nothing);
     }
     let mut is_forced = vec![false; n];
     for &(b, p) in forced {
@@ -184,13 +197,16 @@ pub(crate) fn resolve(
             &mut budget,
         )?;
         if outcomes.len() > outcome_limit {
-            return Err(TooManyOutcomes);
+            return Err(ResolveError::TooManyOutcomes);
         }
         // Next combination of prefix lengths (odometer).
         let mut b = 0;
         loop {
             if b == nbuf {
-                return Ok(outcomes);
+                if outcomes.is_empty() {
+                    return Err(ResolveError::NoConsistentOutcome);
+                }
+                return Ok(Resolution::Outcomes(outcomes));
             }
             if take[b] < c_members[b].len() {
                 take[b] += 1;
@@ -228,7 +244,7 @@ fn enumerate_orders(
     outcomes: &mut Vec<Outcome>,
     seen: &mut HashMap<Vec<u32>, ()>,
     budget: &mut usize,
-) -> Result<(), TooManyOutcomes> {
+) -> Result<(), ResolveError> {
     let n = flat.buf.len();
     let nbuf = c_members.len();
     let chosen: Vec<Vec<usize>> = (0..nbuf).map(|b| c_members[b][..take[b]].to_vec()).collect();
@@ -332,9 +348,9 @@ impl OrderSearch<'_> {
         outcomes: &mut Vec<Outcome>,
         seen: &mut HashMap<Vec<u32>, ()>,
         budget: &mut usize,
-    ) -> Result<(), TooManyOutcomes> {
+    ) -> Result<(), ResolveError> {
         if *budget == 0 {
-            return Err(TooManyOutcomes);
+            return Err(ResolveError::TooManyOutcomes);
         }
         *budget -= 1;
         if !self.visited.insert(self.key()) {

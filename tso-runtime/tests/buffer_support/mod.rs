@@ -153,8 +153,14 @@ fn cas_update(expected: u64, desired: u64, len: u32) -> impl FnOnce(&Payload) ->
 /// Every reachable final outcome of `program` under `model` with store-buffer
 /// `bound` (0 = unbounded; ignored for SC). Also returns the largest choice arity seen.
 pub fn outcomes(program: &Program, model: Model, bound: u32) -> (BTreeSet<Outcome>, usize) {
+    let (set, widest, _) = explore_model(program, model, bound);
+    (set, widest)
+}
+
+/// Like [`outcomes`], plus the number of distinct states visited.
+pub fn explore_model(program: &Program, model: Model, bound: u32) -> (BTreeSet<Outcome>, usize, usize) {
     match model {
-        Model::Sc => explore::<()>(program, |s, t, op| sc_step(s, t, op)),
+        Model::Sc => explore::<()>(program, sc_step),
         Model::Reference => explore_reference(program, bound),
         Model::Lazy => explore_lazy(program, bound),
     }
@@ -193,7 +199,7 @@ fn sc_step(state: &mut State<()>, t: usize, op: Option<&Op>) -> Result<(), MemEr
 fn explore<B: Clone + Eq + std::hash::Hash + Default>(
     program: &Program,
     mut step: impl FnMut(&mut State<B>, usize, Option<&Op>) -> Result<(), MemErr>,
-) -> (BTreeSet<Outcome>, usize) {
+) -> (BTreeSet<Outcome>, usize, usize) {
     let mut seen = HashSet::new();
     let mut stack = vec![initial::<B>(program)];
     let mut results = BTreeSet::new();
@@ -216,7 +222,8 @@ fn explore<B: Clone + Eq + std::hash::Hash + Default>(
             stack.push(next);
         }
     }
-    (results, 0)
+    let states = seen.len();
+    (results, 0, states)
 }
 
 fn advance<B>(state: &mut State<B>, t: usize, had_op: bool) {
@@ -227,7 +234,7 @@ fn advance<B>(state: &mut State<B>, t: usize, had_op: bool) {
     }
 }
 
-fn explore_reference(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize) {
+fn explore_reference(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize, usize) {
     let mut seen = HashSet::new();
     let mut stack = vec![initial::<ReferenceBuffers>(program)];
     let mut results = BTreeSet::new();
@@ -256,7 +263,8 @@ fn explore_reference(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize
             stack.push(next);
         }
     }
-    (results, 0)
+    let states = seen.len();
+    (results, 0, states)
 }
 
 fn reference_step(state: &mut State<ReferenceBuffers>, t: usize, op: Option<&Op>, bound: u32) -> Result<(), MemErr> {
@@ -317,7 +325,7 @@ pub fn lazy_step(
     Ok(())
 }
 
-fn explore_lazy(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize) {
+fn explore_lazy(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize, usize) {
     let mut seen = HashSet::new();
     let mut stack = vec![initial::<StoreBuffers>(program)];
     let mut results = BTreeSet::new();
@@ -349,7 +357,8 @@ fn explore_lazy(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize) {
             }
         }
     }
-    (results, widest)
+    let states = seen.len();
+    (results, widest, states)
 }
 
 /// Deterministic pseudo-random numbers (xorshift64*), so failures replay.
@@ -425,13 +434,15 @@ pub fn random_program(rng: &mut Rng, max_ops: usize) -> Program {
 }
 
 /// Compares the machines on one program; returns a report on mismatch.
-pub fn check_program(program: &Program, bounds: &[u32]) -> Result<usize, String> {
+pub fn check_program(program: &Program, bounds: &[u32]) -> Result<Stats, String> {
     let (sc, _) = outcomes(program, Model::Sc, 0);
-    let mut widest = 0;
+    let mut stats = Stats::default();
     for &bound in bounds {
-        let (reference, _) = outcomes(program, Model::Reference, bound);
-        let (lazy, w) = outcomes(program, Model::Lazy, bound);
-        widest = widest.max(w);
+        let (reference, _, reference_states) = explore_model(program, Model::Reference, bound);
+        let (lazy, w, lazy_states) = explore_model(program, Model::Lazy, bound);
+        stats.widest_choice = stats.widest_choice.max(w);
+        stats.reference_states += reference_states;
+        stats.lazy_states += lazy_states;
         if reference != lazy {
             let missing: Vec<_> = reference.difference(&lazy).collect();
             let extra: Vec<_> = lazy.difference(&reference).collect();
@@ -444,5 +455,12 @@ pub fn check_program(program: &Program, bounds: &[u32]) -> Result<usize, String>
             return Err(format!("bound {bound}: SC outcome not reachable under TSO\nprogram:\n{program}{missing:x?}"));
         }
     }
-    Ok(widest)
+    Ok(stats)
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stats {
+    pub widest_choice: usize,
+    pub reference_states: usize,
+    pub lazy_states: usize,
 }
