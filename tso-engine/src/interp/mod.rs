@@ -190,7 +190,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The native a thread is about to call, with its arguments.
-    fn at_native(&self, st: &State, tid: ThreadId) -> Option<(Arc<Native>, Vec<Val>)> {
+    pub(crate) fn at_native(&self, st: &State, tid: ThreadId) -> Option<(Arc<Native>, Vec<Val>)> {
         let pc = Self::pc(st, tid)?;
         let frame = st.thread(tid).top();
         let (inst, _) = self.inst_at(&pc);
@@ -255,6 +255,7 @@ impl<'p> Machine<'p> {
             }
             let out_before = st.output.len();
             let mut notes = Vec::new();
+            let quiet = !first && self.at_native(st, tid).is_some_and(|(n, _)| n.describe.is_some());
             let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
             let (inst, loc) = self.inst_at(&pc);
             let descr = if want_trace { trace::describe(self, st, tid, inst) } else { None };
@@ -266,7 +267,10 @@ impl<'p> Machine<'p> {
                 f
             })?;
             if let (Some(t), Some(d)) = (trace.as_deref_mut(), descr) {
-                if r != Exec::Blocked {
+                // Invisible runtime calls (a fence with nothing to write) only show up
+                // when they did something worth seeing.
+                let silent = quiet && notes.is_empty() && st.output.len() <= out_before;
+                if r != Exec::Blocked && !silent {
                     let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..]).into_owned();
                     t.push(TraceEvent { tid, loc, action: d, notes, output });
                 }
@@ -330,12 +334,6 @@ enum Exec {
     EndTransition,
 }
 
-struct NoChoice;
-impl Chooser for NoChoice {
-    fn choose(&mut self, _n: usize) -> usize {
-        0
-    }
-}
 
 fn is_choice(name: &str, _args: &[Val]) -> bool {
     name == "tso_choose" || name.starts_with("__VERIFIER_nondet")
