@@ -72,6 +72,11 @@ pub fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResul
     Ok(NativeResult::Block)
 }
 
+/// The holder of mutex `m` as thread id + 1 (0 = unlocked), and its recursion count.
+pub fn holder(cx: &NativeCx<'_>, m: u64) -> Result<(u64, u64), Failure> {
+    Ok((cx.read_int(m + OWNER, 4)?, cx.read_int(m + COUNT, 4)?))
+}
+
 pub fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
     let me = cx.tid as u64 + 1;
     let owner = cx.read_int(m + OWNER, 4)?;
