@@ -20,6 +20,11 @@ fn ret_at(base: &Val, off: Option<usize>) -> Result<NativeResult, Failure> {
     }))
 }
 
+/// The first argument as passed (a pointer keeps its provenance).
+fn first(a: &[Val]) -> Val {
+    a.first().cloned().unwrap_or_default()
+}
+
 fn sign(o: std::cmp::Ordering) -> u64 {
     match o {
         std::cmp::Ordering::Less => (-1i32) as u32 as u64,
@@ -39,19 +44,19 @@ pub fn register(n: &mut Natives) {
     });
     n.add("strpbrk", Visibility::IfShared2(0, 1), |cx, a| {
         let (s, set) = (cx.read_c_string(arg(a, 0))?, cx.read_c_string(arg(a, 1))?);
-        ret_at(&a[0], s.iter().position(|c| set.contains(c)))
+        ret_at(&first(a), s.iter().position(|c| set.contains(c)))
     });
     n.add("memrchr", Visibility::IfShared(0), |cx, a| {
         let (c, len) = (arg(a, 1) as u8, arg(a, 2));
         let b = cx.read_bytes(arg(a, 0), len)?;
-        ret_at(&a[0], b.iter().rposition(|&x| x == c))
+        ret_at(&first(a), b.iter().rposition(|&x| x == c))
     });
     n.add("stpcpy", Visibility::IfShared2(0, 1), |cx, a| {
         let mut s = cx.read_c_string(arg(a, 1))?;
         let len = s.len();
         s.push(0);
         cx.write_fragment(arg(a, 0), &Fragment::from_bytes(s))?;
-        ret_at(&a[0], Some(len))
+        ret_at(&first(a), Some(len))
     });
     n.add("bzero", Visibility::IfShared(0), |cx, a| {
         let len = arg(a, 1);
