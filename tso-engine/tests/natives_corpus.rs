@@ -50,27 +50,8 @@ corpus_tests! {
 }
 
 /// keys.c returns from its start routines and expects the key destructors to have run.
-/// That needs the engine to start threads at `__tso_thread_start(f, arg)`, which calls
-/// `pthread_exit(f(arg))`; until it does, the test is ignored.
 #[test]
-#[ignore = "needs the engine-provided __tso_thread_start trampoline"]
 fn keys() {
     corpus("threads/keys.c");
 }
 
-/// The same program with the trampoline supplied by the program itself, as the engine
-/// would provide it: the destructors run and the verdict is the expected pass.
-#[test]
-fn keys_with_thread_start_trampoline() {
-    let dir = std::env::temp_dir().join(format!("tso-natives-trampoline-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let header = dir.join("trampoline.h");
-    std::fs::write(&header, "#include <pthread.h>\nvoid *__tso_thread_start(void *(*f)(void *), void *a) { pthread_exit(f(a)); }\n")
-        .expect("write header");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/threads/keys.c");
-    let include = header.to_string_lossy().into_owned();
-    for opt in OPT_LEVELS {
-        let r = run_file(&path, opt, &["-include", &include]);
-        assert_verdict(&r, None, &format!("keys.c {opt} with trampoline"));
-    }
-}

@@ -41,3 +41,9 @@ pub(crate) fn thread_bit(tid: ThreadId) -> Result<u64, Failure> {
 pub(crate) fn threads_in(mask: u64) -> Vec<ThreadId> {
     (0..64).filter(|t| mask & (1u64 << t) != 0).collect()
 }
+
+/// The next key destructor to run for the calling thread, if any (used when a start
+/// routine returns; pthread_exit runs them itself).
+pub fn next_key_destructor(cx: &mut crate::natives::NativeCx<'_>) -> Option<(u64, crate::value::Val)> {
+    key::next_destructor(cx)
+}

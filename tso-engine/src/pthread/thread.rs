@@ -2,11 +2,10 @@
 
 use super::key;
 use crate::error::{ErrorKind, Failure};
-use crate::ir::FUNCTION_OBJECT_BASE;
 use crate::libc_arg as arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::state::ThreadStatus;
-use crate::value::{make_ptr, Val};
+use crate::value::Val;
 
 /// pthread_t values are thread index + 1, so 0 is never a valid thread.
 pub fn handle(tid: u32) -> u64 {
@@ -28,19 +27,11 @@ pub fn register(n: &mut Natives) {
     n.alias("pthread_attr_setstacksize", "pthread_attr_init");
 }
 
-/// A function the engine may provide that runs `start(arg)` and then calls pthread_exit
-/// with its result, so key destructors also run when a start routine returns.
-const THREAD_START: &str = "__tso_thread_start";
-
 fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let out = arg(a, 0);
     let func = a.get(2).cloned().unwrap_or_default();
     let param = a.get(3).cloned().unwrap_or_default();
-    let trampoline = cx.program.function(THREAD_START).filter(|&f| cx.program.functions[f as usize].body.is_some());
-    let tid = match trampoline {
-        Some(f) => cx.spawn(make_ptr(FUNCTION_OBJECT_BASE + f, 0), vec![func, param])?,
-        None => cx.spawn(func.as_u64(), vec![param])?,
-    };
+    let tid = cx.spawn(func.as_u64(), vec![param])?;
     if out != 0 {
         cx.write_int(out, 8, handle(tid))?;
     }

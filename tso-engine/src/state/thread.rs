@@ -49,6 +49,8 @@ pub struct Thread {
     pub tls: Vec<(u32, ObjId)>,
     /// pthread_setspecific values: (key, value).
     pub specific: Vec<(u32, Val)>,
+    /// The start routine's result while key destructors run after it returned.
+    pub pending_exit: Option<Val>,
 }
 
 impl Thread {
@@ -62,6 +64,7 @@ impl Thread {
             joined: false,
             tls: Vec::new(),
             specific: Vec::new(),
+            pending_exit: None,
         }
     }
     #[inline]

@@ -85,7 +85,7 @@ impl Canonicalizer {
             if let ThreadStatus::Finished(v) = &t.status {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            if let Some(v) = &t.callback_result {
+            for v in t.callback_result.iter().chain(t.pending_exit.iter()) {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
         }
@@ -165,6 +165,10 @@ impl Canonicalizer {
             b.push(t.detached as u8 | (t.joined as u8) << 1);
             if let Some(v) = &t.callback_result {
                 b.push(1);
+                write_val(b, &map, v);
+            }
+            if let Some(v) = &t.pending_exit {
+                b.push(2);
                 write_val(b, &map, v);
             }
             for f in &t.frames {
