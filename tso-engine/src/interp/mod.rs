@@ -296,7 +296,9 @@ impl<'p> Machine<'p> {
                 c.run(self.program, st, false);
                 let mut h = Vec::new();
                 for chunk in c.chunks.iter() {
-                    h.extend_from_slice(&crate::store::hash_bytes(chunk).to_le_bytes());
+                    if let crate::store::Chunk::Bytes(b) = chunk {
+                        h.extend_from_slice(&crate::store::hash_bytes(b).to_le_bytes());
+                    }
                 }
                 let key = crate::store::hash_bytes(&h);
                 if !seen.insert(key) {

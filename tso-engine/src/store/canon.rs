@@ -8,28 +8,56 @@ use crate::memory::{read_u64, ObjId, ObjKind};
 use crate::state::{State, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 
-/// The serialised state: a list of byte chunks, stored in one buffer.
+/// One chunk of a serialised state.
+#[derive(Clone, Copy, Debug)]
+pub enum Chunk<'a> {
+    Bytes(&'a [u8]),
+    /// An unchanged object whose chunk id the store already knows.
+    Known(u32),
+}
+
+/// The serialised state: a list of chunks, their bytes in one buffer.
 #[derive(Default)]
 pub struct Chunks {
     buf: Vec<u8>,
-    ends: Vec<usize>,
+    /// End offset in `buf` of each byte chunk, or a known id.
+    parts: Vec<Part>,
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Bytes { end: usize, object: Option<ObjId> },
+    Known(u32),
 }
 
 impl Chunks {
-    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+    pub fn iter(&self) -> impl Iterator<Item = Chunk<'_>> {
         let mut start = 0;
-        self.ends.iter().map(move |&e| {
-            let s = &self.buf[start..e];
-            start = e;
-            s
+        self.parts.iter().map(move |p| match *p {
+            Part::Bytes { end, .. } => {
+                let s = &self.buf[start..end];
+                start = end;
+                Chunk::Bytes(s)
+            }
+            Part::Known(id) => Chunk::Known(id),
+        })
+    }
+    /// For each byte chunk that serialises a cacheable object: (chunk index, object).
+    pub fn cacheable(&self) -> impl Iterator<Item = (usize, ObjId)> + '_ {
+        self.parts.iter().enumerate().filter_map(|(i, p)| match p {
+            Part::Bytes { object: Some(o), .. } => Some((i, *o)),
+            _ => None,
         })
     }
     fn clear(&mut self) {
         self.buf.clear();
-        self.ends.clear();
+        self.parts.clear();
     }
     fn end_chunk(&mut self) {
-        self.ends.push(self.buf.len());
+        self.parts.push(Part::Bytes { end: self.buf.len(), object: None });
+    }
+    fn end_object_chunk(&mut self, object: ObjId) {
+        self.parts.push(Part::Bytes { end: self.buf.len(), object: Some(object) });
     }
     pub fn total_len(&self) -> usize {
         self.buf.len()
@@ -45,6 +73,8 @@ pub struct Canonicalizer {
     /// Serialise every register, not just the live ones (for states taken in the middle
     /// of a transition, where liveness is not recorded).
     pub all_registers: bool,
+    /// Generation of the store whose cached object chunk ids may be used (0: none).
+    pub cache_generation: u32,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -200,6 +230,14 @@ impl Canonicalizer {
             if o.constant {
                 continue;
             }
+            let cacheable = o.ptrs.is_empty() && self.cache_generation != 0;
+            if cacheable {
+                let c = o.chunk_cache.get();
+                if c >> 32 == self.cache_generation as u64 {
+                    out.parts.push(Part::Known(c as u32));
+                    continue;
+                }
+            }
             let b = &mut out.buf;
             let kind = match o.kind {
                 ObjKind::Global(_) => 0u8,
@@ -221,7 +259,11 @@ impl Canonicalizer {
             for &off in &o.ptrs {
                 b.extend_from_slice(&off.to_le_bytes());
             }
-            out.end_chunk();
+            if cacheable {
+                out.end_object_chunk(id);
+            } else {
+                out.end_chunk();
+            }
         }
         if let Some(ext) = &st.ext {
             let mut f = |p: u64| Self::map_ptr(&map, p);
