@@ -149,7 +149,7 @@ impl<'p> Machine<'p> {
             Inst::Unreachable => return Err(Failure::new(ErrorKind::Abort, "reached `unreachable` (undefined behaviour, e.g. falling off the end of a non-void function)")),
             Inst::Unsupported { what } => return Err(Failure::unsupported(format!("unsupported: {what}"))),
         };
-        st.thread_mut(tid).top_mut().regs[dst as usize] = val;
+        st.thread_mut(tid).top_mut().set_reg(dst, val);
         self.advance(st, tid)
     }
 
@@ -172,7 +172,7 @@ impl<'p> Machine<'p> {
                 .map(|phi| phi.incoming.iter().find(|(b, _)| *b == from).map(|(_, op)| self.eval(fr, op)).unwrap_or_default())
                 .collect();
             for (phi, v) in phis.iter().zip(vals) {
-                fr.regs[phi.dst as usize] = v;
+                fr.set_reg(phi.dst, v);
             }
         }
         fr.block = target;
@@ -258,7 +258,7 @@ impl<'p> Machine<'p> {
             Callee::Intrinsic(i) => {
                 let v = intrinsics::call(self, st, tid, i, &args)?;
                 if let Some(d) = dst {
-                    st.thread_mut(tid).top_mut().regs[d as usize] = v;
+                    st.thread_mut(tid).top_mut().set_reg(d, v);
                 }
                 return self.advance(st, tid);
             }
@@ -276,7 +276,7 @@ impl<'p> Machine<'p> {
                 let t = st.thread_mut(tid);
                 t.phase = 0;
                 if let Some(d) = dst {
-                    t.top_mut().regs[d as usize] = v;
+                    t.top_mut().set_reg(d, v);
                 }
                 self.advance(st, tid)
             }
@@ -363,7 +363,7 @@ impl<'p> Machine<'p> {
                 let top = t.top_mut();
                 let body = self.program.functions[top.func as usize].body.as_ref().expect("body");
                 if let Inst::Call { dst: Some(d), .. } = &body.blocks[top.block as usize].insts[top.ip as usize] {
-                    top.regs[*d as usize] = v;
+                    top.set_reg(*d, v);
                 }
                 top.ip += 1;
                 Ok(Exec::Next)

@@ -16,13 +16,22 @@ pub struct Frame {
     pub func: FuncId,
     pub block: u32,
     pub ip: u32,
-    pub regs: Vec<Val>,
+    /// Shared with the parent state until written: a transition copies only the
+    /// registers of the frames it changes.
+    pub regs: std::rc::Rc<Vec<Val>>,
     /// Objects this frame allocated with alloca; they die when it returns.
     pub allocas: Vec<ObjId>,
     /// The overflow area of a variadic call, if any.
     pub varargs: Option<ObjId>,
     /// Where this frame's return value goes.
     pub ret: ReturnTo,
+}
+
+impl Frame {
+    #[inline]
+    pub fn set_reg(&mut self, r: u32, v: Val) {
+        std::rc::Rc::make_mut(&mut self.regs)[r as usize] = v;
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

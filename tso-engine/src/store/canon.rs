@@ -75,6 +75,9 @@ pub struct Canonicalizer {
     pub all_registers: bool,
     /// Generation of the store whose cached object chunk ids may be used (0: none).
     pub cache_generation: u32,
+    /// Scratch space reused across runs (root pointers, a frame's allocas).
+    scratch: Vec<u64>,
+    scratch_ids: Vec<u32>,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -97,11 +100,13 @@ impl Canonicalizer {
         // Roots, in a fixed order.
         for t in &st.threads {
             for f in &t.frames {
-                let mut roots = Vec::new();
+                let mut roots = std::mem::take(&mut self.scratch);
+                roots.clear();
                 for_each_reg(program, f, self.all_registers, |v| v.for_each_pointer(&mut |p| roots.push(p)));
-                for p in roots {
+                for &p in &roots {
                     self.reach(st, p);
                 }
+                self.scratch = roots;
                 for &a in f.allocas.iter().chain(f.varargs.iter()) {
                     self.reach_obj(st, a);
                 }
@@ -208,9 +213,11 @@ impl Canonicalizer {
                 b.push(f.ret as u8);
                 for_each_reg(program, f, self.all_registers, |v| write_val(b, &map, v));
                 b.push(0xA1);
-                let mut allocas: Vec<u32> = f.allocas.iter().chain(f.varargs.iter()).map(|&a| map.get(a as usize).copied().unwrap_or(INVALID)).filter(|&n| n != 0).collect();
+                let allocas = &mut self.scratch_ids;
+                allocas.clear();
+                allocas.extend(f.allocas.iter().chain(f.varargs.iter()).map(|&a| map.get(a as usize).copied().unwrap_or(INVALID)).filter(|&n| n != 0));
                 allocas.sort_unstable();
-                for a in allocas {
+                for a in allocas.iter() {
                     b.extend_from_slice(&a.to_le_bytes());
                 }
                 b.push(0xF0);
