@@ -161,6 +161,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             }
         }
         if store.insert_state(&mut canon, machine.program, &next, opts.collect_outcomes) {
+            canon.collect_garbage(&mut next);
             stack.push(Node { state: next, tid: 0, script: Vec::new(), any_enabled: false, via: Some(mv) });
             stats.max_depth = stats.max_depth.max(stack.len() as u64);
         }

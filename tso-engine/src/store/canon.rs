@@ -142,6 +142,21 @@ impl Canonicalizer {
         self.serialize(program, st, include_output);
     }
 
+    /// After `run`: drop dead objects (freed heap blocks, returned stack slots) that
+    /// nothing points to any more. They are not part of the canonical state, and keeping
+    /// them would make memory grow along every path that calls functions.
+    pub fn collect_garbage(&self, st: &mut State) {
+        let dead: Vec<ObjId> = st
+            .memory
+            .ids()
+            .filter(|&id| id > st.memory.globals && self.map.get(id as usize).is_none_or(|&m| m == 0))
+            .filter(|&id| st.memory.get(id).is_some_and(|o| o.freed))
+            .collect();
+        for id in dead {
+            st.memory.remove(id);
+        }
+    }
+
     fn reach(&mut self, st: &State, p: u64) {
         let (obj, _) = ptr_parts(p);
         self.reach_obj(st, obj);
