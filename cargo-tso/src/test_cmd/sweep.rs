@@ -85,3 +85,54 @@ pub fn render(table: &SweepTable<'_>) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use tso_engine::{ErrorKind, Verdict};
+
+    use super::*;
+    use crate::outcome::{Failure, Figures, RunOutcome};
+
+    fn result(bound: u32, verdict: Verdict, states: u64) -> TestResult {
+        let failing = verdict == Verdict::Fail;
+        let mut outcome = RunOutcome::tool_error(ErrorKind::Assertion, String::new());
+        outcome.verdict = verdict;
+        outcome.failure = failing.then(|| Failure { kind: ErrorKind::Assertion, message: "x".into(), location: None });
+        outcome.figures = Figures { states, time: Duration::from_millis(20), ..Figures::default() };
+        TestResult {
+            name: format!("p::f::t [sb={}]", bound_name(bound)),
+            case: 0,
+            bound,
+            status: if failing { Status::Failed } else { Status::Passed },
+            message: String::new(),
+            outcome: Some(outcome),
+            sc: None,
+            exec_time: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn table_rows_follow_the_bounds_and_name_the_smallest_failing_one() {
+        let results = vec![result(0, Verdict::Fail, 900), result(1, Verdict::Pass, 40), result(2, Verdict::Fail, 120)];
+        let tables = tables(&["p::f::t".to_owned()], &results, &[1, 2, 0]);
+        assert_eq!(tables.len(), 1);
+        assert_eq!(
+            render(&tables[0]),
+            "sb-bound sweep: p::f::t\n\
+             \x20 bound      result        verdict              states      time\n\
+             \x20 1          ok            pass                     40     0.02s\n\
+             \x20 2          FAILED        fail (assertion)        120     0.02s\n\
+             \x20 unbounded  FAILED        fail (assertion)        900     0.02s\n\
+             \x20 smallest failing bound: 2\n"
+        );
+    }
+
+    #[test]
+    fn unbounded_is_the_largest_bound() {
+        let results = vec![result(0, Verdict::Fail, 1), result(4, Verdict::Pass, 1)];
+        let tables = tables(&["t".to_owned()], &results, &[4, 0]);
+        assert_eq!(tables[0].first_failing_bound(), Some(0));
+    }
+}
