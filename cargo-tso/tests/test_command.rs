@@ -183,6 +183,7 @@ fn bound_sweep_prints_a_table_per_test() {
     let out = run(test().args(["-p", "fixture-litmus", "--sb-bound", "1,2,0"]));
     assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
     let text = mask(&out.stdout);
+    insta::assert_snapshot!("test_sweep_litmus", text);
     for bound in ["1", "2", "unbounded"] {
         assert!(text.contains(&format!("test fixture-litmus::store_buffering::padded [sb={bound}] ... ")), "{text}");
     }

@@ -170,6 +170,10 @@ pub fn run(args: &TestArgs) -> i32 {
     });
     progress.finish();
 
+    // Report failures in plan order (test, then bound), not in completion order.
+    let bound_position = |bound: u32| bounds.iter().position(|&b| b == bound).unwrap_or(0);
+    results.sort_by_key(|r| (r.case, bound_position(r.bound)));
+
     if sweeping {
         let test_names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
         let tables = sweep::tables(&test_names, &results, &bounds);
