@@ -74,6 +74,7 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
         machine: request.settings.machine.clone(),
         limits: request.settings.limits.clone(),
         collect_outcomes: request.collect_outcomes,
+        progress: None,
     };
     let report = tso_engine::check(&program, &natives, &options);
     Ok(RunOutcome::from_report(&report))
