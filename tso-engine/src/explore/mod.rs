@@ -137,7 +137,8 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             Err(failure) => {
                 let mut path = path_of(&stack);
                 path.push(mv);
-                return finish(Outcome::Fail { failure, path, thread: Some(tid) }, &mut stats, &store, first_output, outcomes);
+                let thread = failure.thread.or(Some(tid));
+                return finish(Outcome::Fail { failure, path, thread }, &mut stats, &store, first_output, outcomes);
             }
             Ok(Step::Blocked) => continue,
             Ok(Step::Pruned) => {

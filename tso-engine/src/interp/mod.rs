@@ -222,9 +222,34 @@ impl<'p> Machine<'p> {
         trace: Option<&mut Vec<TraceEvent>>,
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
-        let r = self.run_steps(st, tid, chooser, trace, &mut steps);
+        let mut trace = trace;
+        let mut r = self.run_steps(st, tid, chooser, trace.as_deref_mut(), &mut steps, true).map_err(|f| f.in_thread(tid));
+        if r == Ok(Step::Progress) {
+            r = self.settle_others(st, tid, chooser, trace, &mut steps).map(|_| Step::Progress);
+        }
         self.instructions.set(self.instructions.get() + steps + 1);
         r
+    }
+
+    /// Threads that are not at a visible action (a thread just created, or one left
+    /// alone) run their invisible steps now, as part of this transition: those steps
+    /// commute with everything, so interleaving them would only add states.
+    fn settle_others(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+        mut trace: Option<&mut Vec<TraceEvent>>,
+        steps: &mut u64,
+    ) -> Result<(), Failure> {
+        let mut u = 0;
+        while (u as usize) < st.threads.len() {
+            if u != tid && st.exit_code.is_none() && st.thread(u).status == ThreadStatus::Running && !self.is_visible(st, u) {
+                self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false).map_err(|f| f.in_thread(u))?;
+            }
+            u += 1;
+        }
+        Ok(())
     }
 
     fn run_steps(
@@ -234,8 +259,9 @@ impl<'p> Machine<'p> {
         chooser: &mut dyn Chooser,
         mut trace: Option<&mut Vec<TraceEvent>>,
         steps: &mut u64,
+        starts_with_visible: bool,
     ) -> Result<Step, Failure> {
-        let mut first = true;
+        let mut first = starts_with_visible;
         let mut seen = std::collections::HashSet::new();
         loop {
             if st.exit_code.is_some() {
