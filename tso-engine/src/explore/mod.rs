@@ -200,10 +200,17 @@ fn limit_hit(limits: &Limits, start: Instant, stats: &mut Stats) -> Option<Strin
     }
     let rss = crate::resources::current_rss();
     stats.peak_rss = stats.peak_rss.max(rss);
-    if let Some(max) = limits.max_memory {
-        if rss >= max {
-            return Some(format!("--max-memory {} reached", crate::resources::format_bytes(max)));
+    match limits.max_memory {
+        Some(max) if rss >= max => return Some(format!("--max-memory {} reached", crate::resources::format_bytes(max))),
+        None => {
+            // No limit given: stop before exhausting the machine.
+            if let Some(max) = crate::resources::default_memory_limit() {
+                if rss >= max {
+                    return Some(format!("memory use reached {} (80% of this machine; set --max-memory to change)", crate::resources::format_bytes(max)));
+                }
+            }
         }
+        _ => {}
     }
     None
 }
