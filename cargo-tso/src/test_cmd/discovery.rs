@@ -1,6 +1,7 @@
-//! Finding the declared tests: cargo runs the build scripts (`cargo build
-//! --message-format=json`), each writes its manifest into its `OUT_DIR`, and we
-//! read the manifests of the selected packages.
+//! Finding the declared tests: cargo runs the build scripts (`cargo check
+//! --message-format=json`: build scripts run in full, the crates themselves are only
+//! checked), each writes its manifest into its `OUT_DIR`, and we read the manifests of
+//! the selected packages. Packages that do not use test-support are not built at all.
 
 use std::collections::BTreeSet;
 use std::io::BufReader;
@@ -27,7 +28,7 @@ pub enum DiscoveryError {
     UnknownPackage(String),
     #[error("cannot run cargo: {0}")]
     Spawn(std::io::Error),
-    #[error("could not build the packages (cargo build failed; see its errors above)")]
+    #[error("could not build the packages (cargo check failed; see its errors above)")]
     BuildFailed,
     #[error("reading a test manifest: {0}")]
     Manifest(#[from] test_support::Error),
@@ -100,6 +101,14 @@ fn select<'m>(
     Ok(members)
 }
 
+/// Only packages whose build script uses test-support can declare tests.
+fn declares_tests(package: &Package) -> bool {
+    package
+        .dependencies
+        .iter()
+        .any(|d| d.name == "test-support" && d.kind == cargo_metadata::DependencyKind::Build)
+}
+
 pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryError> {
     let mut metadata_command = MetadataCommand::new();
     metadata_command.cargo_path(cargo()).no_deps();
@@ -107,12 +116,15 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
         metadata_command.manifest_path(path);
     }
     let metadata = metadata_command.exec()?;
-    let packages = select(&metadata, selection)?;
+    let packages: Vec<&Package> = select(&metadata, selection)?.into_iter().filter(|p| declares_tests(p)).collect();
     let selected: BTreeSet<&PackageId> = packages.iter().map(|p| &p.id).collect();
+    if packages.is_empty() {
+        return Ok(Discovered { target_dir: metadata.target_directory.into_std_path_buf(), manifests: Vec::new() });
+    }
 
     let mut build = Command::new(cargo());
     build
-        .arg("build")
+        .arg("check")
         .arg("--message-format=json-render-diagnostics");
     if let Some(path) = &selection.manifest_path {
         build.arg("--manifest-path").arg(path);
