@@ -58,7 +58,7 @@ pub struct CheckReport {
 
 /// Model-check `program` from `opts.entry`.
 pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
-    let machine = Machine::new(program, natives, opts.machine.clone());
+    let machine = Machine::new(program, natives, MachineOptions { outputs_visible: opts.collect_outcomes, ..opts.machine.clone() });
     let empty = |verdict, failure: Option<Failure>| CheckReport {
         verdict,
         failure,

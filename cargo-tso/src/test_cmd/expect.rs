@@ -30,7 +30,8 @@ pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
     }
 }
 
-/// The test's status and, for anything but a plain pass, the explanation.
+/// The test's status and, for anything but a plain pass, the explanation (for an
+/// expected failure: its counterexample, shown in the report's "expected failures").
 pub fn judge(
     expectation: Expectation,
     outcome: &RunOutcome,
@@ -72,7 +73,7 @@ pub fn judge(
                     details()
                 ),
             ),
-            _ => (Status::Passed, String::new()),
+            _ => (Status::Passed, details()),
         },
     }
 }

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, OnceLock};
 use std::time::{Duration, Instant};
 
-use test_support::Expectation;
 
 use crate::outcome::{RunOutcome, ScRerun};
 use crate::pipeline::{self, Request};
@@ -81,9 +80,10 @@ fn run_case(
         Err(error) => (Status::Failed, format!("{error}\n"), None, None),
         Ok(outcome) => {
             // The SC verdict does not depend on the bound: compute it once per test.
-            let sc = (expectation == Expectation::ShouldPass
-                && pipeline::wants_sc_rerun(settings, &outcome))
-            .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
+            // Expected failures are classified too: "needs TSO" is what such a test
+            // usually documents.
+            let sc = pipeline::wants_sc_rerun(settings, &outcome)
+                .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
             let (status, message) = expect::judge(expectation, &outcome, sc.as_ref());
             (status, message, Some(outcome), sc)
         }

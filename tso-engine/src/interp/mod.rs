@@ -25,11 +25,13 @@ pub struct MachineOptions {
     pub max_frames: usize,
     /// Largest total heap the program may allocate in one state (bytes).
     pub max_memory: u64,
+    /// Output is part of the outcome (litmus outcome collection): printing interleaves.
+    pub outputs_visible: bool,
 }
 
 impl Default for MachineOptions {
     fn default() -> Self {
-        MachineOptions { max_steps: 500_000_000, max_frames: 2_000, max_memory: 1 << 30 }
+        MachineOptions { max_steps: 500_000_000, max_frames: 2_000, max_memory: 1 << 30, outputs_visible: false }
     }
 }
 
@@ -181,6 +183,7 @@ impl<'p> Machine<'p> {
         match n.visibility {
             Visibility::Never => false,
             Visibility::Always => true,
+            Visibility::Output => self.opts.outputs_visible,
             Visibility::IfShared(i) => args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())),
             Visibility::IfShared2(i, j) => {
                 args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())) || args.get(j).is_some_and(|p| st.memory.is_shared(p.as_u64()))

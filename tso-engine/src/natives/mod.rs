@@ -44,6 +44,9 @@ pub enum Visibility {
     Never,
     /// Synchronisation and nondeterminism: always a scheduling point.
     Always,
+    /// Writes the program's output: a scheduling point only when outputs are being
+    /// collected (then the order of outputs is an observable outcome).
+    Output,
     /// Accesses the memory its pointer argument `n` points to.
     IfShared(usize),
     /// Accesses the memory of either pointer argument.

@@ -104,6 +104,16 @@ impl Reporter for Human {
         if self.terse && !at_line_start(self.column) {
             text.push('\n');
         }
+        // Expected failures pass; their counterexamples are still worth reading.
+        let expected: Vec<&TestResult> = results.iter().filter(|r| r.status == Status::Passed && !r.message.is_empty()).collect();
+        if !expected.is_empty() && !self.terse {
+            text.push_str("\nexpected failures:\n\n");
+            for result in &expected {
+                let _ = writeln!(text, "---- {} (failed as expected) ----", result.name);
+                text.push_str(&result.message);
+                text.push('\n');
+            }
+        }
         let failures: Vec<&TestResult> = results.iter().filter(|r| r.status.is_failure()).collect();
         if !failures.is_empty() {
             text.push_str("\nfailures:\n\n");
