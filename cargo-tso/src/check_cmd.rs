@@ -126,6 +126,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         settings: &settings,
         collect_outcomes: args.outcomes,
         emit_instrumented: args.emit_instrumented.as_deref(),
+        progress: None,
     };
     let (outcome, sc) = pipeline::on_large_stack(|| {
         let outcome = pipeline::run_guarded(&request)?;

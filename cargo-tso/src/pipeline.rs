@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use inkwell::context::Context;
+use tso_engine::explore::ProgressFn;
 use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions};
 use tso_runtime::runtime::{register, RuntimeOptions};
@@ -24,13 +25,15 @@ pub enum PipelineError {
 }
 
 /// What to check.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Request<'a> {
     pub bitcode: &'a Path,
     pub entry: &'a str,
     pub settings: &'a CheckSettings,
     pub collect_outcomes: bool,
     pub emit_instrumented: Option<&'a Path>,
+    /// Called with the figures so far while the engine explores (progress display).
+    pub progress: Option<ProgressFn>,
 }
 
 /// Runs one check. Problems in the program (including constructs the pass or the
@@ -74,7 +77,7 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
         machine: request.settings.machine.clone(),
         limits: request.settings.limits.clone(),
         collect_outcomes: request.collect_outcomes,
-        progress: None,
+        progress: request.progress.clone(),
     };
     let report = tso_engine::check(&program, &natives, &options);
     Ok(RunOutcome::from_report(&report))

@@ -312,3 +312,39 @@ fn tso_pass_exits_0() {
         out.stdout
     );
 }
+
+/// Regression: parallel runs sharing one cold cache once removed each other's freshly
+/// published module, so a run could find no module to load. Every one of many
+/// simultaneous checks of the same file must get its verdict.
+#[test]
+fn parallel_checks_sharing_a_cold_cache_all_succeed() {
+    let cache = scratch("cache-parallel");
+    for round in 0..3 {
+        let _ = std::fs::remove_dir_all(&cache);
+        let children: Vec<_> = (0..8)
+            .map(|_| {
+                check()
+                    .env("CARGO_TSO_CACHE_DIR", &cache)
+                    .args(["hello.c", "--memory-model", "sc"])
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("starting cargo-tso")
+            })
+            .collect();
+        for child in children {
+            let out = child.wait_with_output().expect("waiting for cargo-tso");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "round {round}: {stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            assert!(
+                stdout.starts_with("verdict: pass"),
+                "round {round}: {stdout}"
+            );
+        }
+    }
+}

@@ -373,3 +373,49 @@ fn bound_sweep_prints_a_table_per_test() {
     );
     assert!(sweep("fixture-litmus::store_buffering::fenced")["smallest_failing_bound"].is_null());
 }
+
+/// `cargo-tso tso test -p fixture-litmus` under SC on a pseudo-terminal (util-linux
+/// `script`), its stdout discarded: what is left is what it draws on stderr.
+fn on_a_terminal(ci: bool) -> String {
+    let command = format!(
+        "'{}' tso test -p fixture-litmus --memory-model sc --test-threads 1 >/dev/null",
+        env!("CARGO_BIN_EXE_cargo-tso")
+    );
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(common::fixtures().join("ws"))
+        .env("CARGO_TSO_CACHE_DIR", scratch("cache"))
+        .env("CARGO_TARGET_DIR", scratch("fixture-target"))
+        .env("NO_COLOR", "1")
+        .env_remove("CI");
+    if ci {
+        script.env("CI", "1");
+    }
+    let out = run(&mut script);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    out.stdout
+}
+
+#[test]
+fn progress_is_drawn_only_on_a_terminal_outside_ci() {
+    let drawn = on_a_terminal(false);
+    assert!(
+        drawn.contains("0/3 running: fixture-litmus::"),
+        "no progress display on a terminal: {drawn:?}"
+    );
+    let in_ci = on_a_terminal(true);
+    assert!(!in_ci.contains("running:"), "progress in CI: {in_ci:?}");
+    // Piped (not a terminal), CI unset: only the report.
+    let out = run(test()
+        .env_remove("CI")
+        .args(["-p", "fixture-litmus"])
+        .args(sc()));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for text in [&out.stdout, &out.stderr] {
+        assert!(
+            !text.contains("running:") && !text.contains("states/s"),
+            "progress text in non-terminal output: {text:?}"
+        );
+    }
+}

@@ -172,21 +172,30 @@ pub fn run(args: &TestArgs) -> i32 {
         results.push(result);
     }
 
-    let mut progress = progress::Progress::new(jobs.len(), format != TestFormat::Json);
+    let progress = progress::Progress::new(jobs.len(), format != TestFormat::Json);
     let threads = args
         .test_threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    runner::run(&cases, &jobs, &names, &base, threads, |event| match event {
-        Event::Started(index) => {
-            progress.started(&names[index]);
-            progress.suspend(|| reporter.test_started(&names[index]));
-        }
-        Event::Finished(index, result) => {
-            progress.finished(&names[index]);
-            progress.suspend(|| reporter.test_finished(&result, &cases[result.case]));
-            results.push(*result);
-        }
-    });
+    let live = progress.job_callback();
+    runner::run(
+        &cases,
+        &jobs,
+        &names,
+        &base,
+        threads,
+        live,
+        |event| match event {
+            Event::Started(index) => {
+                progress.started(index, &names[index]);
+                progress.suspend(|| reporter.test_started(&names[index]));
+            }
+            Event::Finished(index, result) => {
+                progress.finished(index);
+                progress.suspend(|| reporter.test_finished(&result, &cases[result.case]));
+                results.push(*result);
+            }
+        },
+    );
     progress.finish();
 
     // Report failures in plan order (test, then bound), not in completion order.

@@ -5,15 +5,17 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, OnceLock};
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use tso_engine::explore::{ProgressFn, Stats};
 
 use crate::outcome::{RunOutcome, ScRerun};
 use crate::pipeline::{self, Request};
 use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Status};
+use crate::test_cmd::progress::JobProgressFn;
 
 /// One test at one store-buffer bound.
 #[derive(Debug, Clone, Copy)]
@@ -54,6 +56,7 @@ fn run_case(
     case: &TestCase,
     settings: &CheckSettings,
     sc_memo: &OnceLock<ScRerun>,
+    progress: Option<ProgressFn>,
 ) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
     let (entry, expectation) = match &case.kind {
         CaseKind::Broken { message } => {
@@ -75,6 +78,7 @@ fn run_case(
         settings,
         collect_outcomes: false,
         emit_instrumented: None,
+        progress,
     };
     match pipeline::run_guarded(&request) {
         Err(error) => (Status::Failed, format!("{error}\n"), None, None),
@@ -90,17 +94,29 @@ fn run_case(
     }
 }
 
+/// What a job needs besides its own description: where it reports progress.
+struct JobContext<'a> {
+    index: usize,
+    name: String,
+    sc_memo: &'a OnceLock<ScRerun>,
+    progress: Option<&'a JobProgressFn>,
+}
+
 fn run_job(
     cases: &[TestCase],
     job: Job,
-    name: String,
     base: &CheckSettings,
-    sc_memo: &OnceLock<ScRerun>,
+    context: JobContext<'_>,
 ) -> TestResult {
     let start = Instant::now();
     let settings = settings_at(base, job.bound);
+    let index = context.index;
+    let progress = context.progress.map(|report| {
+        let report = Arc::clone(report);
+        Arc::new(move |stats: &Stats| report(index, stats)) as ProgressFn
+    });
     let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| {
-        run_case(&cases[job.case], &settings, sc_memo)
+        run_case(&cases[job.case], &settings, context.sc_memo, progress)
     })) {
         Ok(result) => result,
         Err(payload) => (
@@ -114,7 +130,7 @@ fn run_job(
         ),
     };
     TestResult {
-        name,
+        name: context.name,
         case: job.case,
         bound: job.bound,
         status,
@@ -126,31 +142,39 @@ fn run_job(
 }
 
 /// Runs `jobs` on `threads` workers; `names[i]` is job i's display name. Calls
-/// `on_event` on this thread as jobs start and finish.
+/// `on_event` on this thread as jobs start and finish, and `progress` (if any) on the
+/// workers with a job's index and the engine's figures so far.
 pub fn run(
     cases: &[TestCase],
     jobs: &[Job],
     names: &[String],
     base: &CheckSettings,
     threads: usize,
+    progress: Option<JobProgressFn>,
     mut on_event: impl FnMut(Event),
 ) {
     let next = AtomicUsize::new(0);
     let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
+    let context = |index: usize| JobContext {
+        index,
+        name: names[index].clone(),
+        sc_memo: &sc_memos[jobs[index].case],
+        progress: progress.as_ref(),
+    };
     let (sender, receiver) = mpsc::channel::<Event>();
     std::thread::scope(|scope| {
         let workers = threads.clamp(1, jobs.len().max(1));
         let mut spawned = 0;
         for worker in 0..workers {
             let sender = sender.clone();
-            let (next, sc_memos) = (&next, &sc_memos);
+            let (next, context) = (&next, &context);
             let body = move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&job) = jobs.get(index) else { break };
                 if sender.send(Event::Started(index)).is_err() {
                     break;
                 }
-                let result = run_job(cases, job, names[index].clone(), base, &sc_memos[job.case]);
+                let result = run_job(cases, job, base, context(index));
                 if sender
                     .send(Event::Finished(index, Box::new(result)))
                     .is_err()
@@ -171,7 +195,7 @@ pub fn run(
             // No thread could be started: run everything here.
             for (index, &job) in jobs.iter().enumerate() {
                 on_event(Event::Started(index));
-                let result = run_job(cases, job, names[index].clone(), base, &sc_memos[job.case]);
+                let result = run_job(cases, job, base, context(index));
                 on_event(Event::Finished(index, Box::new(result)));
             }
             return;
