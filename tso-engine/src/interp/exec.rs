@@ -456,7 +456,16 @@ impl<'p> Machine<'p> {
         f: impl FnOnce(&mut NativeCx<'_>) -> R,
     ) -> R {
         let spawn = |s: &mut State, func: u64, a: Vec<Val>| self.spawn(s, func, a);
-        let mut cx = NativeCx { state: st, program: self.program, tid, chooser, notes, spawn: &spawn, max_memory: self.opts.max_memory };
+        let mut cx = NativeCx {
+            state: st,
+            program: self.program,
+            tid,
+            chooser,
+            notes,
+            spawn: &spawn,
+            max_memory: self.opts.max_memory,
+            fence_hook: self.fence_hook.clone(),
+        };
         f(&mut cx)
     }
 

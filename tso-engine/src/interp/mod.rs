@@ -49,6 +49,7 @@ pub struct Machine<'p> {
     pub program: &'p Program,
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
+    fence_hook: Option<Arc<Native>>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::cell::Cell<u64>,
@@ -64,7 +65,7 @@ struct Pc {
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
         let table = program.functions.iter().map(|f| if f.body.is_none() { natives.get(&f.name).cloned() } else { None }).collect();
-        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), opts, instructions: std::cell::Cell::new(0) }
+        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), fence_hook: natives.fence_hook.clone(), opts, instructions: std::cell::Cell::new(0) }
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).

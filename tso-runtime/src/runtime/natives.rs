@@ -103,6 +103,11 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
+    let o = opts.clone();
+    n.set_fence_hook(move |cx, _| {
+        fence(cx, &o)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
 }
 
 fn arg(a: &[Val], i: usize) -> u64 {
