@@ -185,7 +185,15 @@ fn tail(s: &str, n: usize) -> &str {
 /// Run `bin args`, killing it after `limit`.
 pub fn run_binary(bin: &Path, args: &[String], limit: Duration, command: String) -> CheckResult {
     let started = Instant::now();
-    let spawned = Command::new(bin).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn();
+    let mut command_builder = Command::new(bin);
+    command_builder.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // Keep the tool's bitcode cache beside the binary, not in the user's home.
+    if std::env::var_os("CARGO_TSO_CACHE_DIR").is_none() {
+        if let Some(dir) = bin.parent().and_then(Path::parent) {
+            command_builder.env("CARGO_TSO_CACHE_DIR", dir.join("tso-suite-cache"));
+        }
+    }
+    let spawned = command_builder.spawn();
     let mut child = match spawned {
         Ok(c) => c,
         Err(e) => panic!("cannot start {}: {e}", bin.display()),
