@@ -116,3 +116,5 @@ pub enum LoadError {
     #[error("no function `{0}` in the program")]
     NoEntry(String),
 }
+
+impl std::error::Error for Failure {}

@@ -1,5 +1,12 @@
 //! tso-runtime: the x86-TSO store-buffer encoding.
+//!
+//! - [`instrument`]: the LLVM-to-LLVM pass that replaces memory operations by calls
+//!   to the `__tso_*` functions of [`abi`].
+//! - [`buffer`]: the store-buffer semantics (delayed flushing and the reference
+//!   machine), independent of the engine.
+//! - [`runtime`]: those functions as engine natives.
 
 pub mod abi;
-pub mod runtime;
+pub mod buffer;
 pub mod instrument;
+pub mod runtime;

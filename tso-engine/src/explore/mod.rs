@@ -56,6 +56,8 @@ pub struct Stats {
     pub stored_bytes: u64,
     pub peak_rss: u64,
     pub max_depth: u64,
+    /// Instructions interpreted (all transitions, including re-executions).
+    pub instructions: u64,
 }
 
 pub struct ExploreResult {
@@ -92,6 +94,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         stats.stored_bytes = store.bytes() as u64;
         stats.time = start.elapsed();
         stats.peak_rss = stats.peak_rss.max(crate::resources::peak_rss());
+        stats.instructions = machine.instructions.get();
         ExploreResult { outcome, stats: stats.clone(), first_output, outcomes }
     };
     while let Some(node) = stack.last_mut() {

@@ -144,7 +144,7 @@ impl<'p> Machine<'p> {
             }
             Inst::Ret { val } => {
                 let v = val.as_ref().map(|v| ev!(v));
-                return self.ret(st, tid, v.unwrap_or_default());
+                return self.ret(st, tid, v.unwrap_or_default(), chooser);
             }
             Inst::Unreachable => return Err(Failure::new(ErrorKind::Abort, "reached `unreachable` (undefined behaviour, e.g. falling off the end of a non-void function)")),
             Inst::Unsupported { what } => return Err(Failure::unsupported(format!("unsupported: {what}"))),
@@ -329,7 +329,7 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
-    fn ret(&self, st: &mut State, tid: ThreadId, v: Val) -> Result<Exec, Failure> {
+    fn ret(&self, st: &mut State, tid: ThreadId, v: Val, chooser: &mut dyn Chooser) -> Result<Exec, Failure> {
         let t = st.thread_mut(tid);
         let frame = t.frames.pop().expect("returning frame");
         // Stack objects die with the frame; dangling pointers to them are then caught.
@@ -346,8 +346,7 @@ impl<'p> Machine<'p> {
                 st.exit_code = Some(v.bits() as i32);
                 return Ok(Exec::EndTransition);
             }
-            let mut no = super::NoChoice;
-            self.finish_thread(st, tid, v, &mut no)?;
+            self.finish_thread(st, tid, v, chooser)?;
             return Ok(Exec::EndTransition);
         }
         match frame.ret {

@@ -48,6 +48,8 @@ pub struct Machine<'p> {
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
     pub opts: MachineOptions,
+    /// Instructions executed so far (for throughput figures).
+    pub instructions: std::cell::Cell<u64>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -60,7 +62,7 @@ struct Pc {
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
         let table = program.functions.iter().map(|f| if f.body.is_none() { natives.get(&f.name).cloned() } else { None }).collect();
-        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), opts }
+        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), opts, instructions: std::cell::Cell::new(0) }
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
@@ -188,7 +190,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The native a thread is about to call, with its arguments.
-    fn at_native(&self, st: &State, tid: ThreadId) -> Option<(Arc<Native>, Vec<Val>)> {
+    pub(crate) fn at_native(&self, st: &State, tid: ThreadId) -> Option<(Arc<Native>, Vec<Val>)> {
         let pc = Self::pc(st, tid)?;
         let frame = st.thread(tid).top();
         let (inst, _) = self.inst_at(&pc);
@@ -217,9 +219,22 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        mut trace: Option<&mut Vec<TraceEvent>>,
+        trace: Option<&mut Vec<TraceEvent>>,
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
+        let r = self.run_steps(st, tid, chooser, trace, &mut steps);
+        self.instructions.set(self.instructions.get() + steps + 1);
+        r
+    }
+
+    fn run_steps(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+        mut trace: Option<&mut Vec<TraceEvent>>,
+        steps: &mut u64,
+    ) -> Result<Step, Failure> {
         let mut first = true;
         let mut seen = std::collections::HashSet::new();
         loop {
@@ -240,6 +255,7 @@ impl<'p> Machine<'p> {
             }
             let out_before = st.output.len();
             let mut notes = Vec::new();
+            let quiet = !first && self.at_native(st, tid).is_some_and(|(n, _)| n.describe.is_some());
             let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
             let (inst, loc) = self.inst_at(&pc);
             let descr = if want_trace { trace::describe(self, st, tid, inst) } else { None };
@@ -251,7 +267,10 @@ impl<'p> Machine<'p> {
                 f
             })?;
             if let (Some(t), Some(d)) = (trace.as_deref_mut(), descr) {
-                if r != Exec::Blocked {
+                // Invisible runtime calls (a fence with nothing to write) only show up
+                // when they did something worth seeing.
+                let silent = quiet && notes.is_empty() && st.output.len() <= out_before;
+                if r != Exec::Blocked && !silent {
                     let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..]).into_owned();
                     t.push(TraceEvent { tid, loc, action: d, notes, output });
                 }
@@ -268,8 +287,8 @@ impl<'p> Machine<'p> {
                 Exec::EndTransition => return Ok(Step::Progress),
             }
             first = false;
-            steps += 1;
-            if steps & LOOP_CHECK_MASK == 0 {
+            *steps += 1;
+            if *steps & LOOP_CHECK_MASK == 0 {
                 // A long invisible run: if the whole state repeats, the thread is
                 // deterministically in an infinite loop (no choices happen in between).
                 let mut c = crate::store::Canonicalizer::new();
@@ -287,7 +306,7 @@ impl<'p> Machine<'p> {
                     ));
                 }
             }
-            if steps > self.opts.max_steps {
+            if *steps > self.opts.max_steps {
                 return Err(Failure::new(
                     ErrorKind::StepLimit,
                     format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
@@ -315,12 +334,6 @@ enum Exec {
     EndTransition,
 }
 
-struct NoChoice;
-impl Chooser for NoChoice {
-    fn choose(&mut self, _n: usize) -> usize {
-        0
-    }
-}
 
 fn is_choice(name: &str, _args: &[Val]) -> bool {
     name == "tso_choose" || name.starts_with("__VERIFIER_nondet")

@@ -1,7 +1,7 @@
 //! Human-readable descriptions of actions, for counterexample traces.
 
 use super::Machine;
-use crate::ir::{Callee, Inst};
+use crate::ir::{Callee, Inst, Program};
 use crate::memory::ObjKind;
 use crate::state::{State, ThreadId};
 use crate::value::{ptr_parts, Val};
@@ -20,16 +20,17 @@ pub struct TraceEvent {
 }
 
 /// `x`, `x+4`, `heap#2+8`, `local@file.c:12`.
-pub fn describe_pointer(m: &Machine<'_>, st: &State, p: u64) -> String {
+pub fn describe_pointer(program: &Program, st: &State, p: u64) -> String {
+    let m = program;
     let (obj, off) = ptr_parts(p);
     if p == 0 {
         return "NULL".into();
     }
     let base = match st.memory.get(obj) {
         Some(o) => match o.kind {
-            ObjKind::Global(_) if obj >= 1 && obj as usize <= m.program.globals.len() => m.program.globals[obj as usize - 1].name.clone(),
-            ObjKind::ThreadLocal(g) if g >= 1 && g as usize <= m.program.globals.len() => format!("{}(tls)", m.program.globals[g as usize - 1].name),
-            ObjKind::Stack => match m.program.location(o.site) {
+            ObjKind::Global(_) if obj >= 1 && obj as usize <= m.globals.len() => m.globals[obj as usize - 1].name.clone(),
+            ObjKind::ThreadLocal(g) if g >= 1 && g as usize <= m.globals.len() => format!("{}(tls)", m.globals[g as usize - 1].name),
+            ObjKind::Stack => match m.location(o.site) {
                 Some(l) => format!("local@{}:{}", short(&l.file), l.line),
                 None => format!("local#{obj}"),
             },
@@ -37,7 +38,7 @@ pub fn describe_pointer(m: &Machine<'_>, st: &State, p: u64) -> String {
             _ => format!("obj#{obj}"),
         },
         None if obj >= crate::ir::FUNCTION_OBJECT_BASE => {
-            return m.program.functions.get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize).map(|f| f.name.clone()).unwrap_or_default();
+            return m.functions.get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize).map(|f| f.name.clone()).unwrap_or_default();
         }
         None => format!("{p:#x}"),
     };
@@ -55,7 +56,7 @@ pub fn short(path: &str) -> &str {
 pub fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
         Val::Int(x) => format!("{}", *x as i128 as i64),
-        Val::Ptr(p) => format!("&{}", describe_pointer(m, st, *p)),
+        Val::Ptr(p) => format!("&{}", describe_pointer(m.program, st, *p)),
         Val::F32(b) => format!("{}", f32::from_bits(*b)),
         Val::F64(b) => format!("{}", f64::from_bits(*b)),
         Val::Agg(l) => format!("{{{}}}", l.iter().map(|x| describe_value(m, st, x)).collect::<Vec<_>>().join(", ")),
@@ -71,19 +72,24 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
         Inst::Load { ptr, ty, .. } => {
             let p = ev(ptr).as_u64();
             match m.load(st, p, *ty) {
-                Ok(v) => format!("load {} → {}", describe_pointer(m, st, p), describe_value(m, st, &v)),
-                Err(_) => format!("load {}", describe_pointer(m, st, p)),
+                Ok(v) => format!("load {} → {}", describe_pointer(m.program, st, p), describe_value(m, st, &v)),
+                Err(_) => format!("load {}", describe_pointer(m.program, st, p)),
             }
         }
-        Inst::Store { ptr, val, .. } => format!("store {} := {}", describe_pointer(m, st, ev(ptr).as_u64()), describe_value(m, st, &ev(val))),
+        Inst::Store { ptr, val, .. } => format!("store {} := {}", describe_pointer(m.program, st, ev(ptr).as_u64()), describe_value(m, st, &ev(val))),
         Inst::CmpXchg { ptr, expected, new, .. } => format!(
             "cmpxchg {} (expect {}, new {})",
-            describe_pointer(m, st, ev(ptr).as_u64()),
+            describe_pointer(m.program, st, ev(ptr).as_u64()),
             describe_value(m, st, &ev(expected)),
             describe_value(m, st, &ev(new))
         ),
-        Inst::AtomicRmw { op, ptr, val, .. } => format!("atomic {:?} {} {}", op, describe_pointer(m, st, ev(ptr).as_u64()), describe_value(m, st, &ev(val))),
+        Inst::AtomicRmw { op, ptr, val, .. } => format!("atomic {:?} {} {}", op, describe_pointer(m.program, st, ev(ptr).as_u64()), describe_value(m, st, &ev(val))),
         Inst::Call { callee, args, .. } => {
+            if let Some((native, argv)) = m.at_native(st, tid) {
+                if let Some(d) = native.describe {
+                    return Some(d(m.program, st, &argv));
+                }
+            }
             let name = match callee {
                 Callee::Direct(f) => m.program.functions[*f as usize].name.clone(),
                 Callee::Indirect(op) => match m.function_of(&ev(op)) {

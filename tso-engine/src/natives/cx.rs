@@ -36,10 +36,20 @@ impl<'a> NativeCx<'a> {
     pub fn note(&mut self, f: impl FnOnce(&State, &Program) -> String) {
         if self.notes.is_some() {
             let s = f(self.state, self.program);
+            if s.is_empty() {
+                return;
+            }
             if let Some(n) = self.notes.as_mut() {
                 n.push(s);
             }
         }
+    }
+
+    /// Source location id of the call being executed (for store-buffer origins).
+    pub fn location(&self) -> Option<u32> {
+        let f = self.state.thread(self.tid).frames.last()?;
+        let body = self.program.functions[f.func as usize].body.as_ref()?;
+        body.blocks.get(f.block as usize)?.locs.get(f.ip as usize).copied().flatten()
     }
 
     pub fn phase(&self) -> u32 {

@@ -51,11 +51,15 @@ pub enum Visibility {
     Custom(VisibleFn),
 }
 
+/// How a call reads in a counterexample trace (default: `name(args)`).
+pub type DescribeFn = fn(&crate::ir::Program, &crate::state::State, &[Val]) -> String;
+
 #[derive(Clone)]
 pub struct Native {
     pub name: &'static str,
     pub visibility: Visibility,
     pub call: NativeFn,
+    pub describe: Option<DescribeFn>,
 }
 
 /// The natives available to a program, by symbol name.
@@ -86,7 +90,18 @@ impl Natives {
         visibility: Visibility,
         call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
     ) {
-        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call: Arc::new(call) }));
+        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call: Arc::new(call), describe: None }));
+    }
+
+    /// Like [`Natives::add`], with a custom trace description.
+    pub fn add_described(
+        &mut self,
+        name: &'static str,
+        visibility: Visibility,
+        describe: DescribeFn,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+    ) {
+        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call: Arc::new(call), describe: Some(describe) }));
     }
 
     /// Set the hook run when a thread terminates.
@@ -94,7 +109,7 @@ impl Natives {
         &mut self,
         call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
     ) {
-        self.thread_exit_hook = Some(Arc::new(Native { name: "thread exit", visibility: Visibility::Never, call: Arc::new(call) }));
+        self.thread_exit_hook = Some(Arc::new(Native { name: "thread exit", visibility: Visibility::Never, call: Arc::new(call), describe: None }));
     }
 
     /// Register the same implementation under several names.

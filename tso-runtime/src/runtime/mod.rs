@@ -1,5 +1,12 @@
-//! The store-buffer runtime: native implementations of the `__tso_*` functions on the
-//! engine's native interface.
+//! The store-buffer runtime: the `__tso_*` functions of [`crate::abi`] as engine
+//! natives. They run atomically, keep the buffers as per-state data ([`TsoState`]) and
+//! make their nondeterministic choices through the engine.
+
+mod env;
+mod natives;
+mod state;
+
+pub use state::{Buffers, TsoState};
 
 use tso_engine::natives::Natives;
 
@@ -10,7 +17,8 @@ pub struct RuntimeOptions {
     pub sb_bound: u32,
     /// Bypass the buffers for objects no other thread can reach ("+d").
     pub dynamic_bypass: bool,
-    /// Use the plain reference machine (flush at any step) instead of delayed flushing.
+    /// Use the plain reference machine (any buffer may flush before any memory
+    /// operation) instead of delayed flushing. For testing and measurement.
     pub reference_machine: bool,
 }
 
@@ -20,7 +28,7 @@ impl Default for RuntimeOptions {
     }
 }
 
-/// Register the `__tso_*` natives (and the thread-exit hook) for `opts`.
+/// Register the `__tso_*` natives and the thread-exit hook for `opts`.
 pub fn register(natives: &mut Natives, opts: &RuntimeOptions) {
-    let _ = (natives, opts);
+    natives::register(natives, opts);
 }

@@ -1,0 +1,492 @@
+//! The delayed-flush x86-TSO store buffers (DESIGN.md, seed §3.1–3.2).
+
+use std::sync::Arc;
+
+use super::entry::Entry;
+use super::error::BufferError;
+use super::resolve::{resolve, BufferView, Outcome, Resolution, ResolveError};
+use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId};
+
+/// Most distinct flush outcomes one operation may offer before it is refused.
+pub const MAX_OUTCOMES: usize = 1 << 16;
+
+type Result<T, M> = std::result::Result<T, BufferError<<M as SharedMemory>::Error>>;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ThreadBuffer {
+    thread: ThreadId,
+    /// Oldest first. Shared between cloned states until one of them writes.
+    entries: Arc<Vec<Entry>>,
+}
+
+/// The store buffers of all threads. Cheap to clone (buffers are shared
+/// copy-on-write); `Hash`/`Eq` compare contents. Empty buffers are not stored,
+/// so equal contents always give equal values.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct StoreBuffers {
+    /// Sorted by thread id; no empty buffer.
+    buffers: Vec<ThreadBuffer>,
+}
+
+impl StoreBuffers {
+    pub fn new() -> Self {
+        StoreBuffers::default()
+    }
+
+    /// The thread's buffer, oldest entry first (empty if it has none).
+    pub fn entries(&self, thread: ThreadId) -> &[Entry] {
+        self.index(thread).map_or(&[], |i| &self.buffers[i].entries[..])
+    }
+
+    /// True when the thread has no buffered entry at all (flushed ones included).
+    pub fn is_empty(&self, thread: ThreadId) -> bool {
+        self.index(thread).is_none()
+    }
+
+    /// Threads that have buffered entries, ascending.
+    pub fn threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        self.buffers.iter().map(|b| b.thread)
+    }
+
+    /// Number of entries of `thread` not yet known to be in memory.
+    pub fn unflushed_len(&self, thread: ThreadId) -> usize {
+        self.entries(thread).iter().filter(|e| !e.flushed).count()
+    }
+
+    /// True if any buffered entry (of any thread) overlaps `range`.
+    pub fn has_overlapping(&self, range: Range) -> bool {
+        self.buffers.iter().any(|b| b.entries.iter().any(|e| e.range.overlaps(&range)))
+    }
+
+    /// Loads `range` as `thread` sees it (TSO load).
+    pub fn load<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+        range: Range,
+    ) -> Result<Payload, M> {
+        self.settle(memory, choice, &[range], Forced::None, thread)?;
+        self.read_through(memory, thread, range)
+    }
+
+    /// Appends a store; with `bound` > 0 first evicts the thread's oldest
+    /// unflushed entry when it already has `bound` of them.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+        range: Range,
+        payload: Payload,
+        origin: u32,
+        bound: u32,
+    ) -> Result<(), M> {
+        if payload.len() != range.len {
+            return Err(BufferError::PayloadLength { expected: range.len, actual: payload.len() });
+        }
+        if bound > 0 && self.unflushed_len(thread) >= bound as usize {
+            self.settle(memory, choice, &[], Forced::OldestUnflushed, thread)?;
+        }
+        let mut entry = Entry::new(range, payload, origin);
+        // Every flushed entry is already in memory; this store comes later.
+        entry.after = self
+            .buffers
+            .iter()
+            .filter(|b| b.thread != thread)
+            .map(|b| (b.thread, b.entries.iter().take_while(|e| e.flushed).count() as u32))
+            .filter(|&(_, count)| count > 0)
+            .collect();
+        let i = self.index_or_insert(thread);
+        Arc::make_mut(&mut self.buffers[i].entries).push(entry);
+        Ok(())
+    }
+
+    /// mfence: the thread's whole buffer reaches memory.
+    pub fn fence<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+    ) -> Result<(), M> {
+        if !self.is_empty(thread) {
+            self.settle(memory, choice, &[], Forced::All, thread)?;
+        }
+        Ok(())
+    }
+
+    /// A terminating thread drains its buffer.
+    pub fn thread_exit<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+    ) -> Result<(), M> {
+        self.fence(memory, choice, thread)
+    }
+
+    /// Locked read-modify-write (xchg, lock-prefixed ops, cmpxchg): drains the
+    /// thread's buffer, settles other buffers' entries for `range` as a load
+    /// would, then reads memory and writes `update(old)` if it returns `Some`
+    /// (a failed compare-exchange returns `None`). Returns the old value.
+    pub fn locked_rmw<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+        range: Range,
+        update: impl FnOnce(&Payload) -> Option<Payload>,
+    ) -> Result<Payload, M> {
+        self.settle(memory, choice, &[range], Forced::All, thread)?;
+        let old = memory.read(range).map_err(BufferError::Memory)?;
+        if let Some(new) = update(&old) {
+            if new.len() != range.len {
+                return Err(BufferError::RmwLength { expected: range.len, actual: new.len() });
+            }
+            memory.write(range.addr, &new).map_err(BufferError::Memory)?;
+        }
+        Ok(old)
+    }
+
+    /// Load of an object the engine knows no other thread can reach ("+d").
+    /// Goes straight to memory unless some buffer still holds an entry for
+    /// these bytes (from before the object stopped being shared, or the
+    /// thread's own), in which case it is an ordinary load.
+    pub fn load_unshared<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+        range: Range,
+    ) -> Result<Payload, M> {
+        if self.has_overlapping(range) {
+            return self.load(memory, choice, thread, range);
+        }
+        memory.read(range).map_err(BufferError::Memory)
+    }
+
+    /// Store to an object no other thread can reach ("+d"): written to memory
+    /// at once, unless a buffered entry overlaps it (then an ordinary store,
+    /// so the thread's own older entries cannot overwrite it later).
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_unshared<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+        range: Range,
+        payload: Payload,
+        origin: u32,
+        bound: u32,
+    ) -> Result<(), M> {
+        if self.has_overlapping(range) {
+            return self.store(memory, choice, thread, range, payload, origin, bound);
+        }
+        if payload.len() != range.len {
+            return Err(BufferError::PayloadLength { expected: range.len, actual: payload.len() });
+        }
+        memory.write(range.addr, &payload).map_err(BufferError::Memory)
+    }
+
+    /// The memory of `object` is about to be released by `thread` (free, or
+    /// a function returning). Drops the thread's own entries for it and the
+    /// flushed entries for it of every buffer (they are already in memory).
+    /// Another thread's unflushed entry for it is a store that may still be
+    /// pending when the memory dies: a race, reported as
+    /// `StoreToReleasedMemory` (the state is left unchanged).
+    pub fn evict<E: std::error::Error + 'static>(
+        &mut self,
+        thread: ThreadId,
+        object: u32,
+    ) -> std::result::Result<(), BufferError<E>> {
+        for buffer in &self.buffers {
+            if buffer.thread == thread {
+                continue;
+            }
+            if let Some(e) = buffer.entries.iter().find(|e| !e.flushed && e.range.addr.object == object) {
+                return Err(BufferError::StoreToReleasedMemory { thread: buffer.thread, origin: e.origin });
+            }
+        }
+        let doomed: Vec<Vec<bool>> = self
+            .buffers
+            .iter()
+            .map(|b| b.entries.iter().map(|e| e.range.addr.object == object).collect())
+            .collect();
+        self.remove_entries(&doomed);
+        Ok(())
+    }
+
+    /// Calls `f` on every pointer value stored in a buffered payload.
+    pub fn for_each_pointer_mut(&mut self, mut f: impl FnMut(&mut u64)) {
+        for buffer in &mut self.buffers {
+            if buffer.entries.iter().all(|e| e.payload.ptr_offsets.is_empty()) {
+                continue;
+            }
+            for entry in Arc::make_mut(&mut buffer.entries) {
+                entry.payload.for_each_pointer_mut(&mut f);
+            }
+        }
+    }
+
+    /// Calls `f` on the object id of every buffered entry's address.
+    pub fn for_each_object_mut(&mut self, mut f: impl FnMut(&mut u32)) {
+        for buffer in &mut self.buffers {
+            for entry in Arc::make_mut(&mut buffer.entries) {
+                f(&mut entry.range.addr.object);
+            }
+        }
+    }
+
+    /// Deterministic serialisation (for state hashing and storage).
+    pub fn serialize_into(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.buffers.len() as u32).to_le_bytes());
+        for buffer in &self.buffers {
+            out.extend_from_slice(&buffer.thread.to_le_bytes());
+            out.extend_from_slice(&(buffer.entries.len() as u32).to_le_bytes());
+            for entry in buffer.entries.iter() {
+                entry.serialize_into(out);
+            }
+        }
+    }
+
+    /// `[x=1 (origin 12), y=1 (flushed)]`, oldest first; `name` names a range.
+    pub fn describe(&self, thread: ThreadId, name: impl Fn(Range) -> String) -> String {
+        let items: Vec<String> = self
+            .entries(thread)
+            .iter()
+            .map(|e| {
+                let note = if e.flushed { "flushed".to_string() } else { format!("origin {}", e.origin) };
+                format!("{}={} ({})", name(e.range), describe_value(&e.payload), note)
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
+    }
+
+    fn index(&self, thread: ThreadId) -> Option<usize> {
+        self.buffers.binary_search_by_key(&thread, |b| b.thread).ok()
+    }
+
+    fn index_or_insert(&mut self, thread: ThreadId) -> usize {
+        match self.buffers.binary_search_by_key(&thread, |b| b.thread) {
+            Ok(i) => i,
+            Err(i) => {
+                self.buffers.insert(i, ThreadBuffer { thread, entries: Arc::new(Vec::new()) });
+                i
+            }
+        }
+    }
+
+    /// Reads `range`: bytes of the thread's newest unflushed entries, the rest from memory.
+    fn read_through<M: SharedMemory>(&self, memory: &M, thread: ThreadId, range: Range) -> Result<Payload, M> {
+        let from_memory = memory.read(range).map_err(BufferError::Memory)?;
+        let own = self.entries(thread);
+        let mut sources: Vec<&Payload> = vec![&from_memory];
+        let mut origins: Vec<ByteOrigin> = Vec::with_capacity(range.len as usize);
+        let mut source_of_entry: Vec<Option<usize>> = vec![None; own.len()];
+        for i in 0..range.len {
+            let off = range.start() + u64::from(i);
+            let newest = own
+                .iter()
+                .enumerate()
+                .rev()
+                .find(|(_, e)| !e.flushed && e.range.contains_byte(range.addr.object, off));
+            match newest {
+                Some((k, e)) => {
+                    let source = *source_of_entry[k].get_or_insert_with(|| {
+                        sources.push(&e.payload);
+                        sources.len() - 1
+                    });
+                    origins.push((source, (off - e.range.start()) as u32));
+                }
+                None => origins.push((0, i)),
+            }
+        }
+        Ok(assemble(&sources, &origins))
+    }
+
+    /// Enumerates the distinct flush outcomes, asks the engine to pick one
+    /// (only if there are several) and applies it.
+    fn settle<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+        seeds: &[Range],
+        forced: Forced,
+        thread: ThreadId,
+    ) -> Result<(), M> {
+        let forced_entries: Vec<(usize, usize)> = match (forced, self.index(thread)) {
+            (_, None) | (Forced::None, _) => Vec::new(),
+            (Forced::All, Some(b)) => (0..self.buffers[b].entries.len()).map(|p| (b, p)).collect(),
+            (Forced::OldestUnflushed, Some(b)) => {
+                self.buffers[b].entries.iter().position(|e| !e.flushed).map(|p| (b, p)).into_iter().collect()
+            }
+        };
+        let views: Vec<BufferView<'_>> = self
+            .buffers
+            .iter()
+            .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
+            .collect();
+        let resolution = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES).map_err(|e| match e {
+            ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes { limit: MAX_OUTCOMES },
+            ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
+        })?;
+        let mut outcomes = match resolution {
+            Resolution::Nothing => return Ok(()),
+            Resolution::Outcomes(outcomes) => outcomes,
+        };
+        let picked = match outcomes.len() {
+            0 | 1 => 0,
+            n => choice.choose(n).min(n - 1),
+        };
+        let outcome = outcomes.swap_remove(picked);
+        self.apply(memory, outcome)
+    }
+
+    fn apply<M: SharedMemory>(&mut self, memory: &mut M, outcome: Outcome) -> Result<(), M> {
+        self.write_in_order(memory, &outcome.order)?;
+        let threads: Vec<ThreadId> = self.buffers.iter().map(|b| b.thread).collect();
+        let mut rebuilt: Vec<ThreadBuffer> = Vec::with_capacity(self.buffers.len());
+        for (b, buffer) in self.buffers.iter().enumerate() {
+            let mut entries = Vec::new();
+            for (p, entry) in buffer.entries.iter().enumerate() {
+                if outcome.written[b][p] {
+                    continue;
+                }
+                let mut kept = entry.clone();
+                kept.flushed = outcome.flushed[b][p];
+                // Recount "preceded by" prefixes among the entries that remain.
+                kept.after = threads
+                    .iter()
+                    .enumerate()
+                    .filter(|&(other, _)| other != b)
+                    .map(|(other, &t)| {
+                        let limit = outcome.after[b][p][other] as usize;
+                        let count = outcome.written[other].iter().take(limit).filter(|w| !**w).count();
+                        (t, count as u32)
+                    })
+                    .filter(|&(_, count)| count > 0)
+                    .collect();
+                entries.push(kept);
+            }
+            if !entries.is_empty() {
+                rebuilt.push(ThreadBuffer { thread: buffer.thread, entries: Arc::new(entries) });
+            }
+        }
+        self.buffers = rebuilt;
+        self.drop_shadowed_flushed();
+        Ok(())
+    }
+
+    /// Writes entries to memory in the given order, composing each contiguous
+    /// run of touched bytes once (the last writer of each byte wins).
+    fn write_in_order<M: SharedMemory>(&self, memory: &mut M, order: &[(usize, usize)]) -> Result<(), M> {
+        let mut last: std::collections::BTreeMap<(u32, u64), (usize, u32)> = Default::default();
+        let written: Vec<&Entry> = order.iter().map(|&(b, p)| &self.buffers[b].entries[p]).collect();
+        for (k, entry) in written.iter().enumerate() {
+            for off in entry.range.start()..entry.range.end() {
+                last.insert((entry.range.addr.object, off), (k, (off - entry.range.start()) as u32));
+            }
+        }
+        let sources: Vec<&Payload> = written.iter().map(|e| &e.payload).collect();
+        let mut run: Vec<ByteOrigin> = Vec::new();
+        let mut run_start: Option<(u32, u64)> = None;
+        let mut prev: Option<(u32, u64)> = None;
+        for (&(object, off), &origin) in &last {
+            let contiguous = prev.is_some_and(|(po, poff)| po == object && poff + 1 == off);
+            if !contiguous {
+                if let Some((o, start)) = run_start {
+                    memory.write(Addr::new(o, start as u32), &assemble(&sources, &run)).map_err(BufferError::Memory)?;
+                }
+                run.clear();
+                run_start = Some((object, off));
+            }
+            run.push(origin);
+            prev = Some((object, off));
+        }
+        if let Some((o, start)) = run_start {
+            memory.write(Addr::new(o, start as u32), &assemble(&sources, &run)).map_err(BufferError::Memory)?;
+        }
+        Ok(())
+    }
+
+    /// A flushed entry whose bytes are all overwritten by newer flushed entries
+    /// of the same buffer can never be observed again: forget it (keeps the
+    /// state space finite when a location is stored to in a loop).
+    fn drop_shadowed_flushed(&mut self) {
+        let doomed: Vec<Vec<bool>> = self
+            .buffers
+            .iter()
+            .map(|b| {
+                let entries = &b.entries;
+                (0..entries.len())
+                    .map(|p| {
+                        let e = &entries[p];
+                        e.flushed
+                            && (e.range.start()..e.range.end()).all(|off| {
+                                entries[p + 1..]
+                                    .iter()
+                                    .any(|n| n.flushed && n.range.contains_byte(e.range.addr.object, off))
+                            })
+                    })
+                    .collect()
+            })
+            .collect();
+        if doomed.iter().flatten().any(|d| *d) {
+            self.remove_entries(&doomed);
+        }
+    }
+
+    /// Removes entries (`doomed[buffer][position]`), keeping the ordering facts
+    /// of the others (counts are prefix lengths, so they shrink).
+    fn remove_entries(&mut self, doomed: &[Vec<bool>]) {
+        let threads: Vec<ThreadId> = self.buffers.iter().map(|b| b.thread).collect();
+        let mut rebuilt = Vec::with_capacity(self.buffers.len());
+        for (b, buffer) in self.buffers.iter().enumerate() {
+            if !doomed[b].iter().any(|d| *d) && buffer.entries.iter().all(|e| e.after.is_empty()) {
+                rebuilt.push(buffer.clone());
+                continue;
+            }
+            let mut entries = Vec::new();
+            for (p, entry) in buffer.entries.iter().enumerate() {
+                if doomed[b][p] {
+                    continue;
+                }
+                let mut kept = entry.clone();
+                kept.after = entry
+                    .after
+                    .iter()
+                    .filter_map(|&(t, count)| {
+                        let other = threads.iter().position(|&x| x == t)?;
+                        let removed = doomed[other].iter().take(count as usize).filter(|d| **d).count() as u32;
+                        Some((t, count - removed))
+                    })
+                    .filter(|&(_, count)| count > 0)
+                    .collect();
+                entries.push(kept);
+            }
+            if !entries.is_empty() {
+                rebuilt.push(ThreadBuffer { thread: buffer.thread, entries: Arc::new(entries) });
+            }
+        }
+        self.buffers = rebuilt;
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Forced {
+    None,
+    All,
+    OldestUnflushed,
+}
+
+fn describe_value(payload: &Payload) -> String {
+    if payload.ptr_offsets == [0] && payload.len() == 8 {
+        return format!("ptr({:#x})", payload.to_int());
+    }
+    if payload.len() <= 8 && payload.ptr_offsets.is_empty() {
+        return payload.to_int().to_string();
+    }
+    let hex: Vec<String> = payload.data.iter().map(|b| format!("{b:02x}")).collect();
+    format!("0x[{}]", hex.join(" "))
+}

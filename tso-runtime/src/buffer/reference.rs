@@ -1,0 +1,150 @@
+//! The conventional x86-TSO machine (Sewell et al.): one FIFO per thread, a
+//! load reads the newest own entry per byte or memory, and the oldest entry of
+//! any buffer may reach memory at any time (`flush_one`, scheduled by the
+//! engine as an extra nondeterministic action). It is the judge the delayed-
+//! flush buffers are tested against.
+
+use std::collections::BTreeMap;
+
+use super::error::BufferError;
+use super::types::{assemble, ByteOrigin, Payload, Range, SharedMemory, ThreadId};
+
+type Result<T, M> = std::result::Result<T, BufferError<<M as SharedMemory>::Error>>;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ReferenceEntry {
+    pub range: Range,
+    pub payload: Payload,
+    pub origin: u32,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ReferenceBuffers {
+    /// Oldest first; no empty buffer is stored.
+    buffers: BTreeMap<ThreadId, Vec<ReferenceEntry>>,
+}
+
+impl ReferenceBuffers {
+    pub fn new() -> Self {
+        ReferenceBuffers::default()
+    }
+
+    pub fn is_empty(&self, thread: ThreadId) -> bool {
+        !self.buffers.contains_key(&thread)
+    }
+
+    pub fn len(&self, thread: ThreadId) -> usize {
+        self.buffers.get(&thread).map_or(0, Vec::len)
+    }
+
+    pub fn entries(&self, thread: ThreadId) -> &[ReferenceEntry] {
+        self.buffers.get(&thread).map_or(&[], |v| &v[..])
+    }
+
+    /// Threads with a non-empty buffer (the ones `flush_one` can act on).
+    pub fn threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
+        self.buffers.keys().copied()
+    }
+
+    /// Loads `range`: per byte the thread's newest entry, else memory.
+    pub fn load<M: SharedMemory>(&self, memory: &M, thread: ThreadId, range: Range) -> Result<Payload, M> {
+        let from_memory = memory.read(range).map_err(BufferError::Memory)?;
+        let own = self.entries(thread);
+        let mut sources: Vec<&Payload> = vec![&from_memory];
+        sources.extend(own.iter().map(|e| &e.payload));
+        let origins: Vec<ByteOrigin> = (0..range.len)
+            .map(|i| {
+                let off = range.start() + u64::from(i);
+                own.iter()
+                    .enumerate()
+                    .rev()
+                    .find(|(_, e)| e.range.contains_byte(range.addr.object, off))
+                    .map_or((0, i), |(k, e)| (k + 1, (off - e.range.start()) as u32))
+            })
+            .collect();
+        Ok(assemble(&sources, &origins))
+    }
+
+    /// Appends a store. With `bound` > 0 and a full buffer, the oldest entry
+    /// is written first (the store would wait for it on real hardware).
+    #[allow(clippy::too_many_arguments)]
+    pub fn store<M: SharedMemory>(
+        &mut self,
+        memory: &mut M,
+        thread: ThreadId,
+        range: Range,
+        payload: Payload,
+        origin: u32,
+        bound: u32,
+    ) -> Result<(), M> {
+        if payload.len() != range.len {
+            return Err(BufferError::PayloadLength { expected: range.len, actual: payload.len() });
+        }
+        if bound > 0 && self.len(thread) >= bound as usize {
+            self.flush_one(memory, thread)?;
+        }
+        self.buffers.entry(thread).or_default().push(ReferenceEntry { range, payload, origin });
+        Ok(())
+    }
+
+    /// Writes the thread's oldest entry to memory. Returns false if it had none.
+    pub fn flush_one<M: SharedMemory>(&mut self, memory: &mut M, thread: ThreadId) -> Result<bool, M> {
+        let Some(buffer) = self.buffers.get_mut(&thread) else { return Ok(false) };
+        let entry = buffer.remove(0);
+        if buffer.is_empty() {
+            self.buffers.remove(&thread);
+        }
+        memory.write(entry.range.addr, &entry.payload).map_err(BufferError::Memory)?;
+        Ok(true)
+    }
+
+    /// Writes the thread's whole buffer in order (mfence, thread exit). Other
+    /// threads' flushes before it are the scheduler's business.
+    pub fn drain<M: SharedMemory>(&mut self, memory: &mut M, thread: ThreadId) -> Result<(), M> {
+        while self.flush_one(memory, thread)? {}
+        Ok(())
+    }
+
+    /// Locked read-modify-write: drain, then operate on memory directly.
+    pub fn locked_rmw<M: SharedMemory>(
+        &mut self,
+        memory: &mut M,
+        thread: ThreadId,
+        range: Range,
+        update: impl FnOnce(&Payload) -> Option<Payload>,
+    ) -> Result<Payload, M> {
+        self.drain(memory, thread)?;
+        let old = memory.read(range).map_err(BufferError::Memory)?;
+        if let Some(new) = update(&old) {
+            if new.len() != range.len {
+                return Err(BufferError::RmwLength { expected: range.len, actual: new.len() });
+            }
+            memory.write(range.addr, &new).map_err(BufferError::Memory)?;
+        }
+        Ok(old)
+    }
+
+    /// Memory of `object` is released by `thread`: its own pending stores to
+    /// it are dropped; another thread's pending store to it is a race.
+    pub fn evict<E: std::error::Error + 'static>(
+        &mut self,
+        thread: ThreadId,
+        object: u32,
+    ) -> std::result::Result<(), BufferError<E>> {
+        for (&t, entries) in &self.buffers {
+            if t == thread {
+                continue;
+            }
+            if let Some(e) = entries.iter().find(|e| e.range.addr.object == object) {
+                return Err(BufferError::StoreToReleasedMemory { thread: t, origin: e.origin });
+            }
+        }
+        if let Some(own) = self.buffers.get_mut(&thread) {
+            own.retain(|e| e.range.addr.object != object);
+            if own.is_empty() {
+                self.buffers.remove(&thread);
+            }
+        }
+        Ok(())
+    }
+}

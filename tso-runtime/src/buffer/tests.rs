@@ -1,0 +1,144 @@
+//! The seed's Figures 3–5 as a step-by-step test.
+//!
+//! Reconstruction (from the figures' TikZ source in the thesis chapter, which
+//! the paper's captions describe): store buffer 1 holds, oldest first,
+//! `x←1, y←1, x←2, y←2`; store buffer 2 holds `x←3, y←3`; thread 0 runs
+//! `a = y; b = x;`. Figure 4: the load of y read 2 from buffer 1, so `y←1`
+//! and `y←2` reached memory, `y←3` did not, and the x entries of buffer 1
+//! are now flushed (x←1 is then dropped as shadowed by x←2). Figure 5: the load of x read 3 from buffer 2; the flushed
+//! x entries were placed before it, and only `y←3` is left.
+
+use super::*;
+
+const X: u32 = 1;
+const Y: u32 = 2;
+
+fn x() -> Range {
+    Range::new(X, 0, 4)
+}
+
+fn y() -> Range {
+    Range::new(Y, 0, 4)
+}
+
+fn name(r: Range) -> String {
+    match r.addr.object {
+        X => "x".into(),
+        Y => "y".into(),
+        other => format!("obj{other}"),
+    }
+}
+
+struct Replay {
+    script: Vec<usize>,
+    next: usize,
+    arities: Vec<usize>,
+}
+
+impl Choice for Replay {
+    fn choose(&mut self, n: usize) -> usize {
+        assert!(n >= 2, "asked a choice among {n}");
+        let answer = self.script.get(self.next).copied().unwrap_or(0);
+        self.next += 1;
+        self.arities.push(n);
+        answer
+    }
+}
+
+type World = (StoreBuffers, FlatMemory);
+
+/// Every distinct successor of a load, with the loaded value.
+fn load_outcomes(world: &World, thread: ThreadId, range: Range) -> Vec<(World, u64)> {
+    let mut results = Vec::new();
+    let mut answer = 0;
+    loop {
+        let (mut bufs, mut mem) = world.clone();
+        let mut replay = Replay { script: vec![answer], next: 0, arities: Vec::new() };
+        let value = bufs.load(&mut mem, &mut replay, thread, range).expect("load");
+        assert!(replay.arities.len() <= 1, "a load asks at most one choice");
+        results.push(((bufs, mem), value.to_int()));
+        match replay.arities.first() {
+            Some(&n) if answer + 1 < n => answer += 1,
+            _ => return results,
+        }
+    }
+}
+
+fn mem_value(mem: &FlatMemory, range: Range) -> u64 {
+    mem.read(range).expect("read").to_int()
+}
+
+fn store(world: &mut World, thread: ThreadId, range: Range, value: u64, origin: u32) {
+    let mut replay = Replay { script: vec![], next: 0, arities: vec![] };
+    world
+        .0
+        .store(&mut world.1, &mut replay, thread, range, Payload::from_int(value, 4), origin, 0)
+        .expect("store");
+    assert!(replay.arities.is_empty(), "an unbounded store never chooses");
+}
+
+#[test]
+fn figures_3_to_5_delayed_flushing() {
+    let mut mem = FlatMemory::new();
+    mem.add_object(X, 4);
+    mem.add_object(Y, 4);
+    let mut world: World = (StoreBuffers::new(), mem);
+    store(&mut world, 1, x(), 1, 10);
+    store(&mut world, 1, y(), 1, 11);
+    store(&mut world, 1, x(), 2, 12);
+    store(&mut world, 1, y(), 2, 13);
+    store(&mut world, 2, x(), 3, 20);
+    store(&mut world, 2, y(), 3, 21);
+
+    // Figure 3.
+    assert_eq!(world.0.describe(1, name), "[x=1 (origin 10), y=1 (origin 11), x=2 (origin 12), y=2 (origin 13)]");
+    assert_eq!(world.0.describe(2, name), "[x=3 (origin 20), y=3 (origin 21)]");
+
+    // `a = y`: any of the y values (or the initial 0) may be read.
+    let step1 = load_outcomes(&world, 0, y());
+    let values: std::collections::BTreeSet<u64> = step1.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [0, 1, 2, 3].into_iter().collect());
+    // Figure 4: y←2 read from buffer 1, buffer 2 untouched.
+    let fig4: Vec<&(World, u64)> = step1
+        .iter()
+        .filter(|((bufs, _), v)| *v == 2 && bufs.entries(2).len() == 2)
+        .collect();
+    assert_eq!(fig4.len(), 1, "exactly one successor matches Figure 4");
+    let ((bufs, mem), _) = fig4[0].clone();
+    // The figure shows `x←1, x←2` both flushed. We also forget x←1: a flushed
+    // entry wholly overwritten by a newer flushed entry of its own buffer can
+    // never be read again (see `drop_shadowed_flushed`).
+    assert_eq!(bufs.describe(1, name), "[x=2 (flushed)]");
+    assert_eq!(bufs.describe(2, name), "[x=3 (origin 20), y=3 (origin 21)]");
+    assert_eq!(mem_value(&mem, y()), 2);
+    assert_eq!(mem_value(&mem, x()), 0, "flushed entries are not placed in memory yet");
+
+    // `b = x`: the flushed x←1, x←2 must be placed; x←3 may come before or after.
+    let world4: World = (bufs, mem);
+    let step2 = load_outcomes(&world4, 0, x());
+    let values: std::collections::BTreeSet<u64> = step2.iter().map(|(_, v)| *v).collect();
+    assert_eq!(values, [2, 3].into_iter().collect(), "x=0 and x=1 are no longer possible");
+    for ((bufs, _), _) in &step2 {
+        assert!(bufs.is_empty(1), "flushed x entries always reach memory");
+    }
+    // Figure 5: x read 3 from buffer 2.
+    let fig5: Vec<&(World, u64)> = step2.iter().filter(|(_, v)| *v == 3).collect();
+    assert_eq!(fig5.len(), 1);
+    let ((bufs, mem), _) = fig5[0].clone();
+    assert!(bufs.is_empty(1));
+    assert_eq!(bufs.describe(2, name), "[y=3 (origin 21)]");
+    assert_eq!(mem_value(&mem, x()), 3);
+    assert_eq!(mem_value(&mem, y()), 2);
+    // y←3 was proved to come after the first load; nothing else orders it.
+    assert_eq!(bufs.entries(2)[0].after_count(1), 0);
+}
+
+#[test]
+fn load_with_nothing_buffered_asks_no_choice() {
+    let mut mem = FlatMemory::new();
+    mem.add_object(X, 4);
+    let world: World = (StoreBuffers::new(), mem);
+    let outcomes = load_outcomes(&world, 0, x());
+    assert_eq!(outcomes.len(), 1);
+    assert_eq!(outcomes[0].1, 0);
+}

@@ -1,0 +1,382 @@
+//! The `__tso_*` natives.
+
+use super::env::{Chooser, Env, Mem};
+use super::state::{Buffers, TsoState};
+use super::RuntimeOptions;
+use crate::abi::{self, RmwOp};
+use crate::buffer::{BufferError, Payload, Range};
+use std::cell::RefCell;
+use tso_engine::interp::describe_pointer;
+use tso_engine::ir::Program;
+use tso_engine::memory::Fragment;
+use tso_engine::natives::{NativeCx, NativeResult, Natives, Visibility};
+use tso_engine::state::{State, ThreadId};
+use tso_engine::value::{ptr_parts, Val};
+use tso_engine::{ErrorKind, Failure};
+
+type BufResult<T> = Result<T, BufferError<Failure>>;
+
+pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
+    for (i, &bits) in abi::ACCESS_WIDTHS.iter().enumerate() {
+        let o = opts.clone();
+        n.add_described(abi::LOAD[i], Visibility::IfShared(0), describe_load, move |cx, a| {
+            let p = arg(a, 0);
+            let v = load(cx, &o, p, bits / 8)?;
+            Ok(NativeResult::Return(payload_to_val(&v)))
+        });
+        let o = opts.clone();
+        n.add_described(abi::STORE[i], Visibility::IfShared(0), describe_store, move |cx, a| {
+            let p = arg(a, 0);
+            let v = a.get(1).cloned().unwrap_or_default();
+            store(cx, &o, p, val_to_payload(&v, bits / 8))?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        });
+        let o = opts.clone();
+        n.add_described(abi::RMW[i], Visibility::Custom(locked_visible), describe_rmw, move |cx, a| {
+            let (p, operand, code) = (arg(a, 0), a.get(1).cloned().unwrap_or_default(), arg(a, 2) as u32);
+            let Some(op) = RmwOp::from_code(code) else {
+                return Err(Failure::unsupported(format!("unsupported: read-modify-write operation code {code}")));
+            };
+            let old = locked(cx, &o, p, bits / 8, |old| {
+                let new = op.apply(bits, old.to_int(), operand.as_u64())?;
+                let mut payload = Payload::from_int(new, bits / 8);
+                if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
+                    payload.ptr_offsets.push(0);
+                }
+                Some(payload)
+            })?;
+            Ok(NativeResult::Return(payload_to_val(&old)))
+        });
+        let o = opts.clone();
+        n.add_described(abi::CMPXCHG[i], Visibility::Custom(locked_visible), describe_cmpxchg, move |cx, a| {
+            let (p, expected) = (arg(a, 0), arg(a, 1));
+            let desired = a.get(2).cloned().unwrap_or_default();
+            let old = locked(cx, &o, p, bits / 8, |old| (old.to_int() == expected).then(|| val_to_payload(&desired, bits / 8)))?;
+            Ok(NativeResult::Return(payload_to_val(&old)))
+        });
+    }
+    let o = opts.clone();
+    n.add_described(abi::LOAD_BYTES, Visibility::IfShared(1), describe_copy, move |cx, a| {
+        let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+        let v = load(cx, &o, src, len as u32)?;
+        cx.write_fragment(dst, &Fragment { data: v.data, ptrs: v.ptr_offsets })?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    let o = opts.clone();
+    n.add_described(abi::STORE_BYTES, Visibility::IfShared(0), describe_copy, move |cx, a| {
+        let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+        let f = cx.read_fragment(src, len)?;
+        store(cx, &o, dst, Payload { data: f.data, ptr_offsets: f.ptrs })?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    for name in [abi::MEMCPY, abi::MEMMOVE] {
+        let o = opts.clone();
+        n.add_described(name, Visibility::IfShared2(0, 1), describe_copy, move |cx, a| {
+            let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+            if len > 0 {
+                let v = load(cx, &o, src, checked_len(len)?)?;
+                store(cx, &o, dst, v)?;
+            }
+            Ok(NativeResult::Return(Val::Int(0)))
+        });
+    }
+    let o = opts.clone();
+    n.add_described(abi::MEMSET, Visibility::IfShared(0), describe_copy, move |cx, a| {
+        let (dst, byte, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
+        if len > 0 {
+            store(cx, &o, dst, Payload::from_bytes(vec![byte; checked_len(len)? as usize]))?;
+        }
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    let o = opts.clone();
+    n.add_described(abi::FENCE, Visibility::Custom(fence_visible), |_, _, _| "mfence".into(), move |cx, _| {
+        fence(cx, &o)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    let o = opts.clone();
+    n.add_described(abi::EVICT, Visibility::IfShared(0), describe_evict, move |cx, a| {
+        evict(cx, &o, arg(a, 0))?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    let o = opts.clone();
+    n.set_thread_exit_hook(move |cx, _| {
+        fence(cx, &o)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+}
+
+fn arg(a: &[Val], i: usize) -> u64 {
+    a.get(i).map(|v| v.as_u64()).unwrap_or(0)
+}
+
+fn checked_len(len: u64) -> Result<u32, Failure> {
+    u32::try_from(len).map_err(|_| Failure::new(ErrorKind::OutOfBounds, format!("memory operation of {len} bytes")))
+}
+
+fn payload_to_val(p: &Payload) -> Val {
+    let mut buf = [0u8; 8];
+    let n = p.data.len().min(8);
+    buf[..n].copy_from_slice(&p.data[..n]);
+    let v = u64::from_le_bytes(buf);
+    if p.data.len() == 8 && p.ptr_offsets.contains(&0) {
+        Val::Ptr(v)
+    } else {
+        Val::Int(v as u128)
+    }
+}
+
+fn val_to_payload(v: &Val, len: u32) -> Payload {
+    let mut p = Payload::from_int(v.as_u64(), len);
+    if len == 8 && matches!(v, Val::Ptr(_)) {
+        p.ptr_offsets.push(0);
+    }
+    p
+}
+
+fn range_of(p: u64, len: u32) -> Range {
+    let (obj, off) = ptr_parts(p);
+    Range::new(obj, off, len)
+}
+
+/// Run `f` on the buffers with the engine as memory and chooser. The buffers are
+/// taken out of the state meanwhile and put back (or dropped when all empty, so an
+/// empty machine is always the same state).
+fn with_buffers<R>(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, f: impl FnOnce(&mut TsoState, &Env<'_, '_>) -> BufResult<R>) -> Result<R, Failure> {
+    let mut ts = match cx.state.ext.take() {
+        Some(b) => match b.as_any().downcast_ref::<TsoState>() {
+            Some(t) => t.clone(),
+            None => TsoState::new(opts.reference_machine),
+        },
+        None => TsoState::new(opts.reference_machine),
+    };
+    let before = cx.tracing().then(|| ts.clone());
+    let r = {
+        let env = Env { cx: RefCell::new(&mut *cx) };
+        if opts.reference_machine {
+            reference_flushes(&mut ts, &env).and_then(|_| f(&mut ts, &env))
+        } else {
+            f(&mut ts, &env)
+        }
+    };
+    if let Some(before) = before {
+        note_buffers(cx, &before, &ts);
+    }
+    if ts.any_nonempty() {
+        cx.state.ext = Some(Box::new(ts));
+    }
+    r.map_err(|e| buffer_failure(cx.program, e))
+}
+
+/// The reference machine: before any memory operation, any buffer may write its oldest
+/// entry, any number of times, in any order.
+fn reference_flushes(ts: &mut TsoState, env: &Env<'_, '_>) -> BufResult<()> {
+    let Buffers::Reference(b) = &mut ts.buffers else { return Ok(()) };
+    loop {
+        let threads: Vec<ThreadId> = b.threads().collect();
+        if threads.is_empty() {
+            return Ok(());
+        }
+        let c = Chooser(env).choose_n(threads.len() + 1);
+        if c == 0 {
+            return Ok(());
+        }
+        b.flush_one(&mut Mem(env), threads[c - 1])?;
+    }
+}
+
+impl Chooser<'_, '_, '_> {
+    fn choose_n(&mut self, n: usize) -> usize {
+        use crate::buffer::Choice;
+        self.choose(n)
+    }
+}
+
+fn buffer_failure(program: &Program, e: BufferError<Failure>) -> Failure {
+    match e {
+        BufferError::Memory(f) => f,
+        BufferError::StoreToReleasedMemory { thread, origin } => Failure::new(
+            ErrorKind::StoreToReleasedMemory,
+            format!(
+                "memory is released while thread {thread} may still have a store to it in its store buffer (from {}): a data race between free/return and that store",
+                location(program, origin)
+            ),
+        ),
+        other => Failure::unsupported(format!("unsupported: {other}")),
+    }
+}
+
+fn location(program: &Program, origin: u32) -> String {
+    match program.locations.get(origin as usize) {
+        Some(l) if origin != u32::MAX => format!("{}:{}", l.file.rsplit('/').next().unwrap_or(&l.file), l.line),
+        _ => "unknown location".into(),
+    }
+}
+
+/// Under tracing: show the buffers that changed.
+fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
+    let mut threads = before.threads();
+    threads.extend(after.threads());
+    threads.sort_unstable();
+    threads.dedup();
+    for t in threads {
+        cx.note(|st, program| {
+            let name = |p: u64| describe_pointer(program, st, p);
+            let loc = |o: u32| location(program, o);
+            let (b, a) = (before.describe(t, &name, &loc), after.describe(t, &name, &loc));
+            if a == b {
+                String::new()
+            } else {
+                format!("T{t} buffer: {a}")
+            }
+        });
+    }
+}
+
+fn check_access(cx: &NativeCx<'_>, p: u64, len: u32, write: bool) -> Result<(), Failure> {
+    cx.state.memory.check(p, len as u64, write).map(|_| ())
+}
+
+fn load(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, len: u32) -> Result<Payload, Failure> {
+    check_access(cx, p, len, false)?;
+    let bypass = opts.dynamic_bypass && !cx.is_shared(p);
+    let tid = cx.tid;
+    let range = range_of(p, len);
+    let v = with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
+        Buffers::Lazy(b) => {
+            if bypass {
+                b.load_unshared(&mut Mem(env), &mut Chooser(env), tid, range)
+            } else {
+                b.load(&mut Mem(env), &mut Chooser(env), tid, range)
+            }
+        }
+        Buffers::Reference(b) => b.load(&Mem(env), tid, range),
+    })?;
+    if cx.tracing() && len <= 8 {
+        let shown = payload_to_val(&v);
+        cx.note(move |_, _| format!("→ {}", shown.as_u64() as i64));
+    }
+    Ok(v)
+}
+
+fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Result<(), Failure> {
+    check_access(cx, p, v.len(), true)?;
+    let shared = cx.is_shared(p);
+    if shared {
+        // The stored pointers become reachable by other threads once this store is
+        // visible; marking them now is what makes the "+d" bypass sound (seed §3.4).
+        let ptrs: Vec<u64> = v.ptr_offsets.iter().map(|&o| u64::from_le_bytes(v.data[o as usize..o as usize + 8].try_into().unwrap_or([0; 8]))).collect();
+        for q in ptrs {
+            cx.share(q);
+        }
+    }
+    let bypass = opts.dynamic_bypass && !shared;
+    let (tid, origin, bound) = (cx.tid, cx.location().unwrap_or(u32::MAX), opts.sb_bound);
+    let range = range_of(p, v.len());
+    with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
+        Buffers::Lazy(b) => {
+            if bypass {
+                b.store_unshared(&mut Mem(env), &mut Chooser(env), tid, range, v, origin, bound)
+            } else {
+                b.store(&mut Mem(env), &mut Chooser(env), tid, range, v, origin, bound)
+            }
+        }
+        Buffers::Reference(b) => {
+            if bypass && !b.threads().any(|_| true) {
+                Mem(env).write_direct(range, &v)
+            } else {
+                b.store(&mut Mem(env), tid, range, v, origin, bound)
+            }
+        }
+    })
+}
+
+fn locked(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, len: u32, update: impl FnOnce(&Payload) -> Option<Payload>) -> Result<Payload, Failure> {
+    check_access(cx, p, len, true)?;
+    let tid = cx.tid;
+    let range = range_of(p, len);
+    with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
+        Buffers::Lazy(b) => b.locked_rmw(&mut Mem(env), &mut Chooser(env), tid, range, update),
+        Buffers::Reference(b) => b.locked_rmw(&mut Mem(env), tid, range, update),
+    })
+}
+
+fn fence(cx: &mut NativeCx<'_>, opts: &RuntimeOptions) -> Result<(), Failure> {
+    let tid = cx.tid;
+    if !opts.reference_machine && TsoState::of(cx.state).is_none_or(|t| t.is_empty(tid)) {
+        return Ok(());
+    }
+    with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
+        Buffers::Lazy(b) => b.fence(&mut Mem(env), &mut Chooser(env), tid),
+        Buffers::Reference(b) => b.drain(&mut Mem(env), tid),
+    })
+}
+
+fn evict(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64) -> Result<(), Failure> {
+    let (obj, _) = ptr_parts(p);
+    // free(NULL), already released or unknown memory: nothing is buffered for it.
+    if p == 0 || cx.state.memory.get(obj).is_none_or(|o| o.freed) {
+        return Ok(());
+    }
+    if TsoState::of(cx.state).is_none() {
+        return Ok(());
+    }
+    let tid = cx.tid;
+    with_buffers(cx, opts, |ts, _env| match &mut ts.buffers {
+        Buffers::Lazy(b) => b.evict(tid, obj),
+        Buffers::Reference(b) => b.evict(tid, obj),
+    })
+}
+
+impl Mem<'_, '_, '_> {
+    fn write_direct(&mut self, range: Range, v: &Payload) -> BufResult<()> {
+        use crate::buffer::SharedMemory;
+        self.write(range.addr, v).map_err(BufferError::Memory)
+    }
+}
+
+/// A fence is visible when it writes something: the thread's own buffer is non-empty
+/// (or, for the reference machine, when any buffer may flush).
+fn fence_visible(st: &State, tid: ThreadId, _: &[Val]) -> bool {
+    TsoState::of(st).is_some_and(|t| match &t.buffers {
+        Buffers::Lazy(_) => !t.is_empty(tid),
+        Buffers::Reference(_) => t.any_nonempty(),
+    })
+}
+
+/// A locked operation is visible when it touches shared memory or drains a buffer.
+fn locked_visible(st: &State, tid: ThreadId, a: &[Val]) -> bool {
+    st.memory.is_shared(arg(a, 0)) || fence_visible(st, tid, a)
+}
+
+fn name(program: &Program, st: &State, p: u64) -> String {
+    describe_pointer(program, st, p)
+}
+
+fn describe_load(program: &Program, st: &State, a: &[Val]) -> String {
+    format!("load {}", name(program, st, arg(a, 0)))
+}
+
+fn describe_store(program: &Program, st: &State, a: &[Val]) -> String {
+    let v = a.get(1).map(|v| match v {
+        Val::Ptr(p) => format!("&{}", name(program, st, *p)),
+        other => (other.as_u64() as i64).to_string(),
+    });
+    format!("store {} := {}", name(program, st, arg(a, 0)), v.unwrap_or_default())
+}
+
+fn describe_rmw(program: &Program, st: &State, a: &[Val]) -> String {
+    let op = RmwOp::from_code(arg(a, 2) as u32).map(|o| format!("{o:?}").to_lowercase()).unwrap_or_else(|| "rmw".into());
+    format!("locked {op} {} {}", name(program, st, arg(a, 0)), arg(a, 1) as i64)
+}
+
+fn describe_cmpxchg(program: &Program, st: &State, a: &[Val]) -> String {
+    format!("locked cmpxchg {} (expect {}, new {})", name(program, st, arg(a, 0)), arg(a, 1) as i64, arg(a, 2) as i64)
+}
+
+fn describe_copy(program: &Program, st: &State, a: &[Val]) -> String {
+    format!("copy {} bytes {} ← {}", arg(a, 2), name(program, st, arg(a, 0)), name(program, st, arg(a, 1)))
+}
+
+fn describe_evict(program: &Program, st: &State, a: &[Val]) -> String {
+    format!("release {}", name(program, st, arg(a, 0)))
+}

@@ -1,0 +1,157 @@
+//! The store buffers as per-state data of the engine.
+
+use crate::buffer::{Payload, ReferenceBuffers, StoreBuffers};
+use std::any::Any;
+use tso_engine::state::{ExtState, State, ThreadId};
+use tso_engine::value::{make_ptr, ptr_parts};
+
+#[derive(Clone, Debug)]
+pub enum Buffers {
+    Lazy(StoreBuffers),
+    Reference(ReferenceBuffers),
+}
+
+#[derive(Clone, Debug)]
+pub struct TsoState {
+    pub buffers: Buffers,
+}
+
+impl TsoState {
+    pub fn new(reference: bool) -> TsoState {
+        TsoState { buffers: if reference { Buffers::Reference(ReferenceBuffers::new()) } else { Buffers::Lazy(StoreBuffers::new()) } }
+    }
+
+    pub fn of(st: &State) -> Option<&TsoState> {
+        st.ext_ref::<TsoState>()
+    }
+
+    pub fn is_empty(&self, tid: ThreadId) -> bool {
+        match &self.buffers {
+            Buffers::Lazy(b) => b.is_empty(tid),
+            Buffers::Reference(b) => b.is_empty(tid),
+        }
+    }
+
+    pub fn any_nonempty(&self) -> bool {
+        match &self.buffers {
+            Buffers::Lazy(b) => b.threads().next().is_some(),
+            Buffers::Reference(b) => b.threads().next().is_some(),
+        }
+    }
+
+    /// Every buffered entry: (thread, object, offset, payload, flushed, origin).
+    fn for_each_entry(&self, mut f: impl FnMut(ThreadId, u32, u32, &Payload, bool, u32)) {
+        match &self.buffers {
+            Buffers::Lazy(b) => {
+                for t in b.threads() {
+                    for e in b.entries(t) {
+                        f(t, e.range.addr.object, e.range.addr.offset, &e.payload, e.flushed, e.origin);
+                    }
+                }
+            }
+            Buffers::Reference(b) => {
+                for t in b.threads() {
+                    for e in b.entries(t) {
+                        f(t, e.range.addr.object, e.range.addr.offset, &e.payload, false, e.origin);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `[x=1 (sb.c:12), y=1 (flushed)]` for one thread.
+    pub fn describe(&self, tid: ThreadId, name: &dyn Fn(u64) -> String, loc: &dyn Fn(u32) -> String) -> String {
+        let mut items = Vec::new();
+        self.for_each_entry(|t, obj, off, payload, flushed, origin| {
+            if t != tid {
+                return;
+            }
+            let value = payload_value(payload);
+            let note = if flushed { "flushed".to_string() } else { loc(origin) };
+            items.push(format!("{}={} ({})", name(make_ptr(obj, off)), value, note));
+        });
+        format!("[{}]", items.join(", "))
+    }
+
+    /// Threads with buffered entries.
+    pub fn threads(&self) -> Vec<ThreadId> {
+        match &self.buffers {
+            Buffers::Lazy(b) => b.threads().collect(),
+            Buffers::Reference(b) => b.threads().collect(),
+        }
+    }
+}
+
+fn payload_value(p: &Payload) -> String {
+    if p.data.len() <= 8 {
+        let mut buf = [0u8; 8];
+        buf[..p.data.len()].copy_from_slice(&p.data);
+        let v = u64::from_le_bytes(buf);
+        if p.ptr_offsets.contains(&0) {
+            format!("ptr {v:#x}")
+        } else {
+            // Sign-extend from the entry's width for readability.
+            let bits = p.data.len() as u32 * 8;
+            let s = if bits == 64 { v as i64 } else { ((v << (64 - bits)) as i64) >> (64 - bits) };
+            s.to_string()
+        }
+    } else {
+        format!("{} bytes", p.data.len())
+    }
+}
+
+impl ExtState for TsoState {
+    fn clone_box(&self) -> Box<dyn ExtState> {
+        Box::new(self.clone())
+    }
+
+    fn for_each_pointer(&self, f: &mut dyn FnMut(u64)) {
+        self.for_each_entry(|_, obj, off, payload, _, _| {
+            f(make_ptr(obj, off));
+            for &o in &payload.ptr_offsets {
+                let s = o as usize;
+                if let Some(b) = payload.data.get(s..s + 8) {
+                    f(u64::from_le_bytes(b.try_into().unwrap_or([0; 8])));
+                }
+            }
+        });
+    }
+
+    fn serialize(&self, map: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>) {
+        match &self.buffers {
+            Buffers::Lazy(b) => {
+                let mut c = b.clone();
+                c.for_each_object_mut(|o| *o = ptr_parts(map(make_ptr(*o, 0))).0);
+                c.for_each_pointer_mut(|p| *p = map(*p));
+                c.serialize_into(out);
+            }
+            Buffers::Reference(b) => {
+                for t in b.threads() {
+                    out.extend_from_slice(&t.to_le_bytes());
+                    for e in b.entries(t) {
+                        let (obj, off) = ptr_parts(map(make_ptr(e.range.addr.object, e.range.addr.offset)));
+                        out.extend_from_slice(&obj.to_le_bytes());
+                        out.extend_from_slice(&off.to_le_bytes());
+                        out.extend_from_slice(&e.range.len.to_le_bytes());
+                        out.extend_from_slice(&e.origin.to_le_bytes());
+                        let mut p = e.payload.clone();
+                        p.for_each_pointer_mut(|x| *x = map(*x));
+                        out.extend_from_slice(&p.data);
+                        for o in &p.ptr_offsets {
+                            out.extend_from_slice(&o.to_le_bytes());
+                        }
+                    }
+                    out.push(0xEE);
+                }
+            }
+        }
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
