@@ -35,7 +35,9 @@ fn check_program(program: &TsoProgram, dir: &std::path::Path) -> Vec<String> {
         return vec![format!("cannot write {}: {e}", path.display())];
     }
     let mut problems = Vec::new();
+    let verbose = std::env::var_os("TSO_SUITE_VERBOSE").is_some();
     let mut outcomes = |run: CheckRun, name: &str| match run.run() {
+        r if verbose && eprintln!("seed {} {name}: {:?} states {:?}", program.seed, r.wall, r.states()) != () => unreachable!(),
         r if r.passed() => r.outcomes().unwrap_or_else(|| {
             problems.push(format!("{name}: no outcomes in the JSON: {r}"));
             BTreeSet::new()
