@@ -52,3 +52,43 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
     };
     Some((n * mult as f64) as u64)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_bytes_units() {
+        assert_eq!(parse_bytes("100000"), Some(100_000));
+        assert_eq!(parse_bytes("512M"), Some(512 << 20));
+        assert_eq!(parse_bytes("2G"), Some(2 << 30));
+        assert_eq!(parse_bytes("1.5GiB"), Some(3 << 29));
+        assert_eq!(parse_bytes(" 64 kb "), Some(64 << 10));
+        assert_eq!(parse_bytes("1t"), Some(1 << 40));
+        assert_eq!(parse_bytes("12B"), Some(12));
+        assert_eq!(parse_bytes(""), None);
+        assert_eq!(parse_bytes("M"), None);
+        assert_eq!(parse_bytes("10X"), None);
+        assert_eq!(parse_bytes("-5M"), None);
+    }
+
+    #[test]
+    fn format_bytes_picks_the_unit() {
+        assert_eq!(format_bytes(0), "0 B");
+        assert_eq!(format_bytes(1023), "1023 B");
+        assert_eq!(format_bytes(1024), "1.0 KiB");
+        assert_eq!(format_bytes(1536), "1.5 KiB");
+        assert_eq!(format_bytes(512 << 20), "512.0 MiB");
+        assert_eq!(format_bytes(3 << 29), "1.5 GiB");
+        for s in ["1.0 KiB", "512.0 MiB", "1.5 GiB"] {
+            assert_eq!(format_bytes(parse_bytes(s).expect("parses")), s);
+        }
+    }
+
+    #[test]
+    fn memory_readings_are_plausible() {
+        let rss = current_rss();
+        assert!(rss > 1 << 20, "rss {rss}");
+        assert!(peak_rss() >= rss / 2, "peak {} rss {rss}", peak_rss());
+    }
+}

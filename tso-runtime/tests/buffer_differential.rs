@@ -14,7 +14,7 @@ fn programs_from_env(default: usize) -> usize {
 
 #[test]
 fn lazy_buffers_match_reference_machine_on_random_programs() {
-    let count = programs_from_env(if cfg!(debug_assertions) { 300 } else { 3000 });
+    let count = programs_from_env(if cfg!(debug_assertions) { 200 } else { 2000 });
     let seed = std::env::var("TSO_BUFFER_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x7550_2024u64);
     let max_ops = std::env::var("TSO_BUFFER_MAX_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(8usize);
     let mut rng = Rng::new(seed);

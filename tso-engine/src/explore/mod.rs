@@ -84,8 +84,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     let mut stats = Stats::default();
     let mut first_output = None;
     let mut outcomes = BTreeSet::new();
-    canon.run(machine.program, &initial, opts.collect_outcomes);
-    store.insert(&canon.chunks);
+    store.insert_state(&mut canon, machine.program, &initial, opts.collect_outcomes);
     let mut stack = vec![Node { state: initial, tid: 0, script: Vec::new(), any_enabled: false, via: None }];
     let mut chooser = ScriptChooser::default();
     let mut check_counter: u32 = 0;
@@ -161,8 +160,8 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
                 outcomes.insert(String::from_utf8_lossy(&next.output).into_owned());
             }
         }
-        canon.run(machine.program, &next, opts.collect_outcomes);
-        if store.insert(&canon.chunks) {
+        if store.insert_state(&mut canon, machine.program, &next, opts.collect_outcomes) {
+            canon.collect_garbage(&mut next);
             stack.push(Node { state: next, tid: 0, script: Vec::new(), any_enabled: false, via: Some(mv) });
             stats.max_depth = stats.max_depth.max(stack.len() as u64);
         }

@@ -149,7 +149,7 @@ impl<'p> Machine<'p> {
             Inst::Unreachable => return Err(Failure::new(ErrorKind::Abort, "reached `unreachable` (undefined behaviour, e.g. falling off the end of a non-void function)")),
             Inst::Unsupported { what } => return Err(Failure::unsupported(format!("unsupported: {what}"))),
         };
-        st.thread_mut(tid).top_mut().regs[dst as usize] = val;
+        st.thread_mut(tid).top_mut().set_reg(dst, val);
         self.advance(st, tid)
     }
 
@@ -172,7 +172,7 @@ impl<'p> Machine<'p> {
                 .map(|phi| phi.incoming.iter().find(|(b, _)| *b == from).map(|(_, op)| self.eval(fr, op)).unwrap_or_default())
                 .collect();
             for (phi, v) in phis.iter().zip(vals) {
-                fr.regs[phi.dst as usize] = v;
+                fr.set_reg(phi.dst, v);
             }
         }
         fr.block = target;
@@ -258,7 +258,7 @@ impl<'p> Machine<'p> {
             Callee::Intrinsic(i) => {
                 let v = intrinsics::call(self, st, tid, i, &args)?;
                 if let Some(d) = dst {
-                    st.thread_mut(tid).top_mut().regs[d as usize] = v;
+                    st.thread_mut(tid).top_mut().set_reg(d, v);
                 }
                 return self.advance(st, tid);
             }
@@ -270,15 +270,13 @@ impl<'p> Machine<'p> {
         let Some(native) = self.natives[fid as usize].clone() else {
             return Err(Failure::unsupported(format!("unsupported: call to `{}`, a function the checker does not model", func.name)));
         };
-        let spawn = |s: &mut State, f: u64, a: Vec<Val>| self.spawn(s, f, a);
-        let mut cx = NativeCx { state: st, program: self.program, tid, chooser, notes, spawn: &spawn, max_memory: self.opts.max_memory };
-        let r = (native.call)(&mut cx, &args)?;
+        let r = self.with_cx(st, tid, chooser, notes, |cx| (native.call)(cx, &args))?;
         match r {
             NativeResult::Return(v) => {
                 let t = st.thread_mut(tid);
                 t.phase = 0;
                 if let Some(d) = dst {
-                    t.top_mut().regs[d as usize] = v;
+                    t.top_mut().set_reg(d, v);
                 }
                 self.advance(st, tid)
             }
@@ -346,7 +344,18 @@ impl<'p> Machine<'p> {
                 st.exit_code = Some(v.bits() as i32);
                 return Ok(Exec::EndTransition);
             }
-            self.finish_thread(st, tid, v, chooser)?;
+            // Key destructors run when a start routine returns, as with pthread_exit.
+            let value = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
+            let next = self.with_cx(st, tid, chooser, None, crate::pthread::next_key_destructor);
+            if let Some((f, arg)) = next {
+                let Some(fid) = self.function_of(&Val::Int(f as u128)).filter(|&f| self.program.functions[f as usize].body.is_some()) else {
+                    return Err(Failure::unsupported("unsupported: a pthread key destructor that is not a program function"));
+                };
+                st.thread_mut(tid).pending_exit = Some(value);
+                self.push_frame(st, tid, fid, vec![arg], ReturnTo::Nothing)?;
+                return Ok(Exec::Next);
+            }
+            self.finish_thread(st, tid, value, chooser)?;
             return Ok(Exec::EndTransition);
         }
         match frame.ret {
@@ -354,7 +363,7 @@ impl<'p> Machine<'p> {
                 let top = t.top_mut();
                 let body = self.program.functions[top.func as usize].body.as_ref().expect("body");
                 if let Inst::Call { dst: Some(d), .. } = &body.blocks[top.block as usize].insts[top.ip as usize] {
-                    top.regs[*d as usize] = v;
+                    top.set_reg(*d, v);
                 }
                 top.ip += 1;
                 Ok(Exec::Next)
@@ -369,9 +378,7 @@ impl<'p> Machine<'p> {
 
     fn finish_thread(&self, st: &mut State, tid: ThreadId, v: Val, chooser: &mut dyn Chooser) -> Result<(), Failure> {
         if let Some(hook) = &self.thread_exit_hook {
-            let spawn = |s: &mut State, f: u64, a: Vec<Val>| self.spawn(s, f, a);
-            let mut cx = NativeCx { state: st, program: self.program, tid, chooser, notes: None, spawn: &spawn, max_memory: self.opts.max_memory };
-            (hook.call)(&mut cx, &[])?;
+            self.with_cx(st, tid, chooser, None, |cx| (hook.call)(cx, &[]))?;
         }
         // Remaining frames (pthread_exit from deep inside) release their stack objects.
         let frames = std::mem::take(&mut st.thread_mut(tid).frames);
@@ -391,6 +398,20 @@ impl<'p> Machine<'p> {
             st.atomic_owner = None;
         }
         Ok(())
+    }
+
+    /// Run `f` with a native-call context for thread `tid`.
+    fn with_cx<R>(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+        notes: Option<&mut Vec<String>>,
+        f: impl FnOnce(&mut NativeCx<'_>) -> R,
+    ) -> R {
+        let spawn = |s: &mut State, func: u64, a: Vec<Val>| self.spawn(s, func, a);
+        let mut cx = NativeCx { state: st, program: self.program, tid, chooser, notes, spawn: &spawn, max_memory: self.opts.max_memory };
+        f(&mut cx)
     }
 
     /// Create a thread that runs `func(args)`.

@@ -109,7 +109,7 @@ impl<'p> Machine<'p> {
     fn frame(&self, func: FuncId, mut args: Vec<Val>, ret: ReturnTo) -> Frame {
         let f = &self.program.functions[func as usize];
         args.resize(f.num_regs as usize, Val::Int(0));
-        Frame { func, block: 0, ip: 0, regs: args, allocas: Vec::new(), varargs: None, ret }
+        Frame { func, block: 0, ip: 0, regs: Rc::new(args), allocas: Vec::new(), varargs: None, ret }
     }
 
     fn pc(st: &State, tid: ThreadId) -> Option<Pc> {
@@ -255,7 +255,7 @@ impl<'p> Machine<'p> {
             }
             let out_before = st.output.len();
             let mut notes = Vec::new();
-            let quiet = !first && self.at_native(st, tid).is_some_and(|(n, _)| n.describe.is_some());
+            let quiet = trace.is_some() && !first && self.at_native(st, tid).is_some_and(|(n, _)| n.describe.is_some());
             let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
             let (inst, loc) = self.inst_at(&pc);
             let descr = if want_trace { trace::describe(self, st, tid, inst) } else { None };
@@ -296,7 +296,9 @@ impl<'p> Machine<'p> {
                 c.run(self.program, st, false);
                 let mut h = Vec::new();
                 for chunk in c.chunks.iter() {
-                    h.extend_from_slice(&crate::store::hash_bytes(chunk).to_le_bytes());
+                    if let crate::store::Chunk::Bytes(b) = chunk {
+                        h.extend_from_slice(&crate::store::hash_bytes(b).to_le_bytes());
+                    }
                 }
                 let key = crate::store::hash_bytes(&h);
                 if !seen.insert(key) {

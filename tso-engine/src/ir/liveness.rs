@@ -239,3 +239,77 @@ pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
         Fence | Br { .. } | Ret { val: None } | Unreachable | Unsupported { .. } => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{BinFlags, BinOp, Callee, IntPred, Phi};
+    use crate::value::Val;
+
+    fn reg(r: Reg) -> Operand {
+        Operand::Reg(r)
+    }
+    fn k(v: u128) -> Operand {
+        Operand::Const(Val::Int(v))
+    }
+    fn block(phis: Vec<Phi>, insts: Vec<Inst>) -> Block {
+        let n = insts.len();
+        Block { phis: phis.into(), insts: insts.into(), locs: vec![None; n].into() }
+    }
+    fn add(dst: Reg, a: Operand, b: Operand) -> Inst {
+        Inst::Bin { dst, op: BinOp::Add, ty: 0, a, b, flags: BinFlags::default() }
+    }
+    fn call(dst: Option<Reg>, args: Vec<Operand>) -> Inst {
+        Inst::Call { dst, callee: Callee::Direct(0), args: args.into(), ret_ty: 0 }
+    }
+
+    #[test]
+    fn a_register_used_after_a_call_is_live_there_a_dead_one_is_not() {
+        // r0 = param; r1 = r0 + 1; r2 = r0 + 2 (dead); call f(); r3 = r1 + 5; ret r3
+        let b = block(vec![], vec![add(1, reg(0), k(1)), add(2, reg(0), k(2)), call(None, vec![]), add(3, reg(1), k(5)), Inst::Ret { val: Some(reg(3)) }]);
+        let l = Liveness::compute(&[b], 4);
+        assert_eq!(l.live_at(0, 2), &[1], "only r1 survives the call");
+        // The entry of a function (where a new thread is stored) holds the parameter.
+        assert_eq!(l.live_at(0, 0), &[0]);
+        // Arithmetic is not a stopping point: nothing is recorded there.
+        assert!(l.live_at(0, 1).is_empty());
+    }
+
+    #[test]
+    fn call_arguments_and_loads_are_live_at_their_own_instruction() {
+        // r1 = load r0; call f(r1, r2); store r1 -> r0
+        let b = block(vec![], vec![
+            Inst::Load { dst: 1, ty: 0, ptr: reg(0), atomic: false },
+            call(Some(3), vec![reg(1), reg(2)]),
+            Inst::Store { ty: 0, val: reg(3), ptr: reg(0), atomic: false },
+            Inst::Ret { val: None },
+        ]);
+        let l = Liveness::compute(&[b], 4);
+        assert_eq!(l.live_at(0, 0), &[0, 2]);
+        assert_eq!(l.live_at(0, 1), &[0, 1, 2]);
+        assert_eq!(l.live_at(0, 2), &[0, 3], "the call's result is live, its arguments are dead");
+    }
+
+    #[test]
+    fn loop_carried_values_and_phis() {
+        // b0: br b1
+        // b1: r1 = phi [b0: 0, b2: r3]; r2 = icmp r1 < r0; condbr r2 b2 b3
+        // b2: call f(); r3 = r1 + 1; br b1
+        // b3: call g(r1); ret
+        let blocks = vec![
+            block(vec![], vec![Inst::Br { target: 1 }]),
+            block(vec![Phi { dst: 1, incoming: Box::new([(0, k(0)), (2, reg(3))]) }], vec![
+                Inst::ICmp { dst: 2, pred: IntPred::Slt, ty: 0, a: reg(1), b: reg(0) },
+                Inst::CondBr { cond: reg(2), then_bb: 2, else_bb: 3 },
+            ]),
+            block(vec![], vec![call(None, vec![]), add(3, reg(1), k(1)), Inst::Br { target: 1 }]),
+            block(vec![], vec![call(None, vec![reg(1)]), Inst::Ret { val: None }]),
+        ];
+        let l = Liveness::compute(&blocks, 4);
+        // In the loop body the bound r0 and the counter r1 survive the call; r2 is dead.
+        assert_eq!(l.live_at(2, 0), &[0, 1]);
+        // After the loop only r1 is needed, the bound is dead.
+        assert_eq!(l.live_at(3, 0), &[1]);
+        assert_eq!(l.live_at(0, 0), &[0]);
+    }
+}

@@ -1,10 +1,19 @@
 //! The C library functions the engine models, one module per family.
 
+mod ctype;
+mod errno;
 mod exit;
+pub mod hidden;
 mod malloc;
+mod math;
 mod printf;
+mod rand;
+mod sort;
 mod stdio;
 mod string;
+mod string_ext;
+mod strtok;
+mod time;
 mod verifier;
 
 pub use printf::format as format_printf;
@@ -17,4 +26,12 @@ pub fn register(n: &mut Natives) {
     stdio::register(n);
     string::register(n);
     verifier::register(n);
+    ctype::register(n);
+    errno::register(n);
+    math::register(n);
+    rand::register(n);
+    sort::register(n);
+    string_ext::register(n);
+    strtok::register(n);
+    time::register(n);
 }

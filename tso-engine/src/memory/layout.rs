@@ -127,3 +127,118 @@ pub fn decode(types: &TypeTable, ty: TyId, bytes: &[u8], base: u32, is_ptr: &dyn
         Ty::Void | Ty::Other(_) => Val::Int(0),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::make_ptr;
+
+    struct Types {
+        t: TypeTable,
+        i8: TyId,
+        i32: TyId,
+        i64: TyId,
+        ptr: TyId,
+        f64: TyId,
+    }
+
+    fn types() -> Types {
+        let mut t = TypeTable::default();
+        let i8 = t.intern(Ty::Int(8), 1);
+        let i32 = t.intern(Ty::Int(32), 4);
+        let i64 = t.intern(Ty::Int(64), 8);
+        let ptr = t.intern(Ty::Ptr, 8);
+        let f64 = t.intern(Ty::F64, 8);
+        Types { t, i8, i32, i64, ptr, f64 }
+    }
+
+    /// Encode then decode, returning the bytes, pointer offsets and decoded value.
+    fn round_trip(t: &TypeTable, ty: TyId, v: &Val) -> (Vec<u8>, Vec<u32>, Val) {
+        let mut bytes = vec![0xAA; t.size(ty) as usize];
+        let mut ptrs = Vec::new();
+        encode(t, ty, v, &mut bytes, 0, &mut ptrs);
+        let back = decode(t, ty, &bytes, 0, &|o| ptrs.contains(&o));
+        (bytes, ptrs, back)
+    }
+
+    fn agg(v: Vec<Val>) -> Val {
+        Val::Agg(Rc::from(v))
+    }
+
+    #[test]
+    fn struct_with_padding_and_pointers_round_trips() {
+        let mut ty = types();
+        // struct { i8 tag; ptr p; i32 n; double d; ptr q } with C layout.
+        let s = ty.t.intern(Ty::Struct { fields: Box::new([(0, ty.i8), (8, ty.ptr), (16, ty.i32), (24, ty.f64), (32, ty.ptr)]), size: 40 }, 40);
+        let v = agg(vec![Val::Int(7), Val::Ptr(make_ptr(3, 16)), Val::Int(0xdead_beef), Val::F64(2.5f64.to_bits()), Val::Ptr(make_ptr(9, 0))]);
+        let (bytes, ptrs, back) = round_trip(&ty.t, s, &v);
+        assert_eq!(ptrs, vec![8, 32]);
+        assert_eq!(bytes[0], 7);
+        assert_eq!(&bytes[8..16], &make_ptr(3, 16).to_le_bytes());
+        assert_eq!(&bytes[16..20], &0xdead_beefu32.to_le_bytes());
+        assert_eq!(back, v);
+    }
+
+    #[test]
+    fn integers_without_provenance_stay_integers() {
+        let ty = types();
+        let (_, ptrs, back) = round_trip(&ty.t, ty.i64, &Val::Int(make_ptr(3, 4) as u128));
+        assert!(ptrs.is_empty());
+        assert_eq!(back, Val::Int(make_ptr(3, 4) as u128));
+        // A pointer stored through an i64 keeps its provenance.
+        let (_, ptrs, back) = round_trip(&ty.t, ty.i64, &Val::Ptr(make_ptr(5, 0)));
+        assert_eq!(ptrs, vec![0]);
+        assert_eq!(back, Val::Ptr(make_ptr(5, 0)));
+        // Narrow integers are masked to their width.
+        let (bytes, _, back) = round_trip(&ty.t, ty.i32, &Val::Int(0x1_2345_6789));
+        assert_eq!(bytes, 0x2345_6789u32.to_le_bytes());
+        assert_eq!(back, Val::Int(0x2345_6789));
+    }
+
+    #[test]
+    fn arrays_of_structs_and_nested_offsets() {
+        let mut ty = types();
+        let pair = ty.t.intern(Ty::Struct { fields: Box::new([(0, ty.i32), (8, ty.ptr)]), size: 16 }, 16);
+        let arr = ty.t.intern(Ty::Array { elem: pair, len: 3, stride: 16 }, 48);
+        let v = agg((0..3).map(|k| agg(vec![Val::Int(k), Val::Ptr(make_ptr(10 + k as u32, 4 * k as u32))])).collect());
+        let (bytes, ptrs, back) = round_trip(&ty.t, arr, &v);
+        assert_eq!(ptrs, vec![8, 24, 40]);
+        assert_eq!(&bytes[40..48], &make_ptr(12, 8).to_le_bytes());
+        assert_eq!(back, v);
+        // Decoding with no provenance anywhere yields plain integers.
+        let plain = decode(&ty.t, arr, &bytes, 0, &|_| false);
+        assert_eq!(plain.lanes()[1].lanes()[1], Val::Int(make_ptr(11, 4) as u128));
+    }
+
+    #[test]
+    fn vectors_round_trip_and_i1_vectors_are_bit_packed() {
+        let mut ty = types();
+        let v4 = ty.t.intern(Ty::Vector { elem: ty.i32, len: 4 }, 16);
+        let v = agg(vec![Val::Int(1), Val::Int(0xffff_ffff), Val::Int(3), Val::Int(0x8000_0000)]);
+        let (bytes, _, back) = round_trip(&ty.t, v4, &v);
+        assert_eq!(&bytes[4..8], &[0xff; 4]);
+        assert_eq!(back, v);
+        let i1 = ty.t.intern(Ty::Int(1), 1);
+        let m8 = ty.t.intern(Ty::Vector { elem: i1, len: 8 }, 1);
+        let bits: Vec<Val> = [1, 0, 1, 1, 0, 0, 0, 1].iter().map(|&b| Val::Int(b)).collect();
+        let (bytes, _, back) = round_trip(&ty.t, m8, &agg(bits.clone()));
+        assert_eq!(bytes, vec![0b1000_1101]);
+        assert_eq!(back, agg(bits));
+        let vp = ty.t.intern(Ty::Vector { elem: ty.ptr, len: 2 }, 16);
+        let v = agg(vec![Val::Ptr(make_ptr(4, 0)), Val::Ptr(make_ptr(6, 8))]);
+        let (_, ptrs, back) = round_trip(&ty.t, vp, &v);
+        assert_eq!(ptrs, vec![0, 8]);
+        assert_eq!(back, v);
+    }
+
+    #[test]
+    fn pointer_offsets_are_shifted_by_base() {
+        let ty = types();
+        let mut bytes = vec![0; 8];
+        let mut ptrs = Vec::new();
+        encode(&ty.t, ty.ptr, &Val::Ptr(make_ptr(2, 0)), &mut bytes, 24, &mut ptrs);
+        assert_eq!(ptrs, vec![24]);
+        assert_eq!(decode(&ty.t, ty.ptr, &bytes, 24, &|o| o == 24), Val::Ptr(make_ptr(2, 0)));
+        assert_eq!(decode(&ty.t, ty.ptr, &bytes, 0, &|o| o == 24), Val::Int(make_ptr(2, 0) as u128));
+    }
+}

@@ -70,7 +70,10 @@ impl Memory {
 
     #[inline]
     pub fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
-        self.objects.get_mut(id as usize).and_then(|o| o.as_mut().map(Rc::make_mut))
+        let o = self.objects.get_mut(id as usize).and_then(|o| o.as_mut().map(Rc::make_mut))?;
+        // The caller may change it: its cached serialisation is no longer valid.
+        o.chunk_cache.set(0);
+        Some(o)
     }
 
     pub fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {

@@ -29,6 +29,10 @@ pub struct Object {
     pub site: Option<u32>,
     /// Heap blocks from `new` must be released with `delete`, etc.
     pub alloc_family: u8,
+    /// The state store's id for this object's serialised form, valid while the object
+    /// is unchanged and holds no pointers: `(store generation << 32) | chunk id`, 0 if
+    /// unknown. Reset by every mutable access (see `Memory::get_mut`).
+    pub(crate) chunk_cache: std::cell::Cell<u64>,
 }
 
 impl Object {
@@ -42,6 +46,7 @@ impl Object {
             constant: false,
             site: None,
             alloc_family: 0,
+            chunk_cache: std::cell::Cell::new(0),
         }
     }
 

@@ -2,12 +2,48 @@
 //! the program's own memory (the pthread_*_t bytes), so it is part of the state and
 //! static initialisers (all zero) just work.
 
-mod mutex;
-mod thread;
+mod barrier;
+pub mod cond;
+pub mod key;
+pub mod mutex;
+mod once;
+mod rwlock;
+mod spin;
+pub mod thread;
 
+use crate::error::Failure;
 use crate::natives::Natives;
+use crate::state::ThreadId;
 
 pub fn register(n: &mut Natives) {
     thread::register(n);
     mutex::register(n);
+    cond::register(n);
+    rwlock::register(n);
+    barrier::register(n);
+    once::register(n);
+    key::register(n);
+    spin::register(n);
+}
+
+/// Sets of threads (cond waiters, rwlock readers, barrier arrivals) are 64-bit masks
+/// stored in the object's bytes; this is a thread's bit.
+pub(crate) fn thread_bit(tid: ThreadId) -> Result<u64, Failure> {
+    if tid >= 64 {
+        return Err(Failure::unsupported(format!(
+            "unsupported: thread {tid} uses a condition variable, rwlock or barrier (only threads 0..63 are modelled)"
+        )));
+    }
+    Ok(1u64 << tid)
+}
+
+/// The ids of the threads in a mask, lowest first.
+pub(crate) fn threads_in(mask: u64) -> Vec<ThreadId> {
+    (0..64).filter(|t| mask & (1u64 << t) != 0).collect()
+}
+
+/// The next key destructor to run for the calling thread, if any (used when a start
+/// routine returns; pthread_exit runs them itself).
+pub fn next_key_destructor(cx: &mut crate::natives::NativeCx<'_>) -> Option<(u64, crate::value::Val)> {
+    key::next_destructor(cx)
 }

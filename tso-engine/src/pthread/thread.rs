@@ -1,5 +1,6 @@
 //! pthread_create, join, exit, self, equal, detach, sched_yield.
 
+use super::key;
 use crate::error::{ErrorKind, Failure};
 use crate::libc_arg as arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
@@ -14,7 +15,7 @@ pub fn handle(tid: u32) -> u64 {
 pub fn register(n: &mut Natives) {
     n.add("pthread_create", Visibility::Always, create);
     n.add("pthread_join", Visibility::Always, join);
-    n.add("pthread_exit", Visibility::Always, |_, a| Ok(NativeResult::ThreadExit(a.first().cloned().unwrap_or_default())));
+    n.add("pthread_exit", Visibility::Always, exit);
     n.add("pthread_self", Visibility::Never, |cx, _| Ok(NativeResult::Return(Val::Int(handle(cx.tid) as u128))));
     n.add("pthread_equal", Visibility::Never, |_, a| Ok(NativeResult::Return(Val::bool(arg(a, 0) == arg(a, 1)))));
     n.add("pthread_detach", Visibility::Always, detach);
@@ -28,13 +29,23 @@ pub fn register(n: &mut Natives) {
 
 fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let out = arg(a, 0);
-    let func = arg(a, 2);
+    let func = a.get(2).cloned().unwrap_or_default();
     let param = a.get(3).cloned().unwrap_or_default();
-    let tid = cx.spawn(func, vec![param])?;
+    let tid = cx.spawn(func.as_u64(), vec![param])?;
     if out != 0 {
         cx.write_int(out, 8, handle(tid))?;
     }
     Ok(NativeResult::Return(Val::Int(0)))
+}
+
+/// pthread_exit: run the thread's key destructors (one callback each), then end it.
+fn exit(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let _ = cx.callback_result();
+    if let Some((destructor, value)) = key::next_destructor(cx) {
+        cx.set_phase(1);
+        return Ok(NativeResult::CallBack { func: destructor, args: vec![value] });
+    }
+    Ok(NativeResult::ThreadExit(a.first().cloned().unwrap_or_default()))
 }
 
 fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
@@ -44,7 +55,7 @@ fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
     Ok((h - 1) as u32)
 }
 
-fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let t = target(cx, arg(a, 0))?;
     if t == cx.tid {
         return Err(Failure::new(ErrorKind::Deadlock, "a thread joined itself"));
@@ -65,7 +76,7 @@ fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
-fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+pub fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let t = target(cx, arg(a, 0))?;
     if cx.state.thread(t).detached {
         return Err(Failure::new(ErrorKind::PthreadMisuse, format!("thread {t} detached twice")));

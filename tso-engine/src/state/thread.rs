@@ -16,13 +16,22 @@ pub struct Frame {
     pub func: FuncId,
     pub block: u32,
     pub ip: u32,
-    pub regs: Vec<Val>,
+    /// Shared with the parent state until written: a transition copies only the
+    /// registers of the frames it changes.
+    pub regs: std::rc::Rc<Vec<Val>>,
     /// Objects this frame allocated with alloca; they die when it returns.
     pub allocas: Vec<ObjId>,
     /// The overflow area of a variadic call, if any.
     pub varargs: Option<ObjId>,
     /// Where this frame's return value goes.
     pub ret: ReturnTo,
+}
+
+impl Frame {
+    #[inline]
+    pub fn set_reg(&mut self, r: u32, v: Val) {
+        std::rc::Rc::make_mut(&mut self.regs)[r as usize] = v;
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +58,8 @@ pub struct Thread {
     pub tls: Vec<(u32, ObjId)>,
     /// pthread_setspecific values: (key, value).
     pub specific: Vec<(u32, Val)>,
+    /// The start routine's result while key destructors run after it returned.
+    pub pending_exit: Option<Val>,
 }
 
 impl Thread {
@@ -62,6 +73,7 @@ impl Thread {
             joined: false,
             tls: Vec::new(),
             specific: Vec::new(),
+            pending_exit: None,
         }
     }
     #[inline]

@@ -8,28 +8,56 @@ use crate::memory::{read_u64, ObjId, ObjKind};
 use crate::state::{State, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 
-/// The serialised state: a list of byte chunks, stored in one buffer.
+/// One chunk of a serialised state.
+#[derive(Clone, Copy, Debug)]
+pub enum Chunk<'a> {
+    Bytes(&'a [u8]),
+    /// An unchanged object whose chunk id the store already knows.
+    Known(u32),
+}
+
+/// The serialised state: a list of chunks, their bytes in one buffer.
 #[derive(Default)]
 pub struct Chunks {
     buf: Vec<u8>,
-    ends: Vec<usize>,
+    /// End offset in `buf` of each byte chunk, or a known id.
+    parts: Vec<Part>,
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Bytes { end: usize, object: Option<ObjId> },
+    Known(u32),
 }
 
 impl Chunks {
-    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+    pub fn iter(&self) -> impl Iterator<Item = Chunk<'_>> {
         let mut start = 0;
-        self.ends.iter().map(move |&e| {
-            let s = &self.buf[start..e];
-            start = e;
-            s
+        self.parts.iter().map(move |p| match *p {
+            Part::Bytes { end, .. } => {
+                let s = &self.buf[start..end];
+                start = end;
+                Chunk::Bytes(s)
+            }
+            Part::Known(id) => Chunk::Known(id),
+        })
+    }
+    /// For each byte chunk that serialises a cacheable object: (chunk index, object).
+    pub fn cacheable(&self) -> impl Iterator<Item = (usize, ObjId)> + '_ {
+        self.parts.iter().enumerate().filter_map(|(i, p)| match p {
+            Part::Bytes { object: Some(o), .. } => Some((i, *o)),
+            _ => None,
         })
     }
     fn clear(&mut self) {
         self.buf.clear();
-        self.ends.clear();
+        self.parts.clear();
     }
     fn end_chunk(&mut self) {
-        self.ends.push(self.buf.len());
+        self.parts.push(Part::Bytes { end: self.buf.len(), object: None });
+    }
+    fn end_object_chunk(&mut self, object: ObjId) {
+        self.parts.push(Part::Bytes { end: self.buf.len(), object: Some(object) });
     }
     pub fn total_len(&self) -> usize {
         self.buf.len()
@@ -45,6 +73,11 @@ pub struct Canonicalizer {
     /// Serialise every register, not just the live ones (for states taken in the middle
     /// of a transition, where liveness is not recorded).
     pub all_registers: bool,
+    /// Generation of the store whose cached object chunk ids may be used (0: none).
+    pub cache_generation: u32,
+    /// Scratch space reused across runs (root pointers, a frame's allocas).
+    scratch: Vec<u64>,
+    scratch_ids: Vec<u32>,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -67,11 +100,13 @@ impl Canonicalizer {
         // Roots, in a fixed order.
         for t in &st.threads {
             for f in &t.frames {
-                let mut roots = Vec::new();
+                let mut roots = std::mem::take(&mut self.scratch);
+                roots.clear();
                 for_each_reg(program, f, self.all_registers, |v| v.for_each_pointer(&mut |p| roots.push(p)));
-                for p in roots {
+                for &p in &roots {
                     self.reach(st, p);
                 }
+                self.scratch = roots;
                 for &a in f.allocas.iter().chain(f.varargs.iter()) {
                     self.reach_obj(st, a);
                 }
@@ -85,7 +120,7 @@ impl Canonicalizer {
             if let ThreadStatus::Finished(v) = &t.status {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            if let Some(v) = &t.callback_result {
+            for v in t.callback_result.iter().chain(t.pending_exit.iter()) {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
         }
@@ -105,6 +140,21 @@ impl Canonicalizer {
             }
         }
         self.serialize(program, st, include_output);
+    }
+
+    /// After `run`: drop dead objects (freed heap blocks, returned stack slots) that
+    /// nothing points to any more. They are not part of the canonical state, and keeping
+    /// them would make memory grow along every path that calls functions.
+    pub fn collect_garbage(&self, st: &mut State) {
+        let dead: Vec<ObjId> = st
+            .memory
+            .ids()
+            .filter(|&id| id > st.memory.globals && self.map.get(id as usize).is_none_or(|&m| m == 0))
+            .filter(|&id| st.memory.get(id).is_some_and(|o| o.freed))
+            .collect();
+        for id in dead {
+            st.memory.remove(id);
+        }
     }
 
     fn reach(&mut self, st: &State, p: u64) {
@@ -167,6 +217,10 @@ impl Canonicalizer {
                 b.push(1);
                 write_val(b, &map, v);
             }
+            if let Some(v) = &t.pending_exit {
+                b.push(2);
+                write_val(b, &map, v);
+            }
             for f in &t.frames {
                 b.extend_from_slice(&f.func.to_le_bytes());
                 b.extend_from_slice(&f.block.to_le_bytes());
@@ -174,9 +228,11 @@ impl Canonicalizer {
                 b.push(f.ret as u8);
                 for_each_reg(program, f, self.all_registers, |v| write_val(b, &map, v));
                 b.push(0xA1);
-                let mut allocas: Vec<u32> = f.allocas.iter().chain(f.varargs.iter()).map(|&a| map.get(a as usize).copied().unwrap_or(INVALID)).filter(|&n| n != 0).collect();
+                let allocas = &mut self.scratch_ids;
+                allocas.clear();
+                allocas.extend(f.allocas.iter().chain(f.varargs.iter()).map(|&a| map.get(a as usize).copied().unwrap_or(INVALID)).filter(|&n| n != 0));
                 allocas.sort_unstable();
-                for a in allocas {
+                for a in allocas.iter() {
                     b.extend_from_slice(&a.to_le_bytes());
                 }
                 b.push(0xF0);
@@ -195,6 +251,14 @@ impl Canonicalizer {
             let Some(o) = st.memory.get(id) else { continue };
             if o.constant {
                 continue;
+            }
+            let cacheable = o.ptrs.is_empty() && self.cache_generation != 0;
+            if cacheable {
+                let c = o.chunk_cache.get();
+                if c >> 32 == self.cache_generation as u64 {
+                    out.parts.push(Part::Known(c as u32));
+                    continue;
+                }
             }
             let b = &mut out.buf;
             let kind = match o.kind {
@@ -217,7 +281,11 @@ impl Canonicalizer {
             for &off in &o.ptrs {
                 b.extend_from_slice(&off.to_le_bytes());
             }
-            out.end_chunk();
+            if cacheable {
+                out.end_object_chunk(id);
+            } else {
+                out.end_chunk();
+            }
         }
         if let Some(ext) = &st.ext {
             let mut f = |p: u64| Self::map_ptr(&map, p);

@@ -50,3 +50,37 @@ impl Interner {
         self.arena.capacity() + self.spans.capacity() * 8 + self.table.capacity() * 5
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_bytes_get_one_id_and_ids_are_dense() {
+        let mut t = Interner::default();
+        assert!(t.is_empty());
+        assert_eq!(t.intern(b"alpha"), (0, true));
+        assert_eq!(t.intern(b"beta"), (1, true));
+        assert_eq!(t.intern(b""), (2, true));
+        assert_eq!(t.intern(b"alpha"), (0, false));
+        assert_eq!(t.intern(b""), (2, false));
+        // A prefix or extension is a different string.
+        assert_eq!(t.intern(b"alph"), (3, true));
+        assert_eq!(t.intern(b"alphaa"), (4, true));
+        assert_eq!(t.len(), 5);
+        assert!(t.bytes() > 0);
+    }
+
+    #[test]
+    fn many_strings_survive_table_growth() {
+        let mut t = Interner::default();
+        let key = |i: u32| -> Vec<u8> { (0..(i % 37)).map(|k| (i.wrapping_mul(31) ^ k) as u8).chain(i.to_le_bytes()).collect() };
+        for i in 0..20_000u32 {
+            assert_eq!(t.intern(&key(i)), (i, true), "first insert of {i}");
+        }
+        for i in (0..20_000u32).rev() {
+            assert_eq!(t.intern(&key(i)), (i, false), "second insert of {i}");
+        }
+        assert_eq!(t.len(), 20_000);
+    }
+}

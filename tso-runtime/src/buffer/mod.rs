@@ -9,6 +9,22 @@
 //!
 //! Both talk to memory through [`SharedMemory`] and to the explorer through
 //! [`Choice`].
+//!
+//! Where the delayed-flush machine goes beyond the seed (each found or
+//! confirmed by the differential test against the reference machine):
+//! - matching is the overlap *closure* of the accessed range over all
+//!   buffered entries, so mixed-size stores are ordered consistently;
+//! - the loading thread's own entries take part (its store may have reached
+//!   memory and been overwritten by another thread before the load); the
+//!   choice is skipped only when nothing but its own unflushed entries match;
+//! - an entry a load proves not yet written is recorded as coming after every
+//!   entry already written (`Entry::after`), and anything that followed a
+//!   written entry inherits what the chosen order put before it; the seed's
+//!   flag alone would let a flushed store be placed after one proved later;
+//! - a flushed entry wholly overwritten by newer flushed entries of its own
+//!   buffer is forgotten (it can never be read again);
+//! - `evict` reports another thread's unflushed store to the released object
+//!   as `StoreToReleasedMemory` (a race with free); flushed ones are dropped.
 
 mod entry;
 mod error;

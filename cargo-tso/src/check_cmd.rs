@@ -1,0 +1,194 @@
+//! `cargo tso check FILE [options] [-- clang args]`: one standalone program.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use test_support::Language;
+use tso_engine::Verdict;
+
+use crate::cli::{CheckArgs, CheckFormat};
+use crate::compile::{self, Cache, CompileError, CompileRequest, Toolchain};
+use crate::outcome::{RunOutcome, ScRerun};
+use crate::pipeline::{self, PipelineError, Request};
+use crate::render::{failure, figures, json};
+use crate::settings::CheckSettings;
+
+/// Exit status: the tool could not run.
+pub const EXIT_TOOL_ERROR: i32 = 2;
+
+/// Why `check` could not produce a verdict.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckCommandError {
+    #[error("cannot read {}: {source}", path.display())]
+    Missing { path: PathBuf, source: std::io::Error },
+    #[error("{}: unknown file type (expected .c, .cc, .cpp, .cxx, .ll or .bc)", .0.display())]
+    FileType(PathBuf),
+    #[error(transparent)]
+    Compile(#[from] CompileError),
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+}
+
+impl CheckCommandError {
+    fn kind(&self) -> &'static str {
+        match self {
+            CheckCommandError::Missing { .. } => "missing-file",
+            CheckCommandError::FileType(_) => "unknown-file-type",
+            CheckCommandError::Compile(CompileError::Diagnostics { .. }) => "compile-error",
+            CheckCommandError::Compile(_) => "toolchain",
+            CheckCommandError::Pipeline(PipelineError::Load(_)) => "invalid-module",
+            CheckCommandError::Pipeline(_) => "internal",
+        }
+    }
+}
+
+/// Where `check` caches bitcode and writes `tso.h`: `CARGO_TSO_CACHE_DIR`, else the
+/// user's cache directory, else the temporary directory.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TSO_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("cargo-tso");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|d| !d.is_empty()) {
+        return PathBuf::from(home).join(".cache").join("cargo-tso");
+    }
+    std::env::temp_dir().join("cargo-tso")
+}
+
+enum Input {
+    Source(Language),
+    Module,
+}
+
+fn classify(path: &Path) -> Result<Input, CheckCommandError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("ll") | Some("bc") => Ok(Input::Module),
+        _ => Language::from_path(path).map(Input::Source).ok_or_else(|| CheckCommandError::FileType(path.to_path_buf())),
+    }
+}
+
+/// Compiles the file if it is C/C++; returns the module to load.
+fn prepare(args: &CheckArgs) -> Result<PathBuf, CheckCommandError> {
+    let file = &args.file;
+    std::fs::metadata(file).map_err(|source| CheckCommandError::Missing { path: file.clone(), source })?;
+    let language = match classify(file)? {
+        Input::Module => return Ok(file.clone()),
+        Input::Source(language) => language,
+    };
+    let cache = Cache::new(cache_dir(), Toolchain::locate()?);
+    let include = cache.include_dir()?;
+    let mut clang_args = compile::base_args(language, "0", &include);
+    if language == Language::Cxx {
+        clang_args.push("-std=c++17".to_owned());
+    }
+    clang_args.extend(args.include_dirs.iter().map(|d| format!("-I{}", d.display())));
+    clang_args.extend(args.defines.iter().map(|d| format!("-D{d}")));
+    clang_args.extend(args.clang_args.iter().cloned());
+    let source = std::path::absolute(file).unwrap_or_else(|_| file.clone());
+    let request = CompileRequest { source, language, args: clang_args };
+    let (bitcode, _) = cache.compile(&request)?;
+    Ok(bitcode)
+}
+
+struct Checked {
+    settings: CheckSettings,
+    outcome: RunOutcome,
+    sc: Option<ScRerun>,
+}
+
+fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
+    let bitcode = prepare(args)?;
+    let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+    let request = Request {
+        bitcode: &bitcode,
+        entry: "main",
+        settings: &settings,
+        collect_outcomes: args.outcomes,
+        emit_instrumented: args.emit_instrumented.as_deref(),
+    };
+    let (outcome, sc) = pipeline::on_large_stack(|| {
+        let outcome = pipeline::run_guarded(&request)?;
+        let sc = pipeline::wants_sc_rerun(&settings, &outcome).then(|| pipeline::sc_rerun(&request));
+        Ok::<_, PipelineError>((outcome, sc))
+    })??;
+    Ok(Checked { settings, outcome, sc })
+}
+
+pub fn exit_code(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Pass => 0,
+        Verdict::Fail => 1,
+        Verdict::Error => EXIT_TOOL_ERROR,
+        Verdict::Inconclusive => 3,
+    }
+}
+
+pub fn run(args: &CheckArgs) -> i32 {
+    pipeline::quiet_panics();
+    match check(args) {
+        Ok(checked) => {
+            match args.format {
+                CheckFormat::Human => print!("{}", human(args, &checked)),
+                CheckFormat::Json => println!("{}", json_report(args, &checked)),
+            }
+            exit_code(checked.outcome.verdict)
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            if args.format == CheckFormat::Json {
+                let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+                let mut failed = json::outcome_fields(&RunOutcome::tool_error(tso_engine::ErrorKind::Unsupported, String::new()), &settings);
+                failed.insert("error".into(), serde_json::json!({ "kind": error.kind(), "message": error.to_string(), "location": null }));
+                println!("{}", Value::Object(failed));
+            }
+            EXIT_TOOL_ERROR
+        }
+    }
+}
+
+fn verdict_line(checked: &Checked) -> String {
+    let model = checked.settings.describe();
+    let outcome = &checked.outcome;
+    match (outcome.verdict, &outcome.failure) {
+        (Verdict::Pass, _) => format!("verdict: pass — no error is reachable ({model})"),
+        (Verdict::Fail, Some(f)) => format!("verdict: fail — {} ({model})", f.kind),
+        (Verdict::Fail, None) => format!("verdict: fail ({model})"),
+        (Verdict::Inconclusive, _) => format!("verdict: inconclusive — a limit stopped the search ({model})"),
+        (Verdict::Error, _) => format!("verdict: error — the program could not be checked ({model})"),
+    }
+}
+
+fn human(args: &CheckArgs, checked: &Checked) -> String {
+    let outcome = &checked.outcome;
+    let mut out = verdict_line(checked);
+    out.push('\n');
+    if outcome.verdict != Verdict::Pass {
+        out.push_str(&failure::details(outcome, checked.sc.as_ref(), false));
+    }
+    if args.show_output && !outcome.output.is_empty() && outcome.trace.is_empty() {
+        out.push_str(&failure::output_block(&outcome.output));
+    }
+    if args.outcomes {
+        out.push_str(&format!("outcomes ({}):\n", outcome.outcomes.len()));
+        for o in &outcome.outcomes {
+            out.push_str("  ");
+            out.push_str(&o.trim_end_matches('\n').replace('\n', "\\n"));
+            out.push('\n');
+        }
+    }
+    out.push_str(&figures::line(&outcome.figures));
+    out.push('\n');
+    out
+}
+
+fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
+    let mut map = json::outcome_fields(&checked.outcome, &checked.settings);
+    map.insert("file".into(), args.file.display().to_string().into());
+    if args.outcomes {
+        map.insert("outcomes".into(), checked.outcome.outcomes.iter().cloned().collect());
+    }
+    map.insert("sc_rerun".into(), checked.sc.as_ref().map_or(Value::Null, json::sc_rerun));
+    Value::Object(map)
+}

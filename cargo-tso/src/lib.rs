@@ -1,0 +1,44 @@
+//! cargo-tso: the `cargo tso` command as a library; `main.rs` only calls [`run`].
+//!
+//! - [`cli`]: the command line (clap);
+//! - [`compile`]: clang-19 → bitcode, cached;
+//! - [`pipeline`]: load → instrument → translate → check, one run;
+//! - [`check_cmd`]: `cargo tso check`;
+//! - [`test_cmd`]: `cargo tso test` (discovery, runner, reporters, bound sweep);
+//! - [`render`]: traces, source snippets, figures and JSON shared by both.
+
+pub mod check_cmd;
+pub mod cli;
+pub mod compile;
+pub mod outcome;
+pub mod pipeline;
+pub mod render;
+pub mod settings;
+pub mod test_cmd;
+
+use std::ffi::OsString;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+
+/// Runs the command line `args` (program name first) and returns the exit status.
+pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    // `cargo tso ...` runs `cargo-tso tso ...`.
+    if args.get(1).is_some_and(|a| a == "tso") {
+        args.remove(1);
+    }
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            // Help and version are not errors; every usage error is "could not run".
+            return if error.use_stderr() { check_cmd::EXIT_TOOL_ERROR } else { 0 };
+        }
+    };
+    match cli.command {
+        Command::Check(args) => check_cmd::run(&args),
+        Command::Test(args) => test_cmd::run(&args),
+    }
+}

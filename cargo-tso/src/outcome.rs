@@ -1,0 +1,167 @@
+//! The result of one model-checking run as plain owned data: the engine's report
+//! holds `Rc`s and cannot leave the thread that made it.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use tso_engine::{CheckReport, ErrorKind, Verdict};
+
+/// A source position, `file:line:column`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceLocation {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl SourceLocation {
+    fn from_engine(loc: &tso_engine::ir::Location) -> SourceLocation {
+        SourceLocation { file: loc.file.to_string(), line: loc.line, column: loc.column }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub thread: u32,
+    pub location: Option<SourceLocation>,
+    pub action: String,
+    pub notes: Vec<String>,
+    pub output: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub kind: ErrorKind,
+    pub message: String,
+    pub location: Option<SourceLocation>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Figures {
+    pub states: u64,
+    pub transitions: u64,
+    pub time: Duration,
+    pub stored_bytes: u64,
+    pub peak_memory: u64,
+}
+
+impl Figures {
+    pub fn states_per_second(&self) -> f64 {
+        let secs = self.time.as_secs_f64();
+        if secs > 0.0 {
+            self.states as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// One run's verdict with everything needed to report it.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub verdict: Verdict,
+    pub failure: Option<Failure>,
+    pub trace: Vec<Step>,
+    pub inconclusive_reason: Option<String>,
+    pub figures: Figures,
+    pub output: String,
+    pub outcomes: BTreeSet<String>,
+}
+
+impl RunOutcome {
+    pub fn from_report(report: &CheckReport) -> RunOutcome {
+        let cex = report.counterexample.as_ref();
+        let failure = report.failure.as_ref().map(|f| Failure {
+            kind: f.kind,
+            message: f.message.clone(),
+            location: cex.and_then(|c| c.error_location.as_ref()).map(SourceLocation::from_engine),
+        });
+        let trace = cex
+            .map(|c| {
+                c.steps
+                    .iter()
+                    .map(|s| Step {
+                        thread: s.thread,
+                        location: s.location.as_ref().map(SourceLocation::from_engine),
+                        action: s.action.clone(),
+                        notes: s.notes.clone(),
+                        output: s.output.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        RunOutcome {
+            verdict: report.verdict,
+            failure,
+            trace,
+            inconclusive_reason: report.inconclusive_reason.clone(),
+            figures: Figures {
+                states: report.stats.states,
+                transitions: report.stats.transitions,
+                time: report.stats.time,
+                stored_bytes: report.stats.stored_bytes,
+                peak_memory: report.stats.peak_rss.max(tso_engine::resources::peak_rss()),
+            },
+            output: report.output.clone(),
+            outcomes: report.outcomes.clone(),
+        }
+    }
+
+    /// A run that could not happen (load or instrumentation failed).
+    pub fn tool_error(kind: ErrorKind, message: String) -> RunOutcome {
+        RunOutcome {
+            verdict: Verdict::Error,
+            failure: Some(Failure { kind, message, location: None }),
+            trace: Vec::new(),
+            inconclusive_reason: None,
+            figures: Figures::default(),
+            output: String::new(),
+            outcomes: BTreeSet::new(),
+        }
+    }
+}
+
+/// What a TSO failure looks like under sequential consistency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScClassification {
+    /// The SC run passes: the bug needs store buffering.
+    NeedsTso,
+    /// The SC run fails too.
+    FailsUnderSc,
+    /// The SC run was inconclusive or could not run.
+    Unknown,
+}
+
+impl ScClassification {
+    pub fn from_verdict(verdict: Verdict) -> ScClassification {
+        match verdict {
+            Verdict::Pass => ScClassification::NeedsTso,
+            Verdict::Fail => ScClassification::FailsUnderSc,
+            Verdict::Inconclusive | Verdict::Error => ScClassification::Unknown,
+        }
+    }
+
+    pub fn sentence(self) -> &'static str {
+        match self {
+            ScClassification::NeedsTso => "needs TSO: passes under sequential consistency",
+            ScClassification::FailsUnderSc => "fails under SC too",
+            ScClassification::Unknown => "under sequential consistency: no verdict (the SC re-run was inconclusive)",
+        }
+    }
+
+    /// `needs-tso` / `fails-under-sc` / `unknown`, for JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScClassification::NeedsTso => "needs-tso",
+            ScClassification::FailsUnderSc => "fails-under-sc",
+            ScClassification::Unknown => "unknown",
+        }
+    }
+}
+
+/// The SC re-run of a TSO failure.
+#[derive(Debug, Clone)]
+pub struct ScRerun {
+    pub classification: ScClassification,
+    pub outcome: RunOutcome,
+}

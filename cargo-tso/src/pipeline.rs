@@ -1,0 +1,126 @@
+//! One model-checking run: load the bitcode, instrument it for TSO (unless SC), translate
+//! it to the engine's IR, register the natives, check from the entry function.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+
+use inkwell::context::Context;
+use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
+use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions};
+use tso_runtime::runtime::{register, RuntimeOptions};
+
+use crate::cli::MemoryModel;
+use crate::outcome::{RunOutcome, ScClassification, ScRerun};
+use crate::settings::CheckSettings;
+
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("cannot write the instrumented module to {}: {message}", path.display())]
+    Emit { path: PathBuf, message: String },
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+/// What to check.
+#[derive(Debug, Clone)]
+pub struct Request<'a> {
+    pub bitcode: &'a Path,
+    pub entry: &'a str,
+    pub settings: &'a CheckSettings,
+    pub collect_outcomes: bool,
+    pub emit_instrumented: Option<&'a Path>,
+}
+
+/// Runs one check. Problems in the program (including constructs the pass or the
+/// engine does not support) are verdicts; only unreadable input is an error.
+pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
+    let context = Context::create();
+    let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
+    let mut natives = Natives::standard();
+    if request.settings.memory_model == MemoryModel::Tso {
+        let options = InstrumentOptions { static_locals: request.settings.static_locals };
+        if let Err(error) = instrument_module(&module, &options) {
+            // Every pass error means the tool could not check this program (exit 2).
+            let error: InstrumentError = error;
+            return Ok(RunOutcome::tool_error(ErrorKind::Unsupported, format!("TSO instrumentation: {error}")));
+        }
+        register(
+            &mut natives,
+            &RuntimeOptions {
+                sb_bound: request.settings.sb_bound,
+                dynamic_bypass: request.settings.dynamic_bypass,
+                reference_machine: request.settings.reference_machine,
+            },
+        );
+    }
+    if let Some(path) = request.emit_instrumented {
+        module.print_to_file(path).map_err(|e| PipelineError::Emit { path: path.to_path_buf(), message: e.to_string() })?;
+    }
+    let program = tso_engine::loader::translate(&module);
+    let options = CheckOptions {
+        entry: request.entry.to_owned(),
+        machine: request.settings.machine.clone(),
+        limits: request.settings.limits.clone(),
+        collect_outcomes: request.collect_outcomes,
+    };
+    let report = tso_engine::check(&program, &natives, &options);
+    Ok(RunOutcome::from_report(&report))
+}
+
+/// Runs `request` inside a panic guard: a panic becomes [`PipelineError::Internal`].
+pub fn run_guarded(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
+    match catch_unwind(AssertUnwindSafe(|| run(request))) {
+        Ok(result) => result,
+        Err(payload) => Err(PipelineError::Internal(panic_message(payload.as_ref()))),
+    }
+}
+
+/// Re-runs a TSO failure under SC, to say whether the bug needs TSO.
+pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
+    let sc = request.settings.under_sc();
+    let sc_request = Request { settings: &sc, collect_outcomes: false, emit_instrumented: None, ..request.clone() };
+    match run_guarded(&sc_request) {
+        Ok(outcome) => ScRerun { classification: ScClassification::from_verdict(outcome.verdict), outcome },
+        Err(error) => ScRerun {
+            classification: ScClassification::Unknown,
+            outcome: RunOutcome::tool_error(ErrorKind::Unsupported, error.to_string()),
+        },
+    }
+}
+
+/// Whether a run's result calls for the SC re-run.
+pub fn wants_sc_rerun(settings: &CheckSettings, outcome: &RunOutcome) -> bool {
+    settings.memory_model == MemoryModel::Tso && outcome.verdict == Verdict::Fail
+}
+
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panic with a non-string payload".to_owned()
+    }
+}
+
+/// The engine may recurse deeply on big programs; give it room.
+pub const WORKER_STACK_SIZE: usize = 256 << 20;
+
+/// Runs `f` on a fresh thread with a large stack and waits for it.
+pub fn on_large_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, PipelineError> {
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("tso-check".into())
+            .stack_size(WORKER_STACK_SIZE)
+            .spawn_scoped(scope, f)
+            .map_err(|e| PipelineError::Internal(format!("cannot start a checker thread: {e}")))?;
+        handle.join().map_err(|payload| PipelineError::Internal(panic_message(payload.as_ref())))
+    })
+}
+
+/// Silences the default panic message (we report panics ourselves as internal errors).
+pub fn quiet_panics() {
+    std::panic::set_hook(Box::new(|_| {}));
+}

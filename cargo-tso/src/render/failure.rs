@@ -1,0 +1,47 @@
+//! The explanation of a non-passing run: the error and its source line, the trace,
+//! the output, and what SC says about a TSO failure.
+
+use std::fmt::Write as _;
+
+use crate::outcome::{RunOutcome, ScRerun};
+use crate::render::{source, trace};
+
+/// `error[assertion]: message` and the quoted source line.
+pub fn error_block(outcome: &RunOutcome) -> String {
+    let mut out = String::new();
+    if let Some(failure) = &outcome.failure {
+        let _ = writeln!(out, "error[{}]: {}", failure.kind, failure.message);
+        if let Some(location) = &failure.location {
+            out.push_str(&source::snippet(location));
+        }
+    }
+    if let Some(reason) = &outcome.inconclusive_reason {
+        let _ = writeln!(out, "inconclusive: {reason}");
+    }
+    out
+}
+
+/// The program's output as an indented block under `output:`.
+pub fn output_block(output: &str) -> String {
+    let mut out = String::from("output:\n");
+    for line in output.lines() {
+        let _ = writeln!(out, "  | {line}");
+    }
+    out
+}
+
+/// Everything a person needs to follow a failure, in reading order.
+pub fn details(outcome: &RunOutcome, sc: Option<&ScRerun>, with_output: bool) -> String {
+    let mut out = error_block(outcome);
+    if !outcome.trace.is_empty() {
+        out.push_str("trace:\n");
+        out.push_str(&trace::render(&outcome.trace));
+    }
+    if with_output && !outcome.output.is_empty() {
+        out.push_str(&output_block(&outcome.output));
+    }
+    if let Some(sc) = sc {
+        let _ = writeln!(out, "{}", sc.classification.sentence());
+    }
+    out
+}

@@ -1,0 +1,22 @@
+//! The figures after a run: states, transitions, time, speed, memory.
+
+use tso_engine::resources::format_bytes;
+
+use crate::outcome::Figures;
+
+/// `states: 1234, transitions: 5678, time: 0.12s (10283 states/s), peak memory: 31.2 MiB`
+pub fn line(figures: &Figures) -> String {
+    format!(
+        "states: {}, transitions: {}, time: {:.2}s ({:.0} states/s), peak memory: {}",
+        figures.states,
+        figures.transitions,
+        figures.time.as_secs_f64(),
+        figures.states_per_second(),
+        format_bytes(figures.peak_memory)
+    )
+}
+
+/// `1234 states, 0.12s`, for one-line test results.
+pub fn short(figures: &Figures) -> String {
+    format!("{} states, {:.2}s", figures.states, figures.time.as_secs_f64())
+}

@@ -1,0 +1,67 @@
+//! The JSON form of a run (the `cargo tso check --format json` contract, also used
+//! inside `cargo tso test --format json` events).
+
+use serde_json::{json, Map, Value};
+
+use crate::cli::MemoryModel;
+use crate::outcome::{RunOutcome, ScRerun, SourceLocation, Step};
+use crate::render::paths::display_path;
+use crate::settings::CheckSettings;
+
+fn location(loc: &Option<SourceLocation>) -> Value {
+    match loc {
+        Some(l) => Value::String(format!("{}:{}", display_path(&l.file), l.line)),
+        None => Value::Null,
+    }
+}
+
+fn step(step: &Step) -> Value {
+    json!({
+        "thread": step.thread,
+        "location": location(&step.location),
+        "action": step.action,
+        "notes": step.notes,
+        "output": step.output,
+    })
+}
+
+fn millis(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
+}
+
+/// The fields of one run: verdict, error, figures, trace, output.
+pub fn outcome_fields(outcome: &RunOutcome, settings: &CheckSettings) -> Map<String, Value> {
+    let error = match &outcome.failure {
+        Some(f) => json!({ "kind": f.kind.as_str(), "message": f.message, "location": location(&f.location) }),
+        None => Value::Null,
+    };
+    let mut map = Map::new();
+    map.insert("verdict".into(), outcome.verdict.as_str().into());
+    map.insert("error".into(), error);
+    map.insert("inconclusive_reason".into(), outcome.inconclusive_reason.clone().into());
+    map.insert("states".into(), outcome.figures.states.into());
+    map.insert("transitions".into(), outcome.figures.transitions.into());
+    map.insert("time_ms".into(), millis(outcome.figures.time).into());
+    map.insert("peak_memory_bytes".into(), outcome.figures.peak_memory.into());
+    map.insert("stored_bytes".into(), outcome.figures.stored_bytes.into());
+    map.insert("memory_model".into(), settings.memory_model.as_str().into());
+    let bound = match settings.memory_model {
+        MemoryModel::Tso => Value::from(settings.sb_bound),
+        MemoryModel::Sc => Value::Null,
+    };
+    map.insert("sb_bound".into(), bound);
+    map.insert("trace".into(), outcome.trace.iter().map(step).collect());
+    map.insert("output".into(), outcome.output.clone().into());
+    map
+}
+
+/// `sc_rerun`: the SC verdict of a TSO failure and what it means.
+pub fn sc_rerun(sc: &ScRerun) -> Value {
+    json!({
+        "verdict": sc.outcome.verdict.as_str(),
+        "classification": sc.classification.as_str(),
+        "message": sc.classification.sentence(),
+        "states": sc.outcome.figures.states,
+        "time_ms": millis(sc.outcome.figures.time),
+    })
+}

@@ -1,0 +1,65 @@
+//! What one model-checking run is asked to do, independent of where the options
+//! came from (`check` or `test`).
+
+use std::time::Duration;
+
+use tso_engine::explore::Limits;
+use tso_engine::interp::MachineOptions;
+
+use crate::cli::{CheckingArgs, MemoryModel};
+
+#[derive(Debug, Clone)]
+pub struct CheckSettings {
+    pub memory_model: MemoryModel,
+    /// Unflushed stores per thread; 0 = unbounded. Ignored under SC.
+    pub sb_bound: u32,
+    pub static_locals: bool,
+    pub dynamic_bypass: bool,
+    pub reference_machine: bool,
+    pub limits: Limits,
+    pub machine: MachineOptions,
+}
+
+impl CheckSettings {
+    pub fn from_args(args: &CheckingArgs, sb_bound: u32) -> CheckSettings {
+        let mut machine = MachineOptions::default();
+        if let Some(steps) = args.max_steps {
+            machine.max_steps = steps;
+        }
+        CheckSettings {
+            memory_model: args.memory_model,
+            sb_bound,
+            static_locals: !args.no_static_locals,
+            dynamic_bypass: !args.no_dynamic_bypass,
+            reference_machine: args.reference_machine,
+            limits: Limits {
+                max_states: args.max_states,
+                max_memory: args.max_memory,
+                timeout: args.timeout.map(Duration::from_secs_f64),
+            },
+            machine,
+        }
+    }
+
+    /// The same run under sequential consistency (for classifying a TSO failure).
+    pub fn under_sc(&self) -> CheckSettings {
+        CheckSettings { memory_model: MemoryModel::Sc, ..self.clone() }
+    }
+
+    /// `x86-TSO, sb-bound 32` / `SC`, for headers.
+    pub fn describe(&self) -> String {
+        match self.memory_model {
+            MemoryModel::Sc => "SC".to_owned(),
+            MemoryModel::Tso => format!("x86-TSO, sb-bound {}", bound_name(self.sb_bound)),
+        }
+    }
+}
+
+/// `4`, or `unbounded` for 0.
+pub fn bound_name(bound: u32) -> String {
+    if bound == 0 {
+        "unbounded".to_owned()
+    } else {
+        bound.to_string()
+    }
+}

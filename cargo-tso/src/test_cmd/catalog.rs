@@ -1,0 +1,68 @@
+//! The tests in the compiled units: `TSO_TEST*` functions found by name, and `main`.
+
+use std::sync::Arc;
+
+use inkwell::context::Context;
+use test_support::{parse_test_symbol, Expectation};
+
+use crate::test_cmd::units::Unit;
+
+#[derive(Debug, Clone)]
+pub enum CaseKind {
+    /// Check the module from `entry`.
+    Check { entry: String, expectation: Expectation },
+    /// The unit has no module (compile error): the test fails with this message.
+    Broken { message: String },
+}
+
+#[derive(Debug, Clone)]
+pub struct TestCase {
+    /// `<package>::<file stem>::<test>`, or `<package>::<file stem>` for `main`.
+    pub name: String,
+    pub unit: Arc<Unit>,
+    pub kind: CaseKind,
+    pub ignored: bool,
+}
+
+/// The test functions of one module, in module order.
+fn entries(bitcode: &std::path::Path) -> Result<Vec<(String, Option<test_support::TestSymbol>)>, String> {
+    let context = Context::create();
+    let module = tso_engine::loader::parse_module(&context, bitcode).map_err(|e| e.to_string())?;
+    Ok(module
+        .get_functions()
+        .filter(|f| f.count_basic_blocks() > 0)
+        .filter_map(|f| {
+            let name = f.get_name().to_string_lossy().into_owned();
+            if name == "main" {
+                Some((name, None))
+            } else {
+                parse_test_symbol(&name).map(|symbol| (name, Some(symbol)))
+            }
+        })
+        .collect())
+}
+
+pub fn cases(units: Vec<Unit>) -> Vec<TestCase> {
+    let mut cases = Vec::new();
+    for unit in units {
+        let unit = Arc::new(unit);
+        let prefix = format!("{}::{}", unit.package, unit.stem);
+        let found = match &unit.bitcode {
+            Ok(path) => entries(path),
+            Err(message) => Err(message.clone()),
+        };
+        match found {
+            Err(message) => cases.push(TestCase { name: prefix, unit: Arc::clone(&unit), kind: CaseKind::Broken { message }, ignored: false }),
+            Ok(entries) => {
+                for (entry, symbol) in entries {
+                    let (name, expectation, ignored) = match symbol {
+                        Some(s) => (format!("{prefix}::{}", s.name), s.expectation, s.ignored),
+                        None => (prefix.clone(), Expectation::ShouldPass, false),
+                    };
+                    cases.push(TestCase { name, unit: Arc::clone(&unit), kind: CaseKind::Check { entry, expectation }, ignored });
+                }
+            }
+        }
+    }
+    cases
+}

@@ -1,0 +1,135 @@
+//! Finding the declared tests: cargo runs the build scripts (`cargo build
+//! --message-format=json`), each writes its manifest into its `OUT_DIR`, and we
+//! read the manifests of the selected packages.
+
+use std::collections::BTreeSet;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use cargo_metadata::{Message, Metadata, MetadataCommand, Package, PackageId};
+use test_support::{Manifest, MANIFEST_FILE_NAME};
+
+/// Which packages to test, as on `cargo test`'s command line.
+#[derive(Debug, Clone, Default)]
+pub struct PackageSelection {
+    pub manifest_path: Option<PathBuf>,
+    pub packages: Vec<String>,
+    pub workspace: bool,
+    pub quiet: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum DiscoveryError {
+    #[error("cargo metadata failed: {0}")]
+    Metadata(#[from] cargo_metadata::Error),
+    #[error("package `{0}` is not a member of the workspace")]
+    UnknownPackage(String),
+    #[error("cannot run cargo: {0}")]
+    Spawn(std::io::Error),
+    #[error("could not build the packages (cargo build failed; see its errors above)")]
+    BuildFailed,
+    #[error("reading a test manifest: {0}")]
+    Manifest(#[from] test_support::Error),
+}
+
+/// The packages' test manifests and where build output lives.
+#[derive(Debug)]
+pub struct Discovered {
+    pub target_dir: PathBuf,
+    pub manifests: Vec<Manifest>,
+}
+
+fn cargo() -> PathBuf {
+    std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from)
+}
+
+/// The Cargo.toml cargo would use: the given one, or the nearest one upwards.
+fn target_manifest(selection: &PackageSelection) -> Option<PathBuf> {
+    if let Some(path) = &selection.manifest_path {
+        return std::path::absolute(path).ok();
+    }
+    let cwd = std::env::current_dir().ok()?;
+    cwd.ancestors().map(|dir| dir.join("Cargo.toml")).find(|p| p.is_file())
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
+/// The selected packages, following cargo: `-p` names, `--workspace`, the package
+/// of the manifest, or the workspace's default members for a virtual manifest.
+fn select<'m>(metadata: &'m Metadata, selection: &PackageSelection) -> Result<Vec<&'m Package>, DiscoveryError> {
+    let members = metadata.workspace_packages();
+    if !selection.packages.is_empty() {
+        return selection
+            .packages
+            .iter()
+            .map(|name| members.iter().copied().find(|p| p.name.as_str() == name).ok_or_else(|| DiscoveryError::UnknownPackage(name.clone())))
+            .collect();
+    }
+    if selection.workspace {
+        return Ok(members);
+    }
+    if let Some(manifest) = target_manifest(selection) {
+        if let Some(package) = members.iter().copied().find(|p| same_file(p.manifest_path.as_std_path(), &manifest)) {
+            return Ok(vec![package]);
+        }
+    }
+    if metadata.workspace_default_members.is_available() {
+        return Ok(metadata.workspace_default_packages());
+    }
+    Ok(members)
+}
+
+pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryError> {
+    let mut metadata_command = MetadataCommand::new();
+    metadata_command.cargo_path(cargo()).no_deps();
+    if let Some(path) = &selection.manifest_path {
+        metadata_command.manifest_path(path);
+    }
+    let metadata = metadata_command.exec()?;
+    let packages = select(&metadata, selection)?;
+    let selected: BTreeSet<&PackageId> = packages.iter().map(|p| &p.id).collect();
+
+    let mut build = Command::new(cargo());
+    build.arg("build").arg("--message-format=json-render-diagnostics");
+    if let Some(path) = &selection.manifest_path {
+        build.arg("--manifest-path").arg(path);
+    }
+    for package in &packages {
+        build.arg("-p").arg(package.name.as_str());
+    }
+    if selection.quiet {
+        build.arg("--quiet");
+    }
+    let mut child = build.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().map_err(DiscoveryError::Spawn)?;
+    let mut out_dirs: Vec<(PackageId, PathBuf)> = Vec::new();
+    if let Some(stdout) = child.stdout.take() {
+        for message in Message::parse_stream(BufReader::new(stdout)).flatten() {
+            if let Message::BuildScriptExecuted(script) = message {
+                if selected.contains(&script.package_id) {
+                    out_dirs.push((script.package_id, script.out_dir.into_std_path_buf()));
+                }
+            }
+        }
+    }
+    let status = child.wait().map_err(DiscoveryError::Spawn)?;
+    if !status.success() {
+        return Err(DiscoveryError::BuildFailed);
+    }
+    // Keep the packages' order as selected (workspace order), not cargo's build order.
+    let mut manifests = Vec::new();
+    for package in &packages {
+        for (id, out_dir) in &out_dirs {
+            let path = out_dir.join(MANIFEST_FILE_NAME);
+            if id == &package.id && path.is_file() {
+                manifests.push(Manifest::read(&path)?);
+            }
+        }
+    }
+    Ok(Discovered { target_dir: metadata.target_directory.into_std_path_buf(), manifests })
+}

@@ -1,0 +1,124 @@
+//! Running tests in parallel (`--test-threads`). Workers take jobs from a shared
+//! counter and send events to the caller's thread, which does all the reporting
+//! (nextest's runner/reporter split). Each job is isolated: a panic or an internal
+//! error fails that test only.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, OnceLock};
+use std::time::{Duration, Instant};
+
+use test_support::Expectation;
+
+use crate::outcome::{RunOutcome, ScRerun};
+use crate::pipeline::{self, Request};
+use crate::settings::CheckSettings;
+use crate::test_cmd::catalog::{CaseKind, TestCase};
+use crate::test_cmd::expect::{self, Status};
+
+/// One test at one store-buffer bound.
+#[derive(Debug, Clone, Copy)]
+pub struct Job {
+    pub case: usize,
+    pub bound: u32,
+}
+
+/// The reported result of a job.
+#[derive(Debug, Clone)]
+pub struct TestResult {
+    /// The name shown (with `[sb=N]` in a sweep).
+    pub name: String,
+    pub case: usize,
+    pub bound: u32,
+    pub status: Status,
+    /// Why it failed (empty on a pass).
+    pub message: String,
+    pub outcome: Option<RunOutcome>,
+    pub sc: Option<ScRerun>,
+    pub exec_time: Duration,
+}
+
+pub enum Event {
+    Started(usize),
+    Finished(usize, Box<TestResult>),
+}
+
+/// The settings of one run: the base ones at the job's bound.
+fn settings_at(base: &CheckSettings, bound: u32) -> CheckSettings {
+    CheckSettings { sb_bound: bound, ..base.clone() }
+}
+
+fn run_case(case: &TestCase, settings: &CheckSettings, sc_memo: &OnceLock<ScRerun>) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
+    let (entry, expectation) = match &case.kind {
+        CaseKind::Broken { message } => return (Status::Failed, format!("{message}\n"), None, None),
+        CaseKind::Check { entry, expectation } => (entry, *expectation),
+    };
+    let Ok(bitcode) = &case.unit.bitcode else {
+        return (Status::Failed, "the test file has no module\n".to_owned(), None, None);
+    };
+    let request = Request { bitcode, entry, settings, collect_outcomes: false, emit_instrumented: None };
+    match pipeline::run_guarded(&request) {
+        Err(error) => (Status::Failed, format!("{error}\n"), None, None),
+        Ok(outcome) => {
+            // The SC verdict does not depend on the bound: compute it once per test.
+            let sc = (expectation == Expectation::ShouldPass && pipeline::wants_sc_rerun(settings, &outcome))
+                .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
+            let (status, message) = expect::judge(expectation, &outcome, sc.as_ref());
+            (status, message, Some(outcome), sc)
+        }
+    }
+}
+
+fn run_job(cases: &[TestCase], job: Job, name: String, base: &CheckSettings, sc_memo: &OnceLock<ScRerun>) -> TestResult {
+    let start = Instant::now();
+    let settings = settings_at(base, job.bound);
+    let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| run_case(&cases[job.case], &settings, sc_memo))) {
+        Ok(result) => result,
+        Err(payload) => (Status::Failed, format!("internal error: {}\n", pipeline::panic_message(payload.as_ref())), None, None),
+    };
+    TestResult { name, case: job.case, bound: job.bound, status, message, outcome, sc, exec_time: start.elapsed() }
+}
+
+/// Runs `jobs` on `threads` workers; `names[i]` is job i's display name. Calls
+/// `on_event` on this thread as jobs start and finish.
+pub fn run(cases: &[TestCase], jobs: &[Job], names: &[String], base: &CheckSettings, threads: usize, mut on_event: impl FnMut(Event)) {
+    let next = AtomicUsize::new(0);
+    let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
+    let (sender, receiver) = mpsc::channel::<Event>();
+    std::thread::scope(|scope| {
+        let workers = threads.clamp(1, jobs.len().max(1));
+        let mut spawned = 0;
+        for worker in 0..workers {
+            let sender = sender.clone();
+            let (next, sc_memos) = (&next, &sc_memos);
+            let body = move || loop {
+                let index = next.fetch_add(1, Ordering::SeqCst);
+                let Some(&job) = jobs.get(index) else { break };
+                if sender.send(Event::Started(index)).is_err() {
+                    break;
+                }
+                let result = run_job(cases, job, names[index].clone(), base, &sc_memos[job.case]);
+                if sender.send(Event::Finished(index, Box::new(result))).is_err() {
+                    break;
+                }
+            };
+            let spawn = std::thread::Builder::new().name(format!("tso-test-{worker}")).stack_size(pipeline::WORKER_STACK_SIZE).spawn_scoped(scope, body);
+            if spawn.is_ok() {
+                spawned += 1;
+            }
+        }
+        drop(sender);
+        if spawned == 0 {
+            // No thread could be started: run everything here.
+            for (index, &job) in jobs.iter().enumerate() {
+                on_event(Event::Started(index));
+                let result = run_job(cases, job, names[index].clone(), base, &sc_memos[job.case]);
+                on_event(Event::Finished(index, Box::new(result)));
+            }
+            return;
+        }
+        for event in receiver {
+            on_event(event);
+        }
+    });
+}

@@ -1,0 +1,99 @@
+//! Compiling each declared test file (with its extra sources, linked) to one module,
+//! with the flags cc computed, through the bitcode cache.
+
+use std::path::{Path, PathBuf};
+
+use test_support::{Manifest, TestFile};
+
+use crate::compile::{self, Cache, CacheUse, CompileError, CompileRequest};
+
+/// One compiled (or not) test file.
+#[derive(Debug)]
+pub struct Unit {
+    pub package: String,
+    /// The test file's stem, the middle part of its tests' names.
+    pub stem: String,
+    pub path: PathBuf,
+    /// The linked module, or why there is none (clang's diagnostics).
+    pub bitcode: Result<PathBuf, String>,
+}
+
+/// How many compiles the cache saved.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct CacheCounts {
+    pub compiled: usize,
+    pub cached: usize,
+}
+
+impl CacheCounts {
+    fn note(&mut self, used: CacheUse, path: &Path, verbose: bool) {
+        let word = match used {
+            CacheUse::Compiled => {
+                self.compiled += 1;
+                "Compiled"
+            }
+            CacheUse::Cached => {
+                self.cached += 1;
+                "Cached"
+            }
+        };
+        if verbose {
+            eprintln!("{word:>12} {}", crate::render::paths::display_path(&path.display().to_string()));
+        }
+    }
+}
+
+/// The clang arguments for a manifest entry, in the order clang should see them.
+fn arguments(file: &TestFile, opt_level: &str, include: &Path) -> Vec<String> {
+    let mut args = compile::base_args(file.language, opt_level, include);
+    if let Some(std) = &file.std {
+        args.push(format!("-std={std}"));
+    }
+    args.extend(file.include_dirs.iter().map(|d| format!("-I{}", d.display())));
+    args.extend(file.defines.iter().map(|d| d.to_arg()));
+    args.extend(file.flags.iter().cloned());
+    // Tests rely on assert(); a release-style NDEBUG from cc must not remove it.
+    args.push("-UNDEBUG".to_owned());
+    args
+}
+
+fn compile_file(cache: &Cache, file: &TestFile, opt_level: &str, include: &Path, counts: &mut CacheCounts, verbose: bool) -> Result<PathBuf, CompileError> {
+    let args = arguments(file, opt_level, include);
+    let mut modules = Vec::new();
+    for source in std::iter::once(&file.path).chain(file.sources.iter()) {
+        let language = test_support::Language::from_path(source).unwrap_or(file.language);
+        let request = CompileRequest { source: source.clone(), language, args: if language == file.language { args.clone() } else { arguments(&TestFile { language, std: None, ..file.clone() }, opt_level, include) } };
+        let (bitcode, used) = cache.compile(&request)?;
+        counts.note(used, source, verbose);
+        modules.push(bitcode);
+    }
+    if modules.len() == 1 {
+        return Ok(modules.remove(0));
+    }
+    let (linked, _) = cache.link(&modules, &file.path.display().to_string())?;
+    Ok(linked)
+}
+
+/// Compiles every test file of every manifest. A file that does not compile is kept
+/// with its diagnostics, so its tests fail instead of the whole run.
+pub fn build_all(cache: &Cache, manifests: &[Manifest], opt_level: &str, verbose: bool) -> Result<(Vec<Unit>, CacheCounts), CompileError> {
+    let include = cache.include_dir()?;
+    let mut counts = CacheCounts::default();
+    let mut units = Vec::new();
+    for manifest in manifests {
+        for file in &manifest.tests {
+            let bitcode = match compile_file(cache, file, opt_level, &include, &mut counts, verbose) {
+                Ok(path) => Ok(path),
+                Err(error @ (CompileError::Diagnostics { .. } | CompileError::Link { .. } | CompileError::Io { .. })) => Err(error.to_string()),
+                Err(other) => return Err(other),
+            };
+            units.push(Unit {
+                package: manifest.package.clone(),
+                stem: file.path.file_stem().map_or_else(|| "test".to_owned(), |s| s.to_string_lossy().into_owned()),
+                path: file.path.clone(),
+                bitcode,
+            });
+        }
+    }
+    Ok((units, counts))
+}

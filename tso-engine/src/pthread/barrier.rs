@@ -1,0 +1,67 @@
+//! pthread_barrier_*: the last thread to arrive releases all others.
+//!
+//! State lives in the `pthread_barrier_t` bytes (32 on x86-64): offset 0 the count given
+//! to init, 4 how many threads have arrived in the current round, 8 the mask of threads
+//! still waiting. Releasing clears the mask, so a released thread that has not run yet
+//! cannot be confused with one waiting in the next round.
+
+use super::thread_bit;
+use crate::error::{ErrorKind, Failure};
+use crate::libc_arg as arg;
+use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::value::Val;
+
+const COUNT: u64 = 0;
+const ARRIVED: u64 = 4;
+const WAITING: u64 = 8;
+const EINVAL: u128 = 22;
+/// PTHREAD_BARRIER_SERIAL_THREAD (-1), as the int the call returns.
+const SERIAL_THREAD: u128 = u32::MAX as u128;
+
+pub fn register(n: &mut Natives) {
+    n.add("pthread_barrier_init", Visibility::IfShared(0), |cx, a| {
+        let (b, count) = (arg(a, 0), arg(a, 2) as u32);
+        if count == 0 {
+            return Ok(NativeResult::Return(Val::Int(EINVAL)));
+        }
+        cx.write_int(b + COUNT, 4, count as u64)?;
+        cx.write_int(b + ARRIVED, 4, 0)?;
+        cx.write_int(b + WAITING, 8, 0)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_barrier_wait", Visibility::Always, |cx, a| wait(cx, arg(a, 0)));
+    n.add("pthread_barrier_destroy", Visibility::IfShared(0), |cx, a| {
+        let b = arg(a, 0);
+        if cx.read_int(b + ARRIVED, 4)? != 0 || cx.read_int(b + WAITING, 8)? != 0 {
+            return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a barrier threads are waiting on"));
+        }
+        cx.write_int(b + COUNT, 4, 0)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_barrierattr_init", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.alias("pthread_barrierattr_destroy", "pthread_barrierattr_init");
+    n.alias("pthread_barrierattr_setpshared", "pthread_barrierattr_init");
+}
+
+fn wait(cx: &mut NativeCx<'_>, b: u64) -> Result<NativeResult, Failure> {
+    let me = thread_bit(cx.tid)?;
+    let waiting = cx.read_int(b + WAITING, 8)?;
+    if cx.phase() == 1 {
+        return Ok(if waiting & me != 0 { NativeResult::Block } else { NativeResult::Return(Val::Int(0)) });
+    }
+    let count = cx.read_int(b + COUNT, 4)?;
+    if count == 0 {
+        return Err(Failure::new(ErrorKind::PthreadMisuse, "wait on a barrier that is not initialised"));
+    }
+    let arrived = cx.read_int(b + ARRIVED, 4)? + 1;
+    if arrived >= count {
+        cx.write_int(b + ARRIVED, 4, 0)?;
+        cx.write_int(b + WAITING, 8, 0)?;
+        cx.note(|_, _| "last arrival releases the barrier".to_string());
+        return Ok(NativeResult::Return(Val::Int(SERIAL_THREAD)));
+    }
+    cx.write_int(b + ARRIVED, 4, arrived)?;
+    cx.write_int(b + WAITING, 8, waiting | me)?;
+    cx.set_phase(1);
+    Ok(NativeResult::Yield)
+}

@@ -1,0 +1,130 @@
+//! pthread_cond_*: condition variables (also behind std::condition_variable).
+//!
+//! State lives in the `pthread_cond_t` bytes (48 on x86-64, all zero when statically
+//! initialised): offset 0 holds the mask of threads waiting for a signal, offset 8 the
+//! mask of threads that were signalled but have not yet re-acquired their mutex.
+//!
+//! A wait is two steps: (1) check the caller holds the mutex, release it and join the
+//! waiters (a scheduling point of its own, so a signal can come in between), then (2)
+//! once signalled and the mutex is free, take the mutex and return. Spurious wake-ups are
+//! NOT modelled: a waiter nobody signals stays blocked, so a lost signal shows up as a
+//! deadlock instead of being hidden by an always-possible wake-up. A timed wait may in
+//! addition time out (ETIMEDOUT) at any point where the mutex is free.
+
+use super::{mutex, thread_bit, threads_in};
+use crate::error::{ErrorKind, Failure};
+use crate::libc_arg as arg;
+use crate::memory::Fragment;
+use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::value::Val;
+
+const WAITERS: u64 = 0;
+const SIGNALLED: u64 = 8;
+const COND_SIZE: u64 = 48;
+const ETIMEDOUT: u128 = 110;
+
+pub fn register(n: &mut Natives) {
+    n.add("pthread_cond_init", Visibility::IfShared(0), |cx, a| {
+        init(cx, arg(a, 0))?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_cond_wait", Visibility::Always, |cx, a| wait(cx, arg(a, 0), arg(a, 1), false));
+    n.add("pthread_cond_timedwait", Visibility::Always, |cx, a| wait(cx, arg(a, 0), arg(a, 1), true));
+    // (cond, mutex, clockid, abstime): what libstdc++'s wait_until/wait_for use.
+    n.alias("pthread_cond_clockwait", "pthread_cond_timedwait");
+    n.add("pthread_cond_signal", Visibility::Always, |cx, a| {
+        signal(cx, arg(a, 0))?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_cond_broadcast", Visibility::Always, |cx, a| {
+        broadcast(cx, arg(a, 0))?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_cond_destroy", Visibility::IfShared(0), |cx, a| {
+        destroy(cx, arg(a, 0))?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_condattr_init", Visibility::Never, |cx, a| {
+        cx.write_int(arg(a, 0), 4, 0)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("pthread_condattr_destroy", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.alias("pthread_condattr_setclock", "pthread_condattr_destroy");
+    n.alias("pthread_condattr_setpshared", "pthread_condattr_destroy");
+}
+
+pub fn init(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+    cx.write_fragment(c, &Fragment::from_bytes(vec![0; COND_SIZE as usize]))
+}
+
+/// Wait on condition `c` with mutex `m` (a pthread_mutex_t); `timed` waits may time out.
+pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<NativeResult, Failure> {
+    let me = thread_bit(cx.tid)?;
+    if cx.phase() == 0 {
+        let (owner, count) = mutex::holder(cx, m)?;
+        if owner != cx.tid as u64 + 1 {
+            return Err(Failure::new(ErrorKind::PthreadMisuse, "wait on a condition variable with a mutex the thread does not hold"));
+        }
+        if count > 1 {
+            return Err(Failure::unsupported("unsupported: condition wait with a recursive mutex locked more than once"));
+        }
+        mutex::unlock(cx, m)?;
+        let waiters = cx.read_int(c + WAITERS, 8)?;
+        cx.write_int(c + WAITERS, 8, waiters | me)?;
+        cx.set_phase(1);
+        return Ok(NativeResult::Yield);
+    }
+    let waiters = cx.read_int(c + WAITERS, 8)?;
+    let signalled = cx.read_int(c + SIGNALLED, 8)?;
+    let woken = signalled & me != 0;
+    let times_out = !woken && timed && waiters & me != 0;
+    if !woken && !times_out {
+        return Ok(NativeResult::Block);
+    }
+    if mutex::holder(cx, m)?.0 != 0 {
+        return Ok(NativeResult::Block);
+    }
+    if woken {
+        cx.write_int(c + SIGNALLED, 8, signalled & !me)?;
+    } else {
+        cx.write_int(c + WAITERS, 8, waiters & !me)?;
+        cx.note(|_, _| "the timed wait times out".to_string());
+    }
+    mutex::lock(cx, m, false)?;
+    Ok(NativeResult::Return(Val::Int(if woken { 0 } else { ETIMEDOUT })))
+}
+
+/// Wake one waiter, chosen nondeterministically (every choice is explored).
+pub fn signal(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+    let waiters = cx.read_int(c + WAITERS, 8)?;
+    let candidates = threads_in(waiters);
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let t = candidates[cx.choose(candidates.len())];
+    let bit = 1u64 << t;
+    let signalled = cx.read_int(c + SIGNALLED, 8)?;
+    cx.write_int(c + WAITERS, 8, waiters & !bit)?;
+    cx.write_int(c + SIGNALLED, 8, signalled | bit)?;
+    cx.note(|_, _| format!("wakes thread {t}"));
+    Ok(())
+}
+
+pub fn broadcast(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+    let waiters = cx.read_int(c + WAITERS, 8)?;
+    if waiters == 0 {
+        return Ok(());
+    }
+    let signalled = cx.read_int(c + SIGNALLED, 8)?;
+    cx.write_int(c + WAITERS, 8, 0)?;
+    cx.write_int(c + SIGNALLED, 8, signalled | waiters)?;
+    cx.note(|_, _| format!("wakes threads {:?}", threads_in(waiters)));
+    Ok(())
+}
+
+pub fn destroy(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+    if cx.read_int(c + WAITERS, 8)? | cx.read_int(c + SIGNALLED, 8)? != 0 {
+        return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a condition variable threads are waiting on"));
+    }
+    Ok(())
+}

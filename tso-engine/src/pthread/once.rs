@@ -1,0 +1,37 @@
+//! pthread_once: the `pthread_once_t` int is 0 before the first call (PTHREAD_ONCE_INIT),
+//! 2 + thread id while that thread runs the init routine, and 1 once it has returned.
+//! Other callers block until it is done. The routine runs as a callback; its return is
+//! recognised by the callback result (not the phase), so a routine may itself use
+//! multi-step natives (condition waits, nested pthread_once).
+
+use crate::error::{ErrorKind, Failure};
+use crate::libc_arg as arg;
+use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::value::Val;
+
+const NOT_RUN: u64 = 0;
+const DONE: u64 = 1;
+const RUNNING_BASE: u64 = 2;
+
+pub fn register(n: &mut Natives) {
+    n.add("pthread_once", Visibility::Always, once);
+}
+
+fn once(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let (control, routine) = (arg(a, 0), arg(a, 1));
+    let state = cx.read_int(control, 4)?;
+    let mine = RUNNING_BASE + cx.tid as u64;
+    if state == mine && cx.callback_result().is_some() {
+        cx.write_int(control, 4, DONE)?;
+        return Ok(NativeResult::Return(Val::Int(0)));
+    }
+    match state {
+        DONE => Ok(NativeResult::Return(Val::Int(0))),
+        NOT_RUN => {
+            cx.write_int(control, 4, mine)?;
+            Ok(NativeResult::CallBack { func: routine, args: Vec::new() })
+        }
+        s if s == mine => Err(Failure::new(ErrorKind::Deadlock, "pthread_once called again from its own init routine")),
+        _ => Ok(NativeResult::Block),
+    }
+}

@@ -1,0 +1,218 @@
+//! Exploration: interleavings, deadlock, pruning, choices, canonical states,
+//! determinism and limits.
+
+mod engine_support;
+
+use engine_support::{assert_failure, assert_pass, check_bc, check_with, compile, line_of, options, ALL_OPTS};
+use std::time::{Duration, Instant};
+use tso_engine::{ErrorKind, Verdict};
+
+const PRELUDE: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <tso.h>\nvoid __VERIFIER_assume(int);\n";
+
+/// Three threads append their id to `order` under a lock; `bad` is the one order
+/// (of six) that trips the assertion.
+fn three_threads(bad: &str) -> String {
+    format!("{PRELUDE}pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER; int order;
+void *worker(void *arg) {{ int id = (int)(long)arg; pthread_mutex_lock(&m); order = order * 10 + id; pthread_mutex_unlock(&m); return NULL; }}
+int main(void) {{ pthread_t t[3];
+    for (long i = 0; i < 3; i++) pthread_create(&t[i], NULL, worker, (void *)(i + 1));
+    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    printf(\"order %d\\n\", order);
+    assert(order != {bad}); /*HERE*/
+    return 0; }}")
+}
+
+#[test]
+fn assertion_failing_in_one_interleaving_of_three_threads_is_found() {
+    for bad in ["231", "312", "123"] {
+        let src = three_threads(bad);
+        for opt in ALL_OPTS {
+            let r = check_with(&src, opt, &[], &options());
+            assert_failure(&r, ErrorKind::Assertion, Some(line_of(&src, "/*HERE*/")), opt);
+            assert_eq!(r.output, format!("order {bad}\n"), "{opt}: output of the failing path");
+            let cex = r.counterexample.as_ref().expect("counterexample");
+            let threads: std::collections::BTreeSet<u32> = cex.steps.iter().map(|s| s.thread).collect();
+            assert_eq!(threads.len(), 4, "{opt}: the trace shows main and the three workers");
+        }
+    }
+}
+
+#[test]
+fn all_six_orders_are_explored_when_none_fails() {
+    let src = three_threads("999");
+    let mut opts = options();
+    opts.collect_outcomes = true;
+    for opt in ALL_OPTS {
+        let r = check_with(&src, opt, &[], &opts);
+        assert_pass(&r, opt);
+        let want: std::collections::BTreeSet<String> =
+            ["123", "132", "213", "231", "312", "321"].iter().map(|o| format!("order {o}\n")).collect();
+        assert_eq!(r.outcomes, want, "{opt}");
+    }
+}
+
+#[test]
+fn lock_order_inversion_deadlocks() {
+    let src = format!("{PRELUDE}pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+void *other(void *arg) {{ pthread_mutex_lock(&b); pthread_mutex_lock(&a); pthread_mutex_unlock(&a); pthread_mutex_unlock(&b); return arg; }}
+int main(void) {{ pthread_t t; pthread_create(&t, NULL, other, NULL);
+    pthread_mutex_lock(&a); pthread_mutex_lock(&b); pthread_mutex_unlock(&b); pthread_mutex_unlock(&a);
+    pthread_join(t, NULL); return 0; }}");
+    for opt in ALL_OPTS {
+        let r = check_with(&src, opt, &[], &options());
+        assert_failure(&r, ErrorKind::Deadlock, None, opt);
+        let line = engine_support::error_line(&r);
+        assert!(line == Some(8) || line == Some(10), "{opt}: deadlock at a lock call, got {line:?}");
+    }
+}
+
+#[test]
+fn assume_false_prunes_paths_instead_of_deadlocking() {
+    let src = format!("{PRELUDE}int x;
+void *t(void *arg) {{ x = 1; return arg; }}
+int main(void) {{ pthread_t th; pthread_create(&th, NULL, t, NULL);
+    int c = tso_choose(3);
+    if (c != 1) __VERIFIER_assume(0);
+    pthread_join(th, NULL);
+    printf(\"c=%d\\n\", c);
+    __VERIFIER_assume(x == 1);
+    assert(c == 1);
+    return 0; }}");
+    let mut opts = options();
+    opts.collect_outcomes = true;
+    for opt in ALL_OPTS {
+        let r = check_with(&src, opt, &[], &opts);
+        assert_pass(&r, opt);
+        assert_eq!(r.outcomes.iter().cloned().collect::<Vec<_>>(), vec!["c=1\n".to_string()], "{opt}");
+    }
+    // Every path pruned is still a pass, not a deadlock.
+    let all_pruned = format!("{PRELUDE}int main(void) {{ __VERIFIER_assume(0); assert(0); return 0; }}");
+    assert_pass(&check_with(&all_pruned, "-O0", &[], &options()), "all pruned");
+}
+
+#[test]
+fn tso_choose_explores_every_branch() {
+    let src = format!("{PRELUDE}int main(void) {{ int a = tso_choose(3); int b = tso_choose(2);
+    printf(\"%d%d\\n\", a, b); return 0; }}");
+    let mut opts = options();
+    opts.collect_outcomes = true;
+    for opt in ALL_OPTS {
+        let r = check_with(&src, opt, &[], &opts);
+        assert_pass(&r, opt);
+        let want: std::collections::BTreeSet<String> = ["00", "01", "10", "11", "20", "21"].iter().map(|o| format!("{o}\n")).collect();
+        assert_eq!(r.outcomes, want, "{opt}");
+    }
+    // And an assertion on one branch is found with that branch's output.
+    let bad = format!("{PRELUDE}int main(void) {{ int a = tso_choose(3); printf(\"a=%d\\n\", a); assert(a != 2); return 0; }}");
+    let r = check_with(&bad, "-O0", &[], &options());
+    assert_failure(&r, ErrorKind::Assertion, Some(7), "choose");
+    assert_eq!(r.output, "a=2\n");
+}
+
+/// Two threads each get a block and publish it, then write it. With `heap` the blocks
+/// come from malloc, whose object numbers depend on which thread ran first; otherwise
+/// they are two fixed globals, fetched through an invisible call like malloc is.
+/// Canonical states make both state spaces the same size.
+fn publish_blocks(heap: bool) -> String {
+    let get = |g: &str| if heap { "malloc(sizeof(int))".to_string() } else { format!("id(&{g})") };
+    format!("{PRELUDE}int *slot[2]; int A, B;
+__attribute__((noinline)) static int *id(int *p) {{ __asm__ volatile(\"\" ::: \"memory\"); return p; }}
+void *ta(void *arg) {{ int *m = {}; slot[0] = m; *m = 1; return arg; }}
+void *tb(void *arg) {{ int *m = {}; slot[1] = m; *m = 2; return arg; }}
+int main(void) {{ pthread_t a, b; pthread_create(&a, NULL, ta, NULL); pthread_create(&b, NULL, tb, NULL);
+    pthread_join(a, NULL); pthread_join(b, NULL); assert(*slot[0] + *slot[1] == 3); return 0; }}", get("A"), get("B"))
+}
+
+#[test]
+fn allocation_order_does_not_split_states() {
+    for opt in ALL_OPTS {
+        let heap = check_with(&publish_blocks(true), opt, &[], &options());
+        let fixed = check_with(&publish_blocks(false), opt, &[], &options());
+        assert_pass(&heap, opt);
+        assert_pass(&fixed, opt);
+        assert!(fixed.stats.states > 5, "{opt}: {} states", fixed.stats.states);
+        assert_eq!(heap.stats.states, fixed.stats.states, "{opt}: malloc order split states");
+    }
+}
+
+#[test]
+fn states_and_trace_are_deterministic() {
+    let src = format!("{PRELUDE}int x, y;
+void *t1(void *arg) {{ x = 1; y = x + 1; return arg; }}
+void *t2(void *arg) {{ int r = y; x = r * 3; return arg; }}
+int main(void) {{ pthread_t a, b; pthread_create(&a, NULL, t1, NULL); pthread_create(&b, NULL, t2, NULL);
+    pthread_join(a, NULL); pthread_join(b, NULL); printf(\"%d %d\\n\", x, y); assert(x != 6); /*HERE*/ return 0; }}");
+    for opt in ["-O0", "-O2"] {
+        let bc = compile(&src, opt, &[]);
+        let runs: Vec<_> = (0..5).map(|_| check_bc(&bc, &options())).collect();
+        assert_failure(&runs[0], ErrorKind::Assertion, Some(line_of(&src, "/*HERE*/")), opt);
+        for r in &runs[1..] {
+            assert_eq!(r.verdict, runs[0].verdict, "{opt}");
+            assert_eq!(r.stats.states, runs[0].stats.states, "{opt}: state count");
+            assert_eq!(r.stats.transitions, runs[0].stats.transitions, "{opt}: transitions");
+            assert_eq!(r.counterexample.as_ref().map(|c| &c.steps), runs[0].counterexample.as_ref().map(|c| &c.steps), "{opt}: trace");
+            assert_eq!(r.output, runs[0].output, "{opt}");
+        }
+        // A passing variant: the full state count is deterministic too.
+        let pass = src.replace("assert(x != 6)", "assert(x != 7)");
+        let bc = compile(&pass, opt, &[]);
+        let counts: Vec<u64> = (0..5).map(|_| check_bc(&bc, &options()).stats.states).collect();
+        assert!(counts.iter().all(|&c| c == counts[0] && c > 1), "{opt}: {counts:?}");
+    }
+}
+
+/// A state space far too large to finish: four threads counting independently.
+fn huge() -> String {
+    format!("{PRELUDE}int c[4];
+void *t(void *arg) {{ long i = (long)arg; for (int k = 0; k < 100000; k++) c[i]++; return NULL; }}
+int main(void) {{ pthread_t th[4]; for (long i = 0; i < 4; i++) pthread_create(&th[i], NULL, t, (void *)i);
+    for (int i = 0; i < 4; i++) pthread_join(th[i], NULL); return 0; }}")
+}
+
+#[test]
+fn max_states_is_inconclusive() {
+    let mut opts = options();
+    opts.limits.max_states = Some(5_000);
+    let r = check_with(&huge(), "-O0", &[], &opts);
+    assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.failure);
+    assert!(r.inconclusive_reason.is_some());
+    assert!(r.stats.states >= 5_000 && r.stats.states < 6_000, "states {}", r.stats.states);
+}
+
+#[test]
+fn timeout_is_inconclusive() {
+    let mut opts = options();
+    opts.limits.max_states = None;
+    opts.limits.timeout = Some(Duration::from_millis(700));
+    let start = Instant::now();
+    let r = check_with(&huge(), "-O0", &[], &opts);
+    assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.failure);
+    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
+    assert!(r.inconclusive_reason.as_deref().unwrap_or("").contains("timeout"), "{:?}", r.inconclusive_reason);
+}
+
+#[test]
+fn missing_entry_is_an_error_verdict() {
+    let src = format!("{PRELUDE}int not_main(void) {{ return 0; }}");
+    let r = check_with(&src, "-O0", &[], &options());
+    assert_eq!(r.verdict, Verdict::Error);
+    let mut opts = options();
+    opts.entry = "nowhere".into();
+    assert_eq!(check_with(&src, "-O0", &[], &opts).verdict, Verdict::Error);
+}
+
+#[test]
+#[ignore = "engine inefficiency: a new thread's invisible prefix (before its first visible action) is a transition of its own, adding interleavings"]
+fn invisible_prefix_of_a_new_thread_adds_no_states() {
+    let prog = |prefix: &str| {
+        format!("{PRELUDE}int *slot; int A, B;
+void *tb(void *arg) {{ {prefix} slot = &B; B = 2; return arg; }}
+int main(void) {{ pthread_t b; pthread_create(&b, NULL, tb, NULL); A = 1; pthread_join(b, NULL); return 0; }}")
+    };
+    for opt in ["-O1", "-O2"] {
+        let plain = check_with(&prog(""), opt, &[], &options());
+        let prefixed = check_with(&prog("volatile int t = 0; t++;"), opt, &[], &options());
+        assert_pass(&plain, opt);
+        assert_eq!(prefixed.stats.states, plain.stats.states, "{opt}: a thread-local prefix split states");
+    }
+}
