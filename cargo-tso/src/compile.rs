@@ -25,37 +25,73 @@ pub struct Toolchain {
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     #[error("cannot find {tool}: install clang-19 and llvm-19 (apt-get install clang-19 llvm-19), or set {env}")]
-    ToolMissing { tool: &'static str, env: &'static str },
+    ToolMissing {
+        tool: &'static str,
+        env: &'static str,
+    },
     #[error("cannot run {tool}: {source}")]
-    Spawn { tool: String, source: std::io::Error },
+    Spawn {
+        tool: String,
+        source: std::io::Error,
+    },
     #[error("could not compile {}:\n{diagnostics}", file.display())]
     Diagnostics { file: PathBuf, diagnostics: String },
     #[error("could not link {what}:\n{diagnostics}")]
     Link { what: String, diagnostics: String },
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CompileError + '_ {
-    move |source| CompileError::Io { path: path.to_path_buf(), source }
+    move |source| CompileError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 impl Toolchain {
     /// Finds clang-19 and llvm-link-19 (overridable with `CARGO_TSO_CLANG`,
     /// `CARGO_TSO_CLANGXX`, `CARGO_TSO_LLVM_LINK`).
     pub fn locate() -> Result<Toolchain, CompileError> {
-        let clang = find_tool("CARGO_TSO_CLANG", &["/usr/lib/llvm-19/bin/clang", "/usr/bin/clang-19"], "clang-19")?;
-        let clangxx = find_tool("CARGO_TSO_CLANGXX", &["/usr/lib/llvm-19/bin/clang++", "/usr/bin/clang++-19"], "clang++-19")?;
-        let llvm_link = find_tool("CARGO_TSO_LLVM_LINK", &["/usr/lib/llvm-19/bin/llvm-link", "/usr/bin/llvm-link-19"], "llvm-link-19")?;
-        Ok(Toolchain { clang, clangxx, llvm_link })
+        let clang = find_tool(
+            "CARGO_TSO_CLANG",
+            &["/usr/lib/llvm-19/bin/clang", "/usr/bin/clang-19"],
+            "clang-19",
+        )?;
+        let clangxx = find_tool(
+            "CARGO_TSO_CLANGXX",
+            &["/usr/lib/llvm-19/bin/clang++", "/usr/bin/clang++-19"],
+            "clang++-19",
+        )?;
+        let llvm_link = find_tool(
+            "CARGO_TSO_LLVM_LINK",
+            &["/usr/lib/llvm-19/bin/llvm-link", "/usr/bin/llvm-link-19"],
+            "llvm-link-19",
+        )?;
+        Ok(Toolchain {
+            clang,
+            clangxx,
+            llvm_link,
+        })
     }
 }
 
-fn find_tool(env: &'static str, candidates: &[&str], tool: &'static str) -> Result<PathBuf, CompileError> {
+fn find_tool(
+    env: &'static str,
+    candidates: &[&str],
+    tool: &'static str,
+) -> Result<PathBuf, CompileError> {
     if let Some(path) = std::env::var_os(env) {
         return Ok(PathBuf::from(path));
     }
-    candidates.iter().map(PathBuf::from).find(|p| p.is_file()).ok_or(CompileError::ToolMissing { tool, env })
+    candidates
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or(CompileError::ToolMissing { tool, env })
 }
 
 /// One translation unit to compile.
@@ -143,12 +179,17 @@ impl Cache {
             .arg(work.join("module.bc"))
             .arg(&request.source)
             .output()
-            .map_err(|source| CompileError::Spawn { tool: compiler.display().to_string(), source })?;
+            .map_err(|source| CompileError::Spawn {
+                tool: compiler.display().to_string(),
+                source,
+            })?;
         if !result.status.success() {
             let _ = std::fs::remove_dir_all(&work);
             return Err(CompileError::Diagnostics {
                 file: request.source.clone(),
-                diagnostics: String::from_utf8_lossy(&result.stderr).trim_end().to_owned(),
+                diagnostics: String::from_utf8_lossy(&result.stderr)
+                    .trim_end()
+                    .to_owned(),
             });
         }
         let depfile_text = std::fs::read_to_string(&depfile).unwrap_or_default();
@@ -162,7 +203,11 @@ impl Cache {
     }
 
     /// Links several bitcode files into one module (cached by their content).
-    pub fn link(&self, inputs: &[PathBuf], what: &str) -> Result<(PathBuf, CacheUse), CompileError> {
+    pub fn link(
+        &self,
+        inputs: &[PathBuf],
+        what: &str,
+    ) -> Result<(PathBuf, CacheUse), CompileError> {
         let mut key = Sha256::new();
         key.update(b"cargo-tso link v1\0");
         for input in inputs {
@@ -181,10 +226,18 @@ impl Cache {
             .arg("-o")
             .arg(work.join("module.bc"))
             .output()
-            .map_err(|source| CompileError::Spawn { tool: self.toolchain.llvm_link.display().to_string(), source })?;
+            .map_err(|source| CompileError::Spawn {
+                tool: self.toolchain.llvm_link.display().to_string(),
+                source,
+            })?;
         if !result.status.success() {
             let _ = std::fs::remove_dir_all(&work);
-            return Err(CompileError::Link { what: what.to_owned(), diagnostics: String::from_utf8_lossy(&result.stderr).trim_end().to_owned() });
+            return Err(CompileError::Link {
+                what: what.to_owned(),
+                diagnostics: String::from_utf8_lossy(&result.stderr)
+                    .trim_end()
+                    .to_owned(),
+            });
         }
         publish(&work, &entry)?;
         Ok((output, CacheUse::Compiled))
@@ -202,21 +255,28 @@ fn publish(work: &Path, entry: &Path) -> Result<(), CompileError> {
     if std::fs::rename(work, entry).is_err() {
         let _ = std::fs::remove_dir_all(work);
         if !entry.join("module.bc").is_file() {
-            return Err(CompileError::Io { path: entry.to_path_buf(), source: std::io::Error::other("cannot store the compiled module") });
+            return Err(CompileError::Io {
+                path: entry.to_path_buf(),
+                source: std::io::Error::other("cannot store the compiled module"),
+            });
         }
     }
     Ok(())
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 fn content_hash(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|bytes| hex(&Sha256::digest(&bytes)))
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| hex(&Sha256::digest(&bytes)))
 }
 
 /// `inputs`: one line per input file, `<sha256> <path>`.
@@ -233,7 +293,9 @@ fn entry_is_valid(entry: &Path) -> bool {
     if !entry.join("module.bc").is_file() {
         return false;
     }
-    let Ok(text) = std::fs::read_to_string(entry.join("inputs")) else { return false };
+    let Ok(text) = std::fs::read_to_string(entry.join("inputs")) else {
+        return false;
+    };
     text.lines().all(|line| match line.split_once(' ') {
         Some((hash, path)) => content_hash(Path::new(path)).as_deref() == Some(hash),
         None => false,
@@ -277,7 +339,12 @@ fn parse_depfile(text: &str) -> Vec<PathBuf> {
 
 /// The clang arguments shared by every compile: bitcode with debug info.
 pub fn base_args(language: Language, opt_level: &str, include_dir: &Path) -> Vec<String> {
-    let mut args = vec!["-c".to_owned(), "-emit-llvm".to_owned(), "-g".to_owned(), format!("-O{opt_level}")];
+    let mut args = vec![
+        "-c".to_owned(),
+        "-emit-llvm".to_owned(),
+        "-g".to_owned(),
+        format!("-O{opt_level}"),
+    ];
     if language == Language::Cxx {
         args.push("-fno-exceptions".to_owned());
     }
@@ -293,6 +360,13 @@ mod tests {
     fn depfile_with_continuations_and_escaped_spaces() {
         let text = "out.bc: /a/x.c /a/my\\ dir/y.h \\\n  /usr/include/stdio.h\n";
         let paths = parse_depfile(text);
-        assert_eq!(paths, vec![PathBuf::from("/a/x.c"), PathBuf::from("/a/my dir/y.h"), PathBuf::from("/usr/include/stdio.h")]);
+        assert_eq!(
+            paths,
+            vec![
+                PathBuf::from("/a/x.c"),
+                PathBuf::from("/a/my dir/y.h"),
+                PathBuf::from("/usr/include/stdio.h")
+            ]
+        );
     }
 }

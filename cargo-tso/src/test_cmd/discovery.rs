@@ -50,7 +50,9 @@ fn target_manifest(selection: &PackageSelection) -> Option<PathBuf> {
         return std::path::absolute(path).ok();
     }
     let cwd = std::env::current_dir().ok()?;
-    cwd.ancestors().map(|dir| dir.join("Cargo.toml")).find(|p| p.is_file())
+    cwd.ancestors()
+        .map(|dir| dir.join("Cargo.toml"))
+        .find(|p| p.is_file())
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -62,20 +64,33 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// The selected packages, following cargo: `-p` names, `--workspace`, the package
 /// of the manifest, or the workspace's default members for a virtual manifest.
-fn select<'m>(metadata: &'m Metadata, selection: &PackageSelection) -> Result<Vec<&'m Package>, DiscoveryError> {
+fn select<'m>(
+    metadata: &'m Metadata,
+    selection: &PackageSelection,
+) -> Result<Vec<&'m Package>, DiscoveryError> {
     let members = metadata.workspace_packages();
     if !selection.packages.is_empty() {
         return selection
             .packages
             .iter()
-            .map(|name| members.iter().copied().find(|p| p.name.as_str() == name).ok_or_else(|| DiscoveryError::UnknownPackage(name.clone())))
+            .map(|name| {
+                members
+                    .iter()
+                    .copied()
+                    .find(|p| p.name.as_str() == name)
+                    .ok_or_else(|| DiscoveryError::UnknownPackage(name.clone()))
+            })
             .collect();
     }
     if selection.workspace {
         return Ok(members);
     }
     if let Some(manifest) = target_manifest(selection) {
-        if let Some(package) = members.iter().copied().find(|p| same_file(p.manifest_path.as_std_path(), &manifest)) {
+        if let Some(package) = members
+            .iter()
+            .copied()
+            .find(|p| same_file(p.manifest_path.as_std_path(), &manifest))
+        {
             return Ok(vec![package]);
         }
     }
@@ -96,7 +111,9 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
     let selected: BTreeSet<&PackageId> = packages.iter().map(|p| &p.id).collect();
 
     let mut build = Command::new(cargo());
-    build.arg("build").arg("--message-format=json-render-diagnostics");
+    build
+        .arg("build")
+        .arg("--message-format=json-render-diagnostics");
     if let Some(path) = &selection.manifest_path {
         build.arg("--manifest-path").arg(path);
     }
@@ -106,7 +123,11 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
     if selection.quiet {
         build.arg("--quiet");
     }
-    let mut child = build.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().map_err(DiscoveryError::Spawn)?;
+    let mut child = build
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(DiscoveryError::Spawn)?;
     let mut out_dirs: Vec<(PackageId, PathBuf)> = Vec::new();
     if let Some(stdout) = child.stdout.take() {
         for message in Message::parse_stream(BufReader::new(stdout)).flatten() {
@@ -131,5 +152,8 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
             }
         }
     }
-    Ok(Discovered { target_dir: metadata.target_directory.into_std_path_buf(), manifests })
+    Ok(Discovered {
+        target_dir: metadata.target_directory.into_std_path_buf(),
+        manifests,
+    })
 }

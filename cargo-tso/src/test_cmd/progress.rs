@@ -15,14 +15,20 @@ impl Progress {
     pub fn new(total: usize, enabled: bool) -> Progress {
         let wanted = enabled && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
         let bar = wanted.then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}") {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}",
+            ) {
                 bar.set_style(style);
             }
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
-        Progress { bar, running: Vec::new() }
+        Progress {
+            bar,
+            running: Vec::new(),
+        }
     }
 
     fn show_running(&self) {

@@ -45,43 +45,96 @@ pub enum Event {
 
 /// The settings of one run: the base ones at the job's bound.
 fn settings_at(base: &CheckSettings, bound: u32) -> CheckSettings {
-    CheckSettings { sb_bound: bound, ..base.clone() }
+    CheckSettings {
+        sb_bound: bound,
+        ..base.clone()
+    }
 }
 
-fn run_case(case: &TestCase, settings: &CheckSettings, sc_memo: &OnceLock<ScRerun>) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
+fn run_case(
+    case: &TestCase,
+    settings: &CheckSettings,
+    sc_memo: &OnceLock<ScRerun>,
+) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
     let (entry, expectation) = match &case.kind {
-        CaseKind::Broken { message } => return (Status::Failed, format!("{message}\n"), None, None),
+        CaseKind::Broken { message } => {
+            return (Status::Failed, format!("{message}\n"), None, None)
+        }
         CaseKind::Check { entry, expectation } => (entry, *expectation),
     };
     let Ok(bitcode) = &case.unit.bitcode else {
-        return (Status::Failed, "the test file has no module\n".to_owned(), None, None);
+        return (
+            Status::Failed,
+            "the test file has no module\n".to_owned(),
+            None,
+            None,
+        );
     };
-    let request = Request { bitcode, entry, settings, collect_outcomes: false, emit_instrumented: None };
+    let request = Request {
+        bitcode,
+        entry,
+        settings,
+        collect_outcomes: false,
+        emit_instrumented: None,
+    };
     match pipeline::run_guarded(&request) {
         Err(error) => (Status::Failed, format!("{error}\n"), None, None),
         Ok(outcome) => {
             // The SC verdict does not depend on the bound: compute it once per test.
-            let sc = (expectation == Expectation::ShouldPass && pipeline::wants_sc_rerun(settings, &outcome))
-                .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
+            let sc = (expectation == Expectation::ShouldPass
+                && pipeline::wants_sc_rerun(settings, &outcome))
+            .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
             let (status, message) = expect::judge(expectation, &outcome, sc.as_ref());
             (status, message, Some(outcome), sc)
         }
     }
 }
 
-fn run_job(cases: &[TestCase], job: Job, name: String, base: &CheckSettings, sc_memo: &OnceLock<ScRerun>) -> TestResult {
+fn run_job(
+    cases: &[TestCase],
+    job: Job,
+    name: String,
+    base: &CheckSettings,
+    sc_memo: &OnceLock<ScRerun>,
+) -> TestResult {
     let start = Instant::now();
     let settings = settings_at(base, job.bound);
-    let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| run_case(&cases[job.case], &settings, sc_memo))) {
+    let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| {
+        run_case(&cases[job.case], &settings, sc_memo)
+    })) {
         Ok(result) => result,
-        Err(payload) => (Status::Failed, format!("internal error: {}\n", pipeline::panic_message(payload.as_ref())), None, None),
+        Err(payload) => (
+            Status::Failed,
+            format!(
+                "internal error: {}\n",
+                pipeline::panic_message(payload.as_ref())
+            ),
+            None,
+            None,
+        ),
     };
-    TestResult { name, case: job.case, bound: job.bound, status, message, outcome, sc, exec_time: start.elapsed() }
+    TestResult {
+        name,
+        case: job.case,
+        bound: job.bound,
+        status,
+        message,
+        outcome,
+        sc,
+        exec_time: start.elapsed(),
+    }
 }
 
 /// Runs `jobs` on `threads` workers; `names[i]` is job i's display name. Calls
 /// `on_event` on this thread as jobs start and finish.
-pub fn run(cases: &[TestCase], jobs: &[Job], names: &[String], base: &CheckSettings, threads: usize, mut on_event: impl FnMut(Event)) {
+pub fn run(
+    cases: &[TestCase],
+    jobs: &[Job],
+    names: &[String],
+    base: &CheckSettings,
+    threads: usize,
+    mut on_event: impl FnMut(Event),
+) {
     let next = AtomicUsize::new(0);
     let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
     let (sender, receiver) = mpsc::channel::<Event>();
@@ -98,11 +151,17 @@ pub fn run(cases: &[TestCase], jobs: &[Job], names: &[String], base: &CheckSetti
                     break;
                 }
                 let result = run_job(cases, job, names[index].clone(), base, &sc_memos[job.case]);
-                if sender.send(Event::Finished(index, Box::new(result))).is_err() {
+                if sender
+                    .send(Event::Finished(index, Box::new(result)))
+                    .is_err()
+                {
                     break;
                 }
             };
-            let spawn = std::thread::Builder::new().name(format!("tso-test-{worker}")).stack_size(pipeline::WORKER_STACK_SIZE).spawn_scoped(scope, body);
+            let spawn = std::thread::Builder::new()
+                .name(format!("tso-test-{worker}"))
+                .stack_size(pipeline::WORKER_STACK_SIZE)
+                .spawn_scoped(scope, body);
             if spawn.is_ok() {
                 spawned += 1;
             }
