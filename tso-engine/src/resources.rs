@@ -30,6 +30,12 @@ pub fn current_rss() -> u64 {
     statm_field(1)
 }
 
+/// Start measuring the peak resident set size afresh (Linux: clear_refs 5), so one
+/// process can report the peak of each of several runs.
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
 /// Peak resident set size (VmHWM), in bytes.
 pub fn peak_rss() -> u64 {
     std::fs::read_to_string("/proc/self/status")
