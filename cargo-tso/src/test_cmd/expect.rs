@@ -77,3 +77,19 @@ pub fn judge(
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// test-support (which must stay free of LLVM) keeps its own list of the error
+    /// kinds a test may expect; every one must be a kind the engine reports.
+    #[test]
+    fn every_expectable_kind_is_an_engine_kind() {
+        for kind in test_support::FailureKind::ALL {
+            assert!(
+                tso_engine::ErrorKind::parse(kind.as_str()).is_some(),
+                "`{}` is not an engine error kind",
+                kind.as_str()
+            );
+        }
+    }
+}
