@@ -83,3 +83,11 @@ fn float_classification_matches_native() {
     let out = assert_same_as_native(include_str!("engine_support/programs/fpclass.c"));
     assert!(out.starts_with("isnan 1 0"), "{out}");
 }
+
+#[test]
+fn atexit_handlers_run_last_first_when_main_returns_and_on_exit() {
+    let returns = "#include <stdio.h>\n#include <stdlib.h>\nstatic void a(void) { puts(\"a\"); }\nstatic void b(void) { puts(\"b\"); }\nint main(void) { atexit(a); atexit(b); puts(\"main\"); return 0; }\n";
+    assert_eq!(assert_same_as_native(returns), "main\nb\na\n");
+    let exits = "#include <stdio.h>\n#include <stdlib.h>\nstatic void a(void) { puts(\"a\"); }\nstatic void f(void) { exit(0); }\nint main(void) { atexit(a); f(); puts(\"unreachable\"); return 0; }\n";
+    assert_eq!(assert_same_as_native(exits), "a\n");
+}

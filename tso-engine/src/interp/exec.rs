@@ -387,7 +387,18 @@ impl<'p> Machine<'p> {
         let t = st.thread_mut(tid);
         if t.frames.is_empty() {
             if tid == 0 {
-                st.exit_code = Some(v.bits() as i32);
+                // Returning from main is exit(status): atexit handlers run first, last
+                // registered first.
+                let status = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
+                if let Some(handler) = st.atexit.pop() {
+                    let Some(fid) = self.function_of(&Val::Int(handler as u128)).filter(|&f| self.program.functions[f as usize].body.is_some()) else {
+                        return Err(Failure::unsupported("unsupported: an atexit handler that is not a program function"));
+                    };
+                    st.thread_mut(tid).pending_exit = Some(status);
+                    self.push_frame(st, tid, fid, Vec::new(), None, ReturnTo::Nothing)?;
+                    return Ok(Exec::Next);
+                }
+                st.exit_code = Some(status.bits() as i32);
                 return Ok(Exec::EndTransition);
             }
             // Key destructors run when a start routine returns, as with pthread_exit.
