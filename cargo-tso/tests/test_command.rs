@@ -419,3 +419,32 @@ fn progress_is_drawn_only_on_a_terminal_outside_ci() {
         );
     }
 }
+
+/// Issue 5, determinism: the number of worker threads changes the order tests finish
+/// in, never a test's verdict, error, state count or counterexample.
+#[test]
+fn results_do_not_depend_on_test_threads() {
+    let by_name = |threads: &str| {
+        let mut cmd = common::cargo_tso();
+        cmd.current_dir(common::fixtures().join("ws"))
+            .args(["tso", "test", "--workspace", "--format", "json", "--test-threads", threads]);
+        let out = run(&mut cmd);
+        let mut events: Vec<(String, String)> = finished_events(&out.stdout)
+            .into_iter()
+            .map(|e| {
+                let name = e["name"].as_str().unwrap_or_default().to_owned();
+                let facts = serde_json::json!({
+                    "event": e["event"], "error": e["error"], "states": e["states"],
+                    "transitions": e["transitions"], "trace": e["trace"], "sc": e["sc_rerun"]["states"],
+                });
+                (name, facts.to_string())
+            })
+            .collect();
+        events.sort();
+        events
+    };
+    let one = by_name("1");
+    assert!(one.len() >= 10, "too few tests ran: {one:?}");
+    assert_eq!(one, by_name("4"));
+    assert_eq!(one, by_name("2"));
+}
