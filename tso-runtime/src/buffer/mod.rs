@@ -29,6 +29,7 @@
 mod entry;
 mod error;
 mod flat_memory;
+mod fx_hash;
 mod lazy;
 mod reference;
 mod resolve;
