@@ -1,9 +1,11 @@
 //! The delayed-flush x86-TSO store buffers (DESIGN.md, seed §3.1–3.2).
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::entry::Entry;
 use super::error::BufferError;
+use super::memo::{self, Resolved};
 use super::resolve::{resolve, BufferView, Outcome, Resolution, ResolveError};
 use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId, POINTER_SIZE};
 
@@ -339,28 +341,49 @@ impl StoreBuffers {
                 self.buffers[b].entries.iter().position(|e| !e.flushed).map(|p| (b, p)).into_iter().collect()
             }
         };
-        let views: Vec<BufferView<'_>> = self
-            .buffers
-            .iter()
-            .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
-            .collect();
-        let resolution = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES).map_err(|e| match e {
-            ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes { limit: MAX_OUTCOMES },
-            ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
-        })?;
-        let (first, mut outcomes) = match resolution {
-            Resolution::Nothing => return Ok(()),
-            Resolution::Outcomes { first, outcomes } => (first, outcomes),
+        let forced_code = match forced {
+            Forced::None => 0,
+            Forced::All => 1,
+            Forced::OldestUnflushed => 2,
         };
-        let picked = match outcomes.len() {
+        let remembered = memo::lookup(|key| {
+            memo::build_key(key, self.buffers.iter().map(|b| (b.thread, &b.entries[..])), thread, seeds, forced_code)
+        });
+        let resolved = match remembered {
+            Some(resolved) => resolved,
+            None => {
+                let views: Vec<BufferView<'_>> = self
+                    .buffers
+                    .iter()
+                    .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
+                    .collect();
+                let resolution = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES)
+                    .map_err(|e| match e {
+                        ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes { limit: MAX_OUTCOMES },
+                        ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
+                    })?;
+                let resolved = match resolution {
+                    Resolution::Nothing => return Ok(()),
+                    Resolution::Outcomes { first, outcomes } => Rc::new(Resolved { first, outcomes }),
+                };
+                // Only a choice is replayed by the engine.
+                if resolved.outcomes.len() > 1 {
+                    memo::remember(Rc::clone(&resolved));
+                }
+                resolved
+            }
+        };
+        let picked = match resolved.outcomes.len() {
             0 | 1 => 0,
             n => choice.choose(n).min(n - 1),
         };
-        let outcome = outcomes.swap_remove(picked);
-        self.apply(memory, &first, outcome)
+        match resolved.outcomes.get(picked) {
+            Some(outcome) => self.apply(memory, &resolved.first, outcome),
+            None => Err(BufferError::NoConsistentOutcome),
+        }
     }
 
-    fn apply<M: SharedMemory>(&mut self, memory: &mut M, first: &[usize], outcome: Outcome) -> Result<(), M> {
+    fn apply<M: SharedMemory>(&mut self, memory: &mut M, first: &[usize], outcome: &Outcome) -> Result<(), M> {
         self.write_in_order(memory, first, &outcome.order)?;
         let nbuf = self.buffers.len();
         // `kept_before[first[b] + b + k]`: entries of buffer b among its first k that remain.

@@ -31,6 +31,7 @@ mod error;
 mod flat_memory;
 mod fx_hash;
 mod lazy;
+mod memo;
 mod reference;
 mod resolve;
 mod types;

@@ -127,10 +127,6 @@ impl Flat {
     fn preds(&self, e: usize) -> &[u32] {
         &self.pred[e * self.nbuf..(e + 1) * self.nbuf]
     }
-
-    fn precedes(&self, x: usize, y: usize) -> bool {
-        x != y && (self.pos[x] as u32) < self.pred[y * self.nbuf + self.buf[x]]
-    }
 }
 
 /// All distinct outcomes of an operation that observes `seeds` and must write
@@ -233,6 +229,10 @@ struct Search<'a> {
     /// Signatures of the outcomes found (across all selections).
     seen: HashSet<Vec<u32>, FxBuildHasher>,
     budget: usize,
+    /// Distinct `(object, offset)` of all C-members, sorted: a C-member covers
+    /// the consecutive indices from `cover_start[entry]`.
+    bytes: Vec<(u32, u64)>,
+    cover_start: Vec<usize>,
 
     // --- The current selection.
     take: Vec<usize>,
@@ -242,17 +242,24 @@ struct Search<'a> {
     committed: Vec<bool>,
     will_flush: Vec<bool>,
     written_prefix: Vec<u32>,
-    /// Distinct `(object, offset)` written, sorted: an entry covers the
-    /// consecutive indices from `cover_start[entry]`.
-    bytes: Vec<(u32, u64)>,
-    cover_start: Vec<usize>,
     /// Bytes written by entries of more than one buffer: the only ones whose
     /// last writer is not fixed by how many entries of each buffer are placed.
     contested: Vec<usize>,
+    byte_owner: Vec<usize>,
+    /// `[b * nbuf + o]`: the largest "preceded by" count on buffer b among the
+    /// unselected entries of buffer o (for o = b: 1 + the newest unselected
+    /// position). A written entry of b at a smaller position is followed by
+    /// a remaining entry of o.
+    follow_bound: Vec<u32>,
     /// Written entries whose "preceded by" set some remaining entry inherits,
     /// ascending; `matters_slot[entry]` is the index in it.
     matters: Vec<usize>,
     matters_slot: Vec<usize>,
+    /// `[slot * nbuf + b]`: some remaining entry of a buffer other than b
+    /// follows the `matters` entry, so the entry's recorded prefix for b is
+    /// inherited. The other components are never read: they are recorded as 0
+    /// so that orders differing only there count as the same search state.
+    inherited: Vec<bool>,
     /// Whether the search state needs a visited set (several buffers write).
     interleaves: bool,
 
@@ -262,7 +269,7 @@ struct Search<'a> {
     /// Entries (per buffer, as a prefix count) preceding everything placed so far.
     acc: Vec<u32>,
     acc_saved: Vec<u32>,
-    /// Last writer of each touched byte so far.
+    /// Last writer of each byte so far.
     writer: Vec<u32>,
     writer_saved: Vec<u32>,
     /// Predecessor prefix recorded when a `matters` entry was placed
@@ -276,6 +283,18 @@ impl<'a> Search<'a> {
     fn new(flat: &'a Flat, c_members: &'a [Vec<usize>], old_flushed_len: &'a [usize]) -> Self {
         let n = flat.len();
         let nbuf = flat.nbuf;
+        let mut bytes: Vec<(u32, u64)> = Vec::new();
+        for &s in c_members.iter().flatten() {
+            let r = flat.range[s];
+            bytes.extend((r.start()..r.end()).map(|off| (r.addr.object, off)));
+        }
+        bytes.sort_unstable();
+        bytes.dedup();
+        let mut cover_start = vec![0; n];
+        for &s in c_members.iter().flatten() {
+            let r = flat.range[s];
+            cover_start[s] = bytes.partition_point(|&k| k < (r.addr.object, r.start()));
+        }
         Search {
             flat,
             c_members,
@@ -283,28 +302,35 @@ impl<'a> Search<'a> {
             outcomes: Vec::new(),
             seen: HashSet::default(),
             budget: MAX_SEARCH_NODES,
+            byte_owner: vec![usize::MAX; bytes.len()],
+            writer: vec![u32::MAX; bytes.len()],
+            bytes,
+            cover_start,
             take: Vec::with_capacity(nbuf),
             chosen: vec![Vec::new(); nbuf],
             selected: vec![false; n],
             committed: vec![false; n],
             will_flush: vec![false; n],
             written_prefix: vec![0; nbuf],
-            bytes: Vec::new(),
-            cover_start: vec![0; n],
             contested: Vec::new(),
+            follow_bound: vec![0; nbuf * nbuf],
             matters: Vec::new(),
             matters_slot: vec![usize::MAX; n],
+            inherited: Vec::new(),
             interleaves: false,
             placed: vec![0; nbuf],
             order: Vec::new(),
             acc: vec![0; nbuf],
             acc_saved: Vec::new(),
-            writer: Vec::new(),
             writer_saved: Vec::new(),
             recorded: Vec::new(),
             visited: KeySet::default(),
             key: Vec::new(),
         }
+    }
+
+    fn covers(&self, s: usize) -> std::ops::Range<usize> {
+        self.cover_start[s]..self.cover_start[s] + self.flat.range[s].len as usize
     }
 
     fn enumerate_orders(&mut self, take: &[usize]) -> Result<(), ResolveError> {
@@ -349,55 +375,76 @@ impl<'a> Search<'a> {
             }
         }
 
-        // Bytes written, and which of them more than one buffer writes.
-        self.bytes.clear();
-        for b in 0..nbuf {
-            for &s in &self.chosen[b] {
-                let r = flat.range[s];
-                self.bytes.extend((r.start()..r.end()).map(|off| (r.addr.object, off)));
-            }
-        }
-        self.bytes.sort_unstable();
-        self.bytes.dedup();
-        let mut owner: Vec<usize> = vec![usize::MAX; self.bytes.len()];
-        let mut contested_flag: Vec<bool> = vec![false; self.bytes.len()];
+        // Bytes written by more than one buffer.
+        const MANY: usize = usize::MAX - 1;
+        self.byte_owner.fill(usize::MAX);
         let mut writing_buffers = 0;
         for b in 0..nbuf {
             if !self.chosen[b].is_empty() {
                 writing_buffers += 1;
             }
-            for &s in &self.chosen[b] {
-                let r = flat.range[s];
-                let start = self.bytes.partition_point(|&k| k < (r.addr.object, r.start()));
-                self.cover_start[s] = start;
-                for i in start..start + r.len as usize {
-                    if owner[i] == usize::MAX {
-                        owner[i] = b;
-                    } else if owner[i] != b {
-                        contested_flag[i] = true;
+            for k in 0..self.chosen[b].len() {
+                for i in self.covers(self.chosen[b][k]) {
+                    let owner = &mut self.byte_owner[i];
+                    if *owner == usize::MAX {
+                        *owner = b;
+                    } else if *owner != b {
+                        *owner = MANY;
                     }
                 }
             }
         }
         self.contested.clear();
-        self.contested.extend((0..self.bytes.len()).filter(|&i| contested_flag[i]));
+        self.contested.extend((0..self.bytes.len()).filter(|&i| self.byte_owner[i] == MANY));
         self.interleaves = writing_buffers > 1;
 
-        self.matters.clear();
-        for s in 0..n {
-            self.matters_slot[s] = usize::MAX;
-            if self.selected[s] && (0..n).any(|y| !self.selected[y] && flat.precedes(s, y)) {
-                self.matters_slot[s] = self.matters.len();
-                self.matters.push(s);
+        // Which written entries are followed by a remaining one, and in which buffers.
+        self.follow_bound.fill(0);
+        for y in 0..n {
+            if self.selected[y] {
+                continue;
+            }
+            let o = flat.buf[y];
+            let preds = flat.preds(y);
+            for b in 0..nbuf {
+                let bound = if b == o { flat.pos[y] as u32 + 1 } else { preds[b] };
+                let slot = &mut self.follow_bound[b * nbuf + o];
+                *slot = (*slot).max(bound);
             }
         }
+        self.matters.clear();
+        self.inherited.clear();
+        for b in 0..nbuf {
+            for k in 0..self.chosen[b].len() {
+                let s = self.chosen[b][k];
+                self.matters_slot[s] = usize::MAX;
+                let pos = flat.pos[s] as u32;
+                let followed_in = |o: usize| {
+                    let bound = self.follow_bound[b * nbuf + o];
+                    if o == b {
+                        bound > pos + 1
+                    } else {
+                        bound > pos
+                    }
+                };
+                let mut followers = (0..nbuf).filter(|&o| followed_in(o));
+                let Some(follower) = followers.next() else { continue };
+                let several = followers.next().is_some();
+                self.matters_slot[s] = self.matters.len();
+                self.matters.push(s);
+                for c in 0..nbuf {
+                    self.inherited.push(several || follower != c);
+                }
+            }
+        }
+        // `matters` ascending by id, as the recorded prefixes are laid out.
+        debug_assert!(self.matters.windows(2).all(|w| w[0] < w[1]));
 
         self.placed.fill(0);
         self.order.clear();
         self.acc.fill(0);
         self.acc_saved.clear();
-        self.writer.clear();
-        self.writer.resize(self.bytes.len(), u32::MAX);
+        self.writer.fill(u32::MAX);
         self.writer_saved.clear();
         self.recorded.clear();
         self.recorded.resize(self.matters.len() * nbuf, 0);
@@ -432,19 +479,21 @@ impl<'a> Search<'a> {
         for b in 0..nbuf {
             let Some(&s) = self.chosen[b].get(self.placed[b]) else { continue };
             any = true;
-            // Every written entry known to precede s must be placed already.
+            // Every written entry known to precede s must be placed already:
+            // the oldest unplaced one of each other buffer must not precede s.
+            let preds = flat.preds(s);
             let ready = (0..nbuf).all(|other| {
-                other == b || self.chosen[other][self.placed[other]..].iter().all(|&x| !flat.precedes(x, s))
+                other == b
+                    || self.chosen[other].get(self.placed[other]).is_none_or(|&x| flat.pos[x] as u32 >= preds[other])
             });
             if !ready {
                 continue;
             }
             let acc_mark = self.acc_saved.len();
             self.acc_saved.extend_from_slice(&self.acc);
-            let covers = self.cover_start[s]..self.cover_start[s] + flat.range[s].len as usize;
+            let covers = self.covers(s);
             let writer_mark = self.writer_saved.len();
             self.writer_saved.extend_from_slice(&self.writer[covers.clone()]);
-            let preds = flat.preds(s);
             for other in 0..nbuf {
                 let own = if other == b { flat.pos[s] as u32 + 1 } else { preds[other] };
                 self.acc[other] = self.acc[other].max(own);
@@ -452,7 +501,10 @@ impl<'a> Search<'a> {
             self.writer[covers.clone()].fill(s as u32);
             let slot = self.matters_slot[s];
             if slot != usize::MAX {
-                self.recorded[slot * nbuf..(slot + 1) * nbuf].copy_from_slice(&self.acc);
+                for c in 0..nbuf {
+                    let i = slot * nbuf + c;
+                    self.recorded[i] = if self.inherited[i] { self.acc[c] } else { 0 };
+                }
             }
             self.placed[b] += 1;
             self.order.push(s);
@@ -496,13 +548,25 @@ impl<'a> Search<'a> {
                     }
                 }
             }
-            for (slot, &s) in self.matters.iter().enumerate() {
-                if flat.precedes(s, y) {
-                    let rec = &self.recorded[slot * nbuf..(slot + 1) * nbuf];
-                    for b in 0..nbuf {
-                        if b != by {
-                            preds[b] = preds[b].max(rec[b]);
-                        }
+            // y inherits what preceded the written entries preceding it. Per
+            // buffer those form a prefix of the FIFO-placed written entries, so
+            // the newest of them recorded the largest prefix (placement only
+            // grows `acc`).
+            for b in 0..nbuf {
+                let bound = flat.pred[y * nbuf + b];
+                let chosen = &self.chosen[b];
+                let k = chosen.partition_point(|&s| (flat.pos[s] as u32) < bound);
+                let Some(&s) = k.checked_sub(1).map(|k| &chosen[k]) else { continue };
+                let slot = self.matters_slot[s];
+                // Followed by y, so it is a `matters` entry.
+                if slot == usize::MAX {
+                    debug_assert!(false, "a written entry preceding a remaining one is not recorded");
+                    continue;
+                }
+                let rec = &self.recorded[slot * nbuf..(slot + 1) * nbuf];
+                for c in 0..nbuf {
+                    if c != by {
+                        preds[c] = preds[c].max(rec[c]);
                     }
                 }
             }
