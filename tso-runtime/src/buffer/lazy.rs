@@ -341,6 +341,9 @@ impl StoreBuffers {
                 self.buffers[b].entries.iter().position(|e| !e.flushed).map(|p| (b, p)).into_iter().collect()
             }
         };
+        if matches!(forced, Forced::None) && self.observes_only_own_unflushed(thread, seeds) {
+            return Ok(());
+        }
         let forced_code = match forced {
             Forced::None => 0,
             Forced::All => 1,
@@ -381,6 +384,30 @@ impl StoreBuffers {
             Some(outcome) => self.apply(memory, &resolved.first, outcome),
             None => Err(BufferError::NoConsistentOutcome),
         }
+    }
+
+    /// True when the overlap closure of `seeds` holds only unflushed entries
+    /// of `thread` (no other thread's and no flushed entry): then a load
+    /// decides nothing (the `Nothing` case of `resolve`, found without it).
+    fn observes_only_own_unflushed(&self, thread: ThreadId, seeds: &[Range]) -> bool {
+        let own = self.entries(thread);
+        // The closure within the thread's unflushed entries...
+        let mut member = vec![false; own.len()];
+        let mut work: Vec<Range> = seeds.to_vec();
+        let mut closure: Vec<Range> = seeds.to_vec();
+        while let Some(r) = work.pop() {
+            for (p, e) in own.iter().enumerate() {
+                if !member[p] && !e.flushed && e.range.overlaps(&r) {
+                    member[p] = true;
+                    work.push(e.range);
+                    closure.push(e.range);
+                }
+            }
+        }
+        // ...is the whole closure when no other entry overlaps it.
+        let outsider = |e: &Entry| closure.iter().any(|r| e.range.overlaps(r));
+        own.iter().all(|e| !e.flushed || !outsider(e))
+            && self.buffers.iter().filter(|b| b.thread != thread).all(|b| !b.entries.iter().any(outsider))
     }
 
     fn apply<M: SharedMemory>(&mut self, memory: &mut M, first: &[usize], outcome: &Outcome) -> Result<(), M> {
