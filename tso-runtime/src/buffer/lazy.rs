@@ -1,11 +1,13 @@
 //! The delayed-flush x86-TSO store buffers (DESIGN.md, seed §3.1–3.2).
 
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::entry::Entry;
 use super::error::BufferError;
+use super::memo::{self, Resolved};
 use super::resolve::{resolve, BufferView, Outcome, Resolution, ResolveError};
-use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId};
+use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId, POINTER_SIZE};
 
 /// Most distinct flush outcomes one operation may offer before it is refused.
 pub const MAX_OUTCOMES: usize = 1 << 16;
@@ -218,22 +220,32 @@ impl StoreBuffers {
     }
 
     /// Calls `f` on every pointer value stored in a buffered payload.
+    /// A buffer shared with other states is copied only if a value changes.
     pub fn for_each_pointer_mut(&mut self, mut f: impl FnMut(&mut u64)) {
         for buffer in &mut self.buffers {
-            if buffer.entries.iter().all(|e| e.payload.ptr_offsets.is_empty()) {
-                continue;
-            }
-            for entry in Arc::make_mut(&mut buffer.entries) {
-                entry.payload.for_each_pointer_mut(&mut f);
+            for p in 0..buffer.entries.len() {
+                if buffer.entries[p].payload.ptr_offsets.is_empty() {
+                    continue;
+                }
+                let mut payload = buffer.entries[p].payload.clone();
+                payload.for_each_pointer_mut(&mut f);
+                if payload != buffer.entries[p].payload {
+                    Arc::make_mut(&mut buffer.entries)[p].payload = payload;
+                }
             }
         }
     }
 
-    /// Calls `f` on the object id of every buffered entry's address.
+    /// Calls `f` on the object id of every buffered entry's address. A buffer
+    /// shared with other states is copied only if an id changes.
     pub fn for_each_object_mut(&mut self, mut f: impl FnMut(&mut u32)) {
         for buffer in &mut self.buffers {
-            for entry in Arc::make_mut(&mut buffer.entries) {
-                f(&mut entry.range.addr.object);
+            for p in 0..buffer.entries.len() {
+                let mut object = buffer.entries[p].range.addr.object;
+                f(&mut object);
+                if object != buffer.entries[p].range.addr.object {
+                    Arc::make_mut(&mut buffer.entries)[p].range.addr.object = object;
+                }
             }
         }
     }
@@ -281,6 +293,13 @@ impl StoreBuffers {
     fn read_through<M: SharedMemory>(&self, memory: &M, thread: ThreadId, range: Range) -> Result<Payload, M> {
         let from_memory = memory.read(range).map_err(BufferError::Memory)?;
         let own = self.entries(thread);
+        if from_memory.len() == range.len
+            && !own.iter().any(|e| !e.flushed && e.range.overlaps(&range))
+            && is_well_formed(&from_memory)
+        {
+            // Assembling from memory alone would rebuild the same payload.
+            return Ok(from_memory);
+        }
         let mut sources: Vec<&Payload> = vec![&from_memory];
         let mut origins: Vec<ByteOrigin> = Vec::with_capacity(range.len as usize);
         let mut source_of_entry: Vec<Option<usize>> = vec![None; own.len()];
@@ -322,55 +341,133 @@ impl StoreBuffers {
                 self.buffers[b].entries.iter().position(|e| !e.flushed).map(|p| (b, p)).into_iter().collect()
             }
         };
-        let views: Vec<BufferView<'_>> = self
-            .buffers
-            .iter()
-            .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
-            .collect();
-        let resolution = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES).map_err(|e| match e {
-            ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes { limit: MAX_OUTCOMES },
-            ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
-        })?;
-        let mut outcomes = match resolution {
-            Resolution::Nothing => return Ok(()),
-            Resolution::Outcomes(outcomes) => outcomes,
+        if matches!(forced, Forced::None) && self.observes_only_own_unflushed(thread, seeds) {
+            return Ok(());
+        }
+        let forced_code = match forced {
+            Forced::None => 0,
+            Forced::All => 1,
+            Forced::OldestUnflushed => 2,
         };
-        let picked = match outcomes.len() {
+        let remembered = memo::lookup(|key| {
+            memo::build_key(key, self.buffers.iter().map(|b| (b.thread, &b.entries[..])), thread, seeds, forced_code)
+        });
+        let resolved = match remembered {
+            Some(resolved) => resolved,
+            None => {
+                let views: Vec<BufferView<'_>> = self
+                    .buffers
+                    .iter()
+                    .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
+                    .collect();
+                let resolution = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES)
+                    .map_err(|e| match e {
+                        ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes { limit: MAX_OUTCOMES },
+                        ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
+                    })?;
+                let resolved = match resolution {
+                    Resolution::Nothing => return Ok(()),
+                    Resolution::Outcomes { first, outcomes } => Rc::new(Resolved { first, outcomes }),
+                };
+                // Only a choice is replayed by the engine.
+                if resolved.outcomes.len() > 1 {
+                    memo::remember(Rc::clone(&resolved));
+                }
+                resolved
+            }
+        };
+        let picked = match resolved.outcomes.len() {
             0 | 1 => 0,
             n => choice.choose(n).min(n - 1),
         };
-        let outcome = outcomes.swap_remove(picked);
-        self.apply(memory, outcome)
+        match resolved.outcomes.get(picked) {
+            Some(outcome) => self.apply(memory, &resolved.first, outcome),
+            None => Err(BufferError::NoConsistentOutcome),
+        }
     }
 
-    fn apply<M: SharedMemory>(&mut self, memory: &mut M, outcome: Outcome) -> Result<(), M> {
-        self.write_in_order(memory, &outcome.order)?;
-        let threads: Vec<ThreadId> = self.buffers.iter().map(|b| b.thread).collect();
-        let mut rebuilt: Vec<ThreadBuffer> = Vec::with_capacity(self.buffers.len());
+    /// True when the overlap closure of `seeds` holds only unflushed entries
+    /// of `thread` (no other thread's and no flushed entry): then a load
+    /// decides nothing (the `Nothing` case of `resolve`, found without it).
+    fn observes_only_own_unflushed(&self, thread: ThreadId, seeds: &[Range]) -> bool {
+        let own = self.entries(thread);
+        // The closure within the thread's unflushed entries...
+        let mut member = vec![false; own.len()];
+        let mut work: Vec<Range> = seeds.to_vec();
+        let mut closure: Vec<Range> = seeds.to_vec();
+        while let Some(r) = work.pop() {
+            for (p, e) in own.iter().enumerate() {
+                if !member[p] && !e.flushed && e.range.overlaps(&r) {
+                    member[p] = true;
+                    work.push(e.range);
+                    closure.push(e.range);
+                }
+            }
+        }
+        // ...is the whole closure when no other entry overlaps it.
+        let outsider = |e: &Entry| closure.iter().any(|r| e.range.overlaps(r));
+        own.iter().all(|e| !e.flushed || !outsider(e))
+            && self.buffers.iter().filter(|b| b.thread != thread).all(|b| !b.entries.iter().any(outsider))
+    }
+
+    fn apply<M: SharedMemory>(&mut self, memory: &mut M, first: &[usize], outcome: &Outcome) -> Result<(), M> {
+        self.write_in_order(memory, first, &outcome.order)?;
+        let nbuf = self.buffers.len();
+        // `kept_before[first[b] + b + k]`: entries of buffer b among its first k that remain.
+        let mut kept_before: Vec<u32> = Vec::with_capacity(first[nbuf] + nbuf);
+        for b in 0..nbuf {
+            let mut kept = 0;
+            kept_before.push(0);
+            for id in first[b]..first[b + 1] {
+                kept += u32::from(!outcome.written[id]);
+                kept_before.push(kept);
+            }
+        }
+        let mut rebuilt: Vec<ThreadBuffer> = Vec::with_capacity(nbuf);
+        let mut after: Vec<(ThreadId, u32)> = Vec::new();
         for (b, buffer) in self.buffers.iter().enumerate() {
-            let mut entries = Vec::new();
+            let ids = first[b]..first[b + 1];
+            let mut entries: Option<Vec<Entry>> = None;
             for (p, entry) in buffer.entries.iter().enumerate() {
-                if outcome.written[b][p] {
+                let id = ids.start + p;
+                let written = outcome.written[id];
+                if !written {
+                    // Recount "preceded by" prefixes among the entries that remain.
+                    after.clear();
+                    for (other, other_buffer) in self.buffers.iter().enumerate() {
+                        if other == b {
+                            continue;
+                        }
+                        let len = first[other + 1] - first[other];
+                        let limit = (outcome.after[id * nbuf + other] as usize).min(len);
+                        let count = kept_before[first[other] + other + limit];
+                        if count > 0 {
+                            after.push((other_buffer.thread, count));
+                        }
+                    }
+                }
+                let flushed = outcome.flushed[id];
+                let changed = written || flushed != entry.flushed || after != entry.after;
+                if changed && entries.is_none() {
+                    // First difference in this buffer: copy what came before it.
+                    let mut copy = Vec::with_capacity(buffer.entries.len());
+                    copy.extend_from_slice(&buffer.entries[..p]);
+                    entries = Some(copy);
+                }
+                if written {
                     continue;
                 }
-                let mut kept = entry.clone();
-                kept.flushed = outcome.flushed[b][p];
-                // Recount "preceded by" prefixes among the entries that remain.
-                kept.after = threads
-                    .iter()
-                    .enumerate()
-                    .filter(|&(other, _)| other != b)
-                    .map(|(other, &t)| {
-                        let limit = outcome.after[b][p][other] as usize;
-                        let count = outcome.written[other].iter().take(limit).filter(|w| !**w).count();
-                        (t, count as u32)
-                    })
-                    .filter(|&(_, count)| count > 0)
-                    .collect();
-                entries.push(kept);
+                if let Some(entries) = &mut entries {
+                    let mut kept = entry.clone();
+                    kept.flushed = flushed;
+                    kept.after.clone_from(&after);
+                    entries.push(kept);
+                }
             }
-            if !entries.is_empty() {
-                rebuilt.push(ThreadBuffer { thread: buffer.thread, entries: Arc::new(entries) });
+            match entries {
+                None => rebuilt.push(buffer.clone()),
+                Some(entries) if entries.is_empty() => {}
+                Some(entries) => rebuilt.push(ThreadBuffer { thread: buffer.thread, entries: Arc::new(entries) }),
             }
         }
         self.buffers = rebuilt;
@@ -380,19 +477,34 @@ impl StoreBuffers {
 
     /// Writes entries to memory in the given order, composing each contiguous
     /// run of touched bytes once (the last writer of each byte wins).
-    fn write_in_order<M: SharedMemory>(&self, memory: &mut M, order: &[(usize, usize)]) -> Result<(), M> {
-        let mut last: std::collections::BTreeMap<(u32, u64), (usize, u32)> = Default::default();
-        let written: Vec<&Entry> = order.iter().map(|&(b, p)| &self.buffers[b].entries[p]).collect();
-        for (k, entry) in written.iter().enumerate() {
-            for off in entry.range.start()..entry.range.end() {
-                last.insert((entry.range.addr.object, off), (k, (off - entry.range.start()) as u32));
+    fn write_in_order<M: SharedMemory>(&self, memory: &mut M, first: &[usize], order: &[usize]) -> Result<(), M> {
+        let entry_of = |id: usize| {
+            let b = first.partition_point(|&f| f <= id) - 1;
+            &self.buffers[b].entries[id - first[b]]
+        };
+        let written: Vec<&Entry> = order.iter().map(|&id| entry_of(id)).collect();
+        // A lone entry whose pointers all lie inside it is written as it is.
+        if let [entry] = written[..] {
+            if !entry.payload.is_empty() && is_well_formed(&entry.payload) {
+                return memory.write(entry.range.addr, &entry.payload).map_err(BufferError::Memory);
             }
         }
+        // Every written byte as (object, offset, writer rank, offset in writer); the
+        // last writer of a byte sorts last among its equals.
+        let mut bytes: Vec<(u32, u64, usize, u32)> = Vec::new();
+        for (k, entry) in written.iter().enumerate() {
+            let r = entry.range;
+            bytes.extend((r.start()..r.end()).map(|off| (r.addr.object, off, k, (off - r.start()) as u32)));
+        }
+        bytes.sort_unstable();
         let sources: Vec<&Payload> = written.iter().map(|e| &e.payload).collect();
         let mut run: Vec<ByteOrigin> = Vec::new();
         let mut run_start: Option<(u32, u64)> = None;
         let mut prev: Option<(u32, u64)> = None;
-        for (&(object, off), &origin) in &last {
+        for (i, &(object, off, k, at)) in bytes.iter().enumerate() {
+            if bytes.get(i + 1).is_some_and(|next| next.0 == object && next.1 == off) {
+                continue; // a later writer of this byte follows
+            }
             let contiguous = prev.is_some_and(|(po, poff)| po == object && poff + 1 == off);
             if !contiguous {
                 if let Some((o, start)) = run_start {
@@ -401,7 +513,7 @@ impl StoreBuffers {
                 run.clear();
                 run_start = Some((object, off));
             }
-            run.push(origin);
+            run.push((k, at));
             prev = Some((object, off));
         }
         if let Some((o, start)) = run_start {
@@ -414,27 +526,32 @@ impl StoreBuffers {
     /// of the same buffer can never be observed again: forget it (keeps the
     /// state space finite when a location is stored to in a loop).
     fn drop_shadowed_flushed(&mut self) {
+        // Flushed entries form each buffer's oldest part; only a buffer with two
+        // of them can hold a shadowed one.
+        let shadowed = |entries: &[Entry], p: usize| {
+            let e = &entries[p];
+            e.flushed
+                && (e.range.start()..e.range.end()).all(|off| {
+                    entries[p + 1..].iter().any(|n| n.flushed && n.range.contains_byte(e.range.addr.object, off))
+                })
+        };
+        let candidates = |entries: &[Entry]| entries.iter().filter(|e| e.flushed).take(2).count() == 2;
+        let any = self.buffers.iter().any(|b| {
+            let entries = &b.entries[..];
+            candidates(entries) && (0..entries.len()).any(|p| shadowed(entries, p))
+        });
+        if !any {
+            return;
+        }
         let doomed: Vec<Vec<bool>> = self
             .buffers
             .iter()
             .map(|b| {
-                let entries = &b.entries;
-                (0..entries.len())
-                    .map(|p| {
-                        let e = &entries[p];
-                        e.flushed
-                            && (e.range.start()..e.range.end()).all(|off| {
-                                entries[p + 1..]
-                                    .iter()
-                                    .any(|n| n.flushed && n.range.contains_byte(e.range.addr.object, off))
-                            })
-                    })
-                    .collect()
+                let entries = &b.entries[..];
+                (0..entries.len()).map(|p| shadowed(entries, p)).collect()
             })
             .collect();
-        if doomed.iter().flatten().any(|d| *d) {
-            self.remove_entries(&doomed);
-        }
+        self.remove_entries(&doomed);
     }
 
     /// Removes entries (`doomed[buffer][position]`), keeping the ordering facts
@@ -478,6 +595,13 @@ enum Forced {
     None,
     All,
     OldestUnflushed,
+}
+
+/// True when `assemble` of the payload alone gives the payload back: pointer
+/// offsets ascending, each pointer wholly inside.
+fn is_well_formed(payload: &Payload) -> bool {
+    payload.ptr_offsets.windows(2).all(|w| w[0] < w[1])
+        && payload.ptr_offsets.iter().all(|&o| u64::from(o) + u64::from(POINTER_SIZE) <= u64::from(payload.len()))
 }
 
 fn describe_value(payload: &Payload) -> String {

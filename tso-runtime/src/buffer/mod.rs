@@ -29,7 +29,9 @@
 mod entry;
 mod error;
 mod flat_memory;
+mod fx_hash;
 mod lazy;
+mod memo;
 mod reference;
 mod resolve;
 mod types;
