@@ -276,3 +276,61 @@ fn corrupt_bitcode_is_a_tool_error() {
     let run = check("intact", &[&path_arg(&whole)], QUICK);
     assert_answer(&run, PASS, &[]);
 }
+
+// Regressions found by the csmith suite (tests/hostile/regressions/).
+
+fn regression(name: &str) -> String {
+    path_arg(&fixture("regressions").join(name))
+}
+
+/// `*p = *q` with p == q: clang emits llvm.memcpy with equal source and destination,
+/// which LLVM allows ("equal or non-overlapping").
+#[test]
+fn struct_self_assignment_is_not_an_overlapping_memcpy() {
+    let file = regression("memcpy_self_assign.c");
+    for model in ["sc", "tso"] {
+        for opt in ["-O0", "-O2"] {
+            let run = check("memcpy-self", &[&file, "--memory-model", model, "--show-output", "--", opt], QUICK);
+            assert_answer(&run, PASS, &["| 6"]);
+        }
+    }
+}
+
+/// One thread, 64 stores to one global: one execution, so a handful of transitions at
+/// any store-buffer bound, not a number exponential in the stores.
+#[test]
+fn repeated_stores_in_one_thread_do_not_branch() {
+    let file = regression("repeated_stores_one_thread.c");
+    for bound in ["1", "2", "32"] {
+        let run = check("repeated-stores", &[&file, "--sb-bound", bound, "--format", "json"], Duration::from_secs(30));
+        assert_answer(&run, PASS, &[]);
+        let json: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap_or_default();
+        let transitions = json["transitions"].as_u64().unwrap_or(u64::MAX);
+        assert!(transitions <= 64, "--sb-bound {bound}: {transitions} transitions for a single-threaded program\n{}", run.text());
+    }
+}
+
+/// Reduced csmith program: the checksum matches native execution under SC and TSO, in
+/// seconds (natively it takes a millisecond; there is one execution).
+#[test]
+fn reduced_csmith_checksum_matches_native() {
+    let file = regression("csmith_crc_reduced.c");
+    let dir = scratch("crc-native");
+    let exe = dir.join("native");
+    let built = std::process::Command::new("clang-19")
+        .args(["-w", "-I", "/usr/include/csmith", "-o"])
+        .arg(&exe)
+        .arg(&file)
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(built, "clang-19 cannot build {file} (is csmith.h installed? apt-get install -y libcsmith-dev)");
+    let native = std::process::Command::new(&exe).output().expect("running the native program");
+    let native = String::from_utf8_lossy(&native.stdout).trim().to_string();
+    assert!(native.starts_with("checksum = "), "native output: {native}");
+    for (model, bound) in [("sc", "32"), ("tso", "32"), ("tso", "4")] {
+        let args = [file.as_str(), "--memory-model", model, "--sb-bound", bound, "--show-output", "--", "-I", "/usr/include/csmith", "-w"];
+        let run = check("crc-reduced", &args, Duration::from_secs(20));
+        assert_answer(&run, PASS, &[&native]);
+    }
+}
