@@ -108,6 +108,7 @@ fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
         runtime::register(&mut natives, &RuntimeOptions { sb_bound: bound, dynamic_bypass: cfg.dynamic_bypass, reference_machine: cfg.reference });
     }
     let prog = tso_engine::loader::translate(&module);
+    tso_engine::resources::reset_peak_rss();
     let opts = CheckOptions {
         limits: Limits { max_states: Some(5_000_000), timeout: Some(Duration::from_secs(120)), max_memory: Some(16 << 30) },
         ..CheckOptions::default()

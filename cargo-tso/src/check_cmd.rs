@@ -20,7 +20,10 @@ pub const EXIT_TOOL_ERROR: i32 = 2;
 #[derive(Debug, thiserror::Error)]
 pub enum CheckCommandError {
     #[error("cannot read {}: {source}", path.display())]
-    Missing { path: PathBuf, source: std::io::Error },
+    Missing {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{}: unknown file type (expected .c, .cc, .cpp, .cxx, .ll or .bc)", .0.display())]
     FileType(PathBuf),
     #[error(transparent)]
@@ -65,14 +68,19 @@ enum Input {
 fn classify(path: &Path) -> Result<Input, CheckCommandError> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("ll") | Some("bc") => Ok(Input::Module),
-        _ => Language::from_path(path).map(Input::Source).ok_or_else(|| CheckCommandError::FileType(path.to_path_buf())),
+        _ => Language::from_path(path)
+            .map(Input::Source)
+            .ok_or_else(|| CheckCommandError::FileType(path.to_path_buf())),
     }
 }
 
 /// Compiles the file if it is C/C++; returns the module to load.
 fn prepare(args: &CheckArgs) -> Result<PathBuf, CheckCommandError> {
     let file = &args.file;
-    std::fs::metadata(file).map_err(|source| CheckCommandError::Missing { path: file.clone(), source })?;
+    std::fs::metadata(file).map_err(|source| CheckCommandError::Missing {
+        path: file.clone(),
+        source,
+    })?;
     let language = match classify(file)? {
         Input::Module => return Ok(file.clone()),
         Input::Source(language) => language,
@@ -83,11 +91,19 @@ fn prepare(args: &CheckArgs) -> Result<PathBuf, CheckCommandError> {
     if language == Language::Cxx {
         clang_args.push("-std=c++17".to_owned());
     }
-    clang_args.extend(args.include_dirs.iter().map(|d| format!("-I{}", d.display())));
+    clang_args.extend(
+        args.include_dirs
+            .iter()
+            .map(|d| format!("-I{}", d.display())),
+    );
     clang_args.extend(args.defines.iter().map(|d| format!("-D{d}")));
     clang_args.extend(args.clang_args.iter().cloned());
     let source = std::path::absolute(file).unwrap_or_else(|_| file.clone());
-    let request = CompileRequest { source, language, args: clang_args };
+    let request = CompileRequest {
+        source,
+        language,
+        args: clang_args,
+    };
     let (bitcode, _) = cache.compile(&request)?;
     Ok(bitcode)
 }
@@ -101,19 +117,28 @@ struct Checked {
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let bitcode = prepare(args)?;
     let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+    if args.emit_instrumented.is_some() && settings.memory_model == crate::cli::MemoryModel::Sc {
+        eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
+    }
     let request = Request {
         bitcode: &bitcode,
         entry: "main",
         settings: &settings,
         collect_outcomes: args.outcomes,
         emit_instrumented: args.emit_instrumented.as_deref(),
+        progress: None,
     };
     let (outcome, sc) = pipeline::on_large_stack(|| {
         let outcome = pipeline::run_guarded(&request)?;
-        let sc = pipeline::wants_sc_rerun(&settings, &outcome).then(|| pipeline::sc_rerun(&request));
+        let sc =
+            pipeline::wants_sc_rerun(&settings, &outcome).then(|| pipeline::sc_rerun(&request));
         Ok::<_, PipelineError>((outcome, sc))
     })??;
-    Ok(Checked { settings, outcome, sc })
+    Ok(Checked {
+        settings,
+        outcome,
+        sc,
+    })
 }
 
 pub fn exit_code(verdict: Verdict) -> i32 {
@@ -139,7 +164,10 @@ pub fn run(args: &CheckArgs) -> i32 {
             eprintln!("error: {error}");
             if args.format == CheckFormat::Json {
                 let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
-                let mut failed = json::outcome_fields(&RunOutcome::tool_error(tso_engine::ErrorKind::Unsupported, String::new()), &settings);
+                let mut failed = json::outcome_fields(
+                    &RunOutcome::tool_error(tso_engine::ErrorKind::Unsupported, String::new()),
+                    &settings,
+                );
                 failed.insert("error".into(), serde_json::json!({ "kind": error.kind(), "message": error.to_string(), "location": null }));
                 println!("{}", Value::Object(failed));
             }
@@ -155,8 +183,12 @@ fn verdict_line(checked: &Checked) -> String {
         (Verdict::Pass, _) => format!("verdict: pass — no error is reachable ({model})"),
         (Verdict::Fail, Some(f)) => format!("verdict: fail — {} ({model})", f.kind),
         (Verdict::Fail, None) => format!("verdict: fail ({model})"),
-        (Verdict::Inconclusive, _) => format!("verdict: inconclusive — a limit stopped the search ({model})"),
-        (Verdict::Error, _) => format!("verdict: error — the program could not be checked ({model})"),
+        (Verdict::Inconclusive, _) => {
+            format!("verdict: inconclusive — a limit stopped the search ({model})")
+        }
+        (Verdict::Error, _) => {
+            format!("verdict: error — the program could not be checked ({model})")
+        }
     }
 }
 
@@ -187,8 +219,14 @@ fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
     let mut map = json::outcome_fields(&checked.outcome, &checked.settings);
     map.insert("file".into(), args.file.display().to_string().into());
     if args.outcomes {
-        map.insert("outcomes".into(), checked.outcome.outcomes.iter().cloned().collect());
+        map.insert(
+            "outcomes".into(),
+            checked.outcome.outcomes.iter().cloned().collect(),
+        );
     }
-    map.insert("sc_rerun".into(), checked.sc.as_ref().map_or(Value::Null, json::sc_rerun));
+    map.insert(
+        "sc_rerun".into(),
+        checked.sc.as_ref().map_or(Value::Null, json::sc_rerun),
+    );
     Value::Object(map)
 }

@@ -6,7 +6,12 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
-#[command(name = "cargo tso", bin_name = "cargo tso", version, about = "Model-check C and C++ code under x86-TSO")]
+#[command(
+    name = "cargo tso",
+    bin_name = "cargo tso",
+    version,
+    about = "Model-check C and C++ code under x86-TSO"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -180,7 +185,9 @@ pub struct SbBounds(pub Vec<u32>);
 fn parse_bounds(text: &str) -> Result<SbBounds, String> {
     let mut bounds = Vec::new();
     for part in text.split(',') {
-        let bound = part.trim().parse::<u32>().map_err(|_| format!("`{part}` is not a store-buffer bound (a number, 0 = unbounded)"))?;
+        let bound = part.trim().parse::<u32>().map_err(|_| {
+            format!("`{part}` is not a store-buffer bound (a number, 0 = unbounded)")
+        })?;
         if !bounds.contains(&bound) {
             bounds.push(bound);
         }
@@ -189,7 +196,8 @@ fn parse_bounds(text: &str) -> Result<SbBounds, String> {
 }
 
 fn parse_size(text: &str) -> Result<u64, String> {
-    tso_engine::resources::parse_bytes(text).ok_or_else(|| format!("`{text}` is not a size (e.g. 512M, 2G)"))
+    tso_engine::resources::parse_bytes(text)
+        .ok_or_else(|| format!("`{text}` is not a size (e.g. 512M, 2G)"))
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {
@@ -205,7 +213,10 @@ mod tests {
 
     #[test]
     fn bounds_list_keeps_order_and_drops_duplicates() {
-        assert_eq!(parse_bounds("1,2,4,32,0,2"), Ok(SbBounds(vec![1, 2, 4, 32, 0])));
+        assert_eq!(
+            parse_bounds("1,2,4,32,0,2"),
+            Ok(SbBounds(vec![1, 2, 4, 32, 0]))
+        );
         assert!(parse_bounds("1,x").is_err());
     }
 

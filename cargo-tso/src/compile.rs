@@ -1,10 +1,18 @@
 //! Compiling C/C++ to LLVM bitcode with clang-19, and linking several modules with
 //! llvm-link-19, behind a content-addressed cache.
 //!
-//! A cache entry is keyed by the tool, the arguments, the source path and its
-//! content; it records every file clang read (from its `-MD` depfile) with a hash
-//! of its content, and is valid only while all of them still hash the same. So a
-//! changed header recompiles, and an unchanged run recompiles nothing.
+//! A compile is keyed by the tool, the arguments, the source path and its content.
+//! Its record (`units/<key>`) names the module and every file clang read (from its
+//! `-MD` depfile) with a hash of its content, and is valid only while all of them
+//! still hash the same. So a changed header recompiles, and an unchanged run
+//! recompiles nothing.
+//!
+//! Several runs (parallel tests, parallel `cargo tso` processes) share one cache, so
+//! nothing in it is ever written in place or removed: modules are stored once under
+//! the hash of their content (`modules/<hash>.bc`), and files appear by an atomic
+//! rename of a finished temporary file. A path handed out always names a complete
+//! module, whatever other runs do meanwhile; two runs compiling the same unit at
+//! once only duplicate work.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -25,37 +33,73 @@ pub struct Toolchain {
 #[derive(Debug, thiserror::Error)]
 pub enum CompileError {
     #[error("cannot find {tool}: install clang-19 and llvm-19 (apt-get install clang-19 llvm-19), or set {env}")]
-    ToolMissing { tool: &'static str, env: &'static str },
+    ToolMissing {
+        tool: &'static str,
+        env: &'static str,
+    },
     #[error("cannot run {tool}: {source}")]
-    Spawn { tool: String, source: std::io::Error },
+    Spawn {
+        tool: String,
+        source: std::io::Error,
+    },
     #[error("could not compile {}:\n{diagnostics}", file.display())]
     Diagnostics { file: PathBuf, diagnostics: String },
     #[error("could not link {what}:\n{diagnostics}")]
     Link { what: String, diagnostics: String },
     #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> CompileError + '_ {
-    move |source| CompileError::Io { path: path.to_path_buf(), source }
+    move |source| CompileError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 impl Toolchain {
     /// Finds clang-19 and llvm-link-19 (overridable with `CARGO_TSO_CLANG`,
     /// `CARGO_TSO_CLANGXX`, `CARGO_TSO_LLVM_LINK`).
     pub fn locate() -> Result<Toolchain, CompileError> {
-        let clang = find_tool("CARGO_TSO_CLANG", &["/usr/lib/llvm-19/bin/clang", "/usr/bin/clang-19"], "clang-19")?;
-        let clangxx = find_tool("CARGO_TSO_CLANGXX", &["/usr/lib/llvm-19/bin/clang++", "/usr/bin/clang++-19"], "clang++-19")?;
-        let llvm_link = find_tool("CARGO_TSO_LLVM_LINK", &["/usr/lib/llvm-19/bin/llvm-link", "/usr/bin/llvm-link-19"], "llvm-link-19")?;
-        Ok(Toolchain { clang, clangxx, llvm_link })
+        let clang = find_tool(
+            "CARGO_TSO_CLANG",
+            &["/usr/lib/llvm-19/bin/clang", "/usr/bin/clang-19"],
+            "clang-19",
+        )?;
+        let clangxx = find_tool(
+            "CARGO_TSO_CLANGXX",
+            &["/usr/lib/llvm-19/bin/clang++", "/usr/bin/clang++-19"],
+            "clang++-19",
+        )?;
+        let llvm_link = find_tool(
+            "CARGO_TSO_LLVM_LINK",
+            &["/usr/lib/llvm-19/bin/llvm-link", "/usr/bin/llvm-link-19"],
+            "llvm-link-19",
+        )?;
+        Ok(Toolchain {
+            clang,
+            clangxx,
+            llvm_link,
+        })
     }
 }
 
-fn find_tool(env: &'static str, candidates: &[&str], tool: &'static str) -> Result<PathBuf, CompileError> {
+fn find_tool(
+    env: &'static str,
+    candidates: &[&str],
+    tool: &'static str,
+) -> Result<PathBuf, CompileError> {
     if let Some(path) = std::env::var_os(env) {
         return Ok(PathBuf::from(path));
     }
-    candidates.iter().map(PathBuf::from).find(|p| p.is_file()).ok_or(CompileError::ToolMissing { tool, env })
+    candidates
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())
+        .ok_or(CompileError::ToolMissing { tool, env })
 }
 
 /// One translation unit to compile.
@@ -116,7 +160,7 @@ impl Cache {
             Language::Cxx => &self.toolchain.clangxx,
         };
         let mut key = Sha256::new();
-        key.update(b"cargo-tso compile v1\0");
+        key.update(b"cargo-tso compile v2\0");
         key.update(compiler.as_os_str().as_encoded_bytes());
         for arg in &request.args {
             key.update(b"\0");
@@ -126,29 +170,47 @@ impl Cache {
         key.update(request.source.as_os_str().as_encoded_bytes());
         key.update(b"\0");
         key.update(&source_bytes);
-        let entry = self.dir.join("bc").join(hex(&key.finalize()));
-        let output = entry.join("module.bc");
-        if entry_is_valid(&entry) {
-            return Ok((output, CacheUse::Cached));
+        let record = self.dir.join("units").join(hex(&key.finalize()));
+        if let Some(module) = self.valid_record(&record) {
+            return Ok((module, CacheUse::Cached));
         }
         let work = self.temp_path("unit");
         std::fs::create_dir_all(&work).map_err(io_error(&work))?;
+        let result = self.compile_in(request, compiler, &work, &record);
+        let _ = std::fs::remove_dir_all(&work);
+        result.map(|module| (module, CacheUse::Compiled))
+    }
+
+    /// Runs the compiler in the private directory `work`, stores the module and then
+    /// the record that points at it.
+    fn compile_in(
+        &self,
+        request: &CompileRequest,
+        compiler: &Path,
+        work: &Path,
+        record: &Path,
+    ) -> Result<PathBuf, CompileError> {
         let depfile = work.join("deps.d");
+        let built = work.join("module.bc");
         let result = Command::new(compiler)
             .args(&request.args)
             .arg("-MD")
             .arg("-MF")
             .arg(&depfile)
             .arg("-o")
-            .arg(work.join("module.bc"))
+            .arg(&built)
             .arg(&request.source)
             .output()
-            .map_err(|source| CompileError::Spawn { tool: compiler.display().to_string(), source })?;
+            .map_err(|source| CompileError::Spawn {
+                tool: compiler.display().to_string(),
+                source,
+            })?;
         if !result.status.success() {
-            let _ = std::fs::remove_dir_all(&work);
             return Err(CompileError::Diagnostics {
                 file: request.source.clone(),
-                diagnostics: String::from_utf8_lossy(&result.stderr).trim_end().to_owned(),
+                diagnostics: String::from_utf8_lossy(&result.stderr)
+                    .trim_end()
+                    .to_owned(),
             });
         }
         let depfile_text = std::fs::read_to_string(&depfile).unwrap_or_default();
@@ -156,88 +218,138 @@ impl Cache {
         if !inputs.contains(&request.source) {
             inputs.push(request.source.clone());
         }
-        write_inputs(&work.join("inputs"), &inputs)?;
-        publish(&work, &entry)?;
-        Ok((output, CacheUse::Compiled))
+        let (module, module_hash) = self.store_module(&built)?;
+        let mut text = format!("module {module_hash}\n");
+        for input in &inputs {
+            let hash = content_hash(input).unwrap_or_else(|| "missing".to_owned());
+            let _ = writeln!(text, "{hash} {}", input.display());
+        }
+        self.publish_file(text.as_bytes(), record)?;
+        Ok(module)
+    }
+
+    /// The module a record points at, if the record exists, its module is stored and
+    /// every input it lists still has the recorded content.
+    fn valid_record(&self, record: &Path) -> Option<PathBuf> {
+        // Records are replaced by rename, never rewritten: one read sees one version.
+        let text = std::fs::read_to_string(record).ok()?;
+        let mut lines = text.lines();
+        let module_hash = lines.next()?.strip_prefix("module ")?;
+        let module = self.module_path(module_hash);
+        if !module.is_file() {
+            return None;
+        }
+        let inputs_unchanged = lines.all(|line| match line.split_once(' ') {
+            Some((hash, path)) => content_hash(Path::new(path)).as_deref() == Some(hash),
+            None => false,
+        });
+        inputs_unchanged.then_some(module)
+    }
+
+    fn module_path(&self, content_hash: &str) -> PathBuf {
+        self.dir.join("modules").join(format!("{content_hash}.bc"))
+    }
+
+    /// Stores a built module under the hash of its content and returns its path and
+    /// hash. A stored module is never changed or removed, so a path handed out stays
+    /// valid while other runs compile the same unit.
+    fn store_module(&self, built: &Path) -> Result<(PathBuf, String), CompileError> {
+        let bytes = std::fs::read(built).map_err(io_error(built))?;
+        let module_hash = hex(&Sha256::digest(&bytes));
+        let module = self.module_path(&module_hash);
+        if !module.is_file() {
+            self.publish_file(&bytes, &module)?;
+        }
+        Ok((module, module_hash))
+    }
+
+    /// Writes `bytes` to `path` atomically: a temporary file renamed into place, so
+    /// readers see the old file or the whole new one, never a partial one or none.
+    fn publish_file(&self, bytes: &[u8], path: &Path) -> Result<(), CompileError> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+        }
+        let temp = self.temp_path("publish");
+        std::fs::write(&temp, bytes).map_err(io_error(&temp))?;
+        std::fs::rename(&temp, path).map_err(|source| {
+            let _ = std::fs::remove_file(&temp);
+            CompileError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
     }
 
     /// Links several bitcode files into one module (cached by their content).
-    pub fn link(&self, inputs: &[PathBuf], what: &str) -> Result<(PathBuf, CacheUse), CompileError> {
+    pub fn link(
+        &self,
+        inputs: &[PathBuf],
+        what: &str,
+    ) -> Result<(PathBuf, CacheUse), CompileError> {
         let mut key = Sha256::new();
-        key.update(b"cargo-tso link v1\0");
+        key.update(b"cargo-tso link v2\0");
         for input in inputs {
             let bytes = std::fs::read(input).map_err(io_error(input))?;
             key.update(Sha256::digest(&bytes));
         }
-        let entry = self.dir.join("linked").join(hex(&key.finalize()));
-        let output = entry.join("module.bc");
+        // The inputs' contents determine the output: the key names the module itself.
+        let output = self
+            .dir
+            .join("linked")
+            .join(format!("{}.bc", hex(&key.finalize())));
         if output.is_file() {
             return Ok((output, CacheUse::Cached));
         }
         let work = self.temp_path("link");
         std::fs::create_dir_all(&work).map_err(io_error(&work))?;
+        let result = self.link_in(inputs, what, &work, &output);
+        let _ = std::fs::remove_dir_all(&work);
+        result.map(|()| (output, CacheUse::Compiled))
+    }
+
+    fn link_in(
+        &self,
+        inputs: &[PathBuf],
+        what: &str,
+        work: &Path,
+        output: &Path,
+    ) -> Result<(), CompileError> {
+        let built = work.join("module.bc");
         let result = Command::new(&self.toolchain.llvm_link)
             .args(inputs)
             .arg("-o")
-            .arg(work.join("module.bc"))
+            .arg(&built)
             .output()
-            .map_err(|source| CompileError::Spawn { tool: self.toolchain.llvm_link.display().to_string(), source })?;
+            .map_err(|source| CompileError::Spawn {
+                tool: self.toolchain.llvm_link.display().to_string(),
+                source,
+            })?;
         if !result.status.success() {
-            let _ = std::fs::remove_dir_all(&work);
-            return Err(CompileError::Link { what: what.to_owned(), diagnostics: String::from_utf8_lossy(&result.stderr).trim_end().to_owned() });
+            return Err(CompileError::Link {
+                what: what.to_owned(),
+                diagnostics: String::from_utf8_lossy(&result.stderr)
+                    .trim_end()
+                    .to_owned(),
+            });
         }
-        publish(&work, &entry)?;
-        Ok((output, CacheUse::Compiled))
+        let bytes = std::fs::read(&built).map_err(io_error(&built))?;
+        self.publish_file(&bytes, output)
     }
-}
-
-/// Moves a finished work directory into place; a concurrent run may have won.
-fn publish(work: &Path, entry: &Path) -> Result<(), CompileError> {
-    if let Some(parent) = entry.parent() {
-        std::fs::create_dir_all(parent).map_err(io_error(parent))?;
-    }
-    if entry.exists() {
-        let _ = std::fs::remove_dir_all(entry);
-    }
-    if std::fs::rename(work, entry).is_err() {
-        let _ = std::fs::remove_dir_all(work);
-        if !entry.join("module.bc").is_file() {
-            return Err(CompileError::Io { path: entry.to_path_buf(), source: std::io::Error::other("cannot store the compiled module") });
-        }
-    }
-    Ok(())
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 fn content_hash(path: &Path) -> Option<String> {
-    std::fs::read(path).ok().map(|bytes| hex(&Sha256::digest(&bytes)))
-}
-
-/// `inputs`: one line per input file, `<sha256> <path>`.
-fn write_inputs(file: &Path, inputs: &[PathBuf]) -> Result<(), CompileError> {
-    let mut text = String::new();
-    for input in inputs {
-        let hash = content_hash(input).unwrap_or_else(|| "missing".to_owned());
-        let _ = writeln!(text, "{hash} {}", input.display());
-    }
-    std::fs::write(file, text).map_err(io_error(file))
-}
-
-fn entry_is_valid(entry: &Path) -> bool {
-    if !entry.join("module.bc").is_file() {
-        return false;
-    }
-    let Ok(text) = std::fs::read_to_string(entry.join("inputs")) else { return false };
-    text.lines().all(|line| match line.split_once(' ') {
-        Some((hash, path)) => content_hash(Path::new(path)).as_deref() == Some(hash),
-        None => false,
-    })
+    std::fs::read(path)
+        .ok()
+        .map(|bytes| hex(&Sha256::digest(&bytes)))
 }
 
 /// The prerequisites of a make-style depfile (`out: a.c b.h \` ...), with `\ ` escapes.
@@ -277,7 +389,12 @@ fn parse_depfile(text: &str) -> Vec<PathBuf> {
 
 /// The clang arguments shared by every compile: bitcode with debug info.
 pub fn base_args(language: Language, opt_level: &str, include_dir: &Path) -> Vec<String> {
-    let mut args = vec!["-c".to_owned(), "-emit-llvm".to_owned(), "-g".to_owned(), format!("-O{opt_level}")];
+    let mut args = vec![
+        "-c".to_owned(),
+        "-emit-llvm".to_owned(),
+        "-g".to_owned(),
+        format!("-O{opt_level}"),
+    ];
     if language == Language::Cxx {
         args.push("-fno-exceptions".to_owned());
     }
@@ -289,10 +406,99 @@ pub fn base_args(language: Language, opt_level: &str, include_dir: &Path) -> Vec
 mod tests {
     use super::*;
 
+    /// A fresh directory under the system temp dir, removed on drop.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+            let dir =
+                std::env::temp_dir().join(format!("cargo-tso-{name}-{}-{n}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("creating a scratch directory");
+            Scratch(dir)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// Many threads compile the same unit into one cache at once, on a cold cache and
+    /// after a header change makes the entry stale, and each loads the module it was
+    /// given right away: every load must find a complete module with the function.
+    /// (Publishing once removed the entry before moving the new one in, so a reader
+    /// could find no module at all.)
+    #[test]
+    fn concurrent_compiles_of_one_unit_always_yield_a_loadable_module() {
+        let Ok(toolchain) = Toolchain::locate() else {
+            panic!("clang-19 and llvm-link-19 are needed by this test");
+        };
+        let scratch = Scratch::new("cache-race");
+        let source = scratch.0.join("unit.c");
+        let header = scratch.0.join("value.h");
+        std::fs::write(
+            &source,
+            "#include \"value.h\"\nint the_entry(void) { return VALUE; }\n",
+        )
+        .expect("writing the source");
+        let cache = Cache::new(scratch.0.join("cache"), toolchain);
+        let request = CompileRequest {
+            source: source.clone(),
+            language: Language::C,
+            args: vec![
+                "-c".to_owned(),
+                "-emit-llvm".to_owned(),
+                "-O0".to_owned(),
+                format!("-I{}", scratch.0.display()),
+            ],
+        };
+        for round in 0..6 {
+            std::fs::write(&header, format!("#define VALUE {round}\n")).expect("writing a header");
+            let failures: Vec<String> = std::thread::scope(|scope| {
+                let workers: Vec<_> = (0..8)
+                    .map(|_| {
+                        scope.spawn(|| -> Result<(), String> {
+                            for _ in 0..3 {
+                                let (path, _) =
+                                    cache.compile(&request).map_err(|e| e.to_string())?;
+                                let context = inkwell::context::Context::create();
+                                let module = tso_engine::loader::parse_module(&context, &path)
+                                    .map_err(|e| e.to_string())?;
+                                if module.get_function("the_entry").is_none() {
+                                    return Err(format!("{}: no the_entry", path.display()));
+                                }
+                            }
+                            Ok(())
+                        })
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .filter_map(|w| match w.join() {
+                        Ok(Ok(())) => None,
+                        Ok(Err(message)) => Some(message),
+                        Err(_) => Some("a worker panicked".to_owned()),
+                    })
+                    .collect()
+            });
+            assert!(failures.is_empty(), "round {round}: {failures:?}");
+        }
+    }
+
     #[test]
     fn depfile_with_continuations_and_escaped_spaces() {
         let text = "out.bc: /a/x.c /a/my\\ dir/y.h \\\n  /usr/include/stdio.h\n";
         let paths = parse_depfile(text);
-        assert_eq!(paths, vec![PathBuf::from("/a/x.c"), PathBuf::from("/a/my dir/y.h"), PathBuf::from("/usr/include/stdio.h")]);
+        assert_eq!(
+            paths,
+            vec![
+                PathBuf::from("/a/x.c"),
+                PathBuf::from("/a/my dir/y.h"),
+                PathBuf::from("/usr/include/stdio.h")
+            ]
+        );
     }
 }

@@ -34,7 +34,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Err(error) => {
             let _ = error.print();
             // Help and version are not errors; every usage error is "could not run".
-            return if error.use_stderr() { check_cmd::EXIT_TOOL_ERROR } else { 0 };
+            return if error.use_stderr() {
+                check_cmd::EXIT_TOOL_ERROR
+            } else {
+                0
+            };
         }
     };
     match cli.command {

@@ -16,7 +16,11 @@ pub struct SourceLocation {
 
 impl SourceLocation {
     fn from_engine(loc: &tso_engine::ir::Location) -> SourceLocation {
-        SourceLocation { file: loc.file.to_string(), line: loc.line, column: loc.column }
+        SourceLocation {
+            file: loc.file.to_string(),
+            line: loc.line,
+            column: loc.column,
+        }
     }
 }
 
@@ -74,7 +78,9 @@ impl RunOutcome {
         let failure = report.failure.as_ref().map(|f| Failure {
             kind: f.kind,
             message: f.message.clone(),
-            location: cex.and_then(|c| c.error_location.as_ref()).map(SourceLocation::from_engine),
+            location: cex
+                .and_then(|c| c.error_location.as_ref())
+                .map(SourceLocation::from_engine),
         });
         let trace = cex
             .map(|c| {
@@ -111,7 +117,11 @@ impl RunOutcome {
     pub fn tool_error(kind: ErrorKind, message: String) -> RunOutcome {
         RunOutcome {
             verdict: Verdict::Error,
-            failure: Some(Failure { kind, message, location: None }),
+            failure: Some(Failure {
+                kind,
+                message,
+                location: None,
+            }),
             trace: Vec::new(),
             inconclusive_reason: None,
             figures: Figures::default(),
@@ -145,7 +155,9 @@ impl ScClassification {
         match self {
             ScClassification::NeedsTso => "needs TSO: passes under sequential consistency",
             ScClassification::FailsUnderSc => "fails under SC too",
-            ScClassification::Unknown => "under sequential consistency: no verdict (the SC re-run was inconclusive)",
+            ScClassification::Unknown => {
+                "under sequential consistency: no verdict (the SC re-run was inconclusive)"
+            }
         }
     }
 

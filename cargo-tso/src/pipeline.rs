@@ -5,6 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use inkwell::context::Context;
+use tso_engine::explore::ProgressFn;
 use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions};
 use tso_runtime::runtime::{register, RuntimeOptions};
@@ -24,13 +25,15 @@ pub enum PipelineError {
 }
 
 /// What to check.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Request<'a> {
     pub bitcode: &'a Path,
     pub entry: &'a str,
     pub settings: &'a CheckSettings,
     pub collect_outcomes: bool,
     pub emit_instrumented: Option<&'a Path>,
+    /// Called with the figures so far while the engine explores (progress display).
+    pub progress: Option<ProgressFn>,
 }
 
 /// Runs one check. Problems in the program (including constructs the pass or the
@@ -40,11 +43,16 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
     let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
     let mut natives = Natives::standard();
     if request.settings.memory_model == MemoryModel::Tso {
-        let options = InstrumentOptions { static_locals: request.settings.static_locals };
+        let options = InstrumentOptions {
+            static_locals: request.settings.static_locals,
+        };
         if let Err(error) = instrument_module(&module, &options) {
             // Every pass error means the tool could not check this program (exit 2).
             let error: InstrumentError = error;
-            return Ok(RunOutcome::tool_error(ErrorKind::Unsupported, format!("TSO instrumentation: {error}")));
+            return Ok(RunOutcome::tool_error(
+                ErrorKind::Unsupported,
+                format!("TSO instrumentation: {error}"),
+            ));
         }
         register(
             &mut natives,
@@ -56,7 +64,12 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
         );
     }
     if let Some(path) = request.emit_instrumented {
-        module.print_to_file(path).map_err(|e| PipelineError::Emit { path: path.to_path_buf(), message: e.to_string() })?;
+        module
+            .print_to_file(path)
+            .map_err(|e| PipelineError::Emit {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            })?;
     }
     let program = tso_engine::loader::translate(&module);
     let options = CheckOptions {
@@ -64,6 +77,7 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
         machine: request.settings.machine.clone(),
         limits: request.settings.limits.clone(),
         collect_outcomes: request.collect_outcomes,
+        progress: request.progress.clone(),
     };
     let report = tso_engine::check(&program, &natives, &options);
     Ok(RunOutcome::from_report(&report))
@@ -80,9 +94,17 @@ pub fn run_guarded(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
 /// Re-runs a TSO failure under SC, to say whether the bug needs TSO.
 pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
     let sc = request.settings.under_sc();
-    let sc_request = Request { settings: &sc, collect_outcomes: false, emit_instrumented: None, ..request.clone() };
+    let sc_request = Request {
+        settings: &sc,
+        collect_outcomes: false,
+        emit_instrumented: None,
+        ..request.clone()
+    };
     match run_guarded(&sc_request) {
-        Ok(outcome) => ScRerun { classification: ScClassification::from_verdict(outcome.verdict), outcome },
+        Ok(outcome) => ScRerun {
+            classification: ScClassification::from_verdict(outcome.verdict),
+            outcome,
+        },
         Err(error) => ScRerun {
             classification: ScClassification::Unknown,
             outcome: RunOutcome::tool_error(ErrorKind::Unsupported, error.to_string()),
@@ -116,7 +138,9 @@ pub fn on_large_stack<T: Send>(f: impl FnOnce() -> T + Send) -> Result<T, Pipeli
             .stack_size(WORKER_STACK_SIZE)
             .spawn_scoped(scope, f)
             .map_err(|e| PipelineError::Internal(format!("cannot start a checker thread: {e}")))?;
-        handle.join().map_err(|payload| PipelineError::Internal(panic_message(payload.as_ref())))
+        handle
+            .join()
+            .map_err(|payload| PipelineError::Internal(panic_message(payload.as_ref())))
     })
 }
 

@@ -43,7 +43,10 @@ impl CheckSettings {
 
     /// The same run under sequential consistency (for classifying a TSO failure).
     pub fn under_sc(&self) -> CheckSettings {
-        CheckSettings { memory_model: MemoryModel::Sc, ..self.clone() }
+        CheckSettings {
+            memory_model: MemoryModel::Sc,
+            ..self.clone()
+        }
     }
 
     /// `x86-TSO, sb-bound 32` / `SC`, for headers.

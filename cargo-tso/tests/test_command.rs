@@ -13,11 +13,17 @@ fn sc() -> [&'static str; 2] {
 
 /// The test events (`type: test`, not `started`) of a JSON stream, by name.
 fn finished_events(stdout: &str) -> Vec<Value> {
-    json_lines(stdout).into_iter().filter(|e| e["type"] == "test" && e["event"] != "started").collect()
+    json_lines(stdout)
+        .into_iter()
+        .filter(|e| e["type"] == "test" && e["event"] != "started")
+        .collect()
 }
 
 fn event<'a>(events: &'a [Value], name: &str) -> &'a Value {
-    events.iter().find(|e| e["name"] == name).unwrap_or_else(|| panic!("no event for {name} in {events:?}"))
+    events
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no event for {name} in {events:?}"))
 }
 
 #[test]
@@ -31,7 +37,10 @@ fn list_shows_every_test_of_the_workspace() {
 fn list_ignored_shows_only_ignored_tests() {
     let out = run(test().args(["--workspace", "--list", "--ignored"]));
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(out.stdout, "fixture-basic::counters::slow_one: test\n\n1 test, 0 benchmarks\n");
+    assert_eq!(
+        out.stdout,
+        "fixture-basic::counters::slow_one: test\n\n1 test, 0 benchmarks\n"
+    );
 }
 
 #[test]
@@ -45,39 +54,94 @@ fn pretty_report_of_a_package_under_sc() {
 fn all_passing_exits_0() {
     let out = run(test().args(["-p", "fixture-litmus"]).args(sc()));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out;"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out;"
+        ),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
 fn filters_exact_and_skip_select_tests() {
     let out = run(test().args(["-p", "fixture-basic", "lost_update", "--list"]));
     assert_eq!(out.stdout, "fixture-basic::counters::lost_update: test\nfixture-basic::counters::lost_update_expected: test\n\n2 tests, 0 benchmarks\n");
-    let out = run(test().args(["-p", "fixture-basic", "--exact", "fixture-basic::counters::lost_update", "--list"]));
-    assert_eq!(out.stdout, "fixture-basic::counters::lost_update: test\n\n1 test, 0 benchmarks\n");
-    let out = run(test().args(["-p", "fixture-basic", "counters", "--skip", "lost", "--skip", "slow", "--list"]));
+    let out = run(test().args([
+        "-p",
+        "fixture-basic",
+        "--exact",
+        "fixture-basic::counters::lost_update",
+        "--list",
+    ]));
+    assert_eq!(
+        out.stdout,
+        "fixture-basic::counters::lost_update: test\n\n1 test, 0 benchmarks\n"
+    );
+    let out = run(test().args([
+        "-p",
+        "fixture-basic",
+        "counters",
+        "--skip",
+        "lost",
+        "--skip",
+        "slow",
+        "--list",
+    ]));
     assert_eq!(
         out.stdout,
         "fixture-basic::counters::locked: test\nfixture-basic::counters::locked_expected_to_fail: test\nfixture-basic::counters::wrong_kind: test\n\n3 tests, 0 benchmarks\n"
     );
     // Running with a filter reports the rest as filtered out.
-    let out = run(test().args(["-p", "fixture-basic", "counters::locked"]).args(sc()));
-    assert!(out.stdout.contains("test fixture-basic::counters::locked ... ok"), "{}", out.stdout);
-    assert!(out.stdout.contains("1 passed; 1 failed; 0 ignored; 0 measured; 6 filtered out"), "{}", out.stdout);
+    let out = run(test()
+        .args(["-p", "fixture-basic", "counters::locked"])
+        .args(sc()));
+    assert!(
+        out.stdout
+            .contains("test fixture-basic::counters::locked ... ok"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("1 passed; 1 failed; 0 ignored; 0 measured; 6 filtered out"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
 fn ignored_and_include_ignored() {
     let out = run(test().args(["-p", "fixture-basic", "--ignored"]).args(sc()));
     assert_eq!(out.code, 0, "{}", out.stdout);
-    assert!(out.stdout.contains("test fixture-basic::counters::slow_one ... ok"), "{}", out.stdout);
-    assert!(out.stdout.contains("1 passed; 0 failed; 0 ignored; 0 measured; 7 filtered out"), "{}", out.stdout);
-    let out = run(test().args(["-p", "fixture-basic", "counters::slow", "--include-ignored"]).args(sc()));
-    assert!(out.stdout.contains("test fixture-basic::counters::slow_one ... ok"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("test fixture-basic::counters::slow_one ... ok"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("1 passed; 0 failed; 0 ignored; 0 measured; 7 filtered out"),
+        "{}",
+        out.stdout
+    );
+    let out = run(test()
+        .args(["-p", "fixture-basic", "counters::slow", "--include-ignored"])
+        .args(sc()));
+    assert!(
+        out.stdout
+            .contains("test fixture-basic::counters::slow_one ... ok"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]
 fn json_format_is_libtest_events_with_checker_fields() {
-    let out = run(test().args(["-p", "fixture-basic", "--format", "json"]).args(sc()));
+    let out = run(test()
+        .args(["-p", "fixture-basic", "--format", "json"])
+        .args(sc()));
     assert_eq!(out.code, 101, "{}", out.stderr);
     let lines = json_lines(&out.stdout);
     assert_eq!(lines[0]["type"], "suite");
@@ -100,16 +164,25 @@ fn json_format_is_libtest_events_with_checker_fields() {
     assert_eq!(lost["error"]["kind"], "assertion");
     assert_eq!(lost["error"]["location"], "basic/tso-tests/counters.c:38");
     assert!(lost["trace"].as_array().is_some_and(|t| !t.is_empty()));
-    assert!(lost["stdout"].as_str().is_some_and(|s| s.contains("TSO_ASSERT(counter == 2)")));
+    assert!(lost["stdout"]
+        .as_str()
+        .is_some_and(|s| s.contains("TSO_ASSERT(counter == 2)")));
     let expected = event(&events, "fixture-basic::counters::lost_update_expected");
     assert_eq!(expected["event"], "ok");
     assert_eq!(expected["expected_failure"], "assertion");
     let passed_unexpectedly = event(&events, "fixture-basic::counters::locked_expected_to_fail");
     assert_eq!(passed_unexpectedly["event"], "failed");
-    assert!(passed_unexpectedly["stdout"].as_str().is_some_and(|s| s.contains("expected failure but passed")));
+    assert!(passed_unexpectedly["stdout"]
+        .as_str()
+        .is_some_and(|s| s.contains("expected failure but passed")));
     let wrong = event(&events, "fixture-basic::counters::wrong_kind");
-    assert!(wrong["stdout"].as_str().is_some_and(|s| s.contains("expected failure `deadlock`, but the test failed with `assertion`")));
-    assert_eq!(event(&events, "fixture-basic::counters::slow_one")["event"], "ignored");
+    assert!(wrong["stdout"].as_str().is_some_and(
+        |s| s.contains("expected failure `deadlock`, but the test failed with `assertion`")
+    ));
+    assert_eq!(
+        event(&events, "fixture-basic::counters::slow_one")["event"],
+        "ignored"
+    );
     assert_eq!(event(&events, "fixture-basic::program")["event"], "ok");
 }
 
@@ -124,20 +197,54 @@ fn terse_format() {
 fn compile_error_fails_that_file_with_diagnostics_and_others_run() {
     let out = run(test().args(["-p", "fixture-broken"]).args(sc()));
     assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("test fixture-broken::fine::still_runs ... ok"), "{}", out.stdout);
-    assert!(out.stdout.contains("test fixture-broken::typo ... FAILED"), "{}", out.stdout);
-    assert!(out.stdout.contains("typo.c:4:16: error: use of undeclared identifier 'undeclared_variable'"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("test fixture-broken::fine::still_runs ... ok"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("test fixture-broken::typo ... FAILED"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("typo.c:4:16: error: use of undeclared identifier 'undeclared_variable'"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("1 passed; 1 failed"), "{}", out.stdout);
 }
 
 #[test]
 fn max_states_is_inconclusive_not_passed() {
-    let out = run(test().args(["-p", "fixture-basic", "three_workers", "--max-states", "100"]).args(sc()));
+    let out = run(test()
+        .args([
+            "-p",
+            "fixture-basic",
+            "three_workers",
+            "--max-states",
+            "100",
+        ])
+        .args(sc()));
     assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("test fixture-basic::grid::three_workers ... INCONCLUSIVE"), "{}", out.stdout);
-    assert!(out.stdout.contains("inconclusive: --max-states 100 reached"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("test fixture-basic::grid::three_workers ... INCONCLUSIVE"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("inconclusive: --max-states 100 reached"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("0 passed; 1 failed"), "{}", out.stdout);
-    let out = run(test().args(["-p", "fixture-basic", "three_workers"]).args(sc()));
+    let out = run(test()
+        .args(["-p", "fixture-basic", "three_workers"])
+        .args(sc()));
     assert_eq!(out.code, 0, "without the limit it passes: {}", out.stdout);
 }
 
@@ -146,14 +253,37 @@ fn second_run_recompiles_nothing() {
     let cache = scratch("cache-test");
     let _ = std::fs::remove_dir_all(&cache);
     let counts = || {
-        let out = run(test().env("CARGO_TSO_CACHE_DIR", &cache).args(["-p", "fixture-litmus", "-p", "fixture-basic", "--format", "json"]).args(sc()));
-        let start = json_lines(&out.stdout).into_iter().next().expect("suite started");
+        let out = run(test()
+            .env("CARGO_TSO_CACHE_DIR", &cache)
+            .args([
+                "-p",
+                "fixture-litmus",
+                "-p",
+                "fixture-basic",
+                "--format",
+                "json",
+            ])
+            .args(sc()));
+        let start = json_lines(&out.stdout)
+            .into_iter()
+            .next()
+            .expect("suite started");
         (start["compiled"].as_u64(), start["cached"].as_u64())
     };
     assert_eq!(counts(), (Some(4), Some(0)));
     assert_eq!(counts(), (Some(0), Some(4)));
-    let out = run(test().env("CARGO_TSO_CACHE_DIR", &cache).args(["-p", "fixture-litmus", "-v", "--list"]));
-    assert!(out.stderr.contains("Cached litmus/tso-tests/store_buffering.c"), "{}", out.stderr);
+    let out = run(test().env("CARGO_TSO_CACHE_DIR", &cache).args([
+        "-p",
+        "fixture-litmus",
+        "-v",
+        "--list",
+    ]));
+    assert!(
+        out.stderr
+            .contains("Cached litmus/tso-tests/store_buffering.c"),
+        "{}",
+        out.stderr
+    );
     assert!(!out.stderr.contains("Compiled"), "{}", out.stderr);
 }
 
@@ -170,8 +300,18 @@ fn unknown_package_is_an_error() {
 fn tso_failures_say_whether_they_need_tso() {
     let out = run(test().args(["-p", "fixture-litmus", "store_buffering::plain"]));
     assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
-    assert!(out.stdout.contains("needs TSO: passes under sequential consistency"), "{}", out.stdout);
-    let out = run(test().args(["-p", "fixture-basic", "--exact", "fixture-basic::counters::lost_update"]));
+    assert!(
+        out.stdout
+            .contains("needs TSO: passes under sequential consistency"),
+        "{}",
+        out.stdout
+    );
+    let out = run(test().args([
+        "-p",
+        "fixture-basic",
+        "--exact",
+        "fixture-basic::counters::lost_update",
+    ]));
     assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
     assert!(out.stdout.contains("fails under SC too"), "{}", out.stdout);
     let out = run(test().args(["-p", "fixture-litmus", "store_buffering::fenced"]));
@@ -183,16 +323,128 @@ fn bound_sweep_prints_a_table_per_test() {
     let out = run(test().args(["-p", "fixture-litmus", "--sb-bound", "1,2,0"]));
     assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
     let text = mask(&out.stdout);
+    insta::assert_snapshot!("test_sweep_litmus", text);
     for bound in ["1", "2", "unbounded"] {
-        assert!(text.contains(&format!("test fixture-litmus::store_buffering::padded [sb={bound}] ... ")), "{text}");
+        assert!(
+            text.contains(&format!(
+                "test fixture-litmus::store_buffering::padded [sb={bound}] ... "
+            )),
+            "{text}"
+        );
     }
-    assert!(text.contains("sb-bound sweep: fixture-litmus::store_buffering::padded\n"), "{text}");
+    assert!(
+        text.contains("sb-bound sweep: fixture-litmus::store_buffering::padded\n"),
+        "{text}"
+    );
     assert!(text.contains("  smallest failing bound: 2\n"), "{text}");
-    assert!(text.contains("  passes at every bound\n"), "the fenced test: {text}");
-    assert!(text.contains("failures:\n    fixture-litmus::store_buffering::plain [sb=1]\n"), "{text}");
-    let lines = json_lines(&run(test().args(["-p", "fixture-litmus", "--sb-bound", "1,2,0", "--format", "json"])).stdout);
-    let sweep = |name: &str| lines.iter().find(|l| l["type"] == "sweep" && l["name"] == name).cloned().unwrap_or_default();
-    assert_eq!(sweep("fixture-litmus::store_buffering::plain")["smallest_failing_bound"], 1);
-    assert_eq!(sweep("fixture-litmus::store_buffering::padded")["smallest_failing_bound"], 2);
+    assert!(
+        text.contains("  passes at every bound\n"),
+        "the fenced test: {text}"
+    );
+    assert!(
+        text.contains("failures:\n    fixture-litmus::store_buffering::plain [sb=1]\n"),
+        "{text}"
+    );
+    let lines = json_lines(
+        &run(test().args([
+            "-p",
+            "fixture-litmus",
+            "--sb-bound",
+            "1,2,0",
+            "--format",
+            "json",
+        ]))
+        .stdout,
+    );
+    let sweep = |name: &str| {
+        lines
+            .iter()
+            .find(|l| l["type"] == "sweep" && l["name"] == name)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        sweep("fixture-litmus::store_buffering::plain")["smallest_failing_bound"],
+        1
+    );
+    assert_eq!(
+        sweep("fixture-litmus::store_buffering::padded")["smallest_failing_bound"],
+        2
+    );
     assert!(sweep("fixture-litmus::store_buffering::fenced")["smallest_failing_bound"].is_null());
+}
+
+/// `cargo-tso tso test -p fixture-litmus` under SC on a pseudo-terminal (util-linux
+/// `script`), its stdout discarded: what is left is what it draws on stderr.
+fn on_a_terminal(ci: bool) -> String {
+    let command = format!(
+        "'{}' tso test -p fixture-litmus --memory-model sc --test-threads 1 >/dev/null",
+        env!("CARGO_BIN_EXE_cargo-tso")
+    );
+    let mut script = std::process::Command::new("script");
+    script
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(common::fixtures().join("ws"))
+        .env("CARGO_TSO_CACHE_DIR", scratch("cache"))
+        .env("CARGO_TARGET_DIR", scratch("fixture-target"))
+        .env("NO_COLOR", "1")
+        .env_remove("CI");
+    if ci {
+        script.env("CI", "1");
+    }
+    let out = run(&mut script);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    out.stdout
+}
+
+#[test]
+fn progress_is_drawn_only_on_a_terminal_outside_ci() {
+    let drawn = on_a_terminal(false);
+    assert!(
+        drawn.contains("0/3 running: fixture-litmus::"),
+        "no progress display on a terminal: {drawn:?}"
+    );
+    let in_ci = on_a_terminal(true);
+    assert!(!in_ci.contains("running:"), "progress in CI: {in_ci:?}");
+    // Piped (not a terminal), CI unset: only the report.
+    let out = run(test()
+        .env_remove("CI")
+        .args(["-p", "fixture-litmus"])
+        .args(sc()));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for text in [&out.stdout, &out.stderr] {
+        assert!(
+            !text.contains("running:") && !text.contains("states/s"),
+            "progress text in non-terminal output: {text:?}"
+        );
+    }
+}
+
+/// Issue 5, determinism: the number of worker threads changes the order tests finish
+/// in, never a test's verdict, error, state count or counterexample.
+#[test]
+fn results_do_not_depend_on_test_threads() {
+    let by_name = |threads: &str| {
+        let mut cmd = common::cargo_tso();
+        cmd.current_dir(common::fixtures().join("ws"))
+            .args(["tso", "test", "--workspace", "--format", "json", "--test-threads", threads]);
+        let out = run(&mut cmd);
+        let mut events: Vec<(String, String)> = finished_events(&out.stdout)
+            .into_iter()
+            .map(|e| {
+                let name = e["name"].as_str().unwrap_or_default().to_owned();
+                let facts = serde_json::json!({
+                    "event": e["event"], "error": e["error"], "states": e["states"],
+                    "transitions": e["transitions"], "trace": e["trace"], "sc": e["sc_rerun"]["states"],
+                });
+                (name, facts.to_string())
+            })
+            .collect();
+        events.sort();
+        events
+    };
+    let one = by_name("1");
+    assert!(one.len() >= 10, "too few tests ran: {one:?}");
+    assert_eq!(one, by_name("4"));
+    assert_eq!(one, by_name("2"));
 }

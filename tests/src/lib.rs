@@ -1,2 +1,30 @@
-//! Shared helpers for the end-to-end suites in `tests/tests/`: locating the corpus and
-//! running the real `cargo-tso` binary.
+//! Shared helpers for the end-to-end suites in `tests/tests/`: locating the corpus,
+//! building and running the real `cargo-tso` binary, running work in parallel, and the
+//! random program generators of the differential suites.
+
+pub mod binary;
+pub mod check;
+pub mod corpus;
+pub mod gen_sc;
+pub mod gen_tso;
+pub mod litmus;
+pub mod parallel;
+pub mod prng;
+
+use std::path::PathBuf;
+
+/// The workspace root (the parent of this crate).
+pub fn workspace_root() -> PathBuf {
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.parent().map(PathBuf::from).unwrap_or(here)
+}
+
+/// `tests/` of the workspace, where the corpora live.
+pub fn suite_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A number from the environment, or `default` when unset or unparsable.
+pub fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
+}

@@ -7,18 +7,20 @@ use crate::ir::Program;
 use crate::natives::Natives;
 use std::collections::BTreeSet;
 
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct CheckOptions {
     /// The function to run as the main thread (`main`, or a test function).
     pub entry: String,
     pub machine: MachineOptions,
     pub limits: Limits,
     pub collect_outcomes: bool,
+    /// Called now and then with the figures so far.
+    pub progress: Option<crate::explore::ProgressFn>,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { entry: "main".into(), machine: MachineOptions::default(), limits: Limits::default(), collect_outcomes: false }
+        CheckOptions { entry: "main".into(), machine: MachineOptions::default(), limits: Limits::default(), collect_outcomes: false, progress: None }
     }
 }
 
@@ -56,7 +58,7 @@ pub struct CheckReport {
 
 /// Model-check `program` from `opts.entry`.
 pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
-    let machine = Machine::new(program, natives, opts.machine.clone());
+    let machine = Machine::new(program, natives, MachineOptions { outputs_visible: opts.collect_outcomes, ..opts.machine.clone() });
     let empty = |verdict, failure: Option<Failure>| CheckReport {
         verdict,
         failure,
@@ -73,7 +75,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         Ok(s) => s,
         Err(f) => return empty(Verdict::Error, Some(f)),
     };
-    let eopts = ExploreOptions { limits: opts.limits.clone(), collect_outcomes: opts.collect_outcomes };
+    let eopts = ExploreOptions { limits: opts.limits.clone(), collect_outcomes: opts.collect_outcomes, progress: opts.progress.clone() };
     let result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);
     report.stats = result.stats;

@@ -89,11 +89,19 @@ impl fmt::Display for ErrorKind {
 pub struct Failure {
     pub kind: ErrorKind,
     pub message: String,
+    /// The thread whose step failed, once known.
+    pub thread: Option<u32>,
 }
 
 impl Failure {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Failure {
-        Failure { kind, message: message.into() }
+        Failure { kind, message: message.into(), thread: None }
+    }
+
+    /// Record which thread failed (keeps the innermost answer).
+    pub fn in_thread(mut self, tid: u32) -> Failure {
+        self.thread.get_or_insert(tid);
+        self
     }
     pub fn unsupported(message: impl Into<String>) -> Failure {
         Failure::new(ErrorKind::Unsupported, message)

@@ -8,9 +8,32 @@ fn statm_field(idx: usize) -> u64 {
         .unwrap_or(0)
 }
 
+/// Physical memory of the machine, in bytes (0 if unknown).
+pub fn total_memory() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("MemTotal:")).and_then(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok())))
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+/// The memory limit used when none is given: stop before the machine runs out.
+pub fn default_memory_limit() -> Option<u64> {
+    match total_memory() {
+        0 => None,
+        total => Some(total / 10 * 8),
+    }
+}
+
 /// Resident set size now, in bytes.
 pub fn current_rss() -> u64 {
     statm_field(1)
+}
+
+/// Start measuring the peak resident set size afresh (Linux: clear_refs 5), so one
+/// process can report the peak of each of several runs.
+pub fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
 }
 
 /// Peak resident set size (VmHWM), in bytes.

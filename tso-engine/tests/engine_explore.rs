@@ -202,7 +202,6 @@ fn missing_entry_is_an_error_verdict() {
 }
 
 #[test]
-#[ignore = "engine inefficiency: a new thread's invisible prefix (before its first visible action) is a transition of its own, adding interleavings"]
 fn invisible_prefix_of_a_new_thread_adds_no_states() {
     let prog = |prefix: &str| {
         format!("{PRELUDE}int *slot; int A, B;

@@ -61,7 +61,6 @@ fn global_array_overflow_read_and_write() {
 }
 
 #[test]
-#[ignore = "engine bug: index -1 of the first global yields object 0 (reported as a null dereference, not out-of-bounds)"]
 fn global_array_underflow_is_out_of_bounds() {
     // The first global of the module, indexed at -1.
     expect_error_at("int table[4] = {1, 2, 3, 4};
@@ -189,7 +188,6 @@ fn no_main_is_a_tool_error() {
 }
 
 #[test]
-#[ignore = "engine bug: llvm.memcpy with dst == src (struct self-assignment) is reported as overlapping out-of-bounds"]
 fn struct_self_assignment_through_pointers_is_not_an_error() {
     // `*a = *b` with a == b becomes llvm.memcpy(p, p, n), which LLVM allows (equal or
     // disjoint ranges).

@@ -24,7 +24,6 @@ fn overflow_saturating_minmax_abs_match_native() {
 }
 
 #[test]
-#[ignore = "engine bug: integer intrinsics (smin/smax/abs/sadd.sat/uadd.sat) on vectors are not applied lane by lane"]
 fn vector_intrinsics_work_lane_by_lane() {
     let src = include_str!("engine_support/programs/vector_intrinsics.c");
     for opt in ["-O0", "-O2"] {
@@ -42,7 +41,6 @@ fn vectorisable_loops_unoptimised_match_native() {
 }
 
 #[test]
-#[ignore = "engine bug: llvm.smax/smin/abs.v4i32 from the vectoriser give wrong results"]
 fn vectorised_loops_at_o2_and_o3_match_native() {
     let src = include_str!("engine_support/programs/vectorised_loops.c");
     for opt in ["-O2", "-O3"] {
@@ -69,22 +67,27 @@ fn pointer_provenance_globals_ctors_and_tls_match_native() {
 }
 
 #[test]
-#[ignore = "engine bug: `byval` struct arguments are passed as the caller's pointer, so the callee modifies the caller's struct"]
 fn byval_struct_arguments_are_copies() {
     let out = assert_same_as_native(include_str!("engine_support/programs/byval.c"));
     assert!(out.contains("caller 8 100"), "{out}");
 }
 
 #[test]
-#[ignore = "engine bug: structs passed through `...` (byval or larger than 8 bytes) are not laid out in the va_arg overflow area"]
 fn structs_through_varargs_are_read_back() {
     let out = assert_same_as_native(include_str!("engine_support/programs/varargs_structs.c"));
     assert_eq!(out.lines().count(), 3);
 }
 
 #[test]
-#[ignore = "engine gap: llvm.is.fpclass (isnan/isinf/isfinite at -O0) is unsupported"]
 fn float_classification_matches_native() {
     let out = assert_same_as_native(include_str!("engine_support/programs/fpclass.c"));
     assert!(out.starts_with("isnan 1 0"), "{out}");
+}
+
+#[test]
+fn atexit_handlers_run_last_first_when_main_returns_and_on_exit() {
+    let returns = "#include <stdio.h>\n#include <stdlib.h>\nstatic void a(void) { puts(\"a\"); }\nstatic void b(void) { puts(\"b\"); }\nint main(void) { atexit(a); atexit(b); puts(\"main\"); return 0; }\n";
+    assert_eq!(assert_same_as_native(returns), "main\nb\na\n");
+    let exits = "#include <stdio.h>\n#include <stdlib.h>\nstatic void a(void) { puts(\"a\"); }\nstatic void f(void) { exit(0); }\nint main(void) { atexit(a); f(); puts(\"unreachable\"); return 0; }\n";
+    assert_eq!(assert_same_as_native(exits), "a\n");
 }

@@ -18,5 +18,9 @@ pub fn line(figures: &Figures) -> String {
 
 /// `1234 states, 0.12s`, for one-line test results.
 pub fn short(figures: &Figures) -> String {
-    format!("{} states, {:.2}s", figures.states, figures.time.as_secs_f64())
+    format!(
+        "{} states, {:.2}s",
+        figures.states,
+        figures.time.as_secs_f64()
+    )
 }

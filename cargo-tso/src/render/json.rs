@@ -32,17 +32,25 @@ fn millis(d: std::time::Duration) -> f64 {
 /// The fields of one run: verdict, error, figures, trace, output.
 pub fn outcome_fields(outcome: &RunOutcome, settings: &CheckSettings) -> Map<String, Value> {
     let error = match &outcome.failure {
-        Some(f) => json!({ "kind": f.kind.as_str(), "message": f.message, "location": location(&f.location) }),
+        Some(f) => {
+            json!({ "kind": f.kind.as_str(), "message": f.message, "location": location(&f.location) })
+        }
         None => Value::Null,
     };
     let mut map = Map::new();
     map.insert("verdict".into(), outcome.verdict.as_str().into());
     map.insert("error".into(), error);
-    map.insert("inconclusive_reason".into(), outcome.inconclusive_reason.clone().into());
+    map.insert(
+        "inconclusive_reason".into(),
+        outcome.inconclusive_reason.clone().into(),
+    );
     map.insert("states".into(), outcome.figures.states.into());
     map.insert("transitions".into(), outcome.figures.transitions.into());
     map.insert("time_ms".into(), millis(outcome.figures.time).into());
-    map.insert("peak_memory_bytes".into(), outcome.figures.peak_memory.into());
+    map.insert(
+        "peak_memory_bytes".into(),
+        outcome.figures.peak_memory.into(),
+    );
     map.insert("stored_bytes".into(), outcome.figures.stored_bytes.into());
     map.insert("memory_model".into(), settings.memory_model.as_str().into());
     let bound = match settings.memory_model {

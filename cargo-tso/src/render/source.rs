@@ -12,17 +12,27 @@ pub fn snippet(location: &SourceLocation) -> String {
     let shown = display_path(&location.file);
     let pad = " ".repeat(location.line.to_string().len());
     if location.column > 0 {
-        let _ = writeln!(out, "{pad}--> {shown}:{}:{}", location.line, location.column);
+        let _ = writeln!(
+            out,
+            "{pad}--> {shown}:{}:{}",
+            location.line, location.column
+        );
     } else {
         let _ = writeln!(out, "{pad}--> {shown}:{}", location.line);
     }
-    let Some(text) = read_line(&location.file, location.line) else { return out };
+    let Some(text) = read_line(&location.file, location.line) else {
+        return out;
+    };
     let number = location.line.to_string();
     let _ = writeln!(out, "{pad} |");
     let _ = writeln!(out, "{number} | {}", text.trim_end());
     if location.column > 0 {
         // Tabs before the column keep their width so the caret lines up.
-        let lead: String = text.chars().take(location.column as usize - 1).map(|c| if c == '\t' { '\t' } else { ' ' }).collect();
+        let lead: String = text
+            .chars()
+            .take(location.column as usize - 1)
+            .map(|c| if c == '\t' { '\t' } else { ' ' })
+            .collect();
         let _ = writeln!(out, "{pad} | {lead}^");
     }
     out

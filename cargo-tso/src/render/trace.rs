@@ -15,11 +15,20 @@ fn place(step: &Step) -> String {
 }
 
 pub fn render(steps: &[Step]) -> String {
-    let width = steps.iter().map(|s| place(s).chars().count()).max().unwrap_or(0);
+    let width = steps
+        .iter()
+        .map(|s| place(s).chars().count())
+        .max()
+        .unwrap_or(0);
     let mut out = String::new();
     for step in steps {
         let thread = format!("T{}", step.thread);
-        let _ = writeln!(out, "  {thread:<3} {:<width$}   {}", place(step), step.action);
+        let _ = writeln!(
+            out,
+            "  {thread:<3} {:<width$}   {}",
+            place(step),
+            step.action
+        );
         for note in &step.notes {
             let _ = writeln!(out, "        {note}");
         }

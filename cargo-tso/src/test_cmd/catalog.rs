@@ -10,7 +10,10 @@ use crate::test_cmd::units::Unit;
 #[derive(Debug, Clone)]
 pub enum CaseKind {
     /// Check the module from `entry`.
-    Check { entry: String, expectation: Expectation },
+    Check {
+        entry: String,
+        expectation: Expectation,
+    },
     /// The unit has no module (compile error): the test fails with this message.
     Broken { message: String },
 }
@@ -25,7 +28,9 @@ pub struct TestCase {
 }
 
 /// The test functions of one module, in module order.
-fn entries(bitcode: &std::path::Path) -> Result<Vec<(String, Option<test_support::TestSymbol>)>, String> {
+fn entries(
+    bitcode: &std::path::Path,
+) -> Result<Vec<(String, Option<test_support::TestSymbol>)>, String> {
     let context = Context::create();
     let module = tso_engine::loader::parse_module(&context, bitcode).map_err(|e| e.to_string())?;
     Ok(module
@@ -52,14 +57,24 @@ pub fn cases(units: Vec<Unit>) -> Vec<TestCase> {
             Err(message) => Err(message.clone()),
         };
         match found {
-            Err(message) => cases.push(TestCase { name: prefix, unit: Arc::clone(&unit), kind: CaseKind::Broken { message }, ignored: false }),
+            Err(message) => cases.push(TestCase {
+                name: prefix,
+                unit: Arc::clone(&unit),
+                kind: CaseKind::Broken { message },
+                ignored: false,
+            }),
             Ok(entries) => {
                 for (entry, symbol) in entries {
                     let (name, expectation, ignored) = match symbol {
                         Some(s) => (format!("{prefix}::{}", s.name), s.expectation, s.ignored),
                         None => (prefix.clone(), Expectation::ShouldPass, false),
                     };
-                    cases.push(TestCase { name, unit: Arc::clone(&unit), kind: CaseKind::Check { entry, expectation }, ignored });
+                    cases.push(TestCase {
+                        name,
+                        unit: Arc::clone(&unit),
+                        kind: CaseKind::Check { entry, expectation },
+                        ignored,
+                    });
                 }
             }
         }

@@ -1,6 +1,7 @@
-//! Finding the declared tests: cargo runs the build scripts (`cargo build
-//! --message-format=json`), each writes its manifest into its `OUT_DIR`, and we
-//! read the manifests of the selected packages.
+//! Finding the declared tests: cargo runs the build scripts (`cargo check
+//! --message-format=json`: build scripts run in full, the crates themselves are only
+//! checked), each writes its manifest into its `OUT_DIR`, and we read the manifests of
+//! the selected packages. Packages that do not use test-support are not built at all.
 
 use std::collections::BTreeSet;
 use std::io::BufReader;
@@ -27,7 +28,7 @@ pub enum DiscoveryError {
     UnknownPackage(String),
     #[error("cannot run cargo: {0}")]
     Spawn(std::io::Error),
-    #[error("could not build the packages (cargo build failed; see its errors above)")]
+    #[error("could not build the packages (cargo check failed; see its errors above)")]
     BuildFailed,
     #[error("reading a test manifest: {0}")]
     Manifest(#[from] test_support::Error),
@@ -50,7 +51,9 @@ fn target_manifest(selection: &PackageSelection) -> Option<PathBuf> {
         return std::path::absolute(path).ok();
     }
     let cwd = std::env::current_dir().ok()?;
-    cwd.ancestors().map(|dir| dir.join("Cargo.toml")).find(|p| p.is_file())
+    cwd.ancestors()
+        .map(|dir| dir.join("Cargo.toml"))
+        .find(|p| p.is_file())
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {
@@ -62,20 +65,33 @@ fn same_file(a: &Path, b: &Path) -> bool {
 
 /// The selected packages, following cargo: `-p` names, `--workspace`, the package
 /// of the manifest, or the workspace's default members for a virtual manifest.
-fn select<'m>(metadata: &'m Metadata, selection: &PackageSelection) -> Result<Vec<&'m Package>, DiscoveryError> {
+fn select<'m>(
+    metadata: &'m Metadata,
+    selection: &PackageSelection,
+) -> Result<Vec<&'m Package>, DiscoveryError> {
     let members = metadata.workspace_packages();
     if !selection.packages.is_empty() {
         return selection
             .packages
             .iter()
-            .map(|name| members.iter().copied().find(|p| p.name.as_str() == name).ok_or_else(|| DiscoveryError::UnknownPackage(name.clone())))
+            .map(|name| {
+                members
+                    .iter()
+                    .copied()
+                    .find(|p| p.name.as_str() == name)
+                    .ok_or_else(|| DiscoveryError::UnknownPackage(name.clone()))
+            })
             .collect();
     }
     if selection.workspace {
         return Ok(members);
     }
     if let Some(manifest) = target_manifest(selection) {
-        if let Some(package) = members.iter().copied().find(|p| same_file(p.manifest_path.as_std_path(), &manifest)) {
+        if let Some(package) = members
+            .iter()
+            .copied()
+            .find(|p| same_file(p.manifest_path.as_std_path(), &manifest))
+        {
             return Ok(vec![package]);
         }
     }
@@ -85,6 +101,14 @@ fn select<'m>(metadata: &'m Metadata, selection: &PackageSelection) -> Result<Ve
     Ok(members)
 }
 
+/// Only packages whose build script uses test-support can declare tests.
+fn declares_tests(package: &Package) -> bool {
+    package
+        .dependencies
+        .iter()
+        .any(|d| d.name == "test-support" && d.kind == cargo_metadata::DependencyKind::Build)
+}
+
 pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryError> {
     let mut metadata_command = MetadataCommand::new();
     metadata_command.cargo_path(cargo()).no_deps();
@@ -92,11 +116,16 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
         metadata_command.manifest_path(path);
     }
     let metadata = metadata_command.exec()?;
-    let packages = select(&metadata, selection)?;
+    let packages: Vec<&Package> = select(&metadata, selection)?.into_iter().filter(|p| declares_tests(p)).collect();
     let selected: BTreeSet<&PackageId> = packages.iter().map(|p| &p.id).collect();
+    if packages.is_empty() {
+        return Ok(Discovered { target_dir: metadata.target_directory.into_std_path_buf(), manifests: Vec::new() });
+    }
 
     let mut build = Command::new(cargo());
-    build.arg("build").arg("--message-format=json-render-diagnostics");
+    build
+        .arg("check")
+        .arg("--message-format=json-render-diagnostics");
     if let Some(path) = &selection.manifest_path {
         build.arg("--manifest-path").arg(path);
     }
@@ -106,7 +135,11 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
     if selection.quiet {
         build.arg("--quiet");
     }
-    let mut child = build.stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().map_err(DiscoveryError::Spawn)?;
+    let mut child = build
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(DiscoveryError::Spawn)?;
     let mut out_dirs: Vec<(PackageId, PathBuf)> = Vec::new();
     if let Some(stdout) = child.stdout.take() {
         for message in Message::parse_stream(BufReader::new(stdout)).flatten() {
@@ -131,5 +164,8 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
             }
         }
     }
-    Ok(Discovered { target_dir: metadata.target_directory.into_std_path_buf(), manifests })
+    Ok(Discovered {
+        target_dir: metadata.target_directory.into_std_path_buf(),
+        manifests,
+    })
 }

@@ -84,13 +84,14 @@ pub fn run(args: &TestArgs) -> i32 {
         }
     };
     let cache = Cache::new(cache_dir(&discovered.target_dir), toolchain);
-    let (units, counts) = match units::build_all(&cache, &discovered.manifests, &args.opt_level, args.verbose) {
-        Ok(built) => built,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return EXIT_TEST_FAILED;
-        }
-    };
+    let (units, counts) =
+        match units::build_all(&cache, &discovered.manifests, &args.opt_level, args.verbose) {
+            Ok(built) => built,
+            Err(error) => {
+                eprintln!("error: {error}");
+                return EXIT_TEST_FAILED;
+            }
+        };
     let cases = catalog::cases(units);
     let filter = Filter {
         filters: args.filters.clone(),
@@ -111,7 +112,13 @@ pub fn run(args: &TestArgs) -> i32 {
     };
     let sweeping = bounds.len() > 1;
     let base = CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
-    let job_name = |case: &TestCase, bound: u32| if sweeping { format!("{} [sb={}]", case.name, bound_name(bound)) } else { case.name.clone() };
+    let job_name = |case: &TestCase, bound: u32| {
+        if sweeping {
+            format!("{} [sb={}]", case.name, bound_name(bound))
+        } else {
+            case.name.clone()
+        }
+    };
 
     let mut jobs = Vec::new();
     let mut ignored = Vec::new();
@@ -121,22 +128,32 @@ pub fn run(args: &TestArgs) -> i32 {
             Plan::Run => jobs.extend(bounds.iter().map(|&bound| Job { case: index, bound })),
         }
     }
-    let names: Vec<String> = jobs.iter().map(|j| job_name(&cases[j.case], j.bound)).collect();
+    let names: Vec<String> = jobs
+        .iter()
+        .map(|j| job_name(&cases[j.case], j.bound))
+        .collect();
 
     let paint = Paint {
         enabled: match args.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
-            ColorChoice::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
         },
     };
     let mut reporter: Box<dyn Reporter> = match format {
-        TestFormat::Json => Box::new(report::json::Json { settings: base.clone() }),
+        TestFormat::Json => Box::new(report::json::Json {
+            settings: base.clone(),
+        }),
         TestFormat::Pretty => Box::new(Human::new(false, args.verbose, paint)),
         TestFormat::Terse => Box::new(Human::new(true, args.verbose, paint)),
     };
     let start = Instant::now();
-    reporter.suite_started(&SuiteInfo { count: jobs.len() + ignored.len(), cache: counts });
+    reporter.suite_started(&SuiteInfo {
+        count: jobs.len() + ignored.len(),
+        cache: counts,
+    });
     let mut results: Vec<TestResult> = Vec::new();
     for index in ignored {
         let case = &cases[index];
@@ -155,20 +172,35 @@ pub fn run(args: &TestArgs) -> i32 {
         results.push(result);
     }
 
-    let mut progress = progress::Progress::new(jobs.len(), format != TestFormat::Json);
-    let threads = args.test_threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    runner::run(&cases, &jobs, &names, &base, threads, |event| match event {
-        Event::Started(index) => {
-            progress.started(&names[index]);
-            progress.suspend(|| reporter.test_started(&names[index]));
-        }
-        Event::Finished(index, result) => {
-            progress.finished(&names[index]);
-            progress.suspend(|| reporter.test_finished(&result, &cases[result.case]));
-            results.push(*result);
-        }
-    });
+    let progress = progress::Progress::new(jobs.len(), format != TestFormat::Json);
+    let threads = args
+        .test_threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let live = progress.job_callback();
+    runner::run(
+        &cases,
+        &jobs,
+        &names,
+        &base,
+        threads,
+        live,
+        |event| match event {
+            Event::Started(index) => {
+                progress.started(index, &names[index]);
+                progress.suspend(|| reporter.test_started(&names[index]));
+            }
+            Event::Finished(index, result) => {
+                progress.finished(index);
+                progress.suspend(|| reporter.test_finished(&result, &cases[result.case]));
+                results.push(*result);
+            }
+        },
+    );
     progress.finish();
+
+    // Report failures in plan order (test, then bound), not in completion order.
+    let bound_position = |bound: u32| bounds.iter().position(|&b| b == bound).unwrap_or(0);
+    results.sort_by_key(|r| (r.case, bound_position(r.bound)));
 
     if sweeping {
         let test_names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();

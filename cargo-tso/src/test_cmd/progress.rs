@@ -1,49 +1,117 @@
-//! The live progress display: tests done of total and what is running. Only when
-//! stderr is a terminal and not in CI.
+//! The live progress display: tests done of total and, for each running test, the
+//! states explored so far and the rate. Only when stderr is a terminal and not in CI;
+//! otherwise nothing is drawn and the engine gets no progress callback.
 
+use std::fmt::Write as _;
 use std::io::IsTerminal;
-use std::time::Duration;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tso_engine::explore::Stats;
+
+/// Called by the runner with a job's index and the engine's figures so far.
+pub type JobProgressFn = Arc<dyn Fn(usize, &Stats) + Send + Sync>;
+
+/// The engine calls back every few hundred transitions; redraw at most this often.
+const REFRESH: Duration = Duration::from_millis(100);
+
+/// One running test as shown.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunningTest {
+    pub job: usize,
+    pub name: String,
+    /// States explored and elapsed exploration time, once the engine has reported.
+    pub figures: Option<(u64, Duration)>,
+}
+
+#[derive(Debug)]
+struct Board {
+    running: Vec<RunningTest>,
+    last_refresh: Option<Instant>,
+}
 
 pub struct Progress {
     bar: Option<ProgressBar>,
-    running: Vec<String>,
+    board: Mutex<Board>,
+}
+
+/// Whether the display is wanted: `enabled` by the format, stderr a terminal, no CI.
+fn wanted(enabled: bool) -> bool {
+    enabled && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
 }
 
 impl Progress {
-    pub fn new(total: usize, enabled: bool) -> Progress {
-        let wanted = enabled && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-        let bar = wanted.then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} {wide_msg}") {
+    pub fn new(total: usize, enabled: bool) -> Arc<Progress> {
+        let bar = wanted(enabled).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:20} {pos}/{len} {wide_msg}",
+            ) {
                 bar.set_style(style);
             }
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
         });
-        Progress { bar, running: Vec::new() }
+        Arc::new(Progress {
+            bar,
+            board: Mutex::new(Board {
+                running: Vec::new(),
+                last_refresh: None,
+            }),
+        })
     }
 
-    fn show_running(&self) {
+    /// A poisoned lock only means a reporter panicked mid-update: the board is still
+    /// fine to show.
+    fn board(&self) -> MutexGuard<'_, Board> {
+        self.board.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn show(&self, board: &mut Board) {
         if let Some(bar) = &self.bar {
-            bar.set_message(format!("running: {}", self.running.join(", ")));
+            bar.set_message(running_line(&board.running));
+            board.last_refresh = Some(Instant::now());
         }
     }
 
-    pub fn started(&mut self, name: &str) {
-        self.running.push(name.to_owned());
-        self.show_running();
+    pub fn started(&self, job: usize, name: &str) {
+        let mut board = self.board();
+        board.running.push(RunningTest {
+            job,
+            name: name.to_owned(),
+            figures: None,
+        });
+        self.show(&mut board);
     }
 
-    pub fn finished(&mut self, name: &str) {
-        if let Some(i) = self.running.iter().position(|n| n == name) {
-            self.running.remove(i);
-        }
+    pub fn finished(&self, job: usize) {
+        let mut board = self.board();
+        board.running.retain(|r| r.job != job);
         if let Some(bar) = &self.bar {
             bar.inc(1);
         }
-        self.show_running();
+        self.show(&mut board);
+    }
+
+    /// Records a running job's figures (called on the worker threads).
+    pub fn update(&self, job: usize, stats: &Stats) {
+        let mut board = self.board();
+        if let Some(running) = board.running.iter_mut().find(|r| r.job == job) {
+            running.figures = Some((stats.states, stats.time));
+        }
+        if board.last_refresh.is_none_or(|at| at.elapsed() >= REFRESH) {
+            self.show(&mut board);
+        }
+    }
+
+    /// The callback to give the runner: `None` when nothing is displayed, so the
+    /// engine does no progress work at all.
+    pub fn job_callback(self: &Arc<Progress>) -> Option<JobProgressFn> {
+        self.bar.as_ref()?;
+        let progress = Arc::clone(self);
+        Some(Arc::new(move |job, stats| progress.update(job, stats)))
     }
 
     /// Runs `f` (which prints) with the bar hidden.
@@ -58,5 +126,104 @@ impl Progress {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The message after the bar: each running test with its states and states/s.
+pub fn running_line(running: &[RunningTest]) -> String {
+    if running.is_empty() {
+        return String::new();
+    }
+    let mut line = String::from("running:");
+    for (i, test) in running.iter().enumerate() {
+        let separator = if i == 0 { " " } else { ", " };
+        let _ = write!(line, "{separator}{}", test.name);
+        if let Some((states, time)) = test.figures {
+            let _ = write!(line, " ({} states", grouped(states));
+            let seconds = time.as_secs_f64();
+            if seconds > 0.0 {
+                let rate = (states as f64 / seconds) as u64;
+                let _ = write!(line, ", {} states/s", grouped(rate));
+            }
+            line.push(')');
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn running(job: usize, name: &str, figures: Option<(u64, Duration)>) -> RunningTest {
+        RunningTest {
+            job,
+            name: name.to_owned(),
+            figures,
+        }
+    }
+
+    #[test]
+    fn line_shows_states_and_rate_of_each_running_test() {
+        let line = running_line(&[
+            running(
+                3,
+                "p::ring::push_pop",
+                Some((1_234_567, Duration::from_secs(2))),
+            ),
+            running(4, "p::lock::dekker [sb=2]", None),
+            running(5, "p::f::t", Some((12, Duration::ZERO))),
+        ]);
+        assert_eq!(
+            line,
+            "running: p::ring::push_pop (1,234,567 states, 617,283 states/s), \
+             p::lock::dekker [sb=2], p::f::t (12 states)"
+        );
+    }
+
+    #[test]
+    fn grouping_of_thousands() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(100_000), "100,000");
+    }
+
+    #[test]
+    fn updates_follow_the_job_and_finished_jobs_leave() {
+        // Not enabled: no bar, but the board is still kept.
+        let progress = Progress::new(2, false);
+        assert!(
+            progress.job_callback().is_none(),
+            "no callback without a display"
+        );
+        progress.started(0, "a");
+        progress.started(1, "b");
+        let stats = Stats {
+            states: 40,
+            time: Duration::from_secs(4),
+            ..Stats::default()
+        };
+        progress.update(1, &stats);
+        progress.finished(0);
+        assert_eq!(
+            running_line(&progress.board().running),
+            "running: b (40 states, 10 states/s)"
+        );
+        progress.finished(1);
+        assert_eq!(running_line(&progress.board().running), "");
     }
 }

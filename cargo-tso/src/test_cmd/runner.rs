@@ -5,16 +5,17 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{mpsc, OnceLock};
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use test_support::Expectation;
+use tso_engine::explore::{ProgressFn, Stats};
 
 use crate::outcome::{RunOutcome, ScRerun};
 use crate::pipeline::{self, Request};
 use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Status};
+use crate::test_cmd::progress::JobProgressFn;
 
 /// One test at one store-buffer bound.
 #[derive(Debug, Clone, Copy)]
@@ -45,23 +46,47 @@ pub enum Event {
 
 /// The settings of one run: the base ones at the job's bound.
 fn settings_at(base: &CheckSettings, bound: u32) -> CheckSettings {
-    CheckSettings { sb_bound: bound, ..base.clone() }
+    CheckSettings {
+        sb_bound: bound,
+        ..base.clone()
+    }
 }
 
-fn run_case(case: &TestCase, settings: &CheckSettings, sc_memo: &OnceLock<ScRerun>) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
+fn run_case(
+    case: &TestCase,
+    settings: &CheckSettings,
+    sc_memo: &OnceLock<ScRerun>,
+    progress: Option<ProgressFn>,
+) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
     let (entry, expectation) = match &case.kind {
-        CaseKind::Broken { message } => return (Status::Failed, format!("{message}\n"), None, None),
+        CaseKind::Broken { message } => {
+            return (Status::Failed, format!("{message}\n"), None, None)
+        }
         CaseKind::Check { entry, expectation } => (entry, *expectation),
     };
     let Ok(bitcode) = &case.unit.bitcode else {
-        return (Status::Failed, "the test file has no module\n".to_owned(), None, None);
+        return (
+            Status::Failed,
+            "the test file has no module\n".to_owned(),
+            None,
+            None,
+        );
     };
-    let request = Request { bitcode, entry, settings, collect_outcomes: false, emit_instrumented: None };
+    let request = Request {
+        bitcode,
+        entry,
+        settings,
+        collect_outcomes: false,
+        emit_instrumented: None,
+        progress,
+    };
     match pipeline::run_guarded(&request) {
         Err(error) => (Status::Failed, format!("{error}\n"), None, None),
         Ok(outcome) => {
             // The SC verdict does not depend on the bound: compute it once per test.
-            let sc = (expectation == Expectation::ShouldPass && pipeline::wants_sc_rerun(settings, &outcome))
+            // Expected failures are classified too: "needs TSO" is what such a test
+            // usually documents.
+            let sc = pipeline::wants_sc_rerun(settings, &outcome)
                 .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
             let (status, message) = expect::judge(expectation, &outcome, sc.as_ref());
             (status, message, Some(outcome), sc)
@@ -69,40 +94,98 @@ fn run_case(case: &TestCase, settings: &CheckSettings, sc_memo: &OnceLock<ScReru
     }
 }
 
-fn run_job(cases: &[TestCase], job: Job, name: String, base: &CheckSettings, sc_memo: &OnceLock<ScRerun>) -> TestResult {
+/// What a job needs besides its own description: where it reports progress.
+struct JobContext<'a> {
+    index: usize,
+    name: String,
+    sc_memo: &'a OnceLock<ScRerun>,
+    progress: Option<&'a JobProgressFn>,
+}
+
+fn run_job(
+    cases: &[TestCase],
+    job: Job,
+    base: &CheckSettings,
+    context: JobContext<'_>,
+) -> TestResult {
     let start = Instant::now();
     let settings = settings_at(base, job.bound);
-    let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| run_case(&cases[job.case], &settings, sc_memo))) {
+    let index = context.index;
+    let progress = context.progress.map(|report| {
+        let report = Arc::clone(report);
+        Arc::new(move |stats: &Stats| report(index, stats)) as ProgressFn
+    });
+    let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| {
+        run_case(&cases[job.case], &settings, context.sc_memo, progress)
+    })) {
         Ok(result) => result,
-        Err(payload) => (Status::Failed, format!("internal error: {}\n", pipeline::panic_message(payload.as_ref())), None, None),
+        Err(payload) => (
+            Status::Failed,
+            format!(
+                "internal error: {}\n",
+                pipeline::panic_message(payload.as_ref())
+            ),
+            None,
+            None,
+        ),
     };
-    TestResult { name, case: job.case, bound: job.bound, status, message, outcome, sc, exec_time: start.elapsed() }
+    TestResult {
+        name: context.name,
+        case: job.case,
+        bound: job.bound,
+        status,
+        message,
+        outcome,
+        sc,
+        exec_time: start.elapsed(),
+    }
 }
 
 /// Runs `jobs` on `threads` workers; `names[i]` is job i's display name. Calls
-/// `on_event` on this thread as jobs start and finish.
-pub fn run(cases: &[TestCase], jobs: &[Job], names: &[String], base: &CheckSettings, threads: usize, mut on_event: impl FnMut(Event)) {
+/// `on_event` on this thread as jobs start and finish, and `progress` (if any) on the
+/// workers with a job's index and the engine's figures so far.
+pub fn run(
+    cases: &[TestCase],
+    jobs: &[Job],
+    names: &[String],
+    base: &CheckSettings,
+    threads: usize,
+    progress: Option<JobProgressFn>,
+    mut on_event: impl FnMut(Event),
+) {
     let next = AtomicUsize::new(0);
     let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
+    let context = |index: usize| JobContext {
+        index,
+        name: names[index].clone(),
+        sc_memo: &sc_memos[jobs[index].case],
+        progress: progress.as_ref(),
+    };
     let (sender, receiver) = mpsc::channel::<Event>();
     std::thread::scope(|scope| {
         let workers = threads.clamp(1, jobs.len().max(1));
         let mut spawned = 0;
         for worker in 0..workers {
             let sender = sender.clone();
-            let (next, sc_memos) = (&next, &sc_memos);
+            let (next, context) = (&next, &context);
             let body = move || loop {
                 let index = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&job) = jobs.get(index) else { break };
                 if sender.send(Event::Started(index)).is_err() {
                     break;
                 }
-                let result = run_job(cases, job, names[index].clone(), base, &sc_memos[job.case]);
-                if sender.send(Event::Finished(index, Box::new(result))).is_err() {
+                let result = run_job(cases, job, base, context(index));
+                if sender
+                    .send(Event::Finished(index, Box::new(result)))
+                    .is_err()
+                {
                     break;
                 }
             };
-            let spawn = std::thread::Builder::new().name(format!("tso-test-{worker}")).stack_size(pipeline::WORKER_STACK_SIZE).spawn_scoped(scope, body);
+            let spawn = std::thread::Builder::new()
+                .name(format!("tso-test-{worker}"))
+                .stack_size(pipeline::WORKER_STACK_SIZE)
+                .spawn_scoped(scope, body);
             if spawn.is_ok() {
                 spawned += 1;
             }
@@ -112,7 +195,7 @@ pub fn run(cases: &[TestCase], jobs: &[Job], names: &[String], base: &CheckSetti
             // No thread could be started: run everything here.
             for (index, &job) in jobs.iter().enumerate() {
                 on_event(Event::Started(index));
-                let result = run_job(cases, job, names[index].clone(), base, &sc_memos[job.case]);
+                let result = run_job(cases, job, base, context(index));
                 on_event(Event::Finished(index, Box::new(result)));
             }
             return;

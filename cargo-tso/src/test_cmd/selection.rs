@@ -30,7 +30,8 @@ impl Filter {
     }
 
     fn selects_name(&self, name: &str) -> bool {
-        (self.filters.is_empty() || self.filters.iter().any(|f| self.matches(f, name))) && !self.skip.iter().any(|s| self.matches(s, name))
+        (self.filters.is_empty() || self.filters.iter().any(|f| self.matches(f, name)))
+            && !self.skip.iter().any(|s| self.matches(s, name))
     }
 
     /// The selected tests (indices into `cases`) with their plans, and how many were
@@ -41,7 +42,11 @@ impl Filter {
             if !self.selects_name(&case.name) || (self.ignored_only && !case.ignored) {
                 continue;
             }
-            let plan = if case.ignored && !self.ignored_only && !self.include_ignored { Plan::Ignore } else { Plan::Run };
+            let plan = if case.ignored && !self.ignored_only && !self.include_ignored {
+                Plan::Ignore
+            } else {
+                Plan::Run
+            };
             selected.push((index, plan));
         }
         let filtered_out = cases.len() - selected.len();

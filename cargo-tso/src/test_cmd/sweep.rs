@@ -17,21 +17,39 @@ pub struct SweepTable<'r> {
 impl SweepTable<'_> {
     /// The smallest bound at which the test did not pass (0 = unbounded is largest).
     pub fn first_failing_bound(&self) -> Option<u32> {
-        self.rows.iter().filter(|r| r.status.is_failure()).map(|r| r.bound).min_by_key(|&b| if b == 0 { u64::MAX } else { b as u64 })
+        self.rows
+            .iter()
+            .filter(|r| r.status.is_failure())
+            .map(|r| r.bound)
+            .min_by_key(|&b| if b == 0 { u64::MAX } else { b as u64 })
     }
 }
 
 /// Groups sweep results by test, tests in catalog order, rows in `bounds` order.
-pub fn tables<'r>(test_names: &[String], results: &'r [TestResult], bounds: &[u32]) -> Vec<SweepTable<'r>> {
-    let mut cases: Vec<usize> = results.iter().filter(|r| r.status != Status::Ignored).map(|r| r.case).collect();
+pub fn tables<'r>(
+    test_names: &[String],
+    results: &'r [TestResult],
+    bounds: &[u32],
+) -> Vec<SweepTable<'r>> {
+    let mut cases: Vec<usize> = results
+        .iter()
+        .filter(|r| r.status != Status::Ignored)
+        .map(|r| r.case)
+        .collect();
     cases.sort_unstable();
     cases.dedup();
     cases
         .into_iter()
         .map(|case| {
-            let mut rows: Vec<&TestResult> = results.iter().filter(|r| r.case == case && r.status != Status::Ignored).collect();
+            let mut rows: Vec<&TestResult> = results
+                .iter()
+                .filter(|r| r.case == case && r.status != Status::Ignored)
+                .collect();
             rows.sort_by_key(|r| bounds.iter().position(|&b| b == r.bound));
-            SweepTable { test: test_names[case].clone(), rows }
+            SweepTable {
+                test: test_names[case].clone(),
+                rows,
+            }
         })
         .collect()
 }
@@ -60,11 +78,23 @@ pub fn render(table: &SweepTable<'_>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "sb-bound sweep: {}", table.test);
     let verdicts: Vec<String> = table.rows.iter().map(|r| verdict_cell(r)).collect();
-    let width = verdicts.iter().map(|v| v.chars().count()).max().unwrap_or(0).max("verdict".len());
-    let _ = writeln!(out, "  {:<10} {:<13} {:<width$} {:>10} {:>9}", "bound", "result", "verdict", "states", "time");
+    let width = verdicts
+        .iter()
+        .map(|v| v.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("verdict".len());
+    let _ = writeln!(
+        out,
+        "  {:<10} {:<13} {:<width$} {:>10} {:>9}",
+        "bound", "result", "verdict", "states", "time"
+    );
     for (row, verdict) in table.rows.iter().zip(&verdicts) {
         let states = row.outcome.as_ref().map_or(0, |o| o.figures.states);
-        let time = row.outcome.as_ref().map_or(row.exec_time, |o| o.figures.time);
+        let time = row
+            .outcome
+            .as_ref()
+            .map_or(row.exec_time, |o| o.figures.time);
         let _ = writeln!(
             out,
             "  {:<10} {:<13} {:<width$} {:>10} {:>8.2}s",
@@ -99,13 +129,25 @@ mod tests {
         let failing = verdict == Verdict::Fail;
         let mut outcome = RunOutcome::tool_error(ErrorKind::Assertion, String::new());
         outcome.verdict = verdict;
-        outcome.failure = failing.then(|| Failure { kind: ErrorKind::Assertion, message: "x".into(), location: None });
-        outcome.figures = Figures { states, time: Duration::from_millis(20), ..Figures::default() };
+        outcome.failure = failing.then(|| Failure {
+            kind: ErrorKind::Assertion,
+            message: "x".into(),
+            location: None,
+        });
+        outcome.figures = Figures {
+            states,
+            time: Duration::from_millis(20),
+            ..Figures::default()
+        };
         TestResult {
             name: format!("p::f::t [sb={}]", bound_name(bound)),
             case: 0,
             bound,
-            status: if failing { Status::Failed } else { Status::Passed },
+            status: if failing {
+                Status::Failed
+            } else {
+                Status::Passed
+            },
             message: String::new(),
             outcome: Some(outcome),
             sc: None,
@@ -115,7 +157,11 @@ mod tests {
 
     #[test]
     fn table_rows_follow_the_bounds_and_name_the_smallest_failing_one() {
-        let results = vec![result(0, Verdict::Fail, 900), result(1, Verdict::Pass, 40), result(2, Verdict::Fail, 120)];
+        let results = vec![
+            result(0, Verdict::Fail, 900),
+            result(1, Verdict::Pass, 40),
+            result(2, Verdict::Fail, 120),
+        ];
         let tables = tables(&["p::f::t".to_owned()], &results, &[1, 2, 0]);
         assert_eq!(tables.len(), 1);
         assert_eq!(

@@ -38,7 +38,10 @@ impl CacheCounts {
             }
         };
         if verbose {
-            eprintln!("{word:>12} {}", crate::render::paths::display_path(&path.display().to_string()));
+            eprintln!(
+                "{word:>12} {}",
+                crate::render::paths::display_path(&path.display().to_string())
+            );
         }
     }
 }
@@ -49,7 +52,11 @@ fn arguments(file: &TestFile, opt_level: &str, include: &Path) -> Vec<String> {
     if let Some(std) = &file.std {
         args.push(format!("-std={std}"));
     }
-    args.extend(file.include_dirs.iter().map(|d| format!("-I{}", d.display())));
+    args.extend(
+        file.include_dirs
+            .iter()
+            .map(|d| format!("-I{}", d.display())),
+    );
     args.extend(file.defines.iter().map(|d| d.to_arg()));
     args.extend(file.flags.iter().cloned());
     // Tests rely on assert(); a release-style NDEBUG from cc must not remove it.
@@ -57,13 +64,37 @@ fn arguments(file: &TestFile, opt_level: &str, include: &Path) -> Vec<String> {
     args
 }
 
-fn compile_file(cache: &Cache, file: &TestFile, opt_level: &str, include: &Path, counts: &mut CacheCounts, verbose: bool) -> Result<PathBuf, CompileError> {
-    let args = arguments(file, opt_level, include);
+fn compile_file(
+    cache: &Cache,
+    file: &TestFile,
+    opt_level: &str,
+    include: &Path,
+    counts: &mut CacheCounts,
+    verbose: bool,
+) -> Result<PathBuf, CompileError> {
     let mut modules = Vec::new();
     for source in std::iter::once(&file.path).chain(file.sources.iter()) {
+        // An extra source in the other language (a C library under a C++ test) keeps
+        // the flags but not the test's language standard.
         let language = test_support::Language::from_path(source).unwrap_or(file.language);
-        let request = CompileRequest { source: source.clone(), language, args: if language == file.language { args.clone() } else { arguments(&TestFile { language, std: None, ..file.clone() }, opt_level, include) } };
-        let (bitcode, used) = cache.compile(&request)?;
+        let args = if language == file.language {
+            arguments(file, opt_level, include)
+        } else {
+            arguments(
+                &TestFile {
+                    language,
+                    std: None,
+                    ..file.clone()
+                },
+                opt_level,
+                include,
+            )
+        };
+        let (bitcode, used) = cache.compile(&CompileRequest {
+            source: source.clone(),
+            language,
+            args,
+        })?;
         counts.note(used, source, verbose);
         modules.push(bitcode);
     }
@@ -76,20 +107,33 @@ fn compile_file(cache: &Cache, file: &TestFile, opt_level: &str, include: &Path,
 
 /// Compiles every test file of every manifest. A file that does not compile is kept
 /// with its diagnostics, so its tests fail instead of the whole run.
-pub fn build_all(cache: &Cache, manifests: &[Manifest], opt_level: &str, verbose: bool) -> Result<(Vec<Unit>, CacheCounts), CompileError> {
+pub fn build_all(
+    cache: &Cache,
+    manifests: &[Manifest],
+    opt_level: &str,
+    verbose: bool,
+) -> Result<(Vec<Unit>, CacheCounts), CompileError> {
     let include = cache.include_dir()?;
     let mut counts = CacheCounts::default();
     let mut units = Vec::new();
     for manifest in manifests {
         for file in &manifest.tests {
-            let bitcode = match compile_file(cache, file, opt_level, &include, &mut counts, verbose) {
+            let bitcode = match compile_file(cache, file, opt_level, &include, &mut counts, verbose)
+            {
                 Ok(path) => Ok(path),
-                Err(error @ (CompileError::Diagnostics { .. } | CompileError::Link { .. } | CompileError::Io { .. })) => Err(error.to_string()),
+                Err(
+                    error @ (CompileError::Diagnostics { .. }
+                    | CompileError::Link { .. }
+                    | CompileError::Io { .. }),
+                ) => Err(error.to_string()),
                 Err(other) => return Err(other),
             };
             units.push(Unit {
                 package: manifest.package.clone(),
-                stem: file.path.file_stem().map_or_else(|| "test".to_owned(), |s| s.to_string_lossy().into_owned()),
+                stem: file
+                    .path
+                    .file_stem()
+                    .map_or_else(|| "test".to_owned(), |s| s.to_string_lossy().into_owned()),
                 path: file.path.clone(),
                 bitcode,
             });

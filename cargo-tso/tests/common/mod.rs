@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
 }
 
 /// A scratch directory for this test binary (inside cargo's target dir).
@@ -36,7 +38,8 @@ pub fn check() -> Command {
 /// so the order of the report is fixed.
 pub fn test() -> Command {
     let mut cmd = cargo_tso();
-    cmd.current_dir(fixtures().join("ws")).args(["tso", "test", "--test-threads", "1"]);
+    cmd.current_dir(fixtures().join("ws"))
+        .args(["tso", "test", "--test-threads", "1"]);
     cmd
 }
 
@@ -86,7 +89,9 @@ fn replace_number_before(text: &str, suffix: &str, token: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find(suffix) {
         let head = &rest[..at];
-        let start = head.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.').len();
+        let start = head
+            .trim_end_matches(|c: char| c.is_ascii_digit() || c == '.')
+            .len();
         if start < head.len() && head[start..].chars().any(|c| c.is_ascii_digit()) {
             // Right-aligned columns pad by the number's width: keep one space.
             let before = &head[..start];
@@ -108,5 +113,9 @@ fn replace_number_before(text: &str, suffix: &str, token: &str) -> String {
 
 /// The JSON lines of a `--format json` stream.
 pub fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
-    stdout.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}"))).collect()
+    stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
 }

@@ -23,12 +23,16 @@ pub struct Limits {
     pub timeout: Option<Duration>,
 }
 
-#[derive(Clone, Debug, Default)]
+/// Called now and then during exploration with the figures so far (progress bars).
+pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
+
+#[derive(Clone, Default)]
 pub struct ExploreOptions {
     pub limits: Limits,
     /// Collect the distinct outputs of all complete executions (litmus outcomes);
     /// the output then becomes part of the state.
     pub collect_outcomes: bool,
+    pub progress: Option<ProgressFn>,
 }
 
 /// One transition on a path: which thread ran, and the choices it made.
@@ -133,7 +137,8 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             Err(failure) => {
                 let mut path = path_of(&stack);
                 path.push(mv);
-                return finish(Outcome::Fail { failure, path, thread: Some(tid) }, &mut stats, &store, first_output, outcomes);
+                let thread = failure.thread.or(Some(tid));
+                return finish(Outcome::Fail { failure, path, thread }, &mut stats, &store, first_output, outcomes);
             }
             Ok(Step::Blocked) => continue,
             Ok(Step::Pruned) => {
@@ -162,13 +167,24 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         }
         if store.insert_state(&mut canon, machine.program, &next, opts.collect_outcomes) {
             canon.collect_garbage(&mut next);
+            if let Some(max) = opts.limits.max_states {
+                if store.states() as u64 >= max {
+                    let reason = format!("--max-states {max} reached");
+                    return finish(Outcome::Inconclusive { reason }, &mut stats, &store, first_output, outcomes);
+                }
+            }
             stack.push(Node { state: next, tid: 0, script: Vec::new(), any_enabled: false, via: Some(mv) });
             stats.max_depth = stats.max_depth.max(stack.len() as u64);
         }
         check_counter += 1;
         if check_counter >= 256 {
             check_counter = 0;
-            if let Some(reason) = limit_hit(&opts.limits, &store, start, &mut stats) {
+            if let Some(progress) = &opts.progress {
+                stats.states = store.states() as u64;
+                stats.time = start.elapsed();
+                progress(&stats);
+            }
+            if let Some(reason) = limit_hit(&opts.limits, start, &mut stats) {
                 return finish(Outcome::Inconclusive { reason }, &mut stats, &store, first_output, outcomes);
             }
         }
@@ -176,12 +192,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     finish(Outcome::Pass, &mut stats, &store, first_output, outcomes)
 }
 
-fn limit_hit(limits: &Limits, store: &StateStore, start: Instant, stats: &mut Stats) -> Option<String> {
-    if let Some(max) = limits.max_states {
-        if store.states() as u64 >= max {
-            return Some(format!("--max-states {max} reached"));
-        }
-    }
+fn limit_hit(limits: &Limits, start: Instant, stats: &mut Stats) -> Option<String> {
     if let Some(t) = limits.timeout {
         if start.elapsed() >= t {
             return Some(format!("--timeout {}s reached", t.as_secs_f64()));
@@ -189,10 +200,17 @@ fn limit_hit(limits: &Limits, store: &StateStore, start: Instant, stats: &mut St
     }
     let rss = crate::resources::current_rss();
     stats.peak_rss = stats.peak_rss.max(rss);
-    if let Some(max) = limits.max_memory {
-        if rss >= max {
-            return Some(format!("--max-memory {} reached", crate::resources::format_bytes(max)));
+    match limits.max_memory {
+        Some(max) if rss >= max => return Some(format!("--max-memory {} reached", crate::resources::format_bytes(max))),
+        None => {
+            // No limit given: stop before exhausting the machine.
+            if let Some(max) = crate::resources::default_memory_limit() {
+                if rss >= max {
+                    return Some(format!("memory use reached {} (80% of this machine; set --max-memory to change)", crate::resources::format_bytes(max)));
+                }
+            }
         }
+        _ => {}
     }
     None
 }

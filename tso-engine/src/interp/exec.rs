@@ -2,7 +2,7 @@
 
 use super::{arith, intrinsics, Exec, Machine};
 use crate::error::{ErrorKind, Failure};
-use crate::ir::{Callee, FuncId, Inst, RmwOp, Ty, TyId};
+use crate::ir::{CallAbi, Callee, FuncId, Inst, RmwOp, Ty, TyId};
 use crate::memory::{decode, encode, Fragment, ObjKind, Object};
 use crate::natives::{Chooser, NativeCx, NativeResult};
 use crate::state::{Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
@@ -57,7 +57,12 @@ impl<'p> Machine<'p> {
                     off = off.wrapping_add(i.wrapping_mul(*scale) as u64);
                 }
                 let v = match b {
-                    Val::Ptr(p) => Val::Ptr(p.wrapping_add(off)),
+                    // A GEP stays inside its object's address space: an offset that
+                    // leaves the object is caught as out-of-bounds when used.
+                    Val::Ptr(p) => {
+                        let (obj, o) = ptr_parts(p);
+                        Val::Ptr(make_ptr(obj, (o as u64).wrapping_add(off) as u32))
+                    }
                     other => Val::Int(other.as_u64().wrapping_add(off) as u128),
                 };
                 (*dst, v)
@@ -128,9 +133,9 @@ impl<'p> Machine<'p> {
                 (*dst, Val::Agg(v.into()))
             }
             Inst::Freeze { dst, a } => (*dst, ev!(a)),
-            Inst::Call { dst, callee, args, .. } => {
+            Inst::Call { dst, callee, args, abi, .. } => {
                 let argv: Vec<Val> = args.iter().map(|a| self.eval(fr, a)).collect();
-                return self.call(st, tid, *dst, callee, argv, chooser, notes);
+                return self.call(st, tid, *dst, callee, argv, abi.as_deref(), chooser, notes);
             }
             Inst::Br { target } => return self.jump(st, tid, *target),
             Inst::CondBr { cond, then_bb, else_bb } => {
@@ -241,6 +246,7 @@ impl<'p> Machine<'p> {
         dst: Option<u32>,
         callee: &Callee,
         args: Vec<Val>,
+        abi: Option<&CallAbi>,
         chooser: &mut dyn Chooser,
         notes: Option<&mut Vec<String>>,
     ) -> Result<Exec, Failure> {
@@ -265,7 +271,7 @@ impl<'p> Machine<'p> {
         };
         let func = &self.program.functions[fid as usize];
         if func.body.is_some() {
-            return self.push_frame(st, tid, fid, args, ReturnTo::Caller).map(|_| Exec::Next);
+            return self.push_frame(st, tid, fid, args, abi, ReturnTo::Caller).map(|_| Exec::Next);
         }
         let Some(native) = self.natives[fid as usize].clone() else {
             return Err(Failure::unsupported(format!("unsupported: call to `{}`, a function the checker does not model", func.name)));
@@ -290,7 +296,7 @@ impl<'p> Machine<'p> {
                 if self.program.functions[f as usize].body.is_none() {
                     return Err(Failure::unsupported(format!("unsupported: callback to `{}`", self.program.functions[f as usize].name)));
                 }
-                self.push_frame(st, tid, f, args, ReturnTo::Native)?;
+                self.push_frame(st, tid, f, args, None, ReturnTo::Native)?;
                 Ok(Exec::Next)
             }
             NativeResult::Exit(code) => {
@@ -304,27 +310,67 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn push_frame(&self, st: &mut State, tid: ThreadId, fid: FuncId, args: Vec<Val>, ret: ReturnTo) -> Result<(), Failure> {
+    fn push_frame(&self, st: &mut State, tid: ThreadId, fid: FuncId, mut args: Vec<Val>, abi: Option<&CallAbi>, ret: ReturnTo) -> Result<(), Failure> {
         if st.thread(tid).frames.len() >= self.opts.max_frames {
             return Err(Failure::new(ErrorKind::StackOverflow, format!("call depth exceeded {} frames (unbounded recursion?)", self.opts.max_frames)));
         }
         let func = &self.program.functions[fid as usize];
         let params = func.params as usize;
-        let mut frame = self.frame(fid, args[..params.min(args.len())].to_vec(), ret);
-        if func.variadic && args.len() > params {
-            // The overflow area that clang's x86-64 va_arg lowering reads from.
-            let extra = &args[params..];
-            let mut o = Object::new(extra.len() * 8, ObjKind::Internal);
-            for (i, a) in extra.iter().enumerate() {
-                o.data[i * 8..i * 8 + 8].copy_from_slice(&(a.bits() as u64).to_le_bytes());
-                if matches!(a, Val::Ptr(_)) {
-                    o.ptrs.push(i as u32 * 8);
-                }
+        let mut byval_copies = Vec::new();
+        if let Some(abi) = abi {
+            // byval: the callee works on its own copy of the caller's object.
+            let fixed = params.min(args.len());
+            for &(k, size) in abi.byval.iter().filter(|(k, _)| (*k as usize) < fixed) {
+                let frag = st.memory.read_fragment(args[k as usize].as_u64(), size)?;
+                let mut o = Object::new(size as usize, ObjKind::Stack);
+                o.data.copy_from_slice(&frag.data);
+                o.ptrs = frag.ptrs;
+                let id = st.memory.allocate(o);
+                byval_copies.push(id);
+                args[k as usize] = Val::Ptr(make_ptr(id, 0));
             }
-            frame.varargs = Some(st.memory.allocate(o));
+        }
+        let mut frame = self.frame(fid, args[..params.min(args.len())].to_vec(), ret);
+        frame.allocas = byval_copies;
+        if func.variadic && args.len() > params {
+            frame.varargs = Some(self.varargs_area(st, &args, params, abi)?);
         }
         st.thread_mut(tid).frames.push(frame);
         Ok(())
+    }
+
+    /// The overflow area that clang's x86-64 va_arg lowering reads from: each argument
+    /// in 8-byte slots, byval structs copied in whole.
+    fn varargs_area(&self, st: &mut State, args: &[Val], params: usize, abi: Option<&CallAbi>) -> Result<u32, Failure> {
+        let types = &self.program.types;
+        let mut data: Vec<u8> = Vec::new();
+        let mut ptrs = Vec::new();
+        for (k, a) in args.iter().enumerate().skip(params) {
+            let start = data.len();
+            let byval = abi.and_then(|abi| abi.byval.iter().find(|(i, _)| *i as usize == k)).map(|b| b.1);
+            let ty = abi.and_then(|abi| abi.arg_tys.get(k).copied());
+            if let Some(size) = byval {
+                let frag = st.memory.read_fragment(a.as_u64(), size)?;
+                data.extend_from_slice(&frag.data);
+                ptrs.extend(frag.ptrs.iter().map(|p| p + start as u32));
+            } else if let (Val::Agg(_), Some(ty)) = (a, ty) {
+                let mut bytes = vec![0u8; types.size(ty) as usize];
+                let mut local = Vec::new();
+                encode(types, ty, a, &mut bytes, 0, &mut local);
+                data.extend_from_slice(&bytes);
+                ptrs.extend(local.iter().map(|p| p + start as u32));
+            } else {
+                data.extend_from_slice(&(a.bits() as u64).to_le_bytes());
+                if matches!(a, Val::Ptr(_)) {
+                    ptrs.push(start as u32);
+                }
+            }
+            data.resize(data.len().div_ceil(8) * 8, 0);
+        }
+        let mut o = Object::new(data.len().max(8), ObjKind::Internal);
+        o.data[..data.len()].copy_from_slice(&data);
+        o.ptrs = ptrs;
+        Ok(st.memory.allocate(o))
     }
 
     fn ret(&self, st: &mut State, tid: ThreadId, v: Val, chooser: &mut dyn Chooser) -> Result<Exec, Failure> {
@@ -341,7 +387,18 @@ impl<'p> Machine<'p> {
         let t = st.thread_mut(tid);
         if t.frames.is_empty() {
             if tid == 0 {
-                st.exit_code = Some(v.bits() as i32);
+                // Returning from main is exit(status): atexit handlers run first, last
+                // registered first.
+                let status = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
+                if let Some(handler) = st.atexit.pop() {
+                    let Some(fid) = self.function_of(&Val::Int(handler as u128)).filter(|&f| self.program.functions[f as usize].body.is_some()) else {
+                        return Err(Failure::unsupported("unsupported: an atexit handler that is not a program function"));
+                    };
+                    st.thread_mut(tid).pending_exit = Some(status);
+                    self.push_frame(st, tid, fid, Vec::new(), None, ReturnTo::Nothing)?;
+                    return Ok(Exec::Next);
+                }
+                st.exit_code = Some(status.bits() as i32);
                 return Ok(Exec::EndTransition);
             }
             // Key destructors run when a start routine returns, as with pthread_exit.
@@ -352,7 +409,7 @@ impl<'p> Machine<'p> {
                     return Err(Failure::unsupported("unsupported: a pthread key destructor that is not a program function"));
                 };
                 st.thread_mut(tid).pending_exit = Some(value);
-                self.push_frame(st, tid, fid, vec![arg], ReturnTo::Nothing)?;
+                self.push_frame(st, tid, fid, vec![arg], None, ReturnTo::Nothing)?;
                 return Ok(Exec::Next);
             }
             self.finish_thread(st, tid, value, chooser)?;
@@ -410,7 +467,16 @@ impl<'p> Machine<'p> {
         f: impl FnOnce(&mut NativeCx<'_>) -> R,
     ) -> R {
         let spawn = |s: &mut State, func: u64, a: Vec<Val>| self.spawn(s, func, a);
-        let mut cx = NativeCx { state: st, program: self.program, tid, chooser, notes, spawn: &spawn, max_memory: self.opts.max_memory };
+        let mut cx = NativeCx {
+            state: st,
+            program: self.program,
+            tid,
+            chooser,
+            notes,
+            spawn: &spawn,
+            max_memory: self.opts.max_memory,
+            fence_hook: self.fence_hook.clone(),
+        };
         f(&mut cx)
     }
 

@@ -18,9 +18,35 @@ fn width_of(v: &Val) -> u32 {
 }
 
 pub(super) fn call(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &[Val]) -> Result<Val, Failure> {
+    let bits = intrinsic_bits(m, st, tid);
+    // Arithmetic intrinsics on vectors (what the vectoriser emits) apply lane by lane.
+    if lanewise(i) && args.iter().any(|a| matches!(a, Val::Agg(_))) {
+        let lanes = args.iter().map(|a| a.lanes().len()).max().unwrap_or(0);
+        let mut out = Vec::with_capacity(lanes);
+        for l in 0..lanes {
+            let lane_args: Vec<Val> = args.iter().map(|a| match a {
+                Val::Agg(v) => v.get(l).cloned().unwrap_or_default(),
+                scalar => scalar.clone(),
+            }).collect();
+            out.push(scalar(m, st, tid, i, &lane_args, bits)?);
+        }
+        return Ok(Val::Agg(out.into()));
+    }
+    scalar(m, st, tid, i, args, bits)
+}
+
+fn lanewise(i: &Intrinsic) -> bool {
+    use Intrinsic::*;
+    matches!(
+        i,
+        UMin | UMax | SMin | SMax | Abs | Ctpop | Ctlz | Cttz | Bswap | Bitreverse | Fshl | Fshr | SAddSat | UAddSat | SSubSat
+            | USubSat | Fabs | Sqrt | Floor | Ceil | Trunc | Round | Rint | Copysign | FMinNum | FMaxNum | Fma | FMulAdd | IsFpClass
+    )
+}
+
+fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &[Val], bits: u32) -> Result<Val, Failure> {
     use Intrinsic::*;
     let a = |k: usize| args.get(k).cloned().unwrap_or_default();
-    let bits = intrinsic_bits(m, st, tid);
     let mk = mask(bits);
     Ok(match i {
         NoOp => Val::Int(0),
@@ -32,7 +58,8 @@ pub(super) fn call(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic
                 if i == &Memcpy {
                     let (od, oo) = ptr_parts(d);
                     let (sd, so) = ptr_parts(s);
-                    if od == sd && (oo as u64) < so as u64 + n && (so as u64) < oo as u64 + n {
+                    // Identical ranges are allowed (LLVM emits them for `*a = *b` with a == b).
+                    if od == sd && oo != so && (oo as u64) < so as u64 + n && (so as u64) < oo as u64 + n {
                         return Err(Failure::new(ErrorKind::OutOfBounds, "memcpy between overlapping ranges"));
                     }
                 }
@@ -212,6 +239,33 @@ pub(super) fn call(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic
             if a(1).is_true() { Val::Int(0) } else { Val::Int(mk) }
         }
         IsConstant => Val::Int(0),
+        IsFpClass => {
+            // Test mask bits: 0 sNaN, 1 qNaN, 2 -inf, 3 -normal, 4 -subnormal, 5 -0,
+            // 6 +0, 7 +subnormal, 8 +normal, 9 +inf.
+            let x = a(0);
+            let test = a(1).bits() as u32;
+            let (f, neg, quiet_nan) = match &x {
+                Val::F32(b) => (f32::from_bits(*b) as f64, b >> 31 == 1, b & 0x0040_0000 != 0),
+                other => {
+                    let b = other.bits() as u64;
+                    (f64::from_bits(b), b >> 63 == 1, b & 0x0008_0000_0000_0000 != 0)
+                }
+            };
+            let class = if f.is_nan() {
+                if quiet_nan { 1 } else { 0 }
+            } else if f.is_infinite() {
+                if neg { 2 } else { 9 }
+            } else if f == 0.0 {
+                if neg { 5 } else { 6 }
+            } else if f.is_subnormal() || (matches!(x, Val::F32(_)) && (f as f32).is_subnormal()) {
+                if neg { 4 } else { 7 }
+            } else if neg {
+                3
+            } else {
+                8
+            };
+            Val::bool(test & (1 << class) != 0)
+        }
     })
 }
 

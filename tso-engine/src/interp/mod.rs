@@ -25,11 +25,13 @@ pub struct MachineOptions {
     pub max_frames: usize,
     /// Largest total heap the program may allocate in one state (bytes).
     pub max_memory: u64,
+    /// Output is part of the outcome (litmus outcome collection): printing interleaves.
+    pub outputs_visible: bool,
 }
 
 impl Default for MachineOptions {
     fn default() -> Self {
-        MachineOptions { max_steps: 500_000_000, max_frames: 2_000, max_memory: 1 << 30 }
+        MachineOptions { max_steps: 500_000_000, max_frames: 2_000, max_memory: 1 << 30, outputs_visible: false }
     }
 }
 
@@ -47,6 +49,7 @@ pub struct Machine<'p> {
     pub program: &'p Program,
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
+    fence_hook: Option<Arc<Native>>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::cell::Cell<u64>,
@@ -62,7 +65,7 @@ struct Pc {
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
         let table = program.functions.iter().map(|f| if f.body.is_none() { natives.get(&f.name).cloned() } else { None }).collect();
-        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), opts, instructions: std::cell::Cell::new(0) }
+        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), fence_hook: natives.fence_hook.clone(), opts, instructions: std::cell::Cell::new(0) }
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
@@ -181,6 +184,7 @@ impl<'p> Machine<'p> {
         match n.visibility {
             Visibility::Never => false,
             Visibility::Always => true,
+            Visibility::Output => self.opts.outputs_visible,
             Visibility::IfShared(i) => args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())),
             Visibility::IfShared2(i, j) => {
                 args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())) || args.get(j).is_some_and(|p| st.memory.is_shared(p.as_u64()))
@@ -222,9 +226,34 @@ impl<'p> Machine<'p> {
         trace: Option<&mut Vec<TraceEvent>>,
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
-        let r = self.run_steps(st, tid, chooser, trace, &mut steps);
+        let mut trace = trace;
+        let mut r = self.run_steps(st, tid, chooser, trace.as_deref_mut(), &mut steps, true).map_err(|f| f.in_thread(tid));
+        if r == Ok(Step::Progress) {
+            r = self.settle_others(st, tid, chooser, trace, &mut steps).map(|_| Step::Progress);
+        }
         self.instructions.set(self.instructions.get() + steps + 1);
         r
+    }
+
+    /// Threads that are not at a visible action (a thread just created, or one left
+    /// alone) run their invisible steps now, as part of this transition: those steps
+    /// commute with everything, so interleaving them would only add states.
+    fn settle_others(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+        mut trace: Option<&mut Vec<TraceEvent>>,
+        steps: &mut u64,
+    ) -> Result<(), Failure> {
+        let mut u = 0;
+        while (u as usize) < st.threads.len() {
+            if u != tid && st.exit_code.is_none() && st.thread(u).status == ThreadStatus::Running && !self.is_visible(st, u) {
+                self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false).map_err(|f| f.in_thread(u))?;
+            }
+            u += 1;
+        }
+        Ok(())
     }
 
     fn run_steps(
@@ -234,8 +263,9 @@ impl<'p> Machine<'p> {
         chooser: &mut dyn Chooser,
         mut trace: Option<&mut Vec<TraceEvent>>,
         steps: &mut u64,
+        starts_with_visible: bool,
     ) -> Result<Step, Failure> {
-        let mut first = true;
+        let mut first = starts_with_visible;
         let mut seen = std::collections::HashSet::new();
         loop {
             if st.exit_code.is_some() {

@@ -260,7 +260,7 @@ mod tests {
         Inst::Bin { dst, op: BinOp::Add, ty: 0, a, b, flags: BinFlags::default() }
     }
     fn call(dst: Option<Reg>, args: Vec<Operand>) -> Inst {
-        Inst::Call { dst, callee: Callee::Direct(0), args: args.into(), ret_ty: 0 }
+        Inst::Call { dst, callee: Callee::Direct(0), args: args.into(), ret_ty: 0, abi: None }
     }
 
     #[test]

@@ -84,6 +84,7 @@ pub enum Intrinsic {
     VecReduceUMax, VecReduceUMin, VecReduceSMax, VecReduceSMin,
     ObjectSize,
     IsConstant,
+    IsFpClass,
 }
 
 #[derive(Clone, Debug)]
@@ -118,7 +119,7 @@ pub enum Inst {
     InsertElement { dst: Reg, vec: Operand, val: Operand, idx: Operand },
     ShuffleVector { dst: Reg, a: Operand, b: Operand, mask: Box<[i32]>, ty: TyId },
     Freeze { dst: Reg, a: Operand },
-    Call { dst: Option<Reg>, callee: Callee, args: Box<[Operand]>, ret_ty: TyId },
+    Call { dst: Option<Reg>, callee: Callee, args: Box<[Operand]>, ret_ty: TyId, abi: Option<Box<CallAbi>> },
     Br { target: BlockId },
     CondBr { cond: Operand, then_bb: BlockId, else_bb: BlockId },
     Switch { val: Operand, ty: TyId, cases: Box<[(u128, BlockId)]>, default: BlockId },
@@ -126,6 +127,15 @@ pub enum Inst {
     Unreachable,
     /// A construct the loader could not translate; an error verdict if it is reached.
     Unsupported { what: String },
+}
+
+/// How a call passes arguments beyond plain values; only present when it matters.
+#[derive(Clone, Debug, Default)]
+pub struct CallAbi {
+    /// Arguments passed `byval`: (index, size). The callee gets a pointer to a copy.
+    pub byval: Box<[(u32, u64)]>,
+    /// Argument types, for calls to variadic functions (to lay out the va_arg area).
+    pub arg_tys: Box<[TyId]>,
 }
 
 /// φ-nodes of a block: evaluated together on entry, from the predecessor's values.

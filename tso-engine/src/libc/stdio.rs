@@ -15,9 +15,9 @@ impl StringSource for NativeCx<'_> {
 }
 
 pub fn register(n: &mut Natives) {
-    n.add("printf", Visibility::Never, |cx, a| print_formatted(cx, arg(a, 0), &a[1.min(a.len())..]));
-    n.add("fprintf", Visibility::Never, |cx, a| print_formatted(cx, arg(a, 1), &a[2.min(a.len())..]));
-    n.add("dprintf", Visibility::Never, |cx, a| print_formatted(cx, arg(a, 1), &a[2.min(a.len())..]));
+    n.add("printf", Visibility::Output, |cx, a| print_formatted(cx, arg(a, 0), &a[1.min(a.len())..]));
+    n.add("fprintf", Visibility::Output, |cx, a| print_formatted(cx, arg(a, 1), &a[2.min(a.len())..]));
+    n.add("dprintf", Visibility::Output, |cx, a| print_formatted(cx, arg(a, 1), &a[2.min(a.len())..]));
     n.add("sprintf", Visibility::IfShared(0), |cx, a| {
         let out = fmt(cx, arg(a, 1), &a[2.min(a.len())..])?;
         write_string(cx, arg(a, 0), &out, u64::MAX)
@@ -26,29 +26,29 @@ pub fn register(n: &mut Natives) {
         let out = fmt(cx, arg(a, 2), &a[3.min(a.len())..])?;
         write_string(cx, arg(a, 0), &out, arg(a, 1))
     });
-    n.add("puts", Visibility::Never, |cx, a| {
+    n.add("puts", Visibility::Output, |cx, a| {
         let mut s = cx.read_c_string(arg(a, 0))?;
         s.push(b'\n');
         cx.print(&s);
         Ok(NativeResult::Return(Val::Int(s.len() as u128)))
     });
-    n.add("fputs", Visibility::Never, |cx, a| {
+    n.add("fputs", Visibility::Output, |cx, a| {
         let s = cx.read_c_string(arg(a, 0))?;
         cx.print(&s);
         Ok(NativeResult::Return(Val::Int(s.len() as u128)))
     });
-    n.add("putchar", Visibility::Never, |cx, a| {
+    n.add("putchar", Visibility::Output, |cx, a| {
         let c = arg(a, 0) as u8;
         cx.print(&[c]);
         Ok(NativeResult::Return(Val::Int(c as u128)))
     });
-    n.add("fputc", Visibility::Never, |cx, a| {
+    n.add("fputc", Visibility::Output, |cx, a| {
         let c = arg(a, 0) as u8;
         cx.print(&[c]);
         Ok(NativeResult::Return(Val::Int(c as u128)))
     });
     n.alias("putc", "fputc");
-    n.add("fwrite", Visibility::Never, |cx, a| {
+    n.add("fwrite", Visibility::Output, |cx, a| {
         let len = arg(a, 1).saturating_mul(arg(a, 2));
         let s = cx.read_bytes(arg(a, 0), len)?;
         cx.print(&s);

@@ -191,7 +191,10 @@ impl Translator {
                     }
                 }
                 Ok(match base {
-                    Val::Ptr(p) => Val::Ptr(p.wrapping_add(offset as u64)),
+                    Val::Ptr(p) => {
+                        let (obj, off) = crate::value::ptr_parts(p);
+                        Val::Ptr(make_ptr(obj, (off as u64).wrapping_add(offset as u64) as u32))
+                    }
                     other => Val::Int((other.bits() as u64).wrapping_add(offset as u64) as u128),
                 })
             }

@@ -367,10 +367,10 @@ impl Translator {
             let asm = if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned() };
             let text = asm.trim();
             if text.is_empty() || text == "mfence" || text == "lock; addl $$0,0(%rsp)" {
-                return Inst::Call { dst, callee: Callee::AsmFence, args: Box::new([]), ret_ty };
+                return Inst::Call { dst, callee: Callee::AsmFence, args: Box::new([]), ret_ty, abi: None };
             }
             if text == "pause" || text == "rep; nop" || text == "nop" {
-                return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty };
+                return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty, abi: None };
             }
             return Inst::Unsupported { what: format!("inline assembly `{text}`") };
         }
@@ -381,7 +381,7 @@ impl Translator {
             if name.starts_with("llvm.") {
                 match intrinsics::classify(name) {
                     Some(Intrinsic::NoOp) if name.starts_with("llvm.dbg.") => {
-                        return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty };
+                        return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty, abi: None };
                     }
                     Some(intr) => callee = Some(Callee::Intrinsic(intr)),
                     None => return Inst::Unsupported { what: format!("the intrinsic {name}") },
@@ -392,7 +392,27 @@ impl Translator {
         }
         let callee = callee.unwrap_or_else(|| Callee::Indirect(self.operand(cx, callee_v)));
         let args: Box<[Operand]> = (0..nargs).map(|k| self.operand(cx, LLVMGetOperand(i, k))).collect();
-        Inst::Call { dst, callee, args, ret_ty }
+        let abi = self.call_abi(i, nargs);
+        Inst::Call { dst, callee, args, ret_ty, abi }
+    }
+
+    /// byval arguments and, for variadic callees, argument types.
+    unsafe fn call_abi(&mut self, call: LLVMValueRef, nargs: u32) -> Option<Box<CallAbi>> {
+        let kind = LLVMGetEnumAttributeKindForName(c"byval".as_ptr(), 5);
+        let mut byval = Vec::new();
+        for k in 0..nargs {
+            let attr = LLVMGetCallSiteEnumAttribute(call, k + 1, kind);
+            if !attr.is_null() {
+                let ty = LLVMGetTypeAttributeValue(attr);
+                byval.push((k, self.alloc_size(ty)));
+            }
+        }
+        let variadic = LLVMIsFunctionVarArg(LLVMGetCalledFunctionType(call)) != 0;
+        if byval.is_empty() && !variadic {
+            return None;
+        }
+        let arg_tys = if variadic { (0..nargs).map(|k| self.ty(LLVMTypeOf(LLVMGetOperand(call, k)))).collect() } else { Box::new([]) as Box<[TyId]> };
+        Some(Box::new(CallAbi { byval: byval.into(), arg_tys }))
     }
 }
 

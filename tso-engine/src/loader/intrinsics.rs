@@ -84,6 +84,7 @@ pub(crate) fn classify(name: &str) -> Option<Intrinsic> {
         ("vector.reduce.smin", VecReduceSMin),
         ("objectsize", ObjectSize),
         ("is.constant", IsConstant),
+        ("is.fpclass", IsFpClass),
     ];
     table.iter().find(|(p, _)| first(p)).map(|(_, i)| i.clone())
 }

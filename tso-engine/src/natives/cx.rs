@@ -16,6 +16,7 @@ pub struct NativeCx<'a> {
     pub(crate) notes: Option<&'a mut Vec<String>>,
     pub(crate) spawn: &'a dyn Fn(&mut State, u64, Vec<Val>) -> Result<ThreadId, Failure>,
     pub(crate) max_memory: u64,
+    pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
 }
 
 impl<'a> NativeCx<'a> {
@@ -50,6 +51,15 @@ impl<'a> NativeCx<'a> {
         let f = self.state.thread(self.tid).frames.last()?;
         let body = self.program.functions[f.func as usize].body.as_ref()?;
         body.blocks.get(f.block as usize)?.locs.get(f.ip as usize).copied().flatten()
+    }
+
+    /// A full memory barrier for the calling thread: what it wrote reaches memory
+    /// (a no-op under SC, where nothing is buffered).
+    pub fn fence(&mut self) -> Result<(), Failure> {
+        if let Some(hook) = self.fence_hook.clone() {
+            (hook.call)(self, &[])?;
+        }
+        Ok(())
     }
 
     pub fn phase(&self) -> u32 {

@@ -44,6 +44,9 @@ pub enum Visibility {
     Never,
     /// Synchronisation and nondeterminism: always a scheduling point.
     Always,
+    /// Writes the program's output: a scheduling point only when outputs are being
+    /// collected (then the order of outputs is an observable outcome).
+    Output,
     /// Accesses the memory its pointer argument `n` points to.
     IfShared(usize),
     /// Accesses the memory of either pointer argument.
@@ -68,6 +71,9 @@ pub struct Natives {
     map: HashMap<String, Arc<Native>>,
     /// Called when a thread terminates (the TSO runtime drains the thread's buffer).
     pub thread_exit_hook: Option<Arc<Native>>,
+    /// A full memory barrier for the calling thread, for natives that publish what the
+    /// program wrote (pthread_once marking its routine done). None under SC.
+    pub fence_hook: Option<Arc<Native>>,
 }
 
 impl Natives {
@@ -102,6 +108,14 @@ impl Natives {
         call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
     ) {
         self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call: Arc::new(call), describe: Some(describe) }));
+    }
+
+    /// Set the memory barrier natives can ask for (see [`NativeCx::fence`]).
+    pub fn set_fence_hook(
+        &mut self,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+    ) {
+        self.fence_hook = Some(Arc::new(Native { name: "fence", visibility: Visibility::Never, call: Arc::new(call), describe: None }));
     }
 
     /// Set the hook run when a thread terminates.

@@ -22,6 +22,8 @@ fn once(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let state = cx.read_int(control, 4)?;
     let mine = RUNNING_BASE + cx.tid as u64;
     if state == mine && cx.callback_result().is_some() {
+        // What the routine wrote must be visible before anyone sees it done.
+        cx.fence()?;
         cx.write_int(control, 4, DONE)?;
         return Ok(NativeResult::Return(Val::Int(0)));
     }

@@ -103,6 +103,11 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
+    let o = opts.clone();
+    n.set_fence_hook(move |cx, _| {
+        fence(cx, &o)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
 }
 
 fn arg(a: &[Val], i: usize) -> u64 {
@@ -218,18 +223,52 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
     threads.extend(after.threads());
     threads.sort_unstable();
     threads.dedup();
+    let me = cx.tid;
+    let (st, program) = (&*cx.state, cx.program);
+    let name = |p: u64| describe_pointer(program, st, p);
+    let loc = |o: u32| location(program, o);
+    let mut flushes = Vec::new();
+    let mut buffers = Vec::new();
     for t in threads {
-        cx.note(|st, program| {
-            let name = |p: u64| describe_pointer(program, st, p);
-            let loc = |o: u32| location(program, o);
-            let (b, a) = (before.describe(t, &name, &loc), after.describe(t, &name, &loc));
-            if a == b {
-                String::new()
-            } else {
-                format!("T{t} buffer: {a}")
-            }
-        });
+        let (b, a) = (before.describe(t, &name, &loc), after.describe(t, &name, &loc));
+        if a == b {
+            continue;
+        }
+        if t != me {
+            // Another thread's entries this operation wrote out (it may have had to,
+            // to explain what a load saw) or marked as already in memory.
+            flushes.extend(flush_lines(t, &before.items(t, &name, &loc), &after.items(t, &name, &loc)));
+        }
+        buffers.push(format!("T{t} buffer: {a}"));
     }
+    for line in flushes.into_iter().chain(buffers) {
+        cx.note(move |_, _| line);
+    }
+}
+
+/// `flush: T2 writes x=1 (sb.c:12) to memory` for each entry that left T2's buffer,
+/// `flush: T2's y=1 (sb.c:13) now counts as written` for each entry newly marked flushed.
+fn flush_lines(t: ThreadId, before: &[(String, String, bool)], after: &[(String, String, bool)]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut j = 0;
+    for (item, origin, flushed) in before {
+        match after.get(j) {
+            Some((a_item, a_origin, a_flushed)) if a_item == item && a_origin == origin => {
+                if *a_flushed && !flushed {
+                    lines.push(format!("flush: T{t}'s {item} ({origin}) now counts as written"));
+                }
+                j += 1;
+            }
+            _ => {
+                if *flushed {
+                    lines.push(format!("flush: T{t}'s {item} reaches memory"));
+                } else {
+                    lines.push(format!("flush: T{t} writes {item} ({origin}) to memory"));
+                }
+            }
+        }
+    }
+    lines
 }
 
 fn check_access(cx: &NativeCx<'_>, p: u64, len: u32, write: bool) -> Result<(), Failure> {

@@ -59,17 +59,24 @@ impl TsoState {
         }
     }
 
-    /// `[x=1 (sb.c:12), y=1 (flushed)]` for one thread.
-    pub fn describe(&self, tid: ThreadId, name: &dyn Fn(u64) -> String, loc: &dyn Fn(u32) -> String) -> String {
+    /// One thread's entries, oldest first, for people: (`x=1`, origin, flushed).
+    pub fn items(&self, tid: ThreadId, name: &dyn Fn(u64) -> String, loc: &dyn Fn(u32) -> String) -> Vec<(String, String, bool)> {
         let mut items = Vec::new();
         self.for_each_entry(|t, obj, off, payload, flushed, origin| {
-            if t != tid {
-                return;
+            if t == tid {
+                items.push((format!("{}={}", name(make_ptr(obj, off)), payload_value(payload)), loc(origin), flushed));
             }
-            let value = payload_value(payload);
-            let note = if flushed { "flushed".to_string() } else { loc(origin) };
-            items.push(format!("{}={} ({})", name(make_ptr(obj, off)), value, note));
         });
+        items
+    }
+
+    /// `[x=1 (sb.c:12), y=1 (flushed)]` for one thread.
+    pub fn describe(&self, tid: ThreadId, name: &dyn Fn(u64) -> String, loc: &dyn Fn(u32) -> String) -> String {
+        let items: Vec<String> = self
+            .items(tid, name, loc)
+            .into_iter()
+            .map(|(item, origin, flushed)| format!("{item} ({})", if flushed { "flushed".to_string() } else { origin }))
+            .collect();
         format!("[{}]", items.join(", "))
     }
 

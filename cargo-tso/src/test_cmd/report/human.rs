@@ -21,7 +21,12 @@ pub struct Human {
 
 impl Human {
     pub fn new(terse: bool, verbose: bool, paint: Paint) -> Human {
-        Human { terse, verbose, paint, column: 0 }
+        Human {
+            terse,
+            verbose,
+            paint,
+            column: 0,
+        }
     }
 }
 
@@ -34,6 +39,7 @@ fn emit(text: &str) {
 const TERSE_WIDTH: usize = 88;
 
 /// Whether the terse line is empty or full.
+#[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.80
 fn at_line_start(column: usize) -> bool {
     column % TERSE_WIDTH == 0
 }
@@ -57,7 +63,11 @@ impl Reporter for Human {
             emit(&format!("{mark}{wrap}"));
             return;
         }
-        let mut line = format!("test {} ... {}", result.name, self.paint.status(result.status));
+        let mut line = format!(
+            "test {} ... {}",
+            result.name,
+            self.paint.status(result.status)
+        );
         if let Some(outcome) = &result.outcome {
             let _ = write!(line, " ({})", figures::short(&outcome.figures));
         }
@@ -66,7 +76,11 @@ impl Reporter for Human {
             if let Some(outcome) = &result.outcome {
                 let _ = writeln!(line, "    {}", figures::line(&outcome.figures));
             }
-            let _ = writeln!(line, "    file: {}", crate::render::paths::display_path(&case.unit.path.display().to_string()));
+            let _ = writeln!(
+                line,
+                "    file: {}",
+                crate::render::paths::display_path(&case.unit.path.display().to_string())
+            );
         }
         emit(&line);
     }
@@ -90,6 +104,16 @@ impl Reporter for Human {
         if self.terse && !at_line_start(self.column) {
             text.push('\n');
         }
+        // Expected failures pass; their counterexamples are still worth reading.
+        let expected: Vec<&TestResult> = results.iter().filter(|r| r.status == Status::Passed && !r.message.is_empty()).collect();
+        if !expected.is_empty() && !self.terse {
+            text.push_str("\nexpected failures:\n\n");
+            for result in &expected {
+                let _ = writeln!(text, "---- {} (failed as expected) ----", result.name);
+                text.push_str(&result.message);
+                text.push('\n');
+            }
+        }
         let failures: Vec<&TestResult> = results.iter().filter(|r| r.status.is_failure()).collect();
         if !failures.is_empty() {
             text.push_str("\nfailures:\n\n");
@@ -104,9 +128,17 @@ impl Reporter for Human {
             }
         }
         if summary.inconclusive > 0 {
-            let _ = writeln!(text, "\nnote: {} inconclusive (a limit stopped the search; counted as failed)", summary.inconclusive);
+            let _ = writeln!(
+                text,
+                "\nnote: {} inconclusive (a limit stopped the search; counted as failed)",
+                summary.inconclusive
+            );
         }
-        let word = if summary.ok() { self.paint.green("ok") } else { self.paint.red("FAILED") };
+        let word = if summary.ok() {
+            self.paint.green("ok")
+        } else {
+            self.paint.red("FAILED")
+        };
         let _ = writeln!(
             text,
             "\ntest result: {word}. {} passed; {} failed; {} ignored; 0 measured; {} filtered out; finished in {:.2}s\n",

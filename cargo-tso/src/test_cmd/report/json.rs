@@ -53,11 +53,20 @@ impl Reporter for Json {
             return;
         }
         map.insert("exec_time".into(), result.exec_time.as_secs_f64().into());
-        map.insert("inconclusive".into(), (result.status == Status::Inconclusive).into());
+        map.insert(
+            "inconclusive".into(),
+            (result.status == Status::Inconclusive).into(),
+        );
         if let CaseKind::Check { expectation, .. } = &case.kind {
-            map.insert("expected_failure".into(), expect::expected_kind(*expectation).map_or(Value::Null, Value::from));
+            map.insert(
+                "expected_failure".into(),
+                expect::expected_kind(*expectation).map_or(Value::Null, Value::from),
+            );
         }
-        let settings = CheckSettings { sb_bound: result.bound, ..self.settings.clone() };
+        let settings = CheckSettings {
+            sb_bound: result.bound,
+            ..self.settings.clone()
+        };
         if let Some(outcome) = &result.outcome {
             map.extend(run_json::outcome_fields(outcome, &settings));
         } else {

@@ -1,0 +1,243 @@
+//! One run of `cargo tso check FILE --format json`, and what it answered.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The memory model a run uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Model {
+    Sc,
+    Tso,
+}
+
+impl Model {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::Sc => "sc",
+            Model::Tso => "tso",
+        }
+    }
+}
+
+/// The options of one `cargo tso check` invocation.
+#[derive(Clone, Debug)]
+pub struct CheckRun {
+    pub file: PathBuf,
+    pub model: Model,
+    /// `None` leaves the tool's default bound.
+    pub sb_bound: Option<u32>,
+    pub outcomes: bool,
+    pub show_output: bool,
+    pub reference_machine: bool,
+    pub clang_args: Vec<String>,
+    /// Wall-clock limit; the process is killed past it (a hang is a test failure).
+    pub wall_limit: Duration,
+}
+
+impl CheckRun {
+    pub fn new(file: impl Into<PathBuf>, model: Model) -> CheckRun {
+        CheckRun {
+            file: file.into(),
+            model,
+            sb_bound: None,
+            outcomes: false,
+            show_output: false,
+            reference_machine: false,
+            clang_args: Vec::new(),
+            wall_limit: Duration::from_secs(120),
+        }
+    }
+    pub fn sb_bound(mut self, bound: u32) -> Self {
+        self.sb_bound = Some(bound);
+        self
+    }
+    pub fn outcomes(mut self) -> Self {
+        self.outcomes = true;
+        self
+    }
+    pub fn show_output(mut self) -> Self {
+        self.show_output = true;
+        self
+    }
+    pub fn reference_machine(mut self) -> Self {
+        self.reference_machine = true;
+        self
+    }
+    pub fn clang_args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
+        self.clang_args.extend(args.iter().map(|a| a.as_ref().to_string()));
+        self
+    }
+
+    /// The arguments after the binary name: cargo runs subcommands as `cargo-tso tso ...`.
+    pub fn args(&self) -> Vec<String> {
+        let mut a: Vec<String> = vec!["tso".into(), "check".into(), self.file.display().to_string()];
+        a.extend(["--format".into(), "json".into(), "--memory-model".into(), self.model.as_str().into()]);
+        if let Some(b) = self.sb_bound {
+            a.extend(["--sb-bound".into(), b.to_string()]);
+        }
+        if self.outcomes {
+            a.push("--outcomes".into());
+        }
+        if self.show_output {
+            a.push("--show-output".into());
+        }
+        if self.reference_machine {
+            a.push("--reference-machine".into());
+        }
+        if !self.clang_args.is_empty() {
+            a.push("--".into());
+            a.extend(self.clang_args.iter().cloned());
+        }
+        a
+    }
+
+    /// A command line a person can paste to reproduce this run.
+    pub fn command_line(&self) -> String {
+        format!("cargo {}", self.args().join(" "))
+    }
+
+    pub fn run(&self) -> CheckResult {
+        run_binary(&crate::binary::cargo_tso(), &self.args(), self.wall_limit, self.command_line())
+    }
+}
+
+/// What one run answered. `json` is `None` when stdout was not one JSON object.
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    pub command: String,
+    /// `None` when the process was killed (signal or wall-clock limit).
+    pub exit: Option<i32>,
+    pub timed_out: bool,
+    pub stdout: String,
+    pub stderr: String,
+    pub json: Option<Value>,
+    pub wall: Duration,
+}
+
+impl CheckResult {
+    pub fn verdict(&self) -> Option<&str> {
+        self.json.as_ref()?.get("verdict")?.as_str()
+    }
+    pub fn error_kind(&self) -> Option<&str> {
+        self.json.as_ref()?.get("error")?.get("kind")?.as_str()
+    }
+    pub fn error_message(&self) -> Option<&str> {
+        self.json.as_ref()?.get("error")?.get("message")?.as_str()
+    }
+    pub fn states(&self) -> Option<u64> {
+        self.json.as_ref()?.get("states")?.as_u64()
+    }
+    /// The printed output of the program (`--show-output` with `--format json`).
+    pub fn output(&self) -> Option<&str> {
+        self.json.as_ref()?.get("output")?.as_str()
+    }
+    /// The set of complete-execution outputs (`--outcomes`), each with its trailing
+    /// newline trimmed.
+    pub fn outcomes(&self) -> Option<BTreeSet<String>> {
+        let list = self.json.as_ref()?.get("outcomes")?.as_array()?;
+        list.iter().map(|o| o.as_str().map(|s| s.trim_end_matches('\n').to_string())).collect()
+    }
+    /// The run found no error and explored everything (exit 0, verdict pass).
+    pub fn passed(&self) -> bool {
+        self.exit == Some(0) && self.verdict() == Some("pass")
+    }
+
+    /// A short account for failure messages: command, exit, verdict, error, stderr tail.
+    pub fn summary(&self) -> String {
+        let mut s = format!("`{}` -> exit {:?}", self.command, self.exit);
+        if self.timed_out {
+            s.push_str(&format!(" (killed after {:?})", self.wall));
+        }
+        match &self.json {
+            Some(_) => {
+                s.push_str(&format!(", verdict {:?}", self.verdict().unwrap_or("?")));
+                if let Some(k) = self.error_kind() {
+                    s.push_str(&format!(", error {k}: {}", self.error_message().unwrap_or("")));
+                }
+            }
+            None => s.push_str(&format!(", stdout not JSON: {:?}", tail(&self.stdout, 300))),
+        }
+        let err = self.stderr.trim();
+        if !err.is_empty() {
+            s.push_str(&format!("\n      stderr: {}", tail(err, 400).replace('\n', "\n              ")));
+        }
+        s
+    }
+}
+
+impl fmt::Display for CheckResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.summary())
+    }
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let start = s.len().saturating_sub(n);
+    let start = (start..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len());
+    &s[start..]
+}
+
+/// Run `bin args`, killing it after `limit`.
+pub fn run_binary(bin: &Path, args: &[String], limit: Duration, command: String) -> CheckResult {
+    let started = Instant::now();
+    let mut command_builder = Command::new(bin);
+    command_builder.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // Keep the tool's bitcode cache beside the binary, not in the user's home.
+    if std::env::var_os("CARGO_TSO_CACHE_DIR").is_none() {
+        if let Some(dir) = bin.parent().and_then(Path::parent) {
+            command_builder.env("CARGO_TSO_CACHE_DIR", dir.join("tso-suite-cache"));
+        }
+    }
+    let spawned = command_builder.spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => panic!("cannot start {}: {e}", bin.display()),
+    };
+    // Drain both pipes on their own threads so a chatty child cannot block on a full pipe.
+    let mut out_pipe = child.stdout.take();
+    let mut err_pipe = child.stderr.take();
+    let out_reader = std::thread::spawn(move || read_all(out_pipe.as_mut()));
+    let err_reader = std::thread::spawn(move || read_all(err_pipe.as_mut()));
+    let mut timed_out = false;
+    let mut nap = Duration::from_micros(200);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break Some(st),
+            Ok(None) if started.elapsed() > limit => {
+                let _ = child.kill();
+                timed_out = true;
+                break child.wait().ok();
+            }
+            Ok(None) => {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(20));
+            }
+            Err(_) => break None,
+        }
+    };
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    let json = serde_json::from_str::<Value>(stdout.trim()).ok().filter(|v| v.is_object());
+    CheckResult {
+        command,
+        exit: if timed_out { None } else { status.and_then(|s| s.code()) },
+        timed_out,
+        stdout,
+        stderr,
+        json,
+        wall: started.elapsed(),
+    }
+}
+
+fn read_all<R: Read>(r: Option<&mut R>) -> String {
+    let mut buf = Vec::new();
+    if let Some(r) = r {
+        let _ = r.read_to_end(&mut buf);
+    }
+    String::from_utf8_lossy(&buf).into_owned()
+}
