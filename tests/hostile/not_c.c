@@ -1,0 +1,2 @@
+This is not a C program.
+Just prose, with no code at all;

@@ -1,0 +1,252 @@
+//! The interpreter against the CPU (issue 5 §1): csmith programs compiled natively with
+//! clang-19 at -O0 and -O2 print a checksum; `cargo tso check --show-output` must print
+//! the same checksum under SC and under TSO, and report no error.
+//!
+//! Seeds are fixed so CI is deterministic. `TSO_CSMITH_COUNT` (default 200) programs from
+//! seed `TSO_CSMITH_SEED` (default 1); `TSO_CSMITH_JOBS` workers (default: all cores);
+//! `TSO_CSMITH_KEEP=DIR` copies every disagreeing program there; `TSO_CSMITH_SB_BOUND=N`
+//! passes `--sb-bound N` to the TSO runs (default: the tool's default). Programs that time out
+//! or crash natively are counted and skipped: that is a property of the generated
+//! program, not of the checker. `scripts/csmith-soak.sh N` runs thousands.
+
+#[path = "../hostile/harness.rs"]
+mod harness;
+
+use harness::{check_command, run_limited, scratch};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const INSTALL: &str = "apt-get install -y csmith libcsmith-dev";
+const CSMITH_INCLUDE: &str = "/usr/include/csmith";
+/// Options that keep generated programs small and quick (no argc: main takes no arguments).
+const CSMITH_OPTIONS: &[&str] = &[
+    "--no-argc",
+    "--no-packed-struct",
+    "--max-funcs",
+    "3",
+    "--max-block-depth",
+    "3",
+    "--max-array-dim",
+    "2",
+    "--max-array-len-per-dim",
+    "5",
+    "--max-expr-complexity",
+    "5",
+    "--max-struct-fields",
+    "5",
+    "--quiet",
+    "--concise",
+];
+const OPT_LEVELS: [&str; 2] = ["-O0", "-O2"];
+const MODELS: [&str; 2] = ["sc", "tso"];
+/// Native runs longer than this are treated as non-terminating and skipped.
+const NATIVE_LIMIT: Duration = Duration::from_secs(2);
+/// The checker's own --timeout, and the wall limit past which it counts as hung.
+const CHECK_TIMEOUT_SECS: &str = "20";
+const CHECK_WALL: Duration = Duration::from_secs(60);
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
+}
+
+/// What one native run of a program did.
+enum Native {
+    Checksum(String),
+    TimedOut,
+    /// Crashed or exited non-zero (undefined behaviour csmith let through, or a stack
+    /// overflow of deep recursion).
+    Crashed,
+}
+
+/// The result of one (seed, opt level): native behaviour and each model's answer.
+#[derive(Default)]
+struct Tally {
+    programs: usize,
+    native_timeouts: BTreeMap<&'static str, usize>,
+    native_crashes: BTreeMap<&'static str, usize>,
+    agree: BTreeMap<(&'static str, &'static str), usize>,
+    disagreements: Vec<String>,
+}
+
+fn require_csmith() {
+    let found = Command::new("csmith").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    assert!(found, "csmith is not installed; install it with: {INSTALL}");
+    assert!(Path::new(CSMITH_INCLUDE).join("csmith.h").is_file(), "{CSMITH_INCLUDE}/csmith.h is missing; install it with: {INSTALL}");
+}
+
+fn generate(seed: u64, dir: &Path) -> Result<PathBuf, String> {
+    let file = dir.join(format!("csmith_{seed}.c"));
+    let out = Command::new("csmith")
+        .args(CSMITH_OPTIONS)
+        .args(["--seed", &seed.to_string(), "--output"])
+        .arg(&file)
+        .output()
+        .map_err(|e| format!("cannot run csmith: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("csmith --seed {seed} failed: {}", String::from_utf8_lossy(&out.stderr)));
+    }
+    Ok(file)
+}
+
+fn run_native(source: &Path, opt: &str, dir: &Path) -> Result<Native, String> {
+    let exe = dir.join(format!("native{opt}"));
+    let out = Command::new("clang-19")
+        .args(["-w", opt, "-I", CSMITH_INCLUDE, "-o"])
+        .arg(&exe)
+        .arg(source)
+        .output()
+        .map_err(|e| format!("cannot run clang-19: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("clang-19 {opt} failed on {}: {}", source.display(), String::from_utf8_lossy(&out.stderr)));
+    }
+    let run_dir = dir.join(format!("run{opt}"));
+    let _ = std::fs::create_dir_all(&run_dir);
+    let run = run_limited(&mut Command::new(&exe), NATIVE_LIMIT, &run_dir);
+    Ok(if run.timed_out {
+        Native::TimedOut
+    } else if run.code != Some(0) {
+        Native::Crashed
+    } else {
+        match checksum_line(&run.stdout) {
+            Some(line) => Native::Checksum(line),
+            None => Native::Crashed,
+        }
+    })
+}
+
+fn checksum_line(output: &str) -> Option<String> {
+    output.lines().find(|l| l.starts_with("checksum = ")).map(|l| l.trim().to_string())
+}
+
+/// `None` when the checker agrees with the native checksum, else what went wrong.
+fn run_checker(source: &Path, opt: &str, model: &str, expected: &str, dir: &Path) -> Option<String> {
+    let file = source.display().to_string();
+    let mut args = vec![file.as_str(), "--memory-model", model, "--show-output", "--format", "json", "--timeout", CHECK_TIMEOUT_SECS];
+    let bound = std::env::var("TSO_CSMITH_SB_BOUND").unwrap_or_default();
+    if model == "tso" && !bound.trim().is_empty() {
+        args.extend(["--sb-bound", bound.trim()]);
+    }
+    args.extend(["--", opt, "-I", CSMITH_INCLUDE, "-w"]);
+    let mut cmd = check_command(&args, dir);
+    let run = run_limited(&mut cmd, CHECK_WALL, dir);
+    if run.timed_out {
+        return Some(format!("hung (killed after {:?})", run.elapsed));
+    }
+    let json: serde_json::Value = match serde_json::from_str(run.stdout.trim()) {
+        Ok(v) => v,
+        Err(_) => return Some(format!("exit {:?}, no JSON answer: {}", run.code, run.text().chars().take(400).collect::<String>())),
+    };
+    let verdict = json["verdict"].as_str().unwrap_or("?");
+    let got = json["output"].as_str().and_then(checksum_line);
+    if run.code == Some(0) && verdict == "pass" && got.as_deref() == Some(expected) {
+        return None;
+    }
+    Some(format!(
+        "exit {:?}, verdict {verdict}, error {}, inconclusive {}, checksum {:?} (native {expected:?})",
+        run.code, json["error"], json["inconclusive_reason"], got
+    ))
+}
+
+fn check_seed(seed: u64, root: &Path, tally: &Mutex<Tally>) {
+    let dir = root.join(seed.to_string());
+    let _ = std::fs::create_dir_all(&dir);
+    let source = match generate(seed, &dir) {
+        Ok(s) => s,
+        Err(e) => panic!("{e}"),
+    };
+    for opt in OPT_LEVELS {
+        let native = match run_native(&source, opt, &dir) {
+            Ok(n) => n,
+            Err(e) => panic!("{e}"),
+        };
+        let expected = match native {
+            Native::Checksum(c) => c,
+            Native::TimedOut => {
+                *lock(tally).native_timeouts.entry(opt).or_default() += 1;
+                continue;
+            }
+            Native::Crashed => {
+                *lock(tally).native_crashes.entry(opt).or_default() += 1;
+                continue;
+            }
+        };
+        for model in MODELS {
+            let check_dir = dir.join(format!("check{opt}-{model}"));
+            let _ = std::fs::create_dir_all(&check_dir);
+            match run_checker(&source, opt, model, &expected, &check_dir) {
+                None => *lock(tally).agree.entry((opt, model)).or_default() += 1,
+                Some(problem) => {
+                    keep(&source);
+                    lock(tally).disagreements.push(format!("seed {seed} {opt} {model}: {problem}"));
+                }
+            }
+        }
+    }
+    lock(tally).programs += 1;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn lock(tally: &Mutex<Tally>) -> std::sync::MutexGuard<'_, Tally> {
+    tally.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Copies a disagreeing program to `TSO_CSMITH_KEEP` for minimisation.
+fn keep(source: &Path) {
+    if let (Some(dir), Some(name)) = (std::env::var_os("TSO_CSMITH_KEEP"), source.file_name()) {
+        let dir = PathBuf::from(dir);
+        let _ = std::fs::create_dir_all(&dir);
+        let _ = std::fs::copy(source, dir.join(name));
+    }
+}
+
+#[test]
+fn csmith_checksums_match_native_execution() {
+    require_csmith();
+    let count = env_number("TSO_CSMITH_COUNT", 200);
+    let first = env_number("TSO_CSMITH_SEED", 1);
+    let default_jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2) as u64;
+    let jobs = env_number("TSO_CSMITH_JOBS", default_jobs).max(1) as usize;
+    // Build (or locate) the binary once before the workers start.
+    let _ = harness::cargo_tso();
+    let root = scratch("csmith");
+    let tally = Mutex::new(Tally::default());
+    let next = AtomicUsize::new(0);
+    let start = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed) as u64;
+                if i >= count {
+                    break;
+                }
+                check_seed(first + i, &root, &tally);
+            });
+        }
+    });
+    let _ = std::fs::remove_dir_all(&root);
+    let tally = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut report = format!("csmith: seeds {first}..{} ({} programs) in {:.0?}\n", first + count - 1, tally.programs, start.elapsed());
+    for opt in OPT_LEVELS {
+        let compared = tally.agree.iter().filter(|((o, _), _)| *o == opt).map(|(_, n)| *n).sum::<usize>();
+        report += &format!(
+            "  {opt}: native timeouts {}, native crashes {}, agree sc {}, agree tso {} ({compared} checks agree)\n",
+            tally.native_timeouts.get(opt).unwrap_or(&0),
+            tally.native_crashes.get(opt).unwrap_or(&0),
+            tally.agree.get(&(opt, "sc")).unwrap_or(&0),
+            tally.agree.get(&(opt, "tso")).unwrap_or(&0),
+        );
+    }
+    report += &format!("  disagreements: {}\n", tally.disagreements.len());
+    for d in &tally.disagreements {
+        report += &format!("    {d}\n");
+    }
+    println!("{report}");
+    assert_eq!(tally.programs as u64, count, "not every program was checked\n{report}");
+    let checked: usize = tally.agree.values().sum::<usize>() + tally.disagreements.len();
+    assert!(checked as u64 >= count, "too few programs ran natively to compare (most timed out or crashed)\n{report}");
+    assert!(tally.disagreements.is_empty(), "the checker disagrees with native execution\n{report}");
+}
