@@ -83,6 +83,7 @@ struct Node {
 
 pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> ExploreResult {
     let start = Instant::now();
+    machine.deadline.set(opts.limits.timeout.map(|t| start + t));
     let mut store = StateStore::new();
     let mut canon = Canonicalizer::new();
     let mut stats = Stats::default();

@@ -76,6 +76,8 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
         Memset => {
             let (d, v, n) = (a(0).as_u64(), a(1).bits() as u8, a(2).as_u64());
             if n > 0 {
+                // Check the destination before building the bytes (n may be huge).
+                st.memory.check(d, n, true)?;
                 st.memory.write_fragment(d, &Fragment::from_bytes(vec![v; n as usize]))?;
             }
             Val::Int(0)

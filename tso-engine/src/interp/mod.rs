@@ -53,6 +53,8 @@ pub struct Machine<'p> {
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::cell::Cell<u64>,
+    /// When exploration must stop (--timeout), checked inside long transitions too.
+    pub deadline: std::cell::Cell<Option<std::time::Instant>>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -65,7 +67,7 @@ struct Pc {
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
         let table = program.functions.iter().map(|f| if f.body.is_none() { natives.get(&f.name).cloned() } else { None }).collect();
-        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), fence_hook: natives.fence_hook.clone(), opts, instructions: std::cell::Cell::new(0) }
+        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), fence_hook: natives.fence_hook.clone(), opts, instructions: std::cell::Cell::new(0), deadline: std::cell::Cell::new(None) }
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
@@ -289,7 +291,9 @@ impl<'p> Machine<'p> {
             let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
             let (inst, loc) = self.inst_at(&pc);
             let descr = if want_trace { trace::describe(self, st, tid, inst) } else { None };
-            let r = self.exec(st, tid, inst, chooser, if want_trace { Some(&mut notes) } else { None });
+            let mut counting = CountingChooser { inner: &mut *chooser, asked: 0 };
+            let r = self.exec(st, tid, inst, &mut counting, if want_trace { Some(&mut notes) } else { None });
+            let chose = counting.asked > 0;
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
                     f.message = "error".into();
@@ -316,9 +320,18 @@ impl<'p> Machine<'p> {
                 Exec::Pruned => return Ok(Step::Pruned),
                 Exec::EndTransition => return Ok(Step::Progress),
             }
+            // A choice made after the visible action branches the rest of the run: end
+            // the transition here, so the branches become states that can merge again
+            // instead of multiplying along one long invisible run.
+            if chose && !first {
+                return Ok(Step::Progress);
+            }
             first = false;
             *steps += 1;
             if *steps & LOOP_CHECK_MASK == 0 {
+                if self.deadline.get().is_some_and(|d| std::time::Instant::now() >= d) {
+                    return Err(Failure::new(ErrorKind::StepLimit, "--timeout reached in the middle of a long step"));
+                }
                 // A long invisible run: if the whole state repeats, the thread is
                 // deterministically in an infinite loop (no choices happen in between).
                 let mut c = crate::store::Canonicalizer::new();
@@ -350,6 +363,19 @@ impl<'p> Machine<'p> {
     /// Invisible instructions worth a trace line: calls to natives (output, malloc, ...).
     fn interesting(&self, st: &State, tid: ThreadId, _pc: &Pc) -> bool {
         self.at_native(st, tid).is_some()
+    }
+}
+
+/// Counts the choices one instruction makes.
+struct CountingChooser<'c> {
+    inner: &'c mut dyn Chooser,
+    asked: usize,
+}
+
+impl Chooser for CountingChooser<'_> {
+    fn choose(&mut self, n: usize) -> usize {
+        self.asked += 1;
+        self.inner.choose(n)
     }
 }
 

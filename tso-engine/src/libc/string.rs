@@ -27,6 +27,7 @@ pub fn register(n: &mut Natives) {
     n.add("memset", Visibility::IfShared(0), |cx, a| {
         let (d, c, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
         if len > 0 {
+            cx.state.memory.check(d, len, true)?;
             cx.write_fragment(d, &Fragment::from_bytes(vec![c; len as usize]))?;
         }
         ret_ptr(d)

@@ -84,6 +84,8 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
     n.add_described(abi::MEMSET, Visibility::IfShared(0), describe_copy, move |cx, a| {
         let (dst, byte, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
         if len > 0 {
+            // Check the destination before building the bytes (len may be huge).
+            check_access(cx, dst, checked_len(len)?, true)?;
             store(cx, &o, dst, Payload::from_bytes(vec![byte; checked_len(len)? as usize]))?;
         }
         Ok(NativeResult::Return(Val::Int(0)))
