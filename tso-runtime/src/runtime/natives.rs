@@ -273,13 +273,20 @@ fn flush_lines(t: ThreadId, before: &[(String, String, bool)], after: &[(String,
     lines
 }
 
+/// The "+d" rule: no other thread can reach this memory — the object is not shared,
+/// or no other thread is running at all (finished threads have drained their buffers,
+/// and thread creation is fenced).
+fn unobserved(cx: &NativeCx<'_>, p: u64) -> bool {
+    !cx.is_shared(p) || cx.state.running_threads() == 1
+}
+
 fn check_access(cx: &NativeCx<'_>, p: u64, len: u32, write: bool) -> Result<(), Failure> {
     cx.state.memory.check(p, len as u64, write).map(|_| ())
 }
 
 fn load(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, len: u32) -> Result<Payload, Failure> {
     check_access(cx, p, len, false)?;
-    let bypass = opts.dynamic_bypass && !cx.is_shared(p);
+    let bypass = opts.dynamic_bypass && unobserved(cx, p);
     let tid = cx.tid;
     let range = range_of(p, len);
     let v = with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
@@ -310,7 +317,7 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
             cx.share(q);
         }
     }
-    let bypass = opts.dynamic_bypass && !shared;
+    let bypass = opts.dynamic_bypass && (!shared || unobserved(cx, p));
     let (tid, origin, bound) = (cx.tid, cx.location().unwrap_or(u32::MAX), opts.sb_bound);
     let range = range_of(p, v.len());
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
