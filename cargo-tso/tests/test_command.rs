@@ -448,3 +448,23 @@ fn results_do_not_depend_on_test_threads() {
     assert_eq!(one, by_name("4"));
     assert_eq!(one, by_name("2"));
 }
+
+/// Issue 5, isolation: an internal error while checking one test fails that test with
+/// "internal error" and a message for a bug report; every other test still runs.
+#[test]
+fn an_internal_error_fails_only_its_own_test() {
+    let victim = "fixture-litmus::store_buffering::fenced";
+    let out = run(test()
+        .args(["-p", "fixture-litmus", "--format", "json"])
+        .args(sc())
+        .env("CARGO_TSO_INJECT_INTERNAL_ERROR", victim));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    let events = finished_events(&out.stdout);
+    assert_eq!(events.len(), 3, "every test reports: {events:?}");
+    let failed = event(&events, victim);
+    assert_eq!(failed["event"], "failed");
+    assert!(failed.to_string().contains("internal error"), "{failed}");
+    for other in events.iter().filter(|e| e["name"] != victim) {
+        assert_eq!(other["event"], "ok", "{other}");
+    }
+}

@@ -94,6 +94,14 @@ fn run_case(
     }
 }
 
+/// Tests of the isolation guarantee make one named test hit an internal error:
+/// `CARGO_TSO_INJECT_INTERNAL_ERROR=<test name>`.
+fn inject_fault(name: &str) {
+    if std::env::var("CARGO_TSO_INJECT_INTERNAL_ERROR").is_ok_and(|n| n == name) {
+        panic!("injected internal error (CARGO_TSO_INJECT_INTERNAL_ERROR)");
+    }
+}
+
 /// What a job needs besides its own description: where it reports progress.
 struct JobContext<'a> {
     index: usize,
@@ -116,13 +124,14 @@ fn run_job(
         Arc::new(move |stats: &Stats| report(index, stats)) as ProgressFn
     });
     let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| {
+        inject_fault(&context.name);
         run_case(&cases[job.case], &settings, context.sc_memo, progress)
     })) {
         Ok(result) => result,
         Err(payload) => (
             Status::Failed,
             format!(
-                "internal error: {}\n",
+                "internal error: {}\n(this is a bug in cargo-tso; please report it with the test file)\n",
                 pipeline::panic_message(payload.as_ref())
             ),
             None,
