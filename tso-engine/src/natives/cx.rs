@@ -7,6 +7,9 @@ use crate::memory::{decode, encode, Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts, Val};
 
+/// How natives start threads: (state, start routine, arguments) → new thread id.
+pub(crate) type SpawnFn<'a> = dyn Fn(&mut State, u64, Vec<Val>) -> Result<ThreadId, Failure> + 'a;
+
 pub struct NativeCx<'a> {
     pub state: &'a mut State,
     pub program: &'a Program,
@@ -14,7 +17,7 @@ pub struct NativeCx<'a> {
     pub(crate) chooser: &'a mut dyn Chooser,
     /// Human-readable notes for the counterexample trace; None when not tracing.
     pub(crate) notes: Option<&'a mut Vec<String>>,
-    pub(crate) spawn: &'a dyn Fn(&mut State, u64, Vec<Val>) -> Result<ThreadId, Failure>,
+    pub(crate) spawn: &'a SpawnFn<'a>,
     pub(crate) max_memory: u64,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
 }

@@ -88,7 +88,7 @@ impl State {
 
     /// The extension data of type `T`, created with `init` on first use.
     pub fn ext_mut<T: ExtState + 'static>(&mut self, init: impl FnOnce() -> T) -> &mut T {
-        if self.ext.as_ref().map_or(true, |e| !e.as_any().is::<T>()) {
+        if self.ext.as_ref().is_none_or(|e| !e.as_any().is::<T>()) {
             self.ext = Some(Box::new(init()));
         }
         self.ext.as_mut().and_then(|e| e.as_any_mut().downcast_mut::<T>()).expect("just set")
