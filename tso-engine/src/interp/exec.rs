@@ -377,12 +377,8 @@ impl<'p> Machine<'p> {
         let t = st.thread_mut(tid);
         let frame = t.frames.pop().expect("returning frame");
         // Stack objects die with the frame; dangling pointers to them are then caught.
-        for id in frame.allocas.iter().chain(frame.varargs.iter()) {
-            if let Some(o) = st.memory.get_mut(*id) {
-                o.freed = true;
-                o.data = Vec::new();
-                o.ptrs.clear();
-            }
+        for &id in frame.allocas.iter().chain(frame.varargs.iter()) {
+            st.memory.kill(id);
         }
         let t = st.thread_mut(tid);
         if t.frames.is_empty() {
@@ -440,12 +436,8 @@ impl<'p> Machine<'p> {
         // Remaining frames (pthread_exit from deep inside) release their stack objects.
         let frames = std::mem::take(&mut st.thread_mut(tid).frames);
         for f in frames {
-            for id in f.allocas.iter().chain(f.varargs.iter()) {
-                if let Some(o) = st.memory.get_mut(*id) {
-                    o.freed = true;
-                    o.data = Vec::new();
-                    o.ptrs.clear();
-                }
+            for &id in f.allocas.iter().chain(f.varargs.iter()) {
+                st.memory.kill(id);
             }
         }
         let t = st.thread_mut(tid);

@@ -8,15 +8,6 @@ use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
 use std::rc::Rc;
 
-/// Width in bits of an integer argument; intrinsics are overloaded on it, but the
-/// values carry no width, so we take it from the call's declared types where needed.
-fn width_of(v: &Val) -> u32 {
-    match v {
-        Val::F32(_) => 32,
-        _ => 64,
-    }
-}
-
 pub(super) fn call(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &[Val]) -> Result<Val, Failure> {
     let bits = intrinsic_bits(m, st, tid);
     // Arithmetic intrinsics on vectors (what the vectoriser emits) apply lane by lane.
@@ -304,6 +295,6 @@ fn intrinsic_bits(m: &Machine<'_>, st: &State, tid: ThreadId) -> u32 {
                 }
             }
         }
-        _ => width_of(&Val::Int(0)),
+        _ => 64,
     }
 }

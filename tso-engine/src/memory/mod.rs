@@ -55,6 +55,16 @@ impl Memory {
         i as ObjId
     }
 
+    /// The object dies (freed heap block, returned stack slot): it stays as a tombstone
+    /// so dangling accesses are reported, without its bytes.
+    pub fn kill(&mut self, id: ObjId) {
+        if let Some(o) = self.get_mut(id) {
+            o.freed = true;
+            o.data = Vec::new();
+            o.ptrs.clear();
+        }
+    }
+
     /// Drop an object entirely (used when canonical GC finds it unreachable).
     pub fn remove(&mut self, id: ObjId) {
         if let Some(slot) = self.objects.get_mut(id as usize) {

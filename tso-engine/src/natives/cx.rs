@@ -192,11 +192,7 @@ impl<'a> NativeCx<'a> {
         if o.alloc_family != family {
             return Err(Failure::new(ErrorKind::InvalidFree, "memory released with the wrong function (malloc/free vs new/delete vs new[]/delete[])"));
         }
-        if let Some(o) = self.state.memory.get_mut(obj) {
-            o.freed = true;
-            o.data = Vec::new();
-            o.ptrs.clear();
-        }
+        self.state.memory.kill(obj);
         Ok(())
     }
 

@@ -4,7 +4,7 @@ use super::env::{Chooser, Env, Mem};
 use super::state::{Buffers, TsoState};
 use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
-use crate::buffer::{BufferError, Payload, Range};
+use crate::buffer::{BufferError, Choice, Payload, Range};
 use std::cell::RefCell;
 use tso_engine::interp::describe_pointer;
 use tso_engine::ir::Program;
@@ -183,7 +183,7 @@ fn reference_flushes(ts: &mut TsoState, env: &Env<'_, '_>) -> BufResult<()> {
         if threads.is_empty() {
             return Ok(());
         }
-        let c = Chooser(env).choose_n(threads.len() + 1);
+        let c = Chooser(env).choose(threads.len() + 1);
         if c == 0 {
             return Ok(());
         }
@@ -191,12 +191,6 @@ fn reference_flushes(ts: &mut TsoState, env: &Env<'_, '_>) -> BufResult<()> {
     }
 }
 
-impl Chooser<'_, '_, '_> {
-    fn choose_n(&mut self, n: usize) -> usize {
-        use crate::buffer::Choice;
-        self.choose(n)
-    }
-}
 
 fn buffer_failure(program: &Program, e: BufferError<Failure>) -> Failure {
     match e {
@@ -317,7 +311,7 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
             cx.share(q);
         }
     }
-    let bypass = opts.dynamic_bypass && (!shared || unobserved(cx, p));
+    let bypass = opts.dynamic_bypass && unobserved(cx, p);
     let (tid, origin, bound) = (cx.tid, cx.location().unwrap_or(u32::MAX), opts.sb_bound);
     let range = range_of(p, v.len());
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
