@@ -9,7 +9,9 @@ fn main() {
     if !config.exists() || !dylib.exists() {
         eprintln!();
         eprintln!("error: LLVM 19 was not found under {prefix}.");
-        eprintln!("cargo-tso needs LLVM 19 (the llvm-19-dev package) to build, and clang-19 to run.");
+        eprintln!(
+            "cargo-tso needs LLVM 19 (the llvm-19-dev package) to build, and clang-19 to run."
+        );
         eprintln!("Install them with:");
         eprintln!("    sudo apt-get install -y clang-19 llvm-19-dev libpolly-19-dev zlib1g-dev libzstd-dev");
         eprintln!("or run `bash scripts/setup.sh`, which does it for you.");

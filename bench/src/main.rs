@@ -24,15 +24,69 @@ struct Config {
     dynamic_bypass: bool,
 }
 
-const SC: Config = Config { name: "sc", tso: false, reference: false, static_locals: true, dynamic_bypass: true };
-const TSO: Config = Config { name: "tso", tso: true, reference: false, static_locals: true, dynamic_bypass: true };
-const TSO_REF: Config = Config { name: "tso-reference", tso: true, reference: true, static_locals: true, dynamic_bypass: true };
-const TSO_NO_S: Config = Config { name: "tso-no-static", tso: true, reference: false, static_locals: false, dynamic_bypass: true };
-const TSO_NO_D: Config = Config { name: "tso-no-dynamic", tso: true, reference: false, static_locals: true, dynamic_bypass: false };
-const TSO_BASE: Config = Config { name: "tso-base", tso: true, reference: false, static_locals: false, dynamic_bypass: false };
+const SC: Config = Config {
+    name: "sc",
+    tso: false,
+    reference: false,
+    static_locals: true,
+    dynamic_bypass: true,
+};
+const TSO: Config = Config {
+    name: "tso",
+    tso: true,
+    reference: false,
+    static_locals: true,
+    dynamic_bypass: true,
+};
+const TSO_REF: Config = Config {
+    name: "tso-reference",
+    tso: true,
+    reference: true,
+    static_locals: true,
+    dynamic_bypass: true,
+};
+const TSO_NO_S: Config = Config {
+    name: "tso-no-static",
+    tso: true,
+    reference: false,
+    static_locals: false,
+    dynamic_bypass: true,
+};
+const TSO_NO_D: Config = Config {
+    name: "tso-no-dynamic",
+    tso: true,
+    reference: false,
+    static_locals: true,
+    dynamic_bypass: false,
+};
+const TSO_BASE: Config = Config {
+    name: "tso-base",
+    tso: true,
+    reference: false,
+    static_locals: false,
+    dynamic_bypass: false,
+};
 
-const MUTEX_PROGRAMS: &[&str] = &["peterson", "dekker", "bakery", "szymanski", "mutex3", "indexer"];
-const TSO_PROGRAMS: &[&str] = &["peterson", "dekker", "bakery", "szymanski", "peterson_fenced", "dekker_fenced", "bakery_fenced", "szymanski_fenced", "mutex3", "indexer"];
+const MUTEX_PROGRAMS: &[&str] = &[
+    "peterson",
+    "dekker",
+    "bakery",
+    "szymanski",
+    "mutex3",
+    "indexer",
+];
+const TSO_PROGRAMS: &[&str] = &[
+    "peterson",
+    "dekker",
+    "bakery",
+    "szymanski",
+    "peterson_fenced",
+    "dekker_fenced",
+    "bakery_fenced",
+    "szymanski_fenced",
+    "mutex3",
+    "indexer",
+];
 const BOUNDS: &[u32] = &[1, 4, 32, 0];
 
 fn main() {
@@ -46,7 +100,20 @@ fn main() {
         std::process::exit(2);
     }
     let wanted = |p: &str| only.is_empty() || only.iter().any(|o| o.as_str() == p);
-    println!("{:<18} {:<15} {:>5} {:<13} {:>9} {:>10} {:>9} {:>10} {:>8} {:>9} {:>10}", "program", "config", "bound", "verdict", "states", "transitions", "time", "states/s", "B/state", "peak mem", "instr/s");
+    println!(
+        "{:<18} {:<15} {:>5} {:<13} {:>9} {:>10} {:>9} {:>10} {:>8} {:>9} {:>10}",
+        "program",
+        "config",
+        "bound",
+        "verdict",
+        "states",
+        "transitions",
+        "time",
+        "states/s",
+        "B/state",
+        "peak mem",
+        "instr/s"
+    );
     // Single-threaded interpreter throughput.
     if wanted("compute") {
         run(&dir, &out, "compute", &SC, 32);
@@ -56,7 +123,11 @@ fn main() {
         run(&dir, &out, p, &SC, 32);
     }
     // TSO: every configuration at every bound.
-    let configs: &[&Config] = if quick { &[&TSO, &TSO_REF] } else { &[&TSO, &TSO_REF, &TSO_NO_S, &TSO_NO_D, &TSO_BASE] };
+    let configs: &[&Config] = if quick {
+        &[&TSO, &TSO_REF]
+    } else {
+        &[&TSO, &TSO_REF, &TSO_NO_S, &TSO_NO_D, &TSO_BASE]
+    };
     let bounds: &[u32] = if quick { &[32] } else { BOUNDS };
     for p in TSO_PROGRAMS.iter().filter(|p| wanted(p)) {
         for c in configs {
@@ -69,7 +140,9 @@ fn main() {
 }
 
 fn compile(src: &Path, out: &Path) -> Result<PathBuf, String> {
-    let bc = out.join(src.file_stem().unwrap_or_default()).with_extension("bc");
+    let bc = out
+        .join(src.file_stem().unwrap_or_default())
+        .with_extension("bc");
     let status = Command::new("clang-19")
         .args(["-c", "-emit-llvm", "-g", "-O0", "-o"])
         .arg(&bc)
@@ -101,27 +174,53 @@ fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
     };
     let mut natives = Natives::standard();
     if cfg.tso {
-        if let Err(e) = instrument_module(&module, &InstrumentOptions { static_locals: cfg.static_locals }) {
+        if let Err(e) = instrument_module(
+            &module,
+            &InstrumentOptions {
+                static_locals: cfg.static_locals,
+            },
+        ) {
             println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);
             return;
         }
-        runtime::register(&mut natives, &RuntimeOptions { sb_bound: bound, dynamic_bypass: cfg.dynamic_bypass, reference_machine: cfg.reference });
+        runtime::register(
+            &mut natives,
+            &RuntimeOptions {
+                sb_bound: bound,
+                dynamic_bypass: cfg.dynamic_bypass,
+                reference_machine: cfg.reference,
+            },
+        );
     }
     let prog = tso_engine::loader::translate(&module);
     tso_engine::resources::reset_peak_rss();
     let opts = CheckOptions {
-        limits: Limits { max_states: Some(5_000_000), timeout: Some(Duration::from_secs(120)), max_memory: Some(16 << 30) },
+        limits: Limits {
+            max_states: Some(5_000_000),
+            timeout: Some(Duration::from_secs(120)),
+            max_memory: Some(16 << 30),
+        },
         ..CheckOptions::default()
     };
     let r = check(&prog, &natives, &opts);
     let s = &r.stats;
     let secs = s.time.as_secs_f64().max(1e-9);
     let verdict = match &r.failure {
-        Some(f) if r.verdict != tso_engine::Verdict::Inconclusive => format!("{} {}", r.verdict.as_str(), f.kind),
+        Some(f) if r.verdict != tso_engine::Verdict::Inconclusive => {
+            format!("{} {}", r.verdict.as_str(), f.kind)
+        }
         _ => r.verdict.as_str().to_string(),
     };
-    let instr = if program == "compute" { format!("{:.1}M", s.instructions as f64 / secs / 1e6) } else { "-".into() };
-    let bound_s = if cfg.tso { bound.to_string() } else { "-".into() };
+    let instr = if program == "compute" {
+        format!("{:.1}M", s.instructions as f64 / secs / 1e6)
+    } else {
+        "-".into()
+    };
+    let bound_s = if cfg.tso {
+        bound.to_string()
+    } else {
+        "-".into()
+    };
     println!(
         "{program:<18} {:<15} {bound_s:>5} {verdict:<13} {:>9} {:>10} {:>8.3}s {:>10.0} {:>8.0} {:>9} {:>10}",
         cfg.name,

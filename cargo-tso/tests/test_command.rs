@@ -426,8 +426,15 @@ fn progress_is_drawn_only_on_a_terminal_outside_ci() {
 fn results_do_not_depend_on_test_threads() {
     let by_name = |threads: &str| {
         let mut cmd = common::cargo_tso();
-        cmd.current_dir(common::fixtures().join("ws"))
-            .args(["tso", "test", "--workspace", "--format", "json", "--test-threads", threads]);
+        cmd.current_dir(common::fixtures().join("ws")).args([
+            "tso",
+            "test",
+            "--workspace",
+            "--format",
+            "json",
+            "--test-threads",
+            threads,
+        ]);
         let out = run(&mut cmd);
         let mut events: Vec<(String, String)> = finished_events(&out.stdout)
             .into_iter()

@@ -10,6 +10,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     // The tests use the header-only SeqlockPair directly; they inherit -std=c++17
     // and -fno-exceptions from the library's build.
-    test_support::Tests::new().cc_build(&lib).dir("tso-tests").emit()?;
+    test_support::Tests::new()
+        .cc_build(&lib)
+        .dir("tso-tests")
+        .emit()?;
     Ok(())
 }

@@ -94,7 +94,9 @@ impl CompileSettings {
                     .ok_or_else(|| Error::FlagWithoutValue(flag.to_owned()))
             };
             if arg == "-I" {
-                settings.include_dirs.push(absolute(base_dir, operand(arg)?));
+                settings
+                    .include_dirs
+                    .push(absolute(base_dir, operand(arg)?));
             } else if let Some(dir) = arg.strip_prefix("-I") {
                 settings.include_dirs.push(absolute(base_dir, dir));
             } else if arg == "-D" {
@@ -151,9 +153,25 @@ mod tests {
     #[test]
     fn typical_cc_command_line() {
         let s = settings(&[
-            "-O2", "-ffunction-sections", "-fdata-sections", "-fPIC", "-gdwarf-4",
-            "-fno-omit-frame-pointer", "-mno-omit-leaf-frame-pointer", "-m64", "-std=c11", "-I", "csrc", "-I", "/abs/inc",
-            "-Wall", "-Wextra", "-fno-strict-aliasing", "-DA=1", "-DB", "-Werror",
+            "-O2",
+            "-ffunction-sections",
+            "-fdata-sections",
+            "-fPIC",
+            "-gdwarf-4",
+            "-fno-omit-frame-pointer",
+            "-mno-omit-leaf-frame-pointer",
+            "-m64",
+            "-std=c11",
+            "-I",
+            "csrc",
+            "-I",
+            "/abs/inc",
+            "-Wall",
+            "-Wextra",
+            "-fno-strict-aliasing",
+            "-DA=1",
+            "-DB",
+            "-Werror",
         ]);
         assert_eq!(s.std.as_deref(), Some("c11"));
         assert_eq!(
@@ -176,22 +194,37 @@ mod tests {
     #[test]
     fn instrumentation_flags_are_dropped_semantic_ones_kept() {
         let s = settings(&[
-            "-fsanitize=address", "-fstack-protector-strong", "-fno-exceptions", "-fno-rtti",
-            "-fwrapv", "-pthread", "-target", "x86_64-unknown-linux-gnu",
+            "-fsanitize=address",
+            "-fstack-protector-strong",
+            "-fno-exceptions",
+            "-fno-rtti",
+            "-fwrapv",
+            "-pthread",
+            "-target",
+            "x86_64-unknown-linux-gnu",
         ]);
-        assert_eq!(s.flags, vec!["-fno-exceptions", "-fno-rtti", "-fwrapv", "-pthread"]);
+        assert_eq!(
+            s.flags,
+            vec!["-fno-exceptions", "-fno-rtti", "-fwrapv", "-pthread"]
+        );
     }
 
     #[test]
     fn path_operands_become_absolute() {
         let s = settings(&["-include", "config.h", "-isystem", "/usr/x"]);
-        assert_eq!(s.flags, vec!["-include", "/pkg/config.h", "-isystem", "/usr/x"]);
+        assert_eq!(
+            s.flags,
+            vec!["-include", "/pkg/config.h", "-isystem", "/usr/x"]
+        );
     }
 
     #[test]
     fn missing_operand_is_an_error() {
         let args = vec![OsString::from("-I")];
         let err = CompileSettings::from_args(&args, Path::new("/")).unwrap_err();
-        assert!(matches!(err, Error::FlagWithoutValue(ref f) if f == "-I"), "{err}");
+        assert!(
+            matches!(err, Error::FlagWithoutValue(ref f) if f == "-I"),
+            "{err}"
+        );
     }
 }

@@ -337,8 +337,14 @@ fn resolve(
         .collect();
     let mut seen = std::collections::HashSet::new();
     include_dirs.retain(|dir| seen.insert(dir.clone()));
-    let defines = layers.iter().flat_map(|l| l.defines.iter().cloned()).collect();
-    let flags = layers.iter().flat_map(|l| l.flags.iter().cloned()).collect();
+    let defines = layers
+        .iter()
+        .flat_map(|l| l.defines.iter().cloned())
+        .collect();
+    let flags = layers
+        .iter()
+        .flat_map(|l| l.flags.iter().cloned())
+        .collect();
     let sources = shared
         .sources
         .into_iter()
@@ -368,8 +374,11 @@ fn explicit_settings(options: &FileOptions, base: &Path) -> Result<ExplicitSetti
     // flags still land in their own fields.
     let flags: Vec<std::ffi::OsString> = options.flags.iter().map(Into::into).collect();
     let from_flags = CompileSettings::from_args(&flags, base)?;
-    let mut include_dirs: Vec<PathBuf> =
-        options.include_dirs.iter().map(|d| absolute(base, d)).collect();
+    let mut include_dirs: Vec<PathBuf> = options
+        .include_dirs
+        .iter()
+        .map(|d| absolute(base, d))
+        .collect();
     include_dirs.extend(from_flags.include_dirs);
     let mut defines = options.defines.clone();
     defines.extend(from_flags.defines);
@@ -475,13 +484,21 @@ mod tests {
         assert_eq!(test.std.as_deref(), Some("c11"));
         assert_eq!(
             test.include_dirs,
-            vec![pkg.0.join("csrc"), pkg.0.join("t"), pkg.0.join("extra"), include_dir()]
+            vec![
+                pkg.0.join("csrc"),
+                pkg.0.join("t"),
+                pkg.0.join("extra"),
+                include_dir()
+            ]
         );
         let defines: Vec<String> = test.defines.iter().map(Define::to_arg).collect();
         assert_eq!(defines, ["-DFROM_CC=1", "-DSHARED", "-DFROM_CC=2"]);
         assert_eq!(test.flags.last().map(String::as_str), Some("-fwrapv"));
         assert!(test.flags.contains(&"-fno-strict-aliasing".to_owned()));
-        assert!(!test.flags.iter().any(|f| f.starts_with("-O") || f.starts_with("-g")));
+        assert!(!test
+            .flags
+            .iter()
+            .any(|f| f.starts_with("-O") || f.starts_with("-g")));
         assert_eq!(test.sources, vec![pkg.0.join("csrc/lib.c")]);
         assert!(manifest.compiler.is_some());
     }
@@ -515,11 +532,20 @@ mod tests {
     #[test]
     fn missing_file_and_unknown_language_are_errors() {
         let pkg = Scratch::new("missing", &["t/x.txt"]);
-        let err = Tests::new().file("t/nope.c").to_manifest("d", &pkg.0).unwrap_err();
+        let err = Tests::new()
+            .file("t/nope.c")
+            .to_manifest("d", &pkg.0)
+            .unwrap_err();
         assert!(matches!(err, Error::MissingFile(_)), "{err}");
-        let err = Tests::new().file("t/x.txt").to_manifest("d", &pkg.0).unwrap_err();
+        let err = Tests::new()
+            .file("t/x.txt")
+            .to_manifest("d", &pkg.0)
+            .unwrap_err();
         assert!(matches!(err, Error::UnknownLanguage(_)), "{err}");
-        let err = Tests::new().dir("absent").to_manifest("d", &pkg.0).unwrap_err();
+        let err = Tests::new()
+            .dir("absent")
+            .to_manifest("d", &pkg.0)
+            .unwrap_err();
         assert!(matches!(err, Error::ListDir { .. }), "{err}");
     }
 

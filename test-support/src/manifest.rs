@@ -227,7 +227,10 @@ mod tests {
             "\"format_version\": 99",
         );
         let err = Manifest::from_json(&json, Path::new("m.json")).unwrap_err();
-        assert!(matches!(err, Error::UnsupportedVersion { found: 99, .. }), "{err}");
+        assert!(
+            matches!(err, Error::UnsupportedVersion { found: 99, .. }),
+            "{err}"
+        );
     }
 
     #[test]

@@ -159,7 +159,11 @@ pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
         let kind = if kind == ANY_KIND {
             None
         } else {
-            Some(FailureKind::ALL.into_iter().find(|k| k.symbol_name() == kind)?)
+            Some(
+                FailureKind::ALL
+                    .into_iter()
+                    .find(|k| k.symbol_name() == kind)?,
+            )
         };
         (name, Expectation::ShouldFail(kind), false)
     } else if let Some(name) = sym.strip_prefix(IGNORE_PREFIX) {

@@ -47,7 +47,11 @@ fn compile(compiler: &str, std: &str, file_name: &str, source: &str) -> Result<P
 
 /// The tests among the object's defined text symbols, sorted by name.
 fn tests_in(obj: &Path) -> Vec<TestSymbol> {
-    let out = Command::new("nm").arg("--defined-only").arg(obj).output().unwrap();
+    let out = Command::new("nm")
+        .arg("--defined-only")
+        .arg(obj)
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let mut tests: Vec<TestSymbol> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -66,7 +70,11 @@ fn expected_tests() -> Vec<TestSymbol> {
     };
     vec![
         test("any_failure", Expectation::ShouldFail(None), false),
-        test("bad_index", Expectation::ShouldFail(Some(FailureKind::OutOfBounds)), false),
+        test(
+            "bad_index",
+            Expectation::ShouldFail(Some(FailureKind::OutOfBounds)),
+            false,
+        ),
         test("plain", Expectation::ShouldPass, false),
         test("slow", Expectation::ShouldPass, true),
     ]

@@ -22,21 +22,38 @@ pub fn cargo_tso() -> PathBuf {
 fn locate() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("CARGO_TSO_BIN") {
         let p = PathBuf::from(p);
-        return if p.is_file() { Ok(p) } else { Err(format!("CARGO_TSO_BIN={} is not a file", p.display())) };
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("CARGO_TSO_BIN={} is not a file", p.display()))
+        };
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let out = Command::new(cargo)
         .current_dir(&workspace)
-        .args(["build", "--release", "-p", "cargo-tso", "--bin", "cargo-tso", "--message-format=json-render-diagnostics"])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "cargo-tso",
+            "--bin",
+            "cargo-tso",
+            "--message-format=json-render-diagnostics",
+        ])
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !out.status.success() {
-        return Err(format!("cargo build failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "cargo build failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     // The artifact message names the executable wherever the target dir is.
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
         if msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "cargo-tso" {
             if let Some(exe) = msg["executable"].as_str() {
                 return Ok(PathBuf::from(exe));
@@ -77,7 +94,10 @@ pub fn scratch(name: &str) -> PathBuf {
 pub fn run_limited(cmd: &mut Command, limit: Duration, scratch_dir: &Path) -> Run {
     let out_path = scratch_dir.join("stdout");
     let err_path = scratch_dir.join("stderr");
-    let (out, err) = match (std::fs::File::create(&out_path), std::fs::File::create(&err_path)) {
+    let (out, err) = match (
+        std::fs::File::create(&out_path),
+        std::fs::File::create(&err_path),
+    ) {
         (Ok(o), Ok(e)) => (o, e),
         _ => panic!("cannot create output files in {}", scratch_dir.display()),
     };
@@ -113,6 +133,8 @@ pub fn run_limited(cmd: &mut Command, limit: Duration, scratch_dir: &Path) -> Ru
 pub fn check_command(args: &[&str], scratch_dir: &Path) -> Command {
     let mut cmd = Command::new(cargo_tso());
     cmd.arg("tso").arg("check").args(args);
-    cmd.env("CARGO_TSO_CACHE_DIR", scratch_dir.join("cache")).env("NO_COLOR", "1").env_remove("RUST_BACKTRACE");
+    cmd.env("CARGO_TSO_CACHE_DIR", scratch_dir.join("cache"))
+        .env("NO_COLOR", "1")
+        .env_remove("RUST_BACKTRACE");
     cmd
 }

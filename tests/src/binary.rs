@@ -20,7 +20,11 @@ pub fn cargo_tso() -> PathBuf {
 fn locate() -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os("CARGO_TSO_BIN") {
         let p = PathBuf::from(p);
-        return if p.is_file() { Ok(p) } else { Err(format!("CARGO_TSO_BIN={} is not a file", p.display())) };
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(format!("CARGO_TSO_BIN={} is not a file", p.display()))
+        };
     }
     build()
 }
@@ -29,15 +33,28 @@ fn build() -> Result<PathBuf, String> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let out = Command::new(cargo)
         .current_dir(crate::workspace_root())
-        .args(["build", "--release", "-p", "cargo-tso", "--bin", "cargo-tso", "--message-format=json-render-diagnostics"])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "cargo-tso",
+            "--bin",
+            "cargo-tso",
+            "--message-format=json-render-diagnostics",
+        ])
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     if !out.status.success() {
-        return Err(format!("cargo build failed:\n{}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "cargo build failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     // The artifact message names the executable, wherever the target dir is.
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
         if msg["reason"] == "compiler-artifact" && msg["target"]["name"] == "cargo-tso" {
             if let Some(exe) = msg["executable"].as_str() {
                 return Ok(PathBuf::from(exe));

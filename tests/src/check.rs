@@ -69,14 +69,24 @@ impl CheckRun {
         self
     }
     pub fn clang_args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
-        self.clang_args.extend(args.iter().map(|a| a.as_ref().to_string()));
+        self.clang_args
+            .extend(args.iter().map(|a| a.as_ref().to_string()));
         self
     }
 
     /// The arguments after the binary name: cargo runs subcommands as `cargo-tso tso ...`.
     pub fn args(&self) -> Vec<String> {
-        let mut a: Vec<String> = vec!["tso".into(), "check".into(), self.file.display().to_string()];
-        a.extend(["--format".into(), "json".into(), "--memory-model".into(), self.model.as_str().into()]);
+        let mut a: Vec<String> = vec![
+            "tso".into(),
+            "check".into(),
+            self.file.display().to_string(),
+        ];
+        a.extend([
+            "--format".into(),
+            "json".into(),
+            "--memory-model".into(),
+            self.model.as_str().into(),
+        ]);
         if let Some(b) = self.sb_bound {
             a.extend(["--sb-bound".into(), b.to_string()]);
         }
@@ -102,7 +112,12 @@ impl CheckRun {
     }
 
     pub fn run(&self) -> CheckResult {
-        run_binary(&crate::binary::cargo_tso(), &self.args(), self.wall_limit, self.command_line())
+        run_binary(
+            &crate::binary::cargo_tso(),
+            &self.args(),
+            self.wall_limit,
+            self.command_line(),
+        )
     }
 }
 
@@ -140,7 +155,9 @@ impl CheckResult {
     /// newline trimmed.
     pub fn outcomes(&self) -> Option<BTreeSet<String>> {
         let list = self.json.as_ref()?.get("outcomes")?.as_array()?;
-        list.iter().map(|o| o.as_str().map(|s| s.trim_end_matches('\n').to_string())).collect()
+        list.iter()
+            .map(|o| o.as_str().map(|s| s.trim_end_matches('\n').to_string()))
+            .collect()
     }
     /// The run found no error and explored everything (exit 0, verdict pass).
     pub fn passed(&self) -> bool {
@@ -157,14 +174,20 @@ impl CheckResult {
             Some(_) => {
                 s.push_str(&format!(", verdict {:?}", self.verdict().unwrap_or("?")));
                 if let Some(k) = self.error_kind() {
-                    s.push_str(&format!(", error {k}: {}", self.error_message().unwrap_or("")));
+                    s.push_str(&format!(
+                        ", error {k}: {}",
+                        self.error_message().unwrap_or("")
+                    ));
                 }
             }
             None => s.push_str(&format!(", stdout not JSON: {:?}", tail(&self.stdout, 300))),
         }
         let err = self.stderr.trim();
         if !err.is_empty() {
-            s.push_str(&format!("\n      stderr: {}", tail(err, 400).replace('\n', "\n              ")));
+            s.push_str(&format!(
+                "\n      stderr: {}",
+                tail(err, 400).replace('\n', "\n              ")
+            ));
         }
         s
     }
@@ -178,7 +201,9 @@ impl fmt::Display for CheckResult {
 
 fn tail(s: &str, n: usize) -> &str {
     let start = s.len().saturating_sub(n);
-    let start = (start..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap_or(s.len());
+    let start = (start..=s.len())
+        .find(|&i| s.is_char_boundary(i))
+        .unwrap_or(s.len());
     &s[start..]
 }
 
@@ -186,7 +211,11 @@ fn tail(s: &str, n: usize) -> &str {
 pub fn run_binary(bin: &Path, args: &[String], limit: Duration, command: String) -> CheckResult {
     let started = Instant::now();
     let mut command_builder = Command::new(bin);
-    command_builder.args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    command_builder
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
     // Keep the tool's bitcode cache beside the binary, not in the user's home.
     if std::env::var_os("CARGO_TSO_CACHE_DIR").is_none() {
         if let Some(dir) = bin.parent().and_then(Path::parent) {
@@ -222,10 +251,16 @@ pub fn run_binary(bin: &Path, args: &[String], limit: Duration, command: String)
     };
     let stdout = out_reader.join().unwrap_or_default();
     let stderr = err_reader.join().unwrap_or_default();
-    let json = serde_json::from_str::<Value>(stdout.trim()).ok().filter(|v| v.is_object());
+    let json = serde_json::from_str::<Value>(stdout.trim())
+        .ok()
+        .filter(|v| v.is_object());
     CheckResult {
         command,
-        exit: if timed_out { None } else { status.and_then(|s| s.code()) },
+        exit: if timed_out {
+            None
+        } else {
+            status.and_then(|s| s.code())
+        },
         timed_out,
         stdout,
         stderr,

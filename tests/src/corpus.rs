@@ -92,26 +92,47 @@ pub fn read_program(path: &Path) -> Result<Program, String> {
     let mut expect_sc = None;
     let mut expect_tso = None;
     let mut clang_args = None;
-    for line in text.lines().take_while(|l| l.trim_start().starts_with("//") || l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .take_while(|l| l.trim_start().starts_with("//") || l.trim().is_empty())
+    {
         let body = line.trim_start().trim_start_matches('/').trim();
-        let Some((key, value)) = body.split_once(':') else { continue };
+        let Some((key, value)) = body.split_once(':') else {
+            continue;
+        };
         let value = value.trim();
         match key.trim() {
-            "expect-sc" => expect_sc = Some(Expect::parse(value).map_err(|e| format!("{}: {e}", path.display()))?),
-            "expect-tso" => expect_tso = Some(Expect::parse(value).map_err(|e| format!("{}: {e}", path.display()))?),
+            "expect-sc" => {
+                expect_sc =
+                    Some(Expect::parse(value).map_err(|e| format!("{}: {e}", path.display()))?)
+            }
+            "expect-tso" => {
+                expect_tso =
+                    Some(Expect::parse(value).map_err(|e| format!("{}: {e}", path.display()))?)
+            }
             "clang-args" => clang_args = Some(value.split_whitespace().map(String::from).collect()),
             _ => {}
         }
     }
-    let expect_sc = expect_sc.ok_or_else(|| format!("{}: no `// expect-sc:` header", path.display()))?;
+    let expect_sc =
+        expect_sc.ok_or_else(|| format!("{}: no `// expect-sc:` header", path.display()))?;
     let expect_tso = expect_tso.unwrap_or_else(|| expect_sc.clone());
     let stdout_path = path.with_extension("stdout");
     let stdout = if stdout_path.is_file() {
-        Some(std::fs::read_to_string(&stdout_path).map_err(|e| format!("{}: {e}", stdout_path.display()))?)
+        Some(
+            std::fs::read_to_string(&stdout_path)
+                .map_err(|e| format!("{}: {e}", stdout_path.display()))?,
+        )
     } else {
         None
     };
-    Ok(Program { path: path.to_path_buf(), expect_sc, expect_tso, clang_args, stdout })
+    Ok(Program {
+        path: path.to_path_buf(),
+        expect_sc,
+        expect_tso,
+        clang_args,
+        stdout,
+    })
 }
 
 /// Every `.c`/`.cpp` file under `dir`, recursively, in sorted order.
@@ -119,7 +140,9 @@ pub fn sources_under(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -135,5 +158,8 @@ pub fn sources_under(dir: &Path) -> Vec<PathBuf> {
 
 /// A path relative to `tests/`, for messages.
 pub fn short(path: &Path) -> String {
-    path.strip_prefix(crate::suite_dir()).unwrap_or(path).display().to_string()
+    path.strip_prefix(crate::suite_dir())
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }

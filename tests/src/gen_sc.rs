@@ -22,7 +22,12 @@ pub enum Op {
     /// `lD = __sync_fetch_and_add(&gG, v);`
     FetchAdd { g: usize, v: i32, dst: usize },
     /// `lD = __sync_val_compare_and_swap(&gG, expected, desired);`
-    Cas { g: usize, expected: i32, desired: i32, dst: usize },
+    Cas {
+        g: usize,
+        expected: i32,
+        desired: i32,
+        dst: usize,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -46,10 +51,26 @@ pub fn generate(seed: u64) -> ScProgram {
                 let g = rng.below(globals as u64) as usize;
                 let op = match rng.below(5) {
                     0 => Op::Load { g, dst: locals },
-                    1 if locals > 0 => Op::StoreLocalPlus { g, src: rng.below(locals as u64) as usize, k: rng.range(1, 3) as i32 },
-                    1 | 2 => Op::StoreConst { g, v: rng.range(1, 5) as i32 },
-                    3 => Op::FetchAdd { g, v: rng.range(1, 3) as i32, dst: locals },
-                    _ => Op::Cas { g, expected: rng.range(0, 3) as i32, desired: rng.range(4, 7) as i32, dst: locals },
+                    1 if locals > 0 => Op::StoreLocalPlus {
+                        g,
+                        src: rng.below(locals as u64) as usize,
+                        k: rng.range(1, 3) as i32,
+                    },
+                    1 | 2 => Op::StoreConst {
+                        g,
+                        v: rng.range(1, 5) as i32,
+                    },
+                    3 => Op::FetchAdd {
+                        g,
+                        v: rng.range(1, 3) as i32,
+                        dst: locals,
+                    },
+                    _ => Op::Cas {
+                        g,
+                        expected: rng.range(0, 3) as i32,
+                        desired: rng.range(4, 7) as i32,
+                        dst: locals,
+                    },
                 };
                 if matches!(op, Op::Load { .. } | Op::FetchAdd { .. } | Op::Cas { .. }) {
                     locals += 1;
@@ -59,7 +80,11 @@ pub fn generate(seed: u64) -> ScProgram {
             (ops, locals)
         })
         .collect();
-    ScProgram { seed, initial, threads }
+    ScProgram {
+        seed,
+        initial,
+        threads,
+    }
 }
 
 impl ScProgram {
@@ -82,8 +107,15 @@ impl ScProgram {
                     Op::Load { g, dst } => format!("int l{dst} = g{g};"),
                     Op::StoreLocalPlus { g, src, k } => format!("g{g} = l{src} + {k};"),
                     Op::StoreConst { g, v } => format!("g{g} = {v};"),
-                    Op::FetchAdd { g, v, dst } => format!("int l{dst} = __sync_fetch_and_add(&g{g}, {v});"),
-                    Op::Cas { g, expected, desired, dst } => {
+                    Op::FetchAdd { g, v, dst } => {
+                        format!("int l{dst} = __sync_fetch_and_add(&g{g}, {v});")
+                    }
+                    Op::Cas {
+                        g,
+                        expected,
+                        desired,
+                        dst,
+                    } => {
                         format!("int l{dst} = __sync_val_compare_and_swap(&g{g}, {expected}, {desired});")
                     }
                 };
@@ -95,12 +127,28 @@ impl ScProgram {
             s.push_str("    return NULL;\n}\n");
         }
         let n = self.threads.len();
-        let _ = write!(s, "\nint main(void) {{\n    pthread_t t[{n}];\n    void *(*body[{n}])(void *) = {{");
-        s.push_str(&(0..n).map(|t| format!("thread{t}")).collect::<Vec<_>>().join(", "));
+        let _ = write!(
+            s,
+            "\nint main(void) {{\n    pthread_t t[{n}];\n    void *(*body[{n}])(void *) = {{"
+        );
+        s.push_str(
+            &(0..n)
+                .map(|t| format!("thread{t}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
         let _ = writeln!(s, "}};\n    for (int i = 0; i < {n}; i++)\n        pthread_create(&t[i], NULL, body[i], NULL);");
-        let _ = writeln!(s, "    for (int i = 0; i < {n}; i++)\n        pthread_join(t[i], NULL);");
+        let _ = writeln!(
+            s,
+            "    for (int i = 0; i < {n}; i++)\n        pthread_join(t[i], NULL);"
+        );
         let (fmt, args) = self.print_fields();
-        let _ = writeln!(s, "    printf(\"{}\\n\", {});\n    return 0;\n}}", fmt.join(" "), args.join(", "));
+        let _ = writeln!(
+            s,
+            "    printf(\"{}\\n\", {});\n    return 0;\n}}",
+            fmt.join(" "),
+            args.join(", ")
+        );
         s
     }
 
@@ -157,19 +205,28 @@ impl ScProgram {
             }
             let mut any = false;
             for (t, (ops, _)) in self.threads.iter().enumerate() {
-                let Some(op) = ops.get(st.pcs[t]) else { continue };
+                let Some(op) = ops.get(st.pcs[t]) else {
+                    continue;
+                };
                 any = true;
                 let mut next = st.clone();
                 next.pcs[t] += 1;
                 match *op {
                     Op::Load { g, dst } => next.locals[t][dst] = next.globals[g],
-                    Op::StoreLocalPlus { g, src, k } => next.globals[g] = next.locals[t][src].wrapping_add(k),
+                    Op::StoreLocalPlus { g, src, k } => {
+                        next.globals[g] = next.locals[t][src].wrapping_add(k)
+                    }
                     Op::StoreConst { g, v } => next.globals[g] = v,
                     Op::FetchAdd { g, v, dst } => {
                         next.locals[t][dst] = next.globals[g];
                         next.globals[g] = next.globals[g].wrapping_add(v);
                     }
-                    Op::Cas { g, expected, desired, dst } => {
+                    Op::Cas {
+                        g,
+                        expected,
+                        desired,
+                        dst,
+                    } => {
                         next.locals[t][dst] = next.globals[g];
                         if next.globals[g] == expected {
                             next.globals[g] = desired;
@@ -197,12 +254,24 @@ mod tests {
             seed: 0,
             initial: vec![0, 0],
             threads: vec![
-                (vec![Op::StoreConst { g: 0, v: 1 }, Op::Load { g: 1, dst: 0 }], 1),
-                (vec![Op::StoreConst { g: 1, v: 1 }, Op::Load { g: 0, dst: 0 }], 1),
+                (
+                    vec![Op::StoreConst { g: 0, v: 1 }, Op::Load { g: 1, dst: 0 }],
+                    1,
+                ),
+                (
+                    vec![Op::StoreConst { g: 1, v: 1 }, Op::Load { g: 0, dst: 0 }],
+                    1,
+                ),
             ],
         };
-        let want: BTreeSet<String> =
-            ["r0_0=0 r1_0=1 g0=1 g1=1", "r0_0=1 r1_0=0 g0=1 g1=1", "r0_0=1 r1_0=1 g0=1 g1=1"].iter().map(|s| s.to_string()).collect();
+        let want: BTreeSet<String> = [
+            "r0_0=0 r1_0=1 g0=1 g1=1",
+            "r0_0=1 r1_0=0 g0=1 g1=1",
+            "r0_0=1 r1_0=1 g0=1 g1=1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         assert_eq!(p.sc_outcomes(), want);
     }
 
@@ -212,14 +281,38 @@ mod tests {
         let atomic = ScProgram {
             seed: 0,
             initial: vec![0],
-            threads: vec![(vec![Op::FetchAdd { g: 0, v: 1, dst: 0 }], 1), (vec![Op::FetchAdd { g: 0, v: 1, dst: 0 }], 1)],
+            threads: vec![
+                (vec![Op::FetchAdd { g: 0, v: 1, dst: 0 }], 1),
+                (vec![Op::FetchAdd { g: 0, v: 1, dst: 0 }], 1),
+            ],
         };
-        let finals: BTreeSet<String> = atomic.sc_outcomes().iter().map(|l| l.rsplit(' ').next().unwrap_or("").to_string()).collect();
+        let finals: BTreeSet<String> = atomic
+            .sc_outcomes()
+            .iter()
+            .map(|l| l.rsplit(' ').next().unwrap_or("").to_string())
+            .collect();
         assert_eq!(finals, BTreeSet::from(["g0=2".to_string()]));
-        let racy_thread = (vec![Op::Load { g: 0, dst: 0 }, Op::StoreLocalPlus { g: 0, src: 0, k: 1 }], 1);
-        let racy = ScProgram { seed: 0, initial: vec![0], threads: vec![racy_thread.clone(), racy_thread] };
-        let finals: BTreeSet<String> = racy.sc_outcomes().iter().map(|l| l.rsplit(' ').next().unwrap_or("").to_string()).collect();
-        assert_eq!(finals, BTreeSet::from(["g0=1".to_string(), "g0=2".to_string()]));
+        let racy_thread = (
+            vec![
+                Op::Load { g: 0, dst: 0 },
+                Op::StoreLocalPlus { g: 0, src: 0, k: 1 },
+            ],
+            1,
+        );
+        let racy = ScProgram {
+            seed: 0,
+            initial: vec![0],
+            threads: vec![racy_thread.clone(), racy_thread],
+        };
+        let finals: BTreeSet<String> = racy
+            .sc_outcomes()
+            .iter()
+            .map(|l| l.rsplit(' ').next().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(
+            finals,
+            BTreeSet::from(["g0=1".to_string(), "g0=2".to_string()])
+        );
     }
 
     #[test]
@@ -228,7 +321,10 @@ mod tests {
             let a = generate(seed);
             assert_eq!(a.to_c(), generate(seed).to_c());
             assert!((2..=3).contains(&a.threads.len()) && (2..=3).contains(&a.initial.len()));
-            assert!(a.threads.iter().all(|(ops, _)| (1..=4).contains(&ops.len())));
+            assert!(a
+                .threads
+                .iter()
+                .all(|(ops, _)| (1..=4).contains(&ops.len())));
         }
     }
 }

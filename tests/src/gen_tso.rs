@@ -20,7 +20,11 @@ impl Range {
     fn random(rng: &mut Rng, locations: usize) -> Range {
         let width = *rng.pick(&[1u32, 2, 4, 8]);
         let offset = rng.below(u64::from(8 / width)) as u32 * width;
-        Range { loc: rng.below(locations as u64) as usize, offset, width }
+        Range {
+            loc: rng.below(locations as u64) as usize,
+            offset,
+            width,
+        }
     }
 
     fn c_type(self) -> &'static str {
@@ -34,11 +38,21 @@ impl Range {
 
     /// An lvalue for the range, through a volatile pointer of the access width.
     fn lvalue(self) -> String {
-        format!("*(volatile {} *)((volatile char *)&loc[{}] + {})", self.c_type(), self.loc, self.offset)
+        format!(
+            "*(volatile {} *)((volatile char *)&loc[{}] + {})",
+            self.c_type(),
+            self.loc,
+            self.offset
+        )
     }
 
     fn pointer(self) -> String {
-        format!("(volatile {} *)((volatile char *)&loc[{}] + {})", self.c_type(), self.loc, self.offset)
+        format!(
+            "(volatile {} *)((volatile char *)&loc[{}] + {})",
+            self.c_type(),
+            self.loc,
+            self.offset
+        )
     }
 }
 
@@ -102,7 +116,11 @@ pub fn generate(seed: u64) -> TsoProgram {
                     // Expect 0 or a byte some other thread's first ops store, so the CAS
                     // can both fail and succeed.
                     let other = rng.below(nthreads as u64) as usize;
-                    let expected = if rng.below(2) == 0 { 0 } else { (((other + 1) << 4) | (rng.range(1, 2) as usize)) as u8 };
+                    let expected = if rng.below(2) == 0 {
+                        0
+                    } else {
+                        (((other + 1) << 4) | (rng.range(1, 2) as usize)) as u8
+                    };
                     Op::Cas(range, expected, mine)
                 }
             };
@@ -110,7 +128,11 @@ pub fn generate(seed: u64) -> TsoProgram {
         }
         threads.push(ops);
     }
-    TsoProgram { seed, locations, threads }
+    TsoProgram {
+        seed,
+        locations,
+        threads,
+    }
 }
 
 impl TsoProgram {
@@ -134,9 +156,18 @@ impl TsoProgram {
                     Op::Load(r) => format!("uint64_t r{i} = {};", r.lvalue()),
                     Op::Store(r, b) => format!("{} = {};", r.lvalue(), pattern(b, r.width)),
                     Op::Mfence => "__asm__ volatile(\"mfence\" ::: \"memory\");".to_string(),
-                    Op::Xchg(r, b) => format!("uint64_t r{i} = __atomic_exchange_n({}, {}, __ATOMIC_SEQ_CST);", r.pointer(), pattern(b, r.width)),
+                    Op::Xchg(r, b) => format!(
+                        "uint64_t r{i} = __atomic_exchange_n({}, {}, __ATOMIC_SEQ_CST);",
+                        r.pointer(),
+                        pattern(b, r.width)
+                    ),
                     Op::Cas(r, e, d) => {
-                        format!("uint64_t r{i} = __sync_val_compare_and_swap({}, {}, {});", r.pointer(), pattern(e, r.width), pattern(d, r.width))
+                        format!(
+                            "uint64_t r{i} = __sync_val_compare_and_swap({}, {}, {});",
+                            r.pointer(),
+                            pattern(e, r.width),
+                            pattern(d, r.width)
+                        )
                     }
                 };
                 let _ = writeln!(s, "    {line}");
@@ -146,7 +177,11 @@ impl TsoProgram {
                     results.push(i);
                 }
             }
-            let _ = writeln!(s, "    uint64_t *out = malloc(sizeof(uint64_t) * {});", results.len().max(1));
+            let _ = writeln!(
+                s,
+                "    uint64_t *out = malloc(sizeof(uint64_t) * {});",
+                results.len().max(1)
+            );
             for (k, i) in results.iter().enumerate() {
                 let _ = writeln!(s, "    out[{k}] = r{i};");
             }
@@ -154,15 +189,31 @@ impl TsoProgram {
         }
         let n = self.threads.len();
         let _ = write!(s, "\nint main(void) {{\n    pthread_t t[{n}];\n    uint64_t *out[{n}];\n    void *(*body[{n}])(void *) = {{");
-        s.push_str(&(0..n).map(|t| format!("thread{t}")).collect::<Vec<_>>().join(", "));
+        s.push_str(
+            &(0..n)
+                .map(|t| format!("thread{t}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
         let _ = writeln!(s, "}};\n    for (int i = 0; i < {n}; i++)\n        pthread_create(&t[i], NULL, body[i], NULL);");
-        let _ = writeln!(s, "    for (int i = 0; i < {n}; i++)\n        pthread_join(t[i], (void **)&out[i]);");
+        let _ = writeln!(
+            s,
+            "    for (int i = 0; i < {n}; i++)\n        pthread_join(t[i], (void **)&out[i]);"
+        );
         for l in 0..self.locations {
             fmt.push(format!("loc[{l}]=%llx"));
             args.push(format!("(unsigned long long)loc[{l}]"));
         }
-        let _ = writeln!(s, "    printf(\"{}\\n\", {});", fmt.join(" "), args.join(", "));
-        let _ = writeln!(s, "    for (int i = 0; i < {n}; i++)\n        free(out[i]);\n    return 0;\n}}");
+        let _ = writeln!(
+            s,
+            "    printf(\"{}\\n\", {});",
+            fmt.join(" "),
+            args.join(", ")
+        );
+        let _ = writeln!(
+            s,
+            "    for (int i = 0; i < {n}; i++)\n        free(out[i]);\n    return 0;\n}}"
+        );
         s
     }
 }
@@ -187,10 +238,18 @@ pub fn machine_outcomes(program: &TsoProgram, bound: Option<usize>) -> BTreeSet<
         pcs: vec![0; n],
         mem: vec![0; program.locations * 8],
         buffers: vec![VecDeque::new(); n],
-        regs: program.threads.iter().map(|ops| vec![0; ops.len()]).collect(),
+        regs: program
+            .threads
+            .iter()
+            .map(|ops| vec![0; ops.len()])
+            .collect(),
     };
     let addr = |r: Range| r.loc * 8 + r.offset as usize;
-    let read = |mem: &[u8], r: Range| (0..r.width as usize).rev().fold(0u64, |acc, i| (acc << 8) | u64::from(mem[addr(r) + i]));
+    let read = |mem: &[u8], r: Range| {
+        (0..r.width as usize)
+            .rev()
+            .fold(0u64, |acc, i| (acc << 8) | u64::from(mem[addr(r) + i]))
+    };
     let bytes = |b: u8, r: Range| vec![b; r.width as usize];
     let mut seen = HashSet::new();
     let mut stack = vec![start];
@@ -209,7 +268,9 @@ pub fn machine_outcomes(program: &TsoProgram, bound: Option<usize>) -> BTreeSet<
                 stack.push(next);
                 moved = true;
             }
-            let Some(op) = program.threads[t].get(st.pcs[t]) else { continue };
+            let Some(op) = program.threads[t].get(st.pcs[t]) else {
+                continue;
+            };
             let i = st.pcs[t];
             let empty = st.buffers[t].is_empty();
             let mut next = st.clone();
@@ -219,7 +280,9 @@ pub fn machine_outcomes(program: &TsoProgram, bound: Option<usize>) -> BTreeSet<
                     let mut view: Vec<u8> = next.mem[addr(r)..addr(r) + r.width as usize].to_vec();
                     for (a, data) in &next.buffers[t] {
                         for (k, byte) in data.iter().enumerate() {
-                            if let Some(slot) = (a + k).checked_sub(addr(r)).filter(|&o| o < view.len()) {
+                            if let Some(slot) =
+                                (a + k).checked_sub(addr(r)).filter(|&o| o < view.len())
+                            {
                                 view[slot] = *byte;
                             }
                         }
@@ -244,7 +307,11 @@ pub fn machine_outcomes(program: &TsoProgram, bound: Option<usize>) -> BTreeSet<
                 Op::Cas(r, e, d) => {
                     let old = read(&next.mem, r);
                     next.regs[t][i] = old;
-                    if bytes(e, r).iter().enumerate().all(|(k, byte)| next.mem[addr(r) + k] == *byte) {
+                    if bytes(e, r)
+                        .iter()
+                        .enumerate()
+                        .all(|(k, byte)| next.mem[addr(r) + k] == *byte)
+                    {
                         next.mem[addr(r)..addr(r) + r.width as usize].copy_from_slice(&bytes(d, r));
                     }
                 }
@@ -262,7 +329,11 @@ pub fn machine_outcomes(program: &TsoProgram, bound: Option<usize>) -> BTreeSet<
                 }
             }
             for l in 0..program.locations {
-                let whole = Range { loc: l, offset: 0, width: 8 };
+                let whole = Range {
+                    loc: l,
+                    offset: 0,
+                    width: 8,
+                };
                 fields.push(format!("loc[{l}]={:x}", read(&st.mem, whole)));
             }
             out.insert(fields.join(" "));
@@ -285,7 +356,11 @@ mod tests {
                 assert!((1..=5).contains(&ops.len()));
                 for op in ops {
                     if let Op::Load(r) | Op::Store(r, _) | Op::Xchg(r, _) | Op::Cas(r, _, _) = op {
-                        assert!(r.offset % r.width == 0 && r.offset + r.width <= 8 && r.loc < p.locations);
+                        assert!(
+                            r.offset % r.width == 0
+                                && r.offset + r.width <= 8
+                                && r.loc < p.locations
+                        );
                     }
                 }
             }
@@ -293,9 +368,24 @@ mod tests {
     }
 
     fn sb(width: u32) -> TsoProgram {
-        let x = Range { loc: 0, offset: 0, width };
-        let y = Range { loc: 1, offset: 0, width };
-        TsoProgram { seed: 0, locations: 2, threads: vec![vec![Op::Store(x, 0x11), Op::Load(y)], vec![Op::Store(y, 0x21), Op::Load(x)]] }
+        let x = Range {
+            loc: 0,
+            offset: 0,
+            width,
+        };
+        let y = Range {
+            loc: 1,
+            offset: 0,
+            width,
+        };
+        TsoProgram {
+            seed: 0,
+            locations: 2,
+            threads: vec![
+                vec![Op::Store(x, 0x11), Op::Load(y)],
+                vec![Op::Store(y, 0x21), Op::Load(x)],
+            ],
+        }
     }
 
     /// Store buffering: both loads may see 0 under TSO (any bound), never under SC.
@@ -315,12 +405,34 @@ mod tests {
     /// other half of an 8-byte load comes from memory.
     #[test]
     fn machine_forwards_partial_bytes() {
-        let word = Range { loc: 0, offset: 0, width: 4 };
-        let half = Range { loc: 0, offset: 2, width: 2 };
-        let whole = Range { loc: 0, offset: 0, width: 8 };
-        let p = TsoProgram { seed: 0, locations: 1, threads: vec![vec![Op::Store(word, 0x11), Op::Load(half), Op::Load(whole)], vec![]] };
+        let word = Range {
+            loc: 0,
+            offset: 0,
+            width: 4,
+        };
+        let half = Range {
+            loc: 0,
+            offset: 2,
+            width: 2,
+        };
+        let whole = Range {
+            loc: 0,
+            offset: 0,
+            width: 8,
+        };
+        let p = TsoProgram {
+            seed: 0,
+            locations: 1,
+            threads: vec![
+                vec![Op::Store(word, 0x11), Op::Load(half), Op::Load(whole)],
+                vec![],
+            ],
+        };
         let got = machine_outcomes(&p, None);
-        assert_eq!(got, BTreeSet::from(["r0_1=1111 r0_2=11111111 loc[0]=11111111".to_string()]));
+        assert_eq!(
+            got,
+            BTreeSet::from(["r0_1=1111 r0_2=11111111 loc[0]=11111111".to_string()])
+        );
     }
 
     /// mfence between store and load removes the store-buffering outcome.

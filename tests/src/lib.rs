@@ -26,5 +26,8 @@ pub fn suite_dir() -> PathBuf {
 
 /// A number from the environment, or `default` when unset or unparsable.
 pub fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
 }

@@ -35,10 +35,17 @@ impl LitmusTest {
 }
 
 fn allowed_field(field: &str, model: &str, path: &Path, n: usize) -> Result<bool, String> {
-    match field.trim().strip_prefix(model).and_then(|r| r.strip_prefix('=')) {
+    match field
+        .trim()
+        .strip_prefix(model)
+        .and_then(|r| r.strip_prefix('='))
+    {
         Some("allowed") => Ok(true),
         Some("forbidden") => Ok(false),
-        _ => Err(format!("{}:{n}: expected `{model}=allowed|forbidden`, found {field:?}", path.display())),
+        _ => Err(format!(
+            "{}:{n}: expected `{model}=allowed|forbidden`, found {field:?}",
+            path.display()
+        )),
     }
 }
 
@@ -52,7 +59,12 @@ pub fn read_expect(path: &Path) -> Result<Vec<ExpectedOutcome>, String> {
         }
         let fields: Vec<&str> = raw.split('\t').collect();
         if fields.len() != 3 {
-            return Err(format!("{}:{}: expected 3 tab-separated fields, found {}", path.display(), i + 1, fields.len()));
+            return Err(format!(
+                "{}:{}: expected 3 tab-separated fields, found {}",
+                path.display(),
+                i + 1,
+                fields.len()
+            ));
         }
         out.push(ExpectedOutcome {
             line: fields[0].to_string(),
@@ -76,9 +88,17 @@ pub fn read_dir(dir: &Path) -> Result<Vec<LitmusTest>, String> {
         if p.extension().and_then(|x| x.to_str()) != Some("c") {
             continue;
         }
-        let name = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
+        let name = p
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_string();
         let outcomes = read_expect(&p.with_extension("expect"))?;
-        tests.push(LitmusTest { name, source: p, outcomes });
+        tests.push(LitmusTest {
+            name,
+            source: p,
+            outcomes,
+        });
     }
     tests.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(tests)

@@ -5,7 +5,9 @@ use std::sync::Mutex;
 
 /// Worker count: `TSO_SUITE_JOBS`, else the machine's parallelism.
 pub fn jobs() -> usize {
-    let default = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let default = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
     (crate::env_number("TSO_SUITE_JOBS", default as u64) as usize).max(1)
 }
 
@@ -26,13 +28,19 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
         }
     });
     let all = results.into_inner().unwrap_or_else(|p| p.into_inner());
-    all.into_iter().map(|r| r.expect("every work item ran")).collect()
+    all.into_iter()
+        .map(|r| r.expect("every work item ran"))
+        .collect()
 }
 
 /// Like [`map`], but no item is started after `deadline`: those give `None`. Items are
 /// taken in order, so the ones that ran are always a prefix of `items` (up to the
 /// few in flight when time ran out).
-pub fn map_until<T: Sync, R: Send>(items: &[T], deadline: Option<std::time::Instant>, f: impl Fn(&T) -> R + Sync) -> Vec<Option<R>> {
+pub fn map_until<T: Sync, R: Send>(
+    items: &[T],
+    deadline: Option<std::time::Instant>,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
     map(items, |item| match deadline {
         Some(d) if std::time::Instant::now() > d => None,
         _ => Some(f(item)),

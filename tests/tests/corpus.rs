@@ -11,23 +11,46 @@ use tso_suite::parallel;
 
 fn programs() -> Vec<Program> {
     let files = corpus::sources_under(&tso_suite::suite_dir().join("programs"));
-    assert!(files.len() >= 50, "the corpus shrank to {} programs", files.len());
-    let (ok, bad): (Vec<_>, Vec<_>) = files.iter().map(|f| corpus::read_program(f)).partition(|r| r.is_ok());
+    assert!(
+        files.len() >= 50,
+        "the corpus shrank to {} programs",
+        files.len()
+    );
+    let (ok, bad): (Vec<_>, Vec<_>) = files
+        .iter()
+        .map(|f| corpus::read_program(f))
+        .partition(|r| r.is_ok());
     let bad: Vec<String> = bad.into_iter().filter_map(|r| r.err()).collect();
-    assert!(bad.is_empty(), "unreadable corpus headers:\n  {}", bad.join("\n  "));
+    assert!(
+        bad.is_empty(),
+        "unreadable corpus headers:\n  {}",
+        bad.join("\n  ")
+    );
     ok.into_iter().filter_map(|r| r.ok()).collect()
 }
 
 /// Check every program under `model`; the mismatches, one paragraph each.
 fn verdict_mismatches(model: Model) -> (usize, Vec<String>) {
     let programs = programs();
-    let jobs: Vec<(&Program, Vec<String>)> =
-        programs.iter().flat_map(|p| p.clang_arg_sets().into_iter().map(move |a| (p, a))).collect();
+    let jobs: Vec<(&Program, Vec<String>)> = programs
+        .iter()
+        .flat_map(|p| p.clang_arg_sets().into_iter().map(move |a| (p, a)))
+        .collect();
     let results = parallel::map(&jobs, |(program, args)| {
         let expect = program.expect(model);
         let r = CheckRun::new(&program.path, model).clang_args(args).run();
-        let ok = r.exit == Some(expect.exit_status()) && r.verdict() == Some(expect.verdict()) && r.error_kind() == expect.kind();
-        (!ok).then(|| format!("{} [{}] expected {expect} under {}: {}", corpus::short(&program.path), args.join(" "), model.as_str(), r))
+        let ok = r.exit == Some(expect.exit_status())
+            && r.verdict() == Some(expect.verdict())
+            && r.error_kind() == expect.kind();
+        (!ok).then(|| {
+            format!(
+                "{} [{}] expected {expect} under {}: {}",
+                corpus::short(&program.path),
+                args.join(" "),
+                model.as_str(),
+                r
+            )
+        })
     });
     (jobs.len(), results.into_iter().flatten().collect())
 }
@@ -35,8 +58,19 @@ fn verdict_mismatches(model: Model) -> (usize, Vec<String>) {
 fn assert_corpus(model: Model) {
     let started = Instant::now();
     let (runs, bad) = verdict_mismatches(model);
-    eprintln!("corpus under {}: {runs} runs, {} mismatches, {:?}", model.as_str(), bad.len(), started.elapsed());
-    assert!(bad.is_empty(), "{} of {runs} corpus runs under {} disagree with their header:\n\n{}", bad.len(), model.as_str(), bad.join("\n\n"));
+    eprintln!(
+        "corpus under {}: {runs} runs, {} mismatches, {:?}",
+        model.as_str(),
+        bad.len(),
+        started.elapsed()
+    );
+    assert!(
+        bad.is_empty(),
+        "{} of {runs} corpus runs under {} disagree with their header:\n\n{}",
+        bad.len(),
+        model.as_str(),
+        bad.join("\n\n")
+    );
 }
 
 #[test]
@@ -53,26 +87,53 @@ fn corpus_verdicts_under_tso() {
 /// `output` field; it must equal NAME.stdout byte for byte.
 #[test]
 fn corpus_stdout_matches() {
-    let programs: Vec<Program> = programs().into_iter().filter(|p| p.stdout.is_some()).collect();
-    assert!(!programs.is_empty(), "no program in the corpus has a .stdout file");
-    let jobs: Vec<(&Program, Vec<String>)> =
-        programs.iter().flat_map(|p| p.clang_arg_sets().into_iter().map(move |a| (p, a))).collect();
+    let programs: Vec<Program> = programs()
+        .into_iter()
+        .filter(|p| p.stdout.is_some())
+        .collect();
+    assert!(
+        !programs.is_empty(),
+        "no program in the corpus has a .stdout file"
+    );
+    let jobs: Vec<(&Program, Vec<String>)> = programs
+        .iter()
+        .flat_map(|p| p.clang_arg_sets().into_iter().map(move |a| (p, a)))
+        .collect();
     let bad: Vec<String> = parallel::map(&jobs, |(program, args)| {
         let want = program.stdout.as_deref().unwrap_or_default();
-        let r = CheckRun::new(&program.path, Model::Sc).show_output().clang_args(args).run();
+        let r = CheckRun::new(&program.path, Model::Sc)
+            .show_output()
+            .clang_args(args)
+            .run();
         match r.output() {
             Some(got) if got == want && r.passed() => None,
-            Some(got) if got == want => Some(format!("{} [{}]: output right but {}", corpus::short(&program.path), args.join(" "), r)),
+            Some(got) if got == want => Some(format!(
+                "{} [{}]: output right but {}",
+                corpus::short(&program.path),
+                args.join(" "),
+                r
+            )),
             Some(got) => Some(format!(
                 "{} [{}]: output differs\n--- expected\n{want}--- got\n{got}---",
                 corpus::short(&program.path),
                 args.join(" ")
             )),
-            None => Some(format!("{} [{}]: no `output` field in the JSON: {}", corpus::short(&program.path), args.join(" "), r)),
+            None => Some(format!(
+                "{} [{}]: no `output` field in the JSON: {}",
+                corpus::short(&program.path),
+                args.join(" "),
+                r
+            )),
         }
     })
     .into_iter()
     .flatten()
     .collect();
-    assert!(bad.is_empty(), "{} of {} --show-output runs differ from NAME.stdout:\n\n{}", bad.len(), jobs.len(), bad.join("\n\n"));
+    assert!(
+        bad.is_empty(),
+        "{} of {} --show-output runs differ from NAME.stdout:\n\n{}",
+        bad.len(),
+        jobs.len(),
+        bad.join("\n\n")
+    );
 }

@@ -50,7 +50,10 @@ const CHECK_TIMEOUT_SECS: &str = "20";
 const CHECK_WALL: Duration = Duration::from_secs(60);
 
 fn env_number(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.trim().parse().ok()).unwrap_or(default)
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(default)
 }
 
 /// What one native run of a program did.
@@ -73,9 +76,16 @@ struct Tally {
 }
 
 fn require_csmith() {
-    let found = Command::new("csmith").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let found = Command::new("csmith")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     assert!(found, "csmith is not installed; install it with: {INSTALL}");
-    assert!(Path::new(CSMITH_INCLUDE).join("csmith.h").is_file(), "{CSMITH_INCLUDE}/csmith.h is missing; install it with: {INSTALL}");
+    assert!(
+        Path::new(CSMITH_INCLUDE).join("csmith.h").is_file(),
+        "{CSMITH_INCLUDE}/csmith.h is missing; install it with: {INSTALL}"
+    );
 }
 
 fn generate(seed: u64, dir: &Path) -> Result<PathBuf, String> {
@@ -87,7 +97,10 @@ fn generate(seed: u64, dir: &Path) -> Result<PathBuf, String> {
         .output()
         .map_err(|e| format!("cannot run csmith: {e}"))?;
     if !out.status.success() {
-        return Err(format!("csmith --seed {seed} failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "csmith --seed {seed} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(file)
 }
@@ -101,7 +114,11 @@ fn run_native(source: &Path, opt: &str, dir: &Path) -> Result<Native, String> {
         .output()
         .map_err(|e| format!("cannot run clang-19: {e}"))?;
     if !out.status.success() {
-        return Err(format!("clang-19 {opt} failed on {}: {}", source.display(), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "clang-19 {opt} failed on {}: {}",
+            source.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let run_dir = dir.join(format!("run{opt}"));
     let _ = std::fs::create_dir_all(&run_dir);
@@ -119,13 +136,31 @@ fn run_native(source: &Path, opt: &str, dir: &Path) -> Result<Native, String> {
 }
 
 fn checksum_line(output: &str) -> Option<String> {
-    output.lines().find(|l| l.starts_with("checksum = ")).map(|l| l.trim().to_string())
+    output
+        .lines()
+        .find(|l| l.starts_with("checksum = "))
+        .map(|l| l.trim().to_string())
 }
 
 /// `None` when the checker agrees with the native checksum, else what went wrong.
-fn run_checker(source: &Path, opt: &str, model: &str, expected: &str, dir: &Path) -> Option<String> {
+fn run_checker(
+    source: &Path,
+    opt: &str,
+    model: &str,
+    expected: &str,
+    dir: &Path,
+) -> Option<String> {
     let file = source.display().to_string();
-    let mut args = vec![file.as_str(), "--memory-model", model, "--show-output", "--format", "json", "--timeout", CHECK_TIMEOUT_SECS];
+    let mut args = vec![
+        file.as_str(),
+        "--memory-model",
+        model,
+        "--show-output",
+        "--format",
+        "json",
+        "--timeout",
+        CHECK_TIMEOUT_SECS,
+    ];
     let bound = std::env::var("TSO_CSMITH_SB_BOUND").unwrap_or_default();
     if model == "tso" && !bound.trim().is_empty() {
         args.extend(["--sb-bound", bound.trim()]);
@@ -138,7 +173,13 @@ fn run_checker(source: &Path, opt: &str, model: &str, expected: &str, dir: &Path
     }
     let json: serde_json::Value = match serde_json::from_str(run.stdout.trim()) {
         Ok(v) => v,
-        Err(_) => return Some(format!("exit {:?}, no JSON answer: {}", run.code, run.text().chars().take(400).collect::<String>())),
+        Err(_) => {
+            return Some(format!(
+                "exit {:?}, no JSON answer: {}",
+                run.code,
+                run.text().chars().take(400).collect::<String>()
+            ))
+        }
     };
     let verdict = json["verdict"].as_str().unwrap_or("?");
     let got = json["output"].as_str().and_then(checksum_line);
@@ -181,7 +222,9 @@ fn check_seed(seed: u64, root: &Path, tally: &Mutex<Tally>) {
                 None => *lock(tally).agree.entry((opt, model)).or_default() += 1,
                 Some(problem) => {
                     keep(&source);
-                    lock(tally).disagreements.push(format!("seed {seed} {opt} {model}: {problem}"));
+                    lock(tally)
+                        .disagreements
+                        .push(format!("seed {seed} {opt} {model}: {problem}"));
                 }
             }
         }
@@ -208,7 +251,9 @@ fn csmith_checksums_match_native_execution() {
     require_csmith();
     let count = env_number("TSO_CSMITH_COUNT", 200);
     let first = env_number("TSO_CSMITH_SEED", 1);
-    let default_jobs = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2) as u64;
+    let default_jobs = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2) as u64;
     let jobs = env_number("TSO_CSMITH_JOBS", default_jobs).max(1) as usize;
     // Build (or locate) the binary once before the workers start.
     let _ = harness::cargo_tso();
@@ -229,9 +274,19 @@ fn csmith_checksums_match_native_execution() {
     });
     let _ = std::fs::remove_dir_all(&root);
     let tally = tally.into_inner().unwrap_or_else(|p| p.into_inner());
-    let mut report = format!("csmith: seeds {first}..{} ({} programs) in {:.0?}\n", first + count - 1, tally.programs, start.elapsed());
+    let mut report = format!(
+        "csmith: seeds {first}..{} ({} programs) in {:.0?}\n",
+        first + count - 1,
+        tally.programs,
+        start.elapsed()
+    );
     for opt in OPT_LEVELS {
-        let compared = tally.agree.iter().filter(|((o, _), _)| *o == opt).map(|(_, n)| *n).sum::<usize>();
+        let compared = tally
+            .agree
+            .iter()
+            .filter(|((o, _), _)| *o == opt)
+            .map(|(_, n)| *n)
+            .sum::<usize>();
         report += &format!(
             "  {opt}: native timeouts {}, native crashes {}, agree sc {}, agree tso {} ({compared} checks agree)\n",
             tally.native_timeouts.get(opt).unwrap_or(&0),
@@ -245,8 +300,17 @@ fn csmith_checksums_match_native_execution() {
         report += &format!("    {d}\n");
     }
     println!("{report}");
-    assert_eq!(tally.programs as u64, count, "not every program was checked\n{report}");
+    assert_eq!(
+        tally.programs as u64, count,
+        "not every program was checked\n{report}"
+    );
     let checked: usize = tally.agree.values().sum::<usize>() + tally.disagreements.len();
-    assert!(checked as u64 >= count, "too few programs ran natively to compare (most timed out or crashed)\n{report}");
-    assert!(tally.disagreements.is_empty(), "the checker disagrees with native execution\n{report}");
+    assert!(
+        checked as u64 >= count,
+        "too few programs ran natively to compare (most timed out or crashed)\n{report}"
+    );
+    assert!(
+        tally.disagreements.is_empty(),
+        "the checker disagrees with native execution\n{report}"
+    );
 }

@@ -28,22 +28,40 @@ const CASES: &[(&str, Model, bool)] = &[
 /// The parts of the JSON that must not vary between runs (time and memory may).
 fn stable_part(json: &Value) -> Value {
     let mut v = serde_json::Map::new();
-    for key in ["verdict", "error", "states", "transitions", "trace", "memory_model", "sb_bound"] {
-        v.insert(key.to_string(), json.get(key).cloned().unwrap_or(Value::Null));
+    for key in [
+        "verdict",
+        "error",
+        "states",
+        "transitions",
+        "trace",
+        "memory_model",
+        "sb_bound",
+    ] {
+        v.insert(
+            key.to_string(),
+            json.get(key).cloned().unwrap_or(Value::Null),
+        );
     }
     Value::Object(v)
 }
 
 #[test]
 fn same_input_same_verdict_states_and_trace() {
-    let jobs: Vec<(usize, usize)> = (0..CASES.len()).flat_map(|c| (0..RUNS).map(move |r| (c, r))).collect();
+    let jobs: Vec<(usize, usize)> = (0..CASES.len())
+        .flat_map(|c| (0..RUNS).map(move |r| (c, r)))
+        .collect();
     let results = parallel::map(&jobs, |&(c, _)| {
         let (file, model, _) = CASES[c];
         CheckRun::new(tso_suite::suite_dir().join("programs").join(file), model).run()
     });
     let mut problems = Vec::new();
     for (c, &(file, model, must_fail)) in CASES.iter().enumerate() {
-        let runs: Vec<_> = jobs.iter().zip(&results).filter(|((jc, _), _)| *jc == c).map(|(_, r)| r).collect();
+        let runs: Vec<_> = jobs
+            .iter()
+            .zip(&results)
+            .filter(|((jc, _), _)| *jc == c)
+            .map(|(_, r)| r)
+            .collect();
         let first = runs[0];
         let Some(json) = &first.json else {
             problems.push(format!("{file} under {}: {first}", model.as_str()));
@@ -51,11 +69,20 @@ fn same_input_same_verdict_states_and_trace() {
         };
         let want_exit = if must_fail { 1 } else { 0 };
         if first.exit != Some(want_exit) {
-            problems.push(format!("{file} under {}: expected exit {want_exit}: {first}", model.as_str()));
+            problems.push(format!(
+                "{file} under {}: expected exit {want_exit}: {first}",
+                model.as_str()
+            ));
         }
-        let trace_len = json.get("trace").and_then(|t| t.as_array()).map_or(0, |t| t.len());
+        let trace_len = json
+            .get("trace")
+            .and_then(|t| t.as_array())
+            .map_or(0, |t| t.len());
         if must_fail && trace_len == 0 {
-            problems.push(format!("{file} under {}: a failing run has no `trace` steps", model.as_str()));
+            problems.push(format!(
+                "{file} under {}: a failing run has no `trace` steps",
+                model.as_str()
+            ));
         }
         let reference = stable_part(json);
         for (i, r) in runs.iter().enumerate().skip(1) {
@@ -71,5 +98,10 @@ fn same_input_same_verdict_states_and_trace() {
             }
         }
     }
-    assert!(problems.is_empty(), "{} determinism problem(s):\n\n{}", problems.len(), problems.join("\n\n"));
+    assert!(
+        problems.is_empty(),
+        "{} determinism problem(s):\n\n{}",
+        problems.len(),
+        problems.join("\n\n")
+    );
 }

@@ -29,7 +29,11 @@ fn show(set: &BTreeSet<String>) -> String {
 }
 
 /// The outcome set of a run that passed; otherwise the run is recorded as a problem.
-fn settle(r: tso_suite::check::CheckResult, name: &str, problems: &mut Vec<String>) -> BTreeSet<String> {
+fn settle(
+    r: tso_suite::check::CheckResult,
+    name: &str,
+    problems: &mut Vec<String>,
+) -> BTreeSet<String> {
     match r.outcomes() {
         Some(set) if r.passed() => set,
         _ => {
@@ -50,7 +54,12 @@ fn check_program(program: &TsoProgram, dir: &std::path::Path) -> Vec<String> {
     let verbose = std::env::var_os("TSO_SUITE_VERBOSE").is_some();
     let mut outcomes = |run: CheckRun, name: &str| match run.run() {
         r if verbose => {
-            eprintln!("seed {} {name}: {:?}, states {:?}", program.seed, r.wall, r.states());
+            eprintln!(
+                "seed {} {name}: {:?}, states {:?}",
+                program.seed,
+                r.wall,
+                r.states()
+            );
             settle(r, name, &mut problems)
         }
         r => settle(r, name, &mut problems),
@@ -59,15 +68,28 @@ fn check_program(program: &TsoProgram, dir: &std::path::Path) -> Vec<String> {
     let mut tso = Vec::new();
     let mut reference = Vec::new();
     for b in BOUNDS {
-        tso.push(outcomes(CheckRun::new(&path, Model::Tso).sb_bound(b).outcomes(), &format!("tso bound {b}")));
-        reference.push(outcomes(CheckRun::new(&path, Model::Tso).sb_bound(b).reference_machine().outcomes(), &format!("reference bound {b}")));
+        tso.push(outcomes(
+            CheckRun::new(&path, Model::Tso).sb_bound(b).outcomes(),
+            &format!("tso bound {b}"),
+        ));
+        reference.push(outcomes(
+            CheckRun::new(&path, Model::Tso)
+                .sb_bound(b)
+                .reference_machine()
+                .outcomes(),
+            &format!("reference bound {b}"),
+        ));
     }
     if !problems.is_empty() {
         return problems;
     }
     let oracle_sc = gen_tso::machine_outcomes(program, Some(0));
     if sc != oracle_sc {
-        problems.push(format!("sc differs from the SC enumeration: engine {} oracle {}", show(&sc), show(&oracle_sc)));
+        problems.push(format!(
+            "sc differs from the SC enumeration: engine {} oracle {}",
+            show(&sc),
+            show(&oracle_sc)
+        ));
     }
     for (i, b) in BOUNDS.iter().enumerate() {
         if tso[i] != reference[i] {
@@ -78,9 +100,13 @@ fn check_program(program: &TsoProgram, dir: &std::path::Path) -> Vec<String> {
             ));
         }
         if !sc.is_subset(&tso[i]) {
-            problems.push(format!("bound {b}: SC outcomes missing under TSO: {}", show(&sc.difference(&tso[i]).cloned().collect())));
+            problems.push(format!(
+                "bound {b}: SC outcomes missing under TSO: {}",
+                show(&sc.difference(&tso[i]).cloned().collect())
+            ));
         }
-        let oracle = gen_tso::machine_outcomes(program, if *b == 0 { None } else { Some(*b as usize) });
+        let oracle =
+            gen_tso::machine_outcomes(program, if *b == 0 { None } else { Some(*b as usize) });
         if tso[i] != oracle {
             problems.push(format!(
                 "bound {b}: delayed-flush vs the test's x86-TSO machine: tool only {}, machine only {}",
@@ -109,13 +135,32 @@ fn delayed_flush_equals_reference_machine() {
     let results = parallel::map_until(&seeds, deadline, |&seed| {
         let program = gen_tso::generate(seed);
         let problems = check_program(&program, &dir);
-        (!problems.is_empty()).then(|| format!("seed {seed}:\n  {}\n{}", problems.join("\n  "), program.to_c()))
+        (!problems.is_empty()).then(|| {
+            format!(
+                "seed {seed}:\n  {}\n{}",
+                problems.join("\n  "),
+                program.to_c()
+            )
+        })
     });
     let ran = results.iter().filter(|r| r.is_some()).count();
     let failures: Vec<String> = results.into_iter().flatten().flatten().collect();
-    eprintln!("differential_tso: {ran} programs (seeds from {base}), {} with problems, {:?}", failures.len(), started.elapsed());
+    eprintln!(
+        "differential_tso: {ran} programs (seeds from {base}), {} with problems, {:?}",
+        failures.len(),
+        started.elapsed()
+    );
     // Long reports are cut: the first failures and the count are what a person needs.
     let shown: Vec<&str> = failures.iter().take(5).map(|s| s.as_str()).collect();
-    assert!(failures.is_empty(), "{} of {ran} generated programs fail (first {} shown):\n\n{}", failures.len(), shown.len(), shown.join("\n\n"));
-    assert!(soak || ran >= CI_MINIMUM, "only {ran} programs ran within {budget:?}; at least {CI_MINIMUM} must");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} generated programs fail (first {} shown):\n\n{}",
+        failures.len(),
+        shown.len(),
+        shown.join("\n\n")
+    );
+    assert!(
+        soak || ran >= CI_MINIMUM,
+        "only {ran} programs ran within {budget:?}; at least {CI_MINIMUM} must"
+    );
 }

@@ -17,7 +17,9 @@ const INCONCLUSIVE: i32 = 3;
 const QUICK: Duration = Duration::from_secs(60);
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("hostile").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("hostile")
+        .join(name)
 }
 
 fn check(name: &str, args: &[&str], limit: Duration) -> Run {
@@ -29,14 +31,26 @@ fn check(name: &str, args: &[&str], limit: Duration) -> Run {
 /// and showed no sign of a Rust panic or abort.
 fn assert_answer(run: &Run, code: i32, needles: &[&str]) {
     let text = run.text();
-    assert!(!run.timed_out, "hung: killed after {:?}\n{text}", run.elapsed);
+    assert!(
+        !run.timed_out,
+        "hung: killed after {:?}\n{text}",
+        run.elapsed
+    );
     assert_eq!(run.code, Some(code), "wrong exit code\n{text}");
-    for bad in ["panicked at", "stack backtrace", "RUST_BACKTRACE", "memory allocation of"] {
+    for bad in [
+        "panicked at",
+        "stack backtrace",
+        "RUST_BACKTRACE",
+        "memory allocation of",
+    ] {
         assert!(!text.contains(bad), "looks like a crash (`{bad}`)\n{text}");
     }
     let lower = text.to_lowercase();
     for needle in needles {
-        assert!(lower.contains(&needle.to_lowercase()), "message does not say `{needle}`\n{text}");
+        assert!(
+            lower.contains(&needle.to_lowercase()),
+            "message does not say `{needle}`\n{text}"
+        );
     }
 }
 
@@ -46,7 +60,10 @@ fn json_answer(run: &Run) -> (String, Option<String>) {
         Ok(v) => v,
         Err(e) => panic!("stdout is not one JSON object ({e})\n{}", run.text()),
     };
-    (v["verdict"].as_str().unwrap_or("").to_string(), v["error"]["kind"].as_str().map(str::to_string))
+    (
+        v["verdict"].as_str().unwrap_or("").to_string(),
+        v["error"]["kind"].as_str().map(str::to_string),
+    )
 }
 
 fn path_arg(p: &Path) -> String {
@@ -58,7 +75,11 @@ fn missing_file_is_a_tool_error_naming_the_file() {
     let missing = fixture("no_such_program.c");
     let run = check("missing", &[&path_arg(&missing)], QUICK);
     assert_answer(&run, TOOL_ERROR, &["no_such_program.c", "no such file"]);
-    let run = check("missing-json", &[&path_arg(&missing), "--format", "json"], QUICK);
+    let run = check(
+        "missing-json",
+        &[&path_arg(&missing), "--format", "json"],
+        QUICK,
+    );
     assert_answer(&run, TOOL_ERROR, &[]);
     assert_eq!(json_answer(&run).0, "error");
 }
@@ -116,21 +137,43 @@ fn garbage_llvm_text_is_a_tool_error() {
 #[test]
 fn syntax_error_reports_clang_diagnostic() {
     let run = check("syntax", &[&path_arg(&fixture("syntax_error.c"))], QUICK);
-    assert_answer(&run, TOOL_ERROR, &["could not compile", "syntax_error.c:3", "expected ';'"]);
+    assert_answer(
+        &run,
+        TOOL_ERROR,
+        &["could not compile", "syntax_error.c:3", "expected ';'"],
+    );
 }
 
 #[test]
 fn missing_header_reports_the_header() {
     let run = check("header", &[&path_arg(&fixture("missing_header.c"))], QUICK);
-    assert_answer(&run, TOOL_ERROR, &["no_such_header_for_cargo_tso.h", "not found"]);
+    assert_answer(
+        &run,
+        TOOL_ERROR,
+        &["no_such_header_for_cargo_tso.h", "not found"],
+    );
 }
 
 #[test]
 fn no_main_means_nothing_to_run() {
     for model in ["sc", "tso"] {
-        let run = check("no-main", &[&path_arg(&fixture("no_main.c")), "--memory-model", model], QUICK);
+        let run = check(
+            "no-main",
+            &[&path_arg(&fixture("no_main.c")), "--memory-model", model],
+            QUICK,
+        );
         assert_answer(&run, TOOL_ERROR, &["main"]);
-        let run = check("no-main-json", &[&path_arg(&fixture("no_main.c")), "--memory-model", model, "--format", "json"], QUICK);
+        let run = check(
+            "no-main-json",
+            &[
+                &path_arg(&fixture("no_main.c")),
+                "--memory-model",
+                model,
+                "--format",
+                "json",
+            ],
+            QUICK,
+        );
         assert_answer(&run, TOOL_ERROR, &[]);
         assert_eq!(json_answer(&run).0, "error");
     }
@@ -139,16 +182,38 @@ fn no_main_means_nothing_to_run() {
 /// Unsupported constructs: exit 2 under both memory models, naming the construct.
 fn assert_unsupported(name: &str, needles: &[&str]) {
     for model in ["sc", "tso"] {
-        let run = check(name, &[&path_arg(&fixture(name)), "--memory-model", model], QUICK);
+        let run = check(
+            name,
+            &[&path_arg(&fixture(name)), "--memory-model", model],
+            QUICK,
+        );
         assert_answer(&run, TOOL_ERROR, needles);
-        let run = check(name, &[&path_arg(&fixture(name)), "--memory-model", model, "--format", "json"], QUICK);
-        assert_eq!(json_answer(&run), ("error".to_string(), Some("unsupported".to_string())), "{}", run.text());
+        let run = check(
+            name,
+            &[
+                &path_arg(&fixture(name)),
+                "--memory-model",
+                model,
+                "--format",
+                "json",
+            ],
+            QUICK,
+        );
+        assert_eq!(
+            json_answer(&run),
+            ("error".to_string(), Some("unsupported".to_string())),
+            "{}",
+            run.text()
+        );
     }
 }
 
 #[test]
 fn unsupported_intrinsic_is_named() {
-    assert_unsupported("unsupported_intrinsic.ll", &["unsupported", "llvm.readcyclecounter"]);
+    assert_unsupported(
+        "unsupported_intrinsic.ll",
+        &["unsupported", "llvm.readcyclecounter"],
+    );
 }
 
 #[test]
@@ -168,32 +233,57 @@ fn inline_assembly_is_unsupported() {
 
 #[test]
 fn unmodelled_libc_call_names_function_and_call_site() {
-    assert_unsupported("unmodelled_libc.c", &["unsupported", "fopen", "unmodelled_libc.c:4"]);
+    assert_unsupported(
+        "unmodelled_libc.c",
+        &["unsupported", "fopen", "unmodelled_libc.c:4"],
+    );
 }
 
 /// A verdict on the program: exit 1 with `kind` under both memory models.
 fn assert_fails_with(name: &str, kinds: &[&str]) {
     for model in ["sc", "tso"] {
-        let run = check(name, &[&path_arg(&fixture(name)), "--memory-model", model, "--format", "json"], QUICK);
+        let run = check(
+            name,
+            &[
+                &path_arg(&fixture(name)),
+                "--memory-model",
+                model,
+                "--format",
+                "json",
+            ],
+            QUICK,
+        );
         assert_answer(&run, FAIL, &[]);
         let (verdict, kind) = json_answer(&run);
         assert_eq!(verdict, "fail", "{}", run.text());
         let kind = kind.unwrap_or_default();
-        assert!(kinds.contains(&kind.as_str()), "error kind `{kind}`, expected one of {kinds:?}\n{}", run.text());
+        assert!(
+            kinds.contains(&kind.as_str()),
+            "error kind `{kind}`, expected one of {kinds:?}\n{}",
+            run.text()
+        );
     }
 }
 
 #[test]
 fn unbounded_recursion_is_a_stack_overflow() {
     assert_fails_with("unbounded_recursion.c", &["stack-overflow"]);
-    let run = check("recursion-human", &[&path_arg(&fixture("unbounded_recursion.c"))], QUICK);
+    let run = check(
+        "recursion-human",
+        &[&path_arg(&fixture("unbounded_recursion.c"))],
+        QUICK,
+    );
     assert_answer(&run, FAIL, &["stack-overflow", "unbounded_recursion.c:2"]);
 }
 
 #[test]
 fn silent_infinite_loop_is_non_terminating() {
     assert_fails_with("silent_infinite_loop.c", &["non-terminating"]);
-    let run = check("loop-human", &[&path_arg(&fixture("silent_infinite_loop.c"))], QUICK);
+    let run = check(
+        "loop-human",
+        &[&path_arg(&fixture("silent_infinite_loop.c"))],
+        QUICK,
+    );
     assert_answer(&run, FAIL, &["non-terminating", "silent_infinite_loop.c:4"]);
 }
 
@@ -202,8 +292,11 @@ fn silent_infinite_loop_is_non_terminating() {
 #[test]
 fn unbounded_store_buffer_ends_inconclusive_at_each_limit() {
     let file = path_arg(&fixture("unbounded_counter.c"));
-    let limits: [(&[&str], &str); 3] =
-        [(&["--max-states", "2000"], "max-states"), (&["--max-memory", "300M"], "max-memory"), (&["--timeout", "3"], "timeout")];
+    let limits: [(&[&str], &str); 3] = [
+        (&["--max-states", "2000"], "max-states"),
+        (&["--max-memory", "300M"], "max-memory"),
+        (&["--timeout", "3"], "timeout"),
+    ];
     for (limit, said) in limits {
         let mut args = vec![file.as_str(), "--memory-model", "tso", "--sb-bound", "0"];
         args.extend_from_slice(limit);
@@ -222,23 +315,44 @@ fn unbounded_store_buffer_ends_inconclusive_at_each_limit() {
 fn timeout_is_enforced_inside_one_long_transition() {
     for model in ["sc", "tso"] {
         let file = path_arg(&fixture("tight_counter.c"));
-        let run = check("tight", &[&file, "--memory-model", model, "--timeout", "2"], Duration::from_secs(90));
+        let run = check(
+            "tight",
+            &[&file, "--memory-model", model, "--timeout", "2"],
+            Duration::from_secs(90),
+        );
         assert_answer(&run, INCONCLUSIVE, &["inconclusive", "timeout"]);
-        assert!(run.elapsed < Duration::from_secs(15), "--timeout 2 took {:?}\n{}", run.elapsed, run.text());
+        assert!(
+            run.elapsed < Duration::from_secs(15),
+            "--timeout 2 took {:?}\n{}",
+            run.elapsed,
+            run.text()
+        );
     }
 }
 
 #[test]
 fn huge_malloc_fails_cleanly_and_the_program_sees_null() {
     for model in ["sc", "tso"] {
-        let run = check("huge-malloc", &[&path_arg(&fixture("huge_malloc.c")), "--memory-model", model, "--show-output"], QUICK);
+        let run = check(
+            "huge-malloc",
+            &[
+                &path_arg(&fixture("huge_malloc.c")),
+                "--memory-model",
+                model,
+                "--show-output",
+            ],
+            QUICK,
+        );
         assert_answer(&run, PASS, &["malloc failed"]);
     }
 }
 
 #[test]
 fn huge_malloc_used_unchecked_is_a_memory_error() {
-    assert_fails_with("huge_malloc_unchecked.c", &["null-dereference", "out-of-bounds"]);
+    assert_fails_with(
+        "huge_malloc_unchecked.c",
+        &["null-dereference", "out-of-bounds"],
+    );
 }
 
 #[test]
@@ -268,7 +382,11 @@ fn corrupt_bitcode_is_a_tool_error() {
     for (file, name) in [(&truncated, "truncated.bc"), (&junk, "junk.bc")] {
         let run = check("corrupt", &[&path_arg(file)], QUICK);
         assert_answer(&run, TOOL_ERROR, &[name, "invalid"]);
-        let run = check("corrupt-json", &[&path_arg(file), "--format", "json"], QUICK);
+        let run = check(
+            "corrupt-json",
+            &[&path_arg(file), "--format", "json"],
+            QUICK,
+        );
         assert_answer(&run, TOOL_ERROR, &[]);
         assert_eq!(json_answer(&run).0, "error");
     }
@@ -290,7 +408,11 @@ fn struct_self_assignment_is_not_an_overlapping_memcpy() {
     let file = regression("memcpy_self_assign.c");
     for model in ["sc", "tso"] {
         for opt in ["-O0", "-O2"] {
-            let run = check("memcpy-self", &[&file, "--memory-model", model, "--show-output", "--", opt], QUICK);
+            let run = check(
+                "memcpy-self",
+                &[&file, "--memory-model", model, "--show-output", "--", opt],
+                QUICK,
+            );
             assert_answer(&run, PASS, &["| 6"]);
         }
     }
@@ -302,11 +424,19 @@ fn struct_self_assignment_is_not_an_overlapping_memcpy() {
 fn repeated_stores_in_one_thread_do_not_branch() {
     let file = regression("repeated_stores_one_thread.c");
     for bound in ["1", "2", "32"] {
-        let run = check("repeated-stores", &[&file, "--sb-bound", bound, "--format", "json"], Duration::from_secs(30));
+        let run = check(
+            "repeated-stores",
+            &[&file, "--sb-bound", bound, "--format", "json"],
+            Duration::from_secs(30),
+        );
         assert_answer(&run, PASS, &[]);
         let json: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap_or_default();
         let transitions = json["transitions"].as_u64().unwrap_or(u64::MAX);
-        assert!(transitions <= 64, "--sb-bound {bound}: {transitions} transitions for a single-threaded program\n{}", run.text());
+        assert!(
+            transitions <= 64,
+            "--sb-bound {bound}: {transitions} transitions for a single-threaded program\n{}",
+            run.text()
+        );
     }
 }
 
@@ -324,12 +454,28 @@ fn reduced_csmith_checksum_matches_native() {
         .status()
         .map(|s| s.success())
         .unwrap_or(false);
-    assert!(built, "clang-19 cannot build {file} (is csmith.h installed? apt-get install -y libcsmith-dev)");
-    let native = std::process::Command::new(&exe).output().expect("running the native program");
+    assert!(
+        built,
+        "clang-19 cannot build {file} (is csmith.h installed? apt-get install -y libcsmith-dev)"
+    );
+    let native = std::process::Command::new(&exe)
+        .output()
+        .expect("running the native program");
     let native = String::from_utf8_lossy(&native.stdout).trim().to_string();
     assert!(native.starts_with("checksum = "), "native output: {native}");
     for (model, bound) in [("sc", "32"), ("tso", "32"), ("tso", "4")] {
-        let args = [file.as_str(), "--memory-model", model, "--sb-bound", bound, "--show-output", "--", "-I", "/usr/include/csmith", "-w"];
+        let args = [
+            file.as_str(),
+            "--memory-model",
+            model,
+            "--sb-bound",
+            bound,
+            "--show-output",
+            "--",
+            "-I",
+            "/usr/include/csmith",
+            "-w",
+        ];
         let run = check("crc-reduced", &args, Duration::from_secs(20));
         assert_answer(&run, PASS, &[&native]);
     }

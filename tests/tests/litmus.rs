@@ -26,13 +26,24 @@ fn config_name((model, bound): &Config) -> String {
 }
 
 fn show(set: &BTreeSet<String>) -> String {
-    set.iter().map(|l| format!("{l:?}")).collect::<Vec<_>>().join(", ")
+    set.iter()
+        .map(|l| format!("{l:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn check_configs(configs: &[Config]) {
-    let tests = litmus::read_dir(&tso_suite::suite_dir().join("litmus")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(tests.len() >= 20, "the litmus corpus shrank to {} tests", tests.len());
-    let jobs: Vec<(&LitmusTest, Config)> = tests.iter().flat_map(|t| configs.iter().map(move |c| (t, *c))).collect();
+    let tests =
+        litmus::read_dir(&tso_suite::suite_dir().join("litmus")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        tests.len() >= 20,
+        "the litmus corpus shrank to {} tests",
+        tests.len()
+    );
+    let jobs: Vec<(&LitmusTest, Config)> = tests
+        .iter()
+        .flat_map(|t| configs.iter().map(move |c| (t, *c)))
+        .collect();
     let results = parallel::map(&jobs, |(test, (model, bound))| {
         let mut run = CheckRun::new(&test.source, *model).outcomes();
         if let Some(b) = bound {
@@ -41,7 +52,12 @@ fn check_configs(configs: &[Config]) {
         let r = run.run();
         match r.outcomes() {
             Some(got) if r.passed() => Ok(got),
-            _ => Err(format!("{} under {}: no outcome set: {}", test.name, config_name(&(*model, *bound)), r)),
+            _ => Err(format!(
+                "{} under {}: no outcome set: {}",
+                test.name,
+                config_name(&(*model, *bound)),
+                r
+            )),
         }
     });
 
@@ -82,7 +98,10 @@ fn check_configs(configs: &[Config]) {
         observed.insert((test.name.as_str(), *config), got);
     }
     for ((name, config), sc) in observed.iter().filter(|((_, c), _)| c.0 == Model::Sc) {
-        for ((_, tso_config), tso) in observed.range((*name, (Model::Tso, None))..).take_while(|((n, _), _)| n == name) {
+        for ((_, tso_config), tso) in observed
+            .range((*name, (Model::Tso, None))..)
+            .take_while(|((n, _), _)| n == name)
+        {
             if tso_config.0 == Model::Tso && !sc.is_subset(tso) {
                 problems.push(format!(
                     "{name}: SC outcomes ({}) not all reached under {}: missing {}",
@@ -97,11 +116,20 @@ fn check_configs(configs: &[Config]) {
         let at = |b: u32| observed.get(&(test.name.as_str(), (Model::Tso, Some(b))));
         if let (Some(one), Some(two), Some(unbounded)) = (at(1), at(2), at(0)) {
             if !(one.is_subset(two) && two.is_subset(unbounded)) {
-                problems.push(format!("{}: TSO outcomes do not grow with the bound (1 ⊆ 2 ⊆ unbounded fails)", test.name));
+                problems.push(format!(
+                    "{}: TSO outcomes do not grow with the bound (1 ⊆ 2 ⊆ unbounded fails)",
+                    test.name
+                ));
             }
         }
     }
-    assert!(problems.is_empty(), "{} litmus problem(s) in {} runs:\n\n{}", problems.len(), jobs.len(), problems.join("\n\n"));
+    assert!(
+        problems.is_empty(),
+        "{} litmus problem(s) in {} runs:\n\n{}",
+        problems.len(),
+        jobs.len(),
+        problems.join("\n\n")
+    );
 }
 
 #[test]
@@ -112,7 +140,13 @@ fn litmus_outcomes_under_sc() {
 /// SC and every TSO bound in one test, so the SC ⊆ TSO comparison sees both.
 #[test]
 fn litmus_outcomes_under_tso_and_sc_subset() {
-    check_configs(&[(Model::Sc, None), (Model::Tso, Some(1)), (Model::Tso, Some(2)), (Model::Tso, Some(0)), (Model::Tso, None)]);
+    check_configs(&[
+        (Model::Sc, None),
+        (Model::Tso, Some(1)),
+        (Model::Tso, Some(2)),
+        (Model::Tso, Some(0)),
+        (Model::Tso, None),
+    ]);
 }
 
 /// The expectation files themselves are consistent: SC-allowed implies TSO-allowed,
@@ -120,7 +154,8 @@ fn litmus_outcomes_under_tso_and_sc_subset() {
 /// (a test that allows everything could not catch a bug).
 #[test]
 fn litmus_expectations_are_well_formed() {
-    let tests = litmus::read_dir(&tso_suite::suite_dir().join("litmus")).unwrap_or_else(|e| panic!("{e}"));
+    let tests =
+        litmus::read_dir(&tso_suite::suite_dir().join("litmus")).unwrap_or_else(|e| panic!("{e}"));
     let mut problems = Vec::new();
     for t in &tests {
         let lines: BTreeSet<&str> = t.outcomes.iter().map(|o| o.line.as_str()).collect();
@@ -129,11 +164,17 @@ fn litmus_expectations_are_well_formed() {
         }
         for o in &t.outcomes {
             if o.sc_allowed && !o.tso_allowed {
-                problems.push(format!("{}: {:?} is SC-allowed but TSO-forbidden", t.name, o.line));
+                problems.push(format!(
+                    "{}: {:?} is SC-allowed but TSO-forbidden",
+                    t.name, o.line
+                ));
             }
         }
         if t.outcomes.iter().all(|o| o.sc_allowed && o.tso_allowed) {
-            problems.push(format!("{}: every outcome is allowed under both models", t.name));
+            problems.push(format!(
+                "{}: every outcome is allowed under both models",
+                t.name
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));

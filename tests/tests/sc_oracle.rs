@@ -43,6 +43,15 @@ fn sc_outcomes_match_brute_force_enumeration() {
     .into_iter()
     .flatten()
     .collect();
-    eprintln!("sc_oracle: {count} programs, {} disagree, {:?}", failures.len(), started.elapsed());
-    assert!(failures.is_empty(), "{} of {count} generated programs disagree with the SC enumerator:\n\n{}", failures.len(), failures.join("\n\n"));
+    eprintln!(
+        "sc_oracle: {count} programs, {} disagree, {:?}",
+        failures.len(),
+        started.elapsed()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {count} generated programs disagree with the SC enumerator:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

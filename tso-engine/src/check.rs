@@ -20,7 +20,13 @@ pub struct CheckOptions {
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { entry: "main".into(), machine: MachineOptions::default(), limits: Limits::default(), collect_outcomes: false, progress: None }
+        CheckOptions {
+            entry: "main".into(),
+            machine: MachineOptions::default(),
+            limits: Limits::default(),
+            collect_outcomes: false,
+            progress: None,
+        }
     }
 }
 
@@ -58,7 +64,14 @@ pub struct CheckReport {
 
 /// Model-check `program` from `opts.entry`.
 pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
-    let machine = Machine::new(program, natives, MachineOptions { outputs_visible: opts.collect_outcomes, ..opts.machine.clone() });
+    let machine = Machine::new(
+        program,
+        natives,
+        MachineOptions {
+            outputs_visible: opts.collect_outcomes,
+            ..opts.machine.clone()
+        },
+    );
     let empty = |verdict, failure: Option<Failure>| CheckReport {
         verdict,
         failure,
@@ -68,19 +81,35 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         output: String::new(),
         outcomes: BTreeSet::new(),
     };
-    let Some(entry) = program.function(&opts.entry).filter(|&f| program.functions[f as usize].body.is_some()) else {
-        return empty(Verdict::Error, Some(Failure::unsupported(format!("no function `{}` to run", opts.entry))));
+    let Some(entry) = program
+        .function(&opts.entry)
+        .filter(|&f| program.functions[f as usize].body.is_some())
+    else {
+        return empty(
+            Verdict::Error,
+            Some(Failure::unsupported(format!(
+                "no function `{}` to run",
+                opts.entry
+            ))),
+        );
     };
     let initial = match machine.initial_state(entry) {
         Ok(s) => s,
         Err(f) => return empty(Verdict::Error, Some(f)),
     };
-    let eopts = ExploreOptions { limits: opts.limits.clone(), collect_outcomes: opts.collect_outcomes, progress: opts.progress.clone() };
+    let eopts = ExploreOptions {
+        limits: opts.limits.clone(),
+        collect_outcomes: opts.collect_outcomes,
+        progress: opts.progress.clone(),
+    };
     let result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);
     report.stats = result.stats;
     report.outcomes = result.outcomes;
-    report.output = result.first_output.map(|o| String::from_utf8_lossy(&o).into_owned()).unwrap_or_default();
+    report.output = result
+        .first_output
+        .map(|o| String::from_utf8_lossy(&o).into_owned())
+        .unwrap_or_default();
     match result.outcome {
         Outcome::Pass => {}
         Outcome::Inconclusive { reason } => {
@@ -92,10 +121,18 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             report.inconclusive_reason = Some(failure.message.clone());
             report.failure = Some(failure);
         }
-        Outcome::Fail { failure, path, thread } => {
+        Outcome::Fail {
+            failure,
+            path,
+            thread,
+        } => {
             let cex = explore::counterexample::replay(&machine, initial, &path, thread);
             report.output = cex.output.clone();
-            report.verdict = if failure.kind.is_tool_limitation() { Verdict::Error } else { Verdict::Fail };
+            report.verdict = if failure.kind.is_tool_limitation() {
+                Verdict::Error
+            } else {
+                Verdict::Fail
+            };
             report.failure = Some(failure);
             report.counterexample = Some(cex);
         }

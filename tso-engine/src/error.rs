@@ -49,7 +49,10 @@ impl ErrorKind {
     }
 
     pub fn parse(s: &str) -> Option<ErrorKind> {
-        ALL_KINDS.iter().copied().find(|k| k.as_str() == s || k.as_str().replace('-', "_") == s)
+        ALL_KINDS
+            .iter()
+            .copied()
+            .find(|k| k.as_str() == s || k.as_str().replace('-', "_") == s)
     }
 
     /// Unsupported constructs mean the tool could not check the program (exit 2),
@@ -95,7 +98,11 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Failure {
-        Failure { kind, message: message.into(), thread: None }
+        Failure {
+            kind,
+            message: message.into(),
+            thread: None,
+        }
     }
 
     /// Record which thread failed (keeps the innermost answer).

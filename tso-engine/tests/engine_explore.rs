@@ -3,7 +3,9 @@
 
 mod engine_support;
 
-use engine_support::{assert_failure, assert_pass, check_bc, check_with, compile, line_of, options, ALL_OPTS};
+use engine_support::{
+    assert_failure, assert_pass, check_bc, check_with, compile, line_of, options, ALL_OPTS,
+};
 use std::time::{Duration, Instant};
 use tso_engine::{ErrorKind, Verdict};
 
@@ -28,11 +30,25 @@ fn assertion_failing_in_one_interleaving_of_three_threads_is_found() {
         let src = three_threads(bad);
         for opt in ALL_OPTS {
             let r = check_with(&src, opt, &[], &options());
-            assert_failure(&r, ErrorKind::Assertion, Some(line_of(&src, "/*HERE*/")), opt);
-            assert_eq!(r.output, format!("order {bad}\n"), "{opt}: output of the failing path");
+            assert_failure(
+                &r,
+                ErrorKind::Assertion,
+                Some(line_of(&src, "/*HERE*/")),
+                opt,
+            );
+            assert_eq!(
+                r.output,
+                format!("order {bad}\n"),
+                "{opt}: output of the failing path"
+            );
             let cex = r.counterexample.as_ref().expect("counterexample");
-            let threads: std::collections::BTreeSet<u32> = cex.steps.iter().map(|s| s.thread).collect();
-            assert_eq!(threads.len(), 4, "{opt}: the trace shows main and the three workers");
+            let threads: std::collections::BTreeSet<u32> =
+                cex.steps.iter().map(|s| s.thread).collect();
+            assert_eq!(
+                threads.len(),
+                4,
+                "{opt}: the trace shows main and the three workers"
+            );
         }
     }
 }
@@ -45,8 +61,10 @@ fn all_six_orders_are_explored_when_none_fails() {
     for opt in ALL_OPTS {
         let r = check_with(&src, opt, &[], &opts);
         assert_pass(&r, opt);
-        let want: std::collections::BTreeSet<String> =
-            ["123", "132", "213", "231", "312", "321"].iter().map(|o| format!("order {o}\n")).collect();
+        let want: std::collections::BTreeSet<String> = ["123", "132", "213", "231", "312", "321"]
+            .iter()
+            .map(|o| format!("order {o}\n"))
+            .collect();
         assert_eq!(r.outcomes, want, "{opt}");
     }
 }
@@ -62,13 +80,17 @@ int main(void) {{ pthread_t t; pthread_create(&t, NULL, other, NULL);
         let r = check_with(&src, opt, &[], &options());
         assert_failure(&r, ErrorKind::Deadlock, None, opt);
         let line = engine_support::error_line(&r);
-        assert!(line == Some(8) || line == Some(10), "{opt}: deadlock at a lock call, got {line:?}");
+        assert!(
+            line == Some(8) || line == Some(10),
+            "{opt}: deadlock at a lock call, got {line:?}"
+        );
     }
 }
 
 #[test]
 fn assume_false_prunes_paths_instead_of_deadlocking() {
-    let src = format!("{PRELUDE}int x;
+    let src = format!(
+        "{PRELUDE}int x;
 void *t(void *arg) {{ x = 1; return arg; }}
 int main(void) {{ pthread_t th; pthread_create(&th, NULL, t, NULL);
     int c = tso_choose(3);
@@ -77,29 +99,43 @@ int main(void) {{ pthread_t th; pthread_create(&th, NULL, t, NULL);
     printf(\"c=%d\\n\", c);
     __VERIFIER_assume(x == 1);
     assert(c == 1);
-    return 0; }}");
+    return 0; }}"
+    );
     let mut opts = options();
     opts.collect_outcomes = true;
     for opt in ALL_OPTS {
         let r = check_with(&src, opt, &[], &opts);
         assert_pass(&r, opt);
-        assert_eq!(r.outcomes.iter().cloned().collect::<Vec<_>>(), vec!["c=1\n".to_string()], "{opt}");
+        assert_eq!(
+            r.outcomes.iter().cloned().collect::<Vec<_>>(),
+            vec!["c=1\n".to_string()],
+            "{opt}"
+        );
     }
     // Every path pruned is still a pass, not a deadlock.
-    let all_pruned = format!("{PRELUDE}int main(void) {{ __VERIFIER_assume(0); assert(0); return 0; }}");
-    assert_pass(&check_with(&all_pruned, "-O0", &[], &options()), "all pruned");
+    let all_pruned =
+        format!("{PRELUDE}int main(void) {{ __VERIFIER_assume(0); assert(0); return 0; }}");
+    assert_pass(
+        &check_with(&all_pruned, "-O0", &[], &options()),
+        "all pruned",
+    );
 }
 
 #[test]
 fn tso_choose_explores_every_branch() {
-    let src = format!("{PRELUDE}int main(void) {{ int a = tso_choose(3); int b = tso_choose(2);
-    printf(\"%d%d\\n\", a, b); return 0; }}");
+    let src = format!(
+        "{PRELUDE}int main(void) {{ int a = tso_choose(3); int b = tso_choose(2);
+    printf(\"%d%d\\n\", a, b); return 0; }}"
+    );
     let mut opts = options();
     opts.collect_outcomes = true;
     for opt in ALL_OPTS {
         let r = check_with(&src, opt, &[], &opts);
         assert_pass(&r, opt);
-        let want: std::collections::BTreeSet<String> = ["00", "01", "10", "11", "20", "21"].iter().map(|o| format!("{o}\n")).collect();
+        let want: std::collections::BTreeSet<String> = ["00", "01", "10", "11", "20", "21"]
+            .iter()
+            .map(|o| format!("{o}\n"))
+            .collect();
         assert_eq!(r.outcomes, want, "{opt}");
     }
     // And an assertion on one branch is found with that branch's output.
@@ -114,7 +150,13 @@ fn tso_choose_explores_every_branch() {
 /// they are two fixed globals, fetched through an invisible call like malloc is.
 /// Canonical states make both state spaces the same size.
 fn publish_blocks(heap: bool) -> String {
-    let get = |g: &str| if heap { "malloc(sizeof(int))".to_string() } else { format!("id(&{g})") };
+    let get = |g: &str| {
+        if heap {
+            "malloc(sizeof(int))".to_string()
+        } else {
+            format!("id(&{g})")
+        }
+    };
     format!("{PRELUDE}int *slot[2]; int A, B;
 __attribute__((noinline)) static int *id(int *p) {{ __asm__ volatile(\"\" ::: \"memory\"); return p; }}
 void *ta(void *arg) {{ int *m = {}; slot[0] = m; *m = 1; return arg; }}
@@ -130,8 +172,15 @@ fn allocation_order_does_not_split_states() {
         let fixed = check_with(&publish_blocks(false), opt, &[], &options());
         assert_pass(&heap, opt);
         assert_pass(&fixed, opt);
-        assert!(fixed.stats.states > 5, "{opt}: {} states", fixed.stats.states);
-        assert_eq!(heap.stats.states, fixed.stats.states, "{opt}: malloc order split states");
+        assert!(
+            fixed.stats.states > 5,
+            "{opt}: {} states",
+            fixed.stats.states
+        );
+        assert_eq!(
+            heap.stats.states, fixed.stats.states,
+            "{opt}: malloc order split states"
+        );
     }
 }
 
@@ -145,19 +194,36 @@ int main(void) {{ pthread_t a, b; pthread_create(&a, NULL, t1, NULL); pthread_cr
     for opt in ["-O0", "-O2"] {
         let bc = compile(&src, opt, &[]);
         let runs: Vec<_> = (0..5).map(|_| check_bc(&bc, &options())).collect();
-        assert_failure(&runs[0], ErrorKind::Assertion, Some(line_of(&src, "/*HERE*/")), opt);
+        assert_failure(
+            &runs[0],
+            ErrorKind::Assertion,
+            Some(line_of(&src, "/*HERE*/")),
+            opt,
+        );
         for r in &runs[1..] {
             assert_eq!(r.verdict, runs[0].verdict, "{opt}");
             assert_eq!(r.stats.states, runs[0].stats.states, "{opt}: state count");
-            assert_eq!(r.stats.transitions, runs[0].stats.transitions, "{opt}: transitions");
-            assert_eq!(r.counterexample.as_ref().map(|c| &c.steps), runs[0].counterexample.as_ref().map(|c| &c.steps), "{opt}: trace");
+            assert_eq!(
+                r.stats.transitions, runs[0].stats.transitions,
+                "{opt}: transitions"
+            );
+            assert_eq!(
+                r.counterexample.as_ref().map(|c| &c.steps),
+                runs[0].counterexample.as_ref().map(|c| &c.steps),
+                "{opt}: trace"
+            );
             assert_eq!(r.output, runs[0].output, "{opt}");
         }
         // A passing variant: the full state count is deterministic too.
         let pass = src.replace("assert(x != 6)", "assert(x != 7)");
         let bc = compile(&pass, opt, &[]);
-        let counts: Vec<u64> = (0..5).map(|_| check_bc(&bc, &options()).stats.states).collect();
-        assert!(counts.iter().all(|&c| c == counts[0] && c > 1), "{opt}: {counts:?}");
+        let counts: Vec<u64> = (0..5)
+            .map(|_| check_bc(&bc, &options()).stats.states)
+            .collect();
+        assert!(
+            counts.iter().all(|&c| c == counts[0] && c > 1),
+            "{opt}: {counts:?}"
+        );
     }
 }
 
@@ -176,7 +242,11 @@ fn max_states_is_inconclusive() {
     let r = check_with(&huge(), "-O0", &[], &opts);
     assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.failure);
     assert!(r.inconclusive_reason.is_some());
-    assert!(r.stats.states >= 5_000 && r.stats.states < 6_000, "states {}", r.stats.states);
+    assert!(
+        r.stats.states >= 5_000 && r.stats.states < 6_000,
+        "states {}",
+        r.stats.states
+    );
 }
 
 #[test]
@@ -187,8 +257,19 @@ fn timeout_is_inconclusive() {
     let start = Instant::now();
     let r = check_with(&huge(), "-O0", &[], &opts);
     assert_eq!(r.verdict, Verdict::Inconclusive, "{:?}", r.failure);
-    assert!(start.elapsed() < Duration::from_secs(5), "took {:?}", start.elapsed());
-    assert!(r.inconclusive_reason.as_deref().unwrap_or("").contains("timeout"), "{:?}", r.inconclusive_reason);
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert!(
+        r.inconclusive_reason
+            .as_deref()
+            .unwrap_or("")
+            .contains("timeout"),
+        "{:?}",
+        r.inconclusive_reason
+    );
 }
 
 #[test]
@@ -212,6 +293,9 @@ int main(void) {{ pthread_t b; pthread_create(&b, NULL, tb, NULL); A = 1; pthrea
         let plain = check_with(&prog(""), opt, &[], &options());
         let prefixed = check_with(&prog("volatile int t = 0; t++;"), opt, &[], &options());
         assert_pass(&plain, opt);
-        assert_eq!(prefixed.stats.states, plain.stats.states, "{opt}: a thread-local prefix split states");
+        assert_eq!(
+            prefixed.stats.states, plain.stats.states,
+            "{opt}: a thread-local prefix split states"
+        );
     }
 }

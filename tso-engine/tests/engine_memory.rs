@@ -3,11 +3,14 @@
 
 mod engine_support;
 
-use engine_support::{assert_failure, assert_pass, check_src, check_with, line_of, options, ALL_OPTS};
+use engine_support::{
+    assert_failure, assert_pass, check_src, check_with, line_of, options, ALL_OPTS,
+};
 use std::time::{Duration, Instant};
 use tso_engine::{ErrorKind, Verdict};
 
-const PRELUDE: &str = "#include <stdlib.h>\n#include <stdio.h>\n#include <string.h>\n#include <limits.h>\n";
+const PRELUDE: &str =
+    "#include <stdlib.h>\n#include <stdio.h>\n#include <string.h>\n#include <limits.h>\n";
 
 /// Check `body` at every optimisation level and expect `kind` at the `/*HERE*/` line,
 /// with `output` printed before the error.
@@ -18,8 +21,14 @@ fn expect_error_at(body: &str, kind: ErrorKind, output: &str) {
         let r = check_src(&src, opt);
         assert_failure(&r, kind, Some(line), opt);
         assert_eq!(r.output, output, "{opt}: output before the error");
-        let cex = r.counterexample.as_ref().expect("a failure has a counterexample");
-        assert!(!cex.steps.is_empty() || output.is_empty(), "{opt}: trace is empty");
+        let cex = r
+            .counterexample
+            .as_ref()
+            .expect("a failure has a counterexample");
+        assert!(
+            !cex.steps.is_empty() || output.is_empty(),
+            "{opt}: trace is empty"
+        );
     }
 }
 
@@ -33,54 +42,86 @@ fn heap_read_one_past_the_end() {
 
 #[test]
 fn heap_write_one_past_the_end() {
-    expect_error_at("int main(void) { volatile int n = 4; char *p = malloc(n);
+    expect_error_at(
+        "int main(void) { volatile int n = 4; char *p = malloc(n);
         p[n] = 'x'; /*HERE*/
-        printf(\"%c\\n\", p[0]); free(p); return 0; }", ErrorKind::OutOfBounds, "");
+        printf(\"%c\\n\", p[0]); free(p); return 0; }",
+        ErrorKind::OutOfBounds,
+        "",
+    );
 }
 
 #[test]
 fn stack_array_read_and_write_out_of_bounds() {
-    expect_error_at("int main(void) { volatile int i = 5; int a[5] = {1, 2, 3, 4, 5};
+    expect_error_at(
+        "int main(void) { volatile int i = 5; int a[5] = {1, 2, 3, 4, 5};
         printf(\"%d\\n\", a[i - 1]);
         int x = a[i]; /*HERE*/
-        return x; }", ErrorKind::OutOfBounds, "5\n");
-    expect_error_at("int main(void) { volatile int i = 5; int a[5] = {1, 2, 3, 4, 5};
+        return x; }",
+        ErrorKind::OutOfBounds,
+        "5\n",
+    );
+    expect_error_at(
+        "int main(void) { volatile int i = 5; int a[5] = {1, 2, 3, 4, 5};
         a[i] = 1; /*HERE*/
-        printf(\"%d\\n\", a[0]); return a[1]; }", ErrorKind::OutOfBounds, "");
+        printf(\"%d\\n\", a[0]); return a[1]; }",
+        ErrorKind::OutOfBounds,
+        "",
+    );
 }
 
 #[test]
 fn global_array_overflow_read_and_write() {
-    expect_error_at("int before = 1; int table[4] = {1, 2, 3, 4}; int after = 2;
+    expect_error_at(
+        "int before = 1; int table[4] = {1, 2, 3, 4}; int after = 2;
         int main(void) { volatile int i = 4;
         table[i] = 9; /*HERE*/
-        return after; }", ErrorKind::OutOfBounds, "");
-    expect_error_at("int before = 1; int table[4] = {1, 2, 3, 4}; int after = 2;
+        return after; }",
+        ErrorKind::OutOfBounds,
+        "",
+    );
+    expect_error_at(
+        "int before = 1; int table[4] = {1, 2, 3, 4}; int after = 2;
         int main(void) { volatile int i = 4;
-        return table[i] + before; /*HERE*/ }", ErrorKind::OutOfBounds, "");
+        return table[i] + before; /*HERE*/ }",
+        ErrorKind::OutOfBounds,
+        "",
+    );
 }
 
 #[test]
 fn global_array_underflow_is_out_of_bounds() {
     // The first global of the module, indexed at -1.
-    expect_error_at("int table[4] = {1, 2, 3, 4};
+    expect_error_at(
+        "int table[4] = {1, 2, 3, 4};
         int main(void) { volatile int i = -1;
-        return table[i]; /*HERE*/ }", ErrorKind::OutOfBounds, "");
+        return table[i]; /*HERE*/ }",
+        ErrorKind::OutOfBounds,
+        "",
+    );
 }
 
 #[test]
 fn heap_use_after_free() {
-    expect_error_at("struct s { int a, b; };
+    expect_error_at(
+        "struct s { int a, b; };
         int main(void) { struct s *p = malloc(sizeof *p); p->a = 1; p->b = 2; free(p);
         printf(\"freed\\n\");
-        return p->b; /*HERE*/ }", ErrorKind::UseAfterFree, "freed\n");
+        return p->b; /*HERE*/ }",
+        ErrorKind::UseAfterFree,
+        "freed\n",
+    );
 }
 
 #[test]
 fn write_after_free() {
-    expect_error_at("int main(void) { int *volatile p = malloc(sizeof *p); free(p);
+    expect_error_at(
+        "int main(void) { int *volatile p = malloc(sizeof *p); free(p);
         *p = 3; /*HERE*/
-        return 0; }", ErrorKind::UseAfterFree, "");
+        return 0; }",
+        ErrorKind::UseAfterFree,
+        "",
+    );
 }
 
 #[test]
@@ -93,49 +134,97 @@ fn returned_stack_slot_is_use_after_free() {
 
 #[test]
 fn double_free() {
-    expect_error_at("int main(void) { void *volatile p = malloc(8); free(p);
+    expect_error_at(
+        "int main(void) { void *volatile p = malloc(8); free(p);
         free(p); /*HERE*/
-        return 0; }", ErrorKind::DoubleFree, "");
+        return 0; }",
+        ErrorKind::DoubleFree,
+        "",
+    );
 }
 
 #[test]
 fn invalid_frees() {
-    expect_error_at("int g;
+    expect_error_at(
+        "int g;
         int main(void) { void *volatile p = &g;
         free(p); /*HERE*/
-        return 0; }", ErrorKind::InvalidFree, "");
-    expect_error_at("int main(void) { int local = 0; void *volatile p = &local;
+        return 0; }",
+        ErrorKind::InvalidFree,
+        "",
+    );
+    expect_error_at(
+        "int main(void) { int local = 0; void *volatile p = &local;
         free(p); /*HERE*/
-        return local; }", ErrorKind::InvalidFree, "");
-    expect_error_at("int main(void) { char *volatile p = malloc(16);
+        return local; }",
+        ErrorKind::InvalidFree,
+        "",
+    );
+    expect_error_at(
+        "int main(void) { char *volatile p = malloc(16);
         free(p + 4); /*HERE*/
-        return 0; }", ErrorKind::InvalidFree, "");
+        return 0; }",
+        ErrorKind::InvalidFree,
+        "",
+    );
 }
 
 #[test]
 fn null_dereferences() {
-    expect_error_at("int main(void) { int *volatile p = NULL;
-        return *p; /*HERE*/ }", ErrorKind::NullDereference, "");
-    expect_error_at("int main(void) { int *volatile p = NULL;
+    expect_error_at(
+        "int main(void) { int *volatile p = NULL;
+        return *p; /*HERE*/ }",
+        ErrorKind::NullDereference,
+        "",
+    );
+    expect_error_at(
+        "int main(void) { int *volatile p = NULL;
         *p = 1; /*HERE*/
-        return 0; }", ErrorKind::NullDereference, "");
-    expect_error_at("struct s { int a; int b[10]; };
+        return 0; }",
+        ErrorKind::NullDereference,
+        "",
+    );
+    expect_error_at(
+        "struct s { int a; int b[10]; };
         int main(void) { struct s *volatile p = NULL;
-        return p->b[3]; /*HERE*/ }", ErrorKind::NullDereference, "");
-    expect_error_at("int main(void) { int (*volatile f)(void) = NULL;
-        return f(); /*HERE*/ }", ErrorKind::NullDereference, "");
+        return p->b[3]; /*HERE*/ }",
+        ErrorKind::NullDereference,
+        "",
+    );
+    expect_error_at(
+        "int main(void) { int (*volatile f)(void) = NULL;
+        return f(); /*HERE*/ }",
+        ErrorKind::NullDereference,
+        "",
+    );
 }
 
 #[test]
 fn division_by_zero_and_int_min_by_minus_one() {
-    expect_error_at("int main(void) { volatile int a = 7, b = 0;
-        return a / b; /*HERE*/ }", ErrorKind::DivisionByZero, "");
-    expect_error_at("int main(void) { volatile unsigned long a = 7, b = 0;
-        return (int)(a % b); /*HERE*/ }", ErrorKind::DivisionByZero, "");
-    expect_error_at("int main(void) { volatile int a = INT_MIN, b = -1;
-        return a / b; /*HERE*/ }", ErrorKind::DivisionByZero, "");
-    expect_error_at("int main(void) { volatile long a = LONG_MIN, b = -1;
-        return (int)(a % b); /*HERE*/ }", ErrorKind::DivisionByZero, "");
+    expect_error_at(
+        "int main(void) { volatile int a = 7, b = 0;
+        return a / b; /*HERE*/ }",
+        ErrorKind::DivisionByZero,
+        "",
+    );
+    expect_error_at(
+        "int main(void) { volatile unsigned long a = 7, b = 0;
+        return (int)(a % b); /*HERE*/ }",
+        ErrorKind::DivisionByZero,
+        "",
+    );
+    expect_error_at(
+        "int main(void) { volatile int a = INT_MIN, b = -1;
+        return a / b; /*HERE*/ }",
+        ErrorKind::DivisionByZero,
+        "",
+    );
+    expect_error_at(
+        "int main(void) { volatile long a = LONG_MIN, b = -1;
+        return (int)(a % b); /*HERE*/ }",
+        ErrorKind::DivisionByZero,
+        "",
+    );
 }
 
 #[test]
@@ -151,13 +240,24 @@ fn deep_recursion_is_a_stack_overflow() {
 #[test]
 fn infinite_loop_is_non_terminating_quickly() {
     for opt in ALL_OPTS {
-        let src = format!("{PRELUDE}int main(void) {{ printf(\"go\\n\");
+        let src = format!(
+            "{PRELUDE}int main(void) {{ printf(\"go\\n\");
             while (1); /*HERE*/
-            return 0; }}");
+            return 0; }}"
+        );
         let start = Instant::now();
         let r = check_src(&src, opt);
-        assert!(start.elapsed() < Duration::from_secs(5), "{opt}: took {:?}", start.elapsed());
-        assert_failure(&r, ErrorKind::NonTerminating, Some(line_of(&src, "/*HERE*/")), opt);
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{opt}: took {:?}",
+            start.elapsed()
+        );
+        assert_failure(
+            &r,
+            ErrorKind::NonTerminating,
+            Some(line_of(&src, "/*HERE*/")),
+            opt,
+        );
         assert_eq!(r.output, "go\n", "{opt}");
     }
 }
@@ -179,7 +279,10 @@ fn no_main_is_a_tool_error() {
     let src = format!("{PRELUDE}void helper(void) {{ printf(\"helper\\n\"); }}");
     let r = check_with(&src, "-O0", &[], &options());
     assert_eq!(r.verdict, Verdict::Error);
-    assert_eq!(r.failure.as_ref().map(|f| f.kind), Some(ErrorKind::Unsupported));
+    assert_eq!(
+        r.failure.as_ref().map(|f| f.kind),
+        Some(ErrorKind::Unsupported)
+    );
     let mut opts = options();
     opts.entry = "helper".into();
     let r = check_with(&src, "-O0", &[], &opts);

@@ -19,7 +19,9 @@ fn bit_intrinsics_match_native() {
 
 #[test]
 fn overflow_saturating_minmax_abs_match_native() {
-    let out = assert_same_as_native(include_str!("engine_support/programs/overflow_intrinsics.c"));
+    let out = assert_same_as_native(include_str!(
+        "engine_support/programs/overflow_intrinsics.c"
+    ));
     assert!(out.contains("abs 5 -2147483648 100"), "{out}");
 }
 

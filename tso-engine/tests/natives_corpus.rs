@@ -8,9 +8,15 @@ use std::path::Path;
 use tso_engine::ErrorKind;
 
 fn corpus(name: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/programs")
+        .join(name);
     let text = std::fs::read_to_string(&path).expect("read corpus program");
-    let header = |tag: &str| text.lines().take(6).find_map(|l| l.strip_prefix(tag).map(|s| s.trim().to_string()));
+    let header = |tag: &str| {
+        text.lines()
+            .take(6)
+            .find_map(|l| l.strip_prefix(tag).map(|s| s.trim().to_string()))
+    };
     let expect = header("// expect-sc:").expect("expect-sc header");
     let kind = match expect.strip_prefix("fail") {
         Some(k) => Some(ErrorKind::parse(k.trim()).expect("known error kind")),
@@ -54,4 +60,3 @@ corpus_tests! {
 fn keys() {
     corpus("threads/keys.c");
 }
-

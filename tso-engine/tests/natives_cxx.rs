@@ -8,8 +8,15 @@ use tso_engine::CheckReport;
 
 fn says(reports: &[CheckReport], what: &str) {
     for r in reports {
-        let msg = r.failure.as_ref().map(|f| f.message.clone()).unwrap_or_default();
-        assert!(msg.contains(what), "message `{msg}` does not mention `{what}`");
+        let msg = r
+            .failure
+            .as_ref()
+            .map(|f| f.message.clone())
+            .unwrap_or_default();
+        assert!(
+            msg.contains(what),
+            "message `{msg}` does not mention `{what}`"
+        );
     }
 }
 use tso_engine::ErrorKind;
@@ -30,12 +37,26 @@ fn threads_join_and_detach() {
 
 #[test]
 fn joining_a_joined_thread_aborts() {
-    says(&expect("#include <thread>\nint main() { std::thread t([] {}); t.join(); t.join(); return 0; }", "cpp", Some(ErrorKind::Abort)), "not joinable");
+    says(
+        &expect(
+            "#include <thread>\nint main() { std::thread t([] {}); t.join(); t.join(); return 0; }",
+            "cpp",
+            Some(ErrorKind::Abort),
+        ),
+        "not joinable",
+    );
 }
 
 #[test]
 fn destroying_a_joinable_thread_terminates() {
-    says(&expect("#include <thread>\nint main() { { std::thread t([] {}); } return 0; }", "cpp", Some(ErrorKind::Abort)), "std::terminate");
+    says(
+        &expect(
+            "#include <thread>\nint main() { { std::thread t([] {}); } return 0; }",
+            "cpp",
+            Some(ErrorKind::Abort),
+        ),
+        "std::terminate",
+    );
 }
 
 #[test]
@@ -51,7 +72,8 @@ fn unprotected_increments_race_in_std_threads() {
     );
 }
 
-const CV_PROGRAM: &str = "#include <thread>\n#include <mutex>\n#include <condition_variable>\n#include <cassert>
+const CV_PROGRAM: &str =
+    "#include <thread>\n#include <mutex>\n#include <condition_variable>\n#include <cassert>
     std::mutex m; std::condition_variable cv; bool go; int done;
     void waiter() { std::unique_lock<std::mutex> l(m); cv.wait(l, [] { return go; }); done++; }
     int main() { std::thread a(waiter), b(waiter);
@@ -60,12 +82,20 @@ const CV_PROGRAM: &str = "#include <thread>\n#include <mutex>\n#include <conditi
 
 #[test]
 fn notify_all_wakes_every_waiter() {
-    expect(&format!("#define NOTIFY notify_all\n{CV_PROGRAM}"), "cpp", None);
+    expect(
+        &format!("#define NOTIFY notify_all\n{CV_PROGRAM}"),
+        "cpp",
+        None,
+    );
 }
 
 #[test]
 fn notify_one_can_leave_a_waiter_blocked() {
-    expect(&format!("#define NOTIFY notify_one\n{CV_PROGRAM}"), "cpp", Some(ErrorKind::Deadlock));
+    expect(
+        &format!("#define NOTIFY notify_one\n{CV_PROGRAM}"),
+        "cpp",
+        Some(ErrorKind::Deadlock),
+    );
 }
 
 #[test]
@@ -89,8 +119,16 @@ fn static_local_recursive_initialisation_deadlocks() {
 
 #[test]
 fn library_throws_abort() {
-    expect("#include <functional>\nint main() { std::function<void()> f; f(); return 0; }", "cpp", Some(ErrorKind::Abort));
-    let reports = expect("#include <vector>\nint main() { std::vector<int> v(2); return v.at(5); }", "cpp", Some(ErrorKind::Abort));
+    expect(
+        "#include <functional>\nint main() { std::function<void()> f; f(); return 0; }",
+        "cpp",
+        Some(ErrorKind::Abort),
+    );
+    let reports = expect(
+        "#include <vector>\nint main() { std::vector<int> v(2); return v.at(5); }",
+        "cpp",
+        Some(ErrorKind::Abort),
+    );
     says(&reports, "out_of_range");
 }
 

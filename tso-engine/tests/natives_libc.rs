@@ -61,7 +61,11 @@ fn errno_is_per_thread() {
     expect(&c("static void *w(void *a) { (void)a; assert(errno == 0); errno = 7; return (void *)&errno; }
         int main(void) { errno = 3; pthread_t t; void *theirs; pthread_create(&t, NULL, w, NULL); pthread_join(t, &theirs);
             assert(errno == 3); assert(theirs != (void *)&errno); return 0; }"), "c", None);
-    expect(&c("int main(void) { free(&errno); return 0; }"), "c", Some(ErrorKind::InvalidFree));
+    expect(
+        &c("int main(void) { free(&errno); return 0; }"),
+        "c",
+        Some(ErrorKind::InvalidFree),
+    );
 }
 
 #[test]
@@ -106,7 +110,11 @@ fn time_and_sleep_are_not_modelled() {
 
 #[test]
 fn unmodelled_functions_are_unsupported() {
-    let reports = expect(&c("int main(void) { FILE *f = fopen(\"x\", \"r\"); return f != NULL; }"), "c", Some(ErrorKind::Unsupported));
+    let reports = expect(
+        &c("int main(void) { FILE *f = fopen(\"x\", \"r\"); return f != NULL; }"),
+        "c",
+        Some(ErrorKind::Unsupported),
+    );
     for r in reports {
         assert!(r.failure.is_some_and(|f| f.message.contains("fopen")));
     }

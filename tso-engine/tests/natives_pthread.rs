@@ -41,7 +41,13 @@ fn signal_wakes_exactly_one_waiter() {
 
 #[test]
 fn broadcast_wakes_every_waiter() {
-    expect(&c(&format!("#define WAKE pthread_cond_broadcast\n{TWO_WAITERS}")), "c", None);
+    expect(
+        &c(&format!(
+            "#define WAKE pthread_cond_broadcast\n{TWO_WAITERS}"
+        )),
+        "c",
+        None,
+    );
 }
 
 #[test]
@@ -135,7 +141,11 @@ fn barrier_is_reusable_and_has_one_serial_thread_per_round() {
 
 #[test]
 fn barrier_misuse() {
-    expect(&c("pthread_barrier_t b; int main(void) { pthread_barrier_wait(&b); return 0; }"), "c", Some(ErrorKind::PthreadMisuse));
+    expect(
+        &c("pthread_barrier_t b; int main(void) { pthread_barrier_wait(&b); return 0; }"),
+        "c",
+        Some(ErrorKind::PthreadMisuse),
+    );
     expect(&c("pthread_barrier_t b; int main(void) { assert(pthread_barrier_init(&b, NULL, 0) == EINVAL); pthread_barrier_init(&b, NULL, 2); pthread_barrier_wait(&b); return 0; }"), "c", Some(ErrorKind::Deadlock));
 }
 
@@ -162,12 +172,22 @@ const KEY_DESTRUCTORS: &str = "pthread_key_t key; int destroyed;
 
 #[test]
 fn key_destructors_run_at_pthread_exit() {
-    expect(&c(&format!("#define EXIT pthread_exit(NULL)\n{KEY_DESTRUCTORS}")), "c", None);
+    expect(
+        &c(&format!(
+            "#define EXIT pthread_exit(NULL)\n{KEY_DESTRUCTORS}"
+        )),
+        "c",
+        None,
+    );
 }
 
 #[test]
 fn key_destructors_run_when_the_start_routine_returns() {
-    expect(&c(&format!("#define EXIT return NULL\n{KEY_DESTRUCTORS}")), "c", None);
+    expect(
+        &c(&format!("#define EXIT return NULL\n{KEY_DESTRUCTORS}")),
+        "c",
+        None,
+    );
 }
 
 #[test]
@@ -179,6 +199,10 @@ fn spin_locks_exclude_and_report_misuse() {
             for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
             assert(counter == 2); assert(pthread_spin_trylock(&s) == 0); assert(pthread_spin_trylock(&s) == EBUSY);
             pthread_spin_unlock(&s); pthread_spin_destroy(&s); return 0; }"), "c", None);
-    expect(&c("pthread_spinlock_t s; int main(void) { pthread_spin_unlock(&s); return 0; }"), "c", Some(ErrorKind::PthreadMisuse));
+    expect(
+        &c("pthread_spinlock_t s; int main(void) { pthread_spin_unlock(&s); return 0; }"),
+        "c",
+        Some(ErrorKind::PthreadMisuse),
+    );
     expect(&c("pthread_spinlock_t s; int main(void) { pthread_spin_lock(&s); pthread_spin_destroy(&s); return 0; }"), "c", Some(ErrorKind::PthreadMisuse));
 }

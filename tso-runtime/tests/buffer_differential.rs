@@ -9,14 +9,23 @@ use buffer_support::{check_program, random_program, Loc, Op, Program, Rng};
 const BOUNDS: [u32; 3] = [1, 2, 0];
 
 fn programs_from_env(default: usize) -> usize {
-    std::env::var("TSO_BUFFER_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    std::env::var("TSO_BUFFER_PROGRAMS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 #[test]
 fn lazy_buffers_match_reference_machine_on_random_programs() {
     let count = programs_from_env(if cfg!(debug_assertions) { 200 } else { 2000 });
-    let seed = std::env::var("TSO_BUFFER_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x7550_2024u64);
-    let max_ops = std::env::var("TSO_BUFFER_MAX_OPS").ok().and_then(|v| v.parse().ok()).unwrap_or(8usize);
+    let seed = std::env::var("TSO_BUFFER_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0x7550_2024u64);
+    let max_ops = std::env::var("TSO_BUFFER_MAX_OPS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(8usize);
     let mut rng = Rng::new(seed);
     let mut total = buffer_support::Stats::default();
     for i in 0..count {
@@ -68,8 +77,14 @@ fn flushed_entry_stays_before_later_committed_store() {
     let program = Program {
         threads: vec![
             vec![Op::Load { loc: y }, Op::Load { loc: x }],
-            vec![Op::Store { loc: x, value: 1 }, Op::Store { loc: y, value: 1 }],
-            vec![Op::Store { loc: y, value: 2 }, Op::Store { loc: x, value: 2 }],
+            vec![
+                Op::Store { loc: x, value: 1 },
+                Op::Store { loc: y, value: 1 },
+            ],
+            vec![
+                Op::Store { loc: y, value: 2 },
+                Op::Store { loc: x, value: 2 },
+            ],
         ],
     };
     check_program(&program, &BOUNDS).unwrap_or_else(|r| panic!("{r}"));
@@ -86,13 +101,29 @@ fn own_covered_load_can_read_other_thread_after_own_flush() {
         threads: vec![
             vec![
                 Op::Load { loc: a },
-                Op::Cas { loc: a, expected: 0, desired: 0x2423_2221 },
+                Op::Cas {
+                    loc: a,
+                    expected: 0,
+                    desired: 0x2423_2221,
+                },
                 Op::Load { loc: b },
-                Op::Store { loc: a, value: 0x3433_3231 },
+                Op::Store {
+                    loc: a,
+                    value: 0x3433_3231,
+                },
                 Op::Load { loc: a },
                 Op::Load { loc: b },
             ],
-            vec![Op::Store { loc: a, value: 0x1413_1211 }, Op::Store { loc: a, value: 0x4443_4241 }],
+            vec![
+                Op::Store {
+                    loc: a,
+                    value: 0x1413_1211,
+                },
+                Op::Store {
+                    loc: a,
+                    value: 0x4443_4241,
+                },
+            ],
         ],
     };
     check_program(&program, &BOUNDS).unwrap_or_else(|r| panic!("{r}"));
@@ -106,8 +137,28 @@ fn own_flushed_entry_is_placed_before_own_load() {
     let y = loc(4, 1);
     let program = Program {
         threads: vec![
-            vec![Op::Store { loc: x, value: 0x11 }, Op::Xchg { loc: y, value: 0x21 }],
-            vec![Op::Load { loc: x }, Op::Store { loc: y, value: 0x31 }, Op::Store { loc: x, value: 0x41 }, Op::Load { loc: y }],
+            vec![
+                Op::Store {
+                    loc: x,
+                    value: 0x11,
+                },
+                Op::Xchg {
+                    loc: y,
+                    value: 0x21,
+                },
+            ],
+            vec![
+                Op::Load { loc: x },
+                Op::Store {
+                    loc: y,
+                    value: 0x31,
+                },
+                Op::Store {
+                    loc: x,
+                    value: 0x41,
+                },
+                Op::Load { loc: y },
+            ],
             vec![Op::Load { loc: x }, Op::Load { loc: x }],
         ],
     };

@@ -116,10 +116,16 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
         metadata_command.manifest_path(path);
     }
     let metadata = metadata_command.exec()?;
-    let packages: Vec<&Package> = select(&metadata, selection)?.into_iter().filter(|p| declares_tests(p)).collect();
+    let packages: Vec<&Package> = select(&metadata, selection)?
+        .into_iter()
+        .filter(|p| declares_tests(p))
+        .collect();
     let selected: BTreeSet<&PackageId> = packages.iter().map(|p| &p.id).collect();
     if packages.is_empty() {
-        return Ok(Discovered { target_dir: metadata.target_directory.into_std_path_buf(), manifests: Vec::new() });
+        return Ok(Discovered {
+            target_dir: metadata.target_directory.into_std_path_buf(),
+            manifests: Vec::new(),
+        });
     }
 
     let mut build = Command::new(cargo());

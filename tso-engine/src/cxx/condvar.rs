@@ -9,25 +9,51 @@ use crate::pthread::cond;
 use crate::value::Val;
 
 pub fn register(n: &mut Natives) {
-    n.add("_ZNSt18condition_variableC1Ev", Visibility::IfShared(0), |cx, a| {
-        cond::init(cx, arg(a, 0))?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
-    n.alias("_ZNSt18condition_variableC2Ev", "_ZNSt18condition_variableC1Ev");
-    n.add("_ZNSt18condition_variableD1Ev", Visibility::IfShared(0), |cx, a| {
-        cond::destroy(cx, arg(a, 0))?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
-    n.alias("_ZNSt18condition_variableD2Ev", "_ZNSt18condition_variableD1Ev");
-    n.add("_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE", Visibility::Always, wait);
-    n.add("_ZNSt18condition_variable10notify_oneEv", Visibility::Always, |cx, a| {
-        cond::signal(cx, arg(a, 0))?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
-    n.add("_ZNSt18condition_variable10notify_allEv", Visibility::Always, |cx, a| {
-        cond::broadcast(cx, arg(a, 0))?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add(
+        "_ZNSt18condition_variableC1Ev",
+        Visibility::IfShared(0),
+        |cx, a| {
+            cond::init(cx, arg(a, 0))?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
+    n.alias(
+        "_ZNSt18condition_variableC2Ev",
+        "_ZNSt18condition_variableC1Ev",
+    );
+    n.add(
+        "_ZNSt18condition_variableD1Ev",
+        Visibility::IfShared(0),
+        |cx, a| {
+            cond::destroy(cx, arg(a, 0))?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
+    n.alias(
+        "_ZNSt18condition_variableD2Ev",
+        "_ZNSt18condition_variableD1Ev",
+    );
+    n.add(
+        "_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE",
+        Visibility::Always,
+        wait,
+    );
+    n.add(
+        "_ZNSt18condition_variable10notify_oneEv",
+        Visibility::Always,
+        |cx, a| {
+            cond::signal(cx, arg(a, 0))?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
+    n.add(
+        "_ZNSt18condition_variable10notify_allEv",
+        Visibility::Always,
+        |cx, a| {
+            cond::broadcast(cx, arg(a, 0))?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
 }
 
 fn wait(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {

@@ -37,7 +37,10 @@ fn acquire(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
             cx.write_int(g + OWNER, 4, me)?;
             Ok(NativeResult::Return(Val::Int(1)))
         }
-        o if o == me => Err(Failure::new(ErrorKind::Deadlock, "a static local's initialiser recursively needs the same static local")),
+        o if o == me => Err(Failure::new(
+            ErrorKind::Deadlock,
+            "a static local's initialiser recursively needs the same static local",
+        )),
         _ => Ok(NativeResult::Block),
     }
 }

@@ -13,13 +13,29 @@ pub fn register(n: &mut Natives) {
         n.add(name, Visibility::Never, |cx, a| new(cx, arg(a, 0), NEW));
     }
     for name in ["_Znam", "_ZnamSt11align_val_t", "_ZnamRKSt9nothrow_t"] {
-        n.add(name, Visibility::Never, |cx, a| new(cx, arg(a, 0), NEW_ARRAY));
+        n.add(name, Visibility::Never, |cx, a| {
+            new(cx, arg(a, 0), NEW_ARRAY)
+        });
     }
-    for name in ["_ZdlPv", "_ZdlPvm", "_ZdlPvSt11align_val_t", "_ZdlPvmSt11align_val_t"] {
-        n.add(name, Visibility::IfShared(0), |cx, a| delete(cx, arg(a, 0), NEW));
+    for name in [
+        "_ZdlPv",
+        "_ZdlPvm",
+        "_ZdlPvSt11align_val_t",
+        "_ZdlPvmSt11align_val_t",
+    ] {
+        n.add(name, Visibility::IfShared(0), |cx, a| {
+            delete(cx, arg(a, 0), NEW)
+        });
     }
-    for name in ["_ZdaPv", "_ZdaPvm", "_ZdaPvSt11align_val_t", "_ZdaPvmSt11align_val_t"] {
-        n.add(name, Visibility::IfShared(0), |cx, a| delete(cx, arg(a, 0), NEW_ARRAY));
+    for name in [
+        "_ZdaPv",
+        "_ZdaPvm",
+        "_ZdaPvSt11align_val_t",
+        "_ZdaPvmSt11align_val_t",
+    ] {
+        n.add(name, Visibility::IfShared(0), |cx, a| {
+            delete(cx, arg(a, 0), NEW_ARRAY)
+        });
     }
 }
 

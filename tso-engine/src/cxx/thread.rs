@@ -20,12 +20,22 @@ const M_RUN_SLOT: u64 = 2 * 8;
 const HARDWARE_CONCURRENCY: u128 = 2;
 
 pub fn register(n: &mut Natives) {
-    n.add("_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE", Visibility::Always, start);
+    n.add(
+        "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE",
+        Visibility::Always,
+        start,
+    );
     n.add("_ZNSt6thread4joinEv", Visibility::Always, join);
     n.add("_ZNSt6thread6detachEv", Visibility::Always, detach);
-    n.add("_ZNSt6thread6_StateD2Ev", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.add("_ZNSt6thread6_StateD2Ev", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
     n.alias("_ZNSt6thread6_StateD1Ev", "_ZNSt6thread6_StateD2Ev");
-    n.add("_ZNSt6thread20hardware_concurrencyEv", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(HARDWARE_CONCURRENCY))));
+    n.add(
+        "_ZNSt6thread20hardware_concurrencyEv",
+        Visibility::Never,
+        |_, _| Ok(NativeResult::Return(Val::Int(HARDWARE_CONCURRENCY))),
+    );
     // std::this_thread::sleep_for(seconds, nanoseconds): time is not modelled.
     n.add(
         "_ZNSt11this_thread11__sleep_forENSt6chrono8durationIlSt5ratioILl1ELl1EEEENS1_IlS2_ILl1ELl1000000000EEEE",
@@ -38,7 +48,10 @@ fn start(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let (this, owner) = (arg(a, 0), arg(a, 1));
     let state = cx.read_ptr(owner)?;
     if state.as_u64() == 0 {
-        return Err(Failure::new(ErrorKind::NullDereference, "std::thread started with no callable state"));
+        return Err(Failure::new(
+            ErrorKind::NullDereference,
+            "std::thread started with no callable state",
+        ));
     }
     let vptr = cx.read_ptr(state.as_u64())?.as_u64();
     let run = cx.read_ptr(vptr + M_RUN_SLOT)?.as_u64();
@@ -50,7 +63,10 @@ fn start(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 
 fn not_joinable(what: &str) -> Failure {
     // libstdc++ throws std::system_error(EINVAL); with -fno-exceptions that aborts.
-    Failure::new(ErrorKind::Abort, format!("std::thread::{what} on a thread that is not joinable (std::system_error)"))
+    Failure::new(
+        ErrorKind::Abort,
+        format!("std::thread::{what} on a thread that is not joinable (std::system_error)"),
+    )
 }
 
 fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
@@ -61,7 +77,10 @@ fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     }
     if h == pthread::handle(cx.tid) {
         // libstdc++ checks this itself and throws (EDEADLK).
-        return Err(Failure::new(ErrorKind::Abort, "std::thread::join called by the thread itself (std::system_error)"));
+        return Err(Failure::new(
+            ErrorKind::Abort,
+            "std::thread::join called by the thread itself (std::system_error)",
+        ));
     }
     match pthread::join(cx, &[Val::Int(h as u128), Val::Int(0)])? {
         NativeResult::Return(_) => {

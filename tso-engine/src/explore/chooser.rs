@@ -15,7 +15,10 @@ impl ScriptChooser {
         self.taken.clear();
     }
     pub fn from_choices(choices: &[u32]) -> ScriptChooser {
-        ScriptChooser { script: choices.iter().map(|&c| (c, u32::MAX)).collect(), taken: Vec::new() }
+        ScriptChooser {
+            script: choices.iter().map(|&c| (c, u32::MAX)).collect(),
+            taken: Vec::new(),
+        }
     }
     /// (choice, arity) for each choice made.
     pub fn taken(&self) -> &[(u32, u32)] {
@@ -26,7 +29,12 @@ impl ScriptChooser {
 impl Chooser for ScriptChooser {
     fn choose(&mut self, n: usize) -> usize {
         let i = self.taken.len();
-        let c = self.script.get(i).map(|s| s.0).unwrap_or(0).min(n as u32 - 1);
+        let c = self
+            .script
+            .get(i)
+            .map(|s| s.0)
+            .unwrap_or(0)
+            .min(n as u32 - 1);
         self.taken.push((c, n as u32));
         c as usize
     }

@@ -25,26 +25,42 @@ pub struct Counterexample {
 }
 
 /// Replay `path` from `initial`; `failing` is the thread whose step failed, if any.
-pub fn replay(machine: &Machine<'_>, initial: State, path: &[Move], failing: Option<ThreadId>) -> Counterexample {
+pub fn replay(
+    machine: &Machine<'_>,
+    initial: State,
+    path: &[Move],
+    failing: Option<ThreadId>,
+) -> Counterexample {
     let mut st = initial;
     let mut events: Vec<TraceEvent> = Vec::new();
     for mv in path {
         let mut chooser = ScriptChooser::from_choices(&mv.choices);
         // An error ends the last step; the state then sits at the failing instruction.
-        if machine.run_transition(&mut st, mv.tid, &mut chooser, Some(&mut events)).is_err() {
+        if machine
+            .run_transition(&mut st, mv.tid, &mut chooser, Some(&mut events))
+            .is_err()
+        {
             break;
         }
     }
-    let error_location = failing.and_then(|t| machine.location(&st, t)).and_then(|l| machine.program.locations.get(l as usize).cloned());
+    let error_location = failing
+        .and_then(|t| machine.location(&st, t))
+        .and_then(|l| machine.program.locations.get(l as usize).cloned());
     let steps = events
         .into_iter()
         .map(|e| TraceStep {
             thread: e.tid,
-            location: e.loc.and_then(|l| machine.program.locations.get(l as usize).cloned()),
+            location: e
+                .loc
+                .and_then(|l| machine.program.locations.get(l as usize).cloned()),
             action: e.action,
             notes: e.notes,
             output: e.output,
         })
         .collect();
-    Counterexample { steps, error_location, output: String::from_utf8_lossy(&st.output).into_owned() }
+    Counterexample {
+        steps,
+        error_location,
+        output: String::from_utf8_lossy(&st.output).into_owned(),
+    }
 }

@@ -47,7 +47,11 @@ pub enum Outcome {
     /// Every reachable state was explored without an error.
     Pass,
     /// An error is reachable along `path`.
-    Fail { failure: Failure, path: Vec<Move>, thread: Option<ThreadId> },
+    Fail {
+        failure: Failure,
+        path: Vec<Move>,
+        thread: Option<ThreadId>,
+    },
     /// A limit stopped exploration first.
     Inconclusive { reason: String },
 }
@@ -90,17 +94,29 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     let mut first_output = None;
     let mut outcomes = BTreeSet::new();
     store.insert_state(&mut canon, machine.program, &initial, opts.collect_outcomes);
-    let mut stack = vec![Node { state: initial, tid: 0, script: Vec::new(), any_enabled: false, via: None }];
+    let mut stack = vec![Node {
+        state: initial,
+        tid: 0,
+        script: Vec::new(),
+        any_enabled: false,
+        via: None,
+    }];
     let mut chooser = ScriptChooser::default();
     let mut check_counter: u32 = 0;
-    let finish = |outcome: Outcome, stats: &mut Stats, store: &StateStore, first_output, outcomes| {
-        stats.states = store.states() as u64;
-        stats.stored_bytes = store.bytes() as u64;
-        stats.time = start.elapsed();
-        stats.peak_rss = stats.peak_rss.max(crate::resources::peak_rss());
-        stats.instructions = machine.instructions.get();
-        ExploreResult { outcome, stats: stats.clone(), first_output, outcomes }
-    };
+    let finish =
+        |outcome: Outcome, stats: &mut Stats, store: &StateStore, first_output, outcomes| {
+            stats.states = store.states() as u64;
+            stats.stored_bytes = store.bytes() as u64;
+            stats.time = start.elapsed();
+            stats.peak_rss = stats.peak_rss.max(crate::resources::peak_rss());
+            stats.instructions = machine.instructions.get();
+            ExploreResult {
+                outcome,
+                stats: stats.clone(),
+                first_output,
+                outcomes,
+            }
+        };
     while let Some(node) = stack.last_mut() {
         if node.state.is_finished() || node.tid >= node.state.threads.len() {
             let deadlocked = !node.any_enabled && !node.state.is_finished();
@@ -109,8 +125,25 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
                     .filter(|&t| node.state.thread(t).status == ThreadStatus::Running)
                     .collect();
                 let path = path_of(&stack);
-                let msg = format!("every running thread is blocked (threads {})", blocked.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", "));
-                return finish(Outcome::Fail { failure: Failure::new(ErrorKind::Deadlock, msg), path, thread: blocked.first().copied() }, &mut stats, &store, first_output, outcomes);
+                let msg = format!(
+                    "every running thread is blocked (threads {})",
+                    blocked
+                        .iter()
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                return finish(
+                    Outcome::Fail {
+                        failure: Failure::new(ErrorKind::Deadlock, msg),
+                        path,
+                        thread: blocked.first().copied(),
+                    },
+                    &mut stats,
+                    &store,
+                    first_output,
+                    outcomes,
+                );
             }
             stack.pop();
             continue;
@@ -133,13 +166,26 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
                 node.script.clear();
             }
         }
-        let mv = Move { tid, choices: taken.iter().map(|c| c.0).collect() };
+        let mv = Move {
+            tid,
+            choices: taken.iter().map(|c| c.0).collect(),
+        };
         match result {
             Err(failure) => {
                 let mut path = path_of(&stack);
                 path.push(mv);
                 let thread = failure.thread.or(Some(tid));
-                return finish(Outcome::Fail { failure, path, thread }, &mut stats, &store, first_output, outcomes);
+                return finish(
+                    Outcome::Fail {
+                        failure,
+                        path,
+                        thread,
+                    },
+                    &mut stats,
+                    &store,
+                    first_output,
+                    outcomes,
+                );
             }
             Ok(Step::Blocked) => continue,
             Ok(Step::Pruned) => {
@@ -154,8 +200,21 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             if code != 0 {
                 let mut path = path_of(&stack);
                 path.push(mv);
-                let f = Failure::new(ErrorKind::ExitStatus, format!("the program exited with status {code}"));
-                return finish(Outcome::Fail { failure: f, path, thread: Some(tid) }, &mut stats, &store, first_output, outcomes);
+                let f = Failure::new(
+                    ErrorKind::ExitStatus,
+                    format!("the program exited with status {code}"),
+                );
+                return finish(
+                    Outcome::Fail {
+                        failure: f,
+                        path,
+                        thread: Some(tid),
+                    },
+                    &mut stats,
+                    &store,
+                    first_output,
+                    outcomes,
+                );
             }
         }
         if next.is_finished() {
@@ -171,10 +230,22 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             if let Some(max) = opts.limits.max_states {
                 if store.states() as u64 >= max {
                     let reason = format!("--max-states {max} reached");
-                    return finish(Outcome::Inconclusive { reason }, &mut stats, &store, first_output, outcomes);
+                    return finish(
+                        Outcome::Inconclusive { reason },
+                        &mut stats,
+                        &store,
+                        first_output,
+                        outcomes,
+                    );
                 }
             }
-            stack.push(Node { state: next, tid: 0, script: Vec::new(), any_enabled: false, via: Some(mv) });
+            stack.push(Node {
+                state: next,
+                tid: 0,
+                script: Vec::new(),
+                any_enabled: false,
+                via: Some(mv),
+            });
             stats.max_depth = stats.max_depth.max(stack.len() as u64);
         }
         check_counter += 1;
@@ -186,7 +257,13 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
                 progress(&stats);
             }
             if let Some(reason) = limit_hit(&opts.limits, start, &mut stats) {
-                return finish(Outcome::Inconclusive { reason }, &mut stats, &store, first_output, outcomes);
+                return finish(
+                    Outcome::Inconclusive { reason },
+                    &mut stats,
+                    &store,
+                    first_output,
+                    outcomes,
+                );
             }
         }
     }
@@ -202,12 +279,20 @@ fn limit_hit(limits: &Limits, start: Instant, stats: &mut Stats) -> Option<Strin
     let rss = crate::resources::current_rss();
     stats.peak_rss = stats.peak_rss.max(rss);
     match limits.max_memory {
-        Some(max) if rss >= max => return Some(format!("--max-memory {} reached", crate::resources::format_bytes(max))),
+        Some(max) if rss >= max => {
+            return Some(format!(
+                "--max-memory {} reached",
+                crate::resources::format_bytes(max)
+            ))
+        }
         None => {
             // No limit given: stop before exhausting the machine.
             if let Some(max) = crate::resources::default_memory_limit() {
                 if rss >= max {
-                    return Some(format!("memory use reached {} (80% of this machine; set --max-memory to change)", crate::resources::format_bytes(max)));
+                    return Some(format!(
+                        "memory use reached {} (80% of this machine; set --max-memory to change)",
+                        crate::resources::format_bytes(max)
+                    ));
                 }
             }
         }

@@ -6,7 +6,11 @@ use crate::memory::{decode, encode};
 use crate::value::{mask, sext, Val};
 use std::rc::Rc;
 
-fn lanewise(a: &Val, b: &Val, mut f: impl FnMut(&Val, &Val) -> Result<Val, Failure>) -> Result<Val, Failure> {
+fn lanewise(
+    a: &Val,
+    b: &Val,
+    mut f: impl FnMut(&Val, &Val) -> Result<Val, Failure>,
+) -> Result<Val, Failure> {
     let (la, lb) = (a.lanes(), b.lanes());
     let v: Result<Vec<Val>, Failure> = la.iter().zip(lb.iter()).map(|(x, y)| f(x, y)).collect();
     Ok(Val::Agg(Rc::from(v?)))
@@ -36,9 +40,16 @@ pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, a: &Val, b: &Val) -> Result
         BinOp::SDiv | BinOp::SRem => {
             let (sx, sy) = (sext(x, bits), sext(y, bits));
             if sy == -1 && sx == sext(1u128 << (bits - 1), bits) {
-                return Err(Failure::new(ErrorKind::DivisionByZero, "signed division overflow (INT_MIN / -1)"));
+                return Err(Failure::new(
+                    ErrorKind::DivisionByZero,
+                    "signed division overflow (INT_MIN / -1)",
+                ));
             }
-            (if op == BinOp::SDiv { sx.wrapping_div(sy) } else { sx.wrapping_rem(sy) }) as u128
+            (if op == BinOp::SDiv {
+                sx.wrapping_div(sy)
+            } else {
+                sx.wrapping_rem(sy)
+            }) as u128
         }
         BinOp::Shl => {
             if y >= bits as u128 {
@@ -56,7 +67,11 @@ pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, a: &Val, b: &Val) -> Result
         }
         BinOp::AShr => {
             if y >= bits as u128 {
-                if sext(x, bits) < 0 { u128::MAX } else { 0 }
+                if sext(x, bits) < 0 {
+                    u128::MAX
+                } else {
+                    0
+                }
             } else {
                 (sext(x, bits) >> y) as u128
             }
@@ -72,10 +87,16 @@ pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, a: &Val, b: &Val) -> Result
     let keeps = |p: u64| (r as u64) >> 32 == p >> 32;
     Ok(match (a, b, op) {
         (Val::Ptr(_), Val::Ptr(_), BinOp::Sub) => Val::Int(r),
-        (Val::Ptr(p), Val::Int(_), BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor) if bits == 64 && keeps(*p) => {
+        (
+            Val::Ptr(p),
+            Val::Int(_),
+            BinOp::Add | BinOp::Sub | BinOp::And | BinOp::Or | BinOp::Xor,
+        ) if bits == 64 && keeps(*p) => Val::Ptr(r as u64),
+        (Val::Int(_), Val::Ptr(p), BinOp::Add | BinOp::And | BinOp::Or)
+            if bits == 64 && keeps(*p) =>
+        {
             Val::Ptr(r as u64)
         }
-        (Val::Int(_), Val::Ptr(p), BinOp::Add | BinOp::And | BinOp::Or) if bits == 64 && keeps(*p) => Val::Ptr(r as u64),
         _ => Val::Int(r),
     })
 }
@@ -106,7 +127,12 @@ fn float_binop(op: BinOp, double: bool, a: &Val, b: &Val) -> Val {
 
 pub fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
     match a {
-        Val::Agg(l) => Val::Agg(l.iter().map(|x| fneg(types, types.scalar(ty), x)).collect::<Vec<_>>().into()),
+        Val::Agg(l) => Val::Agg(
+            l.iter()
+                .map(|x| fneg(types, types.scalar(ty), x))
+                .collect::<Vec<_>>()
+                .into(),
+        ),
         Val::F32(b) => Val::F32(b ^ 0x8000_0000),
         Val::F64(b) => Val::F64(b ^ (1 << 63)),
         other => {
@@ -124,7 +150,13 @@ pub fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val
         let st = types.scalar(ty);
         let la = a.lanes();
         let lb = b.lanes();
-        return Val::Agg(la.iter().zip(lb).map(|(x, y)| icmp(types, pred, st, x, y)).collect::<Vec<_>>().into());
+        return Val::Agg(
+            la.iter()
+                .zip(lb)
+                .map(|(x, y)| icmp(types, pred, st, x, y))
+                .collect::<Vec<_>>()
+                .into(),
+        );
     }
     let bits = types.int_bits(ty);
     let m = mask(bits);
@@ -147,10 +179,21 @@ pub fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val
 pub fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Val) -> Val {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
         let st = types.scalar(ty);
-        return Val::Agg(a.lanes().iter().zip(b.lanes()).map(|(x, y)| fcmp(types, pred, st, x, y)).collect::<Vec<_>>().into());
+        return Val::Agg(
+            a.lanes()
+                .iter()
+                .zip(b.lanes())
+                .map(|(x, y)| fcmp(types, pred, st, x, y))
+                .collect::<Vec<_>>()
+                .into(),
+        );
     }
     let double = matches!(types.get(ty), Ty::F64);
-    let (x, y) = if double { (a.f64(), b.f64()) } else { (a.f32() as f64, b.f32() as f64) };
+    let (x, y) = if double {
+        (a.f64(), b.f64())
+    } else {
+        (a.f32() as f64, b.f32() as f64)
+    };
     let uno = x.is_nan() || y.is_nan();
     use FloatPred::*;
     Val::bool(match pred {
@@ -178,7 +221,11 @@ pub fn cast(types: &TypeTable, op: CastOp, from: TyId, to: TyId, a: &Val) -> Res
     let vec_to = matches!(types.get(to), Ty::Vector { .. });
     if vec_from && vec_to && op != CastOp::Bitcast {
         let (sf, stt) = (types.scalar(from), types.scalar(to));
-        let lanes: Result<Vec<Val>, Failure> = a.lanes().iter().map(|x| cast(types, op, sf, stt, x)).collect();
+        let lanes: Result<Vec<Val>, Failure> = a
+            .lanes()
+            .iter()
+            .map(|x| cast(types, op, sf, stt, x))
+            .collect();
         return Ok(Val::Agg(lanes?.into()));
     }
     let fb = types.int_bits(from);
@@ -193,16 +240,28 @@ pub fn cast(types: &TypeTable, op: CastOp, from: TyId, to: TyId, a: &Val) -> Res
         CastOp::SExt => Val::Int(sext(a.bits() & mask(fb), fb) as u128 & mask(tb)),
         CastOp::FpToUi | CastOp::FpToSi => {
             let f = a.f64();
-            let v = if op == CastOp::FpToUi { (f as u128) & mask(tb) } else { (f as i128) as u128 & mask(tb) };
+            let v = if op == CastOp::FpToUi {
+                (f as u128) & mask(tb)
+            } else {
+                (f as i128) as u128 & mask(tb)
+            };
             Val::Int(v)
         }
         CastOp::UiToFp | CastOp::SiToFp => {
             let x = a.bits() & mask(fb);
-            let f = if op == CastOp::UiToFp { x as f64 } else { sext(x, fb) as f64 };
+            let f = if op == CastOp::UiToFp {
+                x as f64
+            } else {
+                sext(x, fb) as f64
+            };
             if to_double {
                 Val::F64(f.to_bits())
             } else {
-                let f32v = if op == CastOp::UiToFp { x as f32 } else { sext(x, fb) as f32 };
+                let f32v = if op == CastOp::UiToFp {
+                    x as f32
+                } else {
+                    sext(x, fb) as f32
+                };
                 Val::F32(f32v.to_bits())
             }
         }

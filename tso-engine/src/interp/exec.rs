@@ -167,14 +167,23 @@ impl<'p> Machine<'p> {
     fn jump(&self, st: &mut State, tid: ThreadId, target: u32) -> Result<Exec, Failure> {
         let t = st.thread_mut(tid);
         let fr = t.top_mut();
-        let body = self.program.functions[fr.func as usize].body.as_ref().expect("body");
+        let body = self.program.functions[fr.func as usize]
+            .body
+            .as_ref()
+            .expect("body");
         let from = fr.block;
         let phis = &body.blocks[target as usize].phis;
         if !phis.is_empty() {
             // φs read the old values simultaneously.
             let vals: Vec<Val> = phis
                 .iter()
-                .map(|phi| phi.incoming.iter().find(|(b, _)| *b == from).map(|(_, op)| self.eval(fr, op)).unwrap_or_default())
+                .map(|phi| {
+                    phi.incoming
+                        .iter()
+                        .find(|(b, _)| *b == from)
+                        .map(|(_, op)| self.eval(fr, op))
+                        .unwrap_or_default()
+                })
                 .collect();
             for (phi, v) in phis.iter().zip(vals) {
                 fr.set_reg(phi.dst, v);
@@ -200,7 +209,9 @@ impl<'p> Machine<'p> {
             }
         }
         if let Ty::Other(name) = types.get(ty) {
-            return Err(Failure::unsupported(format!("unsupported: values of type {name}")));
+            return Err(Failure::unsupported(format!(
+                "unsupported: values of type {name}"
+            )));
         }
         Ok(decode(types, ty, bytes, off, &|x| o.has_ptr_at(x)))
     }
@@ -209,14 +220,17 @@ impl<'p> Machine<'p> {
         let types = &self.program.types;
         let size = types.size(ty);
         if let Ty::Other(name) = types.get(ty) {
-            return Err(Failure::unsupported(format!("unsupported: values of type {name}")));
+            return Err(Failure::unsupported(format!(
+                "unsupported: values of type {name}"
+            )));
         }
         if let (Ty::Int(bits), Val::Int(x)) = (types.get(ty), v) {
             if *bits <= 64 {
                 // Fast path: write the integer in place.
                 let (obj, off) = st.memory.check(p, size, true)?;
                 let o = st.memory.get_mut(obj).expect("checked");
-                o.data[off as usize..(off as u64 + size) as usize].copy_from_slice(&(*x as u64).to_le_bytes()[..size as usize]);
+                o.data[off as usize..(off as u64 + size) as usize]
+                    .copy_from_slice(&(*x as u64).to_le_bytes()[..size as usize]);
                 o.clear_ptrs(off, size as u32);
                 return Ok(());
             }
@@ -225,7 +239,13 @@ impl<'p> Machine<'p> {
         let mut ptrs = Vec::new();
         encode(types, ty, v, &mut bytes, 0, &mut ptrs);
         let shared = st.memory.is_shared(p);
-        st.memory.write_fragment(p, &Fragment { data: bytes, ptrs: ptrs.clone() })?;
+        st.memory.write_fragment(
+            p,
+            &Fragment {
+                data: bytes,
+                ptrs: ptrs.clone(),
+            },
+        )?;
         if shared && !ptrs.is_empty() {
             // Storing a pointer into shared memory shares what it points to.
             let mut stack = Vec::new();
@@ -256,8 +276,18 @@ impl<'p> Machine<'p> {
                 let v = self.eval(st.thread(tid).top(), op);
                 match self.function_of(&v) {
                     Some(f) => f,
-                    None if v.as_u64() == 0 => return Err(Failure::new(ErrorKind::NullDereference, "call through a null function pointer")),
-                    None => return Err(Failure::new(ErrorKind::OutOfBounds, "call through a pointer that is not a function")),
+                    None if v.as_u64() == 0 => {
+                        return Err(Failure::new(
+                            ErrorKind::NullDereference,
+                            "call through a null function pointer",
+                        ))
+                    }
+                    None => {
+                        return Err(Failure::new(
+                            ErrorKind::OutOfBounds,
+                            "call through a pointer that is not a function",
+                        ))
+                    }
                 }
             }
             Callee::AsmFence => return self.advance(st, tid),
@@ -271,10 +301,15 @@ impl<'p> Machine<'p> {
         };
         let func = &self.program.functions[fid as usize];
         if func.body.is_some() {
-            return self.push_frame(st, tid, fid, args, abi, ReturnTo::Caller).map(|_| Exec::Next);
+            return self
+                .push_frame(st, tid, fid, args, abi, ReturnTo::Caller)
+                .map(|_| Exec::Next);
         }
         let Some(native) = self.natives[fid as usize].clone() else {
-            return Err(Failure::unsupported(format!("unsupported: call to `{}`, a function the checker does not model", func.name)));
+            return Err(Failure::unsupported(format!(
+                "unsupported: call to `{}`, a function the checker does not model",
+                func.name
+            )));
         };
         let r = self.with_cx(st, tid, chooser, notes, |cx| (native.call)(cx, &args))?;
         match r {
@@ -291,10 +326,16 @@ impl<'p> Machine<'p> {
             NativeResult::Yield => Ok(Exec::EndTransition),
             NativeResult::CallBack { func, args } => {
                 let Some(f) = self.function_of(&Val::Int(func as u128)) else {
-                    return Err(Failure::new(ErrorKind::OutOfBounds, "callback through a pointer that is not a function"));
+                    return Err(Failure::new(
+                        ErrorKind::OutOfBounds,
+                        "callback through a pointer that is not a function",
+                    ));
                 };
                 if self.program.functions[f as usize].body.is_none() {
-                    return Err(Failure::unsupported(format!("unsupported: callback to `{}`", self.program.functions[f as usize].name)));
+                    return Err(Failure::unsupported(format!(
+                        "unsupported: callback to `{}`",
+                        self.program.functions[f as usize].name
+                    )));
                 }
                 self.push_frame(st, tid, f, args, None, ReturnTo::Native)?;
                 Ok(Exec::Next)
@@ -310,9 +351,23 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn push_frame(&self, st: &mut State, tid: ThreadId, fid: FuncId, mut args: Vec<Val>, abi: Option<&CallAbi>, ret: ReturnTo) -> Result<(), Failure> {
+    fn push_frame(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        fid: FuncId,
+        mut args: Vec<Val>,
+        abi: Option<&CallAbi>,
+        ret: ReturnTo,
+    ) -> Result<(), Failure> {
         if st.thread(tid).frames.len() >= self.opts.max_frames {
-            return Err(Failure::new(ErrorKind::StackOverflow, format!("call depth exceeded {} frames (unbounded recursion?)", self.opts.max_frames)));
+            return Err(Failure::new(
+                ErrorKind::StackOverflow,
+                format!(
+                    "call depth exceeded {} frames (unbounded recursion?)",
+                    self.opts.max_frames
+                ),
+            ));
         }
         let func = &self.program.functions[fid as usize];
         let params = func.params as usize;
@@ -341,13 +396,21 @@ impl<'p> Machine<'p> {
 
     /// The overflow area that clang's x86-64 va_arg lowering reads from: each argument
     /// in 8-byte slots, byval structs copied in whole.
-    fn varargs_area(&self, st: &mut State, args: &[Val], params: usize, abi: Option<&CallAbi>) -> Result<u32, Failure> {
+    fn varargs_area(
+        &self,
+        st: &mut State,
+        args: &[Val],
+        params: usize,
+        abi: Option<&CallAbi>,
+    ) -> Result<u32, Failure> {
         let types = &self.program.types;
         let mut data: Vec<u8> = Vec::new();
         let mut ptrs = Vec::new();
         for (k, a) in args.iter().enumerate().skip(params) {
             let start = data.len();
-            let byval = abi.and_then(|abi| abi.byval.iter().find(|(i, _)| *i as usize == k)).map(|b| b.1);
+            let byval = abi
+                .and_then(|abi| abi.byval.iter().find(|(i, _)| *i as usize == k))
+                .map(|b| b.1);
             let ty = abi.and_then(|abi| abi.arg_tys.get(k).copied());
             if let Some(size) = byval {
                 let frag = st.memory.read_fragment(a.as_u64(), size)?;
@@ -373,7 +436,13 @@ impl<'p> Machine<'p> {
         Ok(st.memory.allocate(o))
     }
 
-    fn ret(&self, st: &mut State, tid: ThreadId, v: Val, chooser: &mut dyn Chooser) -> Result<Exec, Failure> {
+    fn ret(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        v: Val,
+        chooser: &mut dyn Chooser,
+    ) -> Result<Exec, Failure> {
         let t = st.thread_mut(tid);
         let frame = t.frames.pop().expect("returning frame");
         // Stack objects die with the frame; dangling pointers to them are then caught.
@@ -387,8 +456,13 @@ impl<'p> Machine<'p> {
                 // registered first.
                 let status = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
                 if let Some(handler) = st.atexit.pop() {
-                    let Some(fid) = self.function_of(&Val::Int(handler as u128)).filter(|&f| self.program.functions[f as usize].body.is_some()) else {
-                        return Err(Failure::unsupported("unsupported: an atexit handler that is not a program function"));
+                    let Some(fid) = self
+                        .function_of(&Val::Int(handler as u128))
+                        .filter(|&f| self.program.functions[f as usize].body.is_some())
+                    else {
+                        return Err(Failure::unsupported(
+                            "unsupported: an atexit handler that is not a program function",
+                        ));
                     };
                     st.thread_mut(tid).pending_exit = Some(status);
                     self.push_frame(st, tid, fid, Vec::new(), None, ReturnTo::Nothing)?;
@@ -401,8 +475,13 @@ impl<'p> Machine<'p> {
             let value = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
             let next = self.with_cx(st, tid, chooser, None, crate::pthread::next_key_destructor);
             if let Some((f, arg)) = next {
-                let Some(fid) = self.function_of(&Val::Int(f as u128)).filter(|&f| self.program.functions[f as usize].body.is_some()) else {
-                    return Err(Failure::unsupported("unsupported: a pthread key destructor that is not a program function"));
+                let Some(fid) = self
+                    .function_of(&Val::Int(f as u128))
+                    .filter(|&f| self.program.functions[f as usize].body.is_some())
+                else {
+                    return Err(Failure::unsupported(
+                        "unsupported: a pthread key destructor that is not a program function",
+                    ));
                 };
                 st.thread_mut(tid).pending_exit = Some(value);
                 self.push_frame(st, tid, fid, vec![arg], None, ReturnTo::Nothing)?;
@@ -414,8 +493,13 @@ impl<'p> Machine<'p> {
         match frame.ret {
             ReturnTo::Caller => {
                 let top = t.top_mut();
-                let body = self.program.functions[top.func as usize].body.as_ref().expect("body");
-                if let Inst::Call { dst: Some(d), .. } = &body.blocks[top.block as usize].insts[top.ip as usize] {
+                let body = self.program.functions[top.func as usize]
+                    .body
+                    .as_ref()
+                    .expect("body");
+                if let Inst::Call { dst: Some(d), .. } =
+                    &body.blocks[top.block as usize].insts[top.ip as usize]
+                {
                     top.set_reg(*d, v);
                 }
                 top.ip += 1;
@@ -429,7 +513,13 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn finish_thread(&self, st: &mut State, tid: ThreadId, v: Val, chooser: &mut dyn Chooser) -> Result<(), Failure> {
+    fn finish_thread(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        v: Val,
+        chooser: &mut dyn Chooser,
+    ) -> Result<(), Failure> {
         if let Some(hook) = &self.thread_exit_hook {
             self.with_cx(st, tid, chooser, None, |cx| (hook.call)(cx, &[]))?;
         }
@@ -475,10 +565,16 @@ impl<'p> Machine<'p> {
     /// Create a thread that runs `func(args)`.
     pub fn spawn(&self, st: &mut State, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
         let Some(fid) = self.function_of(&Val::Int(func as u128)) else {
-            return Err(Failure::new(ErrorKind::PthreadMisuse, "thread start routine is not a function"));
+            return Err(Failure::new(
+                ErrorKind::PthreadMisuse,
+                "thread start routine is not a function",
+            ));
         };
         if self.program.functions[fid as usize].body.is_none() {
-            return Err(Failure::unsupported(format!("unsupported: thread start routine `{}` has no body", self.program.functions[fid as usize].name)));
+            return Err(Failure::unsupported(format!(
+                "unsupported: thread start routine `{}` has no body",
+                self.program.functions[fid as usize].name
+            )));
         }
         // The argument is now reachable by two threads.
         for a in &args {
@@ -489,13 +585,19 @@ impl<'p> Machine<'p> {
             }
         }
         let tid = st.threads.len() as ThreadId;
-        st.threads.push(Rc::new(Thread::new(self.frame(fid, args, ReturnTo::Nothing))));
+        st.threads.push(Rc::new(Thread::new(self.frame(
+            fid,
+            args,
+            ReturnTo::Nothing,
+        ))));
         Ok(tid)
     }
 }
 
 fn insert(agg: &Val, path: &[u32], v: Val) -> Val {
-    let Some((&first, rest)) = path.split_first() else { return v };
+    let Some((&first, rest)) = path.split_first() else {
+        return v;
+    };
     let mut lanes: Vec<Val> = agg.lanes().to_vec();
     if let Some(slot) = lanes.get_mut(first as usize) {
         *slot = insert(slot, rest, v);
@@ -503,7 +605,13 @@ fn insert(agg: &Val, path: &[u32], v: Val) -> Val {
     Val::Agg(lanes.into())
 }
 
-fn rmw(types: &crate::ir::TypeTable, op: RmwOp, ty: TyId, old: &Val, v: &Val) -> Result<Val, Failure> {
+fn rmw(
+    types: &crate::ir::TypeTable,
+    op: RmwOp,
+    ty: TyId,
+    old: &Val,
+    v: &Val,
+) -> Result<Val, Failure> {
     use crate::ir::BinOp;
     let bits = types.int_bits(ty);
     let m = mask(bits);
@@ -524,8 +632,16 @@ fn rmw(types: &crate::ir::TypeTable, op: RmwOp, ty: TyId, old: &Val, v: &Val) ->
         RmwOp::FSub => arith::binop(types, BinOp::FSub, ty, old, v)?,
         RmwOp::FMax | RmwOp::FMin => {
             let (x, y) = (old.f64(), v.f64());
-            let r = if op == RmwOp::FMax { x.max(y) } else { x.min(y) };
-            if bits == 32 { Val::F32((r as f32).to_bits()) } else { Val::F64(r.to_bits()) }
+            let r = if op == RmwOp::FMax {
+                x.max(y)
+            } else {
+                x.min(y)
+            };
+            if bits == 32 {
+                Val::F32((r as f32).to_bits())
+            } else {
+                Val::F64(r.to_bits())
+            }
         }
         RmwOp::UIncWrap => Val::Int(if a >= b { 0 } else { a + 1 }),
         RmwOp::UDecWrap => Val::Int(if a == 0 || a > b { b } else { a - 1 }),

@@ -8,17 +8,26 @@ use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
 use std::rc::Rc;
 
-pub(super) fn call(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &[Val]) -> Result<Val, Failure> {
+pub(super) fn call(
+    m: &Machine<'_>,
+    st: &mut State,
+    tid: ThreadId,
+    i: &Intrinsic,
+    args: &[Val],
+) -> Result<Val, Failure> {
     let bits = intrinsic_bits(m, st, tid);
     // Arithmetic intrinsics on vectors (what the vectoriser emits) apply lane by lane.
     if lanewise(i) && args.iter().any(|a| matches!(a, Val::Agg(_))) {
         let lanes = args.iter().map(|a| a.lanes().len()).max().unwrap_or(0);
         let mut out = Vec::with_capacity(lanes);
         for l in 0..lanes {
-            let lane_args: Vec<Val> = args.iter().map(|a| match a {
-                Val::Agg(v) => v.get(l).cloned().unwrap_or_default(),
-                scalar => scalar.clone(),
-            }).collect();
+            let lane_args: Vec<Val> = args
+                .iter()
+                .map(|a| match a {
+                    Val::Agg(v) => v.get(l).cloned().unwrap_or_default(),
+                    scalar => scalar.clone(),
+                })
+                .collect();
             out.push(scalar(m, st, tid, i, &lane_args, bits)?);
         }
         return Ok(Val::Agg(out.into()));
@@ -30,12 +39,45 @@ fn lanewise(i: &Intrinsic) -> bool {
     use Intrinsic::*;
     matches!(
         i,
-        UMin | UMax | SMin | SMax | Abs | Ctpop | Ctlz | Cttz | Bswap | Bitreverse | Fshl | Fshr | SAddSat | UAddSat | SSubSat
-            | USubSat | Fabs | Sqrt | Floor | Ceil | Trunc | Round | Rint | Copysign | FMinNum | FMaxNum | Fma | FMulAdd | IsFpClass
+        UMin | UMax
+            | SMin
+            | SMax
+            | Abs
+            | Ctpop
+            | Ctlz
+            | Cttz
+            | Bswap
+            | Bitreverse
+            | Fshl
+            | Fshr
+            | SAddSat
+            | UAddSat
+            | SSubSat
+            | USubSat
+            | Fabs
+            | Sqrt
+            | Floor
+            | Ceil
+            | Trunc
+            | Round
+            | Rint
+            | Copysign
+            | FMinNum
+            | FMaxNum
+            | Fma
+            | FMulAdd
+            | IsFpClass
     )
 }
 
-fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &[Val], bits: u32) -> Result<Val, Failure> {
+fn scalar(
+    m: &Machine<'_>,
+    st: &mut State,
+    tid: ThreadId,
+    i: &Intrinsic,
+    args: &[Val],
+    bits: u32,
+) -> Result<Val, Failure> {
     use Intrinsic::*;
     let a = |k: usize| args.get(k).cloned().unwrap_or_default();
     let mk = mask(bits);
@@ -50,8 +92,15 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
                     let (od, oo) = ptr_parts(d);
                     let (sd, so) = ptr_parts(s);
                     // Identical ranges are allowed (LLVM emits them for `*a = *b` with a == b).
-                    if od == sd && oo != so && (oo as u64) < so as u64 + n && (so as u64) < oo as u64 + n {
-                        return Err(Failure::new(ErrorKind::OutOfBounds, "memcpy between overlapping ranges"));
+                    if od == sd
+                        && oo != so
+                        && (oo as u64) < so as u64 + n
+                        && (so as u64) < oo as u64 + n
+                    {
+                        return Err(Failure::new(
+                            ErrorKind::OutOfBounds,
+                            "memcpy between overlapping ranges",
+                        ));
                     }
                 }
                 let shared = st.memory.is_shared(d);
@@ -69,20 +118,33 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
             if n > 0 {
                 // Check the destination before building the bytes (n may be huge).
                 st.memory.check(d, n, true)?;
-                st.memory.write_fragment(d, &Fragment::from_bytes(vec![v; n as usize]))?;
+                st.memory
+                    .write_fragment(d, &Fragment::from_bytes(vec![v; n as usize]))?;
             }
             Val::Int(0)
         }
         UMin => Val::Int((a(0).bits() & mk).min(a(1).bits() & mk)),
         UMax => Val::Int((a(0).bits() & mk).max(a(1).bits() & mk)),
-        SMin => pick(sext(a(0).bits() & mk, bits) <= sext(a(1).bits() & mk, bits), a(0), a(1)),
-        SMax => pick(sext(a(0).bits() & mk, bits) >= sext(a(1).bits() & mk, bits), a(0), a(1)),
+        SMin => pick(
+            sext(a(0).bits() & mk, bits) <= sext(a(1).bits() & mk, bits),
+            a(0),
+            a(1),
+        ),
+        SMax => pick(
+            sext(a(0).bits() & mk, bits) >= sext(a(1).bits() & mk, bits),
+            a(0),
+            a(1),
+        ),
         Abs => Val::Int(sext(a(0).bits() & mk, bits).unsigned_abs() & mk),
         Ctpop => Val::Int((a(0).bits() & mk).count_ones() as u128),
         Ctlz => Val::Int(((a(0).bits() & mk).leading_zeros() - (128 - bits)) as u128),
         Cttz => {
             let x = a(0).bits() & mk;
-            Val::Int(if x == 0 { bits as u128 } else { x.trailing_zeros() as u128 })
+            Val::Int(if x == 0 {
+                bits as u128
+            } else {
+                x.trailing_zeros() as u128
+            })
         }
         Bswap => {
             let x = a(0).bits() & mk;
@@ -90,9 +152,17 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
         }
         Bitreverse => Val::Int((a(0).bits() & mk).reverse_bits() >> (128 - bits)),
         Fshl | Fshr => {
-            let (x, y, s) = (a(0).bits() & mk, a(1).bits() & mk, (a(2).bits() % bits as u128) as u32);
+            let (x, y, s) = (
+                a(0).bits() & mk,
+                a(1).bits() & mk,
+                (a(2).bits() % bits as u128) as u32,
+            );
             let wide = (x << bits) | y; // bits <= 64 in practice
-            let r = if i == &Fshl { (wide << s) >> bits } else { wide >> s };
+            let r = if i == &Fshl {
+                (wide << s) >> bits
+            } else {
+                wide >> s
+            };
             Val::Int(r & mk)
         }
         SAddO | UAddO | SSubO | USubO | SMulO | UMulO => {
@@ -119,7 +189,10 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
                 _ => {
                     let r = sx.checked_mul(sy);
                     let w = sx.wrapping_mul(sy);
-                    (w as u128 & mk, r.is_none_or(|r| sext(r as u128 & mk, bits) != r))
+                    (
+                        w as u128 & mk,
+                        r.is_none_or(|r| sext(r as u128 & mk, bits) != r),
+                    )
                 }
             };
             Val::Agg(Rc::from(vec![Val::Int(r), Val::bool(of)]))
@@ -128,14 +201,23 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
         USubSat => Val::Int((a(0).bits() & mk).saturating_sub(a(1).bits() & mk)),
         SAddSat | SSubSat => {
             let (x, y) = (sext(a(0).bits() & mk, bits), sext(a(1).bits() & mk, bits));
-            let r = if i == &SAddSat { x.saturating_add(y) } else { x.saturating_sub(y) };
+            let r = if i == &SAddSat {
+                x.saturating_add(y)
+            } else {
+                x.saturating_sub(y)
+            };
             let max = (mk >> 1) as i128;
             let min = -max - 1;
             Val::Int(r.clamp(min, max) as u128 & mk)
         }
         StackSave => Val::Int(0),
         StackRestore => Val::Int(0),
-        Trap => return Err(Failure::new(ErrorKind::Abort, "trap (__builtin_trap or a failed check)")),
+        Trap => {
+            return Err(Failure::new(
+                ErrorKind::Abort,
+                "trap (__builtin_trap or a failed check)",
+            ))
+        }
         VaStart => {
             // x86-64 va_list: {i32 gp_offset, i32 fp_offset, ptr overflow_arg_area, ptr reg_save_area}.
             // Mark the register areas exhausted so every argument comes from the overflow area.
@@ -155,7 +237,8 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
             };
             bytes[8..16].copy_from_slice(&area_ptr.to_le_bytes());
             ptrs.push(8);
-            st.memory.write_fragment(list, &Fragment { data: bytes, ptrs })?;
+            st.memory
+                .write_fragment(list, &Fragment { data: bytes, ptrs })?;
             Val::Int(0)
         }
         VaEnd => Val::Int(0),
@@ -206,8 +289,8 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
             };
             float_like(&a(0), r)
         }
-        VecReduceAdd | VecReduceMul | VecReduceAnd | VecReduceOr | VecReduceXor | VecReduceUMax | VecReduceUMin | VecReduceSMax
-        | VecReduceSMin => {
+        VecReduceAdd | VecReduceMul | VecReduceAnd | VecReduceOr | VecReduceXor | VecReduceUMax
+        | VecReduceUMin | VecReduceSMax | VecReduceSMin => {
             let lanes = a(0);
             let l = lanes.lanes();
             let mut acc = l.first().map(|v| v.bits() & mk).unwrap_or(0);
@@ -221,15 +304,31 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
                     VecReduceXor => acc ^ x,
                     VecReduceUMax => acc.max(x),
                     VecReduceUMin => acc.min(x),
-                    VecReduceSMax => if sext(acc, bits) >= sext(x, bits) { acc } else { x },
-                    _ => if sext(acc, bits) <= sext(x, bits) { acc } else { x },
+                    VecReduceSMax => {
+                        if sext(acc, bits) >= sext(x, bits) {
+                            acc
+                        } else {
+                            x
+                        }
+                    }
+                    _ => {
+                        if sext(acc, bits) <= sext(x, bits) {
+                            acc
+                        } else {
+                            x
+                        }
+                    }
                 } & mk;
             }
             Val::Int(acc)
         }
         ObjectSize => {
             // Unknown: -1 for "maximum" mode (arg 1 false), 0 otherwise.
-            if a(1).is_true() { Val::Int(0) } else { Val::Int(mk) }
+            if a(1).is_true() {
+                Val::Int(0)
+            } else {
+                Val::Int(mk)
+            }
         }
         IsConstant => Val::Int(0),
         IsFpClass => {
@@ -238,20 +337,44 @@ fn scalar(m: &Machine<'_>, st: &mut State, tid: ThreadId, i: &Intrinsic, args: &
             let x = a(0);
             let test = a(1).bits() as u32;
             let (f, neg, quiet_nan) = match &x {
-                Val::F32(b) => (f32::from_bits(*b) as f64, b >> 31 == 1, b & 0x0040_0000 != 0),
+                Val::F32(b) => (
+                    f32::from_bits(*b) as f64,
+                    b >> 31 == 1,
+                    b & 0x0040_0000 != 0,
+                ),
                 other => {
                     let b = other.bits() as u64;
-                    (f64::from_bits(b), b >> 63 == 1, b & 0x0008_0000_0000_0000 != 0)
+                    (
+                        f64::from_bits(b),
+                        b >> 63 == 1,
+                        b & 0x0008_0000_0000_0000 != 0,
+                    )
                 }
             };
             let class = if f.is_nan() {
-                if quiet_nan { 1 } else { 0 }
+                if quiet_nan {
+                    1
+                } else {
+                    0
+                }
             } else if f.is_infinite() {
-                if neg { 2 } else { 9 }
+                if neg {
+                    2
+                } else {
+                    9
+                }
             } else if f == 0.0 {
-                if neg { 5 } else { 6 }
+                if neg {
+                    5
+                } else {
+                    6
+                }
             } else if f.is_subnormal() || (matches!(x, Val::F32(_)) && (f as f32).is_subnormal()) {
-                if neg { 4 } else { 7 }
+                if neg {
+                    4
+                } else {
+                    7
+                }
             } else if neg {
                 3
             } else {
@@ -281,13 +404,19 @@ fn float_like(like: &Val, v: f64) -> Val {
 /// void results, 64).
 fn intrinsic_bits(m: &Machine<'_>, st: &State, tid: ThreadId) -> u32 {
     let fr = st.thread(tid).top();
-    let body = m.program.functions[fr.func as usize].body.as_ref().expect("body");
+    let body = m.program.functions[fr.func as usize]
+        .body
+        .as_ref()
+        .expect("body");
     match &body.blocks[fr.block as usize].insts[fr.ip as usize] {
         crate::ir::Inst::Call { ret_ty, args, .. } => {
             let t = m.program.types.get(*ret_ty);
             match t {
                 crate::ir::Ty::Int(b) => *b,
-                crate::ir::Ty::Struct { fields, .. } => fields.first().map(|f| m.program.types.int_bits(f.1)).unwrap_or(64),
+                crate::ir::Ty::Struct { fields, .. } => fields
+                    .first()
+                    .map(|f| m.program.types.int_bits(f.1))
+                    .unwrap_or(64),
                 crate::ir::Ty::Vector { elem, .. } => m.program.types.int_bits(*elem),
                 _ => {
                     let _ = args;

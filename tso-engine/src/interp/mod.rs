@@ -31,7 +31,12 @@ pub struct MachineOptions {
 
 impl Default for MachineOptions {
     fn default() -> Self {
-        MachineOptions { max_steps: 500_000_000, max_frames: 2_000, max_memory: 1 << 30, outputs_visible: false }
+        MachineOptions {
+            max_steps: 500_000_000,
+            max_frames: 2_000,
+            max_memory: 1 << 30,
+            outputs_visible: false,
+        }
     }
 }
 
@@ -66,8 +71,26 @@ struct Pc {
 
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
-        let table = program.functions.iter().map(|f| if f.body.is_none() { natives.get(&f.name).cloned() } else { None }).collect();
-        Machine { program, natives: table, thread_exit_hook: natives.thread_exit_hook.clone(), fence_hook: natives.fence_hook.clone(), opts, instructions: std::cell::Cell::new(0), deadline: std::cell::Cell::new(None) }
+        let table = program
+            .functions
+            .iter()
+            .map(|f| {
+                if f.body.is_none() {
+                    natives.get(&f.name).cloned()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        Machine {
+            program,
+            natives: table,
+            thread_exit_hook: natives.thread_exit_hook.clone(),
+            fence_hook: natives.fence_hook.clone(),
+            opts,
+            instructions: std::cell::Cell::new(0),
+            deadline: std::cell::Cell::new(None),
+        }
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
@@ -85,7 +108,10 @@ impl<'p> Machine<'p> {
         let mut st = State::new(memory);
         let f = &self.program.functions[entry as usize];
         if f.body.is_none() {
-            return Err(Failure::unsupported(format!("entry function `{}` has no body", f.name)));
+            return Err(Failure::unsupported(format!(
+                "entry function `{}` has no body",
+                f.name
+            )));
         }
         let mut args = Vec::new();
         if f.params >= 2 {
@@ -105,7 +131,11 @@ impl<'p> Machine<'p> {
         }
         let mut thread = Thread::new(self.frame(entry, args, ReturnTo::Nothing));
         for &ctor in self.program.constructors.iter().rev() {
-            thread.frames.push(self.frame(ctor, vec![Val::Int(0); self.program.functions[ctor as usize].params as usize], ReturnTo::Nothing));
+            thread.frames.push(self.frame(
+                ctor,
+                vec![Val::Int(0); self.program.functions[ctor as usize].params as usize],
+                ReturnTo::Nothing,
+            ));
         }
         st.threads.push(Rc::new(thread));
         Ok(st)
@@ -114,7 +144,15 @@ impl<'p> Machine<'p> {
     fn frame(&self, func: FuncId, mut args: Vec<Val>, ret: ReturnTo) -> Frame {
         let f = &self.program.functions[func as usize];
         args.resize(f.num_regs as usize, Val::Int(0));
-        Frame { func, block: 0, ip: 0, regs: Rc::new(args), allocas: Vec::new(), varargs: None, ret }
+        Frame {
+            func,
+            block: 0,
+            ip: 0,
+            regs: Rc::new(args),
+            allocas: Vec::new(),
+            varargs: None,
+            ret,
+        }
     }
 
     fn pc(st: &State, tid: ThreadId) -> Option<Pc> {
@@ -123,12 +161,19 @@ impl<'p> Machine<'p> {
             return None;
         }
         let f = t.frames.last()?;
-        Some(Pc { func: f.func, block: f.block, ip: f.ip })
+        Some(Pc {
+            func: f.func,
+            block: f.block,
+            ip: f.ip,
+        })
     }
 
     #[inline]
     fn inst_at(&self, pc: &Pc) -> (&'p Inst, Option<u32>) {
-        let body = self.program.functions[pc.func as usize].body.as_ref().expect("running function has a body");
+        let body = self.program.functions[pc.func as usize]
+            .body
+            .as_ref()
+            .expect("running function has a body");
         let b = &body.blocks[pc.block as usize];
         (&b.insts[pc.ip as usize], b.locs[pc.ip as usize])
     }
@@ -148,30 +193,49 @@ impl<'p> Machine<'p> {
 
     /// Is the instruction `tid` is at a visible action in `st`?
     pub fn is_visible(&self, st: &State, tid: ThreadId) -> bool {
-        let Some(pc) = Self::pc(st, tid) else { return false };
+        let Some(pc) = Self::pc(st, tid) else {
+            return false;
+        };
         let (inst, _) = self.inst_at(&pc);
         // Cheap filter first: only memory accesses and calls can be visible.
-        if !matches!(inst, Inst::Load { .. } | Inst::Store { .. } | Inst::CmpXchg { .. } | Inst::AtomicRmw { .. } | Inst::Call { .. }) {
+        if !matches!(
+            inst,
+            Inst::Load { .. }
+                | Inst::Store { .. }
+                | Inst::CmpXchg { .. }
+                | Inst::AtomicRmw { .. }
+                | Inst::Call { .. }
+        ) {
             return false;
         }
         if st.running_threads() <= 1 {
             // Nobody to interleave with; only nondeterministic natives split states.
             return matches!(inst, Inst::Call { .. })
-                && self.at_native(st, tid).is_some_and(|(n, args)| matches!(n.visibility, Visibility::Always) && is_choice(n.name, &args));
+                && self.at_native(st, tid).is_some_and(|(n, args)| {
+                    matches!(n.visibility, Visibility::Always) && is_choice(n.name, &args)
+                });
         }
         if st.atomic_owner == Some(tid) {
             return false;
         }
         let frame = st.thread(tid).top();
         match inst {
-            Inst::Load { ptr, .. } | Inst::Store { ptr, .. } | Inst::CmpXchg { ptr, .. } | Inst::AtomicRmw { ptr, .. } => {
-                st.memory.is_shared(self.eval(frame, ptr).as_u64())
-            }
-            Inst::Call { callee: Callee::Intrinsic(i), args, .. } => match i {
+            Inst::Load { ptr, .. }
+            | Inst::Store { ptr, .. }
+            | Inst::CmpXchg { ptr, .. }
+            | Inst::AtomicRmw { ptr, .. } => st.memory.is_shared(self.eval(frame, ptr).as_u64()),
+            Inst::Call {
+                callee: Callee::Intrinsic(i),
+                args,
+                ..
+            } => match i {
                 crate::ir::Intrinsic::Memcpy | crate::ir::Intrinsic::Memmove => {
-                    st.memory.is_shared(self.eval(frame, &args[0]).as_u64()) || st.memory.is_shared(self.eval(frame, &args[1]).as_u64())
+                    st.memory.is_shared(self.eval(frame, &args[0]).as_u64())
+                        || st.memory.is_shared(self.eval(frame, &args[1]).as_u64())
                 }
-                crate::ir::Intrinsic::Memset => st.memory.is_shared(self.eval(frame, &args[0]).as_u64()),
+                crate::ir::Intrinsic::Memset => {
+                    st.memory.is_shared(self.eval(frame, &args[0]).as_u64())
+                }
                 _ => false,
             },
             Inst::Call { .. } => match self.at_native(st, tid) {
@@ -189,7 +253,8 @@ impl<'p> Machine<'p> {
             Visibility::Output => self.opts.outputs_visible,
             Visibility::IfShared(i) => args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())),
             Visibility::IfShared2(i, j) => {
-                args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())) || args.get(j).is_some_and(|p| st.memory.is_shared(p.as_u64()))
+                args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64()))
+                    || args.get(j).is_some_and(|p| st.memory.is_shared(p.as_u64()))
             }
             Visibility::Custom(f) => f(st, _tid, args),
         }
@@ -200,7 +265,9 @@ impl<'p> Machine<'p> {
         let pc = Self::pc(st, tid)?;
         let frame = st.thread(tid).top();
         let (inst, _) = self.inst_at(&pc);
-        let Inst::Call { callee, args, .. } = inst else { return None };
+        let Inst::Call { callee, args, .. } = inst else {
+            return None;
+        };
         let fid = match callee {
             Callee::Direct(f) => *f,
             Callee::Indirect(op) => self.function_of(&self.eval(frame, op))?,
@@ -212,7 +279,10 @@ impl<'p> Machine<'p> {
 
     fn function_of(&self, v: &Val) -> Option<FuncId> {
         let (obj, off) = ptr_parts(v.as_u64());
-        if obj >= FUNCTION_OBJECT_BASE && off == 0 && ((obj - FUNCTION_OBJECT_BASE) as usize) < self.program.functions.len() {
+        if obj >= FUNCTION_OBJECT_BASE
+            && off == 0
+            && ((obj - FUNCTION_OBJECT_BASE) as usize) < self.program.functions.len()
+        {
             Some(obj - FUNCTION_OBJECT_BASE)
         } else {
             None
@@ -229,9 +299,13 @@ impl<'p> Machine<'p> {
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
         let mut trace = trace;
-        let mut r = self.run_steps(st, tid, chooser, trace.as_deref_mut(), &mut steps, true).map_err(|f| f.in_thread(tid));
+        let mut r = self
+            .run_steps(st, tid, chooser, trace.as_deref_mut(), &mut steps, true)
+            .map_err(|f| f.in_thread(tid));
         if r == Ok(Step::Progress) {
-            r = self.settle_others(st, tid, chooser, trace, &mut steps).map(|_| Step::Progress);
+            r = self
+                .settle_others(st, tid, chooser, trace, &mut steps)
+                .map(|_| Step::Progress);
         }
         self.instructions.set(self.instructions.get() + steps + 1);
         r
@@ -250,8 +324,13 @@ impl<'p> Machine<'p> {
     ) -> Result<(), Failure> {
         let mut u = 0;
         while (u as usize) < st.threads.len() {
-            if u != tid && st.exit_code.is_none() && st.thread(u).status == ThreadStatus::Running && !self.is_visible(st, u) {
-                self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false).map_err(|f| f.in_thread(u))?;
+            if u != tid
+                && st.exit_code.is_none()
+                && st.thread(u).status == ThreadStatus::Running
+                && !self.is_visible(st, u)
+            {
+                self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false)
+                    .map_err(|f| f.in_thread(u))?;
             }
             u += 1;
         }
@@ -273,7 +352,9 @@ impl<'p> Machine<'p> {
             if st.exit_code.is_some() {
                 return Ok(Step::Progress);
             }
-            let Some(pc) = Self::pc(st, tid) else { return Ok(Step::Progress) };
+            let Some(pc) = Self::pc(st, tid) else {
+                return Ok(Step::Progress);
+            };
             if !first && self.is_visible(st, tid) {
                 return Ok(Step::Progress);
             }
@@ -287,12 +368,29 @@ impl<'p> Machine<'p> {
             }
             let out_before = st.output.len();
             let mut notes = Vec::new();
-            let quiet = trace.is_some() && !first && self.at_native(st, tid).is_some_and(|(n, _)| n.describe.is_some());
+            let quiet = trace.is_some()
+                && !first
+                && self
+                    .at_native(st, tid)
+                    .is_some_and(|(n, _)| n.describe.is_some());
             let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
             let (inst, loc) = self.inst_at(&pc);
-            let descr = if want_trace { trace::describe(self, st, tid, inst) } else { None };
-            let mut counting = CountingChooser { inner: &mut *chooser, asked: 0 };
-            let r = self.exec(st, tid, inst, &mut counting, if want_trace { Some(&mut notes) } else { None });
+            let descr = if want_trace {
+                trace::describe(self, st, tid, inst)
+            } else {
+                None
+            };
+            let mut counting = CountingChooser {
+                inner: &mut *chooser,
+                asked: 0,
+            };
+            let r = self.exec(
+                st,
+                tid,
+                inst,
+                &mut counting,
+                if want_trace { Some(&mut notes) } else { None },
+            );
             let chose = counting.asked > 0;
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
@@ -305,13 +403,27 @@ impl<'p> Machine<'p> {
                 // when they did something worth seeing.
                 let silent = quiet && notes.is_empty() && st.output.len() <= out_before;
                 if r != Exec::Blocked && !silent {
-                    let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..]).into_owned();
-                    t.push(TraceEvent { tid, loc, action: d, notes, output });
+                    let output =
+                        String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
+                            .into_owned();
+                    t.push(TraceEvent {
+                        tid,
+                        loc,
+                        action: d,
+                        notes,
+                        output,
+                    });
                 }
             } else if let Some(t) = trace.as_deref_mut() {
                 if st.output.len() > out_before {
                     let output = String::from_utf8_lossy(&st.output[out_before..]).into_owned();
-                    t.push(TraceEvent { tid, loc, action: String::new(), notes, output });
+                    t.push(TraceEvent {
+                        tid,
+                        loc,
+                        action: String::new(),
+                        notes,
+                        output,
+                    });
                 }
             }
             match r {
@@ -329,8 +441,15 @@ impl<'p> Machine<'p> {
             first = false;
             *steps += 1;
             if *steps & LOOP_CHECK_MASK == 0 {
-                if self.deadline.get().is_some_and(|d| std::time::Instant::now() >= d) {
-                    return Err(Failure::new(ErrorKind::StepLimit, "--timeout reached in the middle of a long step"));
+                if self
+                    .deadline
+                    .get()
+                    .is_some_and(|d| std::time::Instant::now() >= d)
+                {
+                    return Err(Failure::new(
+                        ErrorKind::StepLimit,
+                        "--timeout reached in the middle of a long step",
+                    ));
                 }
                 // A long invisible run: if the whole state repeats, the thread is
                 // deterministically in an infinite loop (no choices happen in between).
@@ -391,7 +510,6 @@ enum Exec {
     /// The thread stays (a native yielded or called back); the transition ends.
     EndTransition,
 }
-
 
 fn is_choice(name: &str, _args: &[Val]) -> bool {
     name == "tso_choose" || name.starts_with("__VERIFIER_nondet")

@@ -28,8 +28,12 @@ pub fn describe_pointer(program: &Program, st: &State, p: u64) -> String {
     }
     let base = match st.memory.get(obj) {
         Some(o) => match o.kind {
-            ObjKind::Global(_) if obj >= 1 && obj as usize <= m.globals.len() => m.globals[obj as usize - 1].name.clone(),
-            ObjKind::ThreadLocal(g) if g >= 1 && g as usize <= m.globals.len() => format!("{}(tls)", m.globals[g as usize - 1].name),
+            ObjKind::Global(_) if obj >= 1 && obj as usize <= m.globals.len() => {
+                m.globals[obj as usize - 1].name.clone()
+            }
+            ObjKind::ThreadLocal(g) if g >= 1 && g as usize <= m.globals.len() => {
+                format!("{}(tls)", m.globals[g as usize - 1].name)
+            }
             ObjKind::Stack => match m.location(o.site) {
                 Some(l) => format!("local@{}:{}", short(&l.file), l.line),
                 None => format!("local#{obj}"),
@@ -38,7 +42,11 @@ pub fn describe_pointer(program: &Program, st: &State, p: u64) -> String {
             _ => format!("obj#{obj}"),
         },
         None if obj >= crate::ir::FUNCTION_OBJECT_BASE => {
-            return m.functions.get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize).map(|f| f.name.clone()).unwrap_or_default();
+            return m
+                .functions
+                .get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize)
+                .map(|f| f.name.clone())
+                .unwrap_or_default();
         }
         None => format!("{p:#x}"),
     };
@@ -59,7 +67,13 @@ pub fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
         Val::Ptr(p) => format!("&{}", describe_pointer(m.program, st, *p)),
         Val::F32(b) => format!("{}", f32::from_bits(*b)),
         Val::F64(b) => format!("{}", f64::from_bits(*b)),
-        Val::Agg(l) => format!("{{{}}}", l.iter().map(|x| describe_value(m, st, x)).collect::<Vec<_>>().join(", ")),
+        Val::Agg(l) => format!(
+            "{{{}}}",
+            l.iter()
+                .map(|x| describe_value(m, st, x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -72,18 +86,33 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
         Inst::Load { ptr, ty, .. } => {
             let p = ev(ptr).as_u64();
             match m.load(st, p, *ty) {
-                Ok(v) => format!("load {} → {}", describe_pointer(m.program, st, p), describe_value(m, st, &v)),
+                Ok(v) => format!(
+                    "load {} → {}",
+                    describe_pointer(m.program, st, p),
+                    describe_value(m, st, &v)
+                ),
                 Err(_) => format!("load {}", describe_pointer(m.program, st, p)),
             }
         }
-        Inst::Store { ptr, val, .. } => format!("store {} := {}", describe_pointer(m.program, st, ev(ptr).as_u64()), describe_value(m, st, &ev(val))),
-        Inst::CmpXchg { ptr, expected, new, .. } => format!(
+        Inst::Store { ptr, val, .. } => format!(
+            "store {} := {}",
+            describe_pointer(m.program, st, ev(ptr).as_u64()),
+            describe_value(m, st, &ev(val))
+        ),
+        Inst::CmpXchg {
+            ptr, expected, new, ..
+        } => format!(
             "cmpxchg {} (expect {}, new {})",
             describe_pointer(m.program, st, ev(ptr).as_u64()),
             describe_value(m, st, &ev(expected)),
             describe_value(m, st, &ev(new))
         ),
-        Inst::AtomicRmw { op, ptr, val, .. } => format!("atomic {:?} {} {}", op, describe_pointer(m.program, st, ev(ptr).as_u64()), describe_value(m, st, &ev(val))),
+        Inst::AtomicRmw { op, ptr, val, .. } => format!(
+            "atomic {:?} {} {}",
+            op,
+            describe_pointer(m.program, st, ev(ptr).as_u64()),
+            describe_value(m, st, &ev(val))
+        ),
         Inst::Call { callee, args, .. } => {
             if let Some((native, argv)) = m.at_native(st, tid) {
                 if let Some(d) = native.describe {

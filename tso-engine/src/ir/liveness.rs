@@ -104,7 +104,10 @@ impl Liveness {
                 }
             }
         }
-        Liveness { block_start: block_start.into(), sets: sets.into() }
+        Liveness {
+            block_start: block_start.into(),
+            sets: sets.into(),
+        }
     }
 }
 
@@ -112,7 +115,11 @@ impl Liveness {
 fn may_stop_at(inst: &Inst) -> bool {
     matches!(
         inst,
-        Inst::Load { .. } | Inst::Store { .. } | Inst::CmpXchg { .. } | Inst::AtomicRmw { .. } | Inst::Call { .. }
+        Inst::Load { .. }
+            | Inst::Store { .. }
+            | Inst::CmpXchg { .. }
+            | Inst::AtomicRmw { .. }
+            | Inst::Call { .. }
     )
 }
 
@@ -145,7 +152,9 @@ fn get(bits: &[u64], r: Reg) -> bool {
 pub fn successors(block: &Block) -> Vec<u32> {
     match block.insts.last() {
         Some(Inst::Br { target }) => vec![*target],
-        Some(Inst::CondBr { then_bb, else_bb, .. }) => vec![*then_bb, *else_bb],
+        Some(Inst::CondBr {
+            then_bb, else_bb, ..
+        }) => vec![*then_bb, *else_bb],
         Some(Inst::Switch { cases, default, .. }) => {
             let mut v: Vec<u32> = cases.iter().map(|c| c.1).collect();
             v.push(*default);
@@ -158,10 +167,22 @@ pub fn successors(block: &Block) -> Vec<u32> {
 pub fn def_of(inst: &Inst) -> Option<Reg> {
     use Inst::*;
     match inst {
-        Bin { dst, .. } | FNeg { dst, .. } | ICmp { dst, .. } | FCmp { dst, .. } | Select { dst, .. }
-        | Cast { dst, .. } | Gep { dst, .. } | Alloca { dst, .. } | Load { dst, .. } | CmpXchg { dst, .. }
-        | AtomicRmw { dst, .. } | ExtractValue { dst, .. } | InsertValue { dst, .. }
-        | ExtractElement { dst, .. } | InsertElement { dst, .. } | ShuffleVector { dst, .. }
+        Bin { dst, .. }
+        | FNeg { dst, .. }
+        | ICmp { dst, .. }
+        | FCmp { dst, .. }
+        | Select { dst, .. }
+        | Cast { dst, .. }
+        | Gep { dst, .. }
+        | Alloca { dst, .. }
+        | Load { dst, .. }
+        | CmpXchg { dst, .. }
+        | AtomicRmw { dst, .. }
+        | ExtractValue { dst, .. }
+        | InsertValue { dst, .. }
+        | ExtractElement { dst, .. }
+        | InsertElement { dst, .. }
+        | ShuffleVector { dst, .. }
         | Freeze { dst, .. } => Some(*dst),
         Call { dst, .. } => *dst,
         _ => None,
@@ -198,7 +219,9 @@ pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
             op(val);
             op(ptr)
         }
-        CmpXchg { ptr, expected, new, .. } => {
+        CmpXchg {
+            ptr, expected, new, ..
+        } => {
             op(ptr);
             op(expected);
             op(new)
@@ -254,19 +277,45 @@ mod tests {
     }
     fn block(phis: Vec<Phi>, insts: Vec<Inst>) -> Block {
         let n = insts.len();
-        Block { phis: phis.into(), insts: insts.into(), locs: vec![None; n].into() }
+        Block {
+            phis: phis.into(),
+            insts: insts.into(),
+            locs: vec![None; n].into(),
+        }
     }
     fn add(dst: Reg, a: Operand, b: Operand) -> Inst {
-        Inst::Bin { dst, op: BinOp::Add, ty: 0, a, b, flags: BinFlags::default() }
+        Inst::Bin {
+            dst,
+            op: BinOp::Add,
+            ty: 0,
+            a,
+            b,
+            flags: BinFlags::default(),
+        }
     }
     fn call(dst: Option<Reg>, args: Vec<Operand>) -> Inst {
-        Inst::Call { dst, callee: Callee::Direct(0), args: args.into(), ret_ty: 0, abi: None }
+        Inst::Call {
+            dst,
+            callee: Callee::Direct(0),
+            args: args.into(),
+            ret_ty: 0,
+            abi: None,
+        }
     }
 
     #[test]
     fn a_register_used_after_a_call_is_live_there_a_dead_one_is_not() {
         // r0 = param; r1 = r0 + 1; r2 = r0 + 2 (dead); call f(); r3 = r1 + 5; ret r3
-        let b = block(vec![], vec![add(1, reg(0), k(1)), add(2, reg(0), k(2)), call(None, vec![]), add(3, reg(1), k(5)), Inst::Ret { val: Some(reg(3)) }]);
+        let b = block(
+            vec![],
+            vec![
+                add(1, reg(0), k(1)),
+                add(2, reg(0), k(2)),
+                call(None, vec![]),
+                add(3, reg(1), k(5)),
+                Inst::Ret { val: Some(reg(3)) },
+            ],
+        );
         let l = Liveness::compute(&[b], 4);
         assert_eq!(l.live_at(0, 2), &[1], "only r1 survives the call");
         // The entry of a function (where a new thread is stored) holds the parameter.
@@ -278,16 +327,33 @@ mod tests {
     #[test]
     fn call_arguments_and_loads_are_live_at_their_own_instruction() {
         // r1 = load r0; call f(r1, r2); store r1 -> r0
-        let b = block(vec![], vec![
-            Inst::Load { dst: 1, ty: 0, ptr: reg(0), atomic: false },
-            call(Some(3), vec![reg(1), reg(2)]),
-            Inst::Store { ty: 0, val: reg(3), ptr: reg(0), atomic: false },
-            Inst::Ret { val: None },
-        ]);
+        let b = block(
+            vec![],
+            vec![
+                Inst::Load {
+                    dst: 1,
+                    ty: 0,
+                    ptr: reg(0),
+                    atomic: false,
+                },
+                call(Some(3), vec![reg(1), reg(2)]),
+                Inst::Store {
+                    ty: 0,
+                    val: reg(3),
+                    ptr: reg(0),
+                    atomic: false,
+                },
+                Inst::Ret { val: None },
+            ],
+        );
         let l = Liveness::compute(&[b], 4);
         assert_eq!(l.live_at(0, 0), &[0, 2]);
         assert_eq!(l.live_at(0, 1), &[0, 1, 2]);
-        assert_eq!(l.live_at(0, 2), &[0, 3], "the call's result is live, its arguments are dead");
+        assert_eq!(
+            l.live_at(0, 2),
+            &[0, 3],
+            "the call's result is live, its arguments are dead"
+        );
     }
 
     #[test]
@@ -298,12 +364,38 @@ mod tests {
         // b3: call g(r1); ret
         let blocks = vec![
             block(vec![], vec![Inst::Br { target: 1 }]),
-            block(vec![Phi { dst: 1, incoming: Box::new([(0, k(0)), (2, reg(3))]) }], vec![
-                Inst::ICmp { dst: 2, pred: IntPred::Slt, ty: 0, a: reg(1), b: reg(0) },
-                Inst::CondBr { cond: reg(2), then_bb: 2, else_bb: 3 },
-            ]),
-            block(vec![], vec![call(None, vec![]), add(3, reg(1), k(1)), Inst::Br { target: 1 }]),
-            block(vec![], vec![call(None, vec![reg(1)]), Inst::Ret { val: None }]),
+            block(
+                vec![Phi {
+                    dst: 1,
+                    incoming: Box::new([(0, k(0)), (2, reg(3))]),
+                }],
+                vec![
+                    Inst::ICmp {
+                        dst: 2,
+                        pred: IntPred::Slt,
+                        ty: 0,
+                        a: reg(1),
+                        b: reg(0),
+                    },
+                    Inst::CondBr {
+                        cond: reg(2),
+                        then_bb: 2,
+                        else_bb: 3,
+                    },
+                ],
+            ),
+            block(
+                vec![],
+                vec![
+                    call(None, vec![]),
+                    add(3, reg(1), k(1)),
+                    Inst::Br { target: 1 },
+                ],
+            ),
+            block(
+                vec![],
+                vec![call(None, vec![reg(1)]), Inst::Ret { val: None }],
+            ),
         ];
         let l = Liveness::compute(&blocks, 4);
         // In the loop body the bound r0 and the counter r1 survive the call; r2 is dead.

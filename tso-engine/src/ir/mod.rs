@@ -38,8 +38,24 @@ pub enum Operand {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
-    Add, Sub, Mul, UDiv, SDiv, URem, SRem, Shl, LShr, AShr, And, Or, Xor,
-    FAdd, FSub, FMul, FDiv, FRem,
+    Add,
+    Sub,
+    Mul,
+    UDiv,
+    SDiv,
+    URem,
+    SRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    FAdd,
+    FSub,
+    FMul,
+    FDiv,
+    FRem,
 }
 
 /// nuw / nsw / exact: violating them yields poison, which we report when it is used
@@ -52,36 +68,137 @@ pub struct BinFlags {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IntPred { Eq, Ne, Ugt, Uge, Ult, Ule, Sgt, Sge, Slt, Sle }
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FloatPred { False, Oeq, Ogt, Oge, Olt, Ole, One, Ord, Uno, Ueq, Ugt, Uge, Ult, Ule, Une, True }
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CastOp {
-    Trunc, ZExt, SExt, FpToUi, FpToSi, UiToFp, SiToFp, FpTrunc, FpExt, PtrToInt, IntToPtr, Bitcast, AddrSpace,
+pub enum IntPred {
+    Eq,
+    Ne,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Sgt,
+    Sge,
+    Slt,
+    Sle,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RmwOp { Xchg, Add, Sub, And, Nand, Or, Xor, Max, Min, UMax, UMin, FAdd, FSub, FMax, FMin, UIncWrap, UDecWrap }
+pub enum FloatPred {
+    False,
+    Oeq,
+    Ogt,
+    Oge,
+    Olt,
+    Ole,
+    One,
+    Ord,
+    Uno,
+    Ueq,
+    Ugt,
+    Uge,
+    Ult,
+    Ule,
+    Une,
+    True,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CastOp {
+    Trunc,
+    ZExt,
+    SExt,
+    FpToUi,
+    FpToSi,
+    UiToFp,
+    SiToFp,
+    FpTrunc,
+    FpExt,
+    PtrToInt,
+    IntToPtr,
+    Bitcast,
+    AddrSpace,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RmwOp {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+    FAdd,
+    FSub,
+    FMax,
+    FMin,
+    UIncWrap,
+    UDecWrap,
+}
 
 /// LLVM intrinsics the interpreter implements directly.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Intrinsic {
-    Memcpy, Memmove, Memset,
+    Memcpy,
+    Memmove,
+    Memset,
     /// lifetime, dbg, assume, expect, experimental.noalias.scope.decl, ...: no effect
     /// (expect returns its first argument).
-    NoOp, Expect,
-    UMin, UMax, SMin, SMax, Abs,
-    Ctpop, Ctlz, Cttz, Bswap, Bitreverse, Fshl, Fshr,
-    SAddO, UAddO, SSubO, USubO, SMulO, UMulO,
-    SAddSat, UAddSat, SSubSat, USubSat,
-    StackSave, StackRestore, Trap,
-    VaStart, VaEnd, VaCopy,
+    NoOp,
+    Expect,
+    UMin,
+    UMax,
+    SMin,
+    SMax,
+    Abs,
+    Ctpop,
+    Ctlz,
+    Cttz,
+    Bswap,
+    Bitreverse,
+    Fshl,
+    Fshr,
+    SAddO,
+    UAddO,
+    SSubO,
+    USubO,
+    SMulO,
+    UMulO,
+    SAddSat,
+    UAddSat,
+    SSubSat,
+    USubSat,
+    StackSave,
+    StackRestore,
+    Trap,
+    VaStart,
+    VaEnd,
+    VaCopy,
     ThreadLocalAddress,
-    Fabs, Sqrt, Floor, Ceil, Trunc, Round, Rint, Copysign, FMinNum, FMaxNum, Fma, FMulAdd,
-    VecReduceAdd, VecReduceMul, VecReduceAnd, VecReduceOr, VecReduceXor,
-    VecReduceUMax, VecReduceUMin, VecReduceSMax, VecReduceSMin,
+    Fabs,
+    Sqrt,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    Rint,
+    Copysign,
+    FMinNum,
+    FMaxNum,
+    Fma,
+    FMulAdd,
+    VecReduceAdd,
+    VecReduceMul,
+    VecReduceAnd,
+    VecReduceOr,
+    VecReduceXor,
+    VecReduceUMax,
+    VecReduceUMin,
+    VecReduceSMax,
+    VecReduceSMin,
     ObjectSize,
     IsConstant,
     IsFpClass,
@@ -98,35 +215,149 @@ pub enum Callee {
 
 #[derive(Clone, Debug)]
 pub enum Inst {
-    Bin { dst: Reg, op: BinOp, ty: TyId, a: Operand, b: Operand, flags: BinFlags },
-    FNeg { dst: Reg, ty: TyId, a: Operand },
-    ICmp { dst: Reg, pred: IntPred, ty: TyId, a: Operand, b: Operand },
-    FCmp { dst: Reg, pred: FloatPred, ty: TyId, a: Operand, b: Operand },
-    Select { dst: Reg, cond: Operand, a: Operand, b: Operand },
-    Cast { dst: Reg, op: CastOp, from: TyId, to: TyId, a: Operand },
+    Bin {
+        dst: Reg,
+        op: BinOp,
+        ty: TyId,
+        a: Operand,
+        b: Operand,
+        flags: BinFlags,
+    },
+    FNeg {
+        dst: Reg,
+        ty: TyId,
+        a: Operand,
+    },
+    ICmp {
+        dst: Reg,
+        pred: IntPred,
+        ty: TyId,
+        a: Operand,
+        b: Operand,
+    },
+    FCmp {
+        dst: Reg,
+        pred: FloatPred,
+        ty: TyId,
+        a: Operand,
+        b: Operand,
+    },
+    Select {
+        dst: Reg,
+        cond: Operand,
+        a: Operand,
+        b: Operand,
+    },
+    Cast {
+        dst: Reg,
+        op: CastOp,
+        from: TyId,
+        to: TyId,
+        a: Operand,
+    },
     /// base + Σ index·scale + offset, all in bytes.
-    Gep { dst: Reg, base: Operand, offset: i64, indices: Box<[(Operand, i64, TyId)]> },
+    Gep {
+        dst: Reg,
+        base: Operand,
+        offset: i64,
+        indices: Box<[(Operand, i64, TyId)]>,
+    },
     /// getelementptr on a vector of pointers is rare; not supported.
-    Alloca { dst: Reg, elem_size: u64, count: Operand, align: u32 },
-    Load { dst: Reg, ty: TyId, ptr: Operand, atomic: bool },
-    Store { ty: TyId, val: Operand, ptr: Operand, atomic: bool },
+    Alloca {
+        dst: Reg,
+        elem_size: u64,
+        count: Operand,
+        align: u32,
+    },
+    Load {
+        dst: Reg,
+        ty: TyId,
+        ptr: Operand,
+        atomic: bool,
+    },
+    Store {
+        ty: TyId,
+        val: Operand,
+        ptr: Operand,
+        atomic: bool,
+    },
     Fence,
-    CmpXchg { dst: Reg, ty: TyId, ptr: Operand, expected: Operand, new: Operand },
-    AtomicRmw { dst: Reg, op: RmwOp, ty: TyId, ptr: Operand, val: Operand },
-    ExtractValue { dst: Reg, agg: Operand, indices: Box<[u32]> },
-    InsertValue { dst: Reg, agg: Operand, val: Operand, indices: Box<[u32]> },
-    ExtractElement { dst: Reg, vec: Operand, idx: Operand },
-    InsertElement { dst: Reg, vec: Operand, val: Operand, idx: Operand },
-    ShuffleVector { dst: Reg, a: Operand, b: Operand, mask: Box<[i32]>, ty: TyId },
-    Freeze { dst: Reg, a: Operand },
-    Call { dst: Option<Reg>, callee: Callee, args: Box<[Operand]>, ret_ty: TyId, abi: Option<Box<CallAbi>> },
-    Br { target: BlockId },
-    CondBr { cond: Operand, then_bb: BlockId, else_bb: BlockId },
-    Switch { val: Operand, ty: TyId, cases: Box<[(u128, BlockId)]>, default: BlockId },
-    Ret { val: Option<Operand> },
+    CmpXchg {
+        dst: Reg,
+        ty: TyId,
+        ptr: Operand,
+        expected: Operand,
+        new: Operand,
+    },
+    AtomicRmw {
+        dst: Reg,
+        op: RmwOp,
+        ty: TyId,
+        ptr: Operand,
+        val: Operand,
+    },
+    ExtractValue {
+        dst: Reg,
+        agg: Operand,
+        indices: Box<[u32]>,
+    },
+    InsertValue {
+        dst: Reg,
+        agg: Operand,
+        val: Operand,
+        indices: Box<[u32]>,
+    },
+    ExtractElement {
+        dst: Reg,
+        vec: Operand,
+        idx: Operand,
+    },
+    InsertElement {
+        dst: Reg,
+        vec: Operand,
+        val: Operand,
+        idx: Operand,
+    },
+    ShuffleVector {
+        dst: Reg,
+        a: Operand,
+        b: Operand,
+        mask: Box<[i32]>,
+        ty: TyId,
+    },
+    Freeze {
+        dst: Reg,
+        a: Operand,
+    },
+    Call {
+        dst: Option<Reg>,
+        callee: Callee,
+        args: Box<[Operand]>,
+        ret_ty: TyId,
+        abi: Option<Box<CallAbi>>,
+    },
+    Br {
+        target: BlockId,
+    },
+    CondBr {
+        cond: Operand,
+        then_bb: BlockId,
+        else_bb: BlockId,
+    },
+    Switch {
+        val: Operand,
+        ty: TyId,
+        cases: Box<[(u128, BlockId)]>,
+        default: BlockId,
+    },
+    Ret {
+        val: Option<Operand>,
+    },
     Unreachable,
     /// A construct the loader could not translate; an error verdict if it is reached.
-    Unsupported { what: String },
+    Unsupported {
+        what: String,
+    },
 }
 
 /// How a call passes arguments beyond plain values; only present when it matters.
@@ -209,7 +440,10 @@ impl Program {
     }
     /// Names of all defined functions, in module order.
     pub fn defined_functions(&self) -> impl Iterator<Item = &str> {
-        self.functions.iter().filter(|f| f.body.is_some()).map(|f| f.name.as_str())
+        self.functions
+            .iter()
+            .filter(|f| f.body.is_some())
+            .map(|f| f.name.as_str())
     }
 }
 

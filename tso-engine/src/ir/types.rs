@@ -10,9 +10,19 @@ pub enum Ty {
     F32,
     F64,
     /// Field byte offsets and types; `size` is the ABI allocation size.
-    Struct { fields: Box<[(u64, TyId)]>, size: u64 },
-    Array { elem: TyId, len: u64, stride: u64 },
-    Vector { elem: TyId, len: u32 },
+    Struct {
+        fields: Box<[(u64, TyId)]>,
+        size: u64,
+    },
+    Array {
+        elem: TyId,
+        len: u64,
+        stride: u64,
+    },
+    Vector {
+        elem: TyId,
+        len: u32,
+    },
     /// A type the interpreter cannot hold values of (x86_fp80, label, metadata, ...).
     Other(String),
 }
@@ -81,7 +91,10 @@ impl TypeTable {
     /// Allocation size: the store size rounded up to the type's natural alignment for
     /// scalars; aggregates already carry their ABI size. Used to scale GEP indices.
     pub fn size_alloc(&self, id: TyId) -> u64 {
-        self.alloc_sizes.get(id as usize).copied().unwrap_or_else(|| self.size(id))
+        self.alloc_sizes
+            .get(id as usize)
+            .copied()
+            .unwrap_or_else(|| self.size(id))
     }
     pub fn set_alloc_size(&mut self, id: TyId, size: u64) {
         if self.alloc_sizes.len() <= id as usize {

@@ -39,7 +39,10 @@ pub fn classes(c: i64) -> u16 {
     set(b.is_ascii_alphabetic(), ALPHA);
     set(b.is_ascii_digit(), DIGIT);
     set(b.is_ascii_hexdigit(), XDIGIT);
-    set(matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'), SPACE);
+    set(
+        matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r'),
+        SPACE,
+    );
     set((0x20..0x7f).contains(&b), PRINT);
     set(b.is_ascii_graphic(), GRAPH);
     set(b == b' ' || b == b'\t', BLANK);
@@ -74,7 +77,10 @@ fn table(base: u64, width: usize, entry: impl Fn(i64) -> i64) -> Fragment {
         let v = entry(c).to_le_bytes();
         data[8 + i * width..8 + (i + 1) * width].copy_from_slice(&v[..width]);
     }
-    Fragment { data, ptrs: vec![0] }
+    Fragment {
+        data,
+        ptrs: vec![0],
+    }
 }
 
 fn char_arg(a: &[Val]) -> i64 {
@@ -87,7 +93,9 @@ fn ret_int(v: i64) -> Result<NativeResult, crate::error::Failure> {
 
 pub fn register(n: &mut Natives) {
     n.add("__ctype_b_loc", Visibility::Never, |cx, _| {
-        let p = thread_object(cx, CTYPE_CLASS, |base| table(base, 2, |c| classes(c) as i64))?;
+        let p = thread_object(cx, CTYPE_CLASS, |base| {
+            table(base, 2, |c| classes(c) as i64)
+        })?;
         Ok(NativeResult::Return(Val::Ptr(p)))
     });
     n.add("__ctype_toupper_loc", Visibility::Never, |cx, _| {
@@ -98,8 +106,12 @@ pub fn register(n: &mut Natives) {
         let p = thread_object(cx, CTYPE_TOLOWER, |base| table(base, 4, to_lower))?;
         Ok(NativeResult::Return(Val::Ptr(p)))
     });
-    n.add("toupper", Visibility::Never, |_, a| ret_int(to_upper(char_arg(a))));
-    n.add("tolower", Visibility::Never, |_, a| ret_int(to_lower(char_arg(a))));
+    n.add("toupper", Visibility::Never, |_, a| {
+        ret_int(to_upper(char_arg(a)))
+    });
+    n.add("tolower", Visibility::Never, |_, a| {
+        ret_int(to_lower(char_arg(a)))
+    });
     const PREDICATES: &[(&str, u16)] = &[
         ("isupper", UPPER),
         ("islower", LOWER),
@@ -115,7 +127,11 @@ pub fn register(n: &mut Natives) {
         ("isalnum", ALNUM),
     ];
     for &(name, bit) in PREDICATES {
-        n.add(name, Visibility::Never, move |_, a| ret_int((classes(char_arg(a)) & bit) as i64));
+        n.add(name, Visibility::Never, move |_, a| {
+            ret_int((classes(char_arg(a)) & bit) as i64)
+        });
     }
-    n.add("isascii", Visibility::Never, |_, a| ret_int((char_arg(a) & !0x7f == 0) as i64));
+    n.add("isascii", Visibility::Never, |_, a| {
+        ret_int((char_arg(a) & !0x7f == 0) as i64)
+    });
 }

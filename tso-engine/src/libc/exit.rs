@@ -7,21 +7,35 @@ use crate::value::Val;
 pub fn register(n: &mut Natives) {
     n.add("__assert_fail", Visibility::Never, assert_fail);
     n.add("__assert_perror_fail", Visibility::Never, assert_fail);
-    n.add("abort", Visibility::Never, |_, _| Err(Failure::new(ErrorKind::Abort, "abort() called")));
+    n.add("abort", Visibility::Never, |_, _| {
+        Err(Failure::new(ErrorKind::Abort, "abort() called"))
+    });
     n.add("exit", Visibility::Always, exit);
     n.alias("_exit", "exit");
     n.alias("_Exit", "exit");
     n.alias("quick_exit", "exit");
     n.add("atexit", Visibility::Never, atexit);
-    n.add("__cxa_atexit", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.add("__cxa_atexit", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
 }
 
 fn assert_fail(cx: &mut NativeCx<'_>, args: &[Val]) -> Result<NativeResult, Failure> {
-    let cond = args.first().and_then(|p| cx.read_c_string(p.as_u64()).ok()).unwrap_or_default();
-    let func = args.get(3).and_then(|p| cx.read_c_string(p.as_u64()).ok()).unwrap_or_default();
+    let cond = args
+        .first()
+        .and_then(|p| cx.read_c_string(p.as_u64()).ok())
+        .unwrap_or_default();
+    let func = args
+        .get(3)
+        .and_then(|p| cx.read_c_string(p.as_u64()).ok())
+        .unwrap_or_default();
     let cond = String::from_utf8_lossy(&cond);
     let func = String::from_utf8_lossy(&func);
-    let msg = if func.is_empty() { format!("assertion `{cond}` failed") } else { format!("assertion `{cond}` failed in {func}") };
+    let msg = if func.is_empty() {
+        format!("assertion `{cond}` failed")
+    } else {
+        format!("assertion `{cond}` failed in {func}")
+    };
     Err(Failure::new(ErrorKind::Assertion, msg))
 }
 
@@ -31,7 +45,10 @@ fn exit(cx: &mut NativeCx<'_>, args: &[Val]) -> Result<NativeResult, Failure> {
     let _ = cx.callback_result();
     if let Some(f) = cx.state.atexit.pop() {
         cx.set_phase(1);
-        return Ok(NativeResult::CallBack { func: f, args: vec![] });
+        return Ok(NativeResult::CallBack {
+            func: f,
+            args: vec![],
+        });
     }
     Ok(NativeResult::Exit(code))
 }

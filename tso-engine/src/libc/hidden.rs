@@ -29,13 +29,19 @@ pub fn set(cx: &mut NativeCx<'_>, per_process: bool, key: u32, v: Val) {
 }
 
 /// The calling thread's object for `key`, created on first use with `init` as contents.
-pub fn thread_object(cx: &mut NativeCx<'_>, key: u32, init: impl Fn(u64) -> Fragment) -> Result<u64, Failure> {
+pub fn thread_object(
+    cx: &mut NativeCx<'_>,
+    key: u32,
+    init: impl Fn(u64) -> Fragment,
+) -> Result<u64, Failure> {
     if let Some(p) = get(cx, false, key) {
         return Ok(p.as_u64());
     }
     let frag = init(0);
     let Some(p) = cx.allocate(frag.data.len() as u64, LIBC_INTERNAL)? else {
-        return Err(Failure::unsupported("unsupported: out of memory for the C library's per-thread data"));
+        return Err(Failure::unsupported(
+            "unsupported: out of memory for the C library's per-thread data",
+        ));
     };
     // Pointers inside `init`'s fragment are offsets into the object itself.
     let mut frag = init(p);

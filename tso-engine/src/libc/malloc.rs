@@ -9,10 +9,18 @@ use crate::value::Val;
 pub const MALLOC: u8 = 0;
 
 pub fn register(n: &mut Natives) {
-    n.add("malloc", Visibility::Never, |cx, a| alloc(cx, arg(a, 0), MALLOC));
-    n.add("calloc", Visibility::Never, |cx, a| alloc(cx, arg(a, 0).saturating_mul(arg(a, 1)), MALLOC));
-    n.add("aligned_alloc", Visibility::Never, |cx, a| alloc(cx, arg(a, 1), MALLOC));
-    n.add("memalign", Visibility::Never, |cx, a| alloc(cx, arg(a, 1), MALLOC));
+    n.add("malloc", Visibility::Never, |cx, a| {
+        alloc(cx, arg(a, 0), MALLOC)
+    });
+    n.add("calloc", Visibility::Never, |cx, a| {
+        alloc(cx, arg(a, 0).saturating_mul(arg(a, 1)), MALLOC)
+    });
+    n.add("aligned_alloc", Visibility::Never, |cx, a| {
+        alloc(cx, arg(a, 1), MALLOC)
+    });
+    n.add("memalign", Visibility::Never, |cx, a| {
+        alloc(cx, arg(a, 1), MALLOC)
+    });
     n.add("posix_memalign", Visibility::Never, posix_memalign);
     n.add("realloc", Visibility::Never, realloc);
     n.add("free", Visibility::IfShared(0), |cx, a| {
@@ -26,10 +34,12 @@ pub fn arg(a: &[Val], i: usize) -> u64 {
 }
 
 pub fn alloc(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResult, Failure> {
-    Ok(NativeResult::Return(match cx.allocate(size.max(1), family)? {
-        Some(p) => Val::Ptr(p),
-        None => Val::Int(0),
-    }))
+    Ok(NativeResult::Return(
+        match cx.allocate(size.max(1), family)? {
+            Some(p) => Val::Ptr(p),
+            None => Val::Int(0),
+        },
+    ))
 }
 
 fn posix_memalign(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {

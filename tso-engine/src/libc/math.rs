@@ -71,10 +71,16 @@ const BINARY: &[Binary] = &[
 pub fn register(n: &mut Natives) {
     for &(name, name_f, f) in UNARY {
         n.add(name, Visibility::Never, move |_, a| ret64(f(f64_arg(a, 0))));
-        n.add(name_f, Visibility::Never, move |_, a| ret32(f(f32_arg(a, 0) as f64) as f32));
+        n.add(name_f, Visibility::Never, move |_, a| {
+            ret32(f(f32_arg(a, 0) as f64) as f32)
+        });
     }
     for &(name, name_f, f) in BINARY {
-        n.add(name, Visibility::Never, move |_, a| ret64(f(f64_arg(a, 0), f64_arg(a, 1))));
-        n.add(name_f, Visibility::Never, move |_, a| ret32(f(f32_arg(a, 0) as f64, f32_arg(a, 1) as f64) as f32));
+        n.add(name, Visibility::Never, move |_, a| {
+            ret64(f(f64_arg(a, 0), f64_arg(a, 1)))
+        });
+        n.add(name_f, Visibility::Never, move |_, a| {
+            ret32(f(f32_arg(a, 0) as f64, f32_arg(a, 1) as f64) as f32)
+        });
     }
 }

@@ -13,7 +13,12 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
     let mut out = Vec::new();
     let mut ai = 0usize;
     let next = |ai: &mut usize| -> Result<Val, Failure> {
-        let v = args.get(*ai).cloned().ok_or_else(|| Failure::new(ErrorKind::OutOfBounds, "printf: fewer arguments than conversions"))?;
+        let v = args.get(*ai).cloned().ok_or_else(|| {
+            Failure::new(
+                ErrorKind::OutOfBounds,
+                "printf: fewer arguments than conversions",
+            )
+        })?;
         *ai += 1;
         Ok(v)
     };
@@ -25,7 +30,8 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
             out.push(c);
             continue;
         }
-        let (mut left, mut plus, mut space, mut alt, mut zero) = (false, false, false, false, false);
+        let (mut left, mut plus, mut space, mut alt, mut zero) =
+            (false, false, false, false, false);
         while i < fmt.len() {
             match fmt[i] {
                 b'-' => left = true,
@@ -101,7 +107,15 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
                         digits.insert(0, '0');
                     }
                 }
-                let sign = if n < 0 { "-" } else if plus { "+" } else if space { " " } else { "" };
+                let sign = if n < 0 {
+                    "-"
+                } else if plus {
+                    "+"
+                } else if space {
+                    " "
+                } else {
+                    ""
+                };
                 pad_number(sign, &digits, width, left, zero && prec.is_none())
             }
             b'u' | b'x' | b'X' | b'o' => {
@@ -131,7 +145,11 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
             b'c' => pad(vec![next(&mut ai)?.bits() as u8], width, left),
             b's' => {
                 let p = next(&mut ai)?.as_u64();
-                let mut s = if p == 0 { b"(null)".to_vec() } else { strings.c_string(p)? };
+                let mut s = if p == 0 {
+                    b"(null)".to_vec()
+                } else {
+                    strings.c_string(p)?
+                };
                 if let Some(pr) = prec {
                     s.truncate(pr);
                 }
@@ -139,7 +157,11 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
             }
             b'p' => {
                 let p = next(&mut ai)?.as_u64();
-                let s = if p == 0 { "(nil)".to_string() } else { format!("0x{p:x}") };
+                let s = if p == 0 {
+                    "(nil)".to_string()
+                } else {
+                    format!("0x{p:x}")
+                };
                 pad(s.into_bytes(), width, left)
             }
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
@@ -149,7 +171,11 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
                 let negative = f.is_sign_negative();
                 let body = if !f.is_finite() {
                     let t = if f.is_nan() { "nan" } else { "inf" };
-                    if upper { t.to_uppercase() } else { t.to_string() }
+                    if upper {
+                        t.to_uppercase()
+                    } else {
+                        t.to_string()
+                    }
                 } else {
                     let a = f.abs();
                     match conv {
@@ -159,7 +185,15 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
                         _ => format!("{a}"),
                     }
                 };
-                let sign = if negative { "-" } else if plus { "+" } else if space { " " } else { "" };
+                let sign = if negative {
+                    "-"
+                } else if plus {
+                    "+"
+                } else if space {
+                    " "
+                } else {
+                    ""
+                };
                 // Zero padding does not apply to inf and nan.
                 pad_number(sign, &body, width, left, zero && f.is_finite())
             }
@@ -167,7 +201,12 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
                 let _ = next(&mut ai)?;
                 continue;
             }
-            other => return Err(Failure::unsupported(format!("unsupported: printf conversion %{}", other as char))),
+            other => {
+                return Err(Failure::unsupported(format!(
+                    "unsupported: printf conversion %{}",
+                    other as char
+                )))
+            }
         };
         out.extend_from_slice(&body);
     }
@@ -234,7 +273,9 @@ fn c_general(f: f64, p: usize, alt: bool, upper: bool) -> String {
         0
     } else {
         let s = format!("{f:.prec$e}", prec = p - 1);
-        s.split_once('e').and_then(|(_, e)| e.parse::<i32>().ok()).unwrap_or(0)
+        s.split_once('e')
+            .and_then(|(_, e)| e.parse::<i32>().ok())
+            .unwrap_or(0)
     };
     let mut s = if exp < -4 || exp >= p as i32 {
         c_exp(f, p - 1, alt, upper)
@@ -245,7 +286,11 @@ fn c_general(f: f64, p: usize, alt: bool, upper: bool) -> String {
     if !alt {
         if let Some(epos) = s.find(['e', 'E']) {
             let (m, e) = s.split_at(epos);
-            let m = if m.contains('.') { m.trim_end_matches('0').trim_end_matches('.') } else { m };
+            let m = if m.contains('.') {
+                m.trim_end_matches('0').trim_end_matches('.')
+            } else {
+                m
+            };
             s = format!("{m}{e}");
         } else if s.contains('.') {
             s = s.trim_end_matches('0').trim_end_matches('.').to_string();
@@ -262,7 +307,10 @@ mod tests {
     struct Table(Vec<&'static str>);
     impl StringSource for Table {
         fn c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
-            self.0.get(ptr as usize - 1).map(|s| s.as_bytes().to_vec()).ok_or_else(|| Failure::new(ErrorKind::OutOfBounds, "bad string"))
+            self.0
+                .get(ptr as usize - 1)
+                .map(|s| s.as_bytes().to_vec())
+                .ok_or_else(|| Failure::new(ErrorKind::OutOfBounds, "bad string"))
         }
     }
 
@@ -283,10 +331,31 @@ mod tests {
     // Expected strings are what glibc's printf prints for the same calls.
     #[test]
     fn integer_conversions_flags_and_widths() {
-        assert_eq!(fmt("[%d|%5d|%-5d|%05d|%x|%#x|%o|%c|%%]", &[i(42), i(42), i(42), i(42), i(255), i(255), i(8), i(65)]), "[42|   42|42   |00042|ff|0xff|10|A|%]");
-        assert_eq!(fmt("[%d|%5d|%-5d|%05d|%+d|% d|%x|%u]", &[i(-42), i(-42), i(-42), i(-42), i(7), i(7), i(-1), i(-1)]), "[-42|  -42|-42  |-0042|+7| 7|ffffffff|4294967295]");
-        assert_eq!(fmt("[%X|%#X|%#o|%x]", &[i(0xabc), i(0xabc), i(0), i(0)]), "[ABC|0XABC|0|0]");
-        assert_eq!(fmt("[%.5d|%.0d|%#o|%#.3o|%*d|%-*d]", &[i(42), i(0), i(8), i(8), i(4), i(7), i(4), i(7)]), "[00042||010|010|   7|7   ]");
+        assert_eq!(
+            fmt(
+                "[%d|%5d|%-5d|%05d|%x|%#x|%o|%c|%%]",
+                &[i(42), i(42), i(42), i(42), i(255), i(255), i(8), i(65)]
+            ),
+            "[42|   42|42   |00042|ff|0xff|10|A|%]"
+        );
+        assert_eq!(
+            fmt(
+                "[%d|%5d|%-5d|%05d|%+d|% d|%x|%u]",
+                &[i(-42), i(-42), i(-42), i(-42), i(7), i(7), i(-1), i(-1)]
+            ),
+            "[-42|  -42|-42  |-0042|+7| 7|ffffffff|4294967295]"
+        );
+        assert_eq!(
+            fmt("[%X|%#X|%#o|%x]", &[i(0xabc), i(0xabc), i(0), i(0)]),
+            "[ABC|0XABC|0|0]"
+        );
+        assert_eq!(
+            fmt(
+                "[%.5d|%.0d|%#o|%#.3o|%*d|%-*d]",
+                &[i(42), i(0), i(8), i(8), i(4), i(7), i(4), i(7)]
+            ),
+            "[00042||010|010|   7|7   ]"
+        );
     }
 
     #[test]
@@ -300,30 +369,94 @@ mod tests {
 
     #[test]
     fn strings_and_chars() {
-        assert_eq!(fmt("[%s|%.3s|%5.2s|%-6c|%s]", &[s(1), s(1), s(2), i('z' as i64), Val::Ptr(0)]), "[hello|hel|   ab|z     |(null)]");
+        assert_eq!(
+            fmt(
+                "[%s|%.3s|%5.2s|%-6c|%s]",
+                &[s(1), s(1), s(2), i('z' as i64), Val::Ptr(0)]
+            ),
+            "[hello|hel|   ab|z     |(null)]"
+        );
         assert_eq!(fmt("%p", &[Val::Ptr(0)]), "(nil)");
     }
 
     #[test]
     fn floating_point_conversions() {
-        assert_eq!(fmt("[%f|%.2f|%e|%g]", &[d(3.14159), d(2.005), d(12345.678), d(0.0001234)]), "[3.141590|2.00|1.234568e+04|0.0001234]");
-        assert_eq!(fmt("[%8.3f|%-8.2e|%+.1f|%08.2f|%.0f|%.0e|%G|%E]", &[d(3.14159), d(1234.5), d(2.25), d(-3.5), d(2.5), d(15000.0), d(1e-10), d(0.5)]), "[   3.142|1.23e+03|+2.2|-0003.50|2|2e+04|1E-10|5.000000E-01]");
-        assert_eq!(fmt("[%g|%g|%g|%g|%g|%#g|%.3g|%.10g]", &[d(100000.0), d(1000000.0), d(1e-4), d(1e-5), d(123456789.0), d(1.5), d(3.14159), d(1.0 / 3.0)]), "[100000|1e+06|0.0001|1e-05|1.23457e+08|1.50000|3.14|0.3333333333]");
-        assert_eq!(fmt("[%f|%g|%e|%.*f]", &[d(-0.0), d(1e100), d(0.0), i(2), d(1.23456)]), "[-0.000000|1e+100|0.000000e+00|1.23]");
+        assert_eq!(
+            fmt(
+                "[%f|%.2f|%e|%g]",
+                &[d(3.14159), d(2.005), d(12345.678), d(0.0001234)]
+            ),
+            "[3.141590|2.00|1.234568e+04|0.0001234]"
+        );
+        assert_eq!(
+            fmt(
+                "[%8.3f|%-8.2e|%+.1f|%08.2f|%.0f|%.0e|%G|%E]",
+                &[
+                    d(3.14159),
+                    d(1234.5),
+                    d(2.25),
+                    d(-3.5),
+                    d(2.5),
+                    d(15000.0),
+                    d(1e-10),
+                    d(0.5)
+                ]
+            ),
+            "[   3.142|1.23e+03|+2.2|-0003.50|2|2e+04|1E-10|5.000000E-01]"
+        );
+        assert_eq!(
+            fmt(
+                "[%g|%g|%g|%g|%g|%#g|%.3g|%.10g]",
+                &[
+                    d(100000.0),
+                    d(1000000.0),
+                    d(1e-4),
+                    d(1e-5),
+                    d(123456789.0),
+                    d(1.5),
+                    d(3.14159),
+                    d(1.0 / 3.0)
+                ]
+            ),
+            "[100000|1e+06|0.0001|1e-05|1.23457e+08|1.50000|3.14|0.3333333333]"
+        );
+        assert_eq!(
+            fmt(
+                "[%f|%g|%e|%.*f]",
+                &[d(-0.0), d(1e100), d(0.0), i(2), d(1.23456)]
+            ),
+            "[-0.000000|1e+100|0.000000e+00|1.23]"
+        );
         // float arguments arrive promoted to double, but a float value formats the same.
         assert_eq!(fmt("%.3f", &[Val::F32(1.5f32.to_bits())]), "1.500");
     }
 
     #[test]
     fn floating_point_edge_cases() {
-        assert_eq!(fmt("[%g|%g|%#.0f]", &[d(-0.0), d(999999.5), d(3.0)]), "[-0|1e+06|3.]");
+        assert_eq!(
+            fmt("[%g|%g|%#.0f]", &[d(-0.0), d(999999.5), d(3.0)]),
+            "[-0|1e+06|3.]"
+        );
         assert_eq!(fmt("%g", &[d(0.00009999995)]), "0.0001");
     }
 
     #[test]
     fn nan_and_infinity() {
         let nan = f64::NAN;
-        assert_eq!(fmt("[%f|%g|%e|%f|%F|%5.1f]", &[d(nan), d(-nan), d(nan), d(f64::INFINITY), d(f64::INFINITY), d(f64::NEG_INFINITY)]), "[nan|-nan|nan|inf|INF| -inf]");
+        assert_eq!(
+            fmt(
+                "[%f|%g|%e|%f|%F|%5.1f]",
+                &[
+                    d(nan),
+                    d(-nan),
+                    d(nan),
+                    d(f64::INFINITY),
+                    d(f64::INFINITY),
+                    d(f64::NEG_INFINITY)
+                ]
+            ),
+            "[nan|-nan|nan|inf|INF| -inf]"
+        );
     }
 
     #[test]

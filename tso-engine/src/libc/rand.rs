@@ -19,7 +19,9 @@ fn step(seed: u32) -> (u32, u32) {
 pub fn register(n: &mut Natives) {
     n.add("rand", Visibility::Always, |cx, _| {
         // The seed is stored plus one, so that a stored 0 (absent) means "never seeded".
-        let seed = get(cx, true, RAND_SEED).map(|v| v.as_u64().wrapping_sub(1) as u32).unwrap_or(DEFAULT_SEED);
+        let seed = get(cx, true, RAND_SEED)
+            .map(|v| v.as_u64().wrapping_sub(1) as u32)
+            .unwrap_or(DEFAULT_SEED);
         let (next, out) = step(seed);
         set(cx, true, RAND_SEED, Val::Int(next as u128 + 1));
         Ok(NativeResult::Return(Val::Int(out as u128)))

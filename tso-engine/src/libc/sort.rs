@@ -26,7 +26,9 @@ fn element(base: &Val, size: u64, k: u64) -> Val {
 }
 
 fn too_many(n: u64) -> Failure {
-    Failure::unsupported(format!("unsupported: qsort/bsearch over {n} elements (at most {MAX_ELEMENTS} are modelled)"))
+    Failure::unsupported(format!(
+        "unsupported: qsort/bsearch over {n} elements (at most {MAX_ELEMENTS} are modelled)"
+    ))
 }
 
 fn qsort(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
@@ -37,11 +39,18 @@ fn qsort(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     }
     let result = cx.callback_result();
     let phase = cx.phase();
-    let (mut i, mut j) = if phase == 0 { (1u64, 1u64) } else { ((phase >> 16) as u64, (phase & 0xFFFF) as u64) };
+    let (mut i, mut j) = if phase == 0 {
+        (1u64, 1u64)
+    } else {
+        ((phase >> 16) as u64, (phase & 0xFFFF) as u64)
+    };
     if phase != 0 {
         let order = result.map(|r| r.bits() as u32 as i32).unwrap_or(0);
         if order > 0 {
-            let (x, y) = (element(&base, size, j - 1).as_u64(), element(&base, size, j).as_u64());
+            let (x, y) = (
+                element(&base, size, j - 1).as_u64(),
+                element(&base, size, j).as_u64(),
+            );
             let (fx, fy) = (cx.read_fragment(x, size)?, cx.read_fragment(y, size)?);
             cx.write_fragment(x, &fy)?;
             cx.write_fragment(y, &fx)?;
@@ -58,7 +67,10 @@ fn qsort(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
         return Ok(NativeResult::Return(Val::Int(0)));
     }
     cx.set_phase((i << 16 | j) as u32);
-    Ok(NativeResult::CallBack { func: cmp, args: vec![element(&base, size, j - 1), element(&base, size, j)] })
+    Ok(NativeResult::CallBack {
+        func: cmp,
+        args: vec![element(&base, size, j - 1), element(&base, size, j)],
+    })
 }
 
 fn bsearch(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
@@ -70,7 +82,11 @@ fn bsearch(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     }
     let result = cx.callback_result();
     let phase = cx.phase();
-    let (mut lo, mut hi) = if phase == 0 { (0u64, n) } else { ((phase >> 16) as u64, (phase & 0xFFFF) as u64) };
+    let (mut lo, mut hi) = if phase == 0 {
+        (0u64, n)
+    } else {
+        ((phase >> 16) as u64, (phase & 0xFFFF) as u64)
+    };
     if phase != 0 {
         let mid = (lo + hi) / 2;
         let order = result.map(|r| r.bits() as u32 as i32).unwrap_or(0);
@@ -84,5 +100,8 @@ fn bsearch(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
         return Ok(NativeResult::Return(Val::Int(0)));
     }
     cx.set_phase((lo << 16 | hi) as u32);
-    Ok(NativeResult::CallBack { func: cmp, args: vec![key, element(&base, size, (lo + hi) / 2)] })
+    Ok(NativeResult::CallBack {
+        func: cmp,
+        args: vec![key, element(&base, size, (lo + hi) / 2)],
+    })
 }

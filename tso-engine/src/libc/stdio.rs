@@ -15,9 +15,15 @@ impl StringSource for NativeCx<'_> {
 }
 
 pub fn register(n: &mut Natives) {
-    n.add("printf", Visibility::Output, |cx, a| print_formatted(cx, arg(a, 0), &a[1.min(a.len())..]));
-    n.add("fprintf", Visibility::Output, |cx, a| print_formatted(cx, arg(a, 1), &a[2.min(a.len())..]));
-    n.add("dprintf", Visibility::Output, |cx, a| print_formatted(cx, arg(a, 1), &a[2.min(a.len())..]));
+    n.add("printf", Visibility::Output, |cx, a| {
+        print_formatted(cx, arg(a, 0), &a[1.min(a.len())..])
+    });
+    n.add("fprintf", Visibility::Output, |cx, a| {
+        print_formatted(cx, arg(a, 1), &a[2.min(a.len())..])
+    });
+    n.add("dprintf", Visibility::Output, |cx, a| {
+        print_formatted(cx, arg(a, 1), &a[2.min(a.len())..])
+    });
     n.add("sprintf", Visibility::IfShared(0), |cx, a| {
         let out = fmt(cx, arg(a, 1), &a[2.min(a.len())..])?;
         write_string(cx, arg(a, 0), &out, u64::MAX)
@@ -54,8 +60,12 @@ pub fn register(n: &mut Natives) {
         cx.print(&s);
         Ok(NativeResult::Return(Val::Int(arg(a, 2) as u128)))
     });
-    n.add("fflush", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
-    n.add("setvbuf", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.add("fflush", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    n.add("setvbuf", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
 }
 
 fn fmt(cx: &NativeCx<'_>, fmt_ptr: u64, args: &[Val]) -> Result<Vec<u8>, Failure> {
@@ -63,14 +73,23 @@ fn fmt(cx: &NativeCx<'_>, fmt_ptr: u64, args: &[Val]) -> Result<Vec<u8>, Failure
     format(&f, args, cx)
 }
 
-fn print_formatted(cx: &mut NativeCx<'_>, fmt_ptr: u64, args: &[Val]) -> Result<NativeResult, Failure> {
+fn print_formatted(
+    cx: &mut NativeCx<'_>,
+    fmt_ptr: u64,
+    args: &[Val],
+) -> Result<NativeResult, Failure> {
     let out = fmt(cx, fmt_ptr, args)?;
     cx.print(&out);
     Ok(NativeResult::Return(Val::Int(out.len() as u128)))
 }
 
 /// Store `s` NUL-terminated into at most `cap` bytes; return the untruncated length.
-fn write_string(cx: &mut NativeCx<'_>, dst: u64, s: &[u8], cap: u64) -> Result<NativeResult, Failure> {
+fn write_string(
+    cx: &mut NativeCx<'_>,
+    dst: u64,
+    s: &[u8],
+    cap: u64,
+) -> Result<NativeResult, Failure> {
     if cap > 0 {
         let n = (s.len() as u64).min(cap - 1) as usize;
         let mut bytes = s[..n].to_vec();

@@ -11,7 +11,11 @@ fn ret(v: u64) -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(Val::Int(v as u128)))
 }
 fn ret_ptr(p: u64) -> Result<NativeResult, Failure> {
-    Ok(NativeResult::Return(if p == 0 { Val::Int(0) } else { Val::Ptr(p) }))
+    Ok(NativeResult::Return(if p == 0 {
+        Val::Int(0)
+    } else {
+        Val::Ptr(p)
+    }))
 }
 fn cmp(o: Ordering) -> u64 {
     match o {
@@ -41,9 +45,16 @@ pub fn register(n: &mut Natives) {
     n.add("memchr", Visibility::IfShared(0), |cx, a| {
         let (p, c, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
         let b = cx.read_bytes(p, len)?;
-        ret_ptr(b.iter().position(|&x| x == c).map(|i| p + i as u64).unwrap_or(0))
+        ret_ptr(
+            b.iter()
+                .position(|&x| x == c)
+                .map(|i| p + i as u64)
+                .unwrap_or(0),
+        )
     });
-    n.add("strlen", Visibility::IfShared(0), |cx, a| ret(cx.read_c_string(arg(a, 0))?.len() as u64));
+    n.add("strlen", Visibility::IfShared(0), |cx, a| {
+        ret(cx.read_c_string(arg(a, 0))?.len() as u64)
+    });
     n.add("strnlen", Visibility::IfShared(0), |cx, a| {
         let s = cx.read_c_string(arg(a, 0))?;
         ret((s.len() as u64).min(arg(a, 1)))
@@ -98,7 +109,12 @@ pub fn register(n: &mut Natives) {
         if c == 0 {
             return ret_ptr(p + s.len() as u64);
         }
-        ret_ptr(s.iter().position(|&x| x == c).map(|i| p + i as u64).unwrap_or(0))
+        ret_ptr(
+            s.iter()
+                .position(|&x| x == c)
+                .map(|i| p + i as u64)
+                .unwrap_or(0),
+        )
     });
     n.add("strrchr", Visibility::IfShared(0), |cx, a| {
         let (p, c) = (arg(a, 0), arg(a, 1) as u8);
@@ -106,7 +122,12 @@ pub fn register(n: &mut Natives) {
         if c == 0 {
             return ret_ptr(p + s.len() as u64);
         }
-        ret_ptr(s.iter().rposition(|&x| x == c).map(|i| p + i as u64).unwrap_or(0))
+        ret_ptr(
+            s.iter()
+                .rposition(|&x| x == c)
+                .map(|i| p + i as u64)
+                .unwrap_or(0),
+        )
     });
     n.add("strstr", Visibility::IfShared2(0, 1), |cx, a| {
         let p = arg(a, 0);
@@ -114,7 +135,12 @@ pub fn register(n: &mut Natives) {
         if nd.is_empty() {
             return ret_ptr(p);
         }
-        ret_ptr(h.windows(nd.len()).position(|w| w == nd.as_slice()).map(|i| p + i as u64).unwrap_or(0))
+        ret_ptr(
+            h.windows(nd.len())
+                .position(|w| w == nd.as_slice())
+                .map(|i| p + i as u64)
+                .unwrap_or(0),
+        )
     });
     n.add("strdup", Visibility::IfShared(0), |cx, a| {
         let mut s = cx.read_c_string(arg(a, 0))?;
@@ -140,8 +166,12 @@ pub fn register(n: &mut Natives) {
     n.alias("strtoll", "strtol");
     n.alias("strtoul", "strtol");
     n.alias("strtoull", "strtol");
-    n.add("abs", Visibility::Never, |_, a| ret((arg(a, 0) as i32).unsigned_abs() as u64));
-    n.add("labs", Visibility::Never, |_, a| ret((arg(a, 0) as i64).unsigned_abs()));
+    n.add("abs", Visibility::Never, |_, a| {
+        ret((arg(a, 0) as i32).unsigned_abs() as u64)
+    });
+    n.add("labs", Visibility::Never, |_, a| {
+        ret((arg(a, 0) as i64).unsigned_abs())
+    });
     n.alias("llabs", "labs");
 }
 
@@ -155,7 +185,9 @@ fn copy(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 }
 
 fn dup(cx: &mut NativeCx<'_>, s: Vec<u8>) -> Result<NativeResult, Failure> {
-    let Some(p) = cx.allocate(s.len() as u64, MALLOC)? else { return ret_ptr(0) };
+    let Some(p) = cx.allocate(s.len() as u64, MALLOC)? else {
+        return ret_ptr(0);
+    };
     cx.write_fragment(p, &Fragment::from_bytes(s))?;
     ret_ptr(p)
 }
@@ -196,8 +228,15 @@ fn strtol(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     } else if base == 0 {
         base = 10;
     }
-    let digits: String = rest[prefix..].chars().take_while(|c| c.is_digit(base)).collect();
-    let end = if digits.is_empty() { 0 } else { lead + sign_len + prefix + digits.len() };
+    let digits: String = rest[prefix..]
+        .chars()
+        .take_while(|c| c.is_digit(base))
+        .collect();
+    let end = if digits.is_empty() {
+        0
+    } else {
+        lead + sign_len + prefix + digits.len()
+    };
     let mut v = i64::from_str_radix(&digits, base).unwrap_or(0);
     if trimmed.starts_with('-') {
         v = -v;

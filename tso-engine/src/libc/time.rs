@@ -37,5 +37,7 @@ pub fn register(n: &mut Natives) {
         zero()
     });
     n.add("clock", Visibility::Never, |_, _| zero());
-    n.add("getpid", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(PID))));
+    n.add("getpid", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(PID)))
+    });
 }

@@ -8,15 +8,33 @@ pub fn register(n: &mut Natives) {
     n.add("tso_choose", Visibility::Always, |cx, a| {
         let k = a.first().map(|v| v.bits() as i32).unwrap_or(0);
         if k <= 0 {
-            return Err(Failure::new(ErrorKind::Assertion, format!("tso_choose({k}): the argument must be positive")));
+            return Err(Failure::new(
+                ErrorKind::Assertion,
+                format!("tso_choose({k}): the argument must be positive"),
+            ));
         }
-        Ok(NativeResult::Return(Val::Int(cx.choose(k as usize) as u128)))
+        Ok(NativeResult::Return(
+            Val::Int(cx.choose(k as usize) as u128),
+        ))
     });
-    n.add("__VERIFIER_nondet_bool", Visibility::Always, |cx, _| Ok(NativeResult::Return(Val::Int(cx.choose(2) as u128))));
-    n.add("__VERIFIER_nondet_char", Visibility::Always, |cx, _| Ok(NativeResult::Return(Val::Int((cx.choose(256) as u8) as u128))));
+    n.add("__VERIFIER_nondet_bool", Visibility::Always, |cx, _| {
+        Ok(NativeResult::Return(Val::Int(cx.choose(2) as u128)))
+    });
+    n.add("__VERIFIER_nondet_char", Visibility::Always, |cx, _| {
+        Ok(NativeResult::Return(Val::Int(
+            (cx.choose(256) as u8) as u128,
+        )))
+    });
     n.alias("__VERIFIER_nondet_uchar", "__VERIFIER_nondet_char");
-    n.add("__VERIFIER_error", Visibility::Never, |_, _| Err(Failure::new(ErrorKind::Assertion, "__VERIFIER_error() reached")));
-    n.add("reach_error", Visibility::Never, |_, _| Err(Failure::new(ErrorKind::Assertion, "reach_error() reached")));
+    n.add("__VERIFIER_error", Visibility::Never, |_, _| {
+        Err(Failure::new(
+            ErrorKind::Assertion,
+            "__VERIFIER_error() reached",
+        ))
+    });
+    n.add("reach_error", Visibility::Never, |_, _| {
+        Err(Failure::new(ErrorKind::Assertion, "reach_error() reached"))
+    });
     n.add("__VERIFIER_assume", Visibility::Never, assume);
     n.add("__VERIFIER_atomic_begin", Visibility::Always, |cx, _| {
         cx.state.atomic_owner = Some(cx.tid);

@@ -13,7 +13,10 @@ use std::rc::Rc;
 pub(crate) fn strip_casts(mut v: LLVMValueRef) -> LLVMValueRef {
     unsafe {
         while LLVMGetValueKind(v) == LLVMValueKind::LLVMConstantExprValueKind
-            && matches!(LLVMGetConstOpcode(v), LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast)
+            && matches!(
+                LLVMGetConstOpcode(v),
+                LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast
+            )
         {
             v = LLVMGetOperand(v, 0);
         }
@@ -54,7 +57,13 @@ impl Translator {
 
     pub(crate) fn zero(&self, ty: TyId) -> Val {
         match self.types.get(ty) {
-            Ty::Struct { fields, .. } => Val::Agg(fields.iter().map(|(_, f)| self.zero(*f)).collect::<Vec<_>>().into()),
+            Ty::Struct { fields, .. } => Val::Agg(
+                fields
+                    .iter()
+                    .map(|(_, f)| self.zero(*f))
+                    .collect::<Vec<_>>()
+                    .into(),
+            ),
             Ty::Array { elem, len, .. } => {
                 let z = self.zero(*elem);
                 Val::Agg(Rc::from(vec![z; (*len).min(1 << 20) as usize]))
@@ -98,12 +107,16 @@ impl Translator {
                     match self.types.get(ty) {
                         Ty::F32 => Ok(Val::F32((d as f32).to_bits())),
                         Ty::F64 => Ok(Val::F64(d.to_bits())),
-                        _ => Err(format!("floating-point constant of type {}", self.types.name(ty))),
+                        _ => Err(format!(
+                            "floating-point constant of type {}",
+                            self.types.name(ty)
+                        )),
                     }
                 }
                 LLVMValueKind::LLVMConstantPointerNullValueKind => Ok(Val::Int(0)),
                 // Poison is an UndefValue subclass in the C API's kinds.
-                LLVMValueKind::LLVMConstantAggregateZeroValueKind | LLVMValueKind::LLVMUndefValueValueKind => Ok(self.zero(ty)),
+                LLVMValueKind::LLVMConstantAggregateZeroValueKind
+                | LLVMValueKind::LLVMUndefValueValueKind => Ok(self.zero(ty)),
                 LLVMValueKind::LLVMConstantArrayValueKind
                 | LLVMValueKind::LLVMConstantStructValueKind
                 | LLVMValueKind::LLVMConstantVectorValueKind
@@ -125,13 +138,17 @@ impl Translator {
                     }
                     Ok(Val::Agg(out.into()))
                 }
-                LLVMValueKind::LLVMGlobalVariableValueKind | LLVMValueKind::LLVMGlobalAliasValueKind => {
+                LLVMValueKind::LLVMGlobalVariableValueKind
+                | LLVMValueKind::LLVMGlobalAliasValueKind => {
                     if let Some(&gid) = self.global_ids.get(&v) {
                         Ok(Val::Ptr(make_ptr(gid + 1, 0)))
                     } else if let Some(&fid) = self.function_ids.get(&v) {
                         Ok(Val::Ptr(make_ptr(FUNCTION_OBJECT_BASE + fid, 0)))
                     } else {
-                        Err(format!("reference to unknown global {}", super::value_name(v)))
+                        Err(format!(
+                            "reference to unknown global {}",
+                            super::value_name(v)
+                        ))
                     }
                 }
                 LLVMValueKind::LLVMFunctionValueKind => match self.function_ids.get(&v) {
@@ -149,7 +166,10 @@ impl Translator {
         let op = LLVMGetConstOpcode(v);
         let a = |t: &mut Self, i| t.const_val(LLVMGetOperand(v, i));
         match op {
-            LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast | LLVMOpcode::LLVMIntToPtr | LLVMOpcode::LLVMPtrToInt => {
+            LLVMOpcode::LLVMBitCast
+            | LLVMOpcode::LLVMAddrSpaceCast
+            | LLVMOpcode::LLVMIntToPtr
+            | LLVMOpcode::LLVMPtrToInt => {
                 let x = a(self, 0)?;
                 let bits = self.types.int_bits(ty);
                 Ok(match x {
@@ -157,7 +177,9 @@ impl Translator {
                     other => Val::Int(other.bits() & mask(bits)),
                 })
             }
-            LLVMOpcode::LLVMTrunc => Ok(Val::Int(a(self, 0)?.bits() & mask(self.types.int_bits(ty)))),
+            LLVMOpcode::LLVMTrunc => {
+                Ok(Val::Int(a(self, 0)?.bits() & mask(self.types.int_bits(ty))))
+            }
             LLVMOpcode::LLVMGetElementPtr => {
                 let base = a(self, 0)?;
                 let src = self.ty(LLVMGetGEPSourceElementType(v));
@@ -170,12 +192,16 @@ impl Translator {
                     let raw = self.const_val(idx_v)?.bits();
                     let idx = crate::value::sext(raw, self.types.int_bits(idx_ty)) as i64;
                     if i == 1 {
-                        offset = offset.wrapping_add(idx.wrapping_mul(self.types.size_alloc(cur) as i64));
+                        offset = offset
+                            .wrapping_add(idx.wrapping_mul(self.types.size_alloc(cur) as i64));
                         continue;
                     }
                     match self.types.get(cur).clone() {
                         Ty::Struct { fields, .. } => {
-                            let (off, fty) = fields.get(idx as usize).copied().ok_or("bad struct index in constant GEP")?;
+                            let (off, fty) = fields
+                                .get(idx as usize)
+                                .copied()
+                                .ok_or("bad struct index in constant GEP")?;
                             offset = offset.wrapping_add(off as i64);
                             cur = fty;
                         }
@@ -184,7 +210,8 @@ impl Translator {
                             cur = elem;
                         }
                         Ty::Vector { elem, .. } => {
-                            offset = offset.wrapping_add(idx.wrapping_mul(self.types.size(elem) as i64));
+                            offset =
+                                offset.wrapping_add(idx.wrapping_mul(self.types.size(elem) as i64));
                             cur = elem;
                         }
                         _ => return Err("constant GEP into a scalar".into()),
@@ -193,12 +220,18 @@ impl Translator {
                 Ok(match base {
                     Val::Ptr(p) => {
                         let (obj, off) = crate::value::ptr_parts(p);
-                        Val::Ptr(make_ptr(obj, (off as u64).wrapping_add(offset as u64) as u32))
+                        Val::Ptr(make_ptr(
+                            obj,
+                            (off as u64).wrapping_add(offset as u64) as u32,
+                        ))
                     }
                     other => Val::Int((other.bits() as u64).wrapping_add(offset as u64) as u128),
                 })
             }
-            LLVMOpcode::LLVMAdd | LLVMOpcode::LLVMSub | LLVMOpcode::LLVMMul | LLVMOpcode::LLVMXor => {
+            LLVMOpcode::LLVMAdd
+            | LLVMOpcode::LLVMSub
+            | LLVMOpcode::LLVMMul
+            | LLVMOpcode::LLVMXor => {
                 let x = a(self, 0)?;
                 let y = a(self, 1)?;
                 let bits = self.types.int_bits(ty);
@@ -208,7 +241,9 @@ impl Translator {
                     LLVMOpcode::LLVMMul => x.bits().wrapping_mul(y.bits()),
                     _ => x.bits() ^ y.bits(),
                 } & mask(bits);
-                let ptr = matches!(x, Val::Ptr(_)) && !matches!(y, Val::Ptr(_)) && op != LLVMOpcode::LLVMMul;
+                let ptr = matches!(x, Val::Ptr(_))
+                    && !matches!(y, Val::Ptr(_))
+                    && op != LLVMOpcode::LLVMMul;
                 Ok(if ptr { Val::Ptr(r as u64) } else { Val::Int(r) })
             }
             other => Err(format!("constant expression {other:?}: {}", print_value(v))),

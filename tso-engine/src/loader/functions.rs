@@ -5,7 +5,10 @@ use crate::ir::*;
 use crate::value::Val;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
-use inkwell::llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind};
+use inkwell::llvm_sys::{
+    LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate,
+    LLVMTypeKind,
+};
 use std::collections::HashMap;
 use std::ffi::CStr;
 
@@ -34,7 +37,10 @@ impl Translator {
     }
 
     pub(crate) unsafe fn translate_body(&mut self, f: LLVMValueRef, fid: FuncId) -> Body {
-        let mut cx = FnCtx { regs: HashMap::new(), blocks: HashMap::new() };
+        let mut cx = FnCtx {
+            regs: HashMap::new(),
+            blocks: HashMap::new(),
+        };
         let params = LLVMCountParams(f);
         for i in 0..params {
             cx.regs.insert(LLVMGetParam(f, i), i);
@@ -69,18 +75,28 @@ impl Translator {
                         let from = cx.blocks[&LLVMGetIncomingBlock(i, k)];
                         incoming.push((from, self.operand(&cx, LLVMGetIncomingValue(i, k))));
                     }
-                    phis.push(Phi { dst: cx.regs[&i], incoming: incoming.into() });
+                    phis.push(Phi {
+                        dst: cx.regs[&i],
+                        incoming: incoming.into(),
+                    });
                 } else if let Some(inst) = self.inst(&cx, i) {
                     insts.push(inst);
                     locs.push(self.location_of(i));
                 }
                 i = LLVMGetNextInstruction(i);
             }
-            blocks.push(Block { phis: phis.into(), insts: insts.into(), locs: locs.into() });
+            blocks.push(Block {
+                phis: phis.into(),
+                insts: insts.into(),
+                locs: locs.into(),
+            });
         }
         self.functions[fid as usize].num_regs = next_reg;
         let live = liveness::Liveness::compute(&blocks, next_reg);
-        Body { blocks: blocks.into(), live }
+        Body {
+            blocks: blocks.into(),
+            live,
+        }
     }
 
     fn operand(&mut self, cx: &FnCtx, v: LLVMValueRef) -> Operand {
@@ -107,7 +123,9 @@ impl Translator {
                 if LLVMGetNumOperands(i) == 0 {
                     Inst::Ret { val: None }
                 } else {
-                    Inst::Ret { val: Some(o(self, 0)) }
+                    Inst::Ret {
+                        val: Some(o(self, 0)),
+                    }
                 }
             }
             LLVMBr => {
@@ -118,7 +136,9 @@ impl Translator {
                         else_bb: cx.blocks[&LLVMGetSuccessor(i, 1)],
                     }
                 } else {
-                    Inst::Br { target: cx.blocks[&LLVMGetSuccessor(i, 0)] }
+                    Inst::Br {
+                        target: cx.blocks[&LLVMGetSuccessor(i, 0)],
+                    }
                 }
             }
             LLVMSwitch => {
@@ -131,12 +151,22 @@ impl Translator {
                     let v = self.const_val(c).map(|v| v.bits()).unwrap_or(0);
                     cases.push((v, cx.blocks[&LLVMGetSuccessor(i, k)]));
                 }
-                Inst::Switch { val, ty: vty, cases: cases.into(), default: cx.blocks[&LLVMGetSwitchDefaultDest(i)] }
+                Inst::Switch {
+                    val,
+                    ty: vty,
+                    cases: cases.into(),
+                    default: cx.blocks[&LLVMGetSwitchDefaultDest(i)],
+                }
             }
             LLVMUnreachable => Inst::Unreachable,
-            LLVMFNeg => Inst::FNeg { dst, ty, a: o(self, 0) },
-            LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv | LLVMFDiv | LLVMURem
-            | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr | LLVMXor => {
+            LLVMFNeg => Inst::FNeg {
+                dst,
+                ty,
+                a: o(self, 0),
+            },
+            LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv
+            | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr
+            | LLVMAnd | LLVMOr | LLVMXor => {
                 let bop = match op {
                     LLVMAdd => BinOp::Add,
                     LLVMFAdd => BinOp::FAdd,
@@ -158,24 +188,54 @@ impl Translator {
                     _ => BinOp::Xor,
                 };
                 let flags = match op {
-                    LLVMAdd | LLVMSub | LLVMMul | LLVMShl => BinFlags { nuw: LLVMGetNUW(i) != 0, nsw: LLVMGetNSW(i) != 0, exact: false },
-                    LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => BinFlags { exact: LLVMGetExact(i) != 0, ..Default::default() },
+                    LLVMAdd | LLVMSub | LLVMMul | LLVMShl => BinFlags {
+                        nuw: LLVMGetNUW(i) != 0,
+                        nsw: LLVMGetNSW(i) != 0,
+                        exact: false,
+                    },
+                    LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => BinFlags {
+                        exact: LLVMGetExact(i) != 0,
+                        ..Default::default()
+                    },
                     _ => BinFlags::default(),
                 };
-                Inst::Bin { dst, op: bop, ty, a: o(self, 0), b: o(self, 1), flags }
+                Inst::Bin {
+                    dst,
+                    op: bop,
+                    ty,
+                    a: o(self, 0),
+                    b: o(self, 1),
+                    flags,
+                }
             }
             LLVMAlloca => {
                 let at = LLVMGetAllocatedType(i);
-                Inst::Alloca { dst, elem_size: self.alloc_size(at), count: o(self, 0), align: LLVMGetAlignment(i) }
+                Inst::Alloca {
+                    dst,
+                    elem_size: self.alloc_size(at),
+                    count: o(self, 0),
+                    align: LLVMGetAlignment(i),
+                }
             }
-            LLVMLoad => Inst::Load { dst, ty, ptr: o(self, 0), atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic },
+            LLVMLoad => Inst::Load {
+                dst,
+                ty,
+                ptr: o(self, 0),
+                atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic,
+            },
             LLVMStore => {
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
-                Inst::Store { ty: vty, val: o(self, 0), ptr: o(self, 1), atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic }
+                Inst::Store {
+                    ty: vty,
+                    val: o(self, 0),
+                    ptr: o(self, 1),
+                    atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic,
+                }
             }
             LLVMGetElementPtr => return Some(self.gep(cx, i, dst)),
-            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt
-            | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
+            | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
+            | LLVMAddrSpaceCast => {
                 let cop = match op {
                     LLVMTrunc => CastOp::Trunc,
                     LLVMZExt => CastOp::ZExt,
@@ -195,7 +255,13 @@ impl Translator {
                 if let Err(what) = self.check_value_type(from).and(self.check_value_type(ty)) {
                     return unsupported(what);
                 }
-                Inst::Cast { dst, op: cop, from, to: ty, a: o(self, 0) }
+                Inst::Cast {
+                    dst,
+                    op: cop,
+                    from,
+                    to: ty,
+                    a: o(self, 0),
+                }
             }
             LLVMICmp => {
                 let pred = match LLVMGetICmpPredicate(i) {
@@ -211,7 +277,13 @@ impl Translator {
                     LLVMIntPredicate::LLVMIntSLE => IntPred::Sle,
                 };
                 let oty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
-                Inst::ICmp { dst, pred, ty: oty, a: o(self, 0), b: o(self, 1) }
+                Inst::ICmp {
+                    dst,
+                    pred,
+                    ty: oty,
+                    a: o(self, 0),
+                    b: o(self, 1),
+                }
             }
             LLVMFCmp => {
                 use LLVMRealPredicate::*;
@@ -237,32 +309,77 @@ impl Translator {
                 if let Err(what) = self.check_value_type(oty) {
                     return unsupported(what);
                 }
-                Inst::FCmp { dst, pred, ty: oty, a: o(self, 0), b: o(self, 1) }
+                Inst::FCmp {
+                    dst,
+                    pred,
+                    ty: oty,
+                    a: o(self, 0),
+                    b: o(self, 1),
+                }
             }
-            LLVMSelect => Inst::Select { dst, cond: o(self, 0), a: o(self, 1), b: o(self, 2) },
+            LLVMSelect => Inst::Select {
+                dst,
+                cond: o(self, 0),
+                a: o(self, 1),
+                b: o(self, 2),
+            },
             LLVMCall => return Some(self.call(cx, i, dst)),
             LLVMExtractValue | LLVMInsertValue => {
                 let n = LLVMGetNumIndices(i);
                 let p = LLVMGetIndices(i);
-                let indices: Box<[u32]> = if p.is_null() { Box::new([]) } else { std::slice::from_raw_parts(p, n as usize).into() };
-                if op == LLVMExtractValue {
-                    Inst::ExtractValue { dst, agg: o(self, 0), indices }
+                let indices: Box<[u32]> = if p.is_null() {
+                    Box::new([])
                 } else {
-                    Inst::InsertValue { dst, agg: o(self, 0), val: o(self, 1), indices }
+                    std::slice::from_raw_parts(p, n as usize).into()
+                };
+                if op == LLVMExtractValue {
+                    Inst::ExtractValue {
+                        dst,
+                        agg: o(self, 0),
+                        indices,
+                    }
+                } else {
+                    Inst::InsertValue {
+                        dst,
+                        agg: o(self, 0),
+                        val: o(self, 1),
+                        indices,
+                    }
                 }
             }
-            LLVMExtractElement => Inst::ExtractElement { dst, vec: o(self, 0), idx: o(self, 1) },
-            LLVMInsertElement => Inst::InsertElement { dst, vec: o(self, 0), val: o(self, 1), idx: o(self, 2) },
+            LLVMExtractElement => Inst::ExtractElement {
+                dst,
+                vec: o(self, 0),
+                idx: o(self, 1),
+            },
+            LLVMInsertElement => Inst::InsertElement {
+                dst,
+                vec: o(self, 0),
+                val: o(self, 1),
+                idx: o(self, 2),
+            },
             LLVMShuffleVector => {
                 let n = LLVMGetNumMaskElements(i);
                 let mask: Box<[i32]> = (0..n).map(|k| LLVMGetMaskValue(i, k)).collect();
-                Inst::ShuffleVector { dst, a: o(self, 0), b: o(self, 1), mask, ty }
+                Inst::ShuffleVector {
+                    dst,
+                    a: o(self, 0),
+                    b: o(self, 1),
+                    mask,
+                    ty,
+                }
             }
             LLVMFreeze => Inst::Freeze { dst, a: o(self, 0) },
             LLVMFence => Inst::Fence,
             LLVMAtomicCmpXchg => {
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 1)));
-                Inst::CmpXchg { dst, ty: vty, ptr: o(self, 0), expected: o(self, 1), new: o(self, 2) }
+                Inst::CmpXchg {
+                    dst,
+                    ty: vty,
+                    ptr: o(self, 0),
+                    expected: o(self, 1),
+                    new: o(self, 2),
+                }
             }
             LLVMAtomicRMW => {
                 use LLVMAtomicRMWBinOp::*;
@@ -285,12 +402,25 @@ impl Translator {
                     LLVMAtomicRMWBinOpUIncWrap => RmwOp::UIncWrap,
                     LLVMAtomicRMWBinOpUDecWrap => RmwOp::UDecWrap,
                 };
-                Inst::AtomicRmw { dst, op: rop, ty, ptr: o(self, 0), val: o(self, 1) }
+                Inst::AtomicRmw {
+                    dst,
+                    op: rop,
+                    ty,
+                    ptr: o(self, 0),
+                    val: o(self, 1),
+                }
             }
             LLVMVAArg => return unsupported("the va_arg instruction".into()),
-            LLVMInvoke | LLVMLandingPad | LLVMResume | LLVMCleanupPad | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet
-            | LLVMCleanupRet => return unsupported("C++ exceptions (compile with -fno-exceptions)".into()),
-            other => return unsupported(format!("the LLVM instruction {other:?}: {}", print_value(i))),
+            LLVMInvoke | LLVMLandingPad | LLVMResume | LLVMCleanupPad | LLVMCatchPad
+            | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => {
+                return unsupported("C++ exceptions (compile with -fno-exceptions)".into())
+            }
+            other => {
+                return unsupported(format!(
+                    "the LLVM instruction {other:?}: {}",
+                    print_value(i)
+                ))
+            }
         })
     }
 
@@ -305,7 +435,9 @@ impl Translator {
     unsafe fn gep(&mut self, cx: &FnCtx, i: LLVMValueRef, dst: Reg) -> Inst {
         let base = self.operand(cx, LLVMGetOperand(i, 0));
         if LLVMGetTypeKind(LLVMTypeOf(i)) == LLVMTypeKind::LLVMVectorTypeKind {
-            return Inst::Unsupported { what: "getelementptr on a vector of pointers".into() };
+            return Inst::Unsupported {
+                what: "getelementptr on a vector of pointers".into(),
+            };
         }
         let src = self.ty(LLVMGetGEPSourceElementType(i));
         let n = LLVMGetNumOperands(i) as u32;
@@ -323,11 +455,15 @@ impl Translator {
                 match self.types.get(cur).clone() {
                     Ty::Struct { fields, .. } => {
                         let Operand::Const(c) = &idx else {
-                            return Inst::Unsupported { what: "non-constant struct index in getelementptr".into() };
+                            return Inst::Unsupported {
+                                what: "non-constant struct index in getelementptr".into(),
+                            };
                         };
                         let f = c.bits() as usize;
                         let Some(&(off, fty)) = fields.get(f) else {
-                            return Inst::Unsupported { what: "struct index out of range in getelementptr".into() };
+                            return Inst::Unsupported {
+                                what: "struct index out of range in getelementptr".into(),
+                            };
                         };
                         offset = offset.wrapping_add(off as i64);
                         cur = fty;
@@ -341,7 +477,11 @@ impl Translator {
                         scale = self.types.size(elem) as i64;
                         cur = elem;
                     }
-                    _ => return Inst::Unsupported { what: "getelementptr into a scalar".into() },
+                    _ => {
+                        return Inst::Unsupported {
+                            what: "getelementptr into a scalar".into(),
+                        }
+                    }
                 }
             }
             match idx {
@@ -352,7 +492,12 @@ impl Translator {
                 reg => indices.push((reg, scale, ity)),
             }
         }
-        Inst::Gep { dst, base, offset, indices: indices.into() }
+        Inst::Gep {
+            dst,
+            base,
+            offset,
+            indices: indices.into(),
+        }
     }
 
     unsafe fn call(&mut self, cx: &FnCtx, i: LLVMValueRef, dst: Reg) -> Inst {
@@ -364,15 +509,34 @@ impl Translator {
         if !LLVMIsAInlineAsm(callee_v).is_null() {
             let mut len = 0usize;
             let p = LLVMGetInlineAsmAsmString(callee_v, &mut len);
-            let asm = if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned() };
+            let asm = if p.is_null() {
+                String::new()
+            } else {
+                String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len))
+                    .into_owned()
+            };
             let text = asm.trim();
             if text.is_empty() || text == "mfence" || text == "lock; addl $$0,0(%rsp)" {
-                return Inst::Call { dst, callee: Callee::AsmFence, args: Box::new([]), ret_ty, abi: None };
+                return Inst::Call {
+                    dst,
+                    callee: Callee::AsmFence,
+                    args: Box::new([]),
+                    ret_ty,
+                    abi: None,
+                };
             }
             if text == "pause" || text == "rep; nop" || text == "nop" {
-                return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty, abi: None };
+                return Inst::Call {
+                    dst,
+                    callee: Callee::Intrinsic(Intrinsic::NoOp),
+                    args: Box::new([]),
+                    ret_ty,
+                    abi: None,
+                };
             }
-            return Inst::Unsupported { what: format!("inline assembly `{text}`") };
+            return Inst::Unsupported {
+                what: format!("inline assembly `{text}`"),
+            };
         }
         let mut callee = None;
         let target = super::constants::strip_casts(callee_v);
@@ -381,19 +545,37 @@ impl Translator {
             if name.starts_with("llvm.") {
                 match intrinsics::classify(name) {
                     Some(Intrinsic::NoOp) if name.starts_with("llvm.dbg.") => {
-                        return Inst::Call { dst, callee: Callee::Intrinsic(Intrinsic::NoOp), args: Box::new([]), ret_ty, abi: None };
+                        return Inst::Call {
+                            dst,
+                            callee: Callee::Intrinsic(Intrinsic::NoOp),
+                            args: Box::new([]),
+                            ret_ty,
+                            abi: None,
+                        };
                     }
                     Some(intr) => callee = Some(Callee::Intrinsic(intr)),
-                    None => return Inst::Unsupported { what: format!("the intrinsic {name}") },
+                    None => {
+                        return Inst::Unsupported {
+                            what: format!("the intrinsic {name}"),
+                        }
+                    }
                 }
             } else {
                 callee = Some(Callee::Direct(fid));
             }
         }
         let callee = callee.unwrap_or_else(|| Callee::Indirect(self.operand(cx, callee_v)));
-        let args: Box<[Operand]> = (0..nargs).map(|k| self.operand(cx, LLVMGetOperand(i, k))).collect();
+        let args: Box<[Operand]> = (0..nargs)
+            .map(|k| self.operand(cx, LLVMGetOperand(i, k)))
+            .collect();
         let abi = self.call_abi(i, nargs);
-        Inst::Call { dst, callee, args, ret_ty, abi }
+        Inst::Call {
+            dst,
+            callee,
+            args,
+            ret_ty,
+            abi,
+        }
     }
 
     /// byval arguments and, for variadic callees, argument types.
@@ -411,8 +593,17 @@ impl Translator {
         if byval.is_empty() && !variadic {
             return None;
         }
-        let arg_tys = if variadic { (0..nargs).map(|k| self.ty(LLVMTypeOf(LLVMGetOperand(call, k)))).collect() } else { Box::new([]) as Box<[TyId]> };
-        Some(Box::new(CallAbi { byval: byval.into(), arg_tys }))
+        let arg_tys = if variadic {
+            (0..nargs)
+                .map(|k| self.ty(LLVMTypeOf(LLVMGetOperand(call, k))))
+                .collect()
+        } else {
+            Box::new([]) as Box<[TyId]>
+        };
+        Some(Box::new(CallAbi {
+            byval: byval.into(),
+            arg_tys,
+        }))
     }
 }
 

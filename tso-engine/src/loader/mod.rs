@@ -21,14 +21,28 @@ use std::path::Path;
 /// Parse a `.bc` or `.ll` file into an inkwell module owned by `ctx`.
 pub fn parse_module<'ctx>(ctx: &'ctx Context, path: &Path) -> Result<Module<'ctx>, LoadError> {
     let shown = path.display().to_string();
-    let buf = MemoryBuffer::create_from_file(path).map_err(|e| LoadError::Read { path: shown.clone(), message: e.to_string() })?;
-    let is_bitcode = buf.as_slice().starts_with(b"BC\xC0\xDE") || buf.as_slice().starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
+    let buf = MemoryBuffer::create_from_file(path).map_err(|e| LoadError::Read {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
+    let is_bitcode = buf.as_slice().starts_with(b"BC\xC0\xDE")
+        || buf.as_slice().starts_with(&[0xDE, 0xC0, 0x17, 0x0B]);
     let module = if is_bitcode {
-        Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| LoadError::Invalid { path: shown.clone(), message: e.to_string() })?
+        Module::parse_bitcode_from_buffer(&buf, ctx).map_err(|e| LoadError::Invalid {
+            path: shown.clone(),
+            message: e.to_string(),
+        })?
     } else {
-        ctx.create_module_from_ir(buf).map_err(|e| LoadError::Invalid { path: shown.clone(), message: e.to_string() })?
+        ctx.create_module_from_ir(buf)
+            .map_err(|e| LoadError::Invalid {
+                path: shown.clone(),
+                message: e.to_string(),
+            })?
     };
-    module.verify().map_err(|e| LoadError::Invalid { path: shown, message: e.to_string() })?;
+    module.verify().map_err(|e| LoadError::Invalid {
+        path: shown,
+        message: e.to_string(),
+    })?;
     Ok(module)
 }
 
@@ -140,7 +154,12 @@ impl Translator {
     }
 
     fn finish(self) -> Program {
-        let function_index = self.functions.iter().enumerate().map(|(i, f)| (f.name.clone(), i as FuncId)).collect();
+        let function_index = self
+            .functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.name.clone(), i as FuncId))
+            .collect();
         Program {
             types: self.types,
             functions: self.functions,
@@ -205,12 +224,27 @@ impl Translator {
             if fp.is_null() {
                 return None;
             }
-            let file = String::from_utf8_lossy(std::slice::from_raw_parts(fp as *const u8, len as usize)).into_owned();
+            let file =
+                String::from_utf8_lossy(std::slice::from_raw_parts(fp as *const u8, len as usize))
+                    .into_owned();
             let mut dlen = 0u32;
             let dp = LLVMGetDebugLocDirectory(inst, &mut dlen);
-            let dir = if dp.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(dp as *const u8, dlen as usize)).into_owned() };
-            let path = if file.starts_with('/') || dir.is_empty() { file } else { format!("{dir}/{file}") };
-            let loc = Location { file: path.into(), line, column: LLVMGetDebugLocColumn(inst) };
+            let dir = if dp.is_null() {
+                String::new()
+            } else {
+                String::from_utf8_lossy(std::slice::from_raw_parts(dp as *const u8, dlen as usize))
+                    .into_owned()
+            };
+            let path = if file.starts_with('/') || dir.is_empty() {
+                file
+            } else {
+                format!("{dir}/{file}")
+            };
+            let loc = Location {
+                file: path.into(),
+                line,
+                column: LLVMGetDebugLocColumn(inst),
+            };
             if let Some(&id) = self.location_ids.get(&loc) {
                 return Some(id);
             }

@@ -14,7 +14,13 @@ impl Translator {
         }
         let (ty, size) = unsafe { self.make_ty(t) };
         let id = self.types.intern(ty, size);
-        let alloc = unsafe { if LLVMTypeIsSized(t) != 0 { LLVMABISizeOfType(self.td, t) } else { 0 } };
+        let alloc = unsafe {
+            if LLVMTypeIsSized(t) != 0 {
+                LLVMABISizeOfType(self.td, t)
+            } else {
+                0
+            }
+        };
         self.types.set_alloc_size(id, alloc);
         self.type_cache.insert(t, id);
         id
@@ -22,7 +28,13 @@ impl Translator {
 
     /// ABI allocation size (what `alloca` and array strides use).
     pub(crate) fn alloc_size(&self, t: LLVMTypeRef) -> u64 {
-        unsafe { if LLVMTypeIsSized(t) != 0 { LLVMABISizeOfType(self.td, t) } else { 0 } }
+        unsafe {
+            if LLVMTypeIsSized(t) != 0 {
+                LLVMABISizeOfType(self.td, t)
+            } else {
+                0
+            }
+        }
     }
 
     unsafe fn make_ty(&mut self, t: LLVMTypeRef) -> (Ty, u64) {
@@ -44,7 +56,13 @@ impl Translator {
                     fields.push((off, fid));
                 }
                 let size = LLVMStoreSizeOfType(self.td, t);
-                (Ty::Struct { fields: fields.into(), size }, size)
+                (
+                    Ty::Struct {
+                        fields: fields.into(),
+                        size,
+                    },
+                    size,
+                )
             }
             LLVMTypeKind::LLVMArrayTypeKind => {
                 let et = LLVMGetElementType(t);
@@ -62,7 +80,10 @@ impl Translator {
             LLVMTypeKind::LLVMHalfTypeKind => (Ty::Other("half".into()), 2),
             LLVMTypeKind::LLVMX86_FP80TypeKind => (Ty::Other("x86_fp80 (long double)".into()), 10),
             LLVMTypeKind::LLVMFP128TypeKind => (Ty::Other("fp128".into()), 16),
-            other => (Ty::Other(format!("{other:?}")), if LLVMTypeIsSized(t) != 0 { store() } else { 0 }),
+            other => (
+                Ty::Other(format!("{other:?}")),
+                if LLVMTypeIsSized(t) != 0 { store() } else { 0 },
+            ),
         }
     }
 }

@@ -10,7 +10,10 @@ pub struct Fragment {
 
 impl Fragment {
     pub fn from_bytes(data: Vec<u8>) -> Fragment {
-        Fragment { data, ptrs: Vec::new() }
+        Fragment {
+            data,
+            ptrs: Vec::new(),
+        }
     }
     pub fn len(&self) -> usize {
         self.data.len()

@@ -7,7 +7,14 @@ use std::rc::Rc;
 
 /// Write `val` of type `ty` into `out` (exactly `types.size(ty)` bytes); pointer
 /// starts (relative to `out`) are pushed to `ptrs` shifted by `base`.
-pub fn encode(types: &TypeTable, ty: TyId, val: &Val, out: &mut [u8], base: u32, ptrs: &mut Vec<u32>) {
+pub fn encode(
+    types: &TypeTable,
+    ty: TyId,
+    val: &Val,
+    out: &mut [u8],
+    base: u32,
+    ptrs: &mut Vec<u32>,
+) {
     match types.get(ty) {
         Ty::Int(_) | Ty::Ptr | Ty::F32 | Ty::F64 => {
             let n = out.len().min(16);
@@ -25,7 +32,14 @@ pub fn encode(types: &TypeTable, ty: TyId, val: &Val, out: &mut [u8], base: u32,
                 let sz = types.size(*fty) as usize;
                 let off = *off as usize;
                 if let Some(v) = lanes.get(i) {
-                    encode(types, *fty, v, &mut out[off..off + sz], base + off as u32, ptrs);
+                    encode(
+                        types,
+                        *fty,
+                        v,
+                        &mut out[off..off + sz],
+                        base + off as u32,
+                        ptrs,
+                    );
                 }
             }
         }
@@ -35,7 +49,14 @@ pub fn encode(types: &TypeTable, ty: TyId, val: &Val, out: &mut [u8], base: u32,
             for i in 0..*len as usize {
                 let off = i * *stride as usize;
                 if let Some(v) = lanes.get(i) {
-                    encode(types, *elem, v, &mut out[off..off + sz], base + off as u32, ptrs);
+                    encode(
+                        types,
+                        *elem,
+                        v,
+                        &mut out[off..off + sz],
+                        base + off as u32,
+                        ptrs,
+                    );
                 }
             }
         }
@@ -57,7 +78,14 @@ pub fn encode(types: &TypeTable, ty: TyId, val: &Val, out: &mut [u8], base: u32,
             let sz = types.size(*elem) as usize;
             for i in 0..*len as usize {
                 if let Some(v) = lanes.get(i) {
-                    encode(types, *elem, v, &mut out[i * sz..(i + 1) * sz], base + (i * sz) as u32, ptrs);
+                    encode(
+                        types,
+                        *elem,
+                        v,
+                        &mut out[i * sz..(i + 1) * sz],
+                        base + (i * sz) as u32,
+                        ptrs,
+                    );
                 }
             }
         }
@@ -67,7 +95,13 @@ pub fn encode(types: &TypeTable, ty: TyId, val: &Val, out: &mut [u8], base: u32,
 
 /// Read a value of type `ty` from `bytes`; `is_ptr(rel)` says whether a pointer with
 /// provenance starts at that offset.
-pub fn decode(types: &TypeTable, ty: TyId, bytes: &[u8], base: u32, is_ptr: &dyn Fn(u32) -> bool) -> Val {
+pub fn decode(
+    types: &TypeTable,
+    ty: TyId,
+    bytes: &[u8],
+    base: u32,
+    is_ptr: &dyn Fn(u32) -> bool,
+) -> Val {
     match types.get(ty) {
         Ty::Int(bits) => {
             let mut buf = [0u8; 16];
@@ -98,7 +132,13 @@ pub fn decode(types: &TypeTable, ty: TyId, bytes: &[u8], base: u32, is_ptr: &dyn
                 .map(|(off, fty)| {
                     let sz = types.size(*fty) as usize;
                     let off = *off as usize;
-                    decode(types, *fty, &bytes[off..off + sz], base + off as u32, is_ptr)
+                    decode(
+                        types,
+                        *fty,
+                        &bytes[off..off + sz],
+                        base + off as u32,
+                        is_ptr,
+                    )
                 })
                 .collect();
             Val::Agg(Rc::from(v))
@@ -108,19 +148,35 @@ pub fn decode(types: &TypeTable, ty: TyId, bytes: &[u8], base: u32, is_ptr: &dyn
             let v: Vec<Val> = (0..*len as usize)
                 .map(|i| {
                     let off = i * *stride as usize;
-                    decode(types, *elem, &bytes[off..off + sz], base + off as u32, is_ptr)
+                    decode(
+                        types,
+                        *elem,
+                        &bytes[off..off + sz],
+                        base + off as u32,
+                        is_ptr,
+                    )
                 })
                 .collect();
             Val::Agg(Rc::from(v))
         }
         Ty::Vector { elem, len } => {
             if types.int_bits(*elem) == 1 {
-                let v: Vec<Val> = (0..*len as usize).map(|i| Val::bool(bytes[i / 8] & (1 << (i % 8)) != 0)).collect();
+                let v: Vec<Val> = (0..*len as usize)
+                    .map(|i| Val::bool(bytes[i / 8] & (1 << (i % 8)) != 0))
+                    .collect();
                 return Val::Agg(Rc::from(v));
             }
             let sz = types.size(*elem) as usize;
             let v: Vec<Val> = (0..*len as usize)
-                .map(|i| decode(types, *elem, &bytes[i * sz..(i + 1) * sz], base + (i * sz) as u32, is_ptr))
+                .map(|i| {
+                    decode(
+                        types,
+                        *elem,
+                        &bytes[i * sz..(i + 1) * sz],
+                        base + (i * sz) as u32,
+                        is_ptr,
+                    )
+                })
                 .collect();
             Val::Agg(Rc::from(v))
         }
@@ -149,7 +205,14 @@ mod tests {
         let i64 = t.intern(Ty::Int(64), 8);
         let ptr = t.intern(Ty::Ptr, 8);
         let f64 = t.intern(Ty::F64, 8);
-        Types { t, i8, i32, i64, ptr, f64 }
+        Types {
+            t,
+            i8,
+            i32,
+            i64,
+            ptr,
+            f64,
+        }
     }
 
     /// Encode then decode, returning the bytes, pointer offsets and decoded value.
@@ -169,8 +232,26 @@ mod tests {
     fn struct_with_padding_and_pointers_round_trips() {
         let mut ty = types();
         // struct { i8 tag; ptr p; i32 n; double d; ptr q } with C layout.
-        let s = ty.t.intern(Ty::Struct { fields: Box::new([(0, ty.i8), (8, ty.ptr), (16, ty.i32), (24, ty.f64), (32, ty.ptr)]), size: 40 }, 40);
-        let v = agg(vec![Val::Int(7), Val::Ptr(make_ptr(3, 16)), Val::Int(0xdead_beef), Val::F64(2.5f64.to_bits()), Val::Ptr(make_ptr(9, 0))]);
+        let s = ty.t.intern(
+            Ty::Struct {
+                fields: Box::new([
+                    (0, ty.i8),
+                    (8, ty.ptr),
+                    (16, ty.i32),
+                    (24, ty.f64),
+                    (32, ty.ptr),
+                ]),
+                size: 40,
+            },
+            40,
+        );
+        let v = agg(vec![
+            Val::Int(7),
+            Val::Ptr(make_ptr(3, 16)),
+            Val::Int(0xdead_beef),
+            Val::F64(2.5f64.to_bits()),
+            Val::Ptr(make_ptr(9, 0)),
+        ]);
         let (bytes, ptrs, back) = round_trip(&ty.t, s, &v);
         assert_eq!(ptrs, vec![8, 32]);
         assert_eq!(bytes[0], 7);
@@ -198,33 +279,76 @@ mod tests {
     #[test]
     fn arrays_of_structs_and_nested_offsets() {
         let mut ty = types();
-        let pair = ty.t.intern(Ty::Struct { fields: Box::new([(0, ty.i32), (8, ty.ptr)]), size: 16 }, 16);
-        let arr = ty.t.intern(Ty::Array { elem: pair, len: 3, stride: 16 }, 48);
-        let v = agg((0..3).map(|k| agg(vec![Val::Int(k), Val::Ptr(make_ptr(10 + k as u32, 4 * k as u32))])).collect());
+        let pair = ty.t.intern(
+            Ty::Struct {
+                fields: Box::new([(0, ty.i32), (8, ty.ptr)]),
+                size: 16,
+            },
+            16,
+        );
+        let arr = ty.t.intern(
+            Ty::Array {
+                elem: pair,
+                len: 3,
+                stride: 16,
+            },
+            48,
+        );
+        let v = agg((0..3)
+            .map(|k| {
+                agg(vec![
+                    Val::Int(k),
+                    Val::Ptr(make_ptr(10 + k as u32, 4 * k as u32)),
+                ])
+            })
+            .collect());
         let (bytes, ptrs, back) = round_trip(&ty.t, arr, &v);
         assert_eq!(ptrs, vec![8, 24, 40]);
         assert_eq!(&bytes[40..48], &make_ptr(12, 8).to_le_bytes());
         assert_eq!(back, v);
         // Decoding with no provenance anywhere yields plain integers.
         let plain = decode(&ty.t, arr, &bytes, 0, &|_| false);
-        assert_eq!(plain.lanes()[1].lanes()[1], Val::Int(make_ptr(11, 4) as u128));
+        assert_eq!(
+            plain.lanes()[1].lanes()[1],
+            Val::Int(make_ptr(11, 4) as u128)
+        );
     }
 
     #[test]
     fn vectors_round_trip_and_i1_vectors_are_bit_packed() {
         let mut ty = types();
-        let v4 = ty.t.intern(Ty::Vector { elem: ty.i32, len: 4 }, 16);
-        let v = agg(vec![Val::Int(1), Val::Int(0xffff_ffff), Val::Int(3), Val::Int(0x8000_0000)]);
+        let v4 = ty.t.intern(
+            Ty::Vector {
+                elem: ty.i32,
+                len: 4,
+            },
+            16,
+        );
+        let v = agg(vec![
+            Val::Int(1),
+            Val::Int(0xffff_ffff),
+            Val::Int(3),
+            Val::Int(0x8000_0000),
+        ]);
         let (bytes, _, back) = round_trip(&ty.t, v4, &v);
         assert_eq!(&bytes[4..8], &[0xff; 4]);
         assert_eq!(back, v);
         let i1 = ty.t.intern(Ty::Int(1), 1);
         let m8 = ty.t.intern(Ty::Vector { elem: i1, len: 8 }, 1);
-        let bits: Vec<Val> = [1, 0, 1, 1, 0, 0, 0, 1].iter().map(|&b| Val::Int(b)).collect();
+        let bits: Vec<Val> = [1, 0, 1, 1, 0, 0, 0, 1]
+            .iter()
+            .map(|&b| Val::Int(b))
+            .collect();
         let (bytes, _, back) = round_trip(&ty.t, m8, &agg(bits.clone()));
         assert_eq!(bytes, vec![0b1000_1101]);
         assert_eq!(back, agg(bits));
-        let vp = ty.t.intern(Ty::Vector { elem: ty.ptr, len: 2 }, 16);
+        let vp = ty.t.intern(
+            Ty::Vector {
+                elem: ty.ptr,
+                len: 2,
+            },
+            16,
+        );
         let v = agg(vec![Val::Ptr(make_ptr(4, 0)), Val::Ptr(make_ptr(6, 8))]);
         let (_, ptrs, back) = round_trip(&ty.t, vp, &v);
         assert_eq!(ptrs, vec![0, 8]);
@@ -236,9 +360,22 @@ mod tests {
         let ty = types();
         let mut bytes = vec![0; 8];
         let mut ptrs = Vec::new();
-        encode(&ty.t, ty.ptr, &Val::Ptr(make_ptr(2, 0)), &mut bytes, 24, &mut ptrs);
+        encode(
+            &ty.t,
+            ty.ptr,
+            &Val::Ptr(make_ptr(2, 0)),
+            &mut bytes,
+            24,
+            &mut ptrs,
+        );
         assert_eq!(ptrs, vec![24]);
-        assert_eq!(decode(&ty.t, ty.ptr, &bytes, 24, &|o| o == 24), Val::Ptr(make_ptr(2, 0)));
-        assert_eq!(decode(&ty.t, ty.ptr, &bytes, 0, &|o| o == 24), Val::Int(make_ptr(2, 0) as u128));
+        assert_eq!(
+            decode(&ty.t, ty.ptr, &bytes, 24, &|o| o == 24),
+            Val::Ptr(make_ptr(2, 0))
+        );
+        assert_eq!(
+            decode(&ty.t, ty.ptr, &bytes, 0, &|o| o == 24),
+            Val::Int(make_ptr(2, 0) as u128)
+        );
     }
 }

@@ -31,7 +31,11 @@ pub struct Memory {
 
 impl Memory {
     pub fn new() -> Memory {
-        Memory { objects: vec![None], free_hint: 1, globals: 0 }
+        Memory {
+            objects: vec![None],
+            free_hint: 1,
+            globals: 0,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -80,40 +84,78 @@ impl Memory {
 
     #[inline]
     pub fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
-        let o = self.objects.get_mut(id as usize).and_then(|o| o.as_mut().map(Rc::make_mut))?;
+        let o = self
+            .objects
+            .get_mut(id as usize)
+            .and_then(|o| o.as_mut().map(Rc::make_mut))?;
         // The caller may change it: its cached serialisation is no longer valid.
         o.chunk_cache.set(0);
         Some(o)
     }
 
     pub fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {
-        self.objects.iter().enumerate().filter(|(_, o)| o.is_some()).map(|(i, _)| i as ObjId)
+        self.objects
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.is_some())
+            .map(|(i, _)| i as ObjId)
     }
 
     /// Validate an access of `len` bytes at pointer `p`; returns (object, offset).
     pub fn check(&self, p: u64, len: u64, write: bool) -> Result<(ObjId, u32), Failure> {
         let (obj, off) = ptr_parts(p);
         if obj == 0 {
-            return Err(Failure::new(ErrorKind::NullDereference, format!("{} through a null pointer (address {:#x})", if write { "write" } else { "read" }, p)));
+            return Err(Failure::new(
+                ErrorKind::NullDereference,
+                format!(
+                    "{} through a null pointer (address {:#x})",
+                    if write { "write" } else { "read" },
+                    p
+                ),
+            ));
         }
         if obj >= FUNCTION_OBJECT_BASE {
-            return Err(Failure::new(ErrorKind::OutOfBounds, "access through a function pointer"));
+            return Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                "access through a function pointer",
+            ));
         }
         let Some(o) = self.get(obj) else {
-            return Err(Failure::new(ErrorKind::OutOfBounds, format!("access through an invalid pointer {p:#x}")));
+            return Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                format!("access through an invalid pointer {p:#x}"),
+            ));
         };
         if o.freed {
-            let what = if o.kind == ObjKind::Stack { "a stack object whose function has returned" } else { "freed memory" };
-            return Err(Failure::new(ErrorKind::UseAfterFree, format!("{} of {} byte(s) in {what}", if write { "write" } else { "read" }, len)));
+            let what = if o.kind == ObjKind::Stack {
+                "a stack object whose function has returned"
+            } else {
+                "freed memory"
+            };
+            return Err(Failure::new(
+                ErrorKind::UseAfterFree,
+                format!(
+                    "{} of {} byte(s) in {what}",
+                    if write { "write" } else { "read" },
+                    len
+                ),
+            ));
         }
         if off as u64 + len > o.size() {
             return Err(Failure::new(
                 ErrorKind::OutOfBounds,
-                format!("{} of {len} byte(s) at offset {off} of an object of {} byte(s)", if write { "write" } else { "read" }, o.size()),
+                format!(
+                    "{} of {len} byte(s) at offset {off} of an object of {} byte(s)",
+                    if write { "write" } else { "read" },
+                    o.size()
+                ),
             ));
         }
         if write && o.constant {
-            return Err(Failure::new(ErrorKind::OutOfBounds, "write to read-only memory (a constant)"));
+            return Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                "write to read-only memory (a constant)",
+            ));
         }
         Ok((obj, off))
     }
@@ -151,7 +193,10 @@ impl Memory {
         let o = self.get(obj).expect("checked");
         match o.data[off as usize..].iter().position(|&b| b == 0) {
             Some(n) => Ok(o.data[off as usize..off as usize + n].to_vec()),
-            None => Err(Failure::new(ErrorKind::OutOfBounds, "string is not NUL-terminated within its object")),
+            None => Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                "string is not NUL-terminated within its object",
+            )),
         }
     }
 
@@ -168,11 +213,19 @@ impl Memory {
             if o.shared {
                 continue;
             }
-            let targets: Vec<ObjId> = o.ptrs.iter().map(|&off| ptr_parts(read_u64(&o.data, off)).0).collect();
+            let targets: Vec<ObjId> = o
+                .ptrs
+                .iter()
+                .map(|&off| ptr_parts(read_u64(&o.data, off)).0)
+                .collect();
             if let Some(o) = self.get_mut(id) {
                 o.shared = true;
             }
-            stack.extend(targets.into_iter().filter(|&t| t != 0 && t < FUNCTION_OBJECT_BASE));
+            stack.extend(
+                targets
+                    .into_iter()
+                    .filter(|&t| t != 0 && t < FUNCTION_OBJECT_BASE),
+            );
         }
     }
 

@@ -61,7 +61,8 @@ impl Object {
             return;
         }
         let end = off as u64 + len as u64;
-        self.ptrs.retain(|&p| !((p as u64) < end && p as u64 + 8 > off as u64));
+        self.ptrs
+            .retain(|&p| !((p as u64) < end && p as u64 + 8 > off as u64));
     }
 
     pub fn add_ptr(&mut self, off: u32) {

@@ -53,7 +53,12 @@ impl<'a> NativeCx<'a> {
     pub fn location(&self) -> Option<u32> {
         let f = self.state.thread(self.tid).frames.last()?;
         let body = self.program.functions[f.func as usize].body.as_ref()?;
-        body.blocks.get(f.block as usize)?.locs.get(f.ip as usize).copied().flatten()
+        body.blocks
+            .get(f.block as usize)?
+            .locs
+            .get(f.ip as usize)
+            .copied()
+            .flatten()
     }
 
     /// A full memory barrier for the calling thread: what it wrote reaches memory
@@ -83,7 +88,13 @@ impl<'a> NativeCx<'a> {
         let size = self.program.types.size(ty);
         let (obj, off) = self.state.memory.check(ptr, size, false)?;
         let o = self.state.memory.get(obj).expect("checked");
-        Ok(decode(&self.program.types, ty, &o.data[off as usize..(off as u64 + size) as usize], off, &|p| o.has_ptr_at(p)))
+        Ok(decode(
+            &self.program.types,
+            ty,
+            &o.data[off as usize..(off as u64 + size) as usize],
+            off,
+            &|p| o.has_ptr_at(p),
+        ))
     }
 
     pub fn write(&mut self, ptr: u64, ty: TyId, val: &Val) -> Result<(), Failure> {
@@ -109,7 +120,11 @@ impl<'a> NativeCx<'a> {
     pub fn read_ptr(&self, ptr: u64) -> Result<Val, Failure> {
         let frag = self.read_fragment(ptr, 8)?;
         let v = u64::from_le_bytes(frag.data[..8].try_into().unwrap_or([0; 8]));
-        Ok(if frag.ptrs.contains(&0) { Val::Ptr(v) } else { Val::Int(v as u128) })
+        Ok(if frag.ptrs.contains(&0) {
+            Val::Ptr(v)
+        } else {
+            Val::Int(v as u128)
+        })
     }
 
     pub fn write_ptr(&mut self, ptr: u64, v: &Val) -> Result<(), Failure> {
@@ -178,16 +193,25 @@ impl<'a> NativeCx<'a> {
         }
         let (obj, off) = ptr_parts(ptr);
         let Some(o) = self.state.memory.get(obj) else {
-            return Err(Failure::new(ErrorKind::InvalidFree, format!("free of a pointer that was never allocated ({ptr:#x})")));
+            return Err(Failure::new(
+                ErrorKind::InvalidFree,
+                format!("free of a pointer that was never allocated ({ptr:#x})"),
+            ));
         };
         if o.kind != ObjKind::Heap {
-            return Err(Failure::new(ErrorKind::InvalidFree, "free of memory that is not on the heap (a global or a stack variable)"));
+            return Err(Failure::new(
+                ErrorKind::InvalidFree,
+                "free of memory that is not on the heap (a global or a stack variable)",
+            ));
         }
         if o.freed {
             return Err(Failure::new(ErrorKind::DoubleFree, "memory freed twice"));
         }
         if off != 0 {
-            return Err(Failure::new(ErrorKind::InvalidFree, format!("free of a pointer into the middle of a block (offset {off})")));
+            return Err(Failure::new(
+                ErrorKind::InvalidFree,
+                format!("free of a pointer into the middle of a block (offset {off})"),
+            ));
         }
         if o.alloc_family != family {
             return Err(Failure::new(ErrorKind::InvalidFree, "memory released with the wrong function (malloc/free vs new/delete vs new[]/delete[])"));

@@ -33,7 +33,8 @@ pub enum NativeResult {
 }
 
 /// A native's implementation; closures may capture configuration (e.g. a buffer bound).
-pub type NativeFn = Arc<dyn Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync>;
+pub type NativeFn =
+    Arc<dyn Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync>;
 /// Decides visibility from the state alone: (state, calling thread, arguments).
 pub type VisibleFn = fn(&crate::state::State, crate::state::ThreadId, &[Val]) -> bool;
 
@@ -94,9 +95,20 @@ impl Natives {
         &mut self,
         name: &'static str,
         visibility: Visibility,
-        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
+            + Send
+            + Sync
+            + 'static,
     ) {
-        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call: Arc::new(call), describe: None }));
+        self.map.insert(
+            name.to_string(),
+            Arc::new(Native {
+                name,
+                visibility,
+                call: Arc::new(call),
+                describe: None,
+            }),
+        );
     }
 
     /// Like [`Natives::add`], with a custom trace description.
@@ -105,25 +117,52 @@ impl Natives {
         name: &'static str,
         visibility: Visibility,
         describe: DescribeFn,
-        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
+            + Send
+            + Sync
+            + 'static,
     ) {
-        self.map.insert(name.to_string(), Arc::new(Native { name, visibility, call: Arc::new(call), describe: Some(describe) }));
+        self.map.insert(
+            name.to_string(),
+            Arc::new(Native {
+                name,
+                visibility,
+                call: Arc::new(call),
+                describe: Some(describe),
+            }),
+        );
     }
 
     /// Set the memory barrier natives can ask for (see [`NativeCx::fence`]).
     pub fn set_fence_hook(
         &mut self,
-        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
+            + Send
+            + Sync
+            + 'static,
     ) {
-        self.fence_hook = Some(Arc::new(Native { name: "fence", visibility: Visibility::Never, call: Arc::new(call), describe: None }));
+        self.fence_hook = Some(Arc::new(Native {
+            name: "fence",
+            visibility: Visibility::Never,
+            call: Arc::new(call),
+            describe: None,
+        }));
     }
 
     /// Set the hook run when a thread terminates.
     pub fn set_thread_exit_hook(
         &mut self,
-        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
+            + Send
+            + Sync
+            + 'static,
     ) {
-        self.thread_exit_hook = Some(Arc::new(Native { name: "thread exit", visibility: Visibility::Never, call: Arc::new(call), describe: None }));
+        self.thread_exit_hook = Some(Arc::new(Native {
+            name: "thread exit",
+            visibility: Visibility::Never,
+            call: Arc::new(call),
+            describe: None,
+        }));
     }
 
     /// Register the same implementation under several names.

@@ -29,16 +29,27 @@ pub fn register(n: &mut Natives) {
         cx.write_int(b + WAITING, 8, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_barrier_wait", Visibility::Always, |cx, a| wait(cx, arg(a, 0)));
-    n.add("pthread_barrier_destroy", Visibility::IfShared(0), |cx, a| {
-        let b = arg(a, 0);
-        if cx.read_int(b + ARRIVED, 4)? != 0 || cx.read_int(b + WAITING, 8)? != 0 {
-            return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a barrier threads are waiting on"));
-        }
-        cx.write_int(b + COUNT, 4, 0)?;
+    n.add("pthread_barrier_wait", Visibility::Always, |cx, a| {
+        wait(cx, arg(a, 0))
+    });
+    n.add(
+        "pthread_barrier_destroy",
+        Visibility::IfShared(0),
+        |cx, a| {
+            let b = arg(a, 0);
+            if cx.read_int(b + ARRIVED, 4)? != 0 || cx.read_int(b + WAITING, 8)? != 0 {
+                return Err(Failure::new(
+                    ErrorKind::PthreadMisuse,
+                    "destroy of a barrier threads are waiting on",
+                ));
+            }
+            cx.write_int(b + COUNT, 4, 0)?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
+    n.add("pthread_barrierattr_init", Visibility::Never, |_, _| {
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_barrierattr_init", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
     n.alias("pthread_barrierattr_destroy", "pthread_barrierattr_init");
     n.alias("pthread_barrierattr_setpshared", "pthread_barrierattr_init");
 }
@@ -47,11 +58,18 @@ fn wait(cx: &mut NativeCx<'_>, b: u64) -> Result<NativeResult, Failure> {
     let me = thread_bit(cx.tid)?;
     let waiting = cx.read_int(b + WAITING, 8)?;
     if cx.phase() == 1 {
-        return Ok(if waiting & me != 0 { NativeResult::Block } else { NativeResult::Return(Val::Int(0)) });
+        return Ok(if waiting & me != 0 {
+            NativeResult::Block
+        } else {
+            NativeResult::Return(Val::Int(0))
+        });
     }
     let count = cx.read_int(b + COUNT, 4)?;
     if count == 0 {
-        return Err(Failure::new(ErrorKind::PthreadMisuse, "wait on a barrier that is not initialised"));
+        return Err(Failure::new(
+            ErrorKind::PthreadMisuse,
+            "wait on a barrier that is not initialised",
+        ));
     }
     let arrived = cx.read_int(b + ARRIVED, 4)? + 1;
     if arrived >= count {

@@ -28,8 +28,12 @@ pub fn register(n: &mut Natives) {
         init(cx, arg(a, 0))?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_cond_wait", Visibility::Always, |cx, a| wait(cx, arg(a, 0), arg(a, 1), false));
-    n.add("pthread_cond_timedwait", Visibility::Always, |cx, a| wait(cx, arg(a, 0), arg(a, 1), true));
+    n.add("pthread_cond_wait", Visibility::Always, |cx, a| {
+        wait(cx, arg(a, 0), arg(a, 1), false)
+    });
+    n.add("pthread_cond_timedwait", Visibility::Always, |cx, a| {
+        wait(cx, arg(a, 0), arg(a, 1), true)
+    });
     // (cond, mutex, clockid, abstime): what libstdc++'s wait_until/wait_for use.
     n.alias("pthread_cond_clockwait", "pthread_cond_timedwait");
     n.add("pthread_cond_signal", Visibility::Always, |cx, a| {
@@ -48,7 +52,9 @@ pub fn register(n: &mut Natives) {
         cx.write_int(arg(a, 0), 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_condattr_destroy", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.add("pthread_condattr_destroy", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
     n.alias("pthread_condattr_setclock", "pthread_condattr_destroy");
     n.alias("pthread_condattr_setpshared", "pthread_condattr_destroy");
 }
@@ -63,10 +69,15 @@ pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<Native
     if cx.phase() == 0 {
         let (owner, count) = mutex::holder(cx, m)?;
         if owner != cx.tid as u64 + 1 {
-            return Err(Failure::new(ErrorKind::PthreadMisuse, "wait on a condition variable with a mutex the thread does not hold"));
+            return Err(Failure::new(
+                ErrorKind::PthreadMisuse,
+                "wait on a condition variable with a mutex the thread does not hold",
+            ));
         }
         if count > 1 {
-            return Err(Failure::unsupported("unsupported: condition wait with a recursive mutex locked more than once"));
+            return Err(Failure::unsupported(
+                "unsupported: condition wait with a recursive mutex locked more than once",
+            ));
         }
         mutex::unlock(cx, m)?;
         let waiters = cx.read_int(c + WAITERS, 8)?;
@@ -91,7 +102,11 @@ pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<Native
         cx.note(|_, _| "the timed wait times out".to_string());
     }
     mutex::lock(cx, m, false)?;
-    Ok(NativeResult::Return(Val::Int(if woken { 0 } else { ETIMEDOUT })))
+    Ok(NativeResult::Return(Val::Int(if woken {
+        0
+    } else {
+        ETIMEDOUT
+    })))
 }
 
 /// Wake one waiter, chosen nondeterministically (every choice is explored).
@@ -124,7 +139,10 @@ pub fn broadcast(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
 
 pub fn destroy(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     if cx.read_int(c + WAITERS, 8)? | cx.read_int(c + SIGNALLED, 8)? != 0 {
-        return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a condition variable threads are waiting on"));
+        return Err(Failure::new(
+            ErrorKind::PthreadMisuse,
+            "destroy of a condition variable threads are waiting on",
+        ));
     }
     Ok(())
 }

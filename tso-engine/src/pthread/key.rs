@@ -27,7 +27,9 @@ pub fn register(n: &mut Natives) {
     n.add("pthread_key_delete", Visibility::Always, delete);
     n.add("pthread_getspecific", Visibility::Never, |cx, a| {
         let key = arg(a, 0) as u32;
-        Ok(NativeResult::Return(specific(cx.state, cx.tid, key).unwrap_or(Val::Int(0))))
+        Ok(NativeResult::Return(
+            specific(cx.state, cx.tid, key).unwrap_or(Val::Int(0)),
+        ))
     });
     n.add("pthread_setspecific", Visibility::Never, |cx, a| {
         let key = arg(a, 0) as u32;
@@ -44,7 +46,10 @@ pub fn register(n: &mut Natives) {
 /// A thread's value for `key`, if set and not NULL.
 pub fn specific(st: &State, tid: ThreadId, key: u32) -> Option<Val> {
     let t = st.thread(tid);
-    t.specific.binary_search_by_key(&key, |e| e.0).ok().map(|i| t.specific[i].1.clone())
+    t.specific
+        .binary_search_by_key(&key, |e| e.0)
+        .ok()
+        .map(|i| t.specific[i].1.clone())
 }
 
 /// Set (or, with NULL, clear) a thread's value for `key`.
@@ -72,7 +77,11 @@ fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     }
     cx.state.next_key += 1;
     let destructor = a.get(1).cloned().unwrap_or_default();
-    let entry = if destructor.as_u64() == 0 { NO_DESTRUCTOR } else { destructor };
+    let entry = if destructor.as_u64() == 0 {
+        NO_DESTRUCTOR
+    } else {
+        destructor
+    };
     set_specific(cx.state, 0, LIVE_KEY | key, entry);
     cx.write_int(arg(a, 0), 4, key as u64)?;
     Ok(NativeResult::Return(Val::Int(0)))
@@ -95,12 +104,16 @@ fn delete(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 /// returns (destructor, value).
 pub fn next_destructor(cx: &mut NativeCx<'_>) -> Option<(u64, Val)> {
     let tid = cx.tid;
-    let found = cx.state.thread(tid).specific.iter().filter(|(k, _)| *k < LIVE_KEY).find_map(|(k, v)| {
-        match specific(cx.state, 0, LIVE_KEY | *k) {
+    let found = cx
+        .state
+        .thread(tid)
+        .specific
+        .iter()
+        .filter(|(k, _)| *k < LIVE_KEY)
+        .find_map(|(k, v)| match specific(cx.state, 0, LIVE_KEY | *k) {
             Some(d) if d != NO_DESTRUCTOR => Some((*k, d.as_u64(), v.clone())),
             _ => None,
-        }
-    });
+        });
     let (key, destructor, value) = found?;
     set_specific(cx.state, tid, key, Val::Int(0));
     Some((destructor, value))

@@ -44,6 +44,8 @@ pub(crate) fn threads_in(mask: u64) -> Vec<ThreadId> {
 
 /// The next key destructor to run for the calling thread, if any (used when a start
 /// routine returns; pthread_exit runs them itself).
-pub fn next_key_destructor(cx: &mut crate::natives::NativeCx<'_>) -> Option<(u64, crate::value::Val)> {
+pub fn next_key_destructor(
+    cx: &mut crate::natives::NativeCx<'_>,
+) -> Option<(u64, crate::value::Val)> {
     key::next_destructor(cx)
 }

@@ -18,9 +18,15 @@ const EBUSY: u128 = 16;
 
 pub fn register(n: &mut Natives) {
     n.add("pthread_mutex_init", Visibility::IfShared(0), init);
-    n.add("pthread_mutex_lock", Visibility::Always, |cx, a| lock(cx, arg(a, 0), false));
-    n.add("pthread_mutex_trylock", Visibility::Always, |cx, a| lock(cx, arg(a, 0), true));
-    n.add("pthread_mutex_unlock", Visibility::Always, |cx, a| unlock(cx, arg(a, 0)));
+    n.add("pthread_mutex_lock", Visibility::Always, |cx, a| {
+        lock(cx, arg(a, 0), false)
+    });
+    n.add("pthread_mutex_trylock", Visibility::Always, |cx, a| {
+        lock(cx, arg(a, 0), true)
+    });
+    n.add("pthread_mutex_unlock", Visibility::Always, |cx, a| {
+        unlock(cx, arg(a, 0))
+    });
     n.add("pthread_mutex_destroy", Visibility::IfShared(0), destroy);
     n.add("pthread_mutexattr_init", Visibility::Never, |cx, a| {
         cx.write_int(arg(a, 0), 4, 0)?;
@@ -30,7 +36,9 @@ pub fn register(n: &mut Natives) {
         cx.write_int(arg(a, 0), 4, arg(a, 1))?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_mutexattr_destroy", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.add("pthread_mutexattr_destroy", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
 }
 
 fn init(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
@@ -62,7 +70,12 @@ pub fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResul
             }
             ERRORCHECK => return Ok(NativeResult::Return(Val::Int(35))), // EDEADLK
             _ if try_only => return Ok(NativeResult::Return(Val::Int(EBUSY))),
-            _ => return Err(Failure::new(ErrorKind::Deadlock, "a thread locked a (non-recursive) mutex it already holds")),
+            _ => {
+                return Err(Failure::new(
+                    ErrorKind::Deadlock,
+                    "a thread locked a (non-recursive) mutex it already holds",
+                ))
+            }
         }
     }
     if try_only {
@@ -82,7 +95,11 @@ pub fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
     if owner != me {
         // Reported for every kind, errorcheck included (where POSIX returns EPERM): the
         // unlock is a bug whether or not the program looks at the result.
-        let why = if owner == 0 { "unlock of a mutex that is not locked" } else { "unlock of a mutex held by another thread" };
+        let why = if owner == 0 {
+            "unlock of a mutex that is not locked"
+        } else {
+            "unlock of a mutex held by another thread"
+        };
         return Err(Failure::new(ErrorKind::PthreadMisuse, why));
     }
     let c = cx.read_int(m + COUNT, 4)?;
@@ -98,7 +115,10 @@ pub fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
 fn destroy(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let m = arg(a, 0);
     if cx.read_int(m + OWNER, 4)? != 0 {
-        return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a locked mutex"));
+        return Err(Failure::new(
+            ErrorKind::PthreadMisuse,
+            "destroy of a locked mutex",
+        ));
     }
     Ok(NativeResult::Return(Val::Int(0)))
 }

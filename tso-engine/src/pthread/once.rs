@@ -31,9 +31,15 @@ fn once(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
         DONE => Ok(NativeResult::Return(Val::Int(0))),
         NOT_RUN => {
             cx.write_int(control, 4, mine)?;
-            Ok(NativeResult::CallBack { func: routine, args: Vec::new() })
+            Ok(NativeResult::CallBack {
+                func: routine,
+                args: Vec::new(),
+            })
         }
-        s if s == mine => Err(Failure::new(ErrorKind::Deadlock, "pthread_once called again from its own init routine")),
+        s if s == mine => Err(Failure::new(
+            ErrorKind::Deadlock,
+            "pthread_once called again from its own init routine",
+        )),
         _ => Ok(NativeResult::Block),
     }
 }

@@ -23,19 +23,38 @@ pub fn register(n: &mut Natives) {
         cx.write_fragment(arg(a, 0), &Fragment::from_bytes(vec![0; 16]))?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_rwlock_rdlock", Visibility::Always, |cx, a| read_lock(cx, arg(a, 0), false));
-    n.add("pthread_rwlock_tryrdlock", Visibility::Always, |cx, a| read_lock(cx, arg(a, 0), true));
-    n.add("pthread_rwlock_wrlock", Visibility::Always, |cx, a| write_lock(cx, arg(a, 0), false));
-    n.add("pthread_rwlock_trywrlock", Visibility::Always, |cx, a| write_lock(cx, arg(a, 0), true));
-    n.add("pthread_rwlock_unlock", Visibility::Always, |cx, a| unlock(cx, arg(a, 0)));
-    n.add("pthread_rwlock_destroy", Visibility::IfShared(0), |cx, a| {
-        let l = arg(a, 0);
-        if cx.read_int(l + READERS, 8)? != 0 || cx.read_int(l + WRITER, 4)? != 0 {
-            return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a locked rwlock"));
-        }
+    n.add("pthread_rwlock_rdlock", Visibility::Always, |cx, a| {
+        read_lock(cx, arg(a, 0), false)
+    });
+    n.add("pthread_rwlock_tryrdlock", Visibility::Always, |cx, a| {
+        read_lock(cx, arg(a, 0), true)
+    });
+    n.add("pthread_rwlock_wrlock", Visibility::Always, |cx, a| {
+        write_lock(cx, arg(a, 0), false)
+    });
+    n.add("pthread_rwlock_trywrlock", Visibility::Always, |cx, a| {
+        write_lock(cx, arg(a, 0), true)
+    });
+    n.add("pthread_rwlock_unlock", Visibility::Always, |cx, a| {
+        unlock(cx, arg(a, 0))
+    });
+    n.add(
+        "pthread_rwlock_destroy",
+        Visibility::IfShared(0),
+        |cx, a| {
+            let l = arg(a, 0);
+            if cx.read_int(l + READERS, 8)? != 0 || cx.read_int(l + WRITER, 4)? != 0 {
+                return Err(Failure::new(
+                    ErrorKind::PthreadMisuse,
+                    "destroy of a locked rwlock",
+                ));
+            }
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
+    n.add("pthread_rwlockattr_init", Visibility::Never, |_, _| {
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_rwlockattr_init", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
     n.alias("pthread_rwlockattr_destroy", "pthread_rwlockattr_init");
     n.alias("pthread_rwlockattr_setkind_np", "pthread_rwlockattr_init");
     n.alias("pthread_rwlockattr_setpshared", "pthread_rwlockattr_init");
@@ -50,10 +69,16 @@ fn read_lock(cx: &mut NativeCx<'_>, l: u64, try_only: bool) -> Result<NativeResu
         return Ok(NativeResult::Return(Val::Int(EDEADLK)));
     }
     if readers & me != 0 {
-        return Err(Failure::unsupported("unsupported: a thread read-locks an rwlock it already holds for reading"));
+        return Err(Failure::unsupported(
+            "unsupported: a thread read-locks an rwlock it already holds for reading",
+        ));
     }
     if writer != 0 {
-        return Ok(if try_only { NativeResult::Return(Val::Int(EBUSY)) } else { NativeResult::Block });
+        return Ok(if try_only {
+            NativeResult::Return(Val::Int(EBUSY))
+        } else {
+            NativeResult::Block
+        });
     }
     cx.write_int(l + READERS, 8, readers | me)?;
     Ok(NativeResult::Return(Val::Int(0)))
@@ -71,7 +96,10 @@ fn write_lock(cx: &mut NativeCx<'_>, l: u64, try_only: bool) -> Result<NativeRes
             return Ok(NativeResult::Return(Val::Int(EBUSY)));
         }
         if readers == me {
-            return Err(Failure::new(ErrorKind::Deadlock, "a thread write-locks an rwlock it holds for reading"));
+            return Err(Failure::new(
+                ErrorKind::Deadlock,
+                "a thread write-locks an rwlock it holds for reading",
+            ));
         }
         return Ok(NativeResult::Block);
     }
@@ -88,7 +116,11 @@ fn unlock(cx: &mut NativeCx<'_>, l: u64) -> Result<NativeResult, Failure> {
     } else if readers & me != 0 {
         cx.write_int(l + READERS, 8, readers & !me)?;
     } else {
-        let why = if writer == 0 && readers == 0 { "unlock of an rwlock that is not locked" } else { "unlock of an rwlock the thread does not hold" };
+        let why = if writer == 0 && readers == 0 {
+            "unlock of an rwlock that is not locked"
+        } else {
+            "unlock of an rwlock the thread does not hold"
+        };
         return Err(Failure::new(ErrorKind::PthreadMisuse, why));
     }
     Ok(NativeResult::Return(Val::Int(0)))

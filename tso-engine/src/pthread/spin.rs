@@ -14,13 +14,21 @@ pub fn register(n: &mut Natives) {
         cx.write_int(arg(a, 0), 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_spin_lock", Visibility::Always, |cx, a| lock(cx, arg(a, 0), false));
-    n.add("pthread_spin_trylock", Visibility::Always, |cx, a| lock(cx, arg(a, 0), true));
+    n.add("pthread_spin_lock", Visibility::Always, |cx, a| {
+        lock(cx, arg(a, 0), false)
+    });
+    n.add("pthread_spin_trylock", Visibility::Always, |cx, a| {
+        lock(cx, arg(a, 0), true)
+    });
     n.add("pthread_spin_unlock", Visibility::Always, |cx, a| {
         let s = arg(a, 0);
         let owner = cx.read_int(s, 4)?;
         if owner != cx.tid as u64 + 1 {
-            let why = if owner == 0 { "unlock of a spin lock that is not locked" } else { "unlock of a spin lock held by another thread" };
+            let why = if owner == 0 {
+                "unlock of a spin lock that is not locked"
+            } else {
+                "unlock of a spin lock held by another thread"
+            };
             return Err(Failure::new(ErrorKind::PthreadMisuse, why));
         }
         cx.write_int(s, 4, 0)?;
@@ -28,7 +36,10 @@ pub fn register(n: &mut Natives) {
     });
     n.add("pthread_spin_destroy", Visibility::IfShared(0), |cx, a| {
         if cx.read_int(arg(a, 0), 4)? != 0 {
-            return Err(Failure::new(ErrorKind::PthreadMisuse, "destroy of a locked spin lock"));
+            return Err(Failure::new(
+                ErrorKind::PthreadMisuse,
+                "destroy of a locked spin lock",
+            ));
         }
         Ok(NativeResult::Return(Val::Int(0)))
     });
@@ -45,7 +56,10 @@ fn lock(cx: &mut NativeCx<'_>, s: u64, try_only: bool) -> Result<NativeResult, F
         return Ok(NativeResult::Return(Val::Int(EBUSY)));
     }
     if owner == me {
-        return Err(Failure::new(ErrorKind::Deadlock, "a thread locked a spin lock it already holds"));
+        return Err(Failure::new(
+            ErrorKind::Deadlock,
+            "a thread locked a spin lock it already holds",
+        ));
     }
     Ok(NativeResult::Block)
 }

@@ -16,12 +16,20 @@ pub fn register(n: &mut Natives) {
     n.add("pthread_create", Visibility::Always, create);
     n.add("pthread_join", Visibility::Always, join);
     n.add("pthread_exit", Visibility::Always, exit);
-    n.add("pthread_self", Visibility::Never, |cx, _| Ok(NativeResult::Return(Val::Int(handle(cx.tid) as u128))));
-    n.add("pthread_equal", Visibility::Never, |_, a| Ok(NativeResult::Return(Val::bool(arg(a, 0) == arg(a, 1)))));
+    n.add("pthread_self", Visibility::Never, |cx, _| {
+        Ok(NativeResult::Return(Val::Int(handle(cx.tid) as u128)))
+    });
+    n.add("pthread_equal", Visibility::Never, |_, a| {
+        Ok(NativeResult::Return(Val::bool(arg(a, 0) == arg(a, 1))))
+    });
     n.add("pthread_detach", Visibility::Always, detach);
-    n.add("sched_yield", Visibility::Always, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.add("sched_yield", Visibility::Always, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
     n.alias("pthread_yield", "sched_yield");
-    n.add("pthread_attr_init", Visibility::Never, |_, _| Ok(NativeResult::Return(Val::Int(0))));
+    n.add("pthread_attr_init", Visibility::Never, |_, _| {
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
     n.alias("pthread_attr_destroy", "pthread_attr_init");
     n.alias("pthread_attr_setdetachstate", "pthread_attr_init");
     n.alias("pthread_attr_setstacksize", "pthread_attr_init");
@@ -43,14 +51,22 @@ fn exit(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let _ = cx.callback_result();
     if let Some((destructor, value)) = key::next_destructor(cx) {
         cx.set_phase(1);
-        return Ok(NativeResult::CallBack { func: destructor, args: vec![value] });
+        return Ok(NativeResult::CallBack {
+            func: destructor,
+            args: vec![value],
+        });
     }
-    Ok(NativeResult::ThreadExit(a.first().cloned().unwrap_or_default()))
+    Ok(NativeResult::ThreadExit(
+        a.first().cloned().unwrap_or_default(),
+    ))
 }
 
 fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
     if h == 0 || h as usize > cx.state.threads.len() {
-        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("no thread with handle {h}")));
+        return Err(Failure::new(
+            ErrorKind::PthreadMisuse,
+            format!("no thread with handle {h}"),
+        ));
     }
     Ok((h - 1) as u32)
 }
@@ -62,12 +78,20 @@ pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     }
     let th = cx.state.thread(t);
     if th.joined {
-        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("thread {t} joined twice")));
+        return Err(Failure::new(
+            ErrorKind::PthreadMisuse,
+            format!("thread {t} joined twice"),
+        ));
     }
     if th.detached {
-        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("join of detached thread {t}")));
+        return Err(Failure::new(
+            ErrorKind::PthreadMisuse,
+            format!("join of detached thread {t}"),
+        ));
     }
-    let ThreadStatus::Finished(v) = th.status.clone() else { return Ok(NativeResult::Block) };
+    let ThreadStatus::Finished(v) = th.status.clone() else {
+        return Ok(NativeResult::Block);
+    };
     cx.state.thread_mut(t).joined = true;
     let out = arg(a, 1);
     if out != 0 {
@@ -79,7 +103,10 @@ pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 pub fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let t = target(cx, arg(a, 0))?;
     if cx.state.thread(t).detached {
-        return Err(Failure::new(ErrorKind::PthreadMisuse, format!("thread {t} detached twice")));
+        return Err(Failure::new(
+            ErrorKind::PthreadMisuse,
+            format!("thread {t} detached twice"),
+        ));
     }
     cx.state.thread_mut(t).detached = true;
     Ok(NativeResult::Return(Val::Int(0)))

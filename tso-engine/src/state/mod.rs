@@ -71,7 +71,10 @@ impl State {
     }
 
     pub fn running_threads(&self) -> usize {
-        self.threads.iter().filter(|t| t.status == ThreadStatus::Running).count()
+        self.threads
+            .iter()
+            .filter(|t| t.status == ThreadStatus::Running)
+            .count()
     }
 
     pub fn is_finished(&self) -> bool {
@@ -83,7 +86,9 @@ impl State {
     }
 
     pub fn ext_ref<T: 'static>(&self) -> Option<&T> {
-        self.ext.as_ref().and_then(|e| e.as_any().downcast_ref::<T>())
+        self.ext
+            .as_ref()
+            .and_then(|e| e.as_any().downcast_ref::<T>())
     }
 
     /// The extension data of type `T`, created with `init` on first use.
@@ -91,7 +96,10 @@ impl State {
         if self.ext.as_ref().is_none_or(|e| !e.as_any().is::<T>()) {
             self.ext = Some(Box::new(init()));
         }
-        self.ext.as_mut().and_then(|e| e.as_any_mut().downcast_mut::<T>()).expect("just set")
+        self.ext
+            .as_mut()
+            .and_then(|e| e.as_any_mut().downcast_mut::<T>())
+            .expect("just set")
     }
 
     /// Every register value of a thread's frames (for root scanning).

@@ -45,7 +45,9 @@ impl Chunks {
     /// For each byte chunk that serialises a cacheable object: (chunk index, object).
     pub fn cacheable(&self) -> impl Iterator<Item = (usize, ObjId)> + '_ {
         self.parts.iter().enumerate().filter_map(|(i, p)| match p {
-            Part::Bytes { object: Some(o), .. } => Some((i, *o)),
+            Part::Bytes {
+                object: Some(o), ..
+            } => Some((i, *o)),
             _ => None,
         })
     }
@@ -54,10 +56,16 @@ impl Chunks {
         self.parts.clear();
     }
     fn end_chunk(&mut self) {
-        self.parts.push(Part::Bytes { end: self.buf.len(), object: None });
+        self.parts.push(Part::Bytes {
+            end: self.buf.len(),
+            object: None,
+        });
     }
     fn end_object_chunk(&mut self, object: ObjId) {
-        self.parts.push(Part::Bytes { end: self.buf.len(), object: Some(object) });
+        self.parts.push(Part::Bytes {
+            end: self.buf.len(),
+            object: Some(object),
+        });
     }
     pub fn total_len(&self) -> usize {
         self.buf.len()
@@ -102,7 +110,9 @@ impl Canonicalizer {
             for f in &t.frames {
                 let mut roots = std::mem::take(&mut self.scratch);
                 roots.clear();
-                for_each_reg(program, f, self.all_registers, |v| v.for_each_pointer(&mut |p| roots.push(p)));
+                for_each_reg(program, f, self.all_registers, |v| {
+                    v.for_each_pointer(&mut |p| roots.push(p))
+                });
                 for &p in &roots {
                     self.reach(st, p);
                 }
@@ -149,7 +159,9 @@ impl Canonicalizer {
         let dead: Vec<ObjId> = st
             .memory
             .ids()
-            .filter(|&id| id > st.memory.globals && self.map.get(id as usize).is_none_or(|&m| m == 0))
+            .filter(|&id| {
+                id > st.memory.globals && self.map.get(id as usize).is_none_or(|&m| m == 0)
+            })
             .filter(|&id| st.memory.get(id).is_some_and(|o| o.freed))
             .collect();
         for id in dead {
@@ -163,7 +175,11 @@ impl Canonicalizer {
     }
 
     fn reach_obj(&mut self, st: &State, obj: ObjId) {
-        if obj == 0 || obj >= FUNCTION_OBJECT_BASE || (obj as usize) >= self.map.len() || self.map[obj as usize] != 0 {
+        if obj == 0
+            || obj >= FUNCTION_OBJECT_BASE
+            || (obj as usize) >= self.map.len()
+            || self.map[obj as usize] != 0
+        {
             return;
         }
         if st.memory.get(obj).is_none() {
@@ -230,7 +246,13 @@ impl Canonicalizer {
                 b.push(0xA1);
                 let allocas = &mut self.scratch_ids;
                 allocas.clear();
-                allocas.extend(f.allocas.iter().chain(f.varargs.iter()).map(|&a| map.get(a as usize).copied().unwrap_or(INVALID)).filter(|&n| n != 0));
+                allocas.extend(
+                    f.allocas
+                        .iter()
+                        .chain(f.varargs.iter())
+                        .map(|&a| map.get(a as usize).copied().unwrap_or(INVALID))
+                        .filter(|&n| n != 0),
+                );
                 allocas.sort_unstable();
                 for a in allocas.iter() {
                     b.extend_from_slice(&a.to_le_bytes());
@@ -239,7 +261,12 @@ impl Canonicalizer {
             }
             for (g, o) in &t.tls {
                 b.extend_from_slice(&g.to_le_bytes());
-                b.extend_from_slice(&map.get(*o as usize).copied().unwrap_or(INVALID).to_le_bytes());
+                b.extend_from_slice(
+                    &map.get(*o as usize)
+                        .copied()
+                        .unwrap_or(INVALID)
+                        .to_le_bytes(),
+                );
             }
             for (k, v) in &t.specific {
                 b.extend_from_slice(&k.to_le_bytes());
@@ -299,13 +326,20 @@ impl Canonicalizer {
 /// The registers of a frame that belong to the state: the live ones where the frame
 /// stopped, or all of them.
 #[inline]
-fn for_each_reg(program: &Program, f: &crate::state::Frame, all: bool, mut visit: impl FnMut(&Val)) {
+fn for_each_reg(
+    program: &Program,
+    f: &crate::state::Frame,
+    all: bool,
+    mut visit: impl FnMut(&Val),
+) {
     if all {
         f.regs.iter().for_each(visit);
         return;
     }
     if let Some(body) = &program.functions[f.func as usize].body {
-        if (f.block as usize) < body.blocks.len() && (f.ip as usize) < body.blocks[f.block as usize].insts.len() {
+        if (f.block as usize) < body.blocks.len()
+            && (f.ip as usize) < body.blocks[f.block as usize].insts.len()
+        {
             for &r in body.live.live_at(f.block, f.ip) {
                 if let Some(v) = f.regs.get(r as usize) {
                     visit(v);

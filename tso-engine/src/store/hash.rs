@@ -69,7 +69,8 @@ mod tests {
         let max = *count.iter().max().unwrap_or(&0);
         let min = *count.iter().min().unwrap_or(&0);
         assert!(max < 110 && min > 25, "bucket loads {min}..{max}");
-        let distinct: std::collections::HashSet<u64> = (0..n).map(|i| hash_bytes(&i.to_le_bytes())).collect();
+        let distinct: std::collections::HashSet<u64> =
+            (0..n).map(|i| hash_bytes(&i.to_le_bytes())).collect();
         assert_eq!(distinct.len() as u64, n);
     }
 }

@@ -74,7 +74,12 @@ mod tests {
     #[test]
     fn many_strings_survive_table_growth() {
         let mut t = Interner::default();
-        let key = |i: u32| -> Vec<u8> { (0..(i % 37)).map(|k| (i.wrapping_mul(31) ^ k) as u8).chain(i.to_le_bytes()).collect() };
+        let key = |i: u32| -> Vec<u8> {
+            (0..(i % 37))
+                .map(|k| (i.wrapping_mul(31) ^ k) as u8)
+                .chain(i.to_le_bytes())
+                .collect()
+        };
         for i in 0..20_000u32 {
             assert_eq!(t.intern(&key(i)), (i, true), "first insert of {i}");
         }

@@ -30,20 +30,35 @@ impl Default for StateStore {
 
 impl StateStore {
     pub fn new() -> StateStore {
-        let generation = GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed).max(1);
-        StateStore { chunks: Interner::default(), states: Interner::default(), ids: Vec::new(), generation }
+        let generation = GENERATION
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            .max(1);
+        StateStore {
+            chunks: Interner::default(),
+            states: Interner::default(),
+            ids: Vec::new(),
+            generation,
+        }
     }
 
     /// Serialise `st` canonically and insert it; true if it was not seen before.
-    pub fn insert_state(&mut self, canon: &mut Canonicalizer, program: &crate::ir::Program, st: &crate::state::State, include_output: bool) -> bool {
+    pub fn insert_state(
+        &mut self,
+        canon: &mut Canonicalizer,
+        program: &crate::ir::Program,
+        st: &crate::state::State,
+        include_output: bool,
+    ) -> bool {
         canon.cache_generation = self.generation;
         canon.run(program, st, include_output);
         let new = self.insert(&canon.chunks);
         // Remember the ids of unchanged pointer-free objects for the next state.
         for (i, obj) in canon.chunks.cacheable() {
             if let Some(o) = st.memory.get(obj) {
-                let id = u32::from_le_bytes(self.ids[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
-                o.chunk_cache.set((self.generation as u64) << 32 | id as u64);
+                let id =
+                    u32::from_le_bytes(self.ids[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+                o.chunk_cache
+                    .set((self.generation as u64) << 32 | id as u64);
             }
         }
         new

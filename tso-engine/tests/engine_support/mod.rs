@@ -49,7 +49,11 @@ pub fn compile(src: &str, opt: &str, extra: &[&str]) -> PathBuf {
 /// Default options for tests: generous but bounded limits.
 pub fn options() -> CheckOptions {
     let mut opts = CheckOptions::default();
-    opts.limits = Limits { max_states: Some(2_000_000), max_memory: None, timeout: Some(Duration::from_secs(60)) };
+    opts.limits = Limits {
+        max_states: Some(2_000_000),
+        max_memory: None,
+        timeout: Some(Duration::from_secs(60)),
+    };
     opts
 }
 
@@ -86,7 +90,11 @@ pub fn run_native(src: &str, opt: &str, extra: &[&str]) -> String {
         .expect("run clang-19");
     assert!(status.success(), "native clang-19 build failed:\n{src}");
     let out = Command::new(&exe).output().expect("run native program");
-    assert!(out.status.success(), "native run failed ({:?}):\n{src}", out.status);
+    assert!(
+        out.status.success(),
+        "native run failed ({:?}):\n{src}",
+        out.status
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -95,7 +103,10 @@ fn describe(r: &CheckReport) -> String {
         "verdict {:?}, failure {:?}, at {:?}, output {:?}",
         r.verdict,
         r.failure.as_ref().map(|f| f.to_string()),
-        r.counterexample.as_ref().and_then(|c| c.error_location.as_ref()).map(|l| l.line),
+        r.counterexample
+            .as_ref()
+            .and_then(|c| c.error_location.as_ref())
+            .map(|l| l.line),
         r.output
     )
 }
@@ -106,7 +117,10 @@ pub fn assert_same_as_native_at(src: &str, opt: &str, extra: &[&str]) -> String 
     let native = run_native(src, opt, extra);
     let r = check_with(src, opt, extra, &options());
     assert_eq!(r.verdict, Verdict::Pass, "{opt}: {}", describe(&r));
-    assert_eq!(r.output, native, "{opt}: engine output differs from native output");
+    assert_eq!(
+        r.output, native,
+        "{opt}: engine output differs from native output"
+    );
     native
 }
 
@@ -122,16 +136,33 @@ pub fn assert_same_as_native(src: &str) -> String {
 
 /// The line at which the failing thread stopped.
 pub fn error_line(r: &CheckReport) -> Option<u32> {
-    r.counterexample.as_ref().and_then(|c| c.error_location.as_ref()).map(|l| l.line)
+    r.counterexample
+        .as_ref()
+        .and_then(|c| c.error_location.as_ref())
+        .map(|l| l.line)
 }
 
 /// Assert a failure of `kind`, at `line` when given.
 pub fn assert_failure(r: &CheckReport, kind: ErrorKind, line: Option<u32>, what: &str) {
-    assert_eq!(r.failure.as_ref().map(|f| f.kind), Some(kind), "{what}: {}", describe(r));
-    let want = if kind.is_tool_limitation() { Verdict::Error } else { Verdict::Fail };
+    assert_eq!(
+        r.failure.as_ref().map(|f| f.kind),
+        Some(kind),
+        "{what}: {}",
+        describe(r)
+    );
+    let want = if kind.is_tool_limitation() {
+        Verdict::Error
+    } else {
+        Verdict::Fail
+    };
     assert_eq!(r.verdict, want, "{what}: {}", describe(r));
     if let Some(l) = line {
-        assert_eq!(error_line(r), Some(l), "{what}: error line; {}", describe(r));
+        assert_eq!(
+            error_line(r),
+            Some(l),
+            "{what}: error line; {}",
+            describe(r)
+        );
     }
 }
 
@@ -141,5 +172,8 @@ pub fn assert_pass(r: &CheckReport, what: &str) {
 
 /// The 1-based line of the first line of `src` containing `marker`.
 pub fn line_of(src: &str, marker: &str) -> u32 {
-    src.lines().position(|l| l.contains(marker)).unwrap_or_else(|| panic!("marker {marker} not in source")) as u32 + 1
+    src.lines()
+        .position(|l| l.contains(marker))
+        .unwrap_or_else(|| panic!("marker {marker} not in source")) as u32
+        + 1
 }

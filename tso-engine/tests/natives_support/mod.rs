@@ -31,7 +31,12 @@ pub fn compile_file(path: &Path, opt: &str, extra: &[&str]) -> PathBuf {
     if cxx {
         cmd.args(["-std=c++17", "-fno-exceptions"]);
     }
-    cmd.args(["-c", "-emit-llvm", "-g", opt, "-I"]).arg(include_dir()).args(extra).arg(path).arg("-o").arg(&out);
+    cmd.args(["-c", "-emit-llvm", "-g", opt, "-I"])
+        .arg(include_dir())
+        .args(extra)
+        .arg(path)
+        .arg("-o")
+        .arg(&out);
     let status = cmd.status().expect("run clang-19");
     assert!(status.success(), "clang-19 failed on {}", path.display());
     out
@@ -48,7 +53,11 @@ pub fn run_file(path: &Path, opt: &str, extra: &[&str]) -> CheckReport {
     let bc = compile_file(path, opt, extra);
     let prog = tso_engine::loader::load_file(&bc).expect("load bitcode");
     let mut opts = CheckOptions::default();
-    opts.limits = Limits { max_states: Some(2_000_000), max_memory: None, timeout: Some(Duration::from_secs(60)) };
+    opts.limits = Limits {
+        max_states: Some(2_000_000),
+        max_memory: None,
+        timeout: Some(Duration::from_secs(60)),
+    };
     check(&prog, &Natives::standard(), &opts)
 }
 
@@ -65,12 +74,30 @@ pub fn expect(src: &str, ext: &str, kind: Option<ErrorKind>) -> Vec<CheckReport>
 }
 
 pub fn assert_verdict(r: &CheckReport, kind: Option<ErrorKind>, what: &str) {
-    let got = r.failure.as_ref().map(|f| f.to_string()).unwrap_or_default();
+    let got = r
+        .failure
+        .as_ref()
+        .map(|f| f.to_string())
+        .unwrap_or_default();
     match kind {
-        None => assert_eq!(r.verdict, Verdict::Pass, "{what}: expected pass, got {:?} {got}", r.verdict),
+        None => assert_eq!(
+            r.verdict,
+            Verdict::Pass,
+            "{what}: expected pass, got {:?} {got}",
+            r.verdict
+        ),
         Some(k) => {
-            assert_eq!(r.failure.as_ref().map(|f| f.kind), Some(k), "{what}: expected {k}, got {:?} {got}", r.verdict);
-            let want = if k.is_tool_limitation() { Verdict::Error } else { Verdict::Fail };
+            assert_eq!(
+                r.failure.as_ref().map(|f| f.kind),
+                Some(k),
+                "{what}: expected {k}, got {:?} {got}",
+                r.verdict
+            );
+            let want = if k.is_tool_limitation() {
+                Verdict::Error
+            } else {
+                Verdict::Fail
+            };
             assert_eq!(r.verdict, want, "{what}: {got}");
         }
     }

@@ -20,7 +20,13 @@ pub struct Entry {
 
 impl Entry {
     pub(crate) fn new(range: Range, payload: Payload, origin: u32) -> Self {
-        Entry { range, payload, flushed: false, origin, after: Vec::new() }
+        Entry {
+            range,
+            payload,
+            flushed: false,
+            origin,
+            after: Vec::new(),
+        }
     }
 
     /// How many of `thread`'s oldest entries must reach memory before this one.

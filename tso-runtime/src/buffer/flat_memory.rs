@@ -26,7 +26,8 @@ impl FlatMemory {
 
     /// Creates (or replaces) a zero-filled object.
     pub fn add_object(&mut self, object: u32, size: u32) {
-        self.objects.insert(object, Payload::from_bytes(vec![0; size as usize]));
+        self.objects
+            .insert(object, Payload::from_bytes(vec![0; size as usize]));
     }
 
     pub fn remove_object(&mut self, object: u32) {
@@ -63,12 +64,21 @@ impl SharedMemory for FlatMemory {
     }
 
     fn write(&mut self, addr: Addr, data: &Payload) -> Result<(), FlatMemoryError> {
-        let range = Range { addr, len: data.len() };
+        let range = Range {
+            addr,
+            len: data.len(),
+        };
         let object = self.bounds(range)?;
         let start = addr.offset;
         let end = start + data.len();
         let origins: Vec<_> = (0..object.len())
-            .map(|i| if i >= start && i < end { (1, i - start) } else { (0, i) })
+            .map(|i| {
+                if i >= start && i < end {
+                    (1, i - start)
+                } else {
+                    (0, i)
+                }
+            })
             .collect();
         let merged = assemble(&[object, data], &origins);
         self.objects.insert(addr.object, merged);

@@ -7,7 +7,9 @@ use super::entry::Entry;
 use super::error::BufferError;
 use super::memo::{self, Resolved};
 use super::resolve::{resolve, BufferView, Outcome, Resolution, ResolveError};
-use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId, POINTER_SIZE};
+use super::types::{
+    assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId, POINTER_SIZE,
+};
 
 /// Most distinct flush outcomes one operation may offer before it is refused.
 pub const MAX_OUTCOMES: usize = 1 << 16;
@@ -37,7 +39,8 @@ impl StoreBuffers {
 
     /// The thread's buffer, oldest entry first (empty if it has none).
     pub fn entries(&self, thread: ThreadId) -> &[Entry] {
-        self.index(thread).map_or(&[], |i| &self.buffers[i].entries[..])
+        self.index(thread)
+            .map_or(&[], |i| &self.buffers[i].entries[..])
     }
 
     /// True when the thread has no buffered entry at all (flushed ones included).
@@ -57,7 +60,9 @@ impl StoreBuffers {
 
     /// True if any buffered entry (of any thread) overlaps `range`.
     pub fn has_overlapping(&self, range: Range) -> bool {
-        self.buffers.iter().any(|b| b.entries.iter().any(|e| e.range.overlaps(&range)))
+        self.buffers
+            .iter()
+            .any(|b| b.entries.iter().any(|e| e.range.overlaps(&range)))
     }
 
     /// Loads `range` as `thread` sees it (TSO load).
@@ -86,7 +91,10 @@ impl StoreBuffers {
         bound: u32,
     ) -> Result<(), M> {
         if payload.len() != range.len {
-            return Err(BufferError::PayloadLength { expected: range.len, actual: payload.len() });
+            return Err(BufferError::PayloadLength {
+                expected: range.len,
+                actual: payload.len(),
+            });
         }
         if bound > 0 && self.unflushed_len(thread) >= bound as usize {
             self.settle(memory, choice, &[], Forced::OldestUnflushed, thread)?;
@@ -97,7 +105,12 @@ impl StoreBuffers {
             .buffers
             .iter()
             .filter(|b| b.thread != thread)
-            .map(|b| (b.thread, b.entries.iter().take_while(|e| e.flushed).count() as u32))
+            .map(|b| {
+                (
+                    b.thread,
+                    b.entries.iter().take_while(|e| e.flushed).count() as u32,
+                )
+            })
             .filter(|&(_, count)| count > 0)
             .collect();
         let i = self.index_or_insert(thread);
@@ -144,9 +157,14 @@ impl StoreBuffers {
         let old = memory.read(range).map_err(BufferError::Memory)?;
         if let Some(new) = update(&old) {
             if new.len() != range.len {
-                return Err(BufferError::RmwLength { expected: range.len, actual: new.len() });
+                return Err(BufferError::RmwLength {
+                    expected: range.len,
+                    actual: new.len(),
+                });
             }
-            memory.write(range.addr, &new).map_err(BufferError::Memory)?;
+            memory
+                .write(range.addr, &new)
+                .map_err(BufferError::Memory)?;
         }
         Ok(old)
     }
@@ -186,9 +204,14 @@ impl StoreBuffers {
             return self.store(memory, choice, thread, range, payload, origin, bound);
         }
         if payload.len() != range.len {
-            return Err(BufferError::PayloadLength { expected: range.len, actual: payload.len() });
+            return Err(BufferError::PayloadLength {
+                expected: range.len,
+                actual: payload.len(),
+            });
         }
-        memory.write(range.addr, &payload).map_err(BufferError::Memory)
+        memory
+            .write(range.addr, &payload)
+            .map_err(BufferError::Memory)
     }
 
     /// The memory of `object` is about to be released by `thread` (free, or
@@ -206,14 +229,26 @@ impl StoreBuffers {
             if buffer.thread == thread {
                 continue;
             }
-            if let Some(e) = buffer.entries.iter().find(|e| !e.flushed && e.range.addr.object == object) {
-                return Err(BufferError::StoreToReleasedMemory { thread: buffer.thread, origin: e.origin });
+            if let Some(e) = buffer
+                .entries
+                .iter()
+                .find(|e| !e.flushed && e.range.addr.object == object)
+            {
+                return Err(BufferError::StoreToReleasedMemory {
+                    thread: buffer.thread,
+                    origin: e.origin,
+                });
             }
         }
         let doomed: Vec<Vec<bool>> = self
             .buffers
             .iter()
-            .map(|b| b.entries.iter().map(|e| e.range.addr.object == object).collect())
+            .map(|b| {
+                b.entries
+                    .iter()
+                    .map(|e| e.range.addr.object == object)
+                    .collect()
+            })
             .collect();
         self.remove_entries(&doomed);
         Ok(())
@@ -268,29 +303,51 @@ impl StoreBuffers {
             .entries(thread)
             .iter()
             .map(|e| {
-                let note = if e.flushed { "flushed".to_string() } else { format!("origin {}", e.origin) };
-                format!("{}={} ({})", name(e.range), describe_value(&e.payload), note)
+                let note = if e.flushed {
+                    "flushed".to_string()
+                } else {
+                    format!("origin {}", e.origin)
+                };
+                format!(
+                    "{}={} ({})",
+                    name(e.range),
+                    describe_value(&e.payload),
+                    note
+                )
             })
             .collect();
         format!("[{}]", items.join(", "))
     }
 
     fn index(&self, thread: ThreadId) -> Option<usize> {
-        self.buffers.binary_search_by_key(&thread, |b| b.thread).ok()
+        self.buffers
+            .binary_search_by_key(&thread, |b| b.thread)
+            .ok()
     }
 
     fn index_or_insert(&mut self, thread: ThreadId) -> usize {
         match self.buffers.binary_search_by_key(&thread, |b| b.thread) {
             Ok(i) => i,
             Err(i) => {
-                self.buffers.insert(i, ThreadBuffer { thread, entries: Arc::new(Vec::new()) });
+                self.buffers.insert(
+                    i,
+                    ThreadBuffer {
+                        thread,
+                        entries: Arc::new(Vec::new()),
+                    },
+                );
                 i
             }
         }
     }
 
     /// Reads `range`: bytes of the thread's newest unflushed entries, the rest from memory.
-    fn read_through<M: SharedMemory>(&self, memory: &M, thread: ThreadId, range: Range) -> Result<Payload, M> {
+    fn read_through<M: SharedMemory>(
+        &self,
+        memory: &M,
+        thread: ThreadId,
+        range: Range,
+    ) -> Result<Payload, M> {
         let from_memory = memory.read(range).map_err(BufferError::Memory)?;
         let own = self.entries(thread);
         if from_memory.len() == range.len
@@ -337,9 +394,13 @@ impl StoreBuffers {
         let forced_entries: Vec<(usize, usize)> = match (forced, self.index(thread)) {
             (_, None) | (Forced::None, _) => Vec::new(),
             (Forced::All, Some(b)) => (0..self.buffers[b].entries.len()).map(|p| (b, p)).collect(),
-            (Forced::OldestUnflushed, Some(b)) => {
-                self.buffers[b].entries.iter().position(|e| !e.flushed).map(|p| (b, p)).into_iter().collect()
-            }
+            (Forced::OldestUnflushed, Some(b)) => self.buffers[b]
+                .entries
+                .iter()
+                .position(|e| !e.flushed)
+                .map(|p| (b, p))
+                .into_iter()
+                .collect(),
         };
         if matches!(forced, Forced::None) && self.observes_only_own_unflushed(thread, seeds) {
             return Ok(());
@@ -350,7 +411,13 @@ impl StoreBuffers {
             Forced::OldestUnflushed => 2,
         };
         let remembered = memo::lookup(|key| {
-            memo::build_key(key, self.buffers.iter().map(|b| (b.thread, &b.entries[..])), thread, seeds, forced_code)
+            memo::build_key(
+                key,
+                self.buffers.iter().map(|b| (b.thread, &b.entries[..])),
+                thread,
+                seeds,
+                forced_code,
+            )
         });
         let resolved = match remembered {
             Some(resolved) => resolved,
@@ -358,16 +425,29 @@ impl StoreBuffers {
                 let views: Vec<BufferView<'_>> = self
                     .buffers
                     .iter()
-                    .map(|b| BufferView { thread: b.thread, entries: &b.entries[..] })
+                    .map(|b| BufferView {
+                        thread: b.thread,
+                        entries: &b.entries[..],
+                    })
                     .collect();
-                let resolution = resolve(&views, self.index(thread), seeds, &forced_entries, MAX_OUTCOMES)
-                    .map_err(|e| match e {
-                        ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes { limit: MAX_OUTCOMES },
-                        ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
-                    })?;
+                let resolution = resolve(
+                    &views,
+                    self.index(thread),
+                    seeds,
+                    &forced_entries,
+                    MAX_OUTCOMES,
+                )
+                .map_err(|e| match e {
+                    ResolveError::TooManyOutcomes => BufferError::TooManyOutcomes {
+                        limit: MAX_OUTCOMES,
+                    },
+                    ResolveError::NoConsistentOutcome => BufferError::NoConsistentOutcome,
+                })?;
                 let resolved = match resolution {
                     Resolution::Nothing => return Ok(()),
-                    Resolution::Outcomes { first, outcomes } => Rc::new(Resolved { first, outcomes }),
+                    Resolution::Outcomes { first, outcomes } => {
+                        Rc::new(Resolved { first, outcomes })
+                    }
                 };
                 // Only a choice is replayed by the engine.
                 if resolved.outcomes.len() > 1 {
@@ -407,10 +487,19 @@ impl StoreBuffers {
         // ...is the whole closure when no other entry overlaps it.
         let outsider = |e: &Entry| closure.iter().any(|r| e.range.overlaps(r));
         own.iter().all(|e| !e.flushed || !outsider(e))
-            && self.buffers.iter().filter(|b| b.thread != thread).all(|b| !b.entries.iter().any(outsider))
+            && self
+                .buffers
+                .iter()
+                .filter(|b| b.thread != thread)
+                .all(|b| !b.entries.iter().any(outsider))
     }
 
-    fn apply<M: SharedMemory>(&mut self, memory: &mut M, first: &[usize], outcome: &Outcome) -> Result<(), M> {
+    fn apply<M: SharedMemory>(
+        &mut self,
+        memory: &mut M,
+        first: &[usize],
+        outcome: &Outcome,
+    ) -> Result<(), M> {
         self.write_in_order(memory, first, &outcome.order)?;
         let nbuf = self.buffers.len();
         // `kept_before[first[b] + b + k]`: entries of buffer b among its first k that remain.
@@ -467,7 +556,10 @@ impl StoreBuffers {
             match entries {
                 None => rebuilt.push(buffer.clone()),
                 Some(entries) if entries.is_empty() => {}
-                Some(entries) => rebuilt.push(ThreadBuffer { thread: buffer.thread, entries: Arc::new(entries) }),
+                Some(entries) => rebuilt.push(ThreadBuffer {
+                    thread: buffer.thread,
+                    entries: Arc::new(entries),
+                }),
             }
         }
         self.buffers = rebuilt;
@@ -477,7 +569,12 @@ impl StoreBuffers {
 
     /// Writes entries to memory in the given order, composing each contiguous
     /// run of touched bytes once (the last writer of each byte wins).
-    fn write_in_order<M: SharedMemory>(&self, memory: &mut M, first: &[usize], order: &[usize]) -> Result<(), M> {
+    fn write_in_order<M: SharedMemory>(
+        &self,
+        memory: &mut M,
+        first: &[usize],
+        order: &[usize],
+    ) -> Result<(), M> {
         let entry_of = |id: usize| {
             let b = first.partition_point(|&f| f <= id) - 1;
             &self.buffers[b].entries[id - first[b]]
@@ -486,7 +583,9 @@ impl StoreBuffers {
         // A lone entry whose pointers all lie inside it is written as it is.
         if let [entry] = written[..] {
             if !entry.payload.is_empty() && is_well_formed(&entry.payload) {
-                return memory.write(entry.range.addr, &entry.payload).map_err(BufferError::Memory);
+                return memory
+                    .write(entry.range.addr, &entry.payload)
+                    .map_err(BufferError::Memory);
             }
         }
         // Every written byte as (object, offset, writer rank, offset in writer); the
@@ -494,7 +593,9 @@ impl StoreBuffers {
         let mut bytes: Vec<(u32, u64, usize, u32)> = Vec::new();
         for (k, entry) in written.iter().enumerate() {
             let r = entry.range;
-            bytes.extend((r.start()..r.end()).map(|off| (r.addr.object, off, k, (off - r.start()) as u32)));
+            bytes.extend(
+                (r.start()..r.end()).map(|off| (r.addr.object, off, k, (off - r.start()) as u32)),
+            );
         }
         bytes.sort_unstable();
         let sources: Vec<&Payload> = written.iter().map(|e| &e.payload).collect();
@@ -502,13 +603,18 @@ impl StoreBuffers {
         let mut run_start: Option<(u32, u64)> = None;
         let mut prev: Option<(u32, u64)> = None;
         for (i, &(object, off, k, at)) in bytes.iter().enumerate() {
-            if bytes.get(i + 1).is_some_and(|next| next.0 == object && next.1 == off) {
+            if bytes
+                .get(i + 1)
+                .is_some_and(|next| next.0 == object && next.1 == off)
+            {
                 continue; // a later writer of this byte follows
             }
             let contiguous = prev.is_some_and(|(po, poff)| po == object && poff + 1 == off);
             if !contiguous {
                 if let Some((o, start)) = run_start {
-                    memory.write(Addr::new(o, start as u32), &assemble(&sources, &run)).map_err(BufferError::Memory)?;
+                    memory
+                        .write(Addr::new(o, start as u32), &assemble(&sources, &run))
+                        .map_err(BufferError::Memory)?;
                 }
                 run.clear();
                 run_start = Some((object, off));
@@ -517,7 +623,9 @@ impl StoreBuffers {
             prev = Some((object, off));
         }
         if let Some((o, start)) = run_start {
-            memory.write(Addr::new(o, start as u32), &assemble(&sources, &run)).map_err(BufferError::Memory)?;
+            memory
+                .write(Addr::new(o, start as u32), &assemble(&sources, &run))
+                .map_err(BufferError::Memory)?;
         }
         Ok(())
     }
@@ -532,10 +640,13 @@ impl StoreBuffers {
             let e = &entries[p];
             e.flushed
                 && (e.range.start()..e.range.end()).all(|off| {
-                    entries[p + 1..].iter().any(|n| n.flushed && n.range.contains_byte(e.range.addr.object, off))
+                    entries[p + 1..]
+                        .iter()
+                        .any(|n| n.flushed && n.range.contains_byte(e.range.addr.object, off))
                 })
         };
-        let candidates = |entries: &[Entry]| entries.iter().filter(|e| e.flushed).take(2).count() == 2;
+        let candidates =
+            |entries: &[Entry]| entries.iter().filter(|e| e.flushed).take(2).count() == 2;
         let any = self.buffers.iter().any(|b| {
             let entries = &b.entries[..];
             candidates(entries) && (0..entries.len()).any(|p| shadowed(entries, p))
@@ -575,7 +686,11 @@ impl StoreBuffers {
                     .iter()
                     .filter_map(|&(t, count)| {
                         let other = threads.iter().position(|&x| x == t)?;
-                        let removed = doomed[other].iter().take(count as usize).filter(|d| **d).count() as u32;
+                        let removed = doomed[other]
+                            .iter()
+                            .take(count as usize)
+                            .filter(|d| **d)
+                            .count() as u32;
                         Some((t, count - removed))
                     })
                     .filter(|&(_, count)| count > 0)
@@ -583,7 +698,10 @@ impl StoreBuffers {
                 entries.push(kept);
             }
             if !entries.is_empty() {
-                rebuilt.push(ThreadBuffer { thread: buffer.thread, entries: Arc::new(entries) });
+                rebuilt.push(ThreadBuffer {
+                    thread: buffer.thread,
+                    entries: Arc::new(entries),
+                });
             }
         }
         self.buffers = rebuilt;
@@ -601,7 +719,10 @@ enum Forced {
 /// offsets ascending, each pointer wholly inside.
 fn is_well_formed(payload: &Payload) -> bool {
     payload.ptr_offsets.windows(2).all(|w| w[0] < w[1])
-        && payload.ptr_offsets.iter().all(|&o| u64::from(o) + u64::from(POINTER_SIZE) <= u64::from(payload.len()))
+        && payload
+            .ptr_offsets
+            .iter()
+            .all(|&o| u64::from(o) + u64::from(POINTER_SIZE) <= u64::from(payload.len()))
 }
 
 fn describe_value(payload: &Payload) -> String {

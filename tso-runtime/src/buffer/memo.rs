@@ -58,7 +58,12 @@ pub(crate) fn build_key<'a>(
         key.push(thread);
         key.push(entries.len() as u32);
         for e in entries {
-            key.extend_from_slice(&[e.range.addr.object, e.range.addr.offset, e.range.len, u32::from(e.flushed)]);
+            key.extend_from_slice(&[
+                e.range.addr.object,
+                e.range.addr.offset,
+                e.range.len,
+                u32::from(e.flushed),
+            ]);
             key.push(e.after.len() as u32);
             for &(t, count) in &e.after {
                 key.extend_from_slice(&[t, count]);
@@ -82,7 +87,11 @@ pub(crate) fn remember(resolved: Rc<Resolved>) {
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
         let words: usize = memo.key.len()
-            + resolved.outcomes.iter().map(|o| o.written.len() + o.order.len() + o.after.len()).sum::<usize>();
+            + resolved
+                .outcomes
+                .iter()
+                .map(|o| o.written.len() + o.order.len() + o.after.len())
+                .sum::<usize>();
         if memo.table.len() >= CAPACITY || memo.words + words > WORD_CAPACITY {
             memo.table.clear();
             memo.words = 0;

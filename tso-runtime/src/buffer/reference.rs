@@ -47,7 +47,12 @@ impl ReferenceBuffers {
     }
 
     /// Loads `range`: per byte the thread's newest entry, else memory.
-    pub fn load<M: SharedMemory>(&self, memory: &M, thread: ThreadId, range: Range) -> Result<Payload, M> {
+    pub fn load<M: SharedMemory>(
+        &self,
+        memory: &M,
+        thread: ThreadId,
+        range: Range,
+    ) -> Result<Payload, M> {
         let from_memory = memory.read(range).map_err(BufferError::Memory)?;
         let own = self.entries(thread);
         let mut sources: Vec<&Payload> = vec![&from_memory];
@@ -78,23 +83,41 @@ impl ReferenceBuffers {
         bound: u32,
     ) -> Result<(), M> {
         if payload.len() != range.len {
-            return Err(BufferError::PayloadLength { expected: range.len, actual: payload.len() });
+            return Err(BufferError::PayloadLength {
+                expected: range.len,
+                actual: payload.len(),
+            });
         }
         if bound > 0 && self.len(thread) >= bound as usize {
             self.flush_one(memory, thread)?;
         }
-        self.buffers.entry(thread).or_default().push(ReferenceEntry { range, payload, origin });
+        self.buffers
+            .entry(thread)
+            .or_default()
+            .push(ReferenceEntry {
+                range,
+                payload,
+                origin,
+            });
         Ok(())
     }
 
     /// Writes the thread's oldest entry to memory. Returns false if it had none.
-    pub fn flush_one<M: SharedMemory>(&mut self, memory: &mut M, thread: ThreadId) -> Result<bool, M> {
-        let Some(buffer) = self.buffers.get_mut(&thread) else { return Ok(false) };
+    pub fn flush_one<M: SharedMemory>(
+        &mut self,
+        memory: &mut M,
+        thread: ThreadId,
+    ) -> Result<bool, M> {
+        let Some(buffer) = self.buffers.get_mut(&thread) else {
+            return Ok(false);
+        };
         let entry = buffer.remove(0);
         if buffer.is_empty() {
             self.buffers.remove(&thread);
         }
-        memory.write(entry.range.addr, &entry.payload).map_err(BufferError::Memory)?;
+        memory
+            .write(entry.range.addr, &entry.payload)
+            .map_err(BufferError::Memory)?;
         Ok(true)
     }
 
@@ -117,9 +140,14 @@ impl ReferenceBuffers {
         let old = memory.read(range).map_err(BufferError::Memory)?;
         if let Some(new) = update(&old) {
             if new.len() != range.len {
-                return Err(BufferError::RmwLength { expected: range.len, actual: new.len() });
+                return Err(BufferError::RmwLength {
+                    expected: range.len,
+                    actual: new.len(),
+                });
             }
-            memory.write(range.addr, &new).map_err(BufferError::Memory)?;
+            memory
+                .write(range.addr, &new)
+                .map_err(BufferError::Memory)?;
         }
         Ok(old)
     }
@@ -136,7 +164,10 @@ impl ReferenceBuffers {
                 continue;
             }
             if let Some(e) = entries.iter().find(|e| e.range.addr.object == object) {
-                return Err(BufferError::StoreToReleasedMemory { thread: t, origin: e.origin });
+                return Err(BufferError::StoreToReleasedMemory {
+                    thread: t,
+                    origin: e.origin,
+                });
             }
         }
         if let Some(own) = self.buffers.get_mut(&thread) {

@@ -68,7 +68,10 @@ pub(crate) enum Resolution {
     Nothing,
     /// The distinct outcomes (at least one); `first[b]` is the id of buffer
     /// b's oldest entry (`first[buffers]` = number of entries).
-    Outcomes { first: Vec<usize>, outcomes: Vec<Outcome> },
+    Outcomes {
+        first: Vec<usize>,
+        outcomes: Vec<Outcome>,
+    },
 }
 
 struct Flat {
@@ -107,7 +110,9 @@ impl Flat {
                     flat.pred.push(if other == b {
                         p as u32
                     } else {
-                        entry.after_count(other_view.thread).min(other_view.entries.len() as u32)
+                        entry
+                            .after_count(other_view.thread)
+                            .min(other_view.entries.len() as u32)
                     });
                 }
             }
@@ -142,7 +147,8 @@ pub(crate) fn resolve(
     let flat = Flat::new(views);
     let n = flat.len();
     let nbuf = views.len();
-    let id_of = |(b, p): (usize, usize)| (b < nbuf && p < flat.ids(b).len()).then(|| flat.first[b] + p);
+    let id_of =
+        |(b, p): (usize, usize)| (b < nbuf && p < flat.ids(b).len()).then(|| flat.first[b] + p);
 
     // Matching set C: overlap closure of the seeds and forced entries.
     let mut in_c = vec![false; n];
@@ -173,7 +179,9 @@ pub(crate) fn resolve(
     // Only the acting thread's own unflushed entries match and none must be
     // written: whether they reach memory now or later cannot be observed (the
     // bytes read are the same either way), so nothing is decided.
-    if forced.is_empty() && (0..n).all(|id| !in_c[id] || (Some(flat.buf[id]) == acting && !flat.flushed[id])) {
+    if forced.is_empty()
+        && (0..n).all(|id| !in_c[id] || (Some(flat.buf[id]) == acting && !flat.flushed[id]))
+    {
         return Ok(Resolution::Nothing);
     }
     let mut is_forced = vec![false; n];
@@ -184,13 +192,21 @@ pub(crate) fn resolve(
     }
 
     // Per buffer: C-members in FIFO order and the shortest admissible prefix.
-    let c_members: Vec<Vec<usize>> = (0..nbuf).map(|b| flat.ids(b).filter(|&id| in_c[id]).collect()).collect();
+    let c_members: Vec<Vec<usize>> = (0..nbuf)
+        .map(|b| flat.ids(b).filter(|&id| in_c[id]).collect())
+        .collect();
     let min_len: Vec<usize> = c_members
         .iter()
-        .map(|members| members.iter().rposition(|&id| is_forced[id] || flat.flushed[id]).map_or(0, |i| i + 1))
+        .map(|members| {
+            members
+                .iter()
+                .rposition(|&id| is_forced[id] || flat.flushed[id])
+                .map_or(0, |i| i + 1)
+        })
         .collect();
-    let old_flushed_len: Vec<usize> =
-        (0..nbuf).map(|b| flat.ids(b).take_while(|&id| flat.flushed[id]).count()).collect();
+    let old_flushed_len: Vec<usize> = (0..nbuf)
+        .map(|b| flat.ids(b).take_while(|&id| flat.flushed[id]).count())
+        .collect();
 
     let mut search = Search::new(&flat, &c_members, &old_flushed_len);
     let mut take: Vec<usize> = min_len.clone();
@@ -207,7 +223,10 @@ pub(crate) fn resolve(
                     return Err(ResolveError::NoConsistentOutcome);
                 }
                 let first = flat.first.clone();
-                return Ok(Resolution::Outcomes { first, outcomes: search.outcomes });
+                return Ok(Resolution::Outcomes {
+                    first,
+                    outcomes: search.outcomes,
+                });
             }
             if take[b] < c_members[b].len() {
                 take[b] += 1;
@@ -395,7 +414,8 @@ impl<'a> Search<'a> {
             }
         }
         self.contested.clear();
-        self.contested.extend((0..self.bytes.len()).filter(|&i| self.byte_owner[i] == MANY));
+        self.contested
+            .extend((0..self.bytes.len()).filter(|&i| self.byte_owner[i] == MANY));
         self.interleaves = writing_buffers > 1;
 
         // Which written entries are followed by a remaining one, and in which buffers.
@@ -407,7 +427,11 @@ impl<'a> Search<'a> {
             let o = flat.buf[y];
             let preds = flat.preds(y);
             for b in 0..nbuf {
-                let bound = if b == o { flat.pos[y] as u32 + 1 } else { preds[b] };
+                let bound = if b == o {
+                    flat.pos[y] as u32 + 1
+                } else {
+                    preds[b]
+                };
                 let slot = &mut self.follow_bound[b * nbuf + o];
                 *slot = (*slot).max(bound);
             }
@@ -428,7 +452,9 @@ impl<'a> Search<'a> {
                     }
                 };
                 let mut followers = (0..nbuf).filter(|&o| followed_in(o));
-                let Some(follower) = followers.next() else { continue };
+                let Some(follower) = followers.next() else {
+                    continue;
+                };
                 let several = followers.next().is_some();
                 self.matters_slot[s] = self.matters.len();
                 self.matters.push(s);
@@ -449,7 +475,8 @@ impl<'a> Search<'a> {
         self.recorded.clear();
         self.recorded.resize(self.matters.len() * nbuf, 0);
         if self.interleaves {
-            self.visited.reset(nbuf + self.contested.len() + self.recorded.len());
+            self.visited
+                .reset(nbuf + self.contested.len() + self.recorded.len());
         }
         self.run()
     }
@@ -458,7 +485,8 @@ impl<'a> Search<'a> {
     fn fill_key(&mut self) {
         self.key.clear();
         self.key.extend(self.placed.iter().map(|&p| p as u32));
-        self.key.extend(self.contested.iter().map(|&i| self.writer[i]));
+        self.key
+            .extend(self.contested.iter().map(|&i| self.writer[i]));
         self.key.extend_from_slice(&self.recorded);
     }
 
@@ -477,14 +505,18 @@ impl<'a> Search<'a> {
         let nbuf = flat.nbuf;
         let mut any = false;
         for b in 0..nbuf {
-            let Some(&s) = self.chosen[b].get(self.placed[b]) else { continue };
+            let Some(&s) = self.chosen[b].get(self.placed[b]) else {
+                continue;
+            };
             any = true;
             // Every written entry known to precede s must be placed already:
             // the oldest unplaced one of each other buffer must not precede s.
             let preds = flat.preds(s);
             let ready = (0..nbuf).all(|other| {
                 other == b
-                    || self.chosen[other].get(self.placed[other]).is_none_or(|&x| flat.pos[x] as u32 >= preds[other])
+                    || self.chosen[other]
+                        .get(self.placed[other])
+                        .is_none_or(|&x| flat.pos[x] as u32 >= preds[other])
             });
             if !ready {
                 continue;
@@ -493,9 +525,14 @@ impl<'a> Search<'a> {
             self.acc_saved.extend_from_slice(&self.acc);
             let covers = self.covers(s);
             let writer_mark = self.writer_saved.len();
-            self.writer_saved.extend_from_slice(&self.writer[covers.clone()]);
+            self.writer_saved
+                .extend_from_slice(&self.writer[covers.clone()]);
             for other in 0..nbuf {
-                let own = if other == b { flat.pos[s] as u32 + 1 } else { preds[other] };
+                let own = if other == b {
+                    flat.pos[s] as u32 + 1
+                } else {
+                    preds[other]
+                };
                 self.acc[other] = self.acc[other].max(own);
             }
             self.writer[covers.clone()].fill(s as u32);
@@ -556,11 +593,16 @@ impl<'a> Search<'a> {
                 let bound = flat.pred[y * nbuf + b];
                 let chosen = &self.chosen[b];
                 let k = chosen.partition_point(|&s| (flat.pos[s] as u32) < bound);
-                let Some(&s) = k.checked_sub(1).map(|k| &chosen[k]) else { continue };
+                let Some(&s) = k.checked_sub(1).map(|k| &chosen[k]) else {
+                    continue;
+                };
                 let slot = self.matters_slot[s];
                 // Followed by y, so it is a `matters` entry.
                 if slot == usize::MAX {
-                    debug_assert!(false, "a written entry preceding a remaining one is not recorded");
+                    debug_assert!(
+                        false,
+                        "a written entry preceding a remaining one is not recorded"
+                    );
                     continue;
                 }
                 let rec = &self.recorded[slot * nbuf..(slot + 1) * nbuf];

@@ -53,8 +53,14 @@ fn load_outcomes(world: &World, thread: ThreadId, range: Range) -> Vec<(World, u
     let mut answer = 0;
     loop {
         let (mut bufs, mut mem) = world.clone();
-        let mut replay = Replay { script: vec![answer], next: 0, arities: Vec::new() };
-        let value = bufs.load(&mut mem, &mut replay, thread, range).expect("load");
+        let mut replay = Replay {
+            script: vec![answer],
+            next: 0,
+            arities: Vec::new(),
+        };
+        let value = bufs
+            .load(&mut mem, &mut replay, thread, range)
+            .expect("load");
         assert!(replay.arities.len() <= 1, "a load asks at most one choice");
         results.push(((bufs, mem), value.to_int()));
         match replay.arities.first() {
@@ -69,12 +75,27 @@ fn mem_value(mem: &FlatMemory, range: Range) -> u64 {
 }
 
 fn store(world: &mut World, thread: ThreadId, range: Range, value: u64, origin: u32) {
-    let mut replay = Replay { script: vec![], next: 0, arities: vec![] };
+    let mut replay = Replay {
+        script: vec![],
+        next: 0,
+        arities: vec![],
+    };
     world
         .0
-        .store(&mut world.1, &mut replay, thread, range, Payload::from_int(value, 4), origin, 0)
+        .store(
+            &mut world.1,
+            &mut replay,
+            thread,
+            range,
+            Payload::from_int(value, 4),
+            origin,
+            0,
+        )
         .expect("store");
-    assert!(replay.arities.is_empty(), "an unbounded store never chooses");
+    assert!(
+        replay.arities.is_empty(),
+        "an unbounded store never chooses"
+    );
 }
 
 #[test]
@@ -91,8 +112,14 @@ fn figures_3_to_5_delayed_flushing() {
     store(&mut world, 2, y(), 3, 21);
 
     // Figure 3.
-    assert_eq!(world.0.describe(1, name), "[x=1 (origin 10), y=1 (origin 11), x=2 (origin 12), y=2 (origin 13)]");
-    assert_eq!(world.0.describe(2, name), "[x=3 (origin 20), y=3 (origin 21)]");
+    assert_eq!(
+        world.0.describe(1, name),
+        "[x=1 (origin 10), y=1 (origin 11), x=2 (origin 12), y=2 (origin 13)]"
+    );
+    assert_eq!(
+        world.0.describe(2, name),
+        "[x=3 (origin 20), y=3 (origin 21)]"
+    );
 
     // `a = y`: any of the y values (or the initial 0) may be read.
     let step1 = load_outcomes(&world, 0, y());
@@ -111,13 +138,21 @@ fn figures_3_to_5_delayed_flushing() {
     assert_eq!(bufs.describe(1, name), "[x=2 (flushed)]");
     assert_eq!(bufs.describe(2, name), "[x=3 (origin 20), y=3 (origin 21)]");
     assert_eq!(mem_value(&mem, y()), 2);
-    assert_eq!(mem_value(&mem, x()), 0, "flushed entries are not placed in memory yet");
+    assert_eq!(
+        mem_value(&mem, x()),
+        0,
+        "flushed entries are not placed in memory yet"
+    );
 
     // `b = x`: the flushed x←1, x←2 must be placed; x←3 may come before or after.
     let world4: World = (bufs, mem);
     let step2 = load_outcomes(&world4, 0, x());
     let values: std::collections::BTreeSet<u64> = step2.iter().map(|(_, v)| *v).collect();
-    assert_eq!(values, [2, 3].into_iter().collect(), "x=0 and x=1 are no longer possible");
+    assert_eq!(
+        values,
+        [2, 3].into_iter().collect(),
+        "x=0 and x=1 are no longer possible"
+    );
     for ((bufs, _), _) in &step2 {
         assert!(bufs.is_empty(1), "flushed x entries always reach memory");
     }

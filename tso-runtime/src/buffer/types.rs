@@ -17,7 +17,10 @@ impl Addr {
     }
 
     pub fn from_pointer(pointer: u64) -> Self {
-        Addr { object: (pointer >> 32) as u32, offset: pointer as u32 }
+        Addr {
+            object: (pointer >> 32) as u32,
+            offset: pointer as u32,
+        }
     }
 
     pub fn to_pointer(self) -> u64 {
@@ -34,7 +37,10 @@ pub struct Range {
 
 impl Range {
     pub fn new(object: u32, offset: u32, len: u32) -> Self {
-        Range { addr: Addr { object, offset }, len }
+        Range {
+            addr: Addr { object, offset },
+            len,
+        }
     }
 
     pub fn start(&self) -> u64 {
@@ -47,7 +53,9 @@ impl Range {
 
     /// Byte overlap (mixed sizes and unaligned ranges included).
     pub fn overlaps(&self, other: &Range) -> bool {
-        self.addr.object == other.addr.object && self.start() < other.end() && other.start() < self.end()
+        self.addr.object == other.addr.object
+            && self.start() < other.end()
+            && other.start() < self.end()
     }
 
     pub fn contains_byte(&self, object: u32, offset: u64) -> bool {
@@ -68,7 +76,10 @@ pub struct Payload {
 
 impl Payload {
     pub fn from_bytes(data: Vec<u8>) -> Self {
-        Payload { data, ptr_offsets: Vec::new() }
+        Payload {
+            data,
+            ptr_offsets: Vec::new(),
+        }
     }
 
     /// Little-endian integer of `len` bytes (`len` ≤ 8).
@@ -80,7 +91,10 @@ impl Payload {
 
     /// An 8-byte engine pointer with provenance.
     pub fn from_pointer(pointer: u64) -> Self {
-        Payload { data: pointer.to_le_bytes().to_vec(), ptr_offsets: vec![0] }
+        Payload {
+            data: pointer.to_le_bytes().to_vec(),
+            ptr_offsets: vec![0],
+        }
     }
 
     pub fn len(&self) -> u32 {
@@ -107,7 +121,9 @@ impl Payload {
     pub fn for_each_pointer_mut(&mut self, mut f: impl FnMut(&mut u64)) {
         for &offset in &self.ptr_offsets {
             let start = offset as usize;
-            let Some(slot) = self.data.get_mut(start..start + POINTER_SIZE as usize) else { continue };
+            let Some(slot) = self.data.get_mut(start..start + POINTER_SIZE as usize) else {
+                continue;
+            };
             let mut bytes = [0u8; 8];
             bytes.copy_from_slice(slot);
             let mut value = u64::from_le_bytes(bytes);

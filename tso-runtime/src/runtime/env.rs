@@ -20,12 +20,24 @@ impl SharedMemory for Mem<'_, '_, '_> {
     type Error = Failure;
     fn read(&self, range: Range) -> Result<Payload, Failure> {
         let cx = self.0.cx.borrow();
-        let f = cx.read_fragment(make_ptr(range.addr.object, range.addr.offset), range.len as u64)?;
-        Ok(Payload { data: f.data, ptr_offsets: f.ptrs })
+        let f = cx.read_fragment(
+            make_ptr(range.addr.object, range.addr.offset),
+            range.len as u64,
+        )?;
+        Ok(Payload {
+            data: f.data,
+            ptr_offsets: f.ptrs,
+        })
     }
     fn write(&mut self, addr: Addr, data: &Payload) -> Result<(), Failure> {
         let mut cx = self.0.cx.borrow_mut();
-        cx.write_fragment(make_ptr(addr.object, addr.offset), &Fragment { data: data.data.clone(), ptrs: data.ptr_offsets.clone() })
+        cx.write_fragment(
+            make_ptr(addr.object, addr.offset),
+            &Fragment {
+                data: data.data.clone(),
+                ptrs: data.ptr_offsets.clone(),
+            },
+        )
     }
 }
 

@@ -24,7 +24,11 @@ pub struct RuntimeOptions {
 
 impl Default for RuntimeOptions {
     fn default() -> Self {
-        RuntimeOptions { sb_bound: 32, dynamic_bypass: true, reference_machine: false }
+        RuntimeOptions {
+            sb_bound: 32,
+            dynamic_bypass: true,
+            reference_machine: false,
+        }
     }
 }
 

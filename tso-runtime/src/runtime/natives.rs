@@ -19,87 +19,164 @@ type BufResult<T> = Result<T, BufferError<Failure>>;
 pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
     for (i, &bits) in abi::ACCESS_WIDTHS.iter().enumerate() {
         let o = opts.clone();
-        n.add_described(abi::LOAD[i], Visibility::IfShared(0), describe_load, move |cx, a| {
-            let p = arg(a, 0);
-            let v = load(cx, &o, p, bits / 8)?;
-            Ok(NativeResult::Return(payload_to_val(&v)))
-        });
+        n.add_described(
+            abi::LOAD[i],
+            Visibility::IfShared(0),
+            describe_load,
+            move |cx, a| {
+                let p = arg(a, 0);
+                let v = load(cx, &o, p, bits / 8)?;
+                Ok(NativeResult::Return(payload_to_val(&v)))
+            },
+        );
         let o = opts.clone();
-        n.add_described(abi::STORE[i], Visibility::IfShared(0), describe_store, move |cx, a| {
-            let p = arg(a, 0);
-            let v = a.get(1).cloned().unwrap_or_default();
-            store(cx, &o, p, val_to_payload(&v, bits / 8))?;
-            Ok(NativeResult::Return(Val::Int(0)))
-        });
+        n.add_described(
+            abi::STORE[i],
+            Visibility::IfShared(0),
+            describe_store,
+            move |cx, a| {
+                let p = arg(a, 0);
+                let v = a.get(1).cloned().unwrap_or_default();
+                store(cx, &o, p, val_to_payload(&v, bits / 8))?;
+                Ok(NativeResult::Return(Val::Int(0)))
+            },
+        );
         let o = opts.clone();
-        n.add_described(abi::RMW[i], Visibility::Custom(locked_visible), describe_rmw, move |cx, a| {
-            let (p, operand, code) = (arg(a, 0), a.get(1).cloned().unwrap_or_default(), arg(a, 2) as u32);
-            let Some(op) = RmwOp::from_code(code) else {
-                return Err(Failure::unsupported(format!("unsupported: read-modify-write operation code {code}")));
-            };
-            let old = locked(cx, &o, p, bits / 8, |old| {
-                let new = op.apply(bits, old.to_int(), operand.as_u64())?;
-                let mut payload = Payload::from_int(new, bits / 8);
-                if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
-                    payload.ptr_offsets.push(0);
-                }
-                Some(payload)
-            })?;
-            Ok(NativeResult::Return(payload_to_val(&old)))
-        });
+        n.add_described(
+            abi::RMW[i],
+            Visibility::Custom(locked_visible),
+            describe_rmw,
+            move |cx, a| {
+                let (p, operand, code) = (
+                    arg(a, 0),
+                    a.get(1).cloned().unwrap_or_default(),
+                    arg(a, 2) as u32,
+                );
+                let Some(op) = RmwOp::from_code(code) else {
+                    return Err(Failure::unsupported(format!(
+                        "unsupported: read-modify-write operation code {code}"
+                    )));
+                };
+                let old = locked(cx, &o, p, bits / 8, |old| {
+                    let new = op.apply(bits, old.to_int(), operand.as_u64())?;
+                    let mut payload = Payload::from_int(new, bits / 8);
+                    if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
+                        payload.ptr_offsets.push(0);
+                    }
+                    Some(payload)
+                })?;
+                Ok(NativeResult::Return(payload_to_val(&old)))
+            },
+        );
         let o = opts.clone();
-        n.add_described(abi::CMPXCHG[i], Visibility::Custom(locked_visible), describe_cmpxchg, move |cx, a| {
-            let (p, expected) = (arg(a, 0), arg(a, 1));
-            let desired = a.get(2).cloned().unwrap_or_default();
-            let old = locked(cx, &o, p, bits / 8, |old| (old.to_int() == expected).then(|| val_to_payload(&desired, bits / 8)))?;
-            Ok(NativeResult::Return(payload_to_val(&old)))
-        });
+        n.add_described(
+            abi::CMPXCHG[i],
+            Visibility::Custom(locked_visible),
+            describe_cmpxchg,
+            move |cx, a| {
+                let (p, expected) = (arg(a, 0), arg(a, 1));
+                let desired = a.get(2).cloned().unwrap_or_default();
+                let old = locked(cx, &o, p, bits / 8, |old| {
+                    (old.to_int() == expected).then(|| val_to_payload(&desired, bits / 8))
+                })?;
+                Ok(NativeResult::Return(payload_to_val(&old)))
+            },
+        );
     }
     let o = opts.clone();
-    n.add_described(abi::LOAD_BYTES, Visibility::IfShared(1), describe_copy, move |cx, a| {
-        let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
-        let v = load(cx, &o, src, len as u32)?;
-        cx.write_fragment(dst, &Fragment { data: v.data, ptrs: v.ptr_offsets })?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add_described(
+        abi::LOAD_BYTES,
+        Visibility::IfShared(1),
+        describe_copy,
+        move |cx, a| {
+            let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+            let v = load(cx, &o, src, len as u32)?;
+            cx.write_fragment(
+                dst,
+                &Fragment {
+                    data: v.data,
+                    ptrs: v.ptr_offsets,
+                },
+            )?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
     let o = opts.clone();
-    n.add_described(abi::STORE_BYTES, Visibility::IfShared(0), describe_copy, move |cx, a| {
-        let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
-        let f = cx.read_fragment(src, len)?;
-        store(cx, &o, dst, Payload { data: f.data, ptr_offsets: f.ptrs })?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add_described(
+        abi::STORE_BYTES,
+        Visibility::IfShared(0),
+        describe_copy,
+        move |cx, a| {
+            let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+            let f = cx.read_fragment(src, len)?;
+            store(
+                cx,
+                &o,
+                dst,
+                Payload {
+                    data: f.data,
+                    ptr_offsets: f.ptrs,
+                },
+            )?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
     for name in [abi::MEMCPY, abi::MEMMOVE] {
         let o = opts.clone();
-        n.add_described(name, Visibility::IfShared2(0, 1), describe_copy, move |cx, a| {
-            let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
-            if len > 0 {
-                let v = load(cx, &o, src, checked_len(len)?)?;
-                store(cx, &o, dst, v)?;
-            }
-            Ok(NativeResult::Return(Val::Int(0)))
-        });
+        n.add_described(
+            name,
+            Visibility::IfShared2(0, 1),
+            describe_copy,
+            move |cx, a| {
+                let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+                if len > 0 {
+                    let v = load(cx, &o, src, checked_len(len)?)?;
+                    store(cx, &o, dst, v)?;
+                }
+                Ok(NativeResult::Return(Val::Int(0)))
+            },
+        );
     }
     let o = opts.clone();
-    n.add_described(abi::MEMSET, Visibility::IfShared(0), describe_copy, move |cx, a| {
-        let (dst, byte, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
-        if len > 0 {
-            // Check the destination before building the bytes (len may be huge).
-            check_access(cx, dst, checked_len(len)?, true)?;
-            store(cx, &o, dst, Payload::from_bytes(vec![byte; checked_len(len)? as usize]))?;
-        }
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add_described(
+        abi::MEMSET,
+        Visibility::IfShared(0),
+        describe_copy,
+        move |cx, a| {
+            let (dst, byte, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
+            if len > 0 {
+                // Check the destination before building the bytes (len may be huge).
+                check_access(cx, dst, checked_len(len)?, true)?;
+                store(
+                    cx,
+                    &o,
+                    dst,
+                    Payload::from_bytes(vec![byte; checked_len(len)? as usize]),
+                )?;
+            }
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
     let o = opts.clone();
-    n.add_described(abi::FENCE, Visibility::Custom(fence_visible), |_, _, _| "mfence".into(), move |cx, _| {
-        fence(cx, &o)?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add_described(
+        abi::FENCE,
+        Visibility::Custom(fence_visible),
+        |_, _, _| "mfence".into(),
+        move |cx, _| {
+            fence(cx, &o)?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
     let o = opts.clone();
-    n.add_described(abi::EVICT, Visibility::IfShared(0), describe_evict, move |cx, a| {
-        evict(cx, &o, arg(a, 0))?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add_described(
+        abi::EVICT,
+        Visibility::IfShared(0),
+        describe_evict,
+        move |cx, a| {
+            evict(cx, &o, arg(a, 0))?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
     let o = opts.clone();
     n.set_thread_exit_hook(move |cx, _| {
         fence(cx, &o)?;
@@ -117,7 +194,12 @@ fn arg(a: &[Val], i: usize) -> u64 {
 }
 
 fn checked_len(len: u64) -> Result<u32, Failure> {
-    u32::try_from(len).map_err(|_| Failure::new(ErrorKind::OutOfBounds, format!("memory operation of {len} bytes")))
+    u32::try_from(len).map_err(|_| {
+        Failure::new(
+            ErrorKind::OutOfBounds,
+            format!("memory operation of {len} bytes"),
+        )
+    })
 }
 
 fn payload_to_val(p: &Payload) -> Val {
@@ -148,7 +230,11 @@ fn range_of(p: u64, len: u32) -> Range {
 /// Run `f` on the buffers with the engine as memory and chooser. The buffers are
 /// taken out of the state meanwhile and put back (or dropped when all empty, so an
 /// empty machine is always the same state).
-fn with_buffers<R>(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, f: impl FnOnce(&mut TsoState, &Env<'_, '_>) -> BufResult<R>) -> Result<R, Failure> {
+fn with_buffers<R>(
+    cx: &mut NativeCx<'_>,
+    opts: &RuntimeOptions,
+    f: impl FnOnce(&mut TsoState, &Env<'_, '_>) -> BufResult<R>,
+) -> Result<R, Failure> {
     let mut ts = match cx.state.ext.take() {
         Some(b) => match b.as_any().downcast_ref::<TsoState>() {
             Some(t) => t.clone(),
@@ -158,7 +244,9 @@ fn with_buffers<R>(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, f: impl FnOnce(
     };
     let before = cx.tracing().then(|| ts.clone());
     let r = {
-        let env = Env { cx: RefCell::new(&mut *cx) };
+        let env = Env {
+            cx: RefCell::new(&mut *cx),
+        };
         if opts.reference_machine {
             reference_flushes(&mut ts, &env).and_then(|_| f(&mut ts, &env))
         } else {
@@ -177,7 +265,9 @@ fn with_buffers<R>(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, f: impl FnOnce(
 /// The reference machine: before any memory operation, any buffer may write its oldest
 /// entry, any number of times, in any order.
 fn reference_flushes(ts: &mut TsoState, env: &Env<'_, '_>) -> BufResult<()> {
-    let Buffers::Reference(b) = &mut ts.buffers else { return Ok(()) };
+    let Buffers::Reference(b) = &mut ts.buffers else {
+        return Ok(());
+    };
     loop {
         let threads: Vec<ThreadId> = b.threads().collect();
         if threads.is_empty() {
@@ -190,7 +280,6 @@ fn reference_flushes(ts: &mut TsoState, env: &Env<'_, '_>) -> BufResult<()> {
         b.flush_one(&mut Mem(env), threads[c - 1])?;
     }
 }
-
 
 fn buffer_failure(program: &Program, e: BufferError<Failure>) -> Failure {
     match e {
@@ -208,7 +297,11 @@ fn buffer_failure(program: &Program, e: BufferError<Failure>) -> Failure {
 
 fn location(program: &Program, origin: u32) -> String {
     match program.locations.get(origin as usize) {
-        Some(l) if origin != u32::MAX => format!("{}:{}", l.file.rsplit('/').next().unwrap_or(&l.file), l.line),
+        Some(l) if origin != u32::MAX => format!(
+            "{}:{}",
+            l.file.rsplit('/').next().unwrap_or(&l.file),
+            l.line
+        ),
         _ => "unknown location".into(),
     }
 }
@@ -226,14 +319,21 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
     let mut flushes = Vec::new();
     let mut buffers = Vec::new();
     for t in threads {
-        let (b, a) = (before.describe(t, &name, &loc), after.describe(t, &name, &loc));
+        let (b, a) = (
+            before.describe(t, &name, &loc),
+            after.describe(t, &name, &loc),
+        );
         if a == b {
             continue;
         }
         if t != me {
             // Another thread's entries this operation wrote out (it may have had to,
             // to explain what a load saw) or marked as already in memory.
-            flushes.extend(flush_lines(t, &before.items(t, &name, &loc), &after.items(t, &name, &loc)));
+            flushes.extend(flush_lines(
+                t,
+                &before.items(t, &name, &loc),
+                &after.items(t, &name, &loc),
+            ));
         }
         buffers.push(format!("T{t} buffer: {a}"));
     }
@@ -244,14 +344,20 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
 
 /// `flush: T2 writes x=1 (sb.c:12) to memory` for each entry that left T2's buffer,
 /// `flush: T2's y=1 (sb.c:13) now counts as written` for each entry newly marked flushed.
-fn flush_lines(t: ThreadId, before: &[(String, String, bool)], after: &[(String, String, bool)]) -> Vec<String> {
+fn flush_lines(
+    t: ThreadId,
+    before: &[(String, String, bool)],
+    after: &[(String, String, bool)],
+) -> Vec<String> {
     let mut lines = Vec::new();
     let mut j = 0;
     for (item, origin, flushed) in before {
         match after.get(j) {
             Some((a_item, a_origin, a_flushed)) if a_item == item && a_origin == origin => {
                 if *a_flushed && !flushed {
-                    lines.push(format!("flush: T{t}'s {item} ({origin}) now counts as written"));
+                    lines.push(format!(
+                        "flush: T{t}'s {item} ({origin}) now counts as written"
+                    ));
                 }
                 j += 1;
             }
@@ -278,7 +384,12 @@ fn check_access(cx: &NativeCx<'_>, p: u64, len: u32, write: bool) -> Result<(), 
     cx.state.memory.check(p, len as u64, write).map(|_| ())
 }
 
-fn load(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, len: u32) -> Result<Payload, Failure> {
+fn load(
+    cx: &mut NativeCx<'_>,
+    opts: &RuntimeOptions,
+    p: u64,
+    len: u32,
+) -> Result<Payload, Failure> {
     check_access(cx, p, len, false)?;
     let bypass = opts.dynamic_bypass && unobserved(cx, p);
     let tid = cx.tid;
@@ -306,7 +417,17 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
     if shared {
         // The stored pointers become reachable by other threads once this store is
         // visible; marking them now is what makes the "+d" bypass sound (seed §3.4).
-        let ptrs: Vec<u64> = v.ptr_offsets.iter().map(|&o| u64::from_le_bytes(v.data[o as usize..o as usize + 8].try_into().unwrap_or([0; 8]))).collect();
+        let ptrs: Vec<u64> = v
+            .ptr_offsets
+            .iter()
+            .map(|&o| {
+                u64::from_le_bytes(
+                    v.data[o as usize..o as usize + 8]
+                        .try_into()
+                        .unwrap_or([0; 8]),
+                )
+            })
+            .collect();
         for q in ptrs {
             cx.share(q);
         }
@@ -317,9 +438,25 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => {
             if bypass {
-                b.store_unshared(&mut Mem(env), &mut Chooser(env), tid, range, v, origin, bound)
+                b.store_unshared(
+                    &mut Mem(env),
+                    &mut Chooser(env),
+                    tid,
+                    range,
+                    v,
+                    origin,
+                    bound,
+                )
             } else {
-                b.store(&mut Mem(env), &mut Chooser(env), tid, range, v, origin, bound)
+                b.store(
+                    &mut Mem(env),
+                    &mut Chooser(env),
+                    tid,
+                    range,
+                    v,
+                    origin,
+                    bound,
+                )
             }
         }
         Buffers::Reference(b) => {
@@ -332,7 +469,13 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
     })
 }
 
-fn locked(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, len: u32, update: impl FnOnce(&Payload) -> Option<Payload>) -> Result<Payload, Failure> {
+fn locked(
+    cx: &mut NativeCx<'_>,
+    opts: &RuntimeOptions,
+    p: u64,
+    len: u32,
+    update: impl FnOnce(&Payload) -> Option<Payload>,
+) -> Result<Payload, Failure> {
     check_access(cx, p, len, true)?;
     let tid = cx.tid;
     let range = range_of(p, len);
@@ -403,20 +546,40 @@ fn describe_store(program: &Program, st: &State, a: &[Val]) -> String {
         Val::Ptr(p) => format!("&{}", name(program, st, *p)),
         other => (other.as_u64() as i64).to_string(),
     });
-    format!("store {} := {}", name(program, st, arg(a, 0)), v.unwrap_or_default())
+    format!(
+        "store {} := {}",
+        name(program, st, arg(a, 0)),
+        v.unwrap_or_default()
+    )
 }
 
 fn describe_rmw(program: &Program, st: &State, a: &[Val]) -> String {
-    let op = RmwOp::from_code(arg(a, 2) as u32).map(|o| format!("{o:?}").to_lowercase()).unwrap_or_else(|| "rmw".into());
-    format!("locked {op} {} {}", name(program, st, arg(a, 0)), arg(a, 1) as i64)
+    let op = RmwOp::from_code(arg(a, 2) as u32)
+        .map(|o| format!("{o:?}").to_lowercase())
+        .unwrap_or_else(|| "rmw".into());
+    format!(
+        "locked {op} {} {}",
+        name(program, st, arg(a, 0)),
+        arg(a, 1) as i64
+    )
 }
 
 fn describe_cmpxchg(program: &Program, st: &State, a: &[Val]) -> String {
-    format!("locked cmpxchg {} (expect {}, new {})", name(program, st, arg(a, 0)), arg(a, 1) as i64, arg(a, 2) as i64)
+    format!(
+        "locked cmpxchg {} (expect {}, new {})",
+        name(program, st, arg(a, 0)),
+        arg(a, 1) as i64,
+        arg(a, 2) as i64
+    )
 }
 
 fn describe_copy(program: &Program, st: &State, a: &[Val]) -> String {
-    format!("copy {} bytes {} ← {}", arg(a, 2), name(program, st, arg(a, 0)), name(program, st, arg(a, 1)))
+    format!(
+        "copy {} bytes {} ← {}",
+        arg(a, 2),
+        name(program, st, arg(a, 0)),
+        name(program, st, arg(a, 1))
+    )
 }
 
 fn describe_evict(program: &Program, st: &State, a: &[Val]) -> String {

@@ -18,7 +18,13 @@ pub struct TsoState {
 
 impl TsoState {
     pub fn new(reference: bool) -> TsoState {
-        TsoState { buffers: if reference { Buffers::Reference(ReferenceBuffers::new()) } else { Buffers::Lazy(StoreBuffers::new()) } }
+        TsoState {
+            buffers: if reference {
+                Buffers::Reference(ReferenceBuffers::new())
+            } else {
+                Buffers::Lazy(StoreBuffers::new())
+            },
+        }
     }
 
     pub fn of(st: &State) -> Option<&TsoState> {
@@ -45,14 +51,28 @@ impl TsoState {
             Buffers::Lazy(b) => {
                 for t in b.threads() {
                     for e in b.entries(t) {
-                        f(t, e.range.addr.object, e.range.addr.offset, &e.payload, e.flushed, e.origin);
+                        f(
+                            t,
+                            e.range.addr.object,
+                            e.range.addr.offset,
+                            &e.payload,
+                            e.flushed,
+                            e.origin,
+                        );
                     }
                 }
             }
             Buffers::Reference(b) => {
                 for t in b.threads() {
                     for e in b.entries(t) {
-                        f(t, e.range.addr.object, e.range.addr.offset, &e.payload, false, e.origin);
+                        f(
+                            t,
+                            e.range.addr.object,
+                            e.range.addr.offset,
+                            &e.payload,
+                            false,
+                            e.origin,
+                        );
                     }
                 }
             }
@@ -60,22 +80,45 @@ impl TsoState {
     }
 
     /// One thread's entries, oldest first, for people: (`x=1`, origin, flushed).
-    pub fn items(&self, tid: ThreadId, name: &dyn Fn(u64) -> String, loc: &dyn Fn(u32) -> String) -> Vec<(String, String, bool)> {
+    pub fn items(
+        &self,
+        tid: ThreadId,
+        name: &dyn Fn(u64) -> String,
+        loc: &dyn Fn(u32) -> String,
+    ) -> Vec<(String, String, bool)> {
         let mut items = Vec::new();
         self.for_each_entry(|t, obj, off, payload, flushed, origin| {
             if t == tid {
-                items.push((format!("{}={}", name(make_ptr(obj, off)), payload_value(payload)), loc(origin), flushed));
+                items.push((
+                    format!("{}={}", name(make_ptr(obj, off)), payload_value(payload)),
+                    loc(origin),
+                    flushed,
+                ));
             }
         });
         items
     }
 
     /// `[x=1 (sb.c:12), y=1 (flushed)]` for one thread.
-    pub fn describe(&self, tid: ThreadId, name: &dyn Fn(u64) -> String, loc: &dyn Fn(u32) -> String) -> String {
+    pub fn describe(
+        &self,
+        tid: ThreadId,
+        name: &dyn Fn(u64) -> String,
+        loc: &dyn Fn(u32) -> String,
+    ) -> String {
         let items: Vec<String> = self
             .items(tid, name, loc)
             .into_iter()
-            .map(|(item, origin, flushed)| format!("{item} ({})", if flushed { "flushed".to_string() } else { origin }))
+            .map(|(item, origin, flushed)| {
+                format!(
+                    "{item} ({})",
+                    if flushed {
+                        "flushed".to_string()
+                    } else {
+                        origin
+                    }
+                )
+            })
             .collect();
         format!("[{}]", items.join(", "))
     }
@@ -99,7 +142,11 @@ fn payload_value(p: &Payload) -> String {
         } else {
             // Sign-extend from the entry's width for readability.
             let bits = p.data.len() as u32 * 8;
-            let s = if bits == 64 { v as i64 } else { ((v << (64 - bits)) as i64) >> (64 - bits) };
+            let s = if bits == 64 {
+                v as i64
+            } else {
+                ((v << (64 - bits)) as i64) >> (64 - bits)
+            };
             s.to_string()
         }
     } else {
@@ -136,7 +183,8 @@ impl ExtState for TsoState {
                 for t in b.threads() {
                     out.extend_from_slice(&t.to_le_bytes());
                     for e in b.entries(t) {
-                        let (obj, off) = ptr_parts(map(make_ptr(e.range.addr.object, e.range.addr.offset)));
+                        let (obj, off) =
+                            ptr_parts(map(make_ptr(e.range.addr.object, e.range.addr.offset)));
                         out.extend_from_slice(&obj.to_le_bytes());
                         out.extend_from_slice(&off.to_le_bytes());
                         out.extend_from_slice(&e.range.len.to_le_bytes());

@@ -9,7 +9,8 @@ use std::collections::{BTreeSet, HashSet};
 use std::fmt;
 
 use tso_runtime::buffer::{
-    BufferError, Choice, FlatMemory, FlatMemoryError, Payload, Range, ReferenceBuffers, StoreBuffers,
+    BufferError, Choice, FlatMemory, FlatMemoryError, Payload, Range, ReferenceBuffers,
+    StoreBuffers,
 };
 
 pub const OBJECT: u32 = 7;
@@ -29,11 +30,23 @@ impl Loc {
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
-    Store { loc: Loc, value: u64 },
-    Load { loc: Loc },
+    Store {
+        loc: Loc,
+        value: u64,
+    },
+    Load {
+        loc: Loc,
+    },
     Fence,
-    Xchg { loc: Loc, value: u64 },
-    Cas { loc: Loc, expected: u64, desired: u64 },
+    Xchg {
+        loc: Loc,
+        value: u64,
+    },
+    Cas {
+        loc: Loc,
+        expected: u64,
+        desired: u64,
+    },
 }
 
 #[derive(Clone, Debug)]
@@ -47,13 +60,23 @@ impl fmt::Display for Program {
             write!(f, "T{t}:")?;
             for op in ops {
                 match op {
-                    Op::Store { loc, value } => write!(f, " [{}+{}]={:#x};", loc.offset, loc.len, value)?,
+                    Op::Store { loc, value } => {
+                        write!(f, " [{}+{}]={:#x};", loc.offset, loc.len, value)?
+                    }
                     Op::Load { loc } => write!(f, " r=[{}+{}];", loc.offset, loc.len)?,
                     Op::Fence => write!(f, " mfence;")?,
-                    Op::Xchg { loc, value } => write!(f, " r=xchg([{}+{}],{:#x});", loc.offset, loc.len, value)?,
-                    Op::Cas { loc, expected, desired } => {
-                        write!(f, " r=cas([{}+{}],{:#x},{:#x});", loc.offset, loc.len, expected, desired)?
+                    Op::Xchg { loc, value } => {
+                        write!(f, " r=xchg([{}+{}],{:#x});", loc.offset, loc.len, value)?
                     }
+                    Op::Cas {
+                        loc,
+                        expected,
+                        desired,
+                    } => write!(
+                        f,
+                        " r=cas([{}+{}],{:#x},{:#x});",
+                        loc.offset, loc.len, expected, desired
+                    )?,
                 }
             }
             writeln!(f)?;
@@ -91,7 +114,11 @@ pub fn all_choices<S: Clone, R>(
     let mut script: Vec<usize> = Vec::new();
     loop {
         let mut state = start.clone();
-        let mut replay = Replay { script: script.clone(), next: 0, arities: Vec::new() };
+        let mut replay = Replay {
+            script: script.clone(),
+            next: 0,
+            arities: Vec::new(),
+        };
         let r = step(&mut state, &mut replay);
         let asked = replay.arities.clone();
         let mut used = script.clone();
@@ -135,12 +162,22 @@ fn initial<B: Default>(program: &Program) -> State<B> {
     let mut memory = FlatMemory::new();
     memory.add_object(OBJECT, OBJECT_SIZE);
     let n = program.threads.len();
-    State { memory, pcs: vec![0; n], exited: vec![false; n], regs: vec![Vec::new(); n], buffers: B::default() }
+    State {
+        memory,
+        pcs: vec![0; n],
+        exited: vec![false; n],
+        regs: vec![Vec::new(); n],
+        buffers: B::default(),
+    }
 }
 
 fn outcome<B>(state: &State<B>) -> Outcome {
     let regs = state.regs.iter().flatten().copied().collect();
-    let mem = state.memory.object(OBJECT).map(|p| p.data.clone()).unwrap_or_default();
+    let mem = state
+        .memory
+        .object(OBJECT)
+        .map(|p| p.data.clone())
+        .unwrap_or_default();
     (regs, mem)
 }
 
@@ -158,7 +195,11 @@ pub fn outcomes(program: &Program, model: Model, bound: u32) -> (BTreeSet<Outcom
 }
 
 /// Like [`outcomes`], plus the number of distinct states visited.
-pub fn explore_model(program: &Program, model: Model, bound: u32) -> (BTreeSet<Outcome>, usize, usize) {
+pub fn explore_model(
+    program: &Program,
+    model: Model,
+    bound: u32,
+) -> (BTreeSet<Outcome>, usize, usize) {
     match model {
         Model::Sc => explore::<()>(program, sc_step),
         Model::Reference => explore_reference(program, bound),
@@ -171,9 +212,9 @@ fn sc_step(state: &mut State<()>, t: usize, op: Option<&Op>) -> Result<(), MemEr
     let mem = &mut state.memory;
     match op {
         None => {}
-        Some(Op::Store { loc, value }) => {
-            mem.write(loc.range().addr, &Payload::from_int(*value, loc.len)).map_err(BufferError::Memory)?
-        }
+        Some(Op::Store { loc, value }) => mem
+            .write(loc.range().addr, &Payload::from_int(*value, loc.len))
+            .map_err(BufferError::Memory)?,
         Some(Op::Load { loc }) => {
             let v = mem.read(loc.range()).map_err(BufferError::Memory)?;
             state.regs[t].push(v.to_int());
@@ -181,13 +222,19 @@ fn sc_step(state: &mut State<()>, t: usize, op: Option<&Op>) -> Result<(), MemEr
         Some(Op::Fence) => {}
         Some(Op::Xchg { loc, value }) => {
             let old = mem.read(loc.range()).map_err(BufferError::Memory)?;
-            mem.write(loc.range().addr, &Payload::from_int(*value, loc.len)).map_err(BufferError::Memory)?;
+            mem.write(loc.range().addr, &Payload::from_int(*value, loc.len))
+                .map_err(BufferError::Memory)?;
             state.regs[t].push(old.to_int());
         }
-        Some(Op::Cas { loc, expected, desired }) => {
+        Some(Op::Cas {
+            loc,
+            expected,
+            desired,
+        }) => {
             let old = mem.read(loc.range()).map_err(BufferError::Memory)?;
             if let Some(new) = cas_update(*expected, *desired, loc.len)(&old) {
-                mem.write(loc.range().addr, &new).map_err(BufferError::Memory)?;
+                mem.write(loc.range().addr, &new)
+                    .map_err(BufferError::Memory)?;
             }
             state.regs[t].push(old.to_int());
         }
@@ -267,14 +314,24 @@ fn explore_reference(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize
     (results, 0, states)
 }
 
-fn reference_step(state: &mut State<ReferenceBuffers>, t: usize, op: Option<&Op>, bound: u32) -> Result<(), MemErr> {
+fn reference_step(
+    state: &mut State<ReferenceBuffers>,
+    t: usize,
+    op: Option<&Op>,
+    bound: u32,
+) -> Result<(), MemErr> {
     let tid = t as u32;
     let (bufs, mem) = (&mut state.buffers, &mut state.memory);
     match op {
         None => bufs.drain(mem, tid)?,
-        Some(Op::Store { loc, value }) => {
-            bufs.store(mem, tid, loc.range(), Payload::from_int(*value, loc.len), 0, bound)?
-        }
+        Some(Op::Store { loc, value }) => bufs.store(
+            mem,
+            tid,
+            loc.range(),
+            Payload::from_int(*value, loc.len),
+            0,
+            bound,
+        )?,
         Some(Op::Load { loc }) => {
             let v = bufs.load(mem, tid, loc.range())?;
             state.regs[t].push(v.to_int());
@@ -282,11 +339,22 @@ fn reference_step(state: &mut State<ReferenceBuffers>, t: usize, op: Option<&Op>
         Some(Op::Fence) => bufs.drain(mem, tid)?,
         Some(Op::Xchg { loc, value }) => {
             let (v, len) = (*value, loc.len);
-            let old = bufs.locked_rmw(mem, tid, loc.range(), move |_| Some(Payload::from_int(v, len)))?;
+            let old = bufs.locked_rmw(mem, tid, loc.range(), move |_| {
+                Some(Payload::from_int(v, len))
+            })?;
             state.regs[t].push(old.to_int());
         }
-        Some(Op::Cas { loc, expected, desired }) => {
-            let old = bufs.locked_rmw(mem, tid, loc.range(), cas_update(*expected, *desired, loc.len))?;
+        Some(Op::Cas {
+            loc,
+            expected,
+            desired,
+        }) => {
+            let old = bufs.locked_rmw(
+                mem,
+                tid,
+                loc.range(),
+                cas_update(*expected, *desired, loc.len),
+            )?;
             state.regs[t].push(old.to_int());
         }
     }
@@ -304,9 +372,15 @@ pub fn lazy_step(
     let (bufs, mem, regs) = state;
     match op {
         None => bufs.thread_exit(mem, choice, tid)?,
-        Some(Op::Store { loc, value }) => {
-            bufs.store(mem, choice, tid, loc.range(), Payload::from_int(*value, loc.len), 0, bound)?
-        }
+        Some(Op::Store { loc, value }) => bufs.store(
+            mem,
+            choice,
+            tid,
+            loc.range(),
+            Payload::from_int(*value, loc.len),
+            0,
+            bound,
+        )?,
         Some(Op::Load { loc }) => {
             let v = bufs.load(mem, choice, tid, loc.range())?;
             regs[t].push(v.to_int());
@@ -314,11 +388,23 @@ pub fn lazy_step(
         Some(Op::Fence) => bufs.fence(mem, choice, tid)?,
         Some(Op::Xchg { loc, value }) => {
             let (v, len) = (*value, loc.len);
-            let old = bufs.locked_rmw(mem, choice, tid, loc.range(), move |_| Some(Payload::from_int(v, len)))?;
+            let old = bufs.locked_rmw(mem, choice, tid, loc.range(), move |_| {
+                Some(Payload::from_int(v, len))
+            })?;
             regs[t].push(old.to_int());
         }
-        Some(Op::Cas { loc, expected, desired }) => {
-            let old = bufs.locked_rmw(mem, choice, tid, loc.range(), cas_update(*expected, *desired, loc.len))?;
+        Some(Op::Cas {
+            loc,
+            expected,
+            desired,
+        }) => {
+            let old = bufs.locked_rmw(
+                mem,
+                choice,
+                tid,
+                loc.range(),
+                cas_update(*expected, *desired, loc.len),
+            )?;
             regs[t].push(old.to_int());
         }
     }
@@ -335,7 +421,10 @@ fn explore_lazy(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize, usi
             continue;
         }
         if state.exited.iter().all(|e| *e) {
-            assert!(state.buffers.threads().next().is_none(), "buffers not empty after all threads exited");
+            assert!(
+                state.buffers.threads().next().is_none(),
+                "buffers not empty after all threads exited"
+            );
             results.insert(outcome(&state));
             continue;
         }
@@ -344,14 +433,28 @@ fn explore_lazy(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize, usi
                 continue;
             }
             let op = program.threads[t].get(state.pcs[t]);
-            let start = (state.buffers.clone(), state.memory.clone(), state.regs.clone());
+            let start = (
+                state.buffers.clone(),
+                state.memory.clone(),
+                state.regs.clone(),
+            );
             for ((bufs, memory, regs), result, asked) in
                 all_choices(&start, |s, c| lazy_step(s, c, t, op, bound))
             {
                 result.expect("memory error in test program");
-                assert!(asked.len() <= 1, "one operation asked {} choices", asked.len());
+                assert!(
+                    asked.len() <= 1,
+                    "one operation asked {} choices",
+                    asked.len()
+                );
                 widest = widest.max(asked.iter().copied().max().unwrap_or(0));
-                let mut next = State { memory, pcs: state.pcs.clone(), exited: state.exited.clone(), regs, buffers: bufs };
+                let mut next = State {
+                    memory,
+                    pcs: state.pcs.clone(),
+                    exited: state.exited.clone(),
+                    regs,
+                    buffers: bufs,
+                };
                 advance(&mut next, t, op.is_some());
                 stack.push(next);
             }
@@ -405,7 +508,11 @@ pub fn random_program(rng: &mut Rng, max_ops: usize) -> Program {
     let total = 2 + rng.below(max_ops as u64 - 1) as usize;
     let mut threads = vec![Vec::new(); nthreads];
     for k in 0..total {
-        let t = if k < nthreads { k } else { rng.below(nthreads as u64) as usize };
+        let t = if k < nthreads {
+            k
+        } else {
+            rng.below(nthreads as u64) as usize
+        };
         let loc = locs[rng.below(nlocs as u64) as usize];
         let roll = rng.below(100);
         let op = if roll < 40 {
@@ -422,11 +529,23 @@ pub fn random_program(rng: &mut Rng, max_ops: usize) -> Program {
             next_id += 1;
             Op::Xchg { loc, value }
         } else {
-            let same: Vec<u64> = stored.iter().filter(|(l, _)| *l == loc).map(|(_, v)| *v).collect();
-            let expected = if same.is_empty() || rng.below(3) == 0 { 0 } else { same[rng.below(same.len() as u64) as usize] };
+            let same: Vec<u64> = stored
+                .iter()
+                .filter(|(l, _)| *l == loc)
+                .map(|(_, v)| *v)
+                .collect();
+            let expected = if same.is_empty() || rng.below(3) == 0 {
+                0
+            } else {
+                same[rng.below(same.len() as u64) as usize]
+            };
             let desired = tagged_value(next_id, loc.len);
             next_id += 1;
-            Op::Cas { loc, expected, desired }
+            Op::Cas {
+                loc,
+                expected,
+                desired,
+            }
         };
         threads[t].push(op);
     }

@@ -105,7 +105,10 @@ impl Reporter for Human {
             text.push('\n');
         }
         // Expected failures pass; their counterexamples are still worth reading.
-        let expected: Vec<&TestResult> = results.iter().filter(|r| r.status == Status::Passed && !r.message.is_empty()).collect();
+        let expected: Vec<&TestResult> = results
+            .iter()
+            .filter(|r| r.status == Status::Passed && !r.message.is_empty())
+            .collect();
         if !expected.is_empty() && !self.terse {
             text.push_str("\nexpected failures:\n\n");
             for result in &expected {
