@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The README's second command: install what is missing, then run the whole test suite.
+# The README's second command: install what is missing, check formatting and lints,
+# then run the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # csmith generates the programs of the interpreter-vs-native differential test.
 bash scripts/setup.sh csmith libcsmith-dev
+rustup component add rustfmt clippy >/dev/null 2>&1 || true
+cargo fmt --all --check
+cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release

@@ -18,10 +18,9 @@ fn corpus(name: &str) {
             .find_map(|l| l.strip_prefix(tag).map(|s| s.trim().to_string()))
     };
     let expect = header("// expect-sc:").expect("expect-sc header");
-    let kind = match expect.strip_prefix("fail") {
-        Some(k) => Some(ErrorKind::parse(k.trim()).expect("known error kind")),
-        None => None,
-    };
+    let kind = expect
+        .strip_prefix("fail")
+        .map(|k| ErrorKind::parse(k.trim()).expect("known error kind"));
     let args = header("// clang-args:");
     let levels: Vec<&str> = match &args {
         Some(a) => vec![a.as_str()],

@@ -3,7 +3,7 @@
 
 mod natives_support;
 
-use natives_support::{expect, run_source};
+use natives_support::expect;
 use tso_engine::ErrorKind;
 
 const PRELUDE: &str = "#include <assert.h>\n#include <errno.h>\n#include <pthread.h>\n#include <stddef.h>\n#include <stdlib.h>\n";

@@ -48,13 +48,14 @@ pub fn compile(src: &str, opt: &str, extra: &[&str]) -> PathBuf {
 
 /// Default options for tests: generous but bounded limits.
 pub fn options() -> CheckOptions {
-    let mut opts = CheckOptions::default();
-    opts.limits = Limits {
-        max_states: Some(2_000_000),
-        max_memory: None,
-        timeout: Some(Duration::from_secs(60)),
-    };
-    opts
+    CheckOptions {
+        limits: Limits {
+            max_states: Some(2_000_000),
+            max_memory: None,
+            timeout: Some(Duration::from_secs(60)),
+        },
+        ..CheckOptions::default()
+    }
 }
 
 pub fn check_bc(bc: &Path, opts: &CheckOptions) -> CheckReport {

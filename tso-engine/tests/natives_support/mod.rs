@@ -52,11 +52,13 @@ pub fn run_source(src: &str, ext: &str, opt: &str) -> CheckReport {
 pub fn run_file(path: &Path, opt: &str, extra: &[&str]) -> CheckReport {
     let bc = compile_file(path, opt, extra);
     let prog = tso_engine::loader::load_file(&bc).expect("load bitcode");
-    let mut opts = CheckOptions::default();
-    opts.limits = Limits {
-        max_states: Some(2_000_000),
-        max_memory: None,
-        timeout: Some(Duration::from_secs(60)),
+    let opts = CheckOptions {
+        limits: Limits {
+            max_states: Some(2_000_000),
+            max_memory: None,
+            timeout: Some(Duration::from_secs(60)),
+        },
+        ..CheckOptions::default()
     };
     check(&prog, &Natives::standard(), &opts)
 }
