@@ -72,16 +72,15 @@ fn flag_value(args: &[String], flag: &str) -> Option<u64> {
 
 /// Run every scaling program with 1 worker and with `--jobs N` (default: all cores).
 pub fn run_all(args: &[String]) {
-    let jobs = flag_value(args, "--jobs").unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
-    });
+    let jobs = flag_value(args, "--jobs")
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64));
     let cap = flag_value(args, "--max-states");
     let only: Vec<&String> = args
         .iter()
         .enumerate()
         .filter(|(i, a)| {
-            !a.starts_with("--")
-                && !(*i > 0 && matches!(args[i - 1].as_str(), "--jobs" | "--max-states"))
+            let is_value = *i > 0 && matches!(args[i - 1].as_str(), "--jobs" | "--max-states");
+            !a.starts_with("--") && !is_value
         })
         .map(|(_, a)| a)
         .collect();
@@ -163,7 +162,10 @@ pub fn run_all(args: &[String]) {
             );
         }
         if counts.windows(2).any(|w| w[0] != w[1]) && max.is_none() {
-            println!("{:<16} STATE COUNTS DIFFER between worker counts: {counts:?}", r.program);
+            println!(
+                "{:<16} STATE COUNTS DIFFER between worker counts: {counts:?}",
+                r.program
+            );
         }
     }
 }

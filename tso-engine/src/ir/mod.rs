@@ -19,7 +19,7 @@ pub type GlobalId = u32;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Location {
     /// The path as clang recorded it, joined with the compilation directory.
-    pub file: std::rc::Rc<str>,
+    pub file: std::sync::Arc<str>,
     pub line: u32,
     pub column: u32,
 }

@@ -41,17 +41,18 @@ impl StateStore {
         }
     }
 
-    /// Serialise `st` canonically and insert it; true if it was not seen before.
+    /// Serialise `st` canonically and insert it: its id, and true if it was not seen
+    /// before.
     pub fn insert_state(
         &mut self,
         canon: &mut Canonicalizer,
         program: &crate::ir::Program,
         st: &crate::state::State,
         include_output: bool,
-    ) -> bool {
+    ) -> (u32, bool) {
         canon.cache_generation = self.generation;
         canon.run(program, st, include_output);
-        let new = self.insert(&canon.chunks);
+        let r = self.insert(&canon.chunks);
         // Remember the ids of unchanged pointer-free objects for the next state.
         for (i, obj) in canon.chunks.cacheable() {
             if let Some(o) = st.memory.get(obj) {
@@ -61,11 +62,11 @@ impl StateStore {
                     .set((self.generation as u64) << 32 | id as u64);
             }
         }
-        new
+        r
     }
 
-    /// Insert a canonical state given as chunks; true if it was not seen before.
-    pub fn insert(&mut self, chunks: &canon::Chunks) -> bool {
+    /// Insert a canonical state given as chunks: its id, and true if it was new.
+    pub fn insert(&mut self, chunks: &canon::Chunks) -> (u32, bool) {
         self.ids.clear();
         for c in chunks.iter() {
             let id = match c {
@@ -75,9 +76,9 @@ impl StateStore {
             self.ids.extend_from_slice(&id.to_le_bytes());
         }
         let ids = std::mem::take(&mut self.ids);
-        let (_, new) = self.states.intern(&ids);
+        let r = self.states.intern(&ids);
         self.ids = ids;
-        new
+        r
     }
 
     pub fn states(&self) -> usize {
