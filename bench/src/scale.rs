@@ -178,7 +178,7 @@ pub fn run_one(args: &[String]) {
     };
     let bound: u32 = bound.parse().unwrap_or(32);
     let max: u64 = max.parse().unwrap_or(0);
-    let _jobs: usize = jobs.parse().unwrap_or(1);
+    let jobs: usize = jobs.parse().unwrap_or(1);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
     let out = std::env::temp_dir().join(format!("tso-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&out);
@@ -225,6 +225,7 @@ pub fn run_one(args: &[String]) {
             timeout: Some(Duration::from_secs(600)),
             max_memory: Some(12 << 30),
         },
+        jobs,
         ..CheckOptions::default()
     };
     let r = check(&prog, &natives, &opts);
@@ -236,10 +237,11 @@ pub fn run_one(args: &[String]) {
         _ => r.verdict.as_str().to_string(),
     };
     println!(
-        "{verdict} {} {:.4} {} {}",
+        "{verdict} {} {:.4} {} {} {}",
         s.states,
         s.time.as_secs_f64(),
         s.stored_bytes,
-        s.peak_rss.max(tso_engine::resources::peak_rss())
+        s.peak_rss.max(tso_engine::resources::peak_rss()),
+        s.lock_waits
     );
 }

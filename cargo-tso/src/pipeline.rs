@@ -78,6 +78,7 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
         limits: request.settings.limits.clone(),
         collect_outcomes: request.collect_outcomes,
         progress: request.progress.clone(),
+        jobs: request.settings.jobs,
     };
     let report = tso_engine::check(&program, &natives, &options);
     Ok(RunOutcome::from_report(&report))

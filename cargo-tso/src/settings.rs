@@ -18,6 +18,13 @@ pub struct CheckSettings {
     pub reference_machine: bool,
     pub limits: Limits,
     pub machine: MachineOptions,
+    /// Workers exploring one state space.
+    pub jobs: usize,
+}
+
+/// The machine's cores (1 if unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl CheckSettings {
@@ -38,6 +45,7 @@ impl CheckSettings {
                 timeout: args.timeout.map(Duration::from_secs_f64),
             },
             machine,
+            jobs: 1,
         }
     }
 

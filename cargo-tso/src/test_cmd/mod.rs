@@ -111,7 +111,7 @@ pub fn run(args: &TestArgs) -> i32 {
         MemoryModel::Tso => args.sb_bound.0.clone(),
     };
     let sweeping = bounds.len() > 1;
-    let base = CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
+    let mut base = CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
     let job_name = |case: &TestCase, bound: u32| {
         if sweeping {
             format!("{} [sb={}]", case.name, bound_name(bound))
@@ -173,9 +173,10 @@ pub fn run(args: &TestArgs) -> i32 {
     }
 
     let progress = progress::Progress::new(jobs.len(), format != TestFormat::Json);
-    let threads = args
-        .test_threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = args.test_threads.unwrap_or_else(crate::settings::cores);
+    // The cores are shared: tests run side by side, and each gets the cores left over
+    // as workers of its own search.
+    base.jobs = (crate::settings::cores() / threads.clamp(1, jobs.len().max(1))).max(1);
     let live = progress.job_callback();
     runner::run(
         &cases,

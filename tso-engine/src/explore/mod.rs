@@ -35,6 +35,8 @@ pub struct ExploreOptions {
     /// the output then becomes part of the state.
     pub collect_outcomes: bool,
     pub progress: Option<ProgressFn>,
+    /// Workers exploring the one state space (0 or 1: the calling thread alone).
+    pub jobs: usize,
 }
 
 /// One transition on a path: which thread ran, and the choices it made.
@@ -68,6 +70,8 @@ pub struct Stats {
     pub max_depth: u64,
     /// Instructions interpreted (all transitions, including re-executions).
     pub instructions: u64,
+    /// Times a worker found a shard of the shared store locked (contention).
+    pub lock_waits: u64,
 }
 
 pub struct ExploreResult {
@@ -103,7 +107,8 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(p) = &progress {
         watching.push(p);
     }
-    let mut search = search::Search::new(machine, &watching, opts.collect_outcomes, start);
+    let mut search =
+        search::Search::new(machine, &watching, opts.collect_outcomes, opts.jobs, start);
     let outcome = match search.run(initial) {
         None => Outcome::Pass,
         Some(search::Stop::Limit(reason)) => Outcome::Inconclusive { reason },

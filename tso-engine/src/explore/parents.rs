@@ -5,7 +5,7 @@
 use super::Move;
 use crate::state::ThreadId;
 
-/// Id of a stored state (its index in the store's state table).
+/// Id of a stored state (see `store::split_id`).
 pub type StateId = u32;
 
 #[derive(Clone, Copy)]
@@ -16,41 +16,60 @@ struct Parent {
     choices: u64,
 }
 
+/// Parent records by shard and index in the shard (see `store::split_id`).
 #[derive(Default)]
 pub struct Parents {
-    by_state: Vec<Parent>,
+    by_state: Vec<Vec<Parent>>,
     choices: Vec<u32>,
 }
 
 const ROOT: StateId = StateId::MAX;
+const UNKNOWN: Parent = Parent {
+    parent: ROOT,
+    tid: 0,
+    choices: 0,
+};
 
 impl Parents {
-    /// Record the root (state 0).
-    pub fn root(&mut self) {
-        self.by_state.push(Parent {
-            parent: ROOT,
-            tid: 0,
-            choices: 0,
-        });
+    /// Record the root.
+    pub fn root(&mut self, id: StateId) {
         self.choices.push(0);
+        self.set_record(id, UNKNOWN);
     }
 
-    /// Record that the state with the next id was reached from `parent` by `mv`.
-    pub fn push(&mut self, id: StateId, parent: StateId, mv: &Move) {
-        debug_assert_eq!(id as usize, self.by_state.len());
-        self.by_state.push(Parent {
+    /// Record that `id` was reached from `parent` by `mv`.
+    pub fn set(&mut self, id: StateId, parent: StateId, mv: &Move) {
+        let rec = Parent {
             parent,
             tid: mv.tid,
             choices: self.choices.len() as u64,
-        });
+        };
         self.choices.push(mv.choices.len() as u32);
         self.choices.extend_from_slice(&mv.choices);
+        self.set_record(id, rec);
+    }
+
+    fn set_record(&mut self, id: StateId, rec: Parent) {
+        let (shard, at) = crate::store::split_id(id);
+        if self.by_state.len() <= shard {
+            self.by_state.resize_with(shard + 1, Vec::new);
+        }
+        let v = &mut self.by_state[shard];
+        if v.len() <= at {
+            v.resize(at + 1, UNKNOWN);
+        }
+        v[at] = rec;
+    }
+
+    fn get(&self, id: StateId) -> Option<&Parent> {
+        let (shard, at) = crate::store::split_id(id);
+        self.by_state.get(shard)?.get(at)
     }
 
     /// The moves from the root to `id`.
     pub fn path_to(&self, mut id: StateId) -> Vec<Move> {
         let mut path = Vec::new();
-        while let Some(p) = self.by_state.get(id as usize) {
+        while let Some(p) = self.get(id) {
             if p.parent == ROOT {
                 break;
             }
@@ -67,6 +86,10 @@ impl Parents {
     }
 
     pub fn bytes(&self) -> usize {
-        self.by_state.capacity() * std::mem::size_of::<Parent>() + self.choices.capacity() * 4
+        self.by_state
+            .iter()
+            .map(|v| v.capacity() * std::mem::size_of::<Parent>())
+            .sum::<usize>()
+            + self.choices.capacity() * 4
     }
 }

@@ -15,7 +15,11 @@ pub struct Interner {
 impl Interner {
     /// The id of `bytes`, and whether it was new.
     pub fn intern(&mut self, bytes: &[u8]) -> (u32, bool) {
-        let h = hash_bytes(bytes);
+        self.intern_hashed(hash_bytes(bytes), bytes)
+    }
+
+    /// [`Interner::intern`] with the hash of `bytes` already computed.
+    pub fn intern_hashed(&mut self, h: u64, bytes: &[u8]) -> (u32, bool) {
         let arena = &self.arena;
         let spans = &self.spans;
         let eq = |&id: &u32| {
