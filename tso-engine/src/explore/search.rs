@@ -33,6 +33,8 @@ pub enum Stop {
 
 /// States a worker takes from the level at a time.
 const BATCH: usize = 16;
+/// Smaller levels are expanded by the merging thread alone.
+const PARALLEL_MIN: usize = 4 * BATCH;
 
 type Level = Vec<(StateId, State)>;
 
@@ -55,7 +57,7 @@ pub struct Search<'a, 'p> {
 struct Worker {
     canon: Canonicalizer,
     chooser: ScriptChooser,
-    ids: Vec<u8>,
+    scratch: crate::store::Scratch,
     ticks: u32,
 }
 
@@ -121,7 +123,7 @@ impl<'a, 'p> Search<'a, 'p> {
         let mut w0 = Worker::default();
         let root = self.store.insert_state(
             &mut w0.canon,
-            &mut w0.ids,
+            &mut w0.scratch,
             self.machine.program,
             &initial,
             self.include_output,
@@ -129,16 +131,7 @@ impl<'a, 'p> Search<'a, 'p> {
         self.parents_lock().root(root.id);
         let level = vec![(root.id, initial)];
         let stop = if self.jobs == 1 {
-            self.run_levels(level, |s, level| {
-                let mut out = LevelOut::default();
-                for (i, (id, st)) in level.iter().enumerate() {
-                    s.expand(&mut w0, i, *id, st, &mut out);
-                    if s.stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                }
-                vec![out]
-            })
+            self.run_levels(level, |s, level| vec![s.expand_all(&mut w0, level)])
         } else {
             self.run_parallel(level)
         };
@@ -202,18 +195,32 @@ impl<'a, 'p> Search<'a, 'p> {
             let mut level = level;
             loop {
                 levels += 1;
-                *shared.write().unwrap_or_else(|e| e.into_inner()) = level;
-                next.store(0, Ordering::Relaxed);
                 this.begin_level();
-                start_level.wait();
-                guarded(&mut w0);
-                end_level.wait();
-                if panicked.lock().is_ok_and(|p| p.is_some()) {
-                    break;
+                if level.len() < PARALLEL_MIN {
+                    // Waking the others costs more than a small level.
+                    let inline = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        this.expand_all(&mut w0, &level)
+                    }));
+                    match inline {
+                        Ok(out) => outs.lock().unwrap_or_else(|e| e.into_inner()).push(out),
+                        Err(p) => {
+                            *panicked.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+                            break;
+                        }
+                    }
+                } else {
+                    *shared.write().unwrap_or_else(|e| e.into_inner()) = level;
+                    next.store(0, Ordering::Relaxed);
+                    start_level.wait();
+                    guarded(&mut w0);
+                    end_level.wait();
+                    if panicked.lock().is_ok_and(|p| p.is_some()) {
+                        break;
+                    }
+                    std::mem::take(&mut *shared.write().unwrap_or_else(|e| e.into_inner()));
                 }
                 let level_outs =
                     std::mem::take(&mut *outs.lock().unwrap_or_else(|e| e.into_inner()));
-                std::mem::take(&mut *shared.write().unwrap_or_else(|e| e.into_inner()));
                 match this.merge(level_outs) {
                     Ok(next_level) if !next_level.is_empty() => level = next_level,
                     Ok(_) => break,
@@ -250,6 +257,18 @@ impl<'a, 'p> Search<'a, 'p> {
                 Err(stop) => return Some(stop),
             }
         }
+    }
+
+    /// Expand a whole level on one worker.
+    fn expand_all(&self, w: &mut Worker, level: &Level) -> LevelOut {
+        let mut out = LevelOut::default();
+        for (i, (id, st)) in level.iter().enumerate() {
+            self.expand(w, i, *id, st, &mut out);
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        out
     }
 
     fn begin_level(&self) {
@@ -417,7 +436,7 @@ impl<'a, 'p> Search<'a, 'p> {
         }
         let ins = self.store.insert_state(
             &mut w.canon,
-            &mut w.ids,
+            &mut w.scratch,
             self.machine.program,
             &succ,
             self.include_output,

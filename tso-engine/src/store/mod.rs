@@ -1,12 +1,14 @@
 //! State storage: the visited set, shared by all workers. States are split into chunks
-//! (one per thread, one per object, ...) and each distinct chunk is stored once
-//! (hash-consing), so a new state costs little more than a vector of chunk ids. Both
-//! tables are exact: equal hashes are confirmed by comparing bytes. Each table is split
+//! (one per thread, one per object, ...); each distinct chunk is stored once
+//! (hash-consing), and the list of chunk ids is stored as a tree of hash-consed pairs
+//! (`tree`), so a new state costs the nodes on its changed paths plus its root. Every
+//! table is exact: equal hashes are confirmed by comparing contents. Each table is split
 //! into shards by hash, each behind its own lock, so workers rarely wait for each other.
 
 mod canon;
 mod hash;
 mod interner;
+mod tree;
 
 pub use canon::{Canonicalizer, Chunk, Chunks};
 pub use hash::hash_bytes;
@@ -70,6 +72,14 @@ struct StateShard {
     level_start: u32,
 }
 
+/// Space a worker reuses from one insertion to the next.
+#[derive(Default)]
+pub struct Scratch {
+    /// The chunk ids of the state inserted last.
+    pub ids: Vec<u32>,
+    level: Vec<u32>,
+}
+
 /// What inserting a state found.
 #[derive(Clone, Copy, Debug)]
 pub struct Inserted {
@@ -83,6 +93,7 @@ pub struct Inserted {
 /// The set of visited states.
 pub struct StateStore {
     chunks: Sharded<Interner>,
+    nodes: Sharded<tree::NodeTable>,
     states: Sharded<StateShard>,
     count: AtomicU64,
     /// Distinguishes this store's chunk ids from another store's in object caches.
@@ -102,28 +113,29 @@ impl StateStore {
         let generation = GENERATION.fetch_add(1, Ordering::Relaxed).max(1);
         StateStore {
             chunks: Sharded::new(),
+            nodes: Sharded::new(),
             states: Sharded::new(),
             count: AtomicU64::new(0),
             generation,
         }
     }
 
-    /// Serialise `st` canonically and insert it. `ids` is scratch space.
+    /// Serialise `st` canonically and insert it.
     pub fn insert_state(
         &self,
         canon: &mut Canonicalizer,
-        ids: &mut Vec<u8>,
+        scratch: &mut Scratch,
         program: &crate::ir::Program,
         st: &crate::state::State,
         include_output: bool,
     ) -> Inserted {
         canon.cache_generation = self.generation;
         canon.run(program, st, include_output);
-        let r = self.insert(&canon.chunks, ids);
+        let r = self.insert(&canon.chunks, scratch);
         // Remember the ids of unchanged pointer-free objects for the next state.
         for (i, obj) in canon.chunks.cacheable() {
             if let Some(o) = st.memory.get(obj) {
-                let id = u32::from_le_bytes(ids[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+                let id = scratch.ids[i];
                 o.chunk_cache
                     .set((self.generation as u64) << 32 | id as u64);
             }
@@ -131,9 +143,10 @@ impl StateStore {
         r
     }
 
-    /// Insert a canonical state given as chunks. `ids` is scratch space; it is left
-    /// holding the chunk ids.
-    pub fn insert(&self, chunks: &canon::Chunks, ids: &mut Vec<u8>) -> Inserted {
+    /// Insert a canonical state given as chunks; `scratch.ids` is left holding the
+    /// chunk ids.
+    pub fn insert(&self, chunks: &canon::Chunks, scratch: &mut Scratch) -> Inserted {
+        let ids = &mut scratch.ids;
         ids.clear();
         for c in chunks.iter() {
             let id = match c {
@@ -145,13 +158,25 @@ impl StateStore {
                 }
                 Chunk::Known(id) => id,
             };
-            ids.extend_from_slice(&id.to_le_bytes());
+            ids.push(id);
         }
-        let h = hash_bytes(ids);
+        let level = &mut scratch.level;
+        level.clear();
+        level.extend_from_slice(ids);
+        let root = tree::fold(level, |a, b| {
+            let h = tree::hash_pair(a, b);
+            let shard = shard_of(h);
+            global_id(shard, self.nodes.lock(shard).intern(h, a, b))
+        });
+        // The root and the number of chunks (which fixes the tree's shape).
+        let mut key = [0u8; 12];
+        key[..4].copy_from_slice(&root.to_le_bytes());
+        key[4..].copy_from_slice(&(ids.len() as u64).to_le_bytes());
+        let h = hash_bytes(&key);
         let shard = shard_of(h);
         let (local, new, this_level) = {
             let mut s = self.states.lock(shard);
-            let (local, new) = s.table.intern_hashed(h, ids);
+            let (local, new) = s.table.intern_hashed(h, &key);
             (local, new, local >= s.level_start)
         };
         if new {
@@ -178,13 +203,16 @@ impl StateStore {
     pub fn bytes(&self) -> usize {
         let mut n = 0;
         self.chunks.for_each(|c| n += c.bytes());
+        self.nodes.for_each(|t| n += t.bytes());
         self.states.for_each(|s| n += s.table.bytes());
         n
     }
 
     /// Times a worker found a shard locked by another (contention).
     pub fn lock_waits(&self) -> u64 {
-        self.chunks.waits.load(Ordering::Relaxed) + self.states.waits.load(Ordering::Relaxed)
+        self.chunks.waits.load(Ordering::Relaxed)
+            + self.nodes.waits.load(Ordering::Relaxed)
+            + self.states.waits.load(Ordering::Relaxed)
     }
 }
 
