@@ -228,7 +228,9 @@ pub fn run_one(args: &[String]) {
         jobs,
         ..CheckOptions::default()
     };
+    let cpu_before = cpu_seconds();
     let r = check(&prog, &natives, &opts);
+    let cpu = cpu_seconds() - cpu_before;
     let s = &r.stats;
     let verdict = match &r.failure {
         Some(f) if r.verdict != tso_engine::Verdict::Inconclusive => {
@@ -237,11 +239,26 @@ pub fn run_one(args: &[String]) {
         _ => r.verdict.as_str().to_string(),
     };
     println!(
-        "{verdict} {} {:.4} {} {} {}",
+        "{verdict} {} {:.4} {} {} {} {cpu:.2}",
         s.states,
         s.time.as_secs_f64(),
         s.stored_bytes,
         s.peak_rss.max(tso_engine::resources::peak_rss()),
         s.lock_waits
     );
+}
+
+/// CPU time (user + system) this process used so far, from /proc/self/stat (Linux),
+/// for comparing runs on a machine other work shares.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses): utime is the 12th.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    f.iter().sum::<u64>() as f64 / 100.0
 }

@@ -78,7 +78,13 @@ pub struct Scratch {
     /// The chunk ids of the state inserted last.
     pub ids: Vec<u32>,
     level: Vec<u32>,
+    /// Recently seen tree nodes, ((left << 32) | right, id), direct-mapped by hash:
+    /// successors share most nodes with their parent and siblings, and a node's id never
+    /// changes, so most lookups end here without a lock or a miss in the big table.
+    nodes: Vec<(u64, u32)>,
 }
+
+const NODE_CACHE: usize = 1 << 12;
 
 /// What inserting a state found.
 #[derive(Clone, Copy, Debug)]
@@ -163,10 +169,21 @@ impl StateStore {
         let level = &mut scratch.level;
         level.clear();
         level.extend_from_slice(ids);
+        if scratch.nodes.len() != NODE_CACHE {
+            scratch.nodes = vec![(u64::MAX, 0); NODE_CACHE];
+        }
+        let cache = &mut scratch.nodes;
         let root = tree::fold(level, |a, b| {
             let h = tree::hash_pair(a, b);
+            let pair = (a as u64) << 32 | b as u64;
+            let slot = &mut cache[(h as usize) & (NODE_CACHE - 1)];
+            if slot.0 == pair && pair != u64::MAX {
+                return slot.1;
+            }
             let shard = shard_of(h);
-            global_id(shard, self.nodes.lock(shard).intern(h, a, b))
+            let id = global_id(shard, self.nodes.lock(shard).intern(h, a, b));
+            *slot = (pair, id);
+            id
         });
         // The root and the number of chunks (which fixes the tree's shape).
         let mut key = [0u8; 12];
