@@ -24,6 +24,9 @@ pub enum ErrorKind {
     StoreToReleasedMemory,
     /// A per-step limit (--max-steps) was hit: not a verdict on the program.
     StepLimit,
+    /// A state reachable under x86-TSO (with empty store buffers) that sequential
+    /// consistency cannot reach (`--robustness`).
+    NotRobust,
 }
 
 impl ErrorKind {
@@ -45,6 +48,7 @@ impl ErrorKind {
             ErrorKind::ExitStatus => "exit-status",
             ErrorKind::StoreToReleasedMemory => "store-to-released-memory",
             ErrorKind::StepLimit => "step-limit",
+            ErrorKind::NotRobust => "not-robust",
         }
     }
 
@@ -79,6 +83,7 @@ pub const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::ExitStatus,
     ErrorKind::StoreToReleasedMemory,
     ErrorKind::StepLimit,
+    ErrorKind::NotRobust,
 ];
 
 impl fmt::Display for ErrorKind {

@@ -1,6 +1,7 @@
 //! The `__tso_*` natives.
 
 use super::env::{Chooser, Env, Mem};
+use super::observe;
 use super::state::{Buffers, TsoState};
 use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
@@ -44,7 +45,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         let o = opts.clone();
         n.add_described(
             abi::RMW[i],
-            Visibility::Custom(locked_visible),
+            locked_visibility(opts),
             describe_rmw,
             move |cx, a| {
                 let (p, operand, code) = (
@@ -71,7 +72,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         let o = opts.clone();
         n.add_described(
             abi::CMPXCHG[i],
-            Visibility::Custom(locked_visible),
+            locked_visibility(opts),
             describe_cmpxchg,
             move |cx, a| {
                 let (p, expected) = (arg(a, 0), arg(a, 1));
@@ -160,7 +161,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
     let o = opts.clone();
     n.add_described(
         abi::FENCE,
-        Visibility::Custom(fence_visible),
+        fence_visibility(opts),
         |_, _, _| "mfence".into(),
         move |cx, _| {
             fence(cx, &o)?;
@@ -391,9 +392,14 @@ fn load(
     len: u32,
 ) -> Result<Payload, Failure> {
     check_access(cx, p, len, false)?;
-    let bypass = opts.dynamic_bypass && unobserved(cx, p);
+    let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
     let tid = cx.tid;
     let range = range_of(p, len);
+    let observing = opts
+        .observations
+        .as_ref()
+        .filter(|_| cx.tracing() && !bypass);
+    let passed = observing.map(|log| observe::before_load(cx, log, range));
     let v = with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => {
             if bypass {
@@ -404,6 +410,10 @@ fn load(
         }
         Buffers::Reference(b) => b.load(&Mem(env), tid, range),
     })?;
+    if let (Some(log), Some(passed)) = (observing, passed) {
+        let shown = payload_to_val(&v).as_u64() as i64;
+        observe::after_load(cx, log, range, shown, passed);
+    }
     if cx.tracing() && len <= 8 {
         let shown = payload_to_val(&v);
         cx.note(move |_, _| format!("→ {}", shown.as_u64() as i64));
@@ -432,7 +442,7 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
             cx.share(q);
         }
     }
-    let bypass = opts.dynamic_bypass && unobserved(cx, p);
+    let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
     let (tid, origin, bound) = (cx.tid, cx.location().unwrap_or(u32::MAX), opts.sb_bound);
     let range = range_of(p, v.len());
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
@@ -521,6 +531,25 @@ impl Mem<'_, '_, '_> {
 
 /// A fence is visible when it writes something: the thread's own buffer is non-empty
 /// (or, for the reference machine, when any buffer may flush).
+/// Under `sequential` a fence or locked operation is always a scheduling point, so
+/// the SC run stops wherever the TSO run can (a TSO fence with a non-empty buffer is
+/// visible); the comparison of states then lines up (see `drained_states`).
+fn fence_visibility(opts: &RuntimeOptions) -> Visibility {
+    if opts.sequential {
+        Visibility::Always
+    } else {
+        Visibility::Custom(fence_visible)
+    }
+}
+
+fn locked_visibility(opts: &RuntimeOptions) -> Visibility {
+    if opts.sequential {
+        Visibility::Always
+    } else {
+        Visibility::Custom(locked_visible)
+    }
+}
+
 fn fence_visible(st: &State, tid: ThreadId, _: &[Val]) -> bool {
     TsoState::of(st).is_some_and(|t| match &t.buffers {
         Buffers::Lazy(_) => !t.is_empty(tid),
