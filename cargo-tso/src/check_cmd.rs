@@ -355,7 +355,11 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         }
     }
     if let Some(f) = &checked.fences {
-        out.push_str(&render::fences::human(f, &checked.settings));
+        out.push_str(&render::fences::human(
+            f,
+            &checked.settings,
+            checked.robustness.is_some(),
+        ));
     } else if args.suggest_fences && outcome.verdict == Verdict::Fail {
         out.push_str(no_suggestion(checked));
     }

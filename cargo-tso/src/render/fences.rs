@@ -30,8 +30,9 @@ fn line_text(p: &SourcePoint) -> Option<String> {
     Some(line.trim().to_owned())
 }
 
-/// The fence section of a report.
-pub fn human(s: &FenceSuggestion, settings: &CheckSettings) -> String {
+/// The fence section of a report; `robustness`: the fences restore robustness
+/// rather than make a failing check pass.
+pub fn human(s: &FenceSuggestion, settings: &CheckSettings, robustness: bool) -> String {
     let mut out = String::new();
     let bound = bound_name(settings.sb_bound);
     match &s.end {
@@ -98,16 +99,25 @@ pub fn human(s: &FenceSuggestion, settings: &CheckSettings) -> String {
     }
     if s.verified() {
         let n = s.fences.len();
-        let plural = if n == 1 { "fence" } else { "fences" };
+        let what = if robustness {
+            "robust under x86-TSO"
+        } else {
+            "passes under x86-TSO"
+        };
+        let (these, needed) = if n == 1 {
+            ("this fence".to_owned(), "it is needed")
+        } else {
+            (format!("these {n} fences"), "each one is needed")
+        };
         if s.minimal {
             let _ = writeln!(
                 out,
-                "verified: passes under x86-TSO (sb-bound {bound}) with these {n} {plural}; each one is needed"
+                "verified: {what} (sb-bound {bound}) with {these}; {needed}"
             );
         } else {
             let _ = writeln!(
                 out,
-                "verified: passes under x86-TSO (sb-bound {bound}) with these {n} {plural} (not shown to be minimal: a re-check without one of them did not decide)"
+                "verified: {what} (sb-bound {bound}) with {these} (not shown to be minimal: a re-check without one of them did not decide)"
             );
         }
     }
