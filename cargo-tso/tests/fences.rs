@@ -292,3 +292,30 @@ fn fences_restoring_robustness_of_dekker_are_no_more_than_the_fenced_version() {
     let (code, _) = json_run(check_file(&corpus("mutex/dekker_fenced.c")).arg("--robustness"));
     assert_eq!(code, 0);
 }
+
+#[test]
+fn tso_test_robust_fails_a_test_that_is_not_robust() {
+    let mut cmd = cargo_tso();
+    cmd.current_dir(fixtures().join("robust-ws"))
+        .args(["tso", "test", "--test-threads", "1"]);
+    let out = run(&mut cmd);
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("test fixture-robust::robustness::message_passing ... ok"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("test fixture-robust::robustness::store_buffering ... FAILED"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("error[not-robust]"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("read the stale value 0"),
+        "{}",
+        out.stdout
+    );
+}

@@ -7,6 +7,9 @@
  *   TSO_TEST_SHOULD_FAIL(racy) { ... }                    some failure must be reachable
  *   TSO_TEST_SHOULD_FAIL_WITH(racy2, assertion) { ... }   that kind of failure
  *   TSO_TEST_IGNORE(slow) { ... }                         listed but not run by default
+ *   TSO_TEST_ROBUST(no_tso_reasoning) { ... }             must never fail, and have no
+ *                                                         behaviour under x86-TSO that
+ *                                                         sequential consistency lacks
  *
  * Kinds: assertion abort deadlock out_of_bounds use_after_free double_free
  * invalid_free null_dereference division_by_zero pthread_misuse stack_overflow
@@ -17,6 +20,7 @@
  *   __tso_test__<name>
  *   __tso_test_should_fail__<kind>__<name>      (kind `any` for TSO_TEST_SHOULD_FAIL)
  *   __tso_test_ignore__<name>
+ *   __tso_test_robust__<name>
  * The checker runs each such function as the whole program, exploring every
  * interleaving of the threads it starts and every x86-TSO store-buffer behaviour.
  *
@@ -71,6 +75,8 @@ enum tso_failure_kind_ {
 #define TSO_TEST(name) TSO_DEFINE_TEST_(__tso_test__##name)
 
 #define TSO_TEST_IGNORE(name) TSO_DEFINE_TEST_(__tso_test_ignore__##name)
+
+#define TSO_TEST_ROBUST(name) TSO_DEFINE_TEST_(__tso_test_robust__##name)
 
 #define TSO_TEST_SHOULD_FAIL(name) TSO_TEST_SHOULD_FAIL_WITH(name, any)
 

@@ -11,6 +11,8 @@ pub const TEST_PREFIX: &str = "__tso_test__";
 pub const SHOULD_FAIL_PREFIX: &str = "__tso_test_should_fail__";
 /// Prefix of an ignored test: `__tso_test_ignore__<name>`.
 pub const IGNORE_PREFIX: &str = "__tso_test_ignore__";
+/// Prefix of a robustness test: `__tso_test_robust__<name>`.
+pub const ROBUST_PREFIX: &str = "__tso_test_robust__";
 /// The kind in a should-fail symbol meaning "any failure".
 pub const ANY_KIND: &str = "any";
 
@@ -32,6 +34,9 @@ pub enum Expectation {
     ShouldPass,
     /// Some error must be reachable; `Some(kind)` requires that kind.
     ShouldFail(Option<FailureKind>),
+    /// No error may be reachable, and every state reachable under x86-TSO with empty
+    /// store buffers must be reachable under sequential consistency (`TSO_TEST_ROBUST`).
+    Robust,
 }
 
 /// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`.
@@ -141,6 +146,7 @@ impl TestSymbol {
         }
         match self.expectation {
             Expectation::ShouldPass => format!("{TEST_PREFIX}{}", self.name),
+            Expectation::Robust => format!("{ROBUST_PREFIX}{}", self.name),
             Expectation::ShouldFail(kind) => {
                 let kind = kind.map_or(ANY_KIND, FailureKind::symbol_name);
                 format!("{SHOULD_FAIL_PREFIX}{kind}__{}", self.name)
@@ -166,6 +172,8 @@ pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
             )
         };
         (name, Expectation::ShouldFail(kind), false)
+    } else if let Some(name) = sym.strip_prefix(ROBUST_PREFIX) {
+        (name, Expectation::Robust, false)
     } else if let Some(name) = sym.strip_prefix(IGNORE_PREFIX) {
         (name, Expectation::ShouldPass, true)
     } else if let Some(name) = sym.strip_prefix(TEST_PREFIX) {
@@ -215,6 +223,15 @@ mod tests {
             t.expectation,
             Expectation::ShouldFail(Some(FailureKind::UseAfterFree))
         );
+    }
+
+    #[test]
+    fn robust_test_round_trips() {
+        let t = parse_test_symbol("__tso_test_robust__ring").unwrap();
+        assert_eq!(t.name, "ring");
+        assert_eq!(t.expectation, Expectation::Robust);
+        assert!(!t.ignored);
+        assert_eq!(t.symbol(), "__tso_test_robust__ring");
     }
 
     #[test]

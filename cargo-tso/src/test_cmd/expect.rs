@@ -25,7 +25,7 @@ impl Status {
 /// `any` or the kind a should-fail test names.
 pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
     match expectation {
-        Expectation::ShouldPass => None,
+        Expectation::ShouldPass | Expectation::Robust => None,
         Expectation::ShouldFail(kind) => Some(kind.map_or(test_support::ANY_KIND, |k| k.as_str())),
     }
 }
@@ -48,8 +48,12 @@ pub fn judge(
             Status::Failed,
             format!("the test could not be checked:\n{}", details()),
         ),
-        (Verdict::Pass, Expectation::ShouldPass) => (Status::Passed, String::new()),
-        (Verdict::Fail, Expectation::ShouldPass) => (Status::Failed, details()),
+        (Verdict::Pass, Expectation::ShouldPass | Expectation::Robust) => {
+            (Status::Passed, String::new())
+        }
+        (Verdict::Fail, Expectation::ShouldPass | Expectation::Robust) => {
+            (Status::Failed, details())
+        }
         (Verdict::Pass, Expectation::ShouldFail(_)) => {
             let kind = expected_kind(expectation).unwrap_or(test_support::ANY_KIND);
             let wanted = if kind == test_support::ANY_KIND {

@@ -10,8 +10,11 @@ use std::time::{Duration, Instant};
 
 use tso_engine::explore::{ProgressFn, Stats};
 
+use test_support::Expectation;
+
 use crate::outcome::{RunOutcome, ScRerun};
 use crate::pipeline::{self, Request};
+use crate::robustness::{self, Robustness};
 use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Status};
@@ -80,6 +83,9 @@ fn run_case(
         emit_instrumented: None,
         progress,
     };
+    if expectation == Expectation::Robust {
+        return robust_case(&request);
+    }
     match pipeline::run_guarded(&request) {
         Err(error) => (Status::Failed, format!("{error}\n"), None, None),
         Ok(outcome) => {
@@ -92,6 +98,30 @@ fn run_case(
             (status, message, Some(outcome), sc)
         }
     }
+}
+
+/// A `TSO_TEST_ROBUST` test: the robustness check decides (its TSO run also finds
+/// every reachable error); a violation is explained with the stale read behind it.
+fn robust_case(request: &Request<'_>) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
+    let report = match robustness::check(request, &[]) {
+        Ok(report) => report,
+        Err(error) => return (Status::Failed, format!("{error}\n"), None, None),
+    };
+    let mut outcome = match report.robustness {
+        Robustness::FailsUnderSc => report.sc.clone(),
+        _ => report.tso.clone(),
+    };
+    if let Robustness::Undecided(why) = &report.robustness {
+        outcome.verdict = tso_engine::Verdict::Inconclusive;
+        outcome.inconclusive_reason = Some(why.clone());
+    }
+    let (status, mut message) = expect::judge(Expectation::Robust, &outcome, None);
+    if report.robustness == Robustness::NotRobust {
+        message.push_str(&crate::render::fences::observations_human(
+            &report.observations,
+        ));
+    }
+    (status, message, Some(outcome), None)
 }
 
 /// Tests of the isolation guarantee make one named test hit an internal error:
