@@ -126,32 +126,6 @@ struct Checked {
     robustness: Option<RobustnessReport>,
 }
 
-/// One check of the program with candidate fences, for the fence search.
-fn fenced_trial(request: &Request<'_>, fences: &[SourcePoint]) -> Result<Trial, PipelineError> {
-    let log: ObservationLog = Default::default();
-    let outcome = pipeline::run_guarded_with(
-        request,
-        &RunExtras {
-            fences_after: fences.to_vec(),
-            observations: Some(log.clone()),
-            ..RunExtras::default()
-        },
-    )?;
-    let observations = log.lock().map(|l| l.clone()).unwrap_or_default();
-    Ok(Trial {
-        verdict: outcome.verdict,
-        observations,
-        reason: undecided_reason(&outcome),
-    })
-}
-
-fn undecided_reason(outcome: &RunOutcome) -> Option<String> {
-    outcome
-        .inconclusive_reason
-        .clone()
-        .or_else(|| outcome.failure.as_ref().map(|f| f.message.clone()))
-}
-
 /// One robustness check with candidate fences, for the fence search.
 fn robustness_trial(request: &Request<'_>, fences: &[SourcePoint]) -> Result<Trial, PipelineError> {
     let report = robustness::check(request, fences)?;
@@ -213,7 +187,7 @@ fn check_robustness(
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
-    if (args.robustness || args.suggest_fences)
+    if (args.robustness || args.checking.suggest_fences)
         && settings.memory_model == crate::cli::MemoryModel::Sc
     {
         return Err(CheckCommandError::Usage(
@@ -233,9 +207,9 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         progress: None,
     };
     if args.robustness {
-        return check_robustness(&request, settings.clone(), args.suggest_fences);
+        return check_robustness(&request, settings.clone(), args.checking.suggest_fences);
     }
-    let log: Option<ObservationLog> = args.suggest_fences.then(Default::default);
+    let log: Option<ObservationLog> = args.checking.suggest_fences.then(Default::default);
     let extras = RunExtras {
         observations: log.clone(),
         ..RunExtras::default()
@@ -255,7 +229,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
             Some(log) if needs_tso => {
                 let first = log.lock().map(|l| l.clone()).unwrap_or_default();
                 Some(fences::search(&first, |points| {
-                    fenced_trial(&trials, points)
+                    fences::fenced_trial(&trials, points)
                 }))
             }
             _ => None,
@@ -360,7 +334,7 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
             &checked.settings,
             checked.robustness.is_some(),
         ));
-    } else if args.suggest_fences && outcome.verdict == Verdict::Fail {
+    } else if args.checking.suggest_fences && outcome.verdict == Verdict::Fail {
         out.push_str(no_suggestion(checked));
     }
     if args.show_output && !outcome.output.is_empty() && outcome.trace.is_empty() {
@@ -403,7 +377,7 @@ fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
         "sc_rerun".into(),
         checked.sc.as_ref().map_or(Value::Null, json::sc_rerun),
     );
-    if args.suggest_fences {
+    if args.checking.suggest_fences {
         map.insert(
             "fence_suggestion".into(),
             checked

@@ -18,7 +18,8 @@ use tso_engine::Verdict;
 use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::Observation;
 
-use crate::pipeline::PipelineError;
+use crate::pipeline::{self, PipelineError, Request, RunExtras};
+use tso_runtime::runtime::ObservationLog;
 
 /// One check of the program with some fences: its verdict and what the replay of
 /// its counterexample (if any) observed.
@@ -62,6 +63,28 @@ impl FenceSuggestion {
     pub fn verified(&self) -> bool {
         self.end == SearchEnd::Verified
     }
+}
+
+/// One check of the program with candidate fences, for the fence search.
+pub fn fenced_trial(request: &Request<'_>, fences: &[SourcePoint]) -> Result<Trial, PipelineError> {
+    let log: ObservationLog = Default::default();
+    let outcome = pipeline::run_guarded_with(
+        request,
+        &RunExtras {
+            fences_after: fences.to_vec(),
+            observations: Some(log.clone()),
+            ..RunExtras::default()
+        },
+    )?;
+    let observations = log.lock().map(|l| l.clone()).unwrap_or_default();
+    Ok(Trial {
+        verdict: outcome.verdict,
+        observations,
+        reason: outcome
+            .inconclusive_reason
+            .clone()
+            .or_else(|| outcome.failure.as_ref().map(|f| f.message.clone())),
+    })
 }
 
 /// At most this many rounds of adding candidates (each round adds at least one new

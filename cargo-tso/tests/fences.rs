@@ -319,3 +319,34 @@ fn tso_test_robust_fails_a_test_that_is_not_robust() {
         out.stdout
     );
 }
+
+#[test]
+fn cargo_tso_test_suggests_fences_for_a_test_that_fails_only_under_tso() {
+    let out = run(common::test().args([
+        "-p",
+        "fixture-litmus",
+        "store_buffering::plain",
+        "--suggest-fences",
+    ]));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("fence suggestion (2 fences"),
+        "{}",
+        out.stdout
+    );
+    for line in [12, 19] {
+        assert!(
+            out.stdout
+                .contains(&format!("after the store at store_buffering.c:{line}:")),
+            "{}",
+            out.stdout
+        );
+    }
+    assert!(
+        out.stdout.contains(
+            "verified: passes under x86-TSO (sb-bound 32) with these 2 fences; each one is needed"
+        ),
+        "{}",
+        out.stdout
+    );
+}

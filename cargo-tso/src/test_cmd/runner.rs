@@ -12,8 +12,11 @@ use tso_engine::explore::{ProgressFn, Stats};
 
 use test_support::Expectation;
 
-use crate::outcome::{RunOutcome, ScRerun};
-use crate::pipeline::{self, Request};
+use tso_runtime::runtime::ObservationLog;
+
+use crate::fences;
+use crate::outcome::{RunOutcome, ScClassification, ScRerun};
+use crate::pipeline::{self, Request, RunExtras};
 use crate::robustness::{self, Robustness};
 use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
@@ -86,7 +89,12 @@ fn run_case(
     if expectation == Expectation::Robust {
         return robust_case(&request);
     }
-    match pipeline::run_guarded(&request) {
+    let log: Option<ObservationLog> = settings.suggest_fences.then(Default::default);
+    let extras = RunExtras {
+        observations: log.clone(),
+        ..RunExtras::default()
+    };
+    match pipeline::run_guarded_with(&request, &extras) {
         Err(error) => (Status::Failed, format!("{error}\n"), None, None),
         Ok(outcome) => {
             // The SC verdict does not depend on the bound: compute it once per test.
@@ -94,7 +102,17 @@ fn run_case(
             // usually documents.
             let sc = pipeline::wants_sc_rerun(settings, &outcome)
                 .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
-            let (status, message) = expect::judge(expectation, &outcome, sc.as_ref());
+            let (status, mut message) = expect::judge(expectation, &outcome, sc.as_ref());
+            // --suggest-fences: an unexpected failure that needs TSO gets its fences.
+            let needs_tso = sc
+                .as_ref()
+                .is_some_and(|s| s.classification == ScClassification::NeedsTso);
+            if let (Some(log), true, Status::Failed) = (&log, needs_tso, status) {
+                let first = log.lock().map(|l| l.clone()).unwrap_or_default();
+                let suggestion =
+                    fences::search(&first, |points| fences::fenced_trial(&request, points));
+                message.push_str(&crate::render::fences::human(&suggestion, settings, false));
+            }
             (status, message, Some(outcome), sc)
         }
     }
