@@ -648,5 +648,3 @@ fn rmw(
     })
 }
 
-#[allow(dead_code)]
-fn unused(_: Frame) {}

@@ -101,9 +101,4 @@ impl State {
             .and_then(|e| e.as_any_mut().downcast_mut::<T>())
             .expect("just set")
     }
-
-    /// Every register value of a thread's frames (for root scanning).
-    pub fn frame_values(frame: &Frame) -> impl Iterator<Item = &Val> {
-        frame.regs.iter()
-    }
 }
