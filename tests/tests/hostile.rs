@@ -1,4 +1,4 @@
-//! Hostile and broken inputs (issue 5 §3): each gets the documented exit code and a clear
+//! Hostile and broken inputs: each gets the documented exit code and a clear
 //! message, with no panic, no hang and never a false pass. Fixtures are in `tests/hostile/`.
 
 #[path = "../hostile/harness.rs"]
