@@ -64,7 +64,7 @@ pub struct RobustnessReport {
 /// The state's canonical serialisation, chunk lengths included (prefix-free).
 fn key(canon: &mut Canonicalizer, program: &Program, st: &State) -> Vec<u8> {
     canon.run(program, st, false);
-    let mut k = Vec::with_capacity(canon.chunks.total_len() + 64);
+    let mut k = Vec::new();
     for c in canon.chunks.iter() {
         match c {
             Chunk::Bytes(b) => {

@@ -72,7 +72,11 @@ pub fn before_load(cx: &NativeCx<'_>, log: &ObservationLog, range: Range) -> Vec
     };
     let tid = cx.tid;
     let load = point(cx, cx.location());
-    let load_what = describe_pointer(cx.program, cx.state, range.addr.to_pointer());
+    let load_what = describe_pointer(
+        cx.program,
+        cx.state,
+        make_ptr(range.addr.object, range.addr.offset),
+    );
     ts.pending()
         .into_iter()
         .filter(|s| s.thread == tid && !s.flushed && !s.range().overlaps(&range))
@@ -109,7 +113,11 @@ pub fn after_load(
     if let Some(ts) = TsoState::of(cx.state) {
         let tid = cx.tid;
         let load = point(cx, cx.location());
-        let load_what = describe_pointer(cx.program, cx.state, range.addr.to_pointer());
+        let load_what = describe_pointer(
+            cx.program,
+            cx.state,
+            make_ptr(range.addr.object, range.addr.offset),
+        );
         for s in ts.pending() {
             if s.thread != tid && !s.flushed && s.range().overlaps(&range) {
                 seen.push(Observation::StaleRead {
