@@ -194,6 +194,12 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
             "--robustness and --suggest-fences compare x86-TSO with SC: they need --memory-model tso".into(),
         ));
     }
+    if args.robustness && settings.reference_machine {
+        return Err(CheckCommandError::Usage(
+            "--robustness compares states of the delayed-flush machine: drop --reference-machine"
+                .into(),
+        ));
+    }
     let bitcode = prepare(args)?;
     if args.emit_instrumented.is_some() && settings.memory_model == crate::cli::MemoryModel::Sc {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
@@ -294,7 +300,9 @@ fn verdict_line(checked: &Checked) -> String {
             Robustness::FailsUnderSc => {
                 return "verdict: fail — the program fails under sequential consistency already (robustness is not the question)".to_owned()
             }
-            Robustness::Undecided(_) => {}
+            Robustness::Undecided(_) => {
+                return format!("verdict: inconclusive — robustness was not decided ({model})")
+            }
         }
     }
     match (outcome.verdict, &outcome.failure) {

@@ -148,7 +148,8 @@ pub fn check(
             let drained = drained_states(st, DRAIN_LIMIT)?;
             let mut guard = set.lock().map_err(|_| internal())?;
             let (canon, seen) = &mut *guard;
-            for d in &drained {
+            let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
+            for d in states {
                 if let Ok(mut n) = compared.lock() {
                     *n += 1;
                 }

@@ -350,3 +350,19 @@ fn cargo_tso_test_suggests_fences_for_a_test_that_fails_only_under_tso() {
         out.stdout
     );
 }
+
+#[test]
+fn a_limit_makes_robustness_inconclusive_never_robust() {
+    let (code, json) = json_run(check_file(&corpus("mutex/peterson_fenced.c")).args([
+        "--robustness",
+        "--max-states",
+        "20",
+    ]));
+    assert_eq!(code, 3, "{json}");
+    assert_eq!(json["verdict"], "inconclusive");
+    assert_eq!(json["robustness"]["result"], "undecided");
+    assert_eq!(json["robustness"]["robust"], Value::Null);
+    let out = run(check_file(&corpus("mutex/peterson_fenced.c"))
+        .args(["--robustness", "--reference-machine"]));
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+}

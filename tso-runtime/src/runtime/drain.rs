@@ -68,12 +68,13 @@ fn advance(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
     None
 }
 
-/// Every state `st` reaches by draining all store buffers (just `st` when they are
-/// empty). More than `limit` drain orders is an error (the caller reports the check
-/// as inconclusive rather than compare only some of them).
-pub fn drained_states(st: &State, limit: usize) -> Result<Vec<State>, Failure> {
+/// Every state `st` reaches by draining all store buffers; None when they are empty
+/// already (then `st` itself is the only one). More than `limit` drain orders is an
+/// error (the caller reports the check as inconclusive rather than compare only some
+/// of them).
+pub fn drained_states(st: &State, limit: usize) -> Result<Option<Vec<State>>, Failure> {
     let Some(ts) = TsoState::of(st) else {
-        return Ok(vec![st.clone()]);
+        return Ok(None);
     };
     let Buffers::Lazy(buffers) = &ts.buffers else {
         return Err(Failure::unsupported(
@@ -106,7 +107,7 @@ pub fn drained_states(st: &State, limit: usize) -> Result<Vec<State>, Failure> {
                     taken: Vec::new(),
                 }
             }
-            None => return Ok(out),
+            None => return Ok(Some(out)),
         }
     }
 }
