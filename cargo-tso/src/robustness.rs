@@ -6,24 +6,28 @@
 //! counters, registers, memory — must be reachable under SC.
 //!
 //! Design. Both sides run the *same instrumented program*: the SC side registers the
-//! runtime in `sequential` mode (every access goes straight to memory; fences and
-//! locked operations are always scheduling points, so SC stops wherever TSO can).
-//! Program counters, registers and memory of the two runs are therefore directly
-//! comparable, and the engine's canonical serialisation (objects renamed by a fixed
-//! traversal, live registers only, runtime data included) is the projection: with
-//! empty buffers the runtime keeps no per-state data, so two states with the same
-//! program-visible configuration serialise identically. The SC run stores the
+//! runtime in `sequential` mode (every access goes straight to memory, same natives,
+//! same scheduling points). Program counters, registers and memory of the two runs
+//! are therefore directly comparable, and the engine's canonical serialisation
+//! (objects renamed by a fixed traversal, live registers only, runtime data
+//! included; with empty buffers the runtime keeps none) is the projection. Where a
+//! transition ends depends on the path (whether an action is visible depends on the
+//! state, e.g. on how many threads still run, and a TSO fence is visible only while
+//! the buffer holds entries), so before serialising, every thread runs its
+//! thread-local steps up to its next visible action (`Machine::settle_all`): a state
+//! and its local continuation are compared as one. The SC run stores the settled
 //! serialisation of every state it reaches; the TSO run drains the buffers of every
 //! new state in every order the delayed-flush `fence` allows
-//! (`tso_runtime::runtime::drained_states`) and looks each result up. The first miss
-//! ends the TSO search as a failure, so its trace is the engine's path to that state.
+//! (`tso_runtime::runtime::drained_states`), settles each result and looks it up.
+//! The first miss ends the TSO search as a failure, so its trace is the engine's path
+//! to that state.
 //! A TSO run that fails outright (an assertion SC never violates) is not robust too.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use tso_engine::explore::StateObserver;
-use tso_engine::ir::Program;
+use tso_engine::interp::Machine;
 use tso_engine::state::State;
 use tso_engine::store::{Canonicalizer, Chunk};
 use tso_engine::{ErrorKind, Failure, Verdict};
@@ -61,9 +65,13 @@ pub struct RobustnessReport {
     pub observations: Vec<Observation>,
 }
 
-/// The state's canonical serialisation, chunk lengths included (prefix-free).
-fn key(canon: &mut Canonicalizer, program: &Program, st: &State) -> Vec<u8> {
-    canon.run(program, st, false);
+/// The canonical serialisation of `st` after every thread has run its thread-local
+/// steps up to its next visible action (chunk lengths included: prefix-free). None
+/// when those steps fail: the exploration reaches that error itself.
+fn key(canon: &mut Canonicalizer, machine: &Machine<'_>, st: &State) -> Option<Vec<u8>> {
+    let mut settled = st.clone();
+    machine.settle_all(&mut settled).ok()?;
+    canon.run(machine.program, &settled, false);
     let mut k = Vec::new();
     for c in canon.chunks.iter() {
         match c {
@@ -78,7 +86,7 @@ fn key(canon: &mut Canonicalizer, program: &Program, st: &State) -> Vec<u8> {
             }
         }
     }
-    k
+    Some(k)
 }
 
 /// Checks robustness of the request's program with fences after `fences`.
@@ -90,11 +98,12 @@ pub fn check(
         Arc::new(Mutex::new((Canonicalizer::new(), HashSet::new())));
     let collect = {
         let set = sc_set.clone();
-        let observer: StateObserver = Arc::new(move |program: &Program, st: &State| {
+        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
             let mut guard = set.lock().map_err(|_| internal())?;
             let (canon, seen) = &mut *guard;
-            let k = key(canon, program, st);
-            seen.insert(k);
+            if let Some(k) = key(canon, machine, st) {
+                seen.insert(k);
+            }
             Ok(())
         });
         observer
@@ -144,7 +153,7 @@ pub fn check(
     let compare = {
         let set = sc_set.clone();
         let compared = compared.clone();
-        let observer: StateObserver = Arc::new(move |program: &Program, st: &State| {
+        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
             let drained = drained_states(st, DRAIN_LIMIT)?;
             let mut guard = set.lock().map_err(|_| internal())?;
             let (canon, seen) = &mut *guard;
@@ -153,7 +162,10 @@ pub fn check(
                 if let Ok(mut n) = compared.lock() {
                     *n += 1;
                 }
-                if !seen.contains(&key(canon, program, d)) {
+                let Some(k) = key(canon, machine, d) else {
+                    continue;
+                };
+                if !seen.contains(&k) {
                     return Err(Failure::new(
                         ErrorKind::NotRobust,
                         "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use inkwell::context::Context;
 use instrument_support::{compile, load};
 use tso_engine::explore::StateObserver;
+use tso_engine::interp::Machine;
 use tso_engine::ir::Program;
 use tso_engine::state::State;
 use tso_engine::store::{Canonicalizer, Chunk};
@@ -41,13 +42,13 @@ fn overlapping_stores_of_two_threads_drain_in_both_orders() {
     let seen: Arc<Mutex<Vec<(usize, usize)>>> = Arc::default();
     let observer: StateObserver = {
         let seen = seen.clone();
-        Arc::new(move |program: &Program, st: &State| {
+        Arc::new(move |machine: &Machine<'_>, st: &State| {
             let threads = TsoState::of(st).map_or(0, |t| t.threads().len());
             if let Some(drained) = drained_states(st, 64)? {
                 let mut canon = Canonicalizer::new();
                 let distinct: BTreeSet<Vec<u8>> = drained
                     .iter()
-                    .map(|d| key(&mut canon, program, d))
+                    .map(|d| key(&mut canon, machine.program, d))
                     .collect();
                 for d in &drained {
                     assert!(TsoState::of(d).is_none(), "a drained state has no buffers");

@@ -29,7 +29,7 @@ pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 /// Called with each newly stored state (and the initial one); an error ends the
 /// search with that failure along the path to the state (robustness checks).
 pub type StateObserver =
-    std::sync::Arc<dyn Fn(&crate::ir::Program, &State) -> Result<(), Failure> + Send + Sync>;
+    std::sync::Arc<dyn Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync>;
 
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
@@ -101,7 +101,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     let mut outcomes = BTreeSet::new();
     store.insert_state(&mut canon, machine.program, &initial, opts.collect_outcomes);
     if let Some(observe) = &opts.observer {
-        if let Err(failure) = observe(machine.program, &initial) {
+        if let Err(failure) = observe(machine, &initial) {
             let outcome = Outcome::Fail {
                 failure,
                 path: Vec::new(),
@@ -250,7 +250,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         if store.insert_state(&mut canon, machine.program, &next, opts.collect_outcomes) {
             canon.collect_garbage(&mut next);
             if let Some(observe) = &opts.observer {
-                if let Err(failure) = observe(machine.program, &next) {
+                if let Err(failure) = observe(machine, &next) {
                     let mut path = path_of(&stack);
                     path.push(mv);
                     return finish(

@@ -25,8 +25,9 @@ pub struct RuntimeOptions {
     /// operation) instead of delayed flushing. For testing and measurement.
     pub reference_machine: bool,
     /// Sequential consistency on the instrumented program: every access goes straight
-    /// to memory, so the state space has exactly the TSO run's shape (same program,
-    /// same registers) minus the buffering. `--robustness` compares the two.
+    /// to memory, so states have exactly the TSO run's shape (same program, same
+    /// registers, same scheduling points) minus the buffering. `--robustness`
+    /// compares the two.
     pub sequential: bool,
     /// Where to record store→load reorderings seen while a counterexample is replayed.
     pub observations: Option<ObservationLog>,

@@ -45,7 +45,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         let o = opts.clone();
         n.add_described(
             abi::RMW[i],
-            locked_visibility(opts),
+            Visibility::Custom(locked_visible),
             describe_rmw,
             move |cx, a| {
                 let (p, operand, code) = (
@@ -72,7 +72,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         let o = opts.clone();
         n.add_described(
             abi::CMPXCHG[i],
-            locked_visibility(opts),
+            Visibility::Custom(locked_visible),
             describe_cmpxchg,
             move |cx, a| {
                 let (p, expected) = (arg(a, 0), arg(a, 1));
@@ -161,7 +161,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
     let o = opts.clone();
     n.add_described(
         abi::FENCE,
-        fence_visibility(opts),
+        Visibility::Custom(fence_visible),
         |_, _, _| "mfence".into(),
         move |cx, _| {
             fence(cx, &o)?;
@@ -532,25 +532,6 @@ impl Mem<'_, '_, '_> {
 
 /// A fence is visible when it writes something: the thread's own buffer is non-empty
 /// (or, for the reference machine, when any buffer may flush).
-/// Under `sequential` a fence or locked operation is always a scheduling point, so
-/// the SC run stops wherever the TSO run can (a TSO fence with a non-empty buffer is
-/// visible); the comparison of states then lines up (see `drained_states`).
-fn fence_visibility(opts: &RuntimeOptions) -> Visibility {
-    if opts.sequential {
-        Visibility::Always
-    } else {
-        Visibility::Custom(fence_visible)
-    }
-}
-
-fn locked_visibility(opts: &RuntimeOptions) -> Visibility {
-    if opts.sequential {
-        Visibility::Always
-    } else {
-        Visibility::Custom(locked_visible)
-    }
-}
-
 fn fence_visible(st: &State, tid: ThreadId, _: &[Val]) -> bool {
     TsoState::of(st).is_some_and(|t| match &t.buffers {
         Buffers::Lazy(_) => !t.is_empty(tid),
