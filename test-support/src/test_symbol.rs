@@ -9,6 +9,9 @@ use std::str::FromStr;
 pub const TEST_PREFIX: &str = "__tso_test__";
 /// Prefix of an expected failure: `__tso_test_should_fail__<kind>__<name>`.
 pub const SHOULD_FAIL_PREFIX: &str = "__tso_test_should_fail__";
+/// Prefix of a failure that needs TSO:
+/// `__tso_test_should_fail_under_tso__<kind>__<name>`.
+pub const SHOULD_FAIL_UNDER_TSO_PREFIX: &str = "__tso_test_should_fail_under_tso__";
 /// Prefix of an ignored test: `__tso_test_ignore__<name>`.
 pub const IGNORE_PREFIX: &str = "__tso_test_ignore__";
 /// The kind in a should-fail symbol meaning "any failure".
@@ -32,6 +35,20 @@ pub enum Expectation {
     ShouldPass,
     /// Some error must be reachable; `Some(kind)` requires that kind.
     ShouldFail(Option<FailureKind>),
+    /// Under x86-TSO some error (of this kind) must be reachable, and under
+    /// sequential consistency none: the test documents a bug that needs store
+    /// buffering. Under `--memory-model sc` it must pass.
+    ShouldFailUnderTso(Option<FailureKind>),
+}
+
+impl Expectation {
+    /// The kind a failing expectation names (`None`: any kind, or not a failure).
+    pub fn failure_kind(self) -> Option<FailureKind> {
+        match self {
+            Expectation::ShouldPass => None,
+            Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => kind,
+        }
+    }
 }
 
 /// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`.
@@ -145,6 +162,10 @@ impl TestSymbol {
                 let kind = kind.map_or(ANY_KIND, FailureKind::symbol_name);
                 format!("{SHOULD_FAIL_PREFIX}{kind}__{}", self.name)
             }
+            Expectation::ShouldFailUnderTso(kind) => {
+                let kind = kind.map_or(ANY_KIND, FailureKind::symbol_name);
+                format!("{SHOULD_FAIL_UNDER_TSO_PREFIX}{kind}__{}", self.name)
+            }
         }
     }
 }
@@ -154,18 +175,11 @@ impl TestSymbol {
 /// compile time, and names that are not C identifiers).
 pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
     let (name, expectation, ignored) = if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_PREFIX) {
-        let (kind, name) = rest.split_once("__")?;
-        // Only the underscore spelling is valid inside a symbol.
-        let kind = if kind == ANY_KIND {
-            None
-        } else {
-            Some(
-                FailureKind::ALL
-                    .into_iter()
-                    .find(|k| k.symbol_name() == kind)?,
-            )
-        };
+        let (kind, name) = kind_and_name(rest)?;
         (name, Expectation::ShouldFail(kind), false)
+    } else if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_UNDER_TSO_PREFIX) {
+        let (kind, name) = kind_and_name(rest)?;
+        (name, Expectation::ShouldFailUnderTso(kind), false)
     } else if let Some(name) = sym.strip_prefix(IGNORE_PREFIX) {
         (name, Expectation::ShouldPass, true)
     } else if let Some(name) = sym.strip_prefix(TEST_PREFIX) {
@@ -181,6 +195,22 @@ pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
         expectation,
         ignored,
     })
+}
+
+/// `<kind>__<name>` of a should-fail symbol; `None` for an unknown kind. Only the
+/// underscore spelling of a kind is valid inside a symbol.
+fn kind_and_name(rest: &str) -> Option<(Option<FailureKind>, &str)> {
+    let (kind, name) = rest.split_once("__")?;
+    let kind = if kind == ANY_KIND {
+        None
+    } else {
+        Some(
+            FailureKind::ALL
+                .into_iter()
+                .find(|k| k.symbol_name() == kind)?,
+        )
+    };
+    Some((kind, name))
 }
 
 /// A test name pasted after a prefix: non-empty, only identifier characters.
@@ -218,6 +248,22 @@ mod tests {
     }
 
     #[test]
+    fn should_fail_under_tso() {
+        let t = parse_test_symbol("__tso_test_should_fail_under_tso__assertion__sb").unwrap();
+        assert_eq!(t.name, "sb");
+        assert_eq!(
+            t.expectation,
+            Expectation::ShouldFailUnderTso(Some(FailureKind::Assertion))
+        );
+        let t = parse_test_symbol("__tso_test_should_fail_under_tso__any__sb").unwrap();
+        assert_eq!(t.expectation, Expectation::ShouldFailUnderTso(None));
+        assert_eq!(
+            parse_test_symbol("__tso_test_should_fail_under_tso__bogus__x"),
+            None
+        );
+    }
+
+    #[test]
     fn ignored_test() {
         let t = parse_test_symbol("__tso_test_ignore__slow").unwrap();
         assert_eq!(t.name, "slow");
@@ -245,12 +291,17 @@ mod tests {
     #[test]
     fn every_kind_round_trips_through_its_symbol() {
         for kind in FailureKind::ALL {
-            let test = TestSymbol {
-                name: "t".into(),
-                expectation: Expectation::ShouldFail(Some(kind)),
-                ignored: false,
-            };
-            assert_eq!(parse_test_symbol(&test.symbol()), Some(test));
+            for expectation in [
+                Expectation::ShouldFail(Some(kind)),
+                Expectation::ShouldFailUnderTso(Some(kind)),
+            ] {
+                let test = TestSymbol {
+                    name: "t".into(),
+                    expectation,
+                    ignored: false,
+                };
+                assert_eq!(parse_test_symbol(&test.symbol()), Some(test));
+            }
             assert_eq!(kind.as_str().parse::<FailureKind>(), Ok(kind));
             assert_eq!(kind.as_str(), kind.symbol_name().replace('_', "-"));
         }
