@@ -34,7 +34,15 @@ pub enum UsageError {
 impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            UsageError::Libtest(error) => write!(f, "{}", error.render()),
+            UsageError::Libtest(error) => {
+                // clap's tip to put the flag after `--` is wrong here: it already is.
+                let text = error.render().to_string();
+                let kept: Vec<&str> = text
+                    .lines()
+                    .filter(|line| !line.trim_start().starts_with("tip: to pass"))
+                    .collect();
+                write!(f, "{}", kept.join("\n"))
+            }
             UsageError::Unsupported(what) => write!(f, "error: {what}"),
         }
     }
