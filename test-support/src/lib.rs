@@ -26,6 +26,7 @@ pub use test_symbol::{
     parse_test_symbol, Expectation, FailureKind, TestSymbol, UnknownFailureKind, ANY_KIND,
     IGNORE_PREFIX, SHOULD_FAIL_PREFIX, SHOULD_FAIL_UNDER_TSO_PREFIX, TEST_PREFIX,
 };
+pub use tso_verdict::{ErrorKind, EXPECTABLE_KINDS};
 
 /// The text of `tso.h`, for tools that write it out themselves.
 pub const TSO_H: &str = include_str!("../include/tso.h");

@@ -2,9 +2,6 @@
 //! tests by scanning a module's function names; these are the only encoding of a
 //! test's name and expected outcome.
 
-use std::fmt;
-use std::str::FromStr;
-
 /// Prefix of an ordinary test: `__tso_test__<name>`.
 pub const TEST_PREFIX: &str = "__tso_test__";
 /// Prefix of an expected failure: `__tso_test_should_fail__<kind>__<name>`.
@@ -51,104 +48,13 @@ impl Expectation {
     }
 }
 
-/// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FailureKind {
-    Assertion,
-    Abort,
-    Deadlock,
-    OutOfBounds,
-    UseAfterFree,
-    DoubleFree,
-    InvalidFree,
-    NullDereference,
-    DivisionByZero,
-    PthreadMisuse,
-    StackOverflow,
-    NonTerminating,
-    ExitStatus,
-}
-
-impl FailureKind {
-    /// Every kind, in the order `tso.h` lists them.
-    pub const ALL: [FailureKind; 13] = [
-        FailureKind::Assertion,
-        FailureKind::Abort,
-        FailureKind::Deadlock,
-        FailureKind::OutOfBounds,
-        FailureKind::UseAfterFree,
-        FailureKind::DoubleFree,
-        FailureKind::InvalidFree,
-        FailureKind::NullDereference,
-        FailureKind::DivisionByZero,
-        FailureKind::PthreadMisuse,
-        FailureKind::StackOverflow,
-        FailureKind::NonTerminating,
-        FailureKind::ExitStatus,
-    ];
-
-    /// The spelling in symbols and in `tso.h`: `out_of_bounds`.
-    pub fn symbol_name(self) -> &'static str {
-        match self {
-            FailureKind::Assertion => "assertion",
-            FailureKind::Abort => "abort",
-            FailureKind::Deadlock => "deadlock",
-            FailureKind::OutOfBounds => "out_of_bounds",
-            FailureKind::UseAfterFree => "use_after_free",
-            FailureKind::DoubleFree => "double_free",
-            FailureKind::InvalidFree => "invalid_free",
-            FailureKind::NullDereference => "null_dereference",
-            FailureKind::DivisionByZero => "division_by_zero",
-            FailureKind::PthreadMisuse => "pthread_misuse",
-            FailureKind::StackOverflow => "stack_overflow",
-            FailureKind::NonTerminating => "non_terminating",
-            FailureKind::ExitStatus => "exit_status",
-        }
-    }
-
-    /// The spelling in reports and JSON: `out-of-bounds`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Assertion => "assertion",
-            FailureKind::Abort => "abort",
-            FailureKind::Deadlock => "deadlock",
-            FailureKind::OutOfBounds => "out-of-bounds",
-            FailureKind::UseAfterFree => "use-after-free",
-            FailureKind::DoubleFree => "double-free",
-            FailureKind::InvalidFree => "invalid-free",
-            FailureKind::NullDereference => "null-dereference",
-            FailureKind::DivisionByZero => "division-by-zero",
-            FailureKind::PthreadMisuse => "pthread-misuse",
-            FailureKind::StackOverflow => "stack-overflow",
-            FailureKind::NonTerminating => "non-terminating",
-            FailureKind::ExitStatus => "exit-status",
-        }
-    }
-}
-
-impl fmt::Display for FailureKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`:
+/// the checker's own error kinds (one definition, in tso-verdict), of which
+/// [`tso_verdict::EXPECTABLE_KINDS`] may be expected.
+pub type FailureKind = tso_verdict::ErrorKind;
 
 /// A string that names no failure kind.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown failure kind `{0}`")]
-pub struct UnknownFailureKind(pub String);
-
-impl FromStr for FailureKind {
-    type Err = UnknownFailureKind;
-
-    /// Accepts both spellings, `out_of_bounds` and `out-of-bounds`.
-    fn from_str(text: &str) -> Result<FailureKind, UnknownFailureKind> {
-        let symbol_form = text.replace('-', "_");
-        FailureKind::ALL
-            .into_iter()
-            .find(|kind| kind.symbol_name() == symbol_form)
-            .ok_or_else(|| UnknownFailureKind(text.to_owned()))
-    }
-}
+pub type UnknownFailureKind = tso_verdict::UnknownKind;
 
 impl TestSymbol {
     /// The function name `tso.h` gives this test (inverse of [`parse_test_symbol`]).
@@ -159,11 +65,11 @@ impl TestSymbol {
         match self.expectation {
             Expectation::ShouldPass => format!("{TEST_PREFIX}{}", self.name),
             Expectation::ShouldFail(kind) => {
-                let kind = kind.map_or(ANY_KIND, FailureKind::symbol_name);
+                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), FailureKind::symbol_name);
                 format!("{SHOULD_FAIL_PREFIX}{kind}__{}", self.name)
             }
             Expectation::ShouldFailUnderTso(kind) => {
-                let kind = kind.map_or(ANY_KIND, FailureKind::symbol_name);
+                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), FailureKind::symbol_name);
                 format!("{SHOULD_FAIL_UNDER_TSO_PREFIX}{kind}__{}", self.name)
             }
         }
@@ -204,11 +110,7 @@ fn kind_and_name(rest: &str) -> Option<(Option<FailureKind>, &str)> {
     let kind = if kind == ANY_KIND {
         None
     } else {
-        Some(
-            FailureKind::ALL
-                .into_iter()
-                .find(|k| k.symbol_name() == kind)?,
-        )
+        Some(FailureKind::from_symbol_name(kind)?)
     };
     Some((kind, name))
 }
@@ -221,6 +123,7 @@ fn is_identifier_tail(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tso_verdict::EXPECTABLE_KINDS;
 
     #[test]
     fn ordinary_test() {
@@ -290,7 +193,7 @@ mod tests {
 
     #[test]
     fn every_kind_round_trips_through_its_symbol() {
-        for kind in FailureKind::ALL {
+        for &kind in EXPECTABLE_KINDS {
             for expectation in [
                 Expectation::ShouldFail(Some(kind)),
                 Expectation::ShouldFailUnderTso(Some(kind)),

@@ -124,3 +124,19 @@ fn exported_header_text_is_the_file() {
     let on_disk = std::fs::read_to_string(include_dir().join("tso.h")).unwrap();
     assert_eq!(on_disk, test_support::TSO_H);
 }
+
+/// `tso.h` accepts exactly the kinds a test may expect (tso-verdict's list).
+#[test]
+fn header_lists_exactly_the_expectable_kinds() {
+    let listed: Vec<String> = test_support::TSO_H
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tso_failure_kind__"))
+        .map(|k| k.trim_end_matches(',').to_owned())
+        .filter(|k| k != "any")
+        .collect();
+    let expectable: Vec<String> = test_support::EXPECTABLE_KINDS
+        .iter()
+        .map(|k| k.symbol_name())
+        .collect();
+    assert_eq!(listed, expectable);
+}

@@ -62,7 +62,7 @@ fn emit(text: &str) {
 const TERSE_WIDTH: usize = 88;
 
 /// Whether the terse line is empty or full.
-#[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.80
+#[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.82
 fn at_line_start(column: usize) -> bool {
     column % TERSE_WIDTH == 0
 }
