@@ -174,6 +174,14 @@ fn exclude_leaves_packages_out_of_the_workspace() {
     );
     let out = run(test().args(["--exclude", "fixture-basic", "--list"]));
     assert_eq!(out.code, 2, "--exclude needs --workspace: {}", out.stderr);
+    let out = run(test().args(["--workspace", "--exclude", "no-such-package", "--list"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("warning: excluded package `no-such-package` not found"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

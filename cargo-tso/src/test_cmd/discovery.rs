@@ -124,8 +124,9 @@ fn select<'m>(
     let members = metadata.workspace_packages();
     let flags = &selection.cargo;
     for excluded in &flags.exclude {
+        // As cargo: excluding a package that is not there is worth a warning only.
         if !members.iter().any(|p| p.name.as_str() == excluded) {
-            return Err(DiscoveryError::UnknownPackage(excluded.clone()));
+            eprintln!("warning: excluded package `{excluded}` not found in the workspace");
         }
     }
     if !flags.packages.is_empty() {
