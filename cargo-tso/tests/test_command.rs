@@ -424,7 +424,7 @@ fn progress_is_drawn_only_on_a_terminal_outside_ci() {
     }
 }
 
-/// Issue 5, determinism: the number of worker threads changes the order tests finish
+/// Determinism: the number of worker threads changes the order tests finish
 /// in, never a test's verdict, error, state count or counterexample.
 #[test]
 fn results_do_not_depend_on_test_threads() {
@@ -460,7 +460,7 @@ fn results_do_not_depend_on_test_threads() {
     assert_eq!(one, by_name("2"));
 }
 
-/// Issue 5, isolation: an internal error while checking one test fails that test with
+/// Isolation: an internal error while checking one test fails that test with
 /// "internal error" and a message for a bug report; every other test still runs.
 #[test]
 fn an_internal_error_fails_only_its_own_test() {
