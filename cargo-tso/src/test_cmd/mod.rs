@@ -15,6 +15,7 @@ pub mod slow;
 pub mod sweep;
 pub mod units;
 
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -204,23 +205,9 @@ fn run_jobs(
     results
 }
 
-pub fn run(args: &TestArgs) -> i32 {
-    pipeline::quiet_panics();
-    let options = match LibtestOptions::from_args(args) {
-        Ok(options) => options,
-        Err(error) => {
-            eprintln!("{error}");
-            return EXIT_TOOL_ERROR;
-        }
-    };
-    // Stage 1: list.
-    let (cases, counts) = match list_tests(args, options.format) {
-        Ok(listed) => listed,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return EXIT_TEST_FAILED;
-        }
-    };
+/// Stage 2a: the tests the filters, `--ignored` and `--partition` select; a filter
+/// that matches nothing is warned about.
+fn select(args: &TestArgs, options: &LibtestOptions, cases: &[TestCase]) -> Selection {
     let filter = Filter {
         filters: options.filters.clone(),
         exact: options.exact,
@@ -229,77 +216,81 @@ pub fn run(args: &TestArgs) -> i32 {
         include_ignored: options.include_ignored,
         partition: args.partition,
     };
-    let selection = filter.apply(&cases);
+    let selection = filter.apply(cases);
     for unmatched in &selection.unmatched_filters {
         let how = if options.exact { "is named" } else { "matches" };
         eprintln!("warning: no test {how} the filter `{unmatched}`");
     }
-    if options.list {
-        print_list(&cases, &selection.tests, options.format);
-        return 0;
-    }
+    selection
+}
 
-    // Stage 2: plan.
-    let plan = TestPlan::new(args, &cases, &selection);
-    let mut reporter = reporter(&options, args.verbose, &plan.base);
-    let start = Instant::now();
-    reporter.suite_started(&SuiteInfo {
-        count: plan.ignored.len()
-            + if plan.sweeping() {
-                selection.tests.len() - plan.ignored.len()
-            } else {
-                plan.jobs.len()
-            },
-        cache: counts,
-    });
-    let mut results: Vec<TestResult> = Vec::new();
-    for &index in &plan.ignored {
-        let case = &cases[index];
-        reporter.test_started(&case.name);
-        let result = TestResult {
-            name: case.name.clone(),
-            case: index,
-            bound: plan.base.sb_bound,
-            judgement: Judgement::ignored(case.expectation()),
-            note: None,
-            outcome: None,
-            sc: None,
-            exec_time: Duration::ZERO,
-        };
-        reporter.test_finished(&result, case);
-        results.push(result);
-    }
+/// Reports the ignored tests (not run) and returns their results.
+fn report_ignored(
+    plan: &TestPlan,
+    cases: &[TestCase],
+    reporter: &mut dyn Reporter,
+) -> Vec<TestResult> {
+    plan.ignored
+        .iter()
+        .map(|&index| {
+            let case = &cases[index];
+            reporter.test_started(&case.name);
+            let result = TestResult {
+                name: case.name.clone(),
+                case: index,
+                bound: plan.base.sb_bound,
+                judgement: Judgement::ignored(case.expectation()),
+                note: None,
+                outcome: None,
+                sc: None,
+                exec_time: Duration::ZERO,
+            };
+            reporter.test_finished(&result, case);
+            result
+        })
+        .collect()
+}
 
-    // Stage 3: run.
-    let ran = run_jobs(args, &options, &cases, &plan, reporter.as_mut());
-    let started_jobs = ran.len();
-
-    // Stage 4: report. A sweep is judged per test, at its smallest failing bound.
-    if plan.sweeping() {
-        let test_names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
-        let tables = sweep::tables(&test_names, &ran, &plan.bounds);
-        reporter.sweep(&tables);
-        for conclusion in tables.iter().filter_map(|t| t.conclusion()) {
-            reporter.test_started(&conclusion.name);
-            reporter.test_finished(&conclusion, &cases[conclusion.case]);
-            results.push(conclusion);
-        }
-    } else {
-        results.extend(ran);
+/// Stage 4a: one result per test. A sweep shows its tables and judges each test once,
+/// at its smallest failing bound.
+fn conclude(
+    plan: &TestPlan,
+    cases: &[TestCase],
+    ran: Vec<TestResult>,
+    reporter: &mut dyn Reporter,
+) -> Vec<TestResult> {
+    if !plan.sweeping() {
+        return ran;
     }
-    results.sort_by_key(|r| r.case);
-    let not_run = if plan.sweeping() {
-        // Whole tests none of whose bounds started.
-        let started: std::collections::BTreeSet<usize> = results.iter().map(|r| r.case).collect();
-        let planned: std::collections::BTreeSet<usize> = plan.jobs.iter().map(|j| j.case).collect();
-        planned.difference(&started).count()
-    } else {
-        plan.jobs.len() - started_jobs
-    };
-    let summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
-    reporter.suite_finished(&results, &summary);
+    let test_names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
+    let tables = sweep::tables(&test_names, &ran, &plan.bounds);
+    reporter.sweep(&tables);
+    let mut conclusions = Vec::new();
+    for conclusion in tables.iter().filter_map(|t| t.conclusion()) {
+        reporter.test_started(&conclusion.name);
+        reporter.test_finished(&conclusion, &cases[conclusion.case]);
+        conclusions.push(conclusion);
+    }
+    conclusions
+}
+
+/// Planned tests that `--fail-fast` never started (no result for any of their bounds).
+fn count_not_run(plan: &TestPlan, results: &[TestResult]) -> usize {
+    let started: BTreeSet<usize> = results.iter().map(|r| r.case).collect();
+    let planned: BTreeSet<usize> = plan.jobs.iter().map(|j| j.case).collect();
+    planned.difference(&started).count()
+}
+
+/// Stage 4b: the summary, the JUnit file, the exit code.
+fn finish(
+    args: &TestArgs,
+    reporter: &mut dyn Reporter,
+    results: &[TestResult],
+    summary: &Summary,
+) -> i32 {
+    reporter.suite_finished(results, summary);
     if let Some(path) = &args.junit {
-        if let Err(error) = report::junit::write(path, &results, &summary) {
+        if let Err(error) = report::junit::write(path, results, summary) {
             eprintln!(
                 "error: cannot write the JUnit report to {}: {error}",
                 path.display()
@@ -312,4 +303,42 @@ pub fn run(args: &TestArgs) -> i32 {
     } else {
         EXIT_TEST_FAILED
     }
+}
+
+/// `cargo tso test`: list → plan → run → report.
+pub fn run(args: &TestArgs) -> i32 {
+    pipeline::quiet_panics();
+    let options = match LibtestOptions::from_args(args) {
+        Ok(options) => options,
+        Err(error) => {
+            eprintln!("{error}");
+            return EXIT_TOOL_ERROR;
+        }
+    };
+    let (cases, counts) = match list_tests(args, options.format) {
+        Ok(listed) => listed,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_TEST_FAILED;
+        }
+    };
+    let selection = select(args, &options, &cases);
+    if options.list {
+        print_list(&cases, &selection.tests, options.format);
+        return 0;
+    }
+    let plan = TestPlan::new(args, &cases, &selection);
+    let mut reporter = reporter(&options, args.verbose, &plan.base);
+    let start = Instant::now();
+    reporter.suite_started(&SuiteInfo {
+        count: selection.tests.len(),
+        cache: counts,
+    });
+    let mut results = report_ignored(&plan, &cases, reporter.as_mut());
+    let ran = run_jobs(args, &options, &cases, &plan, reporter.as_mut());
+    results.extend(conclude(&plan, &cases, ran, reporter.as_mut()));
+    results.sort_by_key(|r| r.case);
+    let not_run = count_not_run(&plan, &results);
+    let summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
+    finish(args, reporter.as_mut(), &results, &summary)
 }
