@@ -310,6 +310,10 @@ pub fn run(args: &TestArgs) -> i32 {
     pipeline::quiet_panics();
     let options = match LibtestOptions::from_args(args) {
         Ok(options) => options,
+        Err(error) if error.is_help() => {
+            println!("{error}");
+            return 0;
+        }
         Err(error) => {
             eprintln!("{error}");
             return EXIT_TOOL_ERROR;

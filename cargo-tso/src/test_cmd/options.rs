@@ -31,6 +31,13 @@ pub enum UsageError {
     Unsupported(&'static str),
 }
 
+impl UsageError {
+    /// `-- --help`: libtest's help was asked for, not an error.
+    pub fn is_help(&self) -> bool {
+        matches!(self, UsageError::Libtest(error) if !error.use_stderr())
+    }
+}
+
 impl std::fmt::Display for UsageError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -157,6 +164,14 @@ mod tests {
         let o = options(&["test", "--", "-q"]).unwrap();
         assert!(o.filters.is_empty());
         assert_eq!(o.format, TestFormat::Terse);
+    }
+
+    #[test]
+    fn help_after_the_separator_is_not_an_error() {
+        let error = options(&["test", "--", "--help"]).unwrap_err();
+        assert!(error.is_help());
+        assert!(error.to_string().contains("--test-threads"), "{error}");
+        assert!(!options(&["test", "--", "--bogus"]).unwrap_err().is_help());
     }
 
     #[test]
