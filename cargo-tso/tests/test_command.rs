@@ -327,7 +327,7 @@ fn bound_sweep_prints_a_table_per_test() {
     for bound in ["1", "2", "unbounded"] {
         assert!(
             text.contains(&format!(
-                "test fixture-litmus::store_buffering::padded [sb={bound}] ... "
+                "bound fixture-litmus::store_buffering::padded [sb={bound}] ... "
             )),
             "{text}"
         );
@@ -338,13 +338,17 @@ fn bound_sweep_prints_a_table_per_test() {
     );
     assert!(text.contains("  smallest failing bound: 2\n"), "{text}");
     assert!(
-        text.contains("  passes at every bound\n"),
+        text.contains("  no failure at any bound\n"),
         "the fenced test: {text}"
     );
+    // One counterexample per test, at its smallest failing bound; the summary counts
+    // tests, not bounds.
     assert!(
-        text.contains("failures:\n    fixture-litmus::store_buffering::plain [sb=1]\n"),
+        text.contains("failures:\n    fixture-litmus::store_buffering::plain\n    fixture-litmus::store_buffering::padded\n"),
         "{text}"
     );
+    assert_eq!(text.matches("trace:\n").count(), 2, "{text}");
+    assert!(text.contains("1 passed; 2 failed;"), "{text}");
     let lines = json_lines(
         &run(test().args([
             "-p",

@@ -9,8 +9,7 @@
 //! or crash natively are counted and skipped: that is a property of the generated
 //! program, not of the checker. `scripts/csmith-soak.sh N` runs thousands.
 
-#[path = "../hostile/harness.rs"]
-mod harness;
+use tso_suite::binary as harness;
 
 use harness::{check_command, run_limited, scratch};
 use std::collections::BTreeMap;

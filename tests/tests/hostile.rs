@@ -1,8 +1,7 @@
 //! Hostile and broken inputs: each gets the documented exit code and a clear
 //! message, with no panic, no hang and never a false pass. Fixtures are in `tests/hostile/`.
 
-#[path = "../hostile/harness.rs"]
-mod harness;
+use tso_suite::binary as harness;
 
 use harness::{check_command, run_limited, scratch, Run};
 use std::path::{Path, PathBuf};
