@@ -182,7 +182,7 @@ pub fn run_one(args: &[String]) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
     let out = std::env::temp_dir().join(format!("tso-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&out);
-    let bc = match super::compile(&dir.join(format!("{program}.c")), &out) {
+    let bc = match super::compile(&dir.join(format!("{program}.c")), &[], &out) {
         Ok(b) => b,
         Err(e) => {
             println!("error: {e}");
@@ -204,6 +204,7 @@ pub fn run_one(args: &[String]) {
             &module,
             &InstrumentOptions {
                 static_locals: true,
+                ..InstrumentOptions::default()
             },
         ) {
             println!("error: {e}");
@@ -215,6 +216,7 @@ pub fn run_one(args: &[String]) {
                 sb_bound: bound,
                 dynamic_bypass: true,
                 reference_machine: false,
+                ..RuntimeOptions::default()
             },
         );
     }

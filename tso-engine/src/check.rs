@@ -18,6 +18,8 @@ pub struct CheckOptions {
     pub progress: Option<crate::explore::ProgressFn>,
     /// Workers exploring the state space (the same states and verdict for any number).
     pub jobs: usize,
+    /// Sees every new state (see [`crate::explore::StateObserver`]).
+    pub observer: Option<crate::explore::StateObserver>,
 }
 
 impl Default for CheckOptions {
@@ -29,6 +31,7 @@ impl Default for CheckOptions {
             collect_outcomes: false,
             progress: None,
             jobs: 1,
+            observer: None,
         }
     }
 }
@@ -105,6 +108,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         collect_outcomes: opts.collect_outcomes,
         progress: opts.progress.clone(),
         jobs: opts.jobs,
+        observer: opts.observer.clone(),
     };
     let result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);

@@ -28,6 +28,12 @@ pub struct Limits {
 /// Called now and then during exploration with the figures so far (progress bars).
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
+/// Called with each newly stored state (and the initial one); an error ends the
+/// search with that failure along the path to the state (robustness checks). Workers
+/// call it concurrently.
+pub type StateObserver =
+    std::sync::Arc<dyn Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync>;
+
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
     pub limits: Limits,
@@ -37,6 +43,7 @@ pub struct ExploreOptions {
     pub progress: Option<ProgressFn>,
     /// Workers exploring the one state space (0 or 1: the calling thread alone).
     pub jobs: usize,
+    pub observer: Option<StateObserver>,
 }
 
 /// One transition on a path: which thread ran, and the choices it made.
@@ -98,6 +105,10 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         start,
     };
     let progress = opts.progress.clone().map(observers::Progress);
+    let new_states = opts
+        .observer
+        .clone()
+        .map(|observe| observers::NewStates { observe, machine });
     let mut watching: Vec<&dyn observers::Observer> = vec![
         &observers::Deadlock,
         &observers::ExitStatus,
@@ -106,6 +117,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     ];
     if let Some(p) = &progress {
         watching.push(p);
+    }
+    if let Some(n) = &new_states {
+        watching.push(n);
     }
     let mut search =
         search::Search::new(machine, &watching, opts.collect_outcomes, opts.jobs, start);

@@ -26,6 +26,10 @@ pub trait Observer: Sync {
     fn transition(&self, _tid: ThreadId, _next: &State) -> Option<Found> {
         None
     }
+    /// `st` was stored for the first time (also called for the initial state).
+    fn new_state(&self, _st: &State) -> Option<Found> {
+        None
+    }
     /// A new state was stored, the `states`-th; a reason stops the search.
     fn stored(&self, _states: u64) -> Option<String> {
         None
@@ -142,6 +146,21 @@ impl Observer for LimitWatch {
                 }),
             _ => None,
         }
+    }
+}
+
+/// Runs a caller's check on every new state (robustness).
+pub struct NewStates<'m, 'p> {
+    pub observe: super::StateObserver,
+    pub machine: &'m crate::interp::Machine<'p>,
+}
+
+impl Observer for NewStates<'_, '_> {
+    fn new_state(&self, st: &State) -> Option<Found> {
+        (self.observe)(self.machine, st).err().map(|failure| Found {
+            failure,
+            thread: None,
+        })
     }
 }
 

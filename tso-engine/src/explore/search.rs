@@ -129,6 +129,15 @@ impl<'a, 'p> Search<'a, 'p> {
             self.include_output,
         );
         self.parents_lock().root(root.id);
+        for o in self.observers {
+            if let Some(found) = o.new_state(&initial) {
+                self.finish_stats();
+                return Some(Stop::Found {
+                    found,
+                    path: Vec::new(),
+                });
+            }
+        }
         let level = vec![(root.id, initial)];
         let stop = if self.jobs == 1 {
             self.run_levels(level, |s, level| vec![s.expand_all(&mut w0, level)])
@@ -443,6 +452,17 @@ impl<'a, 'p> Search<'a, 'p> {
         );
         let keep = if ins.new {
             w.canon.collect_garbage(&mut succ);
+            for o in self.observers {
+                if let Some(found) = o.new_state(&succ) {
+                    out.error(ErrorAt {
+                        rank: (2, key),
+                        found,
+                        parent,
+                        mv: Some(mv),
+                    });
+                    return;
+                }
+            }
             let states = self.store.states() as u64;
             for o in self.observers {
                 if let Some(reason) = o.stored(states) {
