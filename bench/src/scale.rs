@@ -182,7 +182,8 @@ pub fn run_one(args: &[String]) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
     let out = std::env::temp_dir().join(format!("tso-bench-{}", std::process::id()));
     let _ = std::fs::create_dir_all(&out);
-    let bc = match super::compile(&dir.join(format!("{program}.c")), &[], &out) {
+    let (src, defines) = super::source(&dir, program);
+    let bc = match super::compile(&src, &defines, &out) {
         Ok(b) => b,
         Err(e) => {
             println!("error: {e}");
