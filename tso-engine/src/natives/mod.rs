@@ -2,7 +2,9 @@
 //! runtime) act on the program: they run atomically, may read and write program memory,
 //! ask for nondeterministic choices, keep per-state data and block or call back.
 
+mod args;
 mod cx;
+pub use args::{arg, arg_val, Access, Pointee};
 pub use cx::NativeCx;
 
 use crate::error::Failure;

@@ -492,7 +492,9 @@ mod tests {
             }));
             th.frames = frames;
             for &(g, size) in &t.tls {
-                let o = st.memory.allocate(Object::new(size, ObjKind::ThreadLocal(g)));
+                let o = st
+                    .memory
+                    .allocate(Object::new(size, ObjKind::ThreadLocal(g)));
                 th.tls.push((g, o));
             }
             th.specific = t

@@ -69,9 +69,8 @@ impl Interner {
         let id = u32::try_from(self.spans.len()).expect("fewer than 2^32 stored strings");
         self.spans.push(span);
         let (pages, spans) = (&self.pages, &self.spans);
-        self.table.insert_unique(h, id, |&i| {
-            hash_bytes(span_bytes(pages, spans[i as usize]))
-        });
+        self.table
+            .insert_unique(h, id, |&i| hash_bytes(span_bytes(pages, spans[i as usize])));
         (id, true)
     }
 
@@ -172,7 +171,11 @@ mod tests {
             }
             assert!(t.pages.len() > 1000, "the test must cross many pages");
             for i in 0..20_000u32 {
-                assert_eq!(t.get(i), Some(key(i).as_slice()), "page {page_size}: read {i}");
+                assert_eq!(
+                    t.get(i),
+                    Some(key(i).as_slice()),
+                    "page {page_size}: read {i}"
+                );
                 assert_eq!(t.intern(&key(i)), (i, false), "page {page_size}: find {i}");
             }
             assert_eq!(t.get(20_000), None);
