@@ -581,6 +581,7 @@ impl<'p> Machine<'p> {
             spawn: &spawn,
             max_memory: self.opts.max_memory,
             fence_hook: self.fence_hook.clone(),
+            evict_hook: self.evict_hook.clone(),
         };
         f(&mut cx)
     }

@@ -22,6 +22,7 @@ pub struct NativeCx<'a> {
     pub(crate) spawn: &'a SpawnFn<'a>,
     pub(crate) max_memory: u64,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
+    pub(crate) evict_hook: Option<std::sync::Arc<super::Native>>,
 }
 
 impl<'a> NativeCx<'a> {
@@ -68,6 +69,15 @@ impl<'a> NativeCx<'a> {
     pub fn fence(&mut self) -> Result<(), Failure> {
         if let Some(hook) = self.fence_hook.clone() {
             (hook.call)(self, &[])?;
+        }
+        Ok(())
+    }
+
+    /// The object `ptr` points to is about to die outside a normal return: forget the
+    /// calling thread's buffered stores to it (a no-op under SC).
+    pub fn evict(&mut self, ptr: u64) -> Result<(), Failure> {
+        if let Some(hook) = self.evict_hook.clone() {
+            (hook.call)(self, &[Val::Ptr(ptr)])?;
         }
         Ok(())
     }

@@ -316,7 +316,9 @@ impl Canonicalizer {
                 ObjKind::Heap => 3,
                 ObjKind::Internal => 4,
             };
-            b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4 | o.alloc_family << 5);
+            b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4);
+            // A byte of its own: shifted into the flags byte, families 0 and 0xE0 collided.
+            b.push(o.alloc_family);
             write_len(b, o.data.len());
             let start = b.len();
             b.extend_from_slice(&o.data);

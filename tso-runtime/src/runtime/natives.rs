@@ -179,6 +179,11 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         Ok(NativeResult::Return(Val::Int(0)))
     });
     let o = opts.clone();
+    n.set_evict_hook(move |cx, a| {
+        evict(cx, &o, arg(a, 0)?)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    let o = opts.clone();
     n.set_fence_hook(move |cx, _| {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
