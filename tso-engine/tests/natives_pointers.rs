@@ -545,3 +545,25 @@ fn a_missing_argument_is_an_error_not_zero() {
         assert!(msg.contains("argument"), "{msg}");
     }
 }
+
+#[test]
+fn bounded_string_functions_read_only_up_to_their_bound() {
+    // Four bytes without a NUL are a valid input when at most four are read, and out
+    // of bounds when five may be.
+    let fill = "char *p = malloc(4); memcpy(p, \"abcd\", 4); sink = p;";
+    for (call, want) in [
+        ("result = strnlen(p, 4)", None),
+        ("result = strncmp(p, \"abcd\", 4)", None),
+        ("sink = strndup(p, 4)", None),
+        ("result = strnlen(p, 5)", Some(ErrorKind::OutOfBounds)),
+        (
+            "result = strncmp(p, \"abcde\", 5)",
+            Some(ErrorKind::OutOfBounds),
+        ),
+    ] {
+        let src = format!("{C_PRELUDE}int main(void) {{ {fill} {call}; return 0; }}");
+        for opt in OPT_LEVELS {
+            assert_verdict(&run_source(&src, "c", opt), want, &format!("{call} {opt}"));
+        }
+    }
+}

@@ -56,18 +56,17 @@ pub fn register(n: &mut Natives) {
         ret(cx.read_c_string(arg(a, 0)?)?.len() as u64)
     });
     n.add("strnlen", Visibility::IfShared(0), |cx, a| {
-        let s = cx.read_c_string(arg(a, 0)?)?;
-        ret((s.len() as u64).min(arg(a, 1)?))
+        let s = cx.read_c_string_max(arg(a, 0)?, arg(a, 1)?)?;
+        ret(s.len() as u64)
     });
     n.add("strcmp", Visibility::IfShared2(0, 1), |cx, a| {
         let (x, y) = (cx.read_c_string(arg(a, 0)?)?, cx.read_c_string(arg(a, 1)?)?);
         ret(cmp(x.cmp(&y)))
     });
     n.add("strncmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let n = arg(a, 2)? as usize;
-        let (mut x, mut y) = (cx.read_c_string(arg(a, 0)?)?, cx.read_c_string(arg(a, 1)?)?);
-        x.truncate(n);
-        y.truncate(n);
+        let n = arg(a, 2)?;
+        let x = cx.read_c_string_max(arg(a, 0)?, n)?;
+        let y = cx.read_c_string_max(arg(a, 1)?, n)?;
         ret(cmp(x.cmp(&y)))
     });
     n.add("strcpy", Visibility::IfShared2(0, 1), |cx, a| {
@@ -80,8 +79,7 @@ pub fn register(n: &mut Natives) {
         let (d, n) = (arg(a, 0)?, arg(a, 2)?);
         // strncpy always writes n bytes (padding with NULs); checked before they are built.
         cx.check(d, n, Access::Write)?;
-        let mut s = cx.read_c_string(arg(a, 1)?)?;
-        s.truncate(n as usize);
+        let mut s = cx.read_c_string_max(arg(a, 1)?, n)?;
         s.resize(n as usize, 0);
         cx.write_fragment(d, &Fragment::from_bytes(s))?;
         ret_ptr(d)
@@ -97,8 +95,7 @@ pub fn register(n: &mut Natives) {
     n.add("strncat", Visibility::IfShared2(0, 1), |cx, a| {
         let d = arg(a, 0)?;
         let len = cx.read_c_string(d)?.len() as u64;
-        let mut s = cx.read_c_string(arg(a, 1)?)?;
-        s.truncate(arg(a, 2)? as usize);
+        let mut s = cx.read_c_string_max(arg(a, 1)?, arg(a, 2)?)?;
         s.push(0);
         cx.write_fragment(d + len, &Fragment::from_bytes(s))?;
         ret_ptr(d)
@@ -148,8 +145,7 @@ pub fn register(n: &mut Natives) {
         dup(cx, s)
     });
     n.add("strndup", Visibility::IfShared(0), |cx, a| {
-        let mut s = cx.read_c_string(arg(a, 0)?)?;
-        s.truncate(arg(a, 1)? as usize);
+        let mut s = cx.read_c_string_max(arg(a, 0)?, arg(a, 1)?)?;
         s.push(0);
         dup(cx, s)
     });

@@ -76,11 +76,9 @@ pub fn register(n: &mut Natives) {
         ret(sign(x.cmp(&y)))
     });
     n.add("strncasecmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let n = arg(a, 2)? as usize;
-        let mut x = cx.read_c_string(arg(a, 0)?)?.to_ascii_lowercase();
-        let mut y = cx.read_c_string(arg(a, 1)?)?.to_ascii_lowercase();
-        x.truncate(n);
-        y.truncate(n);
+        let n = arg(a, 2)?;
+        let x = cx.read_c_string_max(arg(a, 0)?, n)?.to_ascii_lowercase();
+        let y = cx.read_c_string_max(arg(a, 1)?, n)?.to_ascii_lowercase();
         ret(sign(x.cmp(&y)))
     });
 }

@@ -214,6 +214,11 @@ impl<'a> NativeCx<'a> {
         self.state.memory.read_c_string(ptr)
     }
 
+    /// A string of at most `max` bytes; only the bytes read are checked.
+    pub fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
+        self.state.memory.read_c_string_max(ptr, max)
+    }
+
     /// Is the object `ptr` points into reachable by more than one thread?
     pub fn is_shared(&self, ptr: u64) -> bool {
         self.state.memory.is_shared(ptr)
