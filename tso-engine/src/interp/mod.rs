@@ -54,6 +54,7 @@ pub struct Machine<'p> {
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
     fence_hook: Option<Arc<Native>>,
+    evict_hook: Option<Arc<Native>>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::sync::atomic::AtomicU64,
@@ -87,6 +88,7 @@ impl<'p> Machine<'p> {
             natives: table,
             thread_exit_hook: natives.thread_exit_hook.clone(),
             fence_hook: natives.fence_hook.clone(),
+            evict_hook: natives.evict_hook.clone(),
             opts,
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),
