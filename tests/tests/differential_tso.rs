@@ -7,21 +7,19 @@
 //! - both equal the outcomes of an operational x86-TSO machine written in the test
 //!   itself (`gen_tso::machine_outcomes`), and the SC run equals its SC enumeration.
 //!
-//! In CI the test runs as many programs as fit in `TSO_DIFF_BUDGET_SECS` (default 170)
-//! of wall time, in seed order, at most 5000. `TSO_SOAK=N` runs exactly N programs with
-//! no time budget; `TSO_SEED=S` shifts the seeds.
+//! In CI the test runs the first 150 seeds. `TSO_SOAK=N` runs N programs instead;
+//! `TSO_SEED=S` shifts the seeds.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tso_suite::check::{CheckRun, Model};
 use tso_suite::gen_tso::{self, TsoProgram};
 use tso_suite::parallel;
 
-/// Most programs without `TSO_SOAK`; the time budget normally ends the run first.
-const CI_PROGRAMS: u64 = 5000;
-/// Programs that must at least run in CI, so a slow machine cannot silently test nothing.
-const CI_MINIMUM: usize = 100;
+/// Programs per CI run (`TSO_SOAK=N` for more). A fixed count, not a time budget, so
+/// coverage does not depend on how loaded the machine is.
+const CI_PROGRAMS: u64 = 150;
 const BOUNDS: [u32; 3] = [1, 2, 0];
 
 fn show(set: &BTreeSet<String>) -> String {
@@ -123,16 +121,13 @@ fn check_program(program: &TsoProgram, dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn delayed_flush_equals_reference_machine() {
-    let soak = std::env::var("TSO_SOAK").is_ok();
     let count = tso_suite::env_number("TSO_SOAK", CI_PROGRAMS);
     let base = tso_suite::env_number("TSO_SEED", 0);
-    let budget = Duration::from_secs(tso_suite::env_number("TSO_DIFF_BUDGET_SECS", 170));
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_tso");
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let seeds: Vec<u64> = (base..base + count).collect();
     let started = Instant::now();
-    let deadline = (!soak).then(|| started + budget);
-    let results = parallel::map_until(&seeds, deadline, |&seed| {
+    let results = parallel::map(&seeds, |&seed| {
         let program = gen_tso::generate(seed);
         let problems = check_program(&program, &dir);
         (!problems.is_empty()).then(|| {
@@ -143,8 +138,8 @@ fn delayed_flush_equals_reference_machine() {
             )
         })
     });
-    let ran = results.iter().filter(|r| r.is_some()).count();
-    let failures: Vec<String> = results.into_iter().flatten().flatten().collect();
+    let ran = results.len();
+    let failures: Vec<String> = results.into_iter().flatten().collect();
     eprintln!(
         "differential_tso: {ran} programs (seeds from {base}), {} with problems, {:?}",
         failures.len(),
@@ -158,9 +153,5 @@ fn delayed_flush_equals_reference_machine() {
         failures.len(),
         shown.len(),
         shown.join("\n\n")
-    );
-    assert!(
-        soak || ran >= CI_MINIMUM,
-        "only {ran} programs ran within {budget:?}; at least {CI_MINIMUM} must"
     );
 }
