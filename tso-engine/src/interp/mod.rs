@@ -197,6 +197,14 @@ impl<'p> Machine<'p> {
             return false;
         };
         let (inst, _) = self.inst_at(&pc);
+        if matches!(inst, Inst::Ret { .. }) {
+            // Returning from a thread's outermost frame ends the thread (and returning
+            // from main ends the process, killing the others): a scheduling point of
+            // its own, so other threads can run between the last action and the end.
+            return st.thread(tid).frames.len() == 1
+                && st.running_threads() > 1
+                && st.atomic_owner != Some(tid);
+        }
         // Cheap filter first: only memory accesses and calls can be visible.
         if !matches!(
             inst,
