@@ -557,6 +557,7 @@ impl<'p> Machine<'p> {
             notes,
             spawn: &spawn,
             max_memory: self.opts.max_memory,
+            spurious_wakeups: self.opts.spurious_wakeups,
             fence_hook: self.fence_hook.clone(),
         };
         f(&mut cx)

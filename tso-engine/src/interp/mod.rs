@@ -27,6 +27,11 @@ pub struct MachineOptions {
     pub max_memory: u64,
     /// Output is part of the outcome (litmus outcome collection): printing interleaves.
     pub outputs_visible: bool,
+    /// Condition waits may return without a signal, as POSIX allows (off: measurement).
+    pub spurious_wakeups: bool,
+    /// A thread in a loop no other thread can end stops there (that path ends for it)
+    /// instead of failing as non-terminating (SV-COMP monitor threads).
+    pub allow_nontermination: bool,
 }
 
 impl Default for MachineOptions {
@@ -36,6 +41,8 @@ impl Default for MachineOptions {
             max_frames: 2_000,
             max_memory: 1 << 30,
             outputs_visible: false,
+            spurious_wakeups: true,
+            allow_nontermination: false,
         }
     }
 }

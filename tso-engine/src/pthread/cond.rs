@@ -6,10 +6,14 @@
 //!
 //! A wait is two steps: (1) check the caller holds the mutex, release it and join the
 //! waiters (a scheduling point of its own, so a signal can come in between), then (2)
-//! once signalled and the mutex is free, take the mutex and return. Spurious wake-ups are
-//! NOT modelled: a waiter nobody signals stays blocked, so a lost signal shows up as a
-//! deadlock instead of being hidden by an always-possible wake-up. A timed wait may in
-//! addition time out (ETIMEDOUT) at any point where the mutex is free.
+//! once signalled and the mutex is free, take the mutex and return.
+//!
+//! Spurious wake-ups (POSIX allows them) are a choice at step (1): the waiter either
+//! joins the waiters or counts as woken without a signal. Waking at the start covers
+//! waking at any later point: a woken waiter does nothing observable until it retakes
+//! the mutex, which it may do at any later step. A waiter that chose to wait and is
+//! never signalled stays blocked, so a lost signal is still a deadlock. A timed wait may
+//! in addition time out (ETIMEDOUT) at any point where the mutex is free.
 
 use super::{mutex, thread_bit, threads_in};
 use crate::error::{ErrorKind, Failure};
@@ -80,8 +84,14 @@ pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<Native
             ));
         }
         mutex::unlock(cx, m)?;
-        let waiters = cx.read_int(c + WAITERS, 8)?;
-        cx.write_int(c + WAITERS, 8, waiters | me)?;
+        if cx.spurious_wakeups() && cx.choose(2) == 1 {
+            let signalled = cx.read_int(c + SIGNALLED, 8)?;
+            cx.write_int(c + SIGNALLED, 8, signalled | me)?;
+            cx.note(|_, _| "wakes up spuriously (no signal)".to_string());
+        } else {
+            let waiters = cx.read_int(c + WAITERS, 8)?;
+            cx.write_int(c + WAITERS, 8, waiters | me)?;
+        }
         cx.set_phase(1);
         return Ok(NativeResult::Yield);
     }
