@@ -62,6 +62,8 @@ pub struct Machine<'p> {
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
     fence_hook: Option<Arc<Native>>,
+    /// Per function: is it a `__VERIFIER_atomic_*` function whose calls run atomically?
+    atomic_functions: Vec<bool>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::cell::Cell<u64>,
@@ -89,9 +91,15 @@ impl<'p> Machine<'p> {
                 }
             })
             .collect();
+        let atomic_functions = program
+            .functions
+            .iter()
+            .map(|f| f.body.is_some() && f.name.starts_with(ATOMIC_FUNCTION_PREFIX))
+            .collect();
         Machine {
             program,
             natives: table,
+            atomic_functions,
             thread_exit_hook: natives.thread_exit_hook.clone(),
             fence_hook: natives.fence_hook.clone(),
             opts,
@@ -253,6 +261,10 @@ impl<'p> Machine<'p> {
                 }
                 _ => false,
             },
+            Inst::Call {
+                callee: Callee::Direct(f),
+                ..
+            } if self.atomic_functions[*f as usize] => true,
             Inst::Call { .. } => match self.at_native(st, tid) {
                 Some((n, args)) => self.native_visible(st, tid, &n, &args),
                 None => false,
@@ -512,6 +524,9 @@ impl Chooser for CountingChooser<'_> {
         self.inner.choose(n)
     }
 }
+
+/// SV-COMP: a call to a program function with this name prefix is one atomic step.
+const ATOMIC_FUNCTION_PREFIX: &str = "__VERIFIER_atomic_";
 
 /// How often (in instructions) a long invisible run is checked for a repeated state.
 const LOOP_CHECK_MASK: u64 = (1 << 20) - 1;

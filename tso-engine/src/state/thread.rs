@@ -38,6 +38,9 @@ impl Frame {
 pub enum ReturnTo {
     /// The caller's current instruction is the call: set its result and move on.
     Caller,
+    /// As `Caller`, and the atomic section this call opened ends (a function named
+    /// `__VERIFIER_atomic_*` runs as one atomic step).
+    CallerEndsAtomic,
     /// A native called into the program: keep the value for it and re-enter the native.
     Native,
     /// A static constructor or a thread's start routine: nothing to return into.
