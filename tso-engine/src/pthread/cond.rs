@@ -63,6 +63,14 @@ pub fn register(n: &mut Natives) {
     n.alias("pthread_condattr_setpshared", "pthread_condattr_destroy");
 }
 
+/// (waiting, signalled-but-not-yet-returned) thread masks of condition `c` in a state.
+pub(crate) fn masks_in(st: &crate::state::State, c: u64) -> Option<(u64, u64)> {
+    Some((
+        super::peek(st, c + WAITERS, 8)?,
+        super::peek(st, c + SIGNALLED, 8)?,
+    ))
+}
+
 pub fn init(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     cx.write_fragment(c, &Fragment::from_bytes(vec![0; COND_SIZE as usize]))
 }
