@@ -491,6 +491,15 @@ impl<'p> Machine<'p> {
                 }
                 let key = crate::store::hash_bytes(&h);
                 if !seen.insert(key) {
+                    if self.opts.allow_nontermination {
+                        // The loop never ends and touches nothing another thread can
+                        // see: the thread stops here, the others go on.
+                        st.thread_mut(tid).status = ThreadStatus::Stuck;
+                        if st.atomic_owner == Some(tid) {
+                            st.atomic_owner = None;
+                        }
+                        return Ok(Step::Progress);
+                    }
                     return Err(Failure::new(
                         ErrorKind::NonTerminating,
                         format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),

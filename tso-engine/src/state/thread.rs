@@ -9,6 +9,9 @@ pub enum ThreadStatus {
     Running,
     /// Returned from its start routine or called pthread_exit, with this value.
     Finished(Val),
+    /// Caught in a loop no other thread can end (`--allow-nontermination`): it never
+    /// moves again, and the program may end without it.
+    Stuck,
 }
 
 #[derive(Clone, Debug)]
