@@ -230,7 +230,11 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
             need: Need::All(vec![owner]),
         })
     };
+    let cancelled = crate::pthread::cancel::acts_now(st, t);
     let joining = |h: u64| {
+        if cancelled {
+            return None; // the join acts on the cancel request instead
+        }
         let target = crate::pthread::thread_of(h)?;
         let th = st.threads.get(target as usize)?;
         if target == t || th.joined || th.detached || th.status != ThreadStatus::Running {
@@ -285,7 +289,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
             let me = thread_bit(t).ok()?;
             let (waiters, signalled) = cond::masks_in(st, c)?;
             let timed = native.name == "pthread_cond_timedwait";
-            if signalled & me != 0 || (timed && waiters & me != 0) {
+            if cancelled || signalled & me != 0 || (timed && waiters & me != 0) {
                 // Woken (or able to time out): it only needs the mutex back.
                 locked("mutex", m, mutex::owner_in(st, m))
             } else if waiters & me != 0 {

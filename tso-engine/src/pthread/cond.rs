@@ -15,7 +15,7 @@
 //! never signalled stays blocked, so a lost signal is still a deadlock. A timed wait may
 //! in addition time out (ETIMEDOUT) at any point where the mutex is free.
 
-use super::{mutex, thread_bit, threads_in};
+use super::{cancel, mutex, thread_bit, threads_in};
 use crate::error::{ErrorKind, Failure};
 use crate::libc_arg as arg;
 use crate::memory::Fragment;
@@ -78,6 +78,9 @@ pub fn init(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
 /// Wait on condition `c` with mutex `m` (a pthread_mutex_t); `timed` waits may time out.
 pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<NativeResult, Failure> {
     let me = thread_bit(cx.tid)?;
+    if cancel::acting(cx.state, cx.tid) {
+        return Ok(cancel::point(cx)?.unwrap_or(NativeResult::Block));
+    }
     if cx.phase() == 0 {
         let (owner, count) = mutex::holder(cx, m)?;
         if owner != cx.tid as u64 + 1 {
@@ -90,6 +93,10 @@ pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<Native
             return Err(Failure::unsupported(
                 "unsupported: condition wait with a recursive mutex locked more than once",
             ));
+        }
+        // A cancellation point: a pending cancel acts before waiting, mutex held.
+        if let Some(r) = cancel::point(cx)? {
+            return Ok(r);
         }
         mutex::unlock(cx, m)?;
         if cx.spurious_wakeups() && cx.choose(2) == 1 {
@@ -105,6 +112,17 @@ pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<Native
     }
     let waiters = cx.read_int(c + WAITERS, 8)?;
     let signalled = cx.read_int(c + SIGNALLED, 8)?;
+    if cancel::acts_now(cx.state, cx.tid) {
+        // Cancelled while waiting: leave the waiters, retake the mutex, then act.
+        if mutex::holder(cx, m)?.0 != 0 {
+            return Ok(NativeResult::Block);
+        }
+        cx.write_int(c + WAITERS, 8, waiters & !me)?;
+        cx.write_int(c + SIGNALLED, 8, signalled & !me)?;
+        mutex::lock(cx, m, false)?;
+        cx.set_phase(0);
+        return Ok(cancel::point(cx)?.unwrap_or(NativeResult::Block));
+    }
     let woken = signalled & me != 0;
     let times_out = !woken && timed && waiters & me != 0;
     if !woken && !times_out {

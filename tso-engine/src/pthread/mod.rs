@@ -3,6 +3,7 @@
 //! static initialisers (all zero) just work.
 
 pub(crate) mod barrier;
+pub mod cancel;
 pub mod cond;
 pub mod key;
 pub mod mutex;
@@ -24,6 +25,7 @@ pub fn register(n: &mut Natives) {
     once::register(n);
     key::register(n);
     spin::register(n);
+    cancel::register(n);
 }
 
 /// Sets of threads (cond waiters, rwlock readers, barrier arrivals) are 64-bit masks
