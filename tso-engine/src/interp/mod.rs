@@ -213,12 +213,21 @@ impl<'p> Machine<'p> {
         };
         let (inst, _) = self.inst_at(&pc);
         if matches!(inst, Inst::Ret { .. }) {
-            // Returning from a thread's outermost frame ends the thread (and returning
-            // from main ends the process, killing the others): a scheduling point of
-            // its own, so other threads can run between the last action and the end.
-            return st.thread(tid).frames.len() == 1
-                && st.running_threads() > 1
-                && st.atomic_owner != Some(tid);
+            if st.thread(tid).frames.len() != 1
+                || st.running_threads() <= 1
+                || st.atomic_owner == Some(tid)
+            {
+                return false;
+            }
+            // Returning from main's outermost frame ends the process and kills the other
+            // threads: a scheduling point of its own, so they can run between main's
+            // last action and the exit. Another thread's end is seen by the others only
+            // through what the thread-exit hook does (under TSO: draining its buffer).
+            return tid == 0
+                || self
+                    .thread_exit_hook
+                    .as_ref()
+                    .is_some_and(|h| self.native_visible(st, tid, h, &[]));
         }
         // Cheap filter first: only memory accesses and calls can be visible.
         if !matches!(
