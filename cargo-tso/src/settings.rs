@@ -18,6 +18,8 @@ pub struct CheckSettings {
     pub reference_machine: bool,
     pub limits: Limits,
     pub machine: MachineOptions,
+    /// `--suggest-fences`: search fences for a failure that needs TSO.
+    pub suggest_fences: bool,
 }
 
 impl CheckSettings {
@@ -40,6 +42,7 @@ impl CheckSettings {
                 timeout: args.timeout.map(Duration::from_secs_f64),
             },
             machine,
+            suggest_fences: args.suggest_fences,
         }
     }
 

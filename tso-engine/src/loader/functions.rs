@@ -10,7 +10,6 @@ use inkwell::llvm_sys::{
     LLVMTypeKind,
 };
 use std::collections::HashMap;
-use std::ffi::CStr;
 
 struct FnCtx {
     regs: HashMap<LLVMValueRef, Reg>,
@@ -604,14 +603,5 @@ impl Translator {
             byval: byval.into(),
             arg_tys,
         }))
-    }
-}
-
-#[allow(dead_code)]
-fn cstr(p: *const std::os::raw::c_char) -> String {
-    if p.is_null() {
-        String::new()
-    } else {
-        unsafe { CStr::from_ptr(p).to_string_lossy().into_owned() }
     }
 }

@@ -1,6 +1,7 @@
 //! The `__tso_*` natives.
 
 use super::env::{Chooser, Env, Mem};
+use super::observe;
 use super::state::{Buffers, TsoState};
 use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
@@ -392,9 +393,14 @@ fn load(
     len: u32,
 ) -> Result<Payload, Failure> {
     check_access(cx, p, len, false)?;
-    let bypass = opts.dynamic_bypass && unobserved(cx, p);
+    let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
     let tid = cx.tid;
     let range = range_of(p, len);
+    let observing = opts
+        .observations
+        .as_ref()
+        .filter(|_| cx.tracing() && !bypass);
+    let passed = observing.map(|log| observe::before_load(cx, log, range));
     let v = with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => {
             if bypass {
@@ -405,6 +411,10 @@ fn load(
         }
         Buffers::Reference(b) => b.load(&Mem(env), tid, range),
     })?;
+    if let (Some(log), Some(passed)) = (observing, passed) {
+        let shown = payload_to_val(&v).as_u64() as i64;
+        observe::after_load(cx, log, range, shown, passed);
+    }
     if cx.tracing() && len <= 8 {
         let shown = payload_to_val(&v);
         cx.note(move |_, _| format!("→ {}", shown.as_u64() as i64));
@@ -417,7 +427,8 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
     let shared = cx.is_shared(p);
     if shared {
         // The stored pointers become reachable by other threads once this store is
-        // visible; marking them now is what makes the "+d" bypass sound (seed §3.4).
+        // visible; marking them now is what makes the "+d" bypass sound (§3.4 of the
+        // delayed-flush paper, see ARCHITECTURE.md, "Semantics").
         let ptrs: Vec<u64> = v
             .ptr_offsets
             .iter()
@@ -433,7 +444,7 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
             cx.share(q);
         }
     }
-    let bypass = opts.dynamic_bypass && unobserved(cx, p);
+    let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
     let (tid, origin, bound) = (cx.tid, cx.location().unwrap_or(u32::MAX), opts.sb_bound);
     let range = range_of(p, v.len());
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
