@@ -106,6 +106,7 @@ fn prepare(args: &CheckArgs) -> Result<PathBuf, CheckCommandError> {
     );
     clang_args.extend(args.defines.iter().map(|d| format!("-D{d}")));
     clang_args.extend(args.clang_args.iter().cloned());
+    clang_args.extend(compile::source_specific_args(file));
     let source = std::path::absolute(file).unwrap_or_else(|_| file.clone());
     let request = CompileRequest {
         source,

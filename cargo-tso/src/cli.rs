@@ -70,6 +70,14 @@ pub struct CheckingArgs {
     /// Use the plain reference TSO machine instead of delayed flushing (measurement).
     #[arg(long)]
     pub reference_machine: bool,
+    /// Condition waits return only when signalled (measurement; POSIX allows
+    /// spurious wake-ups, which are explored by default).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
+    /// A loop no other thread can end stops that thread instead of failing as
+    /// non-terminating (for monitor threads that loop forever on purpose).
+    #[arg(long)]
+    pub allow_nontermination: bool,
     /// For a failure that needs TSO (or a robustness violation): search fence
     /// placements, verify them and minimise them.
     #[arg(long)]

@@ -28,6 +28,8 @@ impl CheckSettings {
         if let Some(steps) = args.max_steps {
             machine.max_steps = steps;
         }
+        machine.spurious_wakeups = !args.no_spurious_wakeups;
+        machine.allow_nontermination = args.allow_nontermination;
         CheckSettings {
             memory_model: args.memory_model,
             sb_bound,

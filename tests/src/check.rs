@@ -35,6 +35,8 @@ pub struct CheckRun {
     pub show_output: bool,
     pub reference_machine: bool,
     pub clang_args: Vec<String>,
+    /// Further `cargo tso check` options (e.g. `--allow-nontermination`).
+    pub tool_args: Vec<String>,
     /// Wall-clock limit; the process is killed past it (a hang is a test failure).
     pub wall_limit: Duration,
 }
@@ -49,6 +51,7 @@ impl CheckRun {
             show_output: false,
             reference_machine: false,
             clang_args: Vec::new(),
+            tool_args: Vec::new(),
             wall_limit: Duration::from_secs(120),
         }
     }
@@ -66,6 +69,11 @@ impl CheckRun {
     }
     pub fn reference_machine(mut self) -> Self {
         self.reference_machine = true;
+        self
+    }
+    pub fn tool_args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
+        self.tool_args
+            .extend(args.iter().map(|a| a.as_ref().to_string()));
         self
     }
     pub fn clang_args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
@@ -99,6 +107,7 @@ impl CheckRun {
         if self.reference_machine {
             a.push("--reference-machine".into());
         }
+        a.extend(self.tool_args.iter().cloned());
         if !self.clang_args.is_empty() {
             a.push("--".into());
             a.extend(self.clang_args.iter().cloned());

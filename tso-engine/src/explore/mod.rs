@@ -4,6 +4,7 @@
 
 mod chooser;
 pub mod counterexample;
+mod deadlock;
 
 pub use counterexample::{Counterexample, TraceStep};
 
@@ -249,6 +250,23 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         }
         if store.insert_state(&mut canon, machine.program, &next, opts.collect_outcomes) {
             canon.collect_garbage(&mut next);
+            // A circular wait is a deadlock even while other threads still run.
+            if let Some(d) = deadlock::find(machine, &next) {
+                let mut path = path_of(&stack);
+                path.push(mv);
+                let thread = deadlock::closing_thread(&d, &path);
+                return finish(
+                    Outcome::Fail {
+                        failure: d.failure,
+                        path,
+                        thread,
+                    },
+                    &mut stats,
+                    &store,
+                    first_output,
+                    outcomes,
+                );
+            }
             if let Some(observe) = &opts.observer {
                 if let Err(failure) = observe(machine, &next) {
                     let mut path = path_of(&stack);

@@ -27,6 +27,11 @@ pub struct MachineOptions {
     pub max_memory: u64,
     /// Output is part of the outcome (litmus outcome collection): printing interleaves.
     pub outputs_visible: bool,
+    /// Condition waits may return without a signal, as POSIX allows (off: measurement).
+    pub spurious_wakeups: bool,
+    /// A thread in a loop no other thread can end stops there (that path ends for it)
+    /// instead of failing as non-terminating (SV-COMP monitor threads).
+    pub allow_nontermination: bool,
 }
 
 impl Default for MachineOptions {
@@ -36,6 +41,8 @@ impl Default for MachineOptions {
             max_frames: 2_000,
             max_memory: 1 << 30,
             outputs_visible: false,
+            spurious_wakeups: true,
+            allow_nontermination: false,
         }
     }
 }
@@ -56,6 +63,8 @@ pub struct Machine<'p> {
     thread_exit_hook: Option<Arc<Native>>,
     fence_hook: Option<Arc<Native>>,
     evict_hook: Option<Arc<Native>>,
+    /// Per function: is it a `__VERIFIER_atomic_*` function whose calls run atomically?
+    atomic_functions: Vec<bool>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::cell::Cell<u64>,
@@ -84,9 +93,15 @@ impl<'p> Machine<'p> {
                 }
             })
             .collect();
+        let atomic_functions = program
+            .functions
+            .iter()
+            .map(|f| f.body.is_some() && f.name.starts_with(ATOMIC_FUNCTION_PREFIX))
+            .collect();
         Machine {
             program,
             natives: table,
+            atomic_functions,
             thread_exit_hook: natives.thread_exit_hook.clone(),
             fence_hook: natives.fence_hook.clone(),
             evict_hook: natives.evict_hook.clone(),
@@ -200,6 +215,23 @@ impl<'p> Machine<'p> {
             return false;
         };
         let (inst, _) = self.inst_at(&pc);
+        if matches!(inst, Inst::Ret { .. }) {
+            if st.thread(tid).frames.len() != 1
+                || st.running_threads() <= 1
+                || st.atomic_owner == Some(tid)
+            {
+                return false;
+            }
+            // Returning from main's outermost frame ends the process and kills the other
+            // threads: a scheduling point of its own, so they can run between main's
+            // last action and the exit. Another thread's end is seen by the others only
+            // through what the thread-exit hook does (under TSO: draining its buffer).
+            return tid == 0
+                || self
+                    .thread_exit_hook
+                    .as_ref()
+                    .is_some_and(|h| self.native_visible(st, tid, h, &[]));
+        }
         // Cheap filter first: only memory accesses and calls can be visible.
         if !matches!(
             inst,
@@ -241,6 +273,10 @@ impl<'p> Machine<'p> {
                 }
                 _ => false,
             },
+            Inst::Call {
+                callee: Callee::Direct(f),
+                ..
+            } if self.atomic_functions[*f as usize] => true,
             Inst::Call { .. } => match self.at_native(st, tid) {
                 Some((n, args)) => self.native_visible(st, tid, &n, &args),
                 None => false,
@@ -498,6 +534,15 @@ impl<'p> Machine<'p> {
                 }
                 let key = crate::store::hash_bytes(&h);
                 if !seen.insert(key) {
+                    if self.opts.allow_nontermination {
+                        // The loop never ends and touches nothing another thread can
+                        // see: the thread stops here, the others go on.
+                        st.thread_mut(tid).status = ThreadStatus::Stuck;
+                        if st.atomic_owner == Some(tid) {
+                            st.atomic_owner = None;
+                        }
+                        return Ok(Step::Progress);
+                    }
                     return Err(Failure::new(
                         ErrorKind::NonTerminating,
                         format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),
@@ -531,6 +576,9 @@ impl Chooser for CountingChooser<'_> {
         self.inner.choose(n)
     }
 }
+
+/// SV-COMP: a call to a program function with this name prefix is one atomic step.
+const ATOMIC_FUNCTION_PREFIX: &str = "__VERIFIER_atomic_";
 
 /// How often (in instructions) a long invisible run is checked for a repeated state.
 const LOOP_CHECK_MASK: u64 = (1 << 20) - 1;

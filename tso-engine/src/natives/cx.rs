@@ -21,6 +21,7 @@ pub struct NativeCx<'a> {
     pub(crate) notes: Option<&'a mut Vec<String>>,
     pub(crate) spawn: &'a SpawnFn<'a>,
     pub(crate) max_memory: u64,
+    pub(crate) spurious_wakeups: bool,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
     pub(crate) evict_hook: Option<std::sync::Arc<super::Native>>,
 }
@@ -33,6 +34,11 @@ impl<'a> NativeCx<'a> {
         } else {
             self.chooser.choose(n)
         }
+    }
+
+    /// May condition waits return without a signal (`--no-spurious-wakeups` clears it)?
+    pub fn spurious_wakeups(&self) -> bool {
+        self.spurious_wakeups
     }
 
     pub fn tracing(&self) -> bool {

@@ -171,9 +171,11 @@ impl Natives {
         }));
     }
 
-    /// Set the hook run when a thread terminates.
+    /// Set the hook run when a thread terminates; `visibility` says when it makes the
+    /// thread's end a scheduling point of its own.
     pub fn set_thread_exit_hook(
         &mut self,
+        visibility: Visibility,
         call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
             + Send
             + Sync
@@ -181,7 +183,7 @@ impl Natives {
     ) {
         self.thread_exit_hook = Some(Arc::new(Native {
             name: "thread exit",
-            visibility: Visibility::Never,
+            visibility,
             call: Arc::new(call),
             describe: None,
         }));

@@ -175,7 +175,8 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         },
     );
     let o = opts.clone();
-    n.set_thread_exit_hook(move |cx, _| {
+    // A thread's end drains its own buffer: a visible action when that holds entries.
+    n.set_thread_exit_hook(Visibility::Custom(own_buffer_nonempty), move |cx, _| {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
@@ -530,6 +531,11 @@ fn fence_visible(st: &State, tid: ThreadId, _: &[Val]) -> bool {
         Buffers::Lazy(_) => !t.is_empty(tid),
         Buffers::Reference(_) => t.any_nonempty(),
     })
+}
+
+/// The calling thread's buffer holds entries (what a thread's end drains).
+fn own_buffer_nonempty(st: &State, tid: ThreadId, _: &[Val]) -> bool {
+    TsoState::of(st).is_some_and(|t| !t.is_empty(tid))
 }
 
 /// A locked operation is visible when it touches shared memory or drains a buffer.
