@@ -19,41 +19,89 @@ pub struct TraceEvent {
     pub output: String,
 }
 
-/// `x`, `x+4`, `heap#2+8`, `local@file.c:12`.
+/// The memory a pointer designates, as the source expression of what an access there
+/// touches: `lock.interested[1]`, `main::t`, `node#3->next`; without debug info the
+/// object's own name and a byte offset: `x+4`, `local@file.c:12`, `heap#2+8`.
 pub fn describe_pointer(program: &Program, st: &State, p: u64) -> String {
+    name_memory(program, st, p, true)
+}
+
+/// A pointer as a value: `NULL`, `&pool[2]`, `node#3` (a heap block is its own name),
+/// a function's name.
+pub fn describe_address(program: &Program, st: &State, p: u64) -> String {
+    if p == 0 {
+        return "NULL".into();
+    }
+    let (obj, off) = ptr_parts(p);
+    if obj >= crate::ir::FUNCTION_OBJECT_BASE {
+        return name_memory(program, st, p, false);
+    }
+    let name = name_memory(program, st, p, false);
+    let heap_start = off == 0 && st.memory.get(obj).is_some_and(|o| o.kind == ObjKind::Heap);
+    if heap_start {
+        name
+    } else {
+        format!("&{name}")
+    }
+}
+
+fn name_memory(program: &Program, st: &State, p: u64, leaf: bool) -> String {
     let m = program;
     let (obj, off) = ptr_parts(p);
     if p == 0 {
         return "NULL".into();
     }
-    let base = match st.memory.get(obj) {
+    let debug = &m.debug;
+    let named = |base: String, var: Option<&crate::ir::debug::DebugVar>| match var {
+        Some(v) => debug.path(&base, v.ty, off as u64, leaf),
+        None if off == 0 => base,
+        None => format!("{base}+{off}"),
+    };
+    match st.memory.get(obj) {
         Some(o) => match o.kind {
             ObjKind::Global(_) if obj >= 1 && obj as usize <= m.globals.len() => {
-                m.globals[obj as usize - 1].name.clone()
+                let g = obj as usize - 1;
+                match debug.globals.get(g).and_then(|v| v.as_ref()) {
+                    Some(v) => named(scoped(v), Some(v)),
+                    None => named(m.globals[g].name.clone(), None),
+                }
             }
             ObjKind::ThreadLocal(g) if g >= 1 && g as usize <= m.globals.len() => {
-                format!("{}(tls)", m.globals[g as usize - 1].name)
+                let g = g as usize - 1;
+                match debug.globals.get(g).and_then(|v| v.as_ref()) {
+                    Some(v) => named(format!("{}(tls)", scoped(v)), Some(v)),
+                    None => named(format!("{}(tls)", m.globals[g].name), None),
+                }
             }
-            ObjKind::Stack => match m.location(o.site) {
-                Some(l) => format!("local@{}:{}", short(&l.file), l.line),
-                None => format!("local#{obj}"),
+            ObjKind::Stack => match o.var.and_then(|v| debug.locals.get(v as usize)) {
+                Some(v) => named(scoped(v), Some(v)),
+                None => named(
+                    match m.location(o.site) {
+                        Some(l) => format!("local@{}:{}", short(&l.file), l.line),
+                        None => format!("local#{obj}"),
+                    },
+                    None,
+                ),
             },
-            ObjKind::Heap => format!("heap#{obj}"),
-            _ => format!("obj#{obj}"),
+            ObjKind::Heap => named(format!("heap#{obj}"), None),
+            _ => named(format!("obj#{obj}"), None),
         },
-        None if obj >= crate::ir::FUNCTION_OBJECT_BASE => {
-            return m
-                .functions
-                .get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize)
-                .map(|f| f.name.clone())
-                .unwrap_or_default();
-        }
-        None => format!("{p:#x}"),
-    };
-    if off == 0 {
-        base
-    } else {
-        format!("{base}+{off}")
+        None if obj >= crate::ir::FUNCTION_OBJECT_BASE => m
+            .functions
+            .get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize)
+            .map(|f| crate::ir::debug::display_name(&f.name))
+            .unwrap_or_default(),
+        None if off == 0 => format!("{p:#x}"),
+        None => format!("{:#x}+{off}", p - off as u64),
+    }
+}
+
+/// A variable's name, with its function for locals and function-scope statics, in
+/// the debugger's `function::name` form.
+fn scoped(v: &crate::ir::debug::DebugVar) -> String {
+    match &v.function {
+        Some(f) => format!("{f}::{}", v.name),
+        None => v.name.to_string(),
     }
 }
 
@@ -64,7 +112,7 @@ pub fn short(path: &str) -> &str {
 pub fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
         Val::Int(x) => format!("{}", *x as i128 as i64),
-        Val::Ptr(p) => format!("&{}", describe_pointer(m.program, st, *p)),
+        Val::Ptr(p) => describe_address(m.program, st, *p),
         Val::F32(b) => format!("{}", f32::from_bits(*b)),
         Val::F64(b) => format!("{}", f64::from_bits(*b)),
         Val::Agg(l) => format!(
@@ -132,17 +180,12 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
             if matches!(callee, Callee::Intrinsic(crate::ir::Intrinsic::NoOp)) {
                 return None;
             }
-            format!("{}({})", demangle_hint(&name), a.join(", "))
+            format!(
+                "{}({})",
+                crate::ir::debug::display_name(&name),
+                a.join(", ")
+            )
         }
         _ => return None,
     })
-}
-
-/// A few well-known C++ runtime names, spelled the way people write them.
-fn demangle_hint(name: &str) -> String {
-    match name {
-        "_Znwm" => "operator new".into(),
-        "_ZdlPv" | "_ZdlPvm" => "operator delete".into(),
-        _ => name.to_string(),
-    }
 }

@@ -6,7 +6,7 @@ use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
 use crate::buffer::{BufferError, Choice, Payload, Range};
 use std::cell::RefCell;
-use tso_engine::interp::describe_pointer;
+use tso_engine::interp::{describe_address, describe_pointer};
 use tso_engine::ir::Program;
 use tso_engine::memory::Fragment;
 use tso_engine::natives::{NativeCx, NativeResult, Natives, Visibility};
@@ -315,13 +315,14 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
     let me = cx.tid;
     let (st, program) = (&*cx.state, cx.program);
     let name = |p: u64| describe_pointer(program, st, p);
+    let pointer = |p: u64| describe_address(program, st, p);
     let loc = |o: u32| location(program, o);
     let mut flushes = Vec::new();
     let mut buffers = Vec::new();
     for t in threads {
         let (b, a) = (
-            before.describe(t, &name, &loc),
-            after.describe(t, &name, &loc),
+            before.describe(t, &name, &pointer, &loc),
+            after.describe(t, &name, &pointer, &loc),
         );
         if a == b {
             continue;
@@ -331,8 +332,8 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
             // to explain what a load saw) or marked as already in memory.
             flushes.extend(flush_lines(
                 t,
-                &before.items(t, &name, &loc),
-                &after.items(t, &name, &loc),
+                &before.items(t, &name, &pointer, &loc),
+                &after.items(t, &name, &pointer, &loc),
             ));
         }
         buffers.push(format!("T{t} buffer: {a}"));
@@ -406,7 +407,10 @@ fn load(
     })?;
     if cx.tracing() && len <= 8 {
         let shown = payload_to_val(&v);
-        cx.note(move |_, _| format!("→ {}", shown.as_u64() as i64));
+        cx.note(move |st, program| match shown {
+            Val::Ptr(p) => format!("→ {}", describe_address(program, st, p)),
+            other => format!("→ {}", other.as_u64() as i64),
+        });
     }
     Ok(v)
 }
@@ -543,7 +547,7 @@ fn describe_load(program: &Program, st: &State, a: &[Val]) -> String {
 
 fn describe_store(program: &Program, st: &State, a: &[Val]) -> String {
     let v = a.get(1).map(|v| match v {
-        Val::Ptr(p) => format!("&{}", name(program, st, *p)),
+        Val::Ptr(p) => describe_address(program, st, *p),
         other => (other.as_u64() as i64).to_string(),
     });
     format!(
