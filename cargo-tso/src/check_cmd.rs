@@ -116,7 +116,8 @@ struct Checked {
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let bitcode = prepare(args)?;
-    let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+    let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+    settings.show_details = args.verbose;
     if args.emit_instrumented.is_some() && settings.memory_model == crate::cli::MemoryModel::Sc {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
     }

@@ -31,6 +31,9 @@ pub struct Step {
     pub action: String,
     pub notes: Vec<String>,
     pub output: String,
+    /// The checker's bookkeeping (fences around library calls, copies of thread
+    /// handles): shown with `-v` only.
+    pub detail: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -92,6 +95,7 @@ impl RunOutcome {
                         action: s.action.clone(),
                         notes: s.notes.clone(),
                         output: s.output.clone(),
+                        detail: s.detail,
                     })
                     .collect()
             })
@@ -110,6 +114,22 @@ impl RunOutcome {
             },
             output: report.output.clone(),
             outcomes: report.outcomes.clone(),
+        }
+    }
+
+    /// Leave out the steps that are the checker's bookkeeping.
+    pub fn hide_details(&mut self) {
+        self.trace.retain(|s| !s.detail);
+    }
+
+    /// Call the test by its own name where the message or the trace shows the symbol
+    /// `tso.h` gave its function (`__tso_test_should_fail__assertion__x` → `x`).
+    pub fn rename_symbol(&mut self, symbol: &str, name: &str) {
+        if let Some(f) = &mut self.failure {
+            f.message = f.message.replace(symbol, name);
+        }
+        for step in &mut self.trace {
+            step.action = step.action.replace(symbol, name);
         }
     }
 

@@ -80,7 +80,11 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
         progress: request.progress.clone(),
     };
     let report = tso_engine::check(&program, &natives, &options);
-    Ok(RunOutcome::from_report(&report))
+    let mut outcome = RunOutcome::from_report(&report);
+    if !request.settings.show_details {
+        outcome.hide_details();
+    }
+    Ok(outcome)
 }
 
 /// Runs `request` inside a panic guard: a panic becomes [`PipelineError::Internal`].

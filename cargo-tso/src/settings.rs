@@ -18,6 +18,8 @@ pub struct CheckSettings {
     pub reference_machine: bool,
     pub limits: Limits,
     pub machine: MachineOptions,
+    /// Keep the checker's bookkeeping steps in traces (`-v`).
+    pub show_details: bool,
 }
 
 impl CheckSettings {
@@ -38,6 +40,7 @@ impl CheckSettings {
                 timeout: args.timeout.map(Duration::from_secs_f64),
             },
             machine,
+            show_details: false,
         }
     }
 

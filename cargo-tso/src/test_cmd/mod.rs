@@ -111,7 +111,8 @@ pub fn run(args: &TestArgs) -> i32 {
         MemoryModel::Tso => args.sb_bound.0.clone(),
     };
     let sweeping = bounds.len() > 1;
-    let base = CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
+    let mut base = CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
+    base.show_details = args.verbose;
     let job_name = |case: &TestCase, bound: u32| {
         if sweeping {
             format!("{} [sb={}]", case.name, bound_name(bound))

@@ -1,8 +1,10 @@
 //! Human-readable descriptions of actions, for counterexample traces.
 
 use super::Machine;
+use crate::ir::debug::{display_name, is_system_header};
 use crate::ir::{Callee, Inst, Program};
 use crate::memory::ObjKind;
+use crate::natives::Visibility;
 use crate::state::{State, ThreadId};
 use crate::value::{ptr_parts, Val};
 
@@ -17,6 +19,9 @@ pub struct TraceEvent {
     pub notes: Vec<String>,
     /// What the program printed during this step.
     pub output: String,
+    /// The checker's own bookkeeping (fences around library calls, copies of thread
+    /// handles): left out of traces unless asked for.
+    pub detail: bool,
 }
 
 /// The memory a pointer designates, as the source expression of what an access there
@@ -188,4 +193,105 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
         }
         _ => return None,
     })
+}
+
+/// Steps the user did not write as such: natives marked as the checker's bookkeeping,
+/// and accesses to variables that only hold thread handles.
+pub(super) fn is_detail(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) -> bool {
+    let fr = st.thread(tid).top();
+    let handle = |p: u64| holds_thread_handle(m.program, st, p);
+    match inst {
+        Inst::Load { ptr, .. } | Inst::Store { ptr, .. } => handle(m.eval(fr, ptr).as_u64()),
+        Inst::Call { .. } => match m.at_native(st, tid) {
+            Some((n, argv)) => {
+                n.detail
+                    || match n.visibility {
+                        Visibility::IfShared(i) => argv.get(i).is_some_and(|a| handle(a.as_u64())),
+                        _ => false,
+                    }
+            }
+            None => false,
+        },
+        _ => false,
+    }
+}
+
+fn holds_thread_handle(program: &Program, st: &State, p: u64) -> bool {
+    let (obj, _) = ptr_parts(p);
+    let Some(o) = st.memory.get(obj) else {
+        return false;
+    };
+    let var = match o.kind {
+        ObjKind::Stack => o.var.and_then(|v| program.debug.locals.get(v as usize)),
+        ObjKind::Global(_) => program
+            .debug
+            .globals
+            .get((obj as usize).wrapping_sub(1))
+            .and_then(|v| v.as_ref()),
+        _ => None,
+    };
+    var.is_some_and(|v| v.thread_handle)
+}
+
+/// Where to show a step of thread `tid` at `loc`: the innermost place in the user's
+/// own files (following inlining, then the call stack), and, when that is not `loc`
+/// itself, the library function the step happened in (the one the user's code called).
+pub(super) fn attribute(
+    m: &Machine<'_>,
+    st: &State,
+    tid: ThreadId,
+    loc: Option<u32>,
+) -> (Option<u32>, Option<String>) {
+    let program = m.program;
+    let user = |l: u32| {
+        program
+            .locations
+            .get(l as usize)
+            .is_some_and(|x| !is_system_header(&x.file))
+    };
+    if loc.is_some_and(user) {
+        return (loc, None);
+    }
+    let frames = &st.thread(tid).frames;
+    // (location, the function it is in), innermost first.
+    let mut places: Vec<(Option<u32>, String)> = Vec::new();
+    let mut push_chain = |start: Option<u32>, func: u32| {
+        let frame_fn = || display_name(&program.functions[func as usize].name);
+        let mut cur = start;
+        let mut none_pushed = true;
+        while let Some(l) = cur {
+            let Some(at) = program.locations.get(l as usize) else {
+                break;
+            };
+            let name = at.function.as_deref().map(str::to_owned);
+            places.push((Some(l), name.unwrap_or_else(frame_fn)));
+            cur = at.inlined_at;
+            none_pushed = false;
+            if places.len() > 1024 {
+                break;
+            }
+        }
+        if none_pushed {
+            places.push((None, frame_fn()));
+        }
+    };
+    if let Some(top) = frames.last() {
+        push_chain(loc, top.func);
+    }
+    for f in frames.iter().rev().skip(1) {
+        let at = program.functions[f.func as usize]
+            .body
+            .as_ref()
+            .and_then(|b| b.blocks.get(f.block as usize))
+            .and_then(|b| b.locs.get(f.ip as usize).copied().flatten());
+        push_chain(at, f.func);
+    }
+    let mut library = None;
+    for (l, func) in places {
+        match l {
+            Some(l) if user(l) => return (Some(l), library),
+            _ => library = Some(func),
+        }
+    }
+    (loc, None)
 }

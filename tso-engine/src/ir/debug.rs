@@ -181,6 +181,13 @@ impl DebugInfo {
     }
 }
 
+/// Headers of the C and C++ libraries and the compiler, as opposed to the user's own
+/// files: steps there are shown at the user's line that led to them.
+pub fn is_system_header(path: &str) -> bool {
+    const SYSTEM_DIRS: &[&str] = &["/usr/include/", "/usr/lib/", "/usr/local/include/", "/lib/"];
+    SYSTEM_DIRS.iter().any(|d| path.starts_with(d)) || path.contains("/include/c++/")
+}
+
 /// A function's name as its author wrote it: C++ symbols demangled without parameters
 /// (`std::thread::join`), C names unchanged.
 pub fn display_name(symbol: &str) -> String {
@@ -204,6 +211,19 @@ pub fn display_name(symbol: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn library_headers_are_system_headers_and_the_users_files_are_not() {
+        assert!(is_system_header("/usr/include/c++/12/bits/atomic_base.h"));
+        assert!(is_system_header(
+            "/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/c++/12/thread"
+        ));
+        assert!(is_system_header(
+            "/usr/include/x86_64-linux-gnu/bits/pthreadtypes.h"
+        ));
+        assert!(!is_system_header("/home/me/ring/csrc/ring.c"));
+        assert!(!is_system_header("tso-tests/fifo.c"));
+    }
 
     #[test]
     fn cxx_names_are_demangled_without_parameters() {

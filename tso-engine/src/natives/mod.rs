@@ -64,6 +64,9 @@ pub struct Native {
     pub visibility: Visibility,
     pub call: NativeFn,
     pub describe: Option<DescribeFn>,
+    /// Its trace lines are the checker's own bookkeeping, not something the program
+    /// wrote (shown only on request).
+    pub detail: bool,
 }
 
 /// The natives available to a program, by symbol name.
@@ -107,6 +110,7 @@ impl Natives {
                 visibility,
                 call: Arc::new(call),
                 describe: None,
+                detail: false,
             }),
         );
     }
@@ -129,6 +133,7 @@ impl Natives {
                 visibility,
                 call: Arc::new(call),
                 describe: Some(describe),
+                detail: false,
             }),
         );
     }
@@ -146,6 +151,7 @@ impl Natives {
             visibility: Visibility::Never,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
     }
 
@@ -162,7 +168,21 @@ impl Natives {
             visibility: Visibility::Never,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
+    }
+
+    /// Mark a registered native's trace lines as the checker's bookkeeping.
+    pub fn mark_detail(&mut self, name: &str) {
+        if let Some(n) = self.map.get_mut(name) {
+            *n = Arc::new(Native {
+                name: n.name,
+                visibility: n.visibility,
+                call: n.call.clone(),
+                describe: n.describe,
+                detail: true,
+            });
+        }
     }
 
     /// Register the same implementation under several names.

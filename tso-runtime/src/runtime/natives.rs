@@ -169,6 +169,17 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
     );
     let o = opts.clone();
     n.add_described(
+        abi::CALL_FENCE,
+        Visibility::Custom(fence_visible),
+        |_, _, _| "mfence (library call)".into(),
+        move |cx, _| {
+            fence(cx, &o)?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
+    n.mark_detail(abi::CALL_FENCE);
+    let o = opts.clone();
+    n.add_described(
         abi::EVICT,
         Visibility::IfShared(0),
         describe_evict,
