@@ -6,7 +6,7 @@ mod arith;
 mod intrinsics;
 mod trace;
 
-pub use trace::{describe_address, describe_pointer, TraceEvent};
+pub use trace::{attribute, describe_address, describe_pointer, Place, TraceEvent};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
@@ -383,7 +383,12 @@ impl<'p> Machine<'p> {
             // Under tracing: where the user sees this step, and what kind of step it is,
             // decided on the stack as it is before the instruction runs.
             let shown = trace.is_some().then(|| {
-                let (loc, library) = trace::attribute(self, st, tid, loc);
+                let place = trace::attribute(self.program, st, tid, loc);
+                let detail = trace::is_detail(self, st, tid, inst, &place);
+                let (loc, library) = match place {
+                    trace::Place::User(l, library) => (l, library),
+                    other => (other.location(), None),
+                };
                 let native = self.at_native(st, tid);
                 let prints = native.as_ref().is_some_and(|(n, _)| {
                     matches!(n.visibility, crate::natives::Visibility::Output)
@@ -396,7 +401,6 @@ impl<'p> Machine<'p> {
                     } => is_choice(&self.program.functions[*f as usize].name, &[]).then_some(*d),
                     _ => None,
                 };
-                let detail = trace::is_detail(self, st, tid, inst);
                 (loc, library, prints, chooses, detail)
             });
             let mut counting = CountingChooser {

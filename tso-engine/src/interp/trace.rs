@@ -195,84 +195,54 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
     })
 }
 
-/// Steps the user did not write as such: natives marked as the checker's bookkeeping,
-/// and accesses to variables that only hold thread handles.
-pub(super) fn is_detail(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) -> bool {
-    let fr = st.thread(tid).top();
-    let handle = |p: u64| holds_thread_handle(m.program, st, p);
-    match inst {
-        Inst::Load { ptr, .. } | Inst::Store { ptr, .. } => handle(m.eval(fr, ptr).as_u64()),
-        Inst::Call { .. } => match m.at_native(st, tid) {
-            Some((n, argv)) => {
-                n.detail
-                    || match n.visibility {
-                        Visibility::IfShared(i) => argv.get(i).is_some_and(|a| handle(a.as_u64())),
-                        _ => false,
-                    }
-            }
-            None => false,
-        },
-        _ => false,
-    }
+/// Where a step is shown to the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In the user's own files: the location and, when the step happened inside a
+    /// library function the user's code called, that function.
+    User(Option<u32>, Option<String>),
+    /// Library code with no user frame below it (a thread's start-up inside the C++
+    /// library): nothing the user wrote.
+    LibraryOnly(Option<u32>),
+    /// No debug information says anything: shown as it is.
+    Unknown(Option<u32>),
 }
 
-fn holds_thread_handle(program: &Program, st: &State, p: u64) -> bool {
-    let (obj, _) = ptr_parts(p);
-    let Some(o) = st.memory.get(obj) else {
-        return false;
-    };
-    let var = match o.kind {
-        ObjKind::Stack => o.var.and_then(|v| program.debug.locals.get(v as usize)),
-        ObjKind::Global(_) => program
-            .debug
-            .globals
-            .get((obj as usize).wrapping_sub(1))
-            .and_then(|v| v.as_ref()),
-        _ => None,
-    };
-    var.is_some_and(|v| v.thread_handle)
+impl Place {
+    pub fn location(&self) -> Option<u32> {
+        match self {
+            Place::User(l, _) | Place::LibraryOnly(l) | Place::Unknown(l) => *l,
+        }
+    }
 }
 
 /// Where to show a step of thread `tid` at `loc`: the innermost place in the user's
 /// own files (following inlining, then the call stack), and, when that is not `loc`
 /// itself, the library function the step happened in (the one the user's code called).
-pub(super) fn attribute(
-    m: &Machine<'_>,
-    st: &State,
-    tid: ThreadId,
-    loc: Option<u32>,
-) -> (Option<u32>, Option<String>) {
-    let program = m.program;
-    let user = |l: u32| {
-        program
-            .locations
-            .get(l as usize)
-            .is_some_and(|x| !is_system_header(&x.file))
-    };
-    if loc.is_some_and(user) {
-        return (loc, None);
+pub fn attribute(program: &Program, st: &State, tid: ThreadId, loc: Option<u32>) -> Place {
+    let known = |l: u32| program.locations.get(l as usize);
+    if let Some(l) = loc.and_then(known) {
+        if !l.system {
+            return Place::User(loc, None);
+        }
     }
     let frames = &st.thread(tid).frames;
     // (location, the function it is in), innermost first.
-    let mut places: Vec<(Option<u32>, String)> = Vec::new();
+    let mut places: Vec<(Option<u32>, u32)> = Vec::new();
     let mut push_chain = |start: Option<u32>, func: u32| {
-        let frame_fn = || display_name(&program.functions[func as usize].name);
         let mut cur = start;
         let mut none_pushed = true;
         while let Some(l) = cur {
-            let Some(at) = program.locations.get(l as usize) else {
-                break;
-            };
-            let name = at.function.as_deref().map(str::to_owned);
-            places.push((Some(l), name.unwrap_or_else(frame_fn)));
+            let Some(at) = known(l) else { break };
+            places.push((Some(l), func));
             cur = at.inlined_at;
             none_pushed = false;
-            if places.len() > 1024 {
+            if places.len() > 4096 {
                 break;
             }
         }
         if none_pushed {
-            places.push((None, frame_fn()));
+            places.push((None, func));
         }
     };
     if let Some(top) = frames.last() {
@@ -286,12 +256,102 @@ pub(super) fn attribute(
             .and_then(|b| b.locs.get(f.ip as usize).copied().flatten());
         push_chain(at, f.func);
     }
-    let mut library = None;
+    let mut library: Option<(Option<u32>, u32)> = None;
+    let mut saw_system = false;
     for (l, func) in places {
-        match l {
-            Some(l) if user(l) => return (Some(l), library),
-            _ => library = Some(func),
+        match l.and_then(|l| known(l).map(|at| (l, at))) {
+            Some((l, at)) if !at.system => {
+                let name = library.map(|(ll, f)| {
+                    ll.and_then(known)
+                        .and_then(|at| at.function.as_deref().map(str::to_owned))
+                        .unwrap_or_else(|| display_name(&program.functions[f as usize].name))
+                });
+                return Place::User(Some(l), name);
+            }
+            Some(_) => {
+                saw_system = true;
+                library = Some((l, func));
+            }
+            None => library = Some((l, func)),
         }
     }
-    (loc, None)
+    if saw_system {
+        Place::LibraryOnly(loc)
+    } else {
+        Place::Unknown(loc)
+    }
+}
+
+/// Steps the user did not write as such: natives marked as the checker's bookkeeping,
+/// accesses to variables that only hold thread handles, and, inside library code, the
+/// library's work on its own private memory and helpers.
+pub(super) fn is_detail(
+    m: &Machine<'_>,
+    st: &State,
+    tid: ThreadId,
+    inst: &Inst,
+    place: &Place,
+) -> bool {
+    let in_library = match place {
+        Place::LibraryOnly(_) => return true,
+        Place::User(_, library) => library.is_some(),
+        Place::Unknown(_) => false,
+    };
+    let fr = st.thread(tid).top();
+    let native = match inst {
+        Inst::Call { .. } => m.at_native(st, tid),
+        _ => None,
+    };
+    let accessed = match inst {
+        Inst::Load { ptr, .. } | Inst::Store { ptr, .. } => Some(m.eval(fr, ptr).as_u64()),
+        _ => native.as_ref().and_then(|(n, argv)| match n.visibility {
+            Visibility::IfShared(i) | Visibility::IfShared2(i, _) => argv.get(i).map(Val::as_u64),
+            _ => None,
+        }),
+    };
+    if native.as_ref().is_some_and(|(n, _)| n.detail) {
+        return true;
+    }
+    if let Some(p) = accessed {
+        if holds_thread_handle(m.program, st, p)
+            || (in_library && library_private(m.program, st, p))
+        {
+            return true;
+        }
+    }
+    in_library && native.is_some_and(|(n, _)| matches!(n.visibility, Visibility::Never))
+}
+
+fn holds_thread_handle(program: &Program, st: &State, p: u64) -> bool {
+    variable(program, st, p).is_some_and(|v| v.thread_handle)
+}
+
+/// A stack slot that is no variable of the user's (a library function's local or
+/// temporary).
+fn library_private(program: &Program, st: &State, p: u64) -> bool {
+    let (obj, _) = ptr_parts(p);
+    match st.memory.get(obj).map(|o| o.kind) {
+        Some(ObjKind::Stack) => variable(program, st, p).is_none_or(|v| is_system_header(&v.file)),
+        Some(ObjKind::Internal) => true,
+        _ => false,
+    }
+}
+
+/// The source variable the memory at `p` belongs to.
+fn variable<'p>(
+    program: &'p Program,
+    st: &State,
+    p: u64,
+) -> Option<&'p crate::ir::debug::DebugVar> {
+    let (obj, _) = ptr_parts(p);
+    let o = st.memory.get(obj)?;
+    match o.kind {
+        ObjKind::Stack => o.var.and_then(|v| program.debug.locals.get(v as usize)),
+        ObjKind::Global(_) => program
+            .debug
+            .globals
+            .get((obj as usize).wrapping_sub(1))
+            .and_then(|v| v.as_ref()),
+        _ => None,
+    }
 }

@@ -99,6 +99,11 @@ impl DebugInfo {
                             && rest < m.offset + self.size(m.ty).unwrap_or(*size).max(1)
                     });
                     let Some(m) = member else { break };
+                    // The library's own fields (`std::atomic`'s `_M_i`): the user's name
+                    // for the whole is the name they know.
+                    if is_reserved(&m.name) {
+                        break;
+                    }
                     if m.name.is_empty() {
                         // An anonymous struct or union member: its fields belong to us.
                     } else {
@@ -179,6 +184,12 @@ impl DebugInfo {
             _ => None,
         }
     }
+}
+
+/// Identifiers reserved for the implementation (C11 7.1.3): `__x`, `_X`.
+fn is_reserved(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() >= 2 && b[0] == b'_' && (b[1] == b'_' || b[1].is_ascii_uppercase())
 }
 
 /// Headers of the C and C++ libraries and the compiler, as opposed to the user's own
@@ -276,6 +287,39 @@ mod tests {
         let (d, t) = peterson();
         assert_eq!(d.path("lock", Some(t), 0, false), "lock");
         assert_eq!(d.path("lock", Some(t), 4, false), "lock.interested[1]");
+    }
+
+    #[test]
+    fn the_librarys_own_fields_are_not_shown() {
+        let mut d = DebugInfo::default();
+        d.types.push(DiType::Scalar { size: 8 }); // 0
+        d.types.push(DiType::Record {
+            name: "__atomic_base<int>".into(),
+            size: 8,
+            members: vec![DiMember {
+                name: "_M_i".into(),
+                offset: 0,
+                ty: 0,
+            }],
+        }); // 1: std::atomic<long>
+        d.types.push(DiType::Record {
+            name: "queue".into(),
+            size: 16,
+            members: vec![
+                DiMember {
+                    name: "head".into(),
+                    offset: 0,
+                    ty: 1,
+                },
+                DiMember {
+                    name: "tail".into(),
+                    offset: 8,
+                    ty: 1,
+                },
+            ],
+        }); // 2
+        assert_eq!(d.path("q", Some(2), 8, true), "q.tail");
+        assert_eq!(d.path("top", Some(1), 0, true), "top");
     }
 
     #[test]

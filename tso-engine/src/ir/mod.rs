@@ -28,6 +28,8 @@ pub struct Location {
     pub function: Option<std::rc::Rc<str>>,
     /// For inlined code: the location of the call it was inlined into.
     pub inlined_at: Option<u32>,
+    /// In a header of the C or C++ library (see `debug::is_system_header`).
+    pub system: bool,
 }
 
 impl std::fmt::Display for Location {

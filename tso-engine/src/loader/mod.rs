@@ -257,6 +257,7 @@ impl Translator {
         let ctx = LLVMGetModuleContext(self.module);
         let inlined = LLVMDILocationGetInlinedAt(di);
         let loc = Location {
+            system: crate::ir::debug::is_system_header(&file),
             file: file.into(),
             line,
             column: LLVMDILocationGetColumn(di),

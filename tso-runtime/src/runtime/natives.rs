@@ -448,7 +448,11 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
         }
     }
     let bypass = opts.dynamic_bypass && unobserved(cx, p);
-    let (tid, origin, bound) = (cx.tid, cx.location().unwrap_or(u32::MAX), opts.sb_bound);
+    let (tid, origin, bound) = (
+        cx.tid,
+        cx.user_location().unwrap_or(u32::MAX),
+        opts.sb_bound,
+    );
     let range = range_of(p, v.len());
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => {
