@@ -93,6 +93,23 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             ))),
         );
     };
+    // A call that can only fail is reported before any exploration, whether or not a
+    // path reaches it.
+    let undefined = crate::undefined::undefined_functions(program, natives);
+    if !undefined.is_empty() {
+        let message = match undefined.as_slice() {
+            [one] => one.sentence(),
+            many => format!(
+                "{} called functions have no definition:\n{}",
+                many.len(),
+                many.iter()
+                    .map(|u| format!("  - {}", u.sentence()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        };
+        return empty(Verdict::Error, Some(Failure::unsupported(message)));
+    }
     let initial = match machine.initial_state(entry) {
         Ok(s) => s,
         Err(f) => return empty(Verdict::Error, Some(f)),
