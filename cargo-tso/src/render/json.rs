@@ -22,6 +22,7 @@ fn step(step: &Step) -> Value {
         "action": step.action,
         "notes": step.notes,
         "output": step.output,
+        "detail": step.detail,
     })
 }
 
