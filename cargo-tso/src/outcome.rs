@@ -73,6 +73,9 @@ pub struct RunOutcome {
     pub figures: Figures,
     pub output: String,
     pub outcomes: BTreeSet<String>,
+    /// For an inconclusive run: why it probably never ends (see
+    /// `tso_engine::explore::diagnosis`), one line each.
+    pub diagnosis: Vec<String>,
 }
 
 impl RunOutcome {
@@ -114,6 +117,11 @@ impl RunOutcome {
             },
             output: report.output.clone(),
             outcomes: report.outcomes.clone(),
+            diagnosis: report
+                .diagnosis
+                .as_ref()
+                .map(|d| d.lines(report.stats.max_depth))
+                .unwrap_or_default(),
         }
     }
 
@@ -147,6 +155,7 @@ impl RunOutcome {
             figures: Figures::default(),
             output: String::new(),
             outcomes: BTreeSet::new(),
+            diagnosis: Vec::new(),
         }
     }
 }

@@ -60,6 +60,8 @@ pub struct CheckReport {
     /// Output of the failing path, or of the first complete execution.
     pub output: String,
     pub outcomes: BTreeSet<String>,
+    /// For a run stopped by a limit: what grew along the path it stopped on.
+    pub diagnosis: Option<explore::diagnosis::Diagnosis>,
 }
 
 /// Model-check `program` from `opts.entry`.
@@ -80,6 +82,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         stats: Stats::default(),
         output: String::new(),
         outcomes: BTreeSet::new(),
+        diagnosis: None,
     };
     let Some(entry) = program
         .function(&opts.entry)
@@ -129,9 +132,12 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         .unwrap_or_default();
     match result.outcome {
         Outcome::Pass => {}
-        Outcome::Inconclusive { reason } => {
+        Outcome::Inconclusive { reason, path } => {
             report.verdict = Verdict::Inconclusive;
             report.inconclusive_reason = Some(reason);
+            // The limit has been reached: the replay must not run into --timeout again.
+            machine.deadline.set(None);
+            report.diagnosis = Some(explore::diagnosis::diagnose(&machine, initial, &path));
         }
         Outcome::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {
             report.verdict = Verdict::Inconclusive;

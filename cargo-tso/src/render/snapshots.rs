@@ -61,6 +61,7 @@ fn failing(
         figures: figures(),
         output: String::new(),
         outcomes: BTreeSet::new(),
+        diagnosis: Vec::new(),
     }
 }
 
@@ -127,6 +128,7 @@ fn sc(classification: ScClassification) -> ScRerun {
             figures: figures(),
             output: String::new(),
             outcomes: BTreeSet::new(),
+            diagnosis: Vec::new(),
         },
     }
 }
@@ -215,6 +217,16 @@ fn inconclusive_run() {
         figures: figures(),
         output: String::new(),
         outcomes: BTreeSet::new(),
+        diagnosis: tso_engine::explore::diagnosis::Diagnosis {
+            depth: 9_998,
+            sampled: 9_998,
+            growing: vec![tso_engine::explore::diagnosis::Growing {
+                name: "stats.full_hits".into(),
+                declared: Some(("/src/ring.c".into(), 12)),
+                distinct_values: 2_451_006,
+            }],
+        }
+        .lines(9_999),
     };
     insta::assert_snapshot!(failure::details(&outcome, None, false));
 }
