@@ -481,3 +481,15 @@ fn a_finite_search_stopped_early_blames_no_variable() {
     let diagnosis = json["diagnosis"].to_string();
     assert!(!diagnosis.contains("probably infinite"), "{diagnosis}");
 }
+
+#[test]
+fn heap_blocks_are_named_by_the_record_they_hold() {
+    let (code, json) = json_of(&["heap_publish.c"]);
+    assert_eq!(code, 1, "{json}");
+    let steps = trace_steps(&json);
+    let text = format!("{steps:?}");
+    assert!(text.contains("store head := node#"), "{text}");
+    assert!(text.contains("->value := 7"), "{text}");
+    assert!(!text.contains("heap#"), "{text}");
+    assert_readable(&steps);
+}

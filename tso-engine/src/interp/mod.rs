@@ -403,6 +403,11 @@ impl<'p> Machine<'p> {
                 };
                 (loc, library, prints, chooses, detail)
             });
+            let typing = if trace.is_some() {
+                trace::heap_typing(self, st, tid, inst)
+            } else {
+                None
+            };
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
@@ -415,6 +420,13 @@ impl<'p> Machine<'p> {
                 if want_trace { Some(&mut notes) } else { None },
             );
             let chose = counting.asked > 0;
+            if let (Ok(_), Some((block, ty))) = (&r, typing) {
+                if let Some(o) = st.memory.get_mut(block) {
+                    if o.var.is_none() {
+                        o.var = Some(ty);
+                    }
+                }
+            }
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
                     f.message = "error".into();

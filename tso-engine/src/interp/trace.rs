@@ -88,7 +88,19 @@ fn name_memory(program: &Program, st: &State, p: u64, leaf: bool) -> String {
                     None,
                 ),
             },
-            ObjKind::Heap => named(format!("heap#{obj}"), None),
+            ObjKind::Heap => match o.var.and_then(|t| debug.record_name(t).map(|n| (t, n))) {
+                // A block known to hold a record (a typed pointer to it was stored):
+                // `node#3->next`.
+                Some((ty, record)) => {
+                    let base = format!("{record}#{obj}");
+                    let path = debug.path(&base, Some(ty), off as u64, leaf);
+                    match path.strip_prefix(&format!("{base}.")) {
+                        Some(rest) => format!("{base}->{rest}"),
+                        None => path,
+                    }
+                }
+                None => named(format!("heap#{obj}"), None),
+            },
             _ => named(format!("obj#{obj}"), None),
         },
         None if obj >= crate::ir::FUNCTION_OBJECT_BASE => m
@@ -354,4 +366,57 @@ fn variable<'p>(
             .and_then(|v| v.as_ref()),
         _ => None,
     }
+}
+
+/// Under tracing: a store of a pointer to the start of a heap block into memory the
+/// debug info types as `T *` (a record `T`) tells what the block holds, so the trace
+/// can name it `T#N`. Returns the block and the record type.
+pub(super) fn heap_typing(
+    m: &Machine<'_>,
+    st: &State,
+    tid: ThreadId,
+    inst: &Inst,
+) -> Option<(u32, crate::ir::debug::DiTypeId)> {
+    let fr = st.thread(tid).top();
+    let (dst, val) = match inst {
+        Inst::Store { ptr, val, .. } => (m.eval(fr, ptr).as_u64(), m.eval(fr, val)),
+        Inst::Call { .. } => {
+            let (n, argv) = m.at_native(st, tid)?;
+            if !matches!(n.visibility, Visibility::IfShared(0)) {
+                return None;
+            }
+            (argv.first()?.as_u64(), argv.get(1)?.clone())
+        }
+        _ => return None,
+    };
+    let Val::Ptr(p) = val else { return None };
+    let (block, at) = ptr_parts(p);
+    if at != 0 || st.memory.get(block)?.kind != ObjKind::Heap {
+        return None;
+    }
+    let (obj, off) = ptr_parts(dst);
+    let var_ty = match st.memory.get(obj)?.kind {
+        ObjKind::Stack => {
+            st.memory
+                .get(obj)?
+                .var
+                .and_then(|v| m.program.debug.locals.get(v as usize))?
+                .ty?
+        }
+        ObjKind::Global(_) => {
+            m.program
+                .debug
+                .globals
+                .get((obj as usize).wrapping_sub(1))?
+                .as_ref()?
+                .ty?
+        }
+        // A field of a block already known: `n->next = other`.
+        ObjKind::Heap => st.memory.get(obj)?.var?,
+        _ => return None,
+    };
+    let debug = &m.program.debug;
+    let pointee = debug.pointee(debug.leaf_type(var_ty, off as u64)?)?;
+    debug.record_name(pointee)?;
+    Some((block, pointee))
 }

@@ -27,8 +27,9 @@ pub struct Object {
     pub constant: bool,
     /// Location id of the allocation site, for human-readable names.
     pub site: Option<u32>,
-    /// The source variable a stack slot holds (index into `DebugInfo::locals`), or the
-    /// debug type of a heap block once a typed pointer to it was seen; for names only.
+    /// For names only: the source variable a stack slot holds (index into
+    /// `DebugInfo::locals`), or, while a trace is replayed, the debug type of the
+    /// record a heap block holds once a typed pointer to it was stored.
     pub var: Option<u32>,
     /// Heap blocks from `new` must be released with `delete`, etc.
     pub alloc_family: u8,
