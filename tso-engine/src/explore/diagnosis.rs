@@ -71,21 +71,24 @@ impl Diagnosis {
 
 /// `2,451,006`.
 pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
+    let mut groups = Vec::new();
+    let mut rest = n;
+    while rest >= 1000 {
+        groups.push(format!("{:03}", rest % 1000));
+        rest /= 1000;
     }
-    out
+    groups.push(rest.to_string());
+    groups.reverse();
+    groups.join(",")
 }
+
+/// Per named scalar: where its variable is declared, and the values it took.
+type Seen = HashMap<String, (Option<(String, u32)>, HashSet<Vec<u8>>)>;
 
 /// Replay `path` from `initial` and count the distinct values of every named scalar.
 pub fn diagnose(machine: &Machine<'_>, initial: State, path: &[Move]) -> Diagnosis {
     let mut st = initial;
-    let mut seen: HashMap<String, (Option<(String, u32)>, HashSet<Vec<u8>>)> = HashMap::new();
+    let mut seen = Seen::new();
     let mut sampled = 0;
     sample(machine, &st, &mut seen);
     for mv in path.iter().take(MAX_REPLAYED_MOVES) {
@@ -122,8 +125,6 @@ pub fn diagnose(machine: &Machine<'_>, initial: State, path: &[Move]) -> Diagnos
         growing,
     }
 }
-
-type Seen = HashMap<String, (Option<(String, u32)>, HashSet<Vec<u8>>)>;
 
 /// Record the current value of every scalar of every named global and local.
 fn sample(machine: &Machine<'_>, st: &State, seen: &mut Seen) {
