@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes the engine's loader, translator and a bounded check with mutated LLVM IR text.
-# Usage: scripts/fuzz-smoke.sh [SECONDS]   (default 60; the full run is 600)
+# Usage: scripts/fuzz-smoke.sh [SECONDS]   (default 60; a full run is 600)
 # Needs: a nightly toolchain (rustup toolchain install nightly) and cargo-fuzz
 # (cargo install cargo-fuzz). The seed corpus is the project's own C programs compiled
 # to LLVM IR with clang-19 at -O0 and -O2 (fuzz/corpus/ir_text, regenerated if empty).

@@ -1,6 +1,7 @@
 //! `cargo run --release -p tso-bench [-- --quick] [-- PROGRAM...]`
 //!
-//! Runs the fixed benchmark programs in `bench/programs/` under SC and under TSO
+//! Runs the fixed benchmark programs (`bench/programs/` and the corpus's mutual-exclusion
+//! programs, see [`CORPUS_ITERS`]) under SC and under TSO
 //! (delayed flushing and the reference machine, with each optimisation switched off,
 //! at several store-buffer bounds) and prints one table row per run: verdict, states,
 //! transitions, wall time, states/s, stored bytes/state, peak memory, and for the
@@ -89,6 +90,32 @@ const TSO_PROGRAMS: &[&str] = &[
 ];
 const BOUNDS: &[u32] = &[1, 4, 32, 0];
 
+/// The mutual-exclusion programs are the verdict corpus's (`tests/programs/mutex/`), built
+/// with more critical-section entries per thread (`-DITERS=N`) than the corpus's one.
+const CORPUS_ITERS: &[(&str, u32)] = &[
+    ("peterson", 4),
+    ("dekker", 4),
+    ("bakery", 3),
+    ("szymanski", 4),
+    ("peterson_fenced", 4),
+    ("dekker_fenced", 4),
+    ("bakery_fenced", 3),
+    ("szymanski_fenced", 4),
+];
+
+/// The source of `program` and the defines it is built with.
+fn source(dir: &Path, program: &str) -> (PathBuf, Vec<String>) {
+    match CORPUS_ITERS.iter().find(|(p, _)| *p == program) {
+        Some((_, iters)) => (
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../tests/programs/mutex")
+                .join(format!("{program}.c")),
+            vec![format!("-DITERS={iters}")],
+        ),
+        None => (dir.join(format!("{program}.c")), Vec::new()),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -139,13 +166,14 @@ fn main() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-fn compile(src: &Path, out: &Path) -> Result<PathBuf, String> {
+fn compile(src: &Path, defines: &[String], out: &Path) -> Result<PathBuf, String> {
     let bc = out
         .join(src.file_stem().unwrap_or_default())
         .with_extension("bc");
     let status = Command::new("clang-19")
         .args(["-c", "-emit-llvm", "-g", "-O0", "-o"])
         .arg(&bc)
+        .args(defines)
         .arg(src)
         .status()
         .map_err(|e| format!("cannot run clang-19: {e}"))?;
@@ -156,8 +184,8 @@ fn compile(src: &Path, out: &Path) -> Result<PathBuf, String> {
 }
 
 fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
-    let src = dir.join(format!("{program}.c"));
-    let bc = match compile(&src, out) {
+    let (src, defines) = source(dir, program);
+    let bc = match compile(&src, &defines, out) {
         Ok(b) => b,
         Err(e) => {
             println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);

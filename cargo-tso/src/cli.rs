@@ -22,7 +22,7 @@ pub enum Command {
     /// Check one standalone C/C++ program (with main) or LLVM module.
     Check(CheckArgs),
     /// Run the C/C++ tests declared by the packages' build scripts.
-    Test(TestArgs),
+    Test(Box<TestArgs>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -128,11 +128,10 @@ pub enum ColorChoice {
     Never,
 }
 
-#[derive(Debug, Args)]
-pub struct TestArgs {
-    /// Run only tests whose names contain one of these strings.
-    #[arg(value_name = "FILTER")]
-    pub filters: Vec<String>,
+/// libtest's flags, accepted before `--` as well as after it (where
+/// `libtest_mimic::Arguments` parses them, see `test_cmd::options`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct LibtestFlags {
     /// Filters and --skip match whole test names.
     #[arg(long)]
     pub exact: bool,
@@ -148,38 +147,108 @@ pub struct TestArgs {
     /// Run ignored tests too.
     #[arg(long)]
     pub include_ignored: bool,
+    /// Output format (default pretty).
+    #[arg(long, value_enum)]
+    pub format: Option<TestFormat>,
+    /// Terse output: one character per test.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+    /// When to color the output (default auto).
+    #[arg(long, value_enum)]
+    pub color: Option<ColorChoice>,
+    /// Tests run at the same time (default: number of cores).
+    #[arg(long, value_name = "N")]
+    pub test_threads: Option<usize>,
+}
+
+/// cargo's package, feature and profile selection, passed to the cargo command that
+/// runs the build scripts, so they see the features and profile chosen here.
+#[derive(Debug, Clone, Default, Args)]
+pub struct CargoFlags {
     /// Test only these packages.
     #[arg(short = 'p', long = "package", value_name = "SPEC")]
     pub packages: Vec<String>,
     /// Test every package of the workspace.
     #[arg(long)]
     pub workspace: bool,
+    /// Leave these packages out (with --workspace).
+    #[arg(long, value_name = "SPEC", requires = "workspace")]
+    pub exclude: Vec<String>,
     /// The Cargo.toml to use.
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "pretty")]
-    pub format: TestFormat,
-    /// Terse output: one character per test.
-    #[arg(short = 'q', long)]
-    pub quiet: bool,
+    /// Features to activate (space or comma separated, repeatable).
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    pub features: Vec<String>,
+    /// Activate every feature of the selected packages.
+    #[arg(long)]
+    pub all_features: bool,
+    /// Do not activate the `default` feature.
+    #[arg(long)]
+    pub no_default_features: bool,
+    /// Build scripts run for the release profile (cc then uses its opt level).
+    #[arg(short = 'r', long, conflicts_with = "profile")]
+    pub release: bool,
+    /// Build scripts run for this profile.
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+    /// Directory for all generated artifacts.
+    #[arg(long, value_name = "DIR")]
+    pub target_dir: Option<PathBuf>,
+    /// Require Cargo.lock to be up to date.
+    #[arg(long)]
+    pub locked: bool,
+    /// Run without accessing the network.
+    #[arg(long)]
+    pub offline: bool,
+    /// Both --locked and --offline.
+    #[arg(long)]
+    pub frozen: bool,
+    /// Parallel jobs for building (cargo's -j).
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Run only tests whose names contain this string.
+    #[arg(value_name = "TESTNAME")]
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub libtest: LibtestFlags,
+    #[command(flatten)]
+    pub cargo: CargoFlags,
     /// Print compilation (compiled/cached) and figures for every test.
     #[arg(short = 'v', long)]
     pub verbose: bool,
-    /// When to color the output.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub color: ColorChoice,
-    /// Tests run at the same time (default: number of cores).
-    #[arg(long, value_name = "N")]
-    pub test_threads: Option<usize>,
+    /// Run every test even when some fail (the default, as with `cargo test`).
+    #[arg(long, conflicts_with = "fail_fast")]
+    pub no_fail_fast: bool,
+    /// Start no new test after the first failure.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Run only this machine's share of the tests: `count:K/N` (every Nth test by
+    /// name) or `hash:K/N` (by a hash of the name, stable when tests are added).
+    #[arg(long, value_name = "count:K/N|hash:K/N", value_parser = crate::test_cmd::partition::Partition::parse)]
+    pub partition: Option<crate::test_cmd::partition::Partition>,
+    /// Also write the results as JUnit XML to this file.
+    #[arg(long, value_name = "PATH")]
+    pub junit: Option<PathBuf>,
+    /// Say when a test has been running for more than this many seconds (and again at
+    /// every multiple).
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_seconds)]
+    pub slow_timeout: f64,
     #[command(flatten)]
     pub checking: CheckingArgs,
     /// Store-buffer bound(s): N, or a list like 1,2,4,32,0 to compare bounds; 0 = unbounded.
     #[arg(long, value_name = "N[,N...]", default_value = "32", value_parser = parse_bounds)]
     pub sb_bound: SbBounds,
-    /// Optimisation level the tests are compiled with.
-    #[arg(short = 'O', long = "opt-level", value_name = "LEVEL", default_value = "0", value_parser = ["0", "1", "2", "3", "s", "z"])]
-    pub opt_level: String,
+    /// Optimisation level for every test, instead of the level its `cc::Build` uses.
+    #[arg(short = 'O', long = "opt-level", value_name = "LEVEL", value_parser = ["0", "1", "2", "3", "s", "z"])]
+    pub opt_level: Option<String>,
+    /// libtest's arguments, after `--`: filters, --exact, --skip, --test-threads, ...
+    #[arg(last = true, value_name = "LIBTEST_ARGS", allow_hyphen_values = true)]
+    pub libtest_args: Vec<String>,
 }
 
 /// One or more store-buffer bounds (more than one asks for a sweep).

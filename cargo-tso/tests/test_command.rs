@@ -327,7 +327,7 @@ fn bound_sweep_prints_a_table_per_test() {
     for bound in ["1", "2", "unbounded"] {
         assert!(
             text.contains(&format!(
-                "test fixture-litmus::store_buffering::padded [sb={bound}] ... "
+                "bound fixture-litmus::store_buffering::padded [sb={bound}] ... "
             )),
             "{text}"
         );
@@ -338,13 +338,17 @@ fn bound_sweep_prints_a_table_per_test() {
     );
     assert!(text.contains("  smallest failing bound: 2\n"), "{text}");
     assert!(
-        text.contains("  passes at every bound\n"),
+        text.contains("  no failure at any bound\n"),
         "the fenced test: {text}"
     );
+    // One counterexample per test, at its smallest failing bound; the summary counts
+    // tests, not bounds.
     assert!(
-        text.contains("failures:\n    fixture-litmus::store_buffering::plain [sb=1]\n"),
+        text.contains("failures:\n    fixture-litmus::store_buffering::plain\n    fixture-litmus::store_buffering::padded\n"),
         "{text}"
     );
+    assert_eq!(text.matches("trace:\n").count(), 2, "{text}");
+    assert!(text.contains("1 passed; 2 failed;"), "{text}");
     let lines = json_lines(
         &run(test().args([
             "-p",
@@ -420,7 +424,7 @@ fn progress_is_drawn_only_on_a_terminal_outside_ci() {
     }
 }
 
-/// Issue 5, determinism: the number of worker threads changes the order tests finish
+/// Determinism: the number of worker threads changes the order tests finish
 /// in, never a test's verdict, error, state count or counterexample.
 #[test]
 fn results_do_not_depend_on_test_threads() {
@@ -456,7 +460,7 @@ fn results_do_not_depend_on_test_threads() {
     assert_eq!(one, by_name("2"));
 }
 
-/// Issue 5, isolation: an internal error while checking one test fails that test with
+/// Isolation: an internal error while checking one test fails that test with
 /// "internal error" and a message for a bug report; every other test still runs.
 #[test]
 fn an_internal_error_fails_only_its_own_test() {

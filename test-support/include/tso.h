@@ -6,6 +6,9 @@
  *   TSO_TEST(fifo_order) { ... }                          must never fail
  *   TSO_TEST_SHOULD_FAIL(racy) { ... }                    some failure must be reachable
  *   TSO_TEST_SHOULD_FAIL_WITH(racy2, assertion) { ... }   that kind of failure
+ *   TSO_TEST_SHOULD_FAIL_UNDER_TSO(sb) { ... }            fails under x86-TSO and
+ *                                                         passes under SC
+ *   TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(sb2, assertion) { ... }   the same, that kind
  *   TSO_TEST_IGNORE(slow) { ... }                         listed but not run by default
  *
  * Kinds: assertion abort deadlock out_of_bounds use_after_free double_free
@@ -16,6 +19,7 @@
  * test's name and expectation (see test-support's parse_test_symbol):
  *   __tso_test__<name>
  *   __tso_test_should_fail__<kind>__<name>      (kind `any` for TSO_TEST_SHOULD_FAIL)
+ *   __tso_test_should_fail_under_tso__<kind>__<name>
  *   __tso_test_ignore__<name>
  * The checker runs each such function as the whole program, exploring every
  * interleaving of the threads it starts and every x86-TSO store-buffer behaviour.
@@ -78,5 +82,17 @@ enum tso_failure_kind_ {
     TSO_STATIC_ASSERT_(tso_failure_kind__##kind >= 0,                              \
                        "TSO_TEST_SHOULD_FAIL_WITH: unknown failure kind " #kind);  \
     TSO_DEFINE_TEST_(__tso_test_should_fail__##kind##__##name)
+
+/* A bug that needs store buffering: under x86-TSO the test must fail (with `kind`),
+ * and the same test must pass under sequential consistency; under
+ * `--memory-model sc` it must pass. A failure that also happens under SC fails the
+ * test: it is not the TSO-only bug the test claims to document. */
+#define TSO_TEST_SHOULD_FAIL_UNDER_TSO(name) TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(name, any)
+
+#define TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(name, kind)                            \
+    TSO_STATIC_ASSERT_(tso_failure_kind__##kind >= 0,                              \
+                       "TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH: unknown failure kind " \
+                       #kind);                                                     \
+    TSO_DEFINE_TEST_(__tso_test_should_fail_under_tso__##kind##__##name)
 
 #endif /* TSO_H */

@@ -21,6 +21,22 @@ pub struct CompileSettings {
     pub defines: Vec<Define>,
     /// Other kept flags; path operands made absolute.
     pub flags: Vec<String>,
+    /// The optimisation level of the last `-O` flag (`0`..`3`, `s`, `z`, `g`), the
+    /// level the library is built at: code that is only wrong when optimised must be
+    /// checked optimised.
+    pub opt_level: Option<String>,
+}
+
+/// The level a `-O...` argument selects, as the text after `-O` (`-O` alone is `1`,
+/// `-Ofast` is `3` plus fast-math, which clang deprecates; it is kept as `3`).
+fn opt_level_of(arg: &str) -> Option<String> {
+    let level = arg.strip_prefix("-O")?;
+    match level {
+        "" => Some("1".to_owned()),
+        "fast" => Some("3".to_owned()),
+        "0" | "1" | "2" | "3" | "s" | "z" | "g" => Some(level.to_owned()),
+        _ => None,
+    }
 }
 
 /// `-f` flags that only change code layout, debugging or instrumentation.
@@ -107,6 +123,8 @@ impl CompileSettings {
                 settings.std = Some(std.to_owned());
             } else if arg == "-U" {
                 settings.flags.push(format!("-U{}", operand(arg)?));
+            } else if let Some(level) = opt_level_of(arg) {
+                settings.opt_level = Some(level);
             } else if arg.starts_with("-U") {
                 settings.flags.push(arg.to_owned());
             } else if PATH_OPERAND_FLAGS.contains(&arg) {
@@ -124,7 +142,7 @@ impl CompileSettings {
             {
                 settings.flags.push(arg.to_owned());
             }
-            // Everything else (-O, -g, -W, -w, -c, --target=, ...) is not about meaning.
+            // Everything else (-g, -W, -w, -c, --target=, ...) is not about meaning.
         }
         Ok(settings)
     }
@@ -180,6 +198,15 @@ mod tests {
         );
         assert_eq!(s.defines, vec![Define::parse("A=1"), Define::parse("B")]);
         assert_eq!(s.flags, vec!["-m64", "-fno-strict-aliasing"]);
+        assert_eq!(s.opt_level.as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn last_opt_level_wins() {
+        assert_eq!(settings(&["-O2", "-Os"]).opt_level.as_deref(), Some("s"));
+        assert_eq!(settings(&["-O3", "-O"]).opt_level.as_deref(), Some("1"));
+        assert_eq!(settings(&["-Ofast"]).opt_level.as_deref(), Some("3"));
+        assert_eq!(settings(&["-Wall"]).opt_level, None);
     }
 
     #[test]

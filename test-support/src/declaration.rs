@@ -135,8 +135,9 @@ impl Tests {
     }
 
     /// Compiles the tests like this `cc::Build` compiles the library: its standard,
-    /// include directories, defines and flags (from `cc::Build::try_get_compiler`,
-    /// which includes `CFLAGS`/`CXXFLAGS`), minus optimisation, debug and warnings.
+    /// include directories, defines, flags and optimisation level (from
+    /// `cc::Build::try_get_compiler`, which includes `CFLAGS`/`CXXFLAGS` and cargo's
+    /// `OPT_LEVEL`), minus debug and warning flags.
     /// The build is read when the manifest is made, so this may come before or
     /// after configuring it further.
     pub fn cc_build(&mut self, build: &cc::Build) -> &mut Self {
@@ -345,6 +346,7 @@ fn resolve(
         .iter()
         .flat_map(|l| l.flags.iter().cloned())
         .collect();
+    let opt_level = layers.iter().rev().find_map(|l| l.opt_level.clone());
     let sources = shared
         .sources
         .into_iter()
@@ -359,6 +361,7 @@ fn resolve(
         defines,
         flags,
         sources,
+        opt_level,
     })
 }
 
@@ -389,6 +392,7 @@ fn explicit_settings(options: &FileOptions, base: &Path) -> Result<ExplicitSetti
             include_dirs,
             defines,
             flags: from_flags.flags,
+            opt_level: from_flags.opt_level,
         },
         sources: options.sources.iter().map(|s| absolute(base, s)).collect(),
     })
@@ -499,8 +503,32 @@ mod tests {
             .flags
             .iter()
             .any(|f| f.starts_with("-O") || f.starts_with("-g")));
+        assert_eq!(test.opt_level.as_deref(), Some("2"), "cc's opt_level(2)");
         assert_eq!(test.sources, vec![pkg.0.join("csrc/lib.c")]);
         assert!(manifest.compiler.is_some());
+    }
+
+    #[test]
+    fn opt_level_comes_from_the_most_specific_layer() {
+        let pkg = Scratch::new("opt", &["t/a.c", "t/b.c"]);
+        let mut build = host_build();
+        build.flag("-O3");
+        let manifest = Tests::new()
+            .cc_build(&build)
+            .file("t/a.c")
+            .file_with("t/b.c", |f| {
+                f.flag("-O1");
+            })
+            .to_manifest("demo", &pkg.0)
+            .unwrap();
+        assert_eq!(
+            manifest.tests[0].opt_level.as_deref(),
+            Some("3"),
+            "a flag after opt_level(2)"
+        );
+        assert_eq!(manifest.tests[1].opt_level.as_deref(), Some("1"));
+        let plain = Tests::new().file("t/a.c").to_manifest("d", &pkg.0).unwrap();
+        assert_eq!(plain.tests[0].opt_level, None);
     }
 
     #[test]

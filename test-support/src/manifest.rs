@@ -54,6 +54,11 @@ pub struct TestFile {
     /// compile with the same settings and link with the test before checking.
     #[serde(default)]
     pub sources: Vec<PathBuf>,
+    /// The optimisation level the library's `cc::Build` uses (its `opt_level`, an
+    /// `-O` flag, or cargo's `OPT_LEVEL` for the profile), as the text after `-O`;
+    /// `None` when no build or flag says (the tool then uses `0`).
+    #[serde(default)]
+    pub opt_level: Option<String>,
 }
 
 /// Source language of a test file.
@@ -203,6 +208,7 @@ mod tests {
                 defines: vec![Define::parse("N=3"), Define::parse("FAST")],
                 flags: vec!["-fno-exceptions".into()],
                 sources: vec!["/src/demo/csrc/lib.cpp".into()],
+                opt_level: Some("2".into()),
             }],
         }
     }

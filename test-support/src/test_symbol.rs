@@ -2,13 +2,13 @@
 //! tests by scanning a module's function names; these are the only encoding of a
 //! test's name and expected outcome.
 
-use std::fmt;
-use std::str::FromStr;
-
 /// Prefix of an ordinary test: `__tso_test__<name>`.
 pub const TEST_PREFIX: &str = "__tso_test__";
 /// Prefix of an expected failure: `__tso_test_should_fail__<kind>__<name>`.
 pub const SHOULD_FAIL_PREFIX: &str = "__tso_test_should_fail__";
+/// Prefix of a failure that needs TSO:
+/// `__tso_test_should_fail_under_tso__<kind>__<name>`.
+pub const SHOULD_FAIL_UNDER_TSO_PREFIX: &str = "__tso_test_should_fail_under_tso__";
 /// Prefix of an ignored test: `__tso_test_ignore__<name>`.
 pub const IGNORE_PREFIX: &str = "__tso_test_ignore__";
 /// The kind in a should-fail symbol meaning "any failure".
@@ -32,106 +32,29 @@ pub enum Expectation {
     ShouldPass,
     /// Some error must be reachable; `Some(kind)` requires that kind.
     ShouldFail(Option<FailureKind>),
+    /// Under x86-TSO some error (of this kind) must be reachable, and under
+    /// sequential consistency none: the test documents a bug that needs store
+    /// buffering. Under `--memory-model sc` it must pass.
+    ShouldFailUnderTso(Option<FailureKind>),
 }
 
-/// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FailureKind {
-    Assertion,
-    Abort,
-    Deadlock,
-    OutOfBounds,
-    UseAfterFree,
-    DoubleFree,
-    InvalidFree,
-    NullDereference,
-    DivisionByZero,
-    PthreadMisuse,
-    StackOverflow,
-    NonTerminating,
-    ExitStatus,
-}
-
-impl FailureKind {
-    /// Every kind, in the order `tso.h` lists them.
-    pub const ALL: [FailureKind; 13] = [
-        FailureKind::Assertion,
-        FailureKind::Abort,
-        FailureKind::Deadlock,
-        FailureKind::OutOfBounds,
-        FailureKind::UseAfterFree,
-        FailureKind::DoubleFree,
-        FailureKind::InvalidFree,
-        FailureKind::NullDereference,
-        FailureKind::DivisionByZero,
-        FailureKind::PthreadMisuse,
-        FailureKind::StackOverflow,
-        FailureKind::NonTerminating,
-        FailureKind::ExitStatus,
-    ];
-
-    /// The spelling in symbols and in `tso.h`: `out_of_bounds`.
-    pub fn symbol_name(self) -> &'static str {
+impl Expectation {
+    /// The kind a failing expectation names (`None`: any kind, or not a failure).
+    pub fn failure_kind(self) -> Option<FailureKind> {
         match self {
-            FailureKind::Assertion => "assertion",
-            FailureKind::Abort => "abort",
-            FailureKind::Deadlock => "deadlock",
-            FailureKind::OutOfBounds => "out_of_bounds",
-            FailureKind::UseAfterFree => "use_after_free",
-            FailureKind::DoubleFree => "double_free",
-            FailureKind::InvalidFree => "invalid_free",
-            FailureKind::NullDereference => "null_dereference",
-            FailureKind::DivisionByZero => "division_by_zero",
-            FailureKind::PthreadMisuse => "pthread_misuse",
-            FailureKind::StackOverflow => "stack_overflow",
-            FailureKind::NonTerminating => "non_terminating",
-            FailureKind::ExitStatus => "exit_status",
-        }
-    }
-
-    /// The spelling in reports and JSON: `out-of-bounds`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::Assertion => "assertion",
-            FailureKind::Abort => "abort",
-            FailureKind::Deadlock => "deadlock",
-            FailureKind::OutOfBounds => "out-of-bounds",
-            FailureKind::UseAfterFree => "use-after-free",
-            FailureKind::DoubleFree => "double-free",
-            FailureKind::InvalidFree => "invalid-free",
-            FailureKind::NullDereference => "null-dereference",
-            FailureKind::DivisionByZero => "division-by-zero",
-            FailureKind::PthreadMisuse => "pthread-misuse",
-            FailureKind::StackOverflow => "stack-overflow",
-            FailureKind::NonTerminating => "non-terminating",
-            FailureKind::ExitStatus => "exit-status",
+            Expectation::ShouldPass => None,
+            Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => kind,
         }
     }
 }
 
-impl fmt::Display for FailureKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+/// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`:
+/// the checker's own error kinds (one definition, in tso-verdict), of which
+/// [`tso_verdict::EXPECTABLE_KINDS`] may be expected.
+pub type FailureKind = tso_verdict::ErrorKind;
 
 /// A string that names no failure kind.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown failure kind `{0}`")]
-pub struct UnknownFailureKind(pub String);
-
-impl FromStr for FailureKind {
-    type Err = UnknownFailureKind;
-
-    /// Accepts both spellings, `out_of_bounds` and `out-of-bounds`.
-    fn from_str(text: &str) -> Result<FailureKind, UnknownFailureKind> {
-        let symbol_form = text.replace('-', "_");
-        FailureKind::ALL
-            .into_iter()
-            .find(|kind| kind.symbol_name() == symbol_form)
-            .ok_or_else(|| UnknownFailureKind(text.to_owned()))
-    }
-}
+pub type UnknownFailureKind = tso_verdict::UnknownKind;
 
 impl TestSymbol {
     /// The function name `tso.h` gives this test (inverse of [`parse_test_symbol`]).
@@ -142,8 +65,12 @@ impl TestSymbol {
         match self.expectation {
             Expectation::ShouldPass => format!("{TEST_PREFIX}{}", self.name),
             Expectation::ShouldFail(kind) => {
-                let kind = kind.map_or(ANY_KIND, FailureKind::symbol_name);
+                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), FailureKind::symbol_name);
                 format!("{SHOULD_FAIL_PREFIX}{kind}__{}", self.name)
+            }
+            Expectation::ShouldFailUnderTso(kind) => {
+                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), FailureKind::symbol_name);
+                format!("{SHOULD_FAIL_UNDER_TSO_PREFIX}{kind}__{}", self.name)
             }
         }
     }
@@ -154,18 +81,11 @@ impl TestSymbol {
 /// compile time, and names that are not C identifiers).
 pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
     let (name, expectation, ignored) = if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_PREFIX) {
-        let (kind, name) = rest.split_once("__")?;
-        // Only the underscore spelling is valid inside a symbol.
-        let kind = if kind == ANY_KIND {
-            None
-        } else {
-            Some(
-                FailureKind::ALL
-                    .into_iter()
-                    .find(|k| k.symbol_name() == kind)?,
-            )
-        };
+        let (kind, name) = kind_and_name(rest)?;
         (name, Expectation::ShouldFail(kind), false)
+    } else if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_UNDER_TSO_PREFIX) {
+        let (kind, name) = kind_and_name(rest)?;
+        (name, Expectation::ShouldFailUnderTso(kind), false)
     } else if let Some(name) = sym.strip_prefix(IGNORE_PREFIX) {
         (name, Expectation::ShouldPass, true)
     } else if let Some(name) = sym.strip_prefix(TEST_PREFIX) {
@@ -183,6 +103,18 @@ pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
     })
 }
 
+/// `<kind>__<name>` of a should-fail symbol; `None` for an unknown kind. Only the
+/// underscore spelling of a kind is valid inside a symbol.
+fn kind_and_name(rest: &str) -> Option<(Option<FailureKind>, &str)> {
+    let (kind, name) = rest.split_once("__")?;
+    let kind = if kind == ANY_KIND {
+        None
+    } else {
+        Some(FailureKind::from_symbol_name(kind)?)
+    };
+    Some((kind, name))
+}
+
 /// A test name pasted after a prefix: non-empty, only identifier characters.
 fn is_identifier_tail(name: &str) -> bool {
     !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
@@ -191,6 +123,7 @@ fn is_identifier_tail(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tso_verdict::EXPECTABLE_KINDS;
 
     #[test]
     fn ordinary_test() {
@@ -214,6 +147,22 @@ mod tests {
         assert_eq!(
             t.expectation,
             Expectation::ShouldFail(Some(FailureKind::UseAfterFree))
+        );
+    }
+
+    #[test]
+    fn should_fail_under_tso() {
+        let t = parse_test_symbol("__tso_test_should_fail_under_tso__assertion__sb").unwrap();
+        assert_eq!(t.name, "sb");
+        assert_eq!(
+            t.expectation,
+            Expectation::ShouldFailUnderTso(Some(FailureKind::Assertion))
+        );
+        let t = parse_test_symbol("__tso_test_should_fail_under_tso__any__sb").unwrap();
+        assert_eq!(t.expectation, Expectation::ShouldFailUnderTso(None));
+        assert_eq!(
+            parse_test_symbol("__tso_test_should_fail_under_tso__bogus__x"),
+            None
         );
     }
 
@@ -244,13 +193,18 @@ mod tests {
 
     #[test]
     fn every_kind_round_trips_through_its_symbol() {
-        for kind in FailureKind::ALL {
-            let test = TestSymbol {
-                name: "t".into(),
-                expectation: Expectation::ShouldFail(Some(kind)),
-                ignored: false,
-            };
-            assert_eq!(parse_test_symbol(&test.symbol()), Some(test));
+        for &kind in EXPECTABLE_KINDS {
+            for expectation in [
+                Expectation::ShouldFail(Some(kind)),
+                Expectation::ShouldFailUnderTso(Some(kind)),
+            ] {
+                let test = TestSymbol {
+                    name: "t".into(),
+                    expectation,
+                    ignored: false,
+                };
+                assert_eq!(parse_test_symbol(&test.symbol()), Some(test));
+            }
             assert_eq!(kind.as_str().parse::<FailureKind>(), Ok(kind));
             assert_eq!(kind.as_str(), kind.symbol_name().replace('_', "-"));
         }

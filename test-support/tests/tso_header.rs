@@ -15,6 +15,8 @@ TSO_TEST_SHOULD_FAIL(any_failure) { TSO_ASSERT(shared == 7); }
 static int cells[1];
 TSO_TEST_SHOULD_FAIL_WITH(bad_index, out_of_bounds) { cells[shared + 1] = 0; }
 TSO_TEST_IGNORE(slow) { }
+TSO_TEST_SHOULD_FAIL_UNDER_TSO(needs_tso) { }
+TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(needs_tso_kind, assertion) { }
 "#;
 
 fn scratch(tag: &str) -> PathBuf {
@@ -75,6 +77,12 @@ fn expected_tests() -> Vec<TestSymbol> {
             Expectation::ShouldFail(Some(FailureKind::OutOfBounds)),
             false,
         ),
+        test("needs_tso", Expectation::ShouldFailUnderTso(None), false),
+        test(
+            "needs_tso_kind",
+            Expectation::ShouldFailUnderTso(Some(FailureKind::Assertion)),
+            false,
+        ),
         test("plain", Expectation::ShouldPass, false),
         test("slow", Expectation::ShouldPass, true),
     ]
@@ -100,10 +108,14 @@ fn clang_19_compiles_header_and_tests_get_their_symbols() {
 
 #[test]
 fn unknown_failure_kind_is_a_compile_error() {
-    let source = "#include <tso.h>\nTSO_TEST_SHOULD_FAIL_WITH(t, segfault) { }\n";
-    for (std, file) in [("c11", "k.c"), ("c++17", "k.cpp")] {
-        let err = compile("gcc", std, file, source).expect_err("unknown kind accepted");
-        assert!(err.contains("segfault"), "{err}");
+    for source in [
+        "#include <tso.h>\nTSO_TEST_SHOULD_FAIL_WITH(t, segfault) { }\n",
+        "#include <tso.h>\nTSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(t, segfault) { }\n",
+    ] {
+        for (std, file) in [("c11", "k.c"), ("c++17", "k.cpp")] {
+            let err = compile("gcc", std, file, source).expect_err("unknown kind accepted");
+            assert!(err.contains("segfault"), "{err}");
+        }
     }
 }
 
@@ -111,4 +123,20 @@ fn unknown_failure_kind_is_a_compile_error() {
 fn exported_header_text_is_the_file() {
     let on_disk = std::fs::read_to_string(include_dir().join("tso.h")).unwrap();
     assert_eq!(on_disk, test_support::TSO_H);
+}
+
+/// `tso.h` accepts exactly the kinds a test may expect (tso-verdict's list).
+#[test]
+fn header_lists_exactly_the_expectable_kinds() {
+    let listed: Vec<String> = test_support::TSO_H
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tso_failure_kind__"))
+        .map(|k| k.trim_end_matches(',').to_owned())
+        .filter(|k| k != "any")
+        .collect();
+    let expectable: Vec<String> = test_support::EXPECTABLE_KINDS
+        .iter()
+        .map(|k| k.symbol_name())
+        .collect();
+    assert_eq!(listed, expectable);
 }

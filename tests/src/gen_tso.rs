@@ -1,5 +1,5 @@
-//! Random small C programs for differential testing of the TSO encodings (issue 3,
-//! proof 2): 2–4 threads of 1–5 loads, stores, mfences, xchgs and CASes on 2–3
+//! Random small C programs for differential testing of the TSO encodings (see
+//! ARCHITECTURE.md, "Testing strategy"): 2–4 threads of 1–5 loads, stores, mfences, xchgs and CASes on 2–3
 //! 8-byte locations, accessed with mixed 1-, 2-, 4- and 8-byte widths at naturally
 //! aligned offsets, so accesses overlap partially. `main` prints every loaded value and
 //! the final memory.

@@ -1,4 +1,4 @@
-//! The interpreter against the CPU (issue 5 §1): csmith programs compiled natively with
+//! The interpreter against the CPU: csmith programs compiled natively with
 //! clang-19 at -O0 and -O2 print a checksum; `cargo tso check --show-output` must print
 //! the same checksum under SC and under TSO, and report no error.
 //!
@@ -9,8 +9,7 @@
 //! or crash natively are counted and skipped: that is a property of the generated
 //! program, not of the checker. `scripts/csmith-soak.sh N` runs thousands.
 
-#[path = "../hostile/harness.rs"]
-mod harness;
+use tso_suite::binary as harness;
 
 use harness::{check_command, run_limited, scratch};
 use std::collections::BTreeMap;

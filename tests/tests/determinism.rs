@@ -1,4 +1,4 @@
-//! Determinism (issue 5 §6): the same input gives the same verdict, state count and
+//! Determinism: the same input gives the same verdict, state count and
 //! counterexample (the JSON `trace`) across 5 runs, for failing and passing programs,
 //! under SC and under TSO.
 

@@ -1,4 +1,4 @@
-//! Differential testing of the TSO encodings (issue 3, proof 2, C level): for random
+//! Differential testing of the TSO encodings at the C level: for random
 //! small programs (tests/src/gen_tso.rs) with mixed-width overlapping accesses,
 //! - the delayed-flush encoding (`--memory-model tso`) reaches exactly the outcomes of
 //!   the reference machine (`--memory-model tso --reference-machine`) at bounds 1, 2

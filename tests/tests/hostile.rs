@@ -1,8 +1,7 @@
-//! Hostile and broken inputs (issue 5 §3): each gets the documented exit code and a clear
+//! Hostile and broken inputs: each gets the documented exit code and a clear
 //! message, with no panic, no hang and never a false pass. Fixtures are in `tests/hostile/`.
 
-#[path = "../hostile/harness.rs"]
-mod harness;
+use tso_suite::binary as harness;
 
 use harness::{check_command, run_limited, scratch, Run};
 use std::path::{Path, PathBuf};
@@ -310,21 +309,33 @@ fn unbounded_store_buffer_ends_inconclusive_at_each_limit() {
 }
 
 /// One transition that never ends (a single thread counting forever, nothing visible):
-/// `--timeout` must still stop it promptly.
+/// `--timeout` must still stop it, inside that first transition, and not the step budget
+/// (`--max-steps`) much later. The harness's kill limit only guards against a hang.
 #[test]
 fn timeout_is_enforced_inside_one_long_transition() {
     for model in ["sc", "tso"] {
         let file = path_arg(&fixture("tight_counter.c"));
+        let args = [file.as_str(), "--memory-model", model, "--timeout", "2"];
+        let run = check("tight", &args, Duration::from_secs(90));
+        assert_answer(&run, INCONCLUSIVE, &["inconclusive", "timeout"]);
         let run = check(
-            "tight",
-            &[&file, "--memory-model", model, "--timeout", "2"],
+            "tight-json",
+            &[&args[..], &["--format", "json"]].concat(),
             Duration::from_secs(90),
         );
-        assert_answer(&run, INCONCLUSIVE, &["inconclusive", "timeout"]);
+        assert_answer(&run, INCONCLUSIVE, &[]);
+        let v: serde_json::Value = serde_json::from_str(run.stdout.trim())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e})\n{}", run.text()));
+        let reason = v["inconclusive_reason"].as_str().unwrap_or("");
         assert!(
-            run.elapsed < Duration::from_secs(15),
-            "--timeout 2 took {:?}\n{}",
-            run.elapsed,
+            reason.contains("--timeout") && !reason.contains("--max-steps"),
+            "{}",
+            run.text()
+        );
+        assert_eq!(
+            v["transitions"],
+            0,
+            "stopped after a transition\n{}",
             run.text()
         );
     }

@@ -1,4 +1,4 @@
-//! Multi-threaded programs against an independent oracle (issue 5 §2): generated
+//! Multi-threaded programs against an independent oracle: generated
 //! straight-line programs; the engine's SC outcome set (`--memory-model sc --outcomes`)
 //! must equal the set a brute-force enumerator of all interleavings computes from the
 //! generator's operation lists (tests/src/gen_sc.rs).

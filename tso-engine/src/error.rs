@@ -3,89 +3,9 @@
 
 use std::fmt;
 
-/// What went wrong in the program under test. Each is a verdict, never a panic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    Assertion,
-    Abort,
-    Deadlock,
-    OutOfBounds,
-    UseAfterFree,
-    DoubleFree,
-    InvalidFree,
-    NullDereference,
-    DivisionByZero,
-    PthreadMisuse,
-    StackOverflow,
-    NonTerminating,
-    Unsupported,
-    ExitStatus,
-    /// A store buffer entry would land in released memory (a data race with free()).
-    StoreToReleasedMemory,
-    /// A per-step limit (--max-steps) was hit: not a verdict on the program.
-    StepLimit,
-}
-
-impl ErrorKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorKind::Assertion => "assertion",
-            ErrorKind::Abort => "abort",
-            ErrorKind::Deadlock => "deadlock",
-            ErrorKind::OutOfBounds => "out-of-bounds",
-            ErrorKind::UseAfterFree => "use-after-free",
-            ErrorKind::DoubleFree => "double-free",
-            ErrorKind::InvalidFree => "invalid-free",
-            ErrorKind::NullDereference => "null-dereference",
-            ErrorKind::DivisionByZero => "division-by-zero",
-            ErrorKind::PthreadMisuse => "pthread-misuse",
-            ErrorKind::StackOverflow => "stack-overflow",
-            ErrorKind::NonTerminating => "non-terminating",
-            ErrorKind::Unsupported => "unsupported",
-            ErrorKind::ExitStatus => "exit-status",
-            ErrorKind::StoreToReleasedMemory => "store-to-released-memory",
-            ErrorKind::StepLimit => "step-limit",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<ErrorKind> {
-        ALL_KINDS
-            .iter()
-            .copied()
-            .find(|k| k.as_str() == s || k.as_str().replace('-', "_") == s)
-    }
-
-    /// Unsupported constructs mean the tool could not check the program (exit 2),
-    /// every other kind is a bug found in it (exit 1).
-    pub fn is_tool_limitation(self) -> bool {
-        matches!(self, ErrorKind::Unsupported)
-    }
-}
-
-pub const ALL_KINDS: &[ErrorKind] = &[
-    ErrorKind::Assertion,
-    ErrorKind::Abort,
-    ErrorKind::Deadlock,
-    ErrorKind::OutOfBounds,
-    ErrorKind::UseAfterFree,
-    ErrorKind::DoubleFree,
-    ErrorKind::InvalidFree,
-    ErrorKind::NullDereference,
-    ErrorKind::DivisionByZero,
-    ErrorKind::PthreadMisuse,
-    ErrorKind::StackOverflow,
-    ErrorKind::NonTerminating,
-    ErrorKind::Unsupported,
-    ErrorKind::ExitStatus,
-    ErrorKind::StoreToReleasedMemory,
-    ErrorKind::StepLimit,
-];
-
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+// The kinds are defined once, in tso-verdict, shared with test-support (whose tests
+// name the kind they expect).
+pub use tso_verdict::{ErrorKind, ALL_KINDS};
 
 /// An error raised while executing one step of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -58,8 +58,6 @@ pub const MEMSET: &str = "__tso_memset";
 /// `void __tso_evict(ptr p)`: the object containing `p` is about to be released
 /// (`p` may be null, e.g. `free(NULL)` or `realloc(NULL, n)`: then it is a no-op).
 pub const EVICT: &str = "__tso_evict";
-/// `void __tso_thread_exit(void)`: called by the engine (not the pass) at thread end.
-pub const THREAD_EXIT: &str = "__tso_thread_exit";
 
 /// Index of `bits` in [`ACCESS_WIDTHS`], if it has dedicated functions.
 pub fn width_index(bits: u32) -> Option<usize> {

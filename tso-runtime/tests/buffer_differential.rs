@@ -69,7 +69,7 @@ fn store_buffering_litmus() {
 }
 
 /// A flushed entry must not be ordered after a store that the earlier load
-/// proved to be later (the seed's rule alone would allow x = 1 at the end).
+/// proved to be later (the paper's flushed flag alone would allow x = 1 at the end).
 #[test]
 fn flushed_entry_stays_before_later_committed_store() {
     let x = loc(0, 1);

@@ -27,6 +27,16 @@ pub struct TestCase {
     pub ignored: bool,
 }
 
+impl TestCase {
+    /// What the test declares; `None` for a file that did not compile.
+    pub fn expectation(&self) -> Option<Expectation> {
+        match &self.kind {
+            CaseKind::Check { expectation, .. } => Some(*expectation),
+            CaseKind::Broken { .. } => None,
+        }
+    }
+}
+
 /// The test functions of one module, in module order.
 fn entries(
     bitcode: &std::path::Path,

@@ -11,13 +11,64 @@ use std::process::{Command, Stdio};
 use cargo_metadata::{Message, Metadata, MetadataCommand, Package, PackageId};
 use test_support::{Manifest, MANIFEST_FILE_NAME};
 
-/// Which packages to test, as on `cargo test`'s command line.
+use crate::cli::CargoFlags;
+
+/// Which packages to test and how cargo builds them, as on `cargo test`'s command
+/// line.
 #[derive(Debug, Clone, Default)]
 pub struct PackageSelection {
-    pub manifest_path: Option<PathBuf>,
-    pub packages: Vec<String>,
-    pub workspace: bool,
+    pub cargo: CargoFlags,
     pub quiet: bool,
+}
+
+impl PackageSelection {
+    /// cargo's flags that apply to `cargo metadata` as well as to the build.
+    fn lock_flags(&self) -> Vec<String> {
+        let flags = &self.cargo;
+        [
+            (flags.locked, "--locked"),
+            (flags.offline, "--offline"),
+            (flags.frozen, "--frozen"),
+        ]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, flag)| flag.to_owned())
+        .collect()
+    }
+
+    /// The arguments that make the build see the chosen features, profile, target
+    /// directory, lock mode and job count.
+    fn build_flags(&self) -> Vec<std::ffi::OsString> {
+        let flags = &self.cargo;
+        let mut args: Vec<std::ffi::OsString> = Vec::new();
+        for features in &flags.features {
+            args.push("--features".into());
+            args.push(features.into());
+        }
+        if flags.all_features {
+            args.push("--all-features".into());
+        }
+        if flags.no_default_features {
+            args.push("--no-default-features".into());
+        }
+        if flags.release {
+            args.push("--release".into());
+        }
+        if let Some(profile) = &flags.profile {
+            args.push("--profile".into());
+            args.push(profile.into());
+        }
+        if let Some(dir) = &flags.target_dir {
+            args.push("--target-dir".into());
+            args.push(dir.into());
+        }
+        if let Some(jobs) = &flags.jobs {
+            args.push("--jobs".into());
+            args.push(jobs.into());
+        }
+        args.extend(self.lock_flags().into_iter().map(Into::into));
+        args
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +98,7 @@ fn cargo() -> PathBuf {
 
 /// The Cargo.toml cargo would use: the given one, or the nearest one upwards.
 fn target_manifest(selection: &PackageSelection) -> Option<PathBuf> {
-    if let Some(path) = &selection.manifest_path {
+    if let Some(path) = &selection.cargo.manifest_path {
         return std::path::absolute(path).ok();
     }
     let cwd = std::env::current_dir().ok()?;
@@ -63,15 +114,23 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The selected packages, following cargo: `-p` names, `--workspace`, the package
-/// of the manifest, or the workspace's default members for a virtual manifest.
+/// The selected packages, following cargo: `-p` names, `--workspace` (minus
+/// `--exclude`), the package of the manifest, or the workspace's default members for
+/// a virtual manifest.
 fn select<'m>(
     metadata: &'m Metadata,
     selection: &PackageSelection,
 ) -> Result<Vec<&'m Package>, DiscoveryError> {
     let members = metadata.workspace_packages();
-    if !selection.packages.is_empty() {
-        return selection
+    let flags = &selection.cargo;
+    for excluded in &flags.exclude {
+        // As cargo: excluding a package that is not there is worth a warning only.
+        if !members.iter().any(|p| p.name.as_str() == excluded) {
+            eprintln!("warning: excluded package `{excluded}` not found in the workspace");
+        }
+    }
+    if !flags.packages.is_empty() {
+        return flags
             .packages
             .iter()
             .map(|name| {
@@ -83,8 +142,11 @@ fn select<'m>(
             })
             .collect();
     }
-    if selection.workspace {
-        return Ok(members);
+    if flags.workspace {
+        return Ok(members
+            .into_iter()
+            .filter(|p| !flags.exclude.iter().any(|e| e == p.name.as_str()))
+            .collect());
     }
     if let Some(manifest) = target_manifest(selection) {
         if let Some(package) = members
@@ -111,8 +173,11 @@ fn declares_tests(package: &Package) -> bool {
 
 pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryError> {
     let mut metadata_command = MetadataCommand::new();
-    metadata_command.cargo_path(cargo()).no_deps();
-    if let Some(path) = &selection.manifest_path {
+    metadata_command
+        .cargo_path(cargo())
+        .no_deps()
+        .other_options(selection.lock_flags());
+    if let Some(path) = &selection.cargo.manifest_path {
         metadata_command.manifest_path(path);
     }
     let metadata = metadata_command.exec()?;
@@ -121,9 +186,13 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
         .filter(|p| declares_tests(p))
         .collect();
     let selected: BTreeSet<&PackageId> = packages.iter().map(|p| &p.id).collect();
+    let target_dir = match &selection.cargo.target_dir {
+        Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+        None => metadata.target_directory.clone().into_std_path_buf(),
+    };
     if packages.is_empty() {
         return Ok(Discovered {
-            target_dir: metadata.target_directory.into_std_path_buf(),
+            target_dir,
             manifests: Vec::new(),
         });
     }
@@ -132,12 +201,13 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
     build
         .arg("check")
         .arg("--message-format=json-render-diagnostics");
-    if let Some(path) = &selection.manifest_path {
+    if let Some(path) = &selection.cargo.manifest_path {
         build.arg("--manifest-path").arg(path);
     }
     for package in &packages {
         build.arg("-p").arg(package.name.as_str());
     }
+    build.args(selection.build_flags());
     if selection.quiet {
         build.arg("--quiet");
     }
@@ -171,7 +241,7 @@ pub fn discover(selection: &PackageSelection) -> Result<Discovered, DiscoveryErr
         }
     }
     Ok(Discovered {
-        target_dir: metadata.target_directory.into_std_path_buf(),
+        target_dir,
         manifests,
     })
 }

@@ -1,10 +1,12 @@
-//! Judging a run against the test's expectation (`TSO_TEST`, `TSO_TEST_SHOULD_FAIL*`).
+//! Judging a run against the test's expectation (`TSO_TEST`, `TSO_TEST_SHOULD_FAIL*`,
+//! `TSO_TEST_SHOULD_FAIL_UNDER_TSO*`). The judgement is data; the reporters turn it
+//! into text (`report::explain`) or fields (JSON, JUnit).
 
-use test_support::Expectation;
-use tso_engine::Verdict;
+use test_support::{Expectation, FailureKind};
+use tso_engine::{ErrorKind, Verdict};
 
-use crate::outcome::{RunOutcome, ScRerun};
-use crate::render::{failure, figures};
+use crate::cli::MemoryModel;
+use crate::outcome::{RunOutcome, ScClassification, ScRerun};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -22,74 +24,270 @@ impl Status {
     }
 }
 
-/// `any` or the kind a should-fail test names.
-pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
-    match expectation {
-        Expectation::ShouldPass => None,
-        Expectation::ShouldFail(kind) => Some(kind.map_or(test_support::ANY_KIND, |k| k.as_str())),
+/// What was found, relative to what the test declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finding {
+    /// No error is reachable, as declared.
+    Passed,
+    /// The declared failure is reachable.
+    FailedAsExpected,
+    /// An error is reachable in a test that must pass.
+    UnexpectedFailure,
+    /// No error is reachable in a test that must fail.
+    UnexpectedPass,
+    /// An error of another kind than the declared one.
+    WrongKind,
+    /// A test declared to fail only under TSO fails under SC too.
+    FailsUnderSc,
+    /// A test declared to fail only under TSO: the SC re-run gave no verdict.
+    ScUnknown,
+    /// A limit stopped the search.
+    Inconclusive,
+    /// The test could not be checked (compile error, unsupported construct, internal
+    /// error): the reason is in the result's note or outcome.
+    NotChecked,
+    Ignored,
+}
+
+impl Finding {
+    /// `failed-as-expected`, for JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Finding::Passed => "passed",
+            Finding::FailedAsExpected => "failed-as-expected",
+            Finding::UnexpectedFailure => "unexpected-failure",
+            Finding::UnexpectedPass => "unexpected-pass",
+            Finding::WrongKind => "wrong-kind",
+            Finding::FailsUnderSc => "fails-under-sc",
+            Finding::ScUnknown => "sc-unknown",
+            Finding::Inconclusive => "inconclusive",
+            Finding::NotChecked => "not-checked",
+            Finding::Ignored => "ignored",
+        }
     }
 }
 
-/// The test's status and, for anything but a plain pass, the explanation (for an
-/// expected failure: its counterexample, shown in the report's "expected failures").
+/// A test's result as structured data: the status it counts as, what it declared,
+/// what was found and, for TSO failures, what SC says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judgement {
+    pub status: Status,
+    /// `None` for a file that could not be compiled (no test function known).
+    pub expectation: Option<Expectation>,
+    pub finding: Finding,
+    pub found_kind: Option<ErrorKind>,
+    pub classification: Option<ScClassification>,
+}
+
+impl Judgement {
+    pub fn ignored(expectation: Option<Expectation>) -> Judgement {
+        Judgement {
+            status: Status::Ignored,
+            expectation,
+            finding: Finding::Ignored,
+            found_kind: None,
+            classification: None,
+        }
+    }
+
+    pub fn not_checked(expectation: Option<Expectation>) -> Judgement {
+        Judgement {
+            status: Status::Failed,
+            expectation,
+            finding: Finding::NotChecked,
+            found_kind: None,
+            classification: None,
+        }
+    }
+
+    /// Whether the report shows an explanation for this result (anything but a plain
+    /// pass or an ignored test).
+    pub fn has_explanation(&self) -> bool {
+        !matches!(self.finding, Finding::Passed | Finding::Ignored)
+    }
+}
+
+/// `pass`, `fail` or `fail-under-tso`, for JSON.
+pub fn expected_word(expectation: Expectation) -> &'static str {
+    match expectation {
+        Expectation::ShouldPass => "pass",
+        Expectation::ShouldFail(_) => "fail",
+        Expectation::ShouldFailUnderTso(_) => "fail-under-tso",
+    }
+}
+
+/// `any` or the kind a should-fail test names; `None` for a test that must pass.
+pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
+    match expectation {
+        Expectation::ShouldPass => None,
+        Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => {
+            Some(kind.map_or(test_support::ANY_KIND, FailureKind::as_str))
+        }
+    }
+}
+
+/// Judges one run. `sc` is the SC re-run of a TSO failure.
 pub fn judge(
     expectation: Expectation,
+    model: MemoryModel,
     outcome: &RunOutcome,
     sc: Option<&ScRerun>,
-) -> (Status, String) {
-    let details = || failure::details(outcome, sc, true);
-    let found_kind = outcome.failure.as_ref().map(|f| f.kind.as_str());
-    match (outcome.verdict, expectation) {
-        (Verdict::Inconclusive, _) => (
-            Status::Inconclusive,
-            format!("{}{}\n", details(), figures::line(&outcome.figures)),
-        ),
-        (Verdict::Error, _) => (
-            Status::Failed,
-            format!("the test could not be checked:\n{}", details()),
-        ),
-        (Verdict::Pass, Expectation::ShouldPass) => (Status::Passed, String::new()),
-        (Verdict::Fail, Expectation::ShouldPass) => (Status::Failed, details()),
-        (Verdict::Pass, Expectation::ShouldFail(_)) => {
-            let kind = expected_kind(expectation).unwrap_or(test_support::ANY_KIND);
-            let wanted = if kind == test_support::ANY_KIND {
-                String::new()
-            } else {
-                format!(" (`{kind}`)")
-            };
-            (
-                Status::Failed,
-                format!(
-                    "expected failure{wanted} but passed: no error is reachable\n{}\n",
-                    figures::line(&outcome.figures)
-                ),
-            )
+) -> Judgement {
+    let found_kind = outcome.failure.as_ref().map(|f| f.kind);
+    let classification = sc.map(|s| s.classification);
+    let verdict = |status, finding| Judgement {
+        status,
+        expectation: Some(expectation),
+        finding,
+        found_kind,
+        classification,
+    };
+    // Under SC a TSO-only failure is a test that must pass.
+    let effective = match (expectation, model) {
+        (Expectation::ShouldFailUnderTso(_), MemoryModel::Sc) => Expectation::ShouldPass,
+        _ => expectation,
+    };
+    let kind_matches = |wanted: Option<FailureKind>| match (wanted, found_kind) {
+        (Some(wanted), Some(found)) => wanted == found,
+        _ => true,
+    };
+    match (outcome.verdict, effective) {
+        (Verdict::Inconclusive, _) => verdict(Status::Inconclusive, Finding::Inconclusive),
+        (Verdict::Error, _) => verdict(Status::Failed, Finding::NotChecked),
+        (Verdict::Pass, Expectation::ShouldPass) => verdict(Status::Passed, Finding::Passed),
+        (Verdict::Fail, Expectation::ShouldPass) => {
+            verdict(Status::Failed, Finding::UnexpectedFailure)
         }
-        (Verdict::Fail, Expectation::ShouldFail(kind)) => match (kind, found_kind) {
-            (Some(kind), Some(found)) if kind.as_str() != found => (
-                Status::Failed,
-                format!(
-                    "expected failure `{kind}`, but the test failed with `{found}`:\n{}",
-                    details()
-                ),
-            ),
-            _ => (Status::Passed, details()),
-        },
+        (Verdict::Pass, _) => verdict(Status::Failed, Finding::UnexpectedPass),
+        (Verdict::Fail, Expectation::ShouldFail(kind)) => {
+            if kind_matches(kind) {
+                verdict(Status::Passed, Finding::FailedAsExpected)
+            } else {
+                verdict(Status::Failed, Finding::WrongKind)
+            }
+        }
+        (Verdict::Fail, Expectation::ShouldFailUnderTso(kind)) => {
+            if !kind_matches(kind) {
+                return verdict(Status::Failed, Finding::WrongKind);
+            }
+            match classification {
+                Some(ScClassification::NeedsTso) => {
+                    verdict(Status::Passed, Finding::FailedAsExpected)
+                }
+                Some(ScClassification::FailsUnderSc) => {
+                    verdict(Status::Failed, Finding::FailsUnderSc)
+                }
+                Some(ScClassification::Unknown) | None => {
+                    verdict(Status::Inconclusive, Finding::ScUnknown)
+                }
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    /// test-support (which must stay free of LLVM) keeps its own list of the error
-    /// kinds a test may expect; every one must be a kind the engine reports.
-    #[test]
-    fn every_expectable_kind_is_an_engine_kind() {
-        for kind in test_support::FailureKind::ALL {
-            assert!(
-                tso_engine::ErrorKind::parse(kind.as_str()).is_some(),
-                "`{}` is not an engine error kind",
-                kind.as_str()
-            );
+    use super::*;
+
+    fn outcome(verdict: Verdict, kind: Option<ErrorKind>) -> RunOutcome {
+        let mut outcome = RunOutcome::tool_error(ErrorKind::Assertion, String::new());
+        outcome.verdict = verdict;
+        outcome.failure = kind.map(|kind| crate::outcome::Failure {
+            kind,
+            message: String::new(),
+            location: None,
+        });
+        outcome
+    }
+
+    fn sc(classification: ScClassification) -> ScRerun {
+        ScRerun {
+            classification,
+            outcome: outcome(Verdict::Pass, None),
         }
+    }
+
+    #[test]
+    fn fails_under_tso_needs_a_tso_failure_and_an_sc_pass() {
+        let tso_only = Expectation::ShouldFailUnderTso(Some(FailureKind::Assertion));
+        let failed = outcome(Verdict::Fail, Some(ErrorKind::Assertion));
+        let judged =
+            |o: &RunOutcome, model, s: Option<ScRerun>| judge(tso_only, model, o, s.as_ref());
+        let j = judged(
+            &failed,
+            MemoryModel::Tso,
+            Some(sc(ScClassification::NeedsTso)),
+        );
+        assert_eq!(
+            (j.status, j.finding),
+            (Status::Passed, Finding::FailedAsExpected)
+        );
+        let j = judged(
+            &failed,
+            MemoryModel::Tso,
+            Some(sc(ScClassification::FailsUnderSc)),
+        );
+        assert_eq!(
+            (j.status, j.finding),
+            (Status::Failed, Finding::FailsUnderSc)
+        );
+        let j = judged(
+            &failed,
+            MemoryModel::Tso,
+            Some(sc(ScClassification::Unknown)),
+        );
+        assert_eq!(j.status, Status::Inconclusive);
+        let j = judged(&outcome(Verdict::Pass, None), MemoryModel::Tso, None);
+        assert_eq!(
+            (j.status, j.finding),
+            (Status::Failed, Finding::UnexpectedPass)
+        );
+        let j = judged(
+            &outcome(Verdict::Fail, Some(ErrorKind::Deadlock)),
+            MemoryModel::Tso,
+            Some(sc(ScClassification::NeedsTso)),
+        );
+        assert_eq!((j.status, j.finding), (Status::Failed, Finding::WrongKind));
+        // Under SC it must pass.
+        let j = judged(&outcome(Verdict::Pass, None), MemoryModel::Sc, None);
+        assert_eq!((j.status, j.finding), (Status::Passed, Finding::Passed));
+        let j = judged(&failed, MemoryModel::Sc, None);
+        assert_eq!(
+            (j.status, j.finding),
+            (Status::Failed, Finding::UnexpectedFailure)
+        );
+    }
+
+    #[test]
+    fn should_fail_judges_kind() {
+        let failed = outcome(Verdict::Fail, Some(ErrorKind::Assertion));
+        let j = judge(
+            Expectation::ShouldFail(None),
+            MemoryModel::Tso,
+            &failed,
+            None,
+        );
+        assert_eq!(j.status, Status::Passed);
+        let j = judge(
+            Expectation::ShouldFail(Some(FailureKind::Deadlock)),
+            MemoryModel::Tso,
+            &failed,
+            None,
+        );
+        assert_eq!(
+            (j.status, j.finding, j.found_kind),
+            (
+                Status::Failed,
+                Finding::WrongKind,
+                Some(ErrorKind::Assertion)
+            )
+        );
+        let j = judge(
+            Expectation::ShouldPass,
+            MemoryModel::Tso,
+            &outcome(Verdict::Inconclusive, None),
+            None,
+        );
+        assert_eq!(j.status, Status::Inconclusive);
     }
 }

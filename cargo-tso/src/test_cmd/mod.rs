@@ -1,32 +1,40 @@
-//! `cargo tso test`: discover the tests the build scripts declare, compile them
-//! (cached), run them in parallel, report like libtest.
+//! `cargo tso test`: discover the tests the build scripts declare and compile them
+//! (cached) — *list*; select and shard them into jobs — *plan*; run the jobs in
+//! parallel — *run*; judge and report like libtest — *report*.
 
 pub mod catalog;
 pub mod discovery;
 pub mod expect;
+pub mod options;
+pub mod partition;
 pub mod progress;
 pub mod report;
 pub mod runner;
 pub mod selection;
+pub mod slow;
 pub mod sweep;
 pub mod units;
 
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::check_cmd::EXIT_TOOL_ERROR;
 use crate::cli::{ColorChoice, MemoryModel, TestArgs, TestFormat};
 use crate::compile::{Cache, Toolchain};
 use crate::pipeline;
 use crate::settings::{bound_name, CheckSettings};
 use catalog::TestCase;
 use discovery::PackageSelection;
-use expect::Status;
+use expect::Judgement;
+use options::LibtestOptions;
 use report::{human::Human, Paint, Reporter, SuiteInfo, Summary};
-use runner::{Event, Job, TestResult};
-use selection::{Filter, Plan};
+use runner::{Event, Job, RunConfig, TestResult};
+use selection::{Filter, Plan, Selection};
+use units::CacheCounts;
 
 /// Exit status when a test fails or the tests cannot be built, as `cargo test`.
 pub const EXIT_TEST_FAILED: i32 = 101;
@@ -35,15 +43,26 @@ fn cache_dir(target_dir: &std::path::Path) -> PathBuf {
     std::env::var_os("CARGO_TSO_CACHE_DIR").map_or_else(|| target_dir.join("tso"), PathBuf::from)
 }
 
-fn format_of(args: &TestArgs) -> TestFormat {
-    if args.quiet && args.format == TestFormat::Pretty {
-        TestFormat::Terse
-    } else {
-        args.format
-    }
+/// Stage 1: the declared tests, compiled.
+fn list_tests(args: &TestArgs, format: TestFormat) -> Result<(Vec<TestCase>, CacheCounts), String> {
+    let selection = PackageSelection {
+        cargo: args.cargo.clone(),
+        quiet: args.libtest.quiet || format == TestFormat::Json,
+    };
+    let discovered = discovery::discover(&selection).map_err(|e| e.to_string())?;
+    let toolchain = Toolchain::locate().map_err(|e| e.to_string())?;
+    let cache = Cache::new(cache_dir(&discovered.target_dir), toolchain);
+    let (units, counts) = units::build_all(
+        &cache,
+        &discovered.manifests,
+        args.opt_level.as_deref(),
+        args.verbose,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((catalog::cases(units), counts))
 }
 
-fn list(cases: &[TestCase], selected: &[(usize, Plan)], format: TestFormat) {
+fn print_list(cases: &[TestCase], selected: &[(usize, Plan)], format: TestFormat) {
     for &(index, _) in selected {
         let case = &cases[index];
         match format {
@@ -60,82 +79,63 @@ fn list(cases: &[TestCase], selected: &[(usize, Plan)], format: TestFormat) {
     }
 }
 
-pub fn run(args: &TestArgs) -> i32 {
-    pipeline::quiet_panics();
-    let format = format_of(args);
-    let selection = PackageSelection {
-        manifest_path: args.manifest_path.clone(),
-        packages: args.packages.clone(),
-        workspace: args.workspace,
-        quiet: args.quiet || format == TestFormat::Json,
-    };
-    let discovered = match discovery::discover(&selection) {
-        Ok(d) => d,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return EXIT_TEST_FAILED;
-        }
-    };
-    let toolchain = match Toolchain::locate() {
-        Ok(t) => t,
-        Err(error) => {
-            eprintln!("error: {error}");
-            return EXIT_TEST_FAILED;
-        }
-    };
-    let cache = Cache::new(cache_dir(&discovered.target_dir), toolchain);
-    let (units, counts) =
-        match units::build_all(&cache, &discovered.manifests, &args.opt_level, args.verbose) {
-            Ok(built) => built,
-            Err(error) => {
-                eprintln!("error: {error}");
-                return EXIT_TEST_FAILED;
-            }
+/// Stage 2: what to run. Every selected test at every bound (one job each), and the
+/// ignored ones, reported without running.
+struct TestPlan {
+    bounds: Vec<u32>,
+    base: CheckSettings,
+    jobs: Vec<Job>,
+    /// Display name of each job.
+    names: Vec<String>,
+    ignored: Vec<usize>,
+}
+
+impl TestPlan {
+    fn new(args: &TestArgs, cases: &[TestCase], selection: &Selection) -> TestPlan {
+        let bounds: Vec<u32> = match args.checking.memory_model {
+            MemoryModel::Sc => args.sb_bound.0.iter().copied().take(1).collect(),
+            MemoryModel::Tso => args.sb_bound.0.clone(),
         };
-    let cases = catalog::cases(units);
-    let filter = Filter {
-        filters: args.filters.clone(),
-        exact: args.exact,
-        skip: args.skip.clone(),
-        ignored_only: args.ignored,
-        include_ignored: args.include_ignored,
-    };
-    let (selected, filtered_out) = filter.apply(&cases);
-    if args.list {
-        list(&cases, &selected, format);
-        return 0;
-    }
-
-    let bounds: Vec<u32> = match args.checking.memory_model {
-        MemoryModel::Sc => args.sb_bound.0.iter().copied().take(1).collect(),
-        MemoryModel::Tso => args.sb_bound.0.clone(),
-    };
-    let sweeping = bounds.len() > 1;
-    let mut base = CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
-    base.show_details = args.verbose;
-    let job_name = |case: &TestCase, bound: u32| {
-        if sweeping {
-            format!("{} [sb={}]", case.name, bound_name(bound))
-        } else {
-            case.name.clone()
+        let mut base =
+            CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
+        base.show_details = args.verbose;
+        let mut jobs = Vec::new();
+        let mut ignored = Vec::new();
+        for &(index, plan) in &selection.tests {
+            match plan {
+                Plan::Ignore => ignored.push(index),
+                Plan::Run => jobs.extend(bounds.iter().map(|&bound| Job { case: index, bound })),
+            }
         }
-    };
-
-    let mut jobs = Vec::new();
-    let mut ignored = Vec::new();
-    for &(index, plan) in &selected {
-        match plan {
-            Plan::Ignore => ignored.push(index),
-            Plan::Run => jobs.extend(bounds.iter().map(|&bound| Job { case: index, bound })),
+        let sweeping = bounds.len() > 1;
+        let names = jobs
+            .iter()
+            .map(|j| {
+                let name = &cases[j.case].name;
+                if sweeping {
+                    format!("{name} [sb={}]", bound_name(j.bound))
+                } else {
+                    name.clone()
+                }
+            })
+            .collect();
+        TestPlan {
+            bounds,
+            base,
+            jobs,
+            names,
+            ignored,
         }
     }
-    let names: Vec<String> = jobs
-        .iter()
-        .map(|j| job_name(&cases[j.case], j.bound))
-        .collect();
 
+    fn sweeping(&self) -> bool {
+        self.bounds.len() > 1
+    }
+}
+
+fn reporter(options: &LibtestOptions, verbose: bool, base: &CheckSettings) -> Box<dyn Reporter> {
     let paint = Paint {
-        enabled: match args.color {
+        enabled: match options.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
             ColorChoice::Auto => {
@@ -143,76 +143,208 @@ pub fn run(args: &TestArgs) -> i32 {
             }
         },
     };
-    let mut reporter: Box<dyn Reporter> = match format {
+    match options.format {
         TestFormat::Json => Box::new(report::json::Json {
             settings: base.clone(),
         }),
-        TestFormat::Pretty => Box::new(Human::new(false, args.verbose, paint)),
-        TestFormat::Terse => Box::new(Human::new(true, args.verbose, paint)),
-    };
-    let start = Instant::now();
-    reporter.suite_started(&SuiteInfo {
-        count: jobs.len() + ignored.len(),
-        cache: counts,
-    });
-    let mut results: Vec<TestResult> = Vec::new();
-    for index in ignored {
-        let case = &cases[index];
-        reporter.test_started(&case.name);
-        let result = TestResult {
-            name: case.name.clone(),
-            case: index,
-            bound: base.sb_bound,
-            status: Status::Ignored,
-            message: String::new(),
-            outcome: None,
-            sc: None,
-            exec_time: Default::default(),
-        };
-        reporter.test_finished(&result, case);
-        results.push(result);
+        TestFormat::Pretty => Box::new(Human::new(false, verbose, options.show_output, paint)),
+        TestFormat::Terse => Box::new(Human::new(true, verbose, options.show_output, paint)),
     }
+}
 
-    let progress = progress::Progress::new(jobs.len(), format != TestFormat::Json);
-    let threads = args
-        .test_threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let live = progress.job_callback();
-    runner::run(
-        &cases,
-        &jobs,
-        &names,
-        &base,
-        threads,
-        live,
-        |event| match event {
+/// Stage 3: runs the jobs, reporting each as it finishes (a sweep's bounds as rows).
+/// Returns the results in plan order (test, then bound).
+fn run_jobs(
+    args: &TestArgs,
+    options: &LibtestOptions,
+    cases: &[TestCase],
+    plan: &TestPlan,
+    reporter: &mut dyn Reporter,
+) -> Vec<TestResult> {
+    let progress = progress::Progress::new(plan.jobs.len(), options.format != TestFormat::Json);
+    let mut slow = slow::SlowWatch::new(Duration::from_secs_f64(args.slow_timeout));
+    let config = RunConfig {
+        threads: options
+            .test_threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        fail_fast: args.fail_fast,
+        progress: progress.job_callback(),
+    };
+    let sweeping = plan.sweeping();
+    let mut results: Vec<TestResult> = Vec::new();
+    let names = &plan.names;
+    runner::run(cases, &plan.jobs, names, &plan.base, config, |event| {
+        match event {
             Event::Started(index) => {
                 progress.started(index, &names[index]);
-                progress.suspend(|| reporter.test_started(&names[index]));
+                slow.started(index, &names[index], Instant::now());
+                if !sweeping {
+                    progress.suspend(|| reporter.test_started(&names[index]));
+                }
             }
             Event::Finished(index, result) => {
                 progress.finished(index);
-                progress.suspend(|| reporter.test_finished(&result, &cases[result.case]));
+                slow.finished(index);
+                let case = &cases[result.case];
+                progress.suspend(|| {
+                    if sweeping {
+                        reporter.row_finished(&result, case);
+                    } else {
+                        reporter.test_finished(&result, case);
+                    }
+                });
                 results.push(*result);
             }
-        },
-    );
+            Event::Tick => {}
+        }
+        for notice in slow.due(Instant::now()) {
+            progress.suspend(|| eprintln!("{notice}"));
+        }
+    });
     progress.finish();
-
-    // Report failures in plan order (test, then bound), not in completion order.
-    let bound_position = |bound: u32| bounds.iter().position(|&b| b == bound).unwrap_or(0);
+    let bound_position = |bound: u32| plan.bounds.iter().position(|&b| b == bound).unwrap_or(0);
     results.sort_by_key(|r| (r.case, bound_position(r.bound)));
+    results
+}
 
-    if sweeping {
-        let test_names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
-        let tables = sweep::tables(&test_names, &results, &bounds);
-        reporter.sweep(&tables);
+/// Stage 2a: the tests the filters, `--ignored` and `--partition` select; a filter
+/// that matches nothing is warned about.
+fn select(args: &TestArgs, options: &LibtestOptions, cases: &[TestCase]) -> Selection {
+    let filter = Filter {
+        filters: options.filters.clone(),
+        exact: options.exact,
+        skip: options.skip.clone(),
+        ignored_only: options.ignored,
+        include_ignored: options.include_ignored,
+        partition: args.partition,
+    };
+    let selection = filter.apply(cases);
+    for unmatched in &selection.unmatched_filters {
+        let how = if options.exact { "is named" } else { "matches" };
+        eprintln!("warning: no test {how} the filter `{unmatched}`");
     }
-    let summary = Summary::of(&results, filtered_out, start.elapsed());
-    reporter.suite_finished(&results, &summary);
+    selection
+}
+
+/// Reports the ignored tests (not run) and returns their results.
+fn report_ignored(
+    plan: &TestPlan,
+    cases: &[TestCase],
+    reporter: &mut dyn Reporter,
+) -> Vec<TestResult> {
+    plan.ignored
+        .iter()
+        .map(|&index| {
+            let case = &cases[index];
+            reporter.test_started(&case.name);
+            let result = TestResult {
+                name: case.name.clone(),
+                case: index,
+                bound: plan.base.sb_bound,
+                judgement: Judgement::ignored(case.expectation()),
+                note: None,
+                outcome: None,
+                sc: None,
+                exec_time: Duration::ZERO,
+            };
+            reporter.test_finished(&result, case);
+            result
+        })
+        .collect()
+}
+
+/// Stage 4a: one result per test. A sweep shows its tables and judges each test once,
+/// at its smallest failing bound.
+fn conclude(
+    plan: &TestPlan,
+    cases: &[TestCase],
+    ran: Vec<TestResult>,
+    reporter: &mut dyn Reporter,
+) -> Vec<TestResult> {
+    if !plan.sweeping() {
+        return ran;
+    }
+    let test_names: Vec<String> = cases.iter().map(|c| c.name.clone()).collect();
+    let tables = sweep::tables(&test_names, &ran, &plan.bounds);
+    reporter.sweep(&tables);
+    let mut conclusions = Vec::new();
+    for conclusion in tables.iter().filter_map(|t| t.conclusion()) {
+        reporter.test_started(&conclusion.name);
+        reporter.test_finished(&conclusion, &cases[conclusion.case]);
+        conclusions.push(conclusion);
+    }
+    conclusions
+}
+
+/// Planned tests that `--fail-fast` never started (no result for any of their bounds).
+fn count_not_run(plan: &TestPlan, results: &[TestResult]) -> usize {
+    let started: BTreeSet<usize> = results.iter().map(|r| r.case).collect();
+    let planned: BTreeSet<usize> = plan.jobs.iter().map(|j| j.case).collect();
+    planned.difference(&started).count()
+}
+
+/// Stage 4b: the summary, the JUnit file, the exit code.
+fn finish(
+    args: &TestArgs,
+    reporter: &mut dyn Reporter,
+    results: &[TestResult],
+    summary: &Summary,
+) -> i32 {
+    reporter.suite_finished(results, summary);
+    if let Some(path) = &args.junit {
+        if let Err(error) = report::junit::write(path, results, summary) {
+            eprintln!(
+                "error: cannot write the JUnit report to {}: {error}",
+                path.display()
+            );
+            return EXIT_TEST_FAILED;
+        }
+    }
     if summary.ok() {
         0
     } else {
         EXIT_TEST_FAILED
     }
+}
+
+/// `cargo tso test`: list → plan → run → report.
+pub fn run(args: &TestArgs) -> i32 {
+    pipeline::quiet_panics();
+    let options = match LibtestOptions::from_args(args) {
+        Ok(options) => options,
+        Err(error) if error.is_help() => {
+            println!("{error}");
+            return 0;
+        }
+        Err(error) => {
+            eprintln!("{error}");
+            return EXIT_TOOL_ERROR;
+        }
+    };
+    let (cases, counts) = match list_tests(args, options.format) {
+        Ok(listed) => listed,
+        Err(error) => {
+            eprintln!("error: {error}");
+            return EXIT_TEST_FAILED;
+        }
+    };
+    let selection = select(args, &options, &cases);
+    if options.list {
+        print_list(&cases, &selection.tests, options.format);
+        return 0;
+    }
+    let plan = TestPlan::new(args, &cases, &selection);
+    let mut reporter = reporter(&options, args.verbose, &plan.base);
+    let start = Instant::now();
+    reporter.suite_started(&SuiteInfo {
+        count: selection.tests.len(),
+        cache: counts,
+    });
+    let mut results = report_ignored(&plan, &cases, reporter.as_mut());
+    let ran = run_jobs(args, &options, &cases, &plan, reporter.as_mut());
+    results.extend(conclude(&plan, &cases, ran, reporter.as_mut()));
+    results.sort_by_key(|r| r.case);
+    let not_run = count_not_run(&plan, &results);
+    let summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
+    finish(args, reporter.as_mut(), &results, &summary)
 }

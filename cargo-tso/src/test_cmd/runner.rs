@@ -1,10 +1,10 @@
 //! Running tests in parallel (`--test-threads`). Workers take jobs from a shared
 //! counter and send events to the caller's thread, which does all the reporting
 //! (nextest's runner/reporter split). Each job is isolated: a panic or an internal
-//! error fails that test only.
+//! error fails that test only. With `--fail-fast` no job starts after a failure.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -14,7 +14,7 @@ use crate::outcome::{RunOutcome, ScRerun};
 use crate::pipeline::{self, Request};
 use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
-use crate::test_cmd::expect::{self, Status};
+use crate::test_cmd::expect::{self, Judgement};
 use crate::test_cmd::progress::JobProgressFn;
 
 /// One test at one store-buffer bound.
@@ -31,9 +31,9 @@ pub struct TestResult {
     pub name: String,
     pub case: usize,
     pub bound: u32,
-    pub status: Status,
-    /// Why it failed (empty on a pass).
-    pub message: String,
+    pub judgement: Judgement,
+    /// Why there is no outcome (compile diagnostics, a load or internal error).
+    pub note: Option<String>,
     pub outcome: Option<RunOutcome>,
     pub sc: Option<ScRerun>,
     pub exec_time: Duration,
@@ -42,7 +42,12 @@ pub struct TestResult {
 pub enum Event {
     Started(usize),
     Finished(usize, Box<TestResult>),
+    /// Nothing happened for a while (for the slow-test notice).
+    Tick,
 }
+
+/// How often the caller hears from the runner while tests are running.
+const TICK: Duration = Duration::from_millis(250);
 
 /// The settings of one run: the base ones at the job's bound.
 fn settings_at(base: &CheckSettings, bound: u32) -> CheckSettings {
@@ -57,17 +62,27 @@ fn run_case(
     settings: &CheckSettings,
     sc_memo: &OnceLock<ScRerun>,
     progress: Option<ProgressFn>,
-) -> (Status, String, Option<RunOutcome>, Option<ScRerun>) {
+) -> (
+    Judgement,
+    Option<String>,
+    Option<RunOutcome>,
+    Option<ScRerun>,
+) {
     let (entry, expectation) = match &case.kind {
         CaseKind::Broken { message } => {
-            return (Status::Failed, format!("{message}\n"), None, None)
+            return (
+                Judgement::not_checked(None),
+                Some(message.clone()),
+                None,
+                None,
+            )
         }
         CaseKind::Check { entry, expectation } => (entry, *expectation),
     };
     let Ok(bitcode) = &case.unit.bitcode else {
         return (
-            Status::Failed,
-            "the test file has no module\n".to_owned(),
+            Judgement::not_checked(Some(expectation)),
+            Some("the test file has no module".to_owned()),
             None,
             None,
         );
@@ -81,7 +96,12 @@ fn run_case(
         progress,
     };
     match pipeline::run_guarded(&request) {
-        Err(error) => (Status::Failed, format!("{error}\n"), None, None),
+        Err(error) => (
+            Judgement::not_checked(Some(expectation)),
+            Some(error.to_string()),
+            None,
+            None,
+        ),
         Ok(mut outcome) => {
             if let Some(test) = test_support::parse_test_symbol(entry) {
                 outcome.rename_symbol(entry, &test.name);
@@ -91,8 +111,9 @@ fn run_case(
             // usually documents.
             let sc = pipeline::wants_sc_rerun(settings, &outcome)
                 .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
-            let (status, message) = expect::judge(expectation, &outcome, sc.as_ref());
-            (status, message, Some(outcome), sc)
+            let judgement =
+                expect::judge(expectation, settings.memory_model, &outcome, sc.as_ref());
+            (judgement, None, Some(outcome), sc)
         }
     }
 }
@@ -126,17 +147,18 @@ fn run_job(
         let report = Arc::clone(report);
         Arc::new(move |stats: &Stats| report(index, stats)) as ProgressFn
     });
-    let (status, message, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| {
+    let case = &cases[job.case];
+    let (judgement, note, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| {
         inject_fault(&context.name);
-        run_case(&cases[job.case], &settings, context.sc_memo, progress)
+        run_case(case, &settings, context.sc_memo, progress)
     })) {
         Ok(result) => result,
         Err(payload) => (
-            Status::Failed,
-            format!(
-                "internal error: {}\n(this is a bug in cargo-tso; please report it with the test file)\n",
+            Judgement::not_checked(case.expectation()),
+            Some(format!(
+                "internal error: {}\n(this is a bug in cargo-tso; please report it with the test file)",
                 pipeline::panic_message(payload.as_ref())
-            ),
+            )),
             None,
             None,
         ),
@@ -145,26 +167,40 @@ fn run_job(
         name: context.name,
         case: job.case,
         bound: job.bound,
-        status,
-        message,
+        judgement,
+        note,
         outcome,
         sc,
         exec_time: start.elapsed(),
     }
 }
 
-/// Runs `jobs` on `threads` workers; `names[i]` is job i's display name. Calls
-/// `on_event` on this thread as jobs start and finish, and `progress` (if any) on the
-/// workers with a job's index and the engine's figures so far.
+/// How to run the jobs.
+pub struct RunConfig {
+    pub threads: usize,
+    /// Start no job after one has failed.
+    pub fail_fast: bool,
+    pub progress: Option<JobProgressFn>,
+}
+
+/// Runs `jobs` on `config.threads` workers; `names[i]` is job i's display name.
+/// Calls `on_event` on this thread as jobs start and finish (and with `Tick` while
+/// nothing happens), and the progress callback (if any) on the workers with a job's
+/// index and the engine's figures so far. Jobs not started (fail-fast) get no event.
 pub fn run(
     cases: &[TestCase],
     jobs: &[Job],
     names: &[String],
     base: &CheckSettings,
-    threads: usize,
-    progress: Option<JobProgressFn>,
+    config: RunConfig,
     mut on_event: impl FnMut(Event),
 ) {
+    let RunConfig {
+        threads,
+        fail_fast,
+        progress,
+    } = config;
+    let stop = AtomicBool::new(false);
     let next = AtomicUsize::new(0);
     let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
     let context = |index: usize| JobContext {
@@ -179,14 +215,20 @@ pub fn run(
         let mut spawned = 0;
         for worker in 0..workers {
             let sender = sender.clone();
-            let (next, context) = (&next, &context);
+            let (next, context, stop) = (&next, &context, &stop);
             let body = move || loop {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
                 let index = next.fetch_add(1, Ordering::SeqCst);
                 let Some(&job) = jobs.get(index) else { break };
                 if sender.send(Event::Started(index)).is_err() {
                     break;
                 }
                 let result = run_job(cases, job, base, context(index));
+                if fail_fast && result.judgement.status.is_failure() {
+                    stop.store(true, Ordering::SeqCst);
+                }
                 if sender
                     .send(Event::Finished(index, Box::new(result)))
                     .is_err()
@@ -208,12 +250,20 @@ pub fn run(
             for (index, &job) in jobs.iter().enumerate() {
                 on_event(Event::Started(index));
                 let result = run_job(cases, job, base, context(index));
+                let failed = result.judgement.status.is_failure();
                 on_event(Event::Finished(index, Box::new(result)));
+                if fail_fast && failed {
+                    break;
+                }
             }
             return;
         }
-        for event in receiver {
-            on_event(event);
+        loop {
+            match receiver.recv_timeout(TICK) {
+                Ok(event) => on_event(event),
+                Err(mpsc::RecvTimeoutError::Timeout) => on_event(Event::Tick),
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
         }
     });
 }

@@ -1,7 +1,8 @@
 //! libtest's test selection: name filters, `--exact`, `--skip`, `--ignored`,
-//! `--include-ignored`.
+//! `--include-ignored`; then this machine's share (`--partition`).
 
 use crate::test_cmd::catalog::TestCase;
+use crate::test_cmd::partition::Partition;
 
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -10,6 +11,18 @@ pub struct Filter {
     pub skip: Vec<String>,
     pub ignored_only: bool,
     pub include_ignored: bool,
+    pub partition: Option<Partition>,
+}
+
+/// The outcome of selecting.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// The selected tests (indices into the cases) with their plans.
+    pub tests: Vec<(usize, Plan)>,
+    /// Tests not selected (by filter, ignore state or partition).
+    pub filtered_out: usize,
+    /// Filters that match no test's name at all (a typo, or a renamed test).
+    pub unmatched_filters: Vec<String>,
 }
 
 /// What happens to a selected test.
@@ -34,9 +47,8 @@ impl Filter {
             && !self.skip.iter().any(|s| self.matches(s, name))
     }
 
-    /// The selected tests (indices into `cases`) with their plans, and how many were
-    /// filtered out.
-    pub fn apply(&self, cases: &[TestCase]) -> (Vec<(usize, Plan)>, usize) {
+    /// The selected tests, in catalog order.
+    pub fn apply(&self, cases: &[TestCase]) -> Selection {
         let mut selected = Vec::new();
         for (index, case) in cases.iter().enumerate() {
             if !self.selects_name(&case.name) || (self.ignored_only && !case.ignored) {
@@ -49,7 +61,25 @@ impl Filter {
             };
             selected.push((index, plan));
         }
-        let filtered_out = cases.len() - selected.len();
-        (selected, filtered_out)
+        if let Some(partition) = &self.partition {
+            let names: Vec<&str> = selected
+                .iter()
+                .map(|&(i, _)| cases[i].name.as_str())
+                .collect();
+            let members = partition.members(&names);
+            let mut member = members.into_iter();
+            selected.retain(|_| member.next().unwrap_or(false));
+        }
+        let unmatched_filters = self
+            .filters
+            .iter()
+            .filter(|f| !cases.iter().any(|c| self.matches(f, &c.name)))
+            .cloned()
+            .collect();
+        Selection {
+            filtered_out: cases.len() - selected.len(),
+            tests: selected,
+            unmatched_filters,
+        }
     }
 }

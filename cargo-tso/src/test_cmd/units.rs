@@ -14,6 +14,8 @@ pub struct Unit {
     /// The test file's stem, the middle part of its tests' names.
     pub stem: String,
     pub path: PathBuf,
+    /// The optimisation level it was compiled at (the text after `-O`).
+    pub opt_level: String,
     /// The linked module, or why there is none (clang's diagnostics).
     pub bitcode: Result<PathBuf, String>,
 }
@@ -105,12 +107,21 @@ fn compile_file(
     Ok(linked)
 }
 
+/// The level a test file is compiled at: `-O` given to `cargo tso test`, else the one
+/// its `cc::Build` uses (recorded in the manifest), else 0.
+pub fn opt_level_of(file: &TestFile, overridden: Option<&str>) -> String {
+    overridden
+        .or(file.opt_level.as_deref())
+        .unwrap_or("0")
+        .to_owned()
+}
+
 /// Compiles every test file of every manifest. A file that does not compile is kept
 /// with its diagnostics, so its tests fail instead of the whole run.
 pub fn build_all(
     cache: &Cache,
     manifests: &[Manifest],
-    opt_level: &str,
+    opt_override: Option<&str>,
     verbose: bool,
 ) -> Result<(Vec<Unit>, CacheCounts), CompileError> {
     let include = cache.include_dir()?;
@@ -118,16 +129,17 @@ pub fn build_all(
     let mut units = Vec::new();
     for manifest in manifests {
         for file in &manifest.tests {
-            let bitcode = match compile_file(cache, file, opt_level, &include, &mut counts, verbose)
-            {
-                Ok(path) => Ok(path),
-                Err(
-                    error @ (CompileError::Diagnostics { .. }
-                    | CompileError::Link { .. }
-                    | CompileError::Io { .. }),
-                ) => Err(error.to_string()),
-                Err(other) => return Err(other),
-            };
+            let opt_level = opt_level_of(file, opt_override);
+            let bitcode =
+                match compile_file(cache, file, &opt_level, &include, &mut counts, verbose) {
+                    Ok(path) => Ok(path),
+                    Err(
+                        error @ (CompileError::Diagnostics { .. }
+                        | CompileError::Link { .. }
+                        | CompileError::Io { .. }),
+                    ) => Err(error.to_string()),
+                    Err(other) => return Err(other),
+                };
             units.push(Unit {
                 package: manifest.package.clone(),
                 stem: file
@@ -135,6 +147,7 @@ pub fn build_all(
                     .file_stem()
                     .map_or_else(|| "test".to_owned(), |s| s.to_string_lossy().into_owned()),
                 path: file.path.clone(),
+                opt_level,
                 bitcode,
             });
         }

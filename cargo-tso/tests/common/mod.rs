@@ -69,10 +69,10 @@ pub fn mask(text: &str) -> String {
     out = replace_number_before(&out, "s)", "[TIME]");
     let mut masked = String::new();
     for line in out.split_inclusive('\n') {
-        match line.find("peak memory: ") {
+        match line.find("memory: ") {
             Some(at) => {
                 masked.push_str(&line[..at]);
-                masked.push_str("peak memory: [MEM]");
+                masked.push_str("memory: [MEM]");
                 if line.ends_with('\n') {
                     masked.push('\n');
                 }

@@ -46,6 +46,6 @@ TSO_TEST(fenced_lock_excludes) {
 }
 
 /* Passes under sequential consistency (`--memory-model sc`), fails under TSO. */
-TSO_TEST_SHOULD_FAIL_WITH(unfenced_lock_fails_under_tso, assertion) {
+TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(unfenced_lock_fails_under_tso, assertion) {
     run_two_workers(0);
 }

@@ -4,9 +4,9 @@
 #include <assert.h>
 #include <pthread.h>
 #include <stddef.h>
-
+#ifndef ITERS /* entries per thread; the benchmark builds with -DITERS=N */
 #define ITERS 1
-
+#endif
 volatile int flag[2];
 /* Threads inside the critical section. Updated with locked RMWs so the
    check is exact under TSO too (a buffered plain counter could hide an overlap). */

@@ -3,10 +3,10 @@
 #include <assert.h>
 #include <pthread.h>
 #include <stddef.h>
-
+#ifndef ITERS /* entries per thread; the benchmark builds with -DITERS=N */
 #define ITERS 1
+#endif
 #define MFENCE() __asm__ __volatile__("mfence" ::: "memory")
-
 volatile int flag[2];
 /* Threads inside the critical section. Updated with locked RMWs so the
    check is exact under TSO too (a buffered plain counter could hide an overlap). */

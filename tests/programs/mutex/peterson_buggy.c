@@ -3,9 +3,9 @@
 #include <assert.h>
 #include <pthread.h>
 #include <stddef.h>
-
+#ifndef ITERS /* entries per thread; the benchmark builds with -DITERS=N */
 #define ITERS 1
-
+#endif
 volatile int flag[2];
 volatile int turn;
 /* Threads inside the critical section. Updated with locked RMWs so the

@@ -5,7 +5,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::ir::{CallAbi, Callee, FuncId, Inst, RmwOp, Ty, TyId};
 use crate::memory::{decode, encode, Fragment, ObjKind, Object};
 use crate::natives::{Chooser, NativeCx, NativeResult};
-use crate::state::{Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
+use crate::state::{ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
 use std::rc::Rc;
 
@@ -648,6 +648,3 @@ fn rmw(
         RmwOp::UDecWrap => Val::Int(if a == 0 || a > b { b } else { a - 1 }),
     })
 }
-
-#[allow(dead_code)]
-fn unused(_: Frame) {}

@@ -450,13 +450,6 @@ impl Program {
     pub fn location(&self, id: Option<u32>) -> Option<&Location> {
         id.and_then(|i| self.locations.get(i as usize))
     }
-    /// Names of all defined functions, in module order.
-    pub fn defined_functions(&self) -> impl Iterator<Item = &str> {
-        self.functions
-            .iter()
-            .filter(|f| f.body.is_some())
-            .map(|f| f.name.as_str())
-    }
 }
 
 /// Function pointers live in a reserved part of the object-id space, never renumbered.

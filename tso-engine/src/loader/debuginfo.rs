@@ -181,13 +181,16 @@ impl DiReader {
         (!var.is_null()).then(|| self.variable(t, var))
     }
 
-    /// The variable a `llvm.dbg.declare(ptr %alloca, !var, !expr)` call declares:
-    /// (the alloca, the variable node).
-    pub(crate) unsafe fn declare(call: LLVMValueRef) -> Option<(LLVMValueRef, LLVMMetadataRef)> {
-        if LLVMGetNumOperands(call) < 3 {
+    /// The variable a `llvm.dbg.declare` or `llvm.dbg.assign` call gives to an alloca
+    /// (its operand `address`): (the alloca, the variable node).
+    pub(crate) unsafe fn declare(
+        call: LLVMValueRef,
+        address: u32,
+    ) -> Option<(LLVMValueRef, LLVMMetadataRef)> {
+        if LLVMGetNumOperands(call) < (address as i32 + 2).max(3) {
             return None;
         }
-        let addr = LLVMGetOperand(call, 0);
+        let addr = LLVMGetOperand(call, address);
         let var = LLVMGetOperand(call, 1);
         if addr.is_null() || var.is_null() || LLVMGetMDNodeNumOperands(addr) != 1 {
             return None;

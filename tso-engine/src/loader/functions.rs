@@ -10,7 +10,6 @@ use inkwell::llvm_sys::{
     LLVMTypeKind,
 };
 use std::collections::HashMap;
-use std::ffi::CStr;
 
 struct FnCtx {
     regs: HashMap<LLVMValueRef, Reg>,
@@ -109,12 +108,22 @@ impl Translator {
             return;
         }
         let callee = LLVMGetCalledValue(i);
-        if callee.is_null() || value_name(callee) != "llvm.dbg.declare" {
+        if callee.is_null() {
             return;
         }
-        let Some((alloca, var)) = super::debuginfo::DiReader::declare(i) else {
+        // `llvm.dbg.declare(addr, var, expr)`; with assignment tracking (clang at -O1
+        // and above) `llvm.dbg.assign(value, var, expr, id, addr, addr_expr)`.
+        let address_operand = match value_name(callee).as_str() {
+            "llvm.dbg.declare" => 0,
+            "llvm.dbg.assign" => 4,
+            _ => return,
+        };
+        let Some((alloca, var)) = super::debuginfo::DiReader::declare(i, address_operand) else {
             return;
         };
+        if cx.vars.contains_key(&alloca) {
+            return;
+        }
         let mut di = std::mem::take(&mut self.di);
         let v = di.variable(self, var);
         self.di = di;
@@ -628,14 +637,5 @@ impl Translator {
             byval: byval.into(),
             arg_tys,
         }))
-    }
-}
-
-#[allow(dead_code)]
-fn cstr(p: *const std::os::raw::c_char) -> String {
-    if p.is_null() {
-        String::new()
-    } else {
-        unsafe { CStr::from_ptr(p).to_string_lossy().into_owned() }
     }
 }

@@ -25,11 +25,4 @@ impl Fragment {
     pub fn pointers(&self) -> impl Iterator<Item = u64> + '_ {
         self.ptrs.iter().map(|&o| super::read_u64(&self.data, o))
     }
-    /// Rewrite every pointer (used when states are canonicalised).
-    pub fn map_pointers(&mut self, mut f: impl FnMut(u64) -> u64) {
-        for &o in &self.ptrs {
-            let v = f(super::read_u64(&self.data, o));
-            self.data[o as usize..o as usize + 8].copy_from_slice(&v.to_le_bytes());
-        }
-    }
 }

@@ -11,7 +11,7 @@ pub use object::{ObjKind, Object};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::FUNCTION_OBJECT_BASE;
-use crate::value::{make_ptr, ptr_parts};
+use crate::value::ptr_parts;
 use std::rc::Rc;
 
 pub type ObjId = u32;
@@ -231,10 +231,6 @@ impl Memory {
 
     pub fn is_shared(&self, p: u64) -> bool {
         self.get(ptr_parts(p).0).is_some_and(|o| o.shared)
-    }
-
-    pub fn ptr_to(&self, id: ObjId, off: u32) -> u64 {
-        make_ptr(id, off)
     }
 }
 

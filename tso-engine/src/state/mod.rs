@@ -4,7 +4,6 @@ mod thread;
 pub use thread::{Frame, ReturnTo, Thread, ThreadStatus};
 
 use crate::memory::Memory;
-use crate::value::Val;
 use std::any::Any;
 use std::rc::Rc;
 
@@ -89,21 +88,5 @@ impl State {
         self.ext
             .as_ref()
             .and_then(|e| e.as_any().downcast_ref::<T>())
-    }
-
-    /// The extension data of type `T`, created with `init` on first use.
-    pub fn ext_mut<T: ExtState + 'static>(&mut self, init: impl FnOnce() -> T) -> &mut T {
-        if self.ext.as_ref().is_none_or(|e| !e.as_any().is::<T>()) {
-            self.ext = Some(Box::new(init()));
-        }
-        self.ext
-            .as_mut()
-            .and_then(|e| e.as_any_mut().downcast_mut::<T>())
-            .expect("just set")
-    }
-
-    /// Every register value of a thread's frames (for root scanning).
-    pub fn frame_values(frame: &Frame) -> impl Iterator<Item = &Val> {
-        frame.regs.iter()
     }
 }

@@ -67,9 +67,6 @@ impl Chunks {
             object: Some(object),
         });
     }
-    pub fn total_len(&self) -> usize {
-        self.buf.len()
-    }
 }
 
 #[derive(Default)]

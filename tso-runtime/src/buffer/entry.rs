@@ -4,7 +4,8 @@ use super::types::{Payload, Range, ThreadId};
 
 /// A buffered store. `flushed` entries have already reached memory in every
 /// execution the state stands for, but their place among the other buffers'
-/// writes to the same bytes is still open (seed §3.1, "delayed flushing").
+/// writes to the same bytes is still open ("delayed flushing", §3.1 of
+/// "Model Checking of C++ Programs under the x86-TSO Memory Model").
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Entry {
     pub range: Range,

@@ -30,10 +30,6 @@ impl FlatMemory {
             .insert(object, Payload::from_bytes(vec![0; size as usize]));
     }
 
-    pub fn remove_object(&mut self, object: u32) {
-        self.objects.remove(&object);
-    }
-
     pub fn object(&self, object: u32) -> Option<&Payload> {
         self.objects.get(&object)
     }

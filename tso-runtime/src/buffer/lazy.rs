@@ -1,4 +1,5 @@
-//! The delayed-flush x86-TSO store buffers (DESIGN.md, seed §3.1–3.2).
+//! The delayed-flush x86-TSO store buffers (ARCHITECTURE.md, "Semantics"; §3.1–3.2 of
+//! "Model Checking of C++ Programs under the x86-TSO Memory Model", Štill and Barnat).
 
 use std::rc::Rc;
 use std::sync::Arc;

@@ -1,6 +1,7 @@
 //! x86-TSO store buffers, independent of the engine.
 //!
-//! - [`StoreBuffers`]: the delayed-flush encoding (seed §3.1): flushes are
+//! - [`StoreBuffers`]: the delayed-flush encoding (§3.1 of the paper cited in
+//!   ARCHITECTURE.md, "Semantics"): flushes are
 //!   decided only when a load, fence, locked operation or eviction could
 //!   observe them, and each such operation asks the engine for at most one
 //!   choice, among its distinct outcomes.
@@ -10,7 +11,7 @@
 //! Both talk to memory through [`SharedMemory`] and to the explorer through
 //! [`Choice`].
 //!
-//! Where the delayed-flush machine goes beyond the seed (each found or
+//! Where the delayed-flush machine goes beyond the paper (each found or
 //! confirmed by the differential test against the reference machine):
 //! - matching is the overlap *closure* of the accessed range over all
 //!   buffered entries, so mixed-size stores are ordered consistently;
@@ -19,7 +20,7 @@
 //!   choice is skipped only when nothing but its own unflushed entries match;
 //! - an entry a load proves not yet written is recorded as coming after every
 //!   entry already written (`Entry::after`), and anything that followed a
-//!   written entry inherits what the chosen order put before it; the seed's
+//!   written entry inherits what the chosen order put before it; the paper's
 //!   flag alone would let a flushed store be placed after one proved later;
 //! - a flushed entry wholly overwritten by newer flushed entries of its own
 //!   buffer is forgotten (it can never be read again);

@@ -1,7 +1,8 @@
-//! The seed's Figures 3–5 as a step-by-step test.
+//! Figures 3–5 of "Model Checking of C++ Programs under the x86-TSO Memory Model" (Štill,
+//! Barnat) as a step-by-step test.
 //!
-//! Reconstruction (from the figures' TikZ source in the thesis chapter, which
-//! the paper's captions describe): store buffer 1 holds, oldest first,
+//! Reconstruction (from the figures' TikZ source in the thesis chapter based on
+//! that paper, which the paper's captions describe): store buffer 1 holds, oldest first,
 //! `x←1, y←1, x←2, y←2`; store buffer 2 holds `x←3, y←3`; thread 0 runs
 //! `a = y; b = x;`. Figure 4: the load of y read 2 from buffer 1, so `y←1`
 //! and `y←2` reached memory, `y←3` did not, and the x entries of buffer 1

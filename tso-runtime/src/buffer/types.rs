@@ -22,10 +22,6 @@ impl Addr {
             offset: pointer as u32,
         }
     }
-
-    pub fn to_pointer(self) -> u64 {
-        (u64::from(self.object) << 32) | u64::from(self.offset)
-    }
 }
 
 /// A contiguous byte range `[addr.offset, addr.offset + len)` of one object.

@@ -1,6 +1,6 @@
 //! The delayed-flush instrumentation pass: rewrites an LLVM 19 module in place so that
 //! the program itself simulates x86-TSO store buffers by calling the `__tso_*` runtime
-//! (see [`crate::abi`] and DESIGN.md, "The delayed-flush x86-TSO encoding").
+//! (see [`crate::abi`] and ARCHITECTURE.md, "Semantics").
 //!
 //! What is rewritten, per defined function:
 //! - every `load`/`store` (any ordering, volatile or not — volatile is an ordinary x86

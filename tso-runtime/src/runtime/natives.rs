@@ -431,7 +431,8 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
     let shared = cx.is_shared(p);
     if shared {
         // The stored pointers become reachable by other threads once this store is
-        // visible; marking them now is what makes the "+d" bypass sound (seed §3.4).
+        // visible; marking them now is what makes the "+d" bypass sound (§3.4 of the
+        // delayed-flush paper, see ARCHITECTURE.md, "Semantics").
         let ptrs: Vec<u64> = v
             .ptr_offsets
             .iter()

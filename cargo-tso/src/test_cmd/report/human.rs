@@ -4,9 +4,10 @@
 use std::fmt::Write as _;
 use std::io::Write;
 
-use crate::render::figures;
+use crate::render::{failure, figures};
 use crate::test_cmd::catalog::TestCase;
-use crate::test_cmd::expect::Status;
+use crate::test_cmd::expect::{Finding, Status};
+use crate::test_cmd::report::explain::explanation;
 use crate::test_cmd::report::{Paint, Reporter, SuiteInfo, Summary};
 use crate::test_cmd::runner::TestResult;
 use crate::test_cmd::sweep::{self, SweepTable};
@@ -14,19 +15,41 @@ use crate::test_cmd::sweep::{self, SweepTable};
 pub struct Human {
     pub terse: bool,
     pub verbose: bool,
+    /// `--show-output`: what passing tests printed, under "successes:".
+    pub show_output: bool,
     pub paint: Paint,
     /// Characters printed on the current terse line.
     column: usize,
 }
 
 impl Human {
-    pub fn new(terse: bool, verbose: bool, paint: Paint) -> Human {
+    pub fn new(terse: bool, verbose: bool, show_output: bool, paint: Paint) -> Human {
         Human {
             terse,
             verbose,
+            show_output,
             paint,
             column: 0,
         }
+    }
+}
+
+/// `(92 states, 0.00s)`, with `, -O2` when the test was compiled optimised.
+fn figures_note(result: &TestResult, case: &TestCase) -> String {
+    let mut note = String::new();
+    if let Some(outcome) = &result.outcome {
+        note = figures::short(&outcome.figures);
+    }
+    if case.unit.opt_level != "0" {
+        if !note.is_empty() {
+            note.push_str(", ");
+        }
+        let _ = write!(note, "-O{}", case.unit.opt_level);
+    }
+    if note.is_empty() {
+        note
+    } else {
+        format!(" ({note})")
     }
 }
 
@@ -39,7 +62,7 @@ fn emit(text: &str) {
 const TERSE_WIDTH: usize = 88;
 
 /// Whether the terse line is empty or full.
-#[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.80
+#[allow(clippy::manual_is_multiple_of)] // is_multiple_of needs Rust 1.87; MSRV is 1.82
 fn at_line_start(column: usize) -> bool {
     column % TERSE_WIDTH == 0
 }
@@ -52,7 +75,7 @@ impl Reporter for Human {
 
     fn test_finished(&mut self, result: &TestResult, case: &TestCase) {
         if self.terse {
-            let mark = match result.status {
+            let mark = match result.judgement.status {
                 Status::Passed => ".".to_owned(),
                 Status::Failed => self.paint.red("F"),
                 Status::Ignored => self.paint.yellow("i"),
@@ -64,17 +87,14 @@ impl Reporter for Human {
             return;
         }
         let mut line = format!(
-            "test {} ... {}",
+            "test {} ... {}{}\n",
             result.name,
-            self.paint.status(result.status)
+            self.paint.status(result.judgement.status),
+            figures_note(result, case)
         );
-        if let Some(outcome) = &result.outcome {
-            let _ = write!(line, " ({})", figures::short(&outcome.figures));
-        }
-        line.push('\n');
         if self.verbose {
             if let Some(outcome) = &result.outcome {
-                let _ = writeln!(line, "    {}", figures::line(&outcome.figures));
+                let _ = writeln!(line, "    {}", figures::test_line(&outcome.figures));
             }
             let _ = writeln!(
                 line,
@@ -83,6 +103,18 @@ impl Reporter for Human {
             );
         }
         emit(&line);
+    }
+
+    fn row_finished(&mut self, result: &TestResult, case: &TestCase) {
+        if self.terse {
+            return;
+        }
+        emit(&format!(
+            "bound {} ... {}{}\n",
+            result.name,
+            sweep::verdict_cell(result),
+            figures_note(result, case)
+        ));
     }
 
     fn sweep(&mut self, tables: &[SweepTable<'_>]) {
@@ -104,31 +136,58 @@ impl Reporter for Human {
         if self.terse && !at_line_start(self.column) {
             text.push('\n');
         }
+        if self.show_output {
+            let outputs: Vec<(&str, &str)> = results
+                .iter()
+                .filter(|r| r.judgement.status == Status::Passed)
+                .filter_map(|r| Some((r.name.as_str(), r.outcome.as_ref()?.output.as_str())))
+                .filter(|(_, output)| !output.is_empty())
+                .collect();
+            if !outputs.is_empty() {
+                text.push_str("\nsuccesses:\n\n");
+                for (name, output) in outputs {
+                    let _ = writeln!(text, "---- {name} stdout ----");
+                    text.push_str(&failure::output_block(output));
+                    text.push('\n');
+                }
+            }
+        }
         // Expected failures pass; their counterexamples are still worth reading.
         let expected: Vec<&TestResult> = results
             .iter()
-            .filter(|r| r.status == Status::Passed && !r.message.is_empty())
+            .filter(|r| r.judgement.finding == Finding::FailedAsExpected)
             .collect();
         if !expected.is_empty() && !self.terse {
             text.push_str("\nexpected failures:\n\n");
             for result in &expected {
                 let _ = writeln!(text, "---- {} (failed as expected) ----", result.name);
-                text.push_str(&result.message);
+                text.push_str(&explanation(result));
                 text.push('\n');
             }
         }
-        let failures: Vec<&TestResult> = results.iter().filter(|r| r.status.is_failure()).collect();
+        let failures: Vec<&TestResult> = results
+            .iter()
+            .filter(|r| r.judgement.status.is_failure())
+            .collect();
         if !failures.is_empty() {
             text.push_str("\nfailures:\n\n");
             for failure in &failures {
                 let _ = writeln!(text, "---- {} ----", failure.name);
-                text.push_str(&failure.message);
+                text.push_str(&explanation(failure));
                 text.push('\n');
             }
             text.push_str("\nfailures:\n");
             for failure in &failures {
                 let _ = writeln!(text, "    {}", failure.name);
             }
+        }
+        if summary.not_run > 0 {
+            let plural = if summary.not_run == 1 { "" } else { "s" };
+            let _ = writeln!(
+                text,
+                "\nnote: {} test{plural} not run: --fail-fast stopped the run after a failure",
+                summary.not_run
+            );
         }
         if summary.inconclusive > 0 {
             let _ = writeln!(

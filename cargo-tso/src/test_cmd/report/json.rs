@@ -7,8 +7,9 @@ use serde_json::{json, Map, Value};
 
 use crate::render::json as run_json;
 use crate::settings::CheckSettings;
-use crate::test_cmd::catalog::{CaseKind, TestCase};
-use crate::test_cmd::expect::{self, Status};
+use crate::test_cmd::catalog::TestCase;
+use crate::test_cmd::expect::{self, Judgement, Status};
+use crate::test_cmd::report::explain::explanation;
 use crate::test_cmd::report::{Reporter, SuiteInfo, Summary};
 use crate::test_cmd::runner::TestResult;
 use crate::test_cmd::sweep::{self, SweepTable};
@@ -21,6 +22,47 @@ fn emit(value: Value) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{value}");
     let _ = out.flush();
+}
+
+/// The judgement as fields: what the test declares, what was found, and what SC says.
+fn judgement(judgement: &Judgement) -> Value {
+    json!({
+        "status": match judgement.status {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Ignored => "ignored",
+            Status::Inconclusive => "inconclusive",
+        },
+        "expected": judgement.expectation.map(expect::expected_word),
+        "expected_kind": judgement.expectation.and_then(expect::expected_kind),
+        "finding": judgement.finding.as_str(),
+        "found_kind": judgement.found_kind.map(|k| k.as_str()),
+        "classification": judgement.classification.map(|c| c.as_str()),
+    })
+}
+
+/// The checker's fields of one run: verdict, error, figures, trace, output, and the
+/// memory this test's exploration used.
+fn run_fields(
+    result: &TestResult,
+    case: &TestCase,
+    settings: &CheckSettings,
+) -> Map<String, Value> {
+    let mut map = Map::new();
+    let settings = CheckSettings {
+        sb_bound: result.bound,
+        ..settings.clone()
+    };
+    if let Some(outcome) = &result.outcome {
+        map.extend(run_json::outcome_fields(outcome, &settings));
+        // The process's high-water mark says nothing about one test among many.
+        map.remove("peak_memory_bytes");
+        map.insert("memory_bytes".into(), outcome.figures.stored_bytes.into());
+    } else {
+        map.insert("verdict".into(), "error".into());
+    }
+    map.insert("opt_level".into(), case.unit.opt_level.clone().into());
+    map
 }
 
 impl Reporter for Json {
@@ -39,7 +81,7 @@ impl Reporter for Json {
     }
 
     fn test_finished(&mut self, result: &TestResult, case: &TestCase) {
-        let event = match result.status {
+        let event = match result.judgement.status {
             Status::Passed => "ok",
             Status::Failed | Status::Inconclusive => "failed",
             Status::Ignored => "ignored",
@@ -48,36 +90,41 @@ impl Reporter for Json {
         map.insert("type".into(), "test".into());
         map.insert("name".into(), result.name.clone().into());
         map.insert("event".into(), event.into());
-        if result.status == Status::Ignored {
+        if result.judgement.status == Status::Ignored {
             emit(Value::Object(map));
             return;
         }
         map.insert("exec_time".into(), result.exec_time.as_secs_f64().into());
         map.insert(
             "inconclusive".into(),
-            (result.status == Status::Inconclusive).into(),
+            (result.judgement.status == Status::Inconclusive).into(),
         );
-        if let CaseKind::Check { expectation, .. } = &case.kind {
-            map.insert(
-                "expected_failure".into(),
-                expect::expected_kind(*expectation).map_or(Value::Null, Value::from),
-            );
-        }
-        let settings = CheckSettings {
-            sb_bound: result.bound,
-            ..self.settings.clone()
-        };
-        if let Some(outcome) = &result.outcome {
-            map.extend(run_json::outcome_fields(outcome, &settings));
-        } else {
-            map.insert("verdict".into(), "error".into());
-        }
+        map.insert(
+            "expected_failure".into(),
+            result
+                .judgement
+                .expectation
+                .and_then(expect::expected_kind)
+                .map_or(Value::Null, Value::from),
+        );
+        map.insert("judgement".into(), judgement(&result.judgement));
+        map.extend(run_fields(result, case, &self.settings));
         if let Some(sc) = &result.sc {
             map.insert("sc_rerun".into(), run_json::sc_rerun(sc));
         }
-        if !result.message.is_empty() {
-            map.insert("stdout".into(), result.message.clone().into());
+        let text = explanation(result);
+        if !text.is_empty() {
+            map.insert("stdout".into(), text.into());
         }
+        emit(Value::Object(map));
+    }
+
+    fn row_finished(&mut self, result: &TestResult, case: &TestCase) {
+        let mut map = Map::new();
+        map.insert("type".into(), "bound".into());
+        map.insert("name".into(), result.name.clone().into());
+        map.insert("test".into(), case.name.clone().into());
+        map.extend(run_fields(result, case, &self.settings));
         emit(Value::Object(map));
     }
 
@@ -89,7 +136,6 @@ impl Reporter for Json {
                 .map(|r| {
                     json!({
                         "sb_bound": r.bound,
-                        "result": sweep::status_word(r.status),
                         "verdict": r.outcome.as_ref().map_or("error", |o| o.verdict.as_str()),
                         "error_kind": r.outcome.as_ref().and_then(|o| o.failure.as_ref()).map(|f| f.kind.as_str()),
                         "states": r.outcome.as_ref().map_or(0, |o| o.figures.states),
@@ -102,6 +148,7 @@ impl Reporter for Json {
                 "name": table.test,
                 "rows": rows,
                 "smallest_failing_bound": table.first_failing_bound(),
+                "result": table.conclusion().map(|c| sweep::status_word(c.judgement.status)),
             }));
         }
     }
@@ -116,6 +163,7 @@ impl Reporter for Json {
             "ignored": summary.ignored,
             "measured": 0,
             "filtered_out": summary.filtered_out,
+            "not_run": summary.not_run,
             "exec_time": summary.elapsed.as_secs_f64(),
         }));
     }

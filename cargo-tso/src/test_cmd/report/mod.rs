@@ -1,7 +1,10 @@
-//! Reporters: libtest's pretty, terse and JSON formats.
+//! Reporters: libtest's pretty, terse and JSON formats, and JUnit XML. They get
+//! results with structured judgements and decide on the text themselves.
 
+pub mod explain;
 pub mod human;
 pub mod json;
+pub mod junit;
 
 use std::time::Duration;
 
@@ -25,18 +28,31 @@ pub struct Summary {
     pub inconclusive: usize,
     pub ignored: usize,
     pub filtered_out: usize,
+    /// Tests never started because `--fail-fast` stopped the run.
+    pub not_run: usize,
     pub elapsed: Duration,
 }
 
 impl Summary {
-    pub fn of(results: &[TestResult], filtered_out: usize, elapsed: Duration) -> Summary {
-        let count = |status| results.iter().filter(|r| r.status == status).count();
+    pub fn of(
+        results: &[TestResult],
+        filtered_out: usize,
+        not_run: usize,
+        elapsed: Duration,
+    ) -> Summary {
+        let count = |status| {
+            results
+                .iter()
+                .filter(|r| r.judgement.status == status)
+                .count()
+        };
         Summary {
             passed: count(Status::Passed),
             failed: count(Status::Failed) + count(Status::Inconclusive),
             inconclusive: count(Status::Inconclusive),
             ignored: count(Status::Ignored),
             filtered_out,
+            not_run,
             elapsed,
         }
     }
@@ -50,7 +66,10 @@ pub trait Reporter {
     fn suite_started(&mut self, info: &SuiteInfo);
     fn test_started(&mut self, _name: &str) {}
     fn test_finished(&mut self, result: &TestResult, case: &TestCase);
+    /// One bound of a sweep finished (the test itself is reported after the sweep).
+    fn row_finished(&mut self, result: &TestResult, case: &TestCase);
     fn sweep(&mut self, tables: &[SweepTable<'_>]);
+    /// `results`: one per test (a sweep's conclusions), in plan order.
     fn suite_finished(&mut self, results: &[TestResult], summary: &Summary);
 }
 

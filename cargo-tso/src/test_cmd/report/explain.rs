@@ -1,0 +1,68 @@
+//! The text that explains a test's judgement, shared by the human, JSON (`stdout`)
+//! and JUnit reporters: the error, its counterexample and what SC says.
+
+use crate::render::{failure, figures};
+use crate::test_cmd::expect::{self, Finding};
+use crate::test_cmd::runner::TestResult;
+
+/// `` (`deadlock`)`` for a should-fail test naming a kind, else empty.
+fn wanted_kind(result: &TestResult) -> String {
+    match result.judgement.expectation.and_then(expect::expected_kind) {
+        Some(kind) if kind != test_support::ANY_KIND => format!(" (`{kind}`)"),
+        _ => String::new(),
+    }
+}
+
+/// The explanation of a result; empty for a plain pass or an ignored test.
+pub fn explanation(result: &TestResult) -> String {
+    let judgement = &result.judgement;
+    if !judgement.has_explanation() {
+        return String::new();
+    }
+    let Some(outcome) = &result.outcome else {
+        // Nothing was checked: the note says why.
+        let mut text = result.note.clone().unwrap_or_default();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        return text;
+    };
+    let details = || failure::details(outcome, result.sc.as_ref(), true);
+    let figures_line = || format!("{}\n", figures::test_line(&outcome.figures));
+    match judgement.finding {
+        Finding::Passed | Finding::Ignored => String::new(),
+        Finding::FailedAsExpected | Finding::UnexpectedFailure => details(),
+        Finding::Inconclusive => format!("{}{}", details(), figures_line()),
+        Finding::NotChecked => format!("the test could not be checked:\n{}", details()),
+        Finding::UnexpectedPass => {
+            let under = match judgement.expectation {
+                Some(test_support::Expectation::ShouldFailUnderTso(_)) => " under x86-TSO",
+                _ => "",
+            };
+            format!(
+                "expected failure{}{under} but passed: no error is reachable\n{}",
+                wanted_kind(result),
+                figures_line()
+            )
+        }
+        Finding::WrongKind => format!(
+            "expected failure `{}`, but the test failed with `{}`:\n{}",
+            judgement
+                .expectation
+                .and_then(expect::expected_kind)
+                .unwrap_or(test_support::ANY_KIND),
+            judgement.found_kind.map_or("?", |k| k.as_str()),
+            details()
+        ),
+        Finding::FailsUnderSc => format!(
+            "declared to fail only under TSO, but it fails under sequential consistency too: \
+             not a TSO-only bug\n{}",
+            details()
+        ),
+        Finding::ScUnknown => format!(
+            "declared to fail only under TSO; it fails under x86-TSO, but the SC re-run gave \
+             no verdict\n{}",
+            details()
+        ),
+    }
+}

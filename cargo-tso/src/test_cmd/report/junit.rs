@@ -1,0 +1,93 @@
+//! `--junit PATH`: the results as JUnit XML (quick-junit, nextest's serializer), one
+//! `<testsuite>` per package. A failure carries the error kind as its type, the
+//! error line as its message, and the whole explanation (error, source location,
+//! counterexample, SC classification) as its body, as nextest puts a test's output
+//! there.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use quick_junit::{NonSuccessKind, Report, TestCase as JunitCase, TestCaseStatus, TestSuite};
+
+use crate::test_cmd::expect::{Finding, Status};
+use crate::test_cmd::report::explain::explanation;
+use crate::test_cmd::report::Summary;
+use crate::test_cmd::runner::TestResult;
+
+/// `pkg::file::test` as (`pkg`, `pkg::file`, `test`); a `main` test is `pkg::file`.
+fn split_name(name: &str) -> (&str, &str, &str) {
+    let package = name.split("::").next().unwrap_or(name);
+    match name.rsplit_once("::") {
+        Some((class, test)) if class != package => (package, class, test),
+        _ => (package, name, name.rsplit("::").next().unwrap_or(name)),
+    }
+}
+
+fn status_of(result: &TestResult) -> TestCaseStatus {
+    match result.judgement.status {
+        Status::Passed => TestCaseStatus::success(),
+        Status::Ignored => TestCaseStatus::skipped(),
+        Status::Failed | Status::Inconclusive => {
+            let kind = if result.judgement.finding == Finding::NotChecked {
+                NonSuccessKind::Error
+            } else {
+                NonSuccessKind::Failure
+            };
+            let mut status = TestCaseStatus::non_success(kind);
+            let body = explanation(result);
+            let message = body.lines().next().unwrap_or_default().to_owned();
+            status.set_message(message);
+            status.set_type(
+                result
+                    .judgement
+                    .found_kind
+                    .map_or(result.judgement.finding.as_str(), |k| k.as_str()),
+            );
+            status.set_description(body);
+            status
+        }
+    }
+}
+
+/// The report for `results` (one per test), as XML text.
+pub fn render(results: &[TestResult], summary: &Summary) -> String {
+    let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
+    for result in results {
+        let (package, class, test) = split_name(&result.name);
+        let mut case = JunitCase::new(test, status_of(result));
+        case.set_classname(class);
+        case.set_time(result.exec_time);
+        suites
+            .entry(package)
+            .or_insert_with(|| TestSuite::new(package))
+            .add_test_case(case);
+    }
+    let mut report = Report::new("cargo-tso");
+    report.set_time(summary.elapsed);
+    report.add_test_suites(suites.into_values());
+    report
+        .to_string()
+        .unwrap_or_else(|error| format!("<!-- cannot serialise the report: {error} -->\n"))
+}
+
+/// Writes the report to `path`.
+pub fn write(path: &Path, results: &[TestResult], summary: &Summary) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, render(results, summary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_name;
+
+    #[test]
+    fn names_split_into_package_class_and_test() {
+        assert_eq!(split_name("pkg::ring::push"), ("pkg", "pkg::ring", "push"));
+        assert_eq!(
+            split_name("pkg::program"),
+            ("pkg", "pkg::program", "program")
+        );
+    }
+}
