@@ -206,6 +206,7 @@ fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
             &module,
             &InstrumentOptions {
                 static_locals: cfg.static_locals,
+                ..InstrumentOptions::default()
             },
         ) {
             println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);
@@ -217,6 +218,7 @@ fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
                 sb_bound: bound,
                 dynamic_bypass: cfg.dynamic_bypass,
                 reference_machine: cfg.reference,
+                ..RuntimeOptions::default()
             },
         );
     }

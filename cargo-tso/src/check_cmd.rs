@@ -8,9 +8,14 @@ use tso_engine::Verdict;
 
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::compile::{self, Cache, CompileError, CompileRequest, Toolchain};
-use crate::outcome::{RunOutcome, ScRerun};
-use crate::pipeline::{self, PipelineError, Request};
-use crate::render::{failure, figures, json};
+use tso_runtime::instrument::SourcePoint;
+use tso_runtime::runtime::ObservationLog;
+
+use crate::fences::{self, FenceSuggestion, Trial};
+use crate::outcome::{RunOutcome, ScClassification, ScRerun};
+use crate::pipeline::{self, PipelineError, Request, RunExtras};
+use crate::render::{self, failure, figures, json};
+use crate::robustness::{self, Robustness, RobustnessReport};
 use crate::settings::CheckSettings;
 
 /// Exit status: the tool could not run.
@@ -30,6 +35,8 @@ pub enum CheckCommandError {
     Compile(#[from] CompileError),
     #[error(transparent)]
     Pipeline(#[from] PipelineError),
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl CheckCommandError {
@@ -41,6 +48,7 @@ impl CheckCommandError {
             CheckCommandError::Compile(_) => "toolchain",
             CheckCommandError::Pipeline(PipelineError::Load(_)) => "invalid-module",
             CheckCommandError::Pipeline(_) => "internal",
+            CheckCommandError::Usage(_) => "usage",
         }
     }
 }
@@ -112,12 +120,88 @@ struct Checked {
     settings: CheckSettings,
     outcome: RunOutcome,
     sc: Option<ScRerun>,
+    /// `--suggest-fences`: the suggestion, when there was something to fix.
+    fences: Option<FenceSuggestion>,
+    /// `--robustness`: the comparison of TSO and SC states.
+    robustness: Option<RobustnessReport>,
+}
+
+/// One robustness check with candidate fences, for the fence search.
+fn robustness_trial(request: &Request<'_>, fences: &[SourcePoint]) -> Result<Trial, PipelineError> {
+    let report = robustness::check(request, fences)?;
+    let (verdict, reason) = match &report.robustness {
+        Robustness::Robust => (Verdict::Pass, None),
+        Robustness::NotRobust => (Verdict::Fail, None),
+        Robustness::FailsUnderSc => (
+            Verdict::Error,
+            Some("the program fails under sequential consistency".to_owned()),
+        ),
+        Robustness::Undecided(why) => (Verdict::Inconclusive, Some(why.clone())),
+    };
+    Ok(Trial {
+        verdict,
+        observations: report.observations,
+        reason,
+    })
+}
+
+fn check_robustness(
+    request: &Request<'_>,
+    settings: CheckSettings,
+    suggest: bool,
+) -> Result<Checked, CheckCommandError> {
+    let trials = Request {
+        emit_instrumented: None,
+        ..request.clone()
+    };
+    let (report, fences) = pipeline::on_large_stack(|| {
+        let report = robustness::check(request, &[])?;
+        let fences = (suggest && report.robustness == Robustness::NotRobust).then(|| {
+            fences::search(&report.observations, |points| {
+                robustness_trial(&trials, points)
+            })
+        });
+        Ok::<_, PipelineError>((report, fences))
+    })??;
+    let outcome = match &report.robustness {
+        Robustness::Robust | Robustness::NotRobust => report.tso.clone(),
+        Robustness::FailsUnderSc => report.sc.clone(),
+        Robustness::Undecided(why) => {
+            let mut o = report.tso.clone();
+            if report.sc.verdict != Verdict::Pass {
+                o = report.sc.clone();
+            }
+            o.verdict = Verdict::Inconclusive;
+            o.inconclusive_reason = Some(why.clone());
+            o
+        }
+    };
+    Ok(Checked {
+        settings,
+        outcome,
+        sc: None,
+        fences,
+        robustness: Some(report),
+    })
 }
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
-    let bitcode = prepare(args)?;
     let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
     settings.show_details = args.verbose;
+    if (args.robustness || args.checking.suggest_fences)
+        && settings.memory_model == crate::cli::MemoryModel::Sc
+    {
+        return Err(CheckCommandError::Usage(
+            "--robustness and --suggest-fences compare x86-TSO with SC: they need --memory-model tso".into(),
+        ));
+    }
+    if args.robustness && settings.reference_machine {
+        return Err(CheckCommandError::Usage(
+            "--robustness compares states of the delayed-flush machine: drop --reference-machine"
+                .into(),
+        ));
+    }
+    let bitcode = prepare(args)?;
     if args.emit_instrumented.is_some() && settings.memory_model == crate::cli::MemoryModel::Sc {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
     }
@@ -129,16 +213,42 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         emit_instrumented: args.emit_instrumented.as_deref(),
         progress: None,
     };
-    let (outcome, sc) = pipeline::on_large_stack(|| {
-        let outcome = pipeline::run_guarded(&request)?;
+    if args.robustness {
+        return check_robustness(&request, settings.clone(), args.checking.suggest_fences);
+    }
+    let log: Option<ObservationLog> = args.checking.suggest_fences.then(Default::default);
+    let extras = RunExtras {
+        observations: log.clone(),
+        ..RunExtras::default()
+    };
+    let trials = Request {
+        emit_instrumented: None,
+        ..request.clone()
+    };
+    let (outcome, sc, fences) = pipeline::on_large_stack(|| {
+        let outcome = pipeline::run_guarded_with(&request, &extras)?;
         let sc =
             pipeline::wants_sc_rerun(&settings, &outcome).then(|| pipeline::sc_rerun(&request));
-        Ok::<_, PipelineError>((outcome, sc))
+        let needs_tso = sc
+            .as_ref()
+            .is_some_and(|s| s.classification == ScClassification::NeedsTso);
+        let fences = match &log {
+            Some(log) if needs_tso => {
+                let first = log.lock().map(|l| l.clone()).unwrap_or_default();
+                Some(fences::search(&first, |points| {
+                    fences::fenced_trial(&trials, points)
+                }))
+            }
+            _ => None,
+        };
+        Ok::<_, PipelineError>((outcome, sc, fences))
     })??;
     Ok(Checked {
         settings,
         outcome,
         sc,
+        fences,
+        robustness: None,
     })
 }
 
@@ -180,6 +290,22 @@ pub fn run(args: &CheckArgs) -> i32 {
 fn verdict_line(checked: &Checked) -> String {
     let model = checked.settings.describe();
     let outcome = &checked.outcome;
+    if let Some(r) = &checked.robustness {
+        match &r.robustness {
+            Robustness::Robust => {
+                return format!("verdict: pass — robust: every state x86-TSO reaches with empty store buffers is reachable under sequential consistency ({model})")
+            }
+            Robustness::NotRobust => {
+                return format!("verdict: fail — not robust: x86-TSO reaches a state sequential consistency cannot ({model})")
+            }
+            Robustness::FailsUnderSc => {
+                return "verdict: fail — the program fails under sequential consistency already (robustness is not the question)".to_owned()
+            }
+            Robustness::Undecided(_) => {
+                return format!("verdict: inconclusive — robustness was not decided ({model})")
+            }
+        }
+    }
     match (outcome.verdict, &outcome.failure) {
         (Verdict::Pass, _) => format!("verdict: pass — no error is reachable ({model})"),
         (Verdict::Fail, Some(f)) => format!("verdict: fail — {} ({model})", f.kind),
@@ -200,6 +326,26 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
     if outcome.verdict != Verdict::Pass {
         out.push_str(&failure::details(outcome, checked.sc.as_ref(), false));
     }
+    if let Some(r) = &checked.robustness {
+        if r.robustness == Robustness::NotRobust {
+            out.push_str(&render::fences::observations_human(&r.observations));
+        }
+        if matches!(r.robustness, Robustness::Robust | Robustness::NotRobust) {
+            out.push_str(&format!(
+                "robustness: {} TSO states ({} with drained buffers compared) against {} SC states\n",
+                r.tso_states, r.compared, r.sc_states
+            ));
+        }
+    }
+    if let Some(f) = &checked.fences {
+        out.push_str(&render::fences::human(
+            f,
+            &checked.settings,
+            checked.robustness.is_some(),
+        ));
+    } else if args.checking.suggest_fences && outcome.verdict == Verdict::Fail {
+        out.push_str(no_suggestion(checked));
+    }
     if args.show_output && !outcome.output.is_empty() && outcome.trace.is_empty() {
         out.push_str(&failure::output_block(&outcome.output));
     }
@@ -216,6 +362,17 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
     out
 }
 
+/// Why `--suggest-fences` printed no suggestion for a failure.
+fn no_suggestion(checked: &Checked) -> &'static str {
+    match (&checked.robustness, checked.sc.as_ref().map(|s| s.classification)) {
+        (Some(_), _) => "fence suggestion: none — the robustness check did not find a TSO-only behaviour to forbid\n",
+        (None, Some(ScClassification::FailsUnderSc)) => {
+            "fence suggestion: none — the failure also happens under sequential consistency, so no fence can fix it\n"
+        }
+        _ => "fence suggestion: none — the SC re-run did not decide whether the failure needs TSO\n",
+    }
+}
+
 fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
     let mut map = json::outcome_fields(&checked.outcome, &checked.settings);
     map.insert("file".into(), args.file.display().to_string().into());
@@ -229,5 +386,38 @@ fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
         "sc_rerun".into(),
         checked.sc.as_ref().map_or(Value::Null, json::sc_rerun),
     );
+    if args.checking.suggest_fences {
+        map.insert(
+            "fence_suggestion".into(),
+            checked
+                .fences
+                .as_ref()
+                .map_or(Value::Null, render::fences::json),
+        );
+    }
+    if let Some(r) = &checked.robustness {
+        let result = match &r.robustness {
+            Robustness::Robust => "robust",
+            Robustness::NotRobust => "not-robust",
+            Robustness::FailsUnderSc => "fails-under-sc",
+            Robustness::Undecided(_) => "undecided",
+        };
+        let robust = match &r.robustness {
+            Robustness::Robust => Value::Bool(true),
+            Robustness::NotRobust => Value::Bool(false),
+            _ => Value::Null,
+        };
+        map.insert(
+            "robustness".into(),
+            serde_json::json!({
+                "robust": robust,
+                "result": result,
+                "sc_states": r.sc_states,
+                "tso_states": r.tso_states,
+                "compared": r.compared,
+                "observations": render::fences::observations_json(&r.observations),
+            }),
+        );
+    }
     Value::Object(map)
 }

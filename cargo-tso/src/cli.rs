@@ -70,6 +70,10 @@ pub struct CheckingArgs {
     /// Use the plain reference TSO machine instead of delayed flushing (measurement).
     #[arg(long)]
     pub reference_machine: bool,
+    /// For a failure that needs TSO (or a robustness violation): search fence
+    /// placements, verify them and minimise them.
+    #[arg(long)]
+    pub suggest_fences: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -109,6 +113,10 @@ pub struct CheckArgs {
     /// Write the TSO-instrumented module as LLVM text to this file.
     #[arg(long, value_name = "OUT.ll")]
     pub emit_instrumented: Option<PathBuf>,
+    /// Check that every state x86-TSO reaches with empty store buffers is reachable
+    /// under sequential consistency; exit 1 when not.
+    #[arg(long)]
+    pub robustness: bool,
     /// Extra arguments for clang, after `--`.
     #[arg(last = true, value_name = "CLANG_ARGS")]
     pub clang_args: Vec<String>,

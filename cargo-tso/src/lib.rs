@@ -5,14 +5,18 @@
 //! - [`pipeline`]: load → instrument → translate → check, one run;
 //! - [`check_cmd`]: `cargo tso check`;
 //! - [`test_cmd`]: `cargo tso test` (discovery, runner, reporters, bound sweep);
+//! - [`fences`]: `--suggest-fences` (search and minimisation of fence placements);
+//! - [`robustness`]: `--robustness` (TSO states with empty buffers vs SC states);
 //! - [`render`]: traces, source snippets, figures and JSON shared by both.
 
 pub mod check_cmd;
 pub mod cli;
 pub mod compile;
+pub mod fences;
 pub mod outcome;
 pub mod pipeline;
 pub mod render;
+pub mod robustness;
 pub mod settings;
 pub mod test_cmd;
 

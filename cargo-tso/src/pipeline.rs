@@ -5,10 +5,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use inkwell::context::Context;
-use tso_engine::explore::ProgressFn;
+use tso_engine::explore::{ProgressFn, StateObserver};
 use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
-use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions};
-use tso_runtime::runtime::{register, RuntimeOptions};
+use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions, SourcePoint};
+use tso_runtime::runtime::{register, ObservationLog, RuntimeOptions};
 
 use crate::cli::MemoryModel;
 use crate::outcome::{RunOutcome, ScClassification, ScRerun};
@@ -36,15 +36,35 @@ pub struct Request<'a> {
     pub progress: Option<ProgressFn>,
 }
 
+/// What `--suggest-fences` and `--robustness` add to a run (nothing by default).
+#[derive(Clone, Default)]
+pub struct RunExtras {
+    /// Fences the pass inserts after these stores (candidate placements).
+    pub fences_after: Vec<SourcePoint>,
+    /// Where the runtime records the reorderings the counterexample's replay shows.
+    pub observations: Option<ObservationLog>,
+    /// Instrument, but run the buffers as sequential consistency (the SC side of a
+    /// robustness check: same program, same state shape).
+    pub sequential: bool,
+    /// Sees every new state.
+    pub observer: Option<StateObserver>,
+}
+
 /// Runs one check. Problems in the program (including constructs the pass or the
 /// engine does not support) are verdicts; only unreadable input is an error.
 pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
+    run_with(request, &RunExtras::default())
+}
+
+/// [`run`] with candidate fences, observation, SC runtime or a state observer.
+pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome, PipelineError> {
     let context = Context::create();
     let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
     let mut natives = Natives::standard();
     if request.settings.memory_model == MemoryModel::Tso {
         let options = InstrumentOptions {
             static_locals: request.settings.static_locals,
+            fences_after: extras.fences_after.clone(),
         };
         if let Err(error) = instrument_module(&module, &options) {
             // Every pass error means the tool could not check this program (exit 2).
@@ -60,6 +80,8 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
                 sb_bound: request.settings.sb_bound,
                 dynamic_bypass: request.settings.dynamic_bypass,
                 reference_machine: request.settings.reference_machine,
+                sequential: extras.sequential,
+                observations: extras.observations.clone(),
             },
         );
     }
@@ -78,6 +100,7 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
         limits: request.settings.limits.clone(),
         collect_outcomes: request.collect_outcomes,
         progress: request.progress.clone(),
+        observer: extras.observer.clone(),
     };
     let report = tso_engine::check(&program, &natives, &options);
     let mut outcome = RunOutcome::from_report(&report);
@@ -89,7 +112,15 @@ pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
 
 /// Runs `request` inside a panic guard: a panic becomes [`PipelineError::Internal`].
 pub fn run_guarded(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
-    match catch_unwind(AssertUnwindSafe(|| run(request))) {
+    run_guarded_with(request, &RunExtras::default())
+}
+
+/// [`run_with`] inside a panic guard.
+pub fn run_guarded_with(
+    request: &Request<'_>,
+    extras: &RunExtras,
+) -> Result<RunOutcome, PipelineError> {
+    match catch_unwind(AssertUnwindSafe(|| run_with(request, extras))) {
         Ok(result) => result,
         Err(payload) => Err(PipelineError::Internal(panic_message(payload.as_ref()))),
     }

@@ -20,6 +20,8 @@ pub struct CheckSettings {
     pub machine: MachineOptions,
     /// Keep the checker's bookkeeping steps in traces (`-v`).
     pub show_details: bool,
+    /// `--suggest-fences`: search fences for a failure that needs TSO.
+    pub suggest_fences: bool,
 }
 
 impl CheckSettings {
@@ -41,6 +43,7 @@ impl CheckSettings {
             },
             machine,
             show_details: false,
+            suggest_fences: args.suggest_fences,
         }
     }
 

@@ -10,6 +10,9 @@
  *                                                         passes under SC
  *   TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(sb2, assertion) { ... }   the same, that kind
  *   TSO_TEST_IGNORE(slow) { ... }                         listed but not run by default
+ *   TSO_TEST_ROBUST(no_tso_reasoning) { ... }             must never fail, and have no
+ *                                                         behaviour under x86-TSO that
+ *                                                         sequential consistency lacks
  *
  * Kinds: assertion abort deadlock out_of_bounds use_after_free double_free
  * invalid_free null_dereference division_by_zero pthread_misuse stack_overflow
@@ -21,6 +24,7 @@
  *   __tso_test_should_fail__<kind>__<name>      (kind `any` for TSO_TEST_SHOULD_FAIL)
  *   __tso_test_should_fail_under_tso__<kind>__<name>
  *   __tso_test_ignore__<name>
+ *   __tso_test_robust__<name>
  * The checker runs each such function as the whole program, exploring every
  * interleaving of the threads it starts and every x86-TSO store-buffer behaviour.
  *
@@ -75,6 +79,8 @@ enum tso_failure_kind_ {
 #define TSO_TEST(name) TSO_DEFINE_TEST_(__tso_test__##name)
 
 #define TSO_TEST_IGNORE(name) TSO_DEFINE_TEST_(__tso_test_ignore__##name)
+
+#define TSO_TEST_ROBUST(name) TSO_DEFINE_TEST_(__tso_test_robust__##name)
 
 #define TSO_TEST_SHOULD_FAIL(name) TSO_TEST_SHOULD_FAIL_WITH(name, any)
 

@@ -11,6 +11,8 @@ pub const SHOULD_FAIL_PREFIX: &str = "__tso_test_should_fail__";
 pub const SHOULD_FAIL_UNDER_TSO_PREFIX: &str = "__tso_test_should_fail_under_tso__";
 /// Prefix of an ignored test: `__tso_test_ignore__<name>`.
 pub const IGNORE_PREFIX: &str = "__tso_test_ignore__";
+/// Prefix of a robustness test: `__tso_test_robust__<name>`.
+pub const ROBUST_PREFIX: &str = "__tso_test_robust__";
 /// The kind in a should-fail symbol meaning "any failure".
 pub const ANY_KIND: &str = "any";
 
@@ -32,6 +34,9 @@ pub enum Expectation {
     ShouldPass,
     /// Some error must be reachable; `Some(kind)` requires that kind.
     ShouldFail(Option<FailureKind>),
+    /// No error may be reachable, and every state reachable under x86-TSO with empty
+    /// store buffers must be reachable under sequential consistency (`TSO_TEST_ROBUST`).
+    Robust,
     /// Under x86-TSO some error (of this kind) must be reachable, and under
     /// sequential consistency none: the test documents a bug that needs store
     /// buffering. Under `--memory-model sc` it must pass.
@@ -42,7 +47,7 @@ impl Expectation {
     /// The kind a failing expectation names (`None`: any kind, or not a failure).
     pub fn failure_kind(self) -> Option<FailureKind> {
         match self {
-            Expectation::ShouldPass => None,
+            Expectation::ShouldPass | Expectation::Robust => None,
             Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => kind,
         }
     }
@@ -64,6 +69,7 @@ impl TestSymbol {
         }
         match self.expectation {
             Expectation::ShouldPass => format!("{TEST_PREFIX}{}", self.name),
+            Expectation::Robust => format!("{ROBUST_PREFIX}{}", self.name),
             Expectation::ShouldFail(kind) => {
                 let kind = kind.map_or_else(|| ANY_KIND.to_owned(), FailureKind::symbol_name);
                 format!("{SHOULD_FAIL_PREFIX}{kind}__{}", self.name)
@@ -83,6 +89,8 @@ pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
     let (name, expectation, ignored) = if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_PREFIX) {
         let (kind, name) = kind_and_name(rest)?;
         (name, Expectation::ShouldFail(kind), false)
+    } else if let Some(name) = sym.strip_prefix(ROBUST_PREFIX) {
+        (name, Expectation::Robust, false)
     } else if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_UNDER_TSO_PREFIX) {
         let (kind, name) = kind_and_name(rest)?;
         (name, Expectation::ShouldFailUnderTso(kind), false)
@@ -148,6 +156,15 @@ mod tests {
             t.expectation,
             Expectation::ShouldFail(Some(FailureKind::UseAfterFree))
         );
+    }
+
+    #[test]
+    fn robust_test_round_trips() {
+        let t = parse_test_symbol("__tso_test_robust__ring").unwrap();
+        assert_eq!(t.name, "ring");
+        assert_eq!(t.expectation, Expectation::Robust);
+        assert!(!t.ignored);
+        assert_eq!(t.symbol(), "__tso_test_robust__ring");
     }
 
     #[test]

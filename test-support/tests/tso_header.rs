@@ -15,6 +15,7 @@ TSO_TEST_SHOULD_FAIL(any_failure) { TSO_ASSERT(shared == 7); }
 static int cells[1];
 TSO_TEST_SHOULD_FAIL_WITH(bad_index, out_of_bounds) { cells[shared + 1] = 0; }
 TSO_TEST_IGNORE(slow) { }
+TSO_TEST_ROBUST(robust_one) { shared = 1; }
 TSO_TEST_SHOULD_FAIL_UNDER_TSO(needs_tso) { }
 TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(needs_tso_kind, assertion) { }
 "#;
@@ -84,6 +85,7 @@ fn expected_tests() -> Vec<TestSymbol> {
             false,
         ),
         test("plain", Expectation::ShouldPass, false),
+        test("robust_one", Expectation::Robust, false),
         test("slow", Expectation::ShouldPass, true),
     ]
 }

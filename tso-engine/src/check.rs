@@ -16,6 +16,8 @@ pub struct CheckOptions {
     pub collect_outcomes: bool,
     /// Called now and then with the figures so far.
     pub progress: Option<crate::explore::ProgressFn>,
+    /// Sees every new state (see [`crate::explore::StateObserver`]).
+    pub observer: Option<crate::explore::StateObserver>,
 }
 
 impl Default for CheckOptions {
@@ -26,6 +28,7 @@ impl Default for CheckOptions {
             limits: Limits::default(),
             collect_outcomes: false,
             progress: None,
+            observer: None,
         }
     }
 }
@@ -121,6 +124,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         limits: opts.limits.clone(),
         collect_outcomes: opts.collect_outcomes,
         progress: opts.progress.clone(),
+        observer: opts.observer.clone(),
     };
     let result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);

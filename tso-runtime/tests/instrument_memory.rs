@@ -128,6 +128,7 @@ fn static_locals_stay_plain_unless_disabled() {
         &module,
         &InstrumentOptions {
             static_locals: false,
+            ..InstrumentOptions::default()
         },
     )
     .expect("instrument");

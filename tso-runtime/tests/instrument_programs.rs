@@ -128,8 +128,14 @@ fn assorted_real_world_constructs_instrument_and_verify() {
         for static_locals in [true, false] {
             let ctx = Context::create();
             let module = load_fixture(&ctx, "assorted.c", opt);
-            let stats = instrument_module(&module, &InstrumentOptions { static_locals })
-                .expect("instrument");
+            let stats = instrument_module(
+                &module,
+                &InstrumentOptions {
+                    static_locals,
+                    ..InstrumentOptions::default()
+                },
+            )
+            .expect("instrument");
             module.verify().expect("verifies");
             assert_eq!(
                 shared_plain_accesses(&module),

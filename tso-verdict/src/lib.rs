@@ -27,6 +27,9 @@ pub enum ErrorKind {
     StoreToReleasedMemory,
     /// A per-step limit (--max-steps) was hit: not a verdict on the program.
     StepLimit,
+    /// A state reachable under x86-TSO (with empty store buffers) that sequential
+    /// consistency cannot reach (`--robustness`, `TSO_TEST_ROBUST`).
+    NotRobust,
 }
 
 /// Every kind.
@@ -47,6 +50,7 @@ pub const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::ExitStatus,
     ErrorKind::StoreToReleasedMemory,
     ErrorKind::StepLimit,
+    ErrorKind::NotRobust,
 ];
 
 /// The kinds a test may expect (`TSO_TEST_SHOULD_FAIL_WITH(name, kind)`), in the order
@@ -87,6 +91,7 @@ impl ErrorKind {
             ErrorKind::ExitStatus => "exit-status",
             ErrorKind::StoreToReleasedMemory => "store-to-released-memory",
             ErrorKind::StepLimit => "step-limit",
+            ErrorKind::NotRobust => "not-robust",
         }
     }
 

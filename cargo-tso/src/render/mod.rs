@@ -2,6 +2,7 @@
 //! and `test`.
 
 pub mod failure;
+pub mod fences;
 pub mod figures;
 pub mod json;
 pub mod paths;

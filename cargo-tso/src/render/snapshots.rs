@@ -196,6 +196,7 @@ fn json_failure_event() {
         limits: Default::default(),
         machine: Default::default(),
         show_details: false,
+        suggest_fences: false,
     };
     let mut fields = json::outcome_fields(&tso_failure(), &settings);
     fields.insert(

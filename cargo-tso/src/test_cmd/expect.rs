@@ -107,10 +107,11 @@ impl Judgement {
     }
 }
 
-/// `pass`, `fail` or `fail-under-tso`, for JSON.
+/// `pass`, `fail`, `fail-under-tso` or `robust`, for JSON.
 pub fn expected_word(expectation: Expectation) -> &'static str {
     match expectation {
         Expectation::ShouldPass => "pass",
+        Expectation::Robust => "robust",
         Expectation::ShouldFail(_) => "fail",
         Expectation::ShouldFailUnderTso(_) => "fail-under-tso",
     }
@@ -119,7 +120,7 @@ pub fn expected_word(expectation: Expectation) -> &'static str {
 /// `any` or the kind a should-fail test names; `None` for a test that must pass.
 pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
     match expectation {
-        Expectation::ShouldPass => None,
+        Expectation::ShouldPass | Expectation::Robust => None,
         Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => {
             Some(kind.map_or(test_support::ANY_KIND, FailureKind::as_str))
         }
@@ -143,8 +144,10 @@ pub fn judge(
         classification,
     };
     // Under SC a TSO-only failure is a test that must pass.
+    // A robustness test's run is the robustness check: a violation is its failure.
     let effective = match (expectation, model) {
         (Expectation::ShouldFailUnderTso(_), MemoryModel::Sc) => Expectation::ShouldPass,
+        (Expectation::Robust, _) => Expectation::ShouldPass,
         _ => expectation,
     };
     let kind_matches = |wanted: Option<FailureKind>| match (wanted, found_kind) {
@@ -155,7 +158,7 @@ pub fn judge(
         (Verdict::Inconclusive, _) => verdict(Status::Inconclusive, Finding::Inconclusive),
         (Verdict::Error, _) => verdict(Status::Failed, Finding::NotChecked),
         (Verdict::Pass, Expectation::ShouldPass) => verdict(Status::Passed, Finding::Passed),
-        (Verdict::Fail, Expectation::ShouldPass) => {
+        (Verdict::Fail, Expectation::ShouldPass | Expectation::Robust) => {
             verdict(Status::Failed, Finding::UnexpectedFailure)
         }
         (Verdict::Pass, _) => verdict(Status::Failed, Finding::UnexpectedPass),

@@ -10,11 +10,18 @@ use std::time::{Duration, Instant};
 
 use tso_engine::explore::{ProgressFn, Stats};
 
-use crate::outcome::{RunOutcome, ScRerun};
-use crate::pipeline::{self, Request};
+use test_support::Expectation;
+use tso_runtime::runtime::ObservationLog;
+
+use crate::cli::MemoryModel;
+use crate::fences;
+use crate::outcome::{RunOutcome, ScClassification, ScRerun};
+use crate::pipeline::{self, Request, RunExtras};
+use crate::render;
+use crate::robustness::{self, Robustness};
 use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
-use crate::test_cmd::expect::{self, Judgement};
+use crate::test_cmd::expect::{self, Finding, Judgement};
 use crate::test_cmd::progress::JobProgressFn;
 
 /// One test at one store-buffer bound.
@@ -32,7 +39,8 @@ pub struct TestResult {
     pub case: usize,
     pub bound: u32,
     pub judgement: Judgement,
-    /// Why there is no outcome (compile diagnostics, a load or internal error).
+    /// Why there is no outcome (compile diagnostics, a load or internal error); with
+    /// an outcome, what follows its explanation (robustness observation, fences).
     pub note: Option<String>,
     pub outcome: Option<RunOutcome>,
     pub sc: Option<ScRerun>,
@@ -95,7 +103,15 @@ fn run_case(
         emit_instrumented: None,
         progress,
     };
-    match pipeline::run_guarded(&request) {
+    if expectation == Expectation::Robust && settings.memory_model == MemoryModel::Tso {
+        return robust_case(&request);
+    }
+    let log: Option<ObservationLog> = settings.suggest_fences.then(Default::default);
+    let extras = RunExtras {
+        observations: log.clone(),
+        ..RunExtras::default()
+    };
+    match pipeline::run_guarded_with(&request, &extras) {
         Err(error) => (
             Judgement::not_checked(Some(expectation)),
             Some(error.to_string()),
@@ -113,9 +129,62 @@ fn run_case(
                 .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
             let judgement =
                 expect::judge(expectation, settings.memory_model, &outcome, sc.as_ref());
-            (judgement, None, Some(outcome), sc)
+            // --suggest-fences: an unexpected failure that needs TSO gets its fences.
+            let note = match &log {
+                Some(log)
+                    if judgement.finding == Finding::UnexpectedFailure
+                        && judgement.classification == Some(ScClassification::NeedsTso) =>
+                {
+                    let first = log.lock().map(|l| l.clone()).unwrap_or_default();
+                    let suggestion =
+                        fences::search(&first, |points| fences::fenced_trial(&request, points));
+                    Some(render::fences::human(&suggestion, settings, false))
+                }
+                _ => None,
+            };
+            (judgement, note, Some(outcome), sc)
         }
     }
+}
+
+/// A `TSO_TEST_ROBUST` test under TSO: the robustness check decides (its TSO run also
+/// finds every reachable error); a violation is explained by the stale read behind it.
+fn robust_case(
+    request: &Request<'_>,
+) -> (
+    Judgement,
+    Option<String>,
+    Option<RunOutcome>,
+    Option<ScRerun>,
+) {
+    let report = match robustness::check(request, &[]) {
+        Ok(report) => report,
+        Err(error) => {
+            return (
+                Judgement::not_checked(Some(Expectation::Robust)),
+                Some(error.to_string()),
+                None,
+                None,
+            )
+        }
+    };
+    let mut outcome = match report.robustness {
+        Robustness::FailsUnderSc => report.sc.clone(),
+        _ => report.tso.clone(),
+    };
+    if let Robustness::Undecided(why) = &report.robustness {
+        outcome.verdict = tso_engine::Verdict::Inconclusive;
+        outcome.inconclusive_reason = Some(why.clone());
+    }
+    let judgement = expect::judge(
+        Expectation::Robust,
+        request.settings.memory_model,
+        &outcome,
+        None,
+    );
+    let note = (report.robustness == Robustness::NotRobust)
+        .then(|| render::fences::observations_human(&report.observations));
+    (judgement, note, Some(outcome), None)
 }
 
 /// Tests of the isolation guarantee make one named test hit an internal error:

@@ -27,6 +27,11 @@ pub struct Limits {
 /// Called now and then during exploration with the figures so far (progress bars).
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
+/// Called with each newly stored state (and the initial one); an error ends the
+/// search with that failure along the path to the state (robustness checks).
+pub type StateObserver =
+    std::sync::Arc<dyn Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync>;
+
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
     pub limits: Limits,
@@ -34,6 +39,7 @@ pub struct ExploreOptions {
     /// the output then becomes part of the state.
     pub collect_outcomes: bool,
     pub progress: Option<ProgressFn>,
+    pub observer: Option<StateObserver>,
 }
 
 /// One transition on a path: which thread ran, and the choices it made.
@@ -97,6 +103,22 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     let mut first_output = None;
     let mut outcomes = BTreeSet::new();
     store.insert_state(&mut canon, machine.program, &initial, opts.collect_outcomes);
+    if let Some(observe) = &opts.observer {
+        if let Err(failure) = observe(machine, &initial) {
+            let outcome = Outcome::Fail {
+                failure,
+                path: Vec::new(),
+                thread: None,
+            };
+            stats.time = start.elapsed();
+            return ExploreResult {
+                outcome,
+                stats,
+                first_output: None,
+                outcomes: BTreeSet::new(),
+            };
+        }
+    }
     let mut stack = vec![Node {
         state: initial,
         tid: 0,
@@ -230,6 +252,23 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         }
         if store.insert_state(&mut canon, machine.program, &next, opts.collect_outcomes) {
             canon.collect_garbage(&mut next);
+            if let Some(observe) = &opts.observer {
+                if let Err(failure) = observe(machine, &next) {
+                    let mut path = path_of(&stack);
+                    path.push(mv);
+                    return finish(
+                        Outcome::Fail {
+                            failure,
+                            path,
+                            thread: None,
+                        },
+                        &mut stats,
+                        &store,
+                        first_output,
+                        outcomes,
+                    );
+                }
+            }
             if let Some(max) = opts.limits.max_states {
                 if store.states() as u64 >= max {
                     let reason = format!("--max-states {max} reached");

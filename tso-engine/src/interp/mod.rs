@@ -63,6 +63,7 @@ pub struct Machine<'p> {
 }
 
 /// Which instruction a thread is about to execute.
+#[derive(PartialEq, Eq)]
 struct Pc {
     func: FuncId,
     block: u32,
@@ -335,6 +336,37 @@ impl<'p> Machine<'p> {
             u += 1;
         }
         Ok(())
+    }
+
+    /// Runs every thread's invisible steps until each is at a visible action (as
+    /// judged in the state reached), in thread order, to a fixpoint: a canonical
+    /// position for comparing states whose transitions ended at different points
+    /// (robustness). Invisible steps make no choices; an error they hit is returned.
+    pub fn settle_all(&self, st: &mut State) -> Result<(), Failure> {
+        struct First;
+        impl Chooser for First {
+            fn choose(&mut self, _: usize) -> usize {
+                0
+            }
+        }
+        let mut steps = 0;
+        loop {
+            let mut ran = false;
+            for u in 0..st.threads.len() as ThreadId {
+                if st.exit_code.is_none()
+                    && st.thread(u).status == ThreadStatus::Running
+                    && !self.is_visible(st, u)
+                {
+                    let before = Self::pc(st, u);
+                    self.run_steps(st, u, &mut First, None, &mut steps, false)
+                        .map_err(|f| f.in_thread(u))?;
+                    ran |= Self::pc(st, u) != before;
+                }
+            }
+            if !ran {
+                return Ok(());
+            }
+        }
     }
 
     fn run_steps(

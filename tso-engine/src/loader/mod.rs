@@ -229,6 +229,7 @@ impl Translator {
     }
 
     pub(crate) fn location_of(&mut self, inst: LLVMValueRef) -> Option<u32> {
+        // SAFETY: the loader only asks about instructions of the module it translates.
         unsafe {
             let di = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(inst);
             if di.is_null() {
@@ -277,6 +278,59 @@ impl Translator {
         self.location_ids.insert(loc, id);
         Some(id)
     }
+}
+
+/// The source position of an instruction as the engine records it: the debug
+/// location's file joined with its directory, line and column (None without one).
+/// The instrumentation pass uses the same rule to find instructions by position
+/// (through [`instruction_location`]).
+///
+/// # Safety
+/// `inst` must be a live instruction of a live module.
+pub unsafe fn debug_location(inst: LLVMValueRef) -> Option<Location> {
+    // SAFETY: the caller guarantees `inst` is live; strings are copied at once.
+    unsafe {
+        let line = LLVMGetDebugLocLine(inst);
+        if line == 0 {
+            return None;
+        }
+        let mut len = 0u32;
+        let fp = LLVMGetDebugLocFilename(inst, &mut len);
+        if fp.is_null() {
+            return None;
+        }
+        let file =
+            String::from_utf8_lossy(std::slice::from_raw_parts(fp as *const u8, len as usize))
+                .into_owned();
+        let mut dlen = 0u32;
+        let dp = LLVMGetDebugLocDirectory(inst, &mut dlen);
+        let dir = if dp.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(dp as *const u8, dlen as usize))
+                .into_owned()
+        };
+        let path = if file.starts_with('/') || dir.is_empty() {
+            file
+        } else {
+            format!("{dir}/{file}")
+        };
+        Some(Location {
+            system: crate::ir::debug::is_system_header(&path),
+            file: path.into(),
+            line,
+            column: LLVMGetDebugLocColumn(inst),
+            function: None,
+            inlined_at: None,
+        })
+    }
+}
+
+/// [`debug_location`] of an inkwell instruction.
+pub fn instruction_location(inst: inkwell::values::InstructionValue<'_>) -> Option<Location> {
+    use inkwell::values::AsValueRef;
+    // SAFETY: an inkwell instruction value is live while its module is.
+    unsafe { debug_location(inst.as_value_ref()) }
 }
 
 pub(crate) fn value_name(v: LLVMValueRef) -> String {

@@ -54,6 +54,7 @@ pub fn rewrite_call<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     call: InstructionValue<'ctx>,
     locals: &Locals<'ctx>,
+    placed_fence: bool,
 ) -> Result<(), InstrumentError> {
     if let Some(text) = llvm::inline_asm_text(call) {
         return rewrite_asm(rw, call, &text);
@@ -63,7 +64,7 @@ pub fn rewrite_call<'ctx>(
     };
     let name = callee.get_name().to_string_lossy().into_owned();
     if name.starts_with("llvm.") {
-        return rewrite_intrinsic(rw, call, &name, locals);
+        return rewrite_intrinsic(rw, call, &name, locals, placed_fence);
     }
     if callee.count_basic_blocks() > 0 || is_unfenced(&name) {
         return Ok(());
@@ -116,9 +117,10 @@ fn rewrite_intrinsic<'ctx>(
     call: InstructionValue<'ctx>,
     name: &str,
     locals: &Locals<'ctx>,
+    placed_fence: bool,
 ) -> Result<(), InstrumentError> {
     if let Some(kind) = MemIntrinsic::from_name(name) {
-        return memory_ops::rewrite_mem_intrinsic(rw, call, kind);
+        return memory_ops::rewrite_mem_intrinsic(rw, call, kind, placed_fence);
     }
     if name.starts_with("llvm.lifetime.end.") {
         // The slot's memory is dead until a later lifetime.start: no delayed store may land in it.

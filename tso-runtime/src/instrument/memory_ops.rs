@@ -54,6 +54,7 @@ pub fn rewrite_store<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     store: InstructionValue<'ctx>,
     locals: &Locals<'ctx>,
+    fence_after: bool,
 ) -> Result<(), InstrumentError> {
     let address = scalar::address_operand(rw, store, 1)?;
     if locals.is_static_address(address.as_value_ref()) {
@@ -85,6 +86,9 @@ pub fn rewrite_store<'ctx>(
     if seq_cst {
         // x86 compiles a seq_cst store to `xchg` (or `mov; mfence`): a full fence after it.
         rw.fence()?;
+    } else if fence_after {
+        rw.fence()?;
+        rw.stats.placed_fences += 1;
     }
     store.erase_from_basic_block();
     rw.stats.stores += 1;
@@ -121,6 +125,7 @@ pub fn rewrite_mem_intrinsic<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     call: InstructionValue<'ctx>,
     kind: MemIntrinsic,
+    fence_after: bool,
 ) -> Result<(), InstrumentError> {
     let dst = scalar::address_operand(rw, call, 0)?;
     let second = scalar::value_operand(rw, call, 1)?;
@@ -149,6 +154,10 @@ pub fn rewrite_mem_intrinsic<'ctx>(
         scalar::address_operand(rw, call, 1)?;
     }
     rw.call_void(callee, &[dst.into(), second.into(), len.into()])?;
+    if fence_after {
+        rw.fence()?;
+        rw.stats.placed_fences += 1;
+    }
     call.erase_from_basic_block();
     rw.stats.mem_intrinsics += 1;
     Ok(())

@@ -72,17 +72,43 @@ use self::declare::TsoFunctions;
 use self::rewriter::Rewriter;
 
 /// Configuration of the pass.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InstrumentOptions {
     /// Leave accesses to non-escaping allocas uninstrumented ("+s"). Default: true.
     pub static_locals: bool,
+    /// Source positions of stores (and memcpy/memset calls) after which the pass
+    /// inserts `__tso_fence()`: how `--suggest-fences` tries a candidate placement
+    /// without editing the user's file. Matched exactly against the debug location
+    /// (file as the engine records it, line, column).
+    pub fences_after: Vec<SourcePoint>,
 }
 
 impl Default for InstrumentOptions {
     fn default() -> Self {
         InstrumentOptions {
             static_locals: true,
+            fences_after: Vec::new(),
         }
+    }
+}
+
+/// A source position: the file as the engine records it (see
+/// `tso_engine::loader::debug_location`), line and column.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SourcePoint {
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
+}
+
+impl SourcePoint {
+    /// The position of an instruction (None without a debug location).
+    pub fn of_instruction(inst: InstructionValue<'_>) -> Option<SourcePoint> {
+        tso_engine::loader::instruction_location(inst).map(|l| SourcePoint {
+            file: l.file.to_string(),
+            line: l.line,
+            column: l.column,
+        })
     }
 }
 
@@ -109,6 +135,8 @@ pub struct InstrumentStats {
     pub mem_intrinsics: u64,
     /// `__tso_evict` calls inserted.
     pub evicts: u64,
+    /// Fences inserted after stores named by [`InstrumentOptions::fences_after`].
+    pub placed_fences: u64,
     /// Allocas proven not to escape (left uninstrumented).
     pub static_locals: u64,
     /// Loads and stores left plain because they access a static local.
@@ -170,15 +198,21 @@ fn instrument_function<'ctx>(
         .flat_map(|bb| bb.get_instructions())
         .collect();
     let mut rw = Rewriter::new(module, tso, function, stats);
+    let fence_after = |inst: InstructionValue<'ctx>| {
+        !opts.fences_after.is_empty()
+            && SourcePoint::of_instruction(inst).is_some_and(|p| opts.fences_after.contains(&p))
+    };
     for inst in instructions {
         match inst.get_opcode() {
             InstructionOpcode::Load => memory_ops::rewrite_load(&mut rw, inst, &locals)?,
-            InstructionOpcode::Store => memory_ops::rewrite_store(&mut rw, inst, &locals)?,
+            InstructionOpcode::Store => {
+                memory_ops::rewrite_store(&mut rw, inst, &locals, fence_after(inst))?
+            }
             InstructionOpcode::AtomicRMW => atomics::rewrite_rmw(&mut rw, inst)?,
             InstructionOpcode::AtomicCmpXchg => atomics::rewrite_cmpxchg(&mut rw, inst)?,
             InstructionOpcode::Fence => atomics::rewrite_fence(&mut rw, inst)?,
             InstructionOpcode::Call | InstructionOpcode::Invoke | InstructionOpcode::CallBr => {
-                calls::rewrite_call(&mut rw, inst, &locals)?
+                calls::rewrite_call(&mut rw, inst, &locals, fence_after(inst))?
             }
             InstructionOpcode::Return => frame::evict_before_return(&mut rw, inst, &locals)?,
             _ => {}

@@ -2,11 +2,15 @@
 //! natives. They run atomically, keep the buffers as per-state data ([`TsoState`]) and
 //! make their nondeterministic choices through the engine.
 
+mod drain;
 mod env;
 mod natives;
+mod observe;
 mod state;
 
-pub use state::{Buffers, TsoState};
+pub use drain::drained_states;
+pub use observe::{Observation, ObservationLog};
+pub use state::{Buffers, PendingStore, TsoState};
 
 use tso_engine::natives::Natives;
 
@@ -20,6 +24,13 @@ pub struct RuntimeOptions {
     /// Use the plain reference machine (any buffer may flush before any memory
     /// operation) instead of delayed flushing. For testing and measurement.
     pub reference_machine: bool,
+    /// Sequential consistency on the instrumented program: every access goes straight
+    /// to memory, so states have exactly the TSO run's shape (same program, same
+    /// registers, same scheduling points) minus the buffering. `--robustness`
+    /// compares the two.
+    pub sequential: bool,
+    /// Where to record store→load reorderings seen while a counterexample is replayed.
+    pub observations: Option<ObservationLog>,
 }
 
 impl Default for RuntimeOptions {
@@ -28,6 +39,8 @@ impl Default for RuntimeOptions {
             sb_bound: 32,
             dynamic_bypass: true,
             reference_machine: false,
+            sequential: false,
+            observations: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The `__tso_*` natives.
 
 use super::env::{Chooser, Env, Mem};
+use super::observe;
 use super::state::{Buffers, TsoState};
 use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
@@ -403,9 +404,14 @@ fn load(
     len: u32,
 ) -> Result<Payload, Failure> {
     check_access(cx, p, len, false)?;
-    let bypass = opts.dynamic_bypass && unobserved(cx, p);
+    let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
     let tid = cx.tid;
     let range = range_of(p, len);
+    let observing = opts
+        .observations
+        .as_ref()
+        .filter(|_| cx.tracing() && !bypass);
+    let passed = observing.map(|log| observe::before_load(cx, log, range));
     let v = with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => {
             if bypass {
@@ -416,6 +422,10 @@ fn load(
         }
         Buffers::Reference(b) => b.load(&Mem(env), tid, range),
     })?;
+    if let (Some(log), Some(passed)) = (observing, passed) {
+        let shown = payload_to_val(&v).as_u64() as i64;
+        observe::after_load(cx, log, range, shown, passed);
+    }
     if cx.tracing() && len <= 8 {
         let shown = payload_to_val(&v);
         cx.note(move |st, program| match shown {
@@ -448,7 +458,7 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
             cx.share(q);
         }
     }
-    let bypass = opts.dynamic_bypass && unobserved(cx, p);
+    let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
     let (tid, origin, bound) = (
         cx.tid,
         cx.user_location().unwrap_or(u32::MAX),

@@ -11,6 +11,26 @@ pub enum Buffers {
     Reference(ReferenceBuffers),
 }
 
+/// One buffered store as data (see [`TsoState::pending`]).
+#[derive(Clone, Debug)]
+pub struct PendingStore {
+    pub thread: ThreadId,
+    pub object: u32,
+    pub offset: u32,
+    pub len: u32,
+    pub flushed: bool,
+    /// The engine's location id of the store (`u32::MAX`: unknown).
+    pub origin: u32,
+    /// The stored value for people (`1`, `ptr 0x..`, `16 bytes`).
+    pub value: String,
+}
+
+impl PendingStore {
+    pub fn range(&self) -> crate::buffer::Range {
+        crate::buffer::Range::new(self.object, self.offset, self.len)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TsoState {
     pub buffers: Buffers,
@@ -77,6 +97,23 @@ impl TsoState {
                 }
             }
         }
+    }
+
+    /// Every buffered store, oldest first per thread.
+    pub fn pending(&self) -> Vec<PendingStore> {
+        let mut all = Vec::new();
+        self.for_each_entry(|thread, object, offset, payload, flushed, origin| {
+            all.push(PendingStore {
+                thread,
+                object,
+                offset,
+                len: payload.len(),
+                flushed,
+                origin,
+                value: payload_value(payload, &|p| format!("ptr {p:#x}")),
+            })
+        });
+        all
     }
 
     /// One thread's entries, oldest first, for people: (`x=1`, origin, flushed).

@@ -15,6 +15,17 @@ fn wanted_kind(result: &TestResult) -> String {
 
 /// The explanation of a result; empty for a plain pass or an ignored test.
 pub fn explanation(result: &TestResult) -> String {
+    let mut text = judged_explanation(result);
+    if result.outcome.is_some() && !text.is_empty() {
+        // What the run adds: the observation behind a robustness violation, fences.
+        if let Some(note) = &result.note {
+            text.push_str(note);
+        }
+    }
+    text
+}
+
+fn judged_explanation(result: &TestResult) -> String {
     let judgement = &result.judgement;
     if !judgement.has_explanation() {
         return String::new();

@@ -1,0 +1,220 @@
+//! `--robustness`: does the program have a behaviour under x86-TSO that sequential
+//! consistency lacks?
+//!
+//! Definition (robustness against TSO, as in the lazy-TSO-reachability line of work):
+//! every state reachable under TSO at which all store buffers are empty — program
+//! counters, registers, memory — must be reachable under SC.
+//!
+//! Design. Both sides run the *same instrumented program*: the SC side registers the
+//! runtime in `sequential` mode (every access goes straight to memory, same natives,
+//! same scheduling points). Program counters, registers and memory of the two runs
+//! are therefore directly comparable, and the engine's canonical serialisation
+//! (objects renamed by a fixed traversal, live registers only, runtime data
+//! included; with empty buffers the runtime keeps none) is the projection. Where a
+//! transition ends depends on the path (whether an action is visible depends on the
+//! state, e.g. on how many threads still run, and a TSO fence is visible only while
+//! the buffer holds entries), so before serialising, every thread runs its
+//! thread-local steps up to its next visible action (`Machine::settle_all`): a state
+//! and its local continuation are compared as one. The SC run stores the settled
+//! serialisation of every state it reaches; the TSO run drains the buffers of every
+//! new state in every order the delayed-flush `fence` allows
+//! (`tso_runtime::runtime::drained_states`), settles each result and looks it up.
+//! The first miss ends the TSO search as a failure, so its trace is the engine's path
+//! to that state.
+//! A TSO run that fails outright (an assertion SC never violates) is not robust too.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use tso_engine::explore::StateObserver;
+use tso_engine::interp::Machine;
+use tso_engine::state::State;
+use tso_engine::store::{Canonicalizer, Chunk};
+use tso_engine::{ErrorKind, Failure, Verdict};
+use tso_runtime::instrument::SourcePoint;
+use tso_runtime::runtime::{drained_states, Observation, ObservationLog};
+
+use crate::outcome::RunOutcome;
+use crate::pipeline::{self, PipelineError, Request, RunExtras};
+
+/// More drain orders than this for one state makes the check inconclusive.
+const DRAIN_LIMIT: usize = 4096;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Robustness {
+    Robust,
+    NotRobust,
+    /// The program fails under SC already: robustness is not the question.
+    FailsUnderSc,
+    /// A run was inconclusive or could not run.
+    Undecided(String),
+}
+
+pub struct RobustnessReport {
+    pub robustness: Robustness,
+    /// Distinct states sequential consistency reaches.
+    pub sc_states: u64,
+    /// States the TSO run stored, and drained states compared with the SC set.
+    pub tso_states: u64,
+    pub compared: u64,
+    /// The TSO run (its trace leads to the first state SC cannot reach).
+    pub tso: RunOutcome,
+    /// The SC run (its trace is the failure when the program fails under SC).
+    pub sc: RunOutcome,
+    /// Reorderings the TSO trace shows.
+    pub observations: Vec<Observation>,
+}
+
+/// The canonical serialisation of `st` after every thread has run its thread-local
+/// steps up to its next visible action (chunk lengths included: prefix-free). None
+/// when those steps fail: the exploration reaches that error itself.
+fn key(canon: &mut Canonicalizer, machine: &Machine<'_>, st: &State) -> Option<Vec<u8>> {
+    let mut settled = st.clone();
+    machine.settle_all(&mut settled).ok()?;
+    canon.run(machine.program, &settled, false);
+    let mut k = Vec::new();
+    for c in canon.chunks.iter() {
+        match c {
+            Chunk::Bytes(b) => {
+                k.extend_from_slice(&(b.len() as u32).to_le_bytes());
+                k.extend_from_slice(b);
+            }
+            // A fresh canonicaliser (generation 0) never refers to stored chunks.
+            Chunk::Known(id) => {
+                k.extend_from_slice(&u32::MAX.to_le_bytes());
+                k.extend_from_slice(&id.to_le_bytes());
+            }
+        }
+    }
+    Some(k)
+}
+
+/// Checks robustness of the request's program with fences after `fences`.
+pub fn check(
+    request: &Request<'_>,
+    fences: &[SourcePoint],
+) -> Result<RobustnessReport, PipelineError> {
+    let sc_set: Arc<Mutex<(Canonicalizer, HashSet<Vec<u8>>)>> =
+        Arc::new(Mutex::new((Canonicalizer::new(), HashSet::new())));
+    let collect = {
+        let set = sc_set.clone();
+        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
+            let mut guard = set.lock().map_err(|_| internal())?;
+            let (canon, seen) = &mut *guard;
+            if let Some(k) = key(canon, machine, st) {
+                seen.insert(k);
+            }
+            Ok(())
+        });
+        observer
+    };
+    let sc = pipeline::run_guarded_with(
+        request,
+        &RunExtras {
+            fences_after: fences.to_vec(),
+            sequential: true,
+            observer: Some(collect),
+            ..RunExtras::default()
+        },
+    )?;
+    let sc_states = sc_set.lock().map(|g| g.1.len() as u64).unwrap_or(0);
+    let compared = Arc::new(Mutex::new(0u64));
+    let unreached = |tso: RunOutcome, robustness, observations| RobustnessReport {
+        robustness,
+        sc_states,
+        tso_states: tso.figures.states,
+        compared: 0,
+        tso,
+        sc: sc.clone(),
+        observations,
+    };
+    match sc.verdict {
+        Verdict::Pass => {}
+        Verdict::Fail => {
+            return Ok(unreached(
+                RunOutcome::tool_error(ErrorKind::Unsupported, String::new()),
+                Robustness::FailsUnderSc,
+                Vec::new(),
+            ))
+        }
+        Verdict::Inconclusive | Verdict::Error => {
+            let why = sc
+                .inconclusive_reason
+                .clone()
+                .or_else(|| sc.failure.as_ref().map(|f| f.message.clone()))
+                .unwrap_or_default();
+            return Ok(unreached(
+                RunOutcome::tool_error(ErrorKind::Unsupported, String::new()),
+                Robustness::Undecided(format!("the SC run did not finish: {why}")),
+                Vec::new(),
+            ));
+        }
+    }
+    let compare = {
+        let set = sc_set.clone();
+        let compared = compared.clone();
+        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
+            let drained = drained_states(st, DRAIN_LIMIT)?;
+            let mut guard = set.lock().map_err(|_| internal())?;
+            let (canon, seen) = &mut *guard;
+            let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
+            for d in states {
+                if let Ok(mut n) = compared.lock() {
+                    *n += 1;
+                }
+                let Some(k) = key(canon, machine, d) else {
+                    continue;
+                };
+                if !seen.contains(&k) {
+                    return Err(Failure::new(
+                        ErrorKind::NotRobust,
+                        "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",
+                    ));
+                }
+            }
+            Ok(())
+        });
+        observer
+    };
+    let log: ObservationLog = Arc::default();
+    let tso = pipeline::run_guarded_with(
+        request,
+        &RunExtras {
+            fences_after: fences.to_vec(),
+            observations: Some(log.clone()),
+            observer: Some(compare),
+            ..RunExtras::default()
+        },
+    )?;
+    let observations = log.lock().map(|l| l.clone()).unwrap_or_default();
+    let robustness = match tso.verdict {
+        Verdict::Pass => Robustness::Robust,
+        // A state SC cannot reach, or an error SC never runs into.
+        Verdict::Fail => Robustness::NotRobust,
+        Verdict::Inconclusive => Robustness::Undecided(
+            tso.inconclusive_reason
+                .clone()
+                .unwrap_or_else(|| "the TSO run was inconclusive".into()),
+        ),
+        Verdict::Error => Robustness::Undecided(
+            tso.failure
+                .as_ref()
+                .map(|f| f.message.clone())
+                .unwrap_or_else(|| "the TSO run could not run".into()),
+        ),
+    };
+    let compared = compared.lock().map(|n| *n).unwrap_or(0);
+    Ok(RobustnessReport {
+        robustness,
+        sc_states,
+        tso_states: tso.figures.states,
+        compared,
+        tso,
+        sc,
+        observations,
+    })
+}
+
+fn internal() -> Failure {
+    Failure::unsupported("internal error: the robustness state set is poisoned")
+}

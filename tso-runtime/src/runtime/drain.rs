@@ -1,0 +1,113 @@
+//! The states a TSO state stands for once every store buffer has drained
+//! (`--robustness` compares those with the states sequential consistency reaches).
+//!
+//! Under delayed flushing a buffer is written out only when something could observe
+//! it, so the conventional machine's states with empty buffers appear here as states
+//! whose buffers still hold entries. Draining them — each thread's buffer in turn,
+//! through the same `fence` the program would execute, with every cross-buffer
+//! choice that `fence` offers — gives the states with empty buffers the
+//! conventional machine reaches from this one by flushing alone.
+
+use tso_engine::memory::{Fragment, Memory};
+use tso_engine::state::State;
+use tso_engine::value::make_ptr;
+use tso_engine::{ErrorKind, Failure};
+
+use super::state::{Buffers, TsoState};
+use crate::buffer::{Addr, Choice, Payload, Range, SharedMemory};
+
+struct StateMemory<'a>(&'a mut Memory);
+
+impl SharedMemory for StateMemory<'_> {
+    type Error = Failure;
+    fn read(&self, range: Range) -> Result<Payload, Failure> {
+        let f = self.0.read_fragment(
+            make_ptr(range.addr.object, range.addr.offset),
+            range.len as u64,
+        )?;
+        Ok(Payload {
+            data: f.data,
+            ptr_offsets: f.ptrs,
+        })
+    }
+    fn write(&mut self, addr: Addr, data: &Payload) -> Result<(), Failure> {
+        self.0.write_fragment(
+            make_ptr(addr.object, addr.offset),
+            &Fragment {
+                data: data.data.clone(),
+                ptrs: data.ptr_offsets.clone(),
+            },
+        )
+    }
+}
+
+/// Replays a script of choices, then chooses 0; records what it was asked.
+#[derive(Default)]
+struct Script {
+    script: Vec<(u32, u32)>,
+    taken: Vec<(u32, u32)>,
+}
+
+impl Choice for Script {
+    fn choose(&mut self, n: usize) -> usize {
+        let c = self.script.get(self.taken.len()).map_or(0, |c| c.0);
+        self.taken.push((c, n as u32));
+        c as usize
+    }
+}
+
+/// The next script in lexicographic order after one that made `taken` choices.
+fn advance(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
+    let mut s = taken.to_vec();
+    while let Some((c, n)) = s.pop() {
+        if c + 1 < n {
+            s.push((c + 1, n));
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// Every state `st` reaches by draining all store buffers; None when they are empty
+/// already (then `st` itself is the only one). More than `limit` drain orders is an
+/// error (the caller reports the check as inconclusive rather than compare only some
+/// of them).
+pub fn drained_states(st: &State, limit: usize) -> Result<Option<Vec<State>>, Failure> {
+    let Some(ts) = TsoState::of(st) else {
+        return Ok(None);
+    };
+    let Buffers::Lazy(buffers) = &ts.buffers else {
+        return Err(Failure::unsupported(
+            "robustness is checked with the delayed-flush machine only",
+        ));
+    };
+    let threads: Vec<u32> = buffers.threads().collect();
+    let mut out = Vec::new();
+    let mut script = Script::default();
+    loop {
+        let mut drained = st.clone();
+        drained.ext = None;
+        let mut b = buffers.clone();
+        for &t in &threads {
+            b.fence(&mut StateMemory(&mut drained.memory), &mut script, t)
+                .map_err(|e| {
+                    Failure::new(ErrorKind::Unsupported, format!("draining buffers: {e}"))
+                })?;
+        }
+        out.push(drained);
+        if out.len() > limit {
+            return Err(Failure::unsupported(format!(
+                "more than {limit} orders to drain the store buffers of one state"
+            )));
+        }
+        match advance(&script.taken) {
+            Some(next) => {
+                script = Script {
+                    script: next,
+                    taken: Vec::new(),
+                }
+            }
+            None => return Ok(Some(out)),
+        }
+    }
+}
