@@ -27,8 +27,3 @@ pub mod value;
 pub use check::{check, CheckOptions, CheckReport, Verdict};
 pub use error::{ErrorKind, Failure, LoadError};
 pub use natives::Natives;
-
-/// The integer value of native argument `i` (0 when absent).
-pub fn libc_arg(a: &[value::Val], i: usize) -> u64 {
-    a.get(i).map(|v| v.as_u64()).unwrap_or(0)
-}

@@ -119,3 +119,50 @@ fn unmodelled_functions_are_unsupported() {
         assert!(r.failure.is_some_and(|f| f.message.contains("fopen")));
     }
 }
+
+#[test]
+fn longjmp_misuse_is_an_error() {
+    let pre = "#include <setjmp.h>\n#include <pthread.h>\n#include <stdlib.h>\nstatic jmp_buf env;\nvoid *volatile null_pointer;\n";
+    // setjmp writes its jmp_buf.
+    expect(
+        &format!("{pre}int main(void) {{ return setjmp(*(jmp_buf *)null_pointer); }}"),
+        "c",
+        Some(ErrorKind::NullDereference),
+    );
+    // A jmp_buf setjmp never filled.
+    expect(
+        &format!("{pre}int main(void) {{ longjmp(env, 1); }}"),
+        "c",
+        Some(ErrorKind::NullDereference),
+    );
+    // longjmp to a setjmp made by another thread.
+    expect(
+        &format!(
+            "{pre}static void *t(void *a) {{ longjmp(env, 1); return a; }}
+            int main(void) {{ pthread_t h; if (setjmp(env) == 0) {{ pthread_create(&h, 0, t, 0); pthread_join(h, 0); }} return 0; }}"
+        ),
+        "c",
+        Some(ErrorKind::PthreadMisuse),
+    );
+    // longjmp out of a qsort comparator would skip qsort's own frame.
+    expect(
+        &format!(
+            "{pre}static int cmp(const void *a, const void *b) {{ (void)a; (void)b; longjmp(env, 1); }}
+            int main(void) {{ int v[2] = {{2, 1}}; if (setjmp(env) == 0) qsort(v, 2, sizeof v[0], cmp); return 0; }}"
+        ),
+        "c",
+        Some(ErrorKind::Unsupported),
+    );
+}
+
+#[test]
+fn setjmp_in_a_loop_keeps_the_state_space_finite() {
+    // One marker per setjmp call site: jumping back forever revisits the same state
+    // (a non-terminating loop) instead of growing the frame with new markers.
+    expect(
+        "#include <setjmp.h>\nstatic jmp_buf env;
+        int main(void) { setjmp(env); longjmp(env, 1); }",
+        "c",
+        Some(ErrorKind::NonTerminating),
+    );
+}

@@ -3,9 +3,11 @@
 //! `pthread_mutex_t` at offset 0 of the std::mutex, so the logic is pthread_cond's.
 
 use crate::error::Failure;
-use crate::libc_arg as arg;
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
-use crate::pthread::cond;
+use crate::natives::{NativeCx, NativeResult, Natives, Pointee, Visibility};
+use crate::pthread::{cond, COND, MUTEX};
+
+/// `std::unique_lock<std::mutex>`: {mutex*, bool owns}, read by wait.
+const UNIQUE_LOCK: Pointee = Pointee::read(16);
 use crate::value::Val;
 
 pub fn register(n: &mut Natives) {
@@ -13,7 +15,7 @@ pub fn register(n: &mut Natives) {
         "_ZNSt18condition_variableC1Ev",
         Visibility::IfShared(0),
         |cx, a| {
-            cond::init(cx, arg(a, 0))?;
+            cond::init(cx, cx.ptr_arg(a, 0, COND)?)?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
@@ -25,7 +27,7 @@ pub fn register(n: &mut Natives) {
         "_ZNSt18condition_variableD1Ev",
         Visibility::IfShared(0),
         |cx, a| {
-            cond::destroy(cx, arg(a, 0))?;
+            cond::destroy(cx, cx.ptr_arg(a, 0, COND)?)?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
@@ -42,7 +44,7 @@ pub fn register(n: &mut Natives) {
         "_ZNSt18condition_variable10notify_oneEv",
         Visibility::Always,
         |cx, a| {
-            cond::signal(cx, arg(a, 0))?;
+            cond::signal(cx, cx.ptr_arg(a, 0, COND)?)?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
@@ -50,15 +52,16 @@ pub fn register(n: &mut Natives) {
         "_ZNSt18condition_variable10notify_allEv",
         Visibility::Always,
         |cx, a| {
-            cond::broadcast(cx, arg(a, 0))?;
+            cond::broadcast(cx, cx.ptr_arg(a, 0, COND)?)?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
 }
 
 fn wait(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let (this, lock) = (arg(a, 0), arg(a, 1));
+    let (this, lock) = (cx.ptr_arg(a, 0, COND)?, cx.ptr_arg(a, 1, UNIQUE_LOCK)?);
     let mutex = cx.read_ptr(lock)?.as_u64();
+    cx.check(mutex, MUTEX.size, MUTEX.access)?;
     match cond::wait(cx, this, mutex, false)? {
         NativeResult::Return(_) => Ok(NativeResult::Return(Val::Int(0))),
         other => Ok(other),

@@ -5,29 +5,30 @@
 //! initialiser, 0 when it is done, and blocks while another thread runs it.
 
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::natives::{NativeCx, NativeResult, Natives, Pointee, Visibility};
 use crate::value::Val;
 
 const DONE: u64 = 0;
 const OWNER: u64 = 4;
+/// The guard variable: 64 bits, written by every guard function.
+const GUARD: Pointee = Pointee::write(8);
 
 pub fn register(n: &mut Natives) {
     n.add("__cxa_guard_acquire", Visibility::Always, acquire);
     n.add("__cxa_guard_release", Visibility::Always, |cx, a| {
-        let g = arg(a, 0);
+        let g = cx.ptr_arg(a, 0, GUARD)?;
         cx.write_int(g + DONE, 1, 1)?;
         cx.write_int(g + OWNER, 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("__cxa_guard_abort", Visibility::Always, |cx, a| {
-        cx.write_int(arg(a, 0) + OWNER, 4, 0)?;
+        cx.write_int(cx.ptr_arg(a, 0, GUARD)? + OWNER, 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
 }
 
 fn acquire(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let g = arg(a, 0);
+    let g = cx.ptr_arg(a, 0, GUARD)?;
     if cx.read_int(g + DONE, 1)? != 0 {
         return Ok(NativeResult::Return(Val::Int(0)));
     }

@@ -1,7 +1,7 @@
 //! operator new / delete, in their array, sized and aligned forms.
 
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
+use crate::natives::arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -10,11 +10,11 @@ const NEW_ARRAY: u8 = 2;
 
 pub fn register(n: &mut Natives) {
     for name in ["_Znwm", "_ZnwmSt11align_val_t", "_ZnwmRKSt9nothrow_t"] {
-        n.add(name, Visibility::Never, |cx, a| new(cx, arg(a, 0), NEW));
+        n.add(name, Visibility::Never, |cx, a| new(cx, arg(a, 0)?, NEW));
     }
     for name in ["_Znam", "_ZnamSt11align_val_t", "_ZnamRKSt9nothrow_t"] {
         n.add(name, Visibility::Never, |cx, a| {
-            new(cx, arg(a, 0), NEW_ARRAY)
+            new(cx, arg(a, 0)?, NEW_ARRAY)
         });
     }
     for name in [
@@ -24,7 +24,7 @@ pub fn register(n: &mut Natives) {
         "_ZdlPvmSt11align_val_t",
     ] {
         n.add(name, Visibility::IfShared(0), |cx, a| {
-            delete(cx, arg(a, 0), NEW)
+            delete(cx, arg(a, 0)?, NEW)
         });
     }
     for name in [
@@ -34,7 +34,7 @@ pub fn register(n: &mut Natives) {
         "_ZdaPvmSt11align_val_t",
     ] {
         n.add(name, Visibility::IfShared(0), |cx, a| {
-            delete(cx, arg(a, 0), NEW_ARRAY)
+            delete(cx, arg(a, 0)?, NEW_ARRAY)
         });
     }
 }

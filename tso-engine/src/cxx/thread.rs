@@ -9,8 +9,7 @@
 //! deleted when the thread ends: it leaks, which the checker does not report.
 
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::natives::{NativeCx, NativeResult, Natives, Pointee, Visibility};
 use crate::pthread::thread as pthread;
 use crate::value::Val;
 
@@ -18,6 +17,8 @@ use crate::value::Val;
 const M_RUN_SLOT: u64 = 2 * 8;
 /// What `std::thread::hardware_concurrency()` reports (the modelled machine's cores).
 const HARDWARE_CONCURRENCY: u128 = 2;
+/// A `std::thread` (its handle) or the `unique_ptr<_State>` passed to start it: 8 bytes.
+const THREAD: Pointee = Pointee::write(8);
 
 pub fn register(n: &mut Natives) {
     n.add(
@@ -45,7 +46,7 @@ pub fn register(n: &mut Natives) {
 }
 
 fn start(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let (this, owner) = (arg(a, 0), arg(a, 1));
+    let (this, owner) = (cx.ptr_arg(a, 0, THREAD)?, cx.ptr_arg(a, 1, THREAD)?);
     let state = cx.read_ptr(owner)?;
     if state.as_u64() == 0 {
         return Err(Failure::new(
@@ -70,7 +71,7 @@ fn not_joinable(what: &str) -> Failure {
 }
 
 fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let this = arg(a, 0);
+    let this = cx.ptr_arg(a, 0, THREAD)?;
     let h = cx.read_int(this, 8)?;
     if h == 0 {
         return Err(not_joinable("join"));
@@ -92,7 +93,7 @@ fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 }
 
 fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let this = arg(a, 0);
+    let this = cx.ptr_arg(a, 0, THREAD)?;
     let h = cx.read_int(this, 8)?;
     if h == 0 {
         return Err(not_joinable("detach"));

@@ -312,7 +312,9 @@ impl<'p> Machine<'p> {
                 func.name
             )));
         };
-        let r = self.with_cx(st, tid, chooser, notes, |cx| (native.call)(cx, &args))?;
+        let r = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
+            (native.call)(cx, &args)
+        })?;
         match r {
             NativeResult::Return(v) => {
                 let t = st.thread_mut(tid);
@@ -326,6 +328,12 @@ impl<'p> Machine<'p> {
             NativeResult::Prune => Ok(Exec::Pruned),
             NativeResult::Yield => Ok(Exec::EndTransition),
             NativeResult::CallBack { func, args } => {
+                if func == 0 {
+                    return Err(Failure::new(
+                        ErrorKind::NullDereference,
+                        format!("{} calls a null function pointer", native.name),
+                    ));
+                }
                 let Some(f) = self.function_of(&Val::Int(func as u128)) else {
                     return Err(Failure::new(
                         ErrorKind::OutOfBounds,
@@ -457,6 +465,12 @@ impl<'p> Machine<'p> {
                 // registered first.
                 let status = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
                 if let Some(handler) = st.atexit.pop() {
+                    if handler == 0 {
+                        return Err(Failure::new(
+                            ErrorKind::NullDereference,
+                            "exit calls a null atexit handler",
+                        ));
+                    }
                     let Some(fid) = self
                         .function_of(&Val::Int(handler as u128))
                         .filter(|&f| self.program.functions[f as usize].body.is_some())
@@ -474,7 +488,14 @@ impl<'p> Machine<'p> {
             }
             // Key destructors run when a start routine returns, as with pthread_exit.
             let value = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
-            let next = self.with_cx(st, tid, chooser, None, crate::pthread::next_key_destructor);
+            let next = self.with_cx(
+                st,
+                tid,
+                "pthread_exit",
+                chooser,
+                None,
+                crate::pthread::next_key_destructor,
+            );
             if let Some((f, arg)) = next {
                 let Some(fid) = self
                     .function_of(&Val::Int(f as u128))
@@ -522,7 +543,7 @@ impl<'p> Machine<'p> {
         chooser: &mut dyn Chooser,
     ) -> Result<(), Failure> {
         if let Some(hook) = &self.thread_exit_hook {
-            self.with_cx(st, tid, chooser, None, |cx| (hook.call)(cx, &[]))?;
+            self.with_cx(st, tid, hook.name, chooser, None, |cx| (hook.call)(cx, &[]))?;
         }
         // Remaining frames (pthread_exit from deep inside) release their stack objects.
         let frames = std::mem::take(&mut st.thread_mut(tid).frames);
@@ -545,6 +566,7 @@ impl<'p> Machine<'p> {
         &self,
         st: &mut State,
         tid: ThreadId,
+        native: &'static str,
         chooser: &mut dyn Chooser,
         notes: Option<&mut Vec<String>>,
         f: impl FnOnce(&mut NativeCx<'_>) -> R,
@@ -554,17 +576,26 @@ impl<'p> Machine<'p> {
             state: st,
             program: self.program,
             tid,
+            native,
             chooser,
             notes,
             spawn: &spawn,
             max_memory: self.opts.max_memory,
             fence_hook: self.fence_hook.clone(),
+            evict_hook: self.evict_hook.clone(),
         };
         f(&mut cx)
     }
 
     /// Create a thread that runs `func(args)`.
     pub fn spawn(&self, st: &mut State, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
+        if func == 0 {
+            // The new thread would call NULL.
+            return Err(Failure::new(
+                ErrorKind::NullDereference,
+                "thread start routine is a null function pointer",
+            ));
+        }
         let Some(fid) = self.function_of(&Val::Int(func as u128)) else {
             return Err(Failure::new(
                 ErrorKind::PthreadMisuse,

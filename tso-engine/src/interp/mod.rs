@@ -55,6 +55,7 @@ pub struct Machine<'p> {
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
     fence_hook: Option<Arc<Native>>,
+    evict_hook: Option<Arc<Native>>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::cell::Cell<u64>,
@@ -88,6 +89,7 @@ impl<'p> Machine<'p> {
             natives: table,
             thread_exit_hook: natives.thread_exit_hook.clone(),
             fence_hook: natives.fence_hook.clone(),
+            evict_hook: natives.evict_hook.clone(),
             opts,
             instructions: std::cell::Cell::new(0),
             deadline: std::cell::Cell::new(None),

@@ -18,7 +18,14 @@ impl Liveness {
         &self.sets[i as usize]
     }
 
-    pub fn compute(blocks: &[Block], num_regs: u32) -> Liveness {
+    /// `returns_twice` tells which calls may return a second time (setjmp): a longjmp
+    /// from anywhere in the function (or below it) resumes right after such a call, an
+    /// edge the CFG does not show, so what is live there counts as live everywhere.
+    pub fn compute(
+        blocks: &[Block],
+        num_regs: u32,
+        returns_twice: impl Fn(&Inst) -> bool,
+    ) -> Liveness {
         let words = (num_regs as usize).div_ceil(64).max(1);
         let n = blocks.len();
         let succs: Vec<Vec<u32>> = blocks.iter().map(successors).collect();
@@ -86,6 +93,22 @@ impl Liveness {
                 }
             }
         }
+        // Registers live right after a returns-twice call.
+        let mut after_returns_twice = vec![0u64; words];
+        for (b, block) in blocks.iter().enumerate() {
+            let mut live = live_out[b].clone();
+            for inst in block.insts.iter().rev() {
+                if returns_twice(inst) {
+                    for w in 0..words {
+                        after_returns_twice[w] |= live[w];
+                    }
+                }
+                if let Some(d) = def_of(inst) {
+                    clear(&mut live, d);
+                }
+                for_each_use(inst, |r| set(&mut live, r));
+            }
+        }
         let mut block_start = Vec::with_capacity(n);
         let mut sets: Vec<Box<[Reg]>> = Vec::new();
         for (b, block) in blocks.iter().enumerate() {
@@ -100,7 +123,11 @@ impl Liveness {
                 for_each_use(inst, |r| set(&mut live, r));
                 // A new thread (or the entry function) is stored before its first step.
                 if may_stop_at(inst) || (b == 0 && i == 0) {
-                    sets[base + i] = to_list(&live);
+                    let mut stored = live.clone();
+                    for w in 0..words {
+                        stored[w] |= after_returns_twice[w];
+                    }
+                    sets[base + i] = to_list(&stored);
                 }
             }
         }
@@ -316,7 +343,7 @@ mod tests {
                 Inst::Ret { val: Some(reg(3)) },
             ],
         );
-        let l = Liveness::compute(&[b], 4);
+        let l = Liveness::compute(&[b], 4, |_| false);
         assert_eq!(l.live_at(0, 2), &[1], "only r1 survives the call");
         // The entry of a function (where a new thread is stored) holds the parameter.
         assert_eq!(l.live_at(0, 0), &[0]);
@@ -346,7 +373,7 @@ mod tests {
                 Inst::Ret { val: None },
             ],
         );
-        let l = Liveness::compute(&[b], 4);
+        let l = Liveness::compute(&[b], 4, |_| false);
         assert_eq!(l.live_at(0, 0), &[0, 2]);
         assert_eq!(l.live_at(0, 1), &[0, 1, 2]);
         assert_eq!(
@@ -397,11 +424,47 @@ mod tests {
                 vec![call(None, vec![reg(1)]), Inst::Ret { val: None }],
             ),
         ];
-        let l = Liveness::compute(&blocks, 4);
+        let l = Liveness::compute(&blocks, 4, |_| false);
         // In the loop body the bound r0 and the counter r1 survive the call; r2 is dead.
         assert_eq!(l.live_at(2, 0), &[0, 1]);
         // After the loop only r1 is needed, the bound is dead.
         assert_eq!(l.live_at(3, 0), &[1]);
         assert_eq!(l.live_at(0, 0), &[0]);
+    }
+
+    #[test]
+    fn registers_live_after_setjmp_are_live_wherever_longjmp_may_come_from() {
+        // r1 = r0 + 1; r2 = setjmp(); r3 = r1 + r2; call g(); ret r3
+        // A longjmp out of g() resumes after setjmp, where r1 is needed: r1 must be part
+        // of the state at the call to g() although the CFG says it is dead there.
+        let setjmp = Inst::Call {
+            dst: Some(2),
+            callee: Callee::Direct(7),
+            args: Box::new([]),
+            ret_ty: 0,
+            abi: None,
+        };
+        let b = block(
+            vec![],
+            vec![
+                add(1, reg(0), k(1)),
+                setjmp,
+                add(3, reg(1), reg(2)),
+                call(None, vec![]),
+                Inst::Ret { val: Some(reg(3)) },
+            ],
+        );
+        let plain = Liveness::compute(std::slice::from_ref(&b), 4, |_| false);
+        assert_eq!(plain.live_at(0, 3), &[3]);
+        let twice = Liveness::compute(&[b], 4, |i| {
+            matches!(
+                i,
+                Inst::Call {
+                    callee: Callee::Direct(7),
+                    ..
+                }
+            )
+        });
+        assert_eq!(twice.live_at(0, 3), &[1, 2, 3]);
     }
 }

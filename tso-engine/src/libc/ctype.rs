@@ -3,8 +3,8 @@
 //! `__ctype_tolower_loc`), for the "C" locale. Each table is indexed from -128 to 255.
 
 use super::hidden::{thread_object, CTYPE_CLASS, CTYPE_TOLOWER, CTYPE_TOUPPER};
-use crate::libc_arg as arg;
 use crate::memory::Fragment;
+use crate::natives::arg;
 use crate::natives::{NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -83,8 +83,8 @@ fn table(base: u64, width: usize, entry: impl Fn(i64) -> i64) -> Fragment {
     }
 }
 
-fn char_arg(a: &[Val]) -> i64 {
-    arg(a, 0) as u32 as i32 as i64
+fn char_arg(a: &[Val]) -> Result<i64, crate::error::Failure> {
+    Ok(arg(a, 0)? as u32 as i32 as i64)
 }
 
 fn ret_int(v: i64) -> Result<NativeResult, crate::error::Failure> {
@@ -107,10 +107,10 @@ pub fn register(n: &mut Natives) {
         Ok(NativeResult::Return(Val::Ptr(p)))
     });
     n.add("toupper", Visibility::Never, |_, a| {
-        ret_int(to_upper(char_arg(a)))
+        ret_int(to_upper(char_arg(a)?))
     });
     n.add("tolower", Visibility::Never, |_, a| {
-        ret_int(to_lower(char_arg(a)))
+        ret_int(to_lower(char_arg(a)?))
     });
     const PREDICATES: &[(&str, u16)] = &[
         ("isupper", UPPER),
@@ -128,10 +128,10 @@ pub fn register(n: &mut Natives) {
     ];
     for &(name, bit) in PREDICATES {
         n.add(name, Visibility::Never, move |_, a| {
-            ret_int((classes(char_arg(a)) & bit) as i64)
+            ret_int((classes(char_arg(a)?) & bit) as i64)
         });
     }
     n.add("isascii", Visibility::Never, |_, a| {
-        ret_int((char_arg(a) & !0x7f == 0) as i64)
+        ret_int((char_arg(a)? & !0x7f == 0) as i64)
     });
 }

@@ -1,7 +1,7 @@
 //! Termination: assert, abort, exit, atexit.
 
 use crate::error::{ErrorKind, Failure};
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::natives::{arg, arg_val, NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
 pub fn register(n: &mut Natives) {
@@ -41,7 +41,7 @@ fn assert_fail(cx: &mut NativeCx<'_>, args: &[Val]) -> Result<NativeResult, Fail
 
 /// exit(): run atexit handlers (last registered first), then end the process.
 fn exit(cx: &mut NativeCx<'_>, args: &[Val]) -> Result<NativeResult, Failure> {
-    let code = args.first().map(|v| v.bits() as i32).unwrap_or(0);
+    let code = arg_val(args, 0)?.bits() as i32;
     let _ = cx.callback_result();
     if let Some(f) = cx.state.atexit.pop() {
         cx.set_phase(1);
@@ -54,7 +54,7 @@ fn exit(cx: &mut NativeCx<'_>, args: &[Val]) -> Result<NativeResult, Failure> {
 }
 
 fn atexit(cx: &mut NativeCx<'_>, args: &[Val]) -> Result<NativeResult, Failure> {
-    let f = args.first().map(|v| v.as_u64()).unwrap_or(0);
+    let f = arg(args, 0)?;
     cx.state.atexit.push(f);
     Ok(NativeResult::Return(Val::Int(0)))
 }

@@ -18,6 +18,8 @@ pub const STRTOK_NEXT: u32 = RESERVED + 6;
 
 /// Allocation family of the library's own objects: freeing one is an invalid free.
 pub const LIBC_INTERNAL: u8 = 0xE0;
+/// Allocation family of setjmp's frame markers (see `setjmp`).
+pub const SETJMP_MARK: u8 = 0xE1;
 
 pub fn get(cx: &NativeCx<'_>, per_process: bool, key: u32) -> Option<Val> {
     specific(cx.state, if per_process { 0 } else { cx.tid }, key)

@@ -1,7 +1,7 @@
 //! Heap allocation: malloc, calloc, realloc, free, aligned_alloc, posix_memalign.
 
 use crate::error::Failure;
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::natives::{arg, NativeCx, NativeResult, Natives, Pointee, Visibility};
 use crate::value::Val;
 
 /// Allocation family of malloc'd memory (operator new uses 1 and new[] 2): memory must
@@ -10,27 +10,23 @@ pub const MALLOC: u8 = 0;
 
 pub fn register(n: &mut Natives) {
     n.add("malloc", Visibility::Never, |cx, a| {
-        alloc(cx, arg(a, 0), MALLOC)
+        alloc(cx, arg(a, 0)?, MALLOC)
     });
     n.add("calloc", Visibility::Never, |cx, a| {
-        alloc(cx, arg(a, 0).saturating_mul(arg(a, 1)), MALLOC)
+        alloc(cx, arg(a, 0)?.saturating_mul(arg(a, 1)?), MALLOC)
     });
     n.add("aligned_alloc", Visibility::Never, |cx, a| {
-        alloc(cx, arg(a, 1), MALLOC)
+        alloc(cx, arg(a, 1)?, MALLOC)
     });
     n.add("memalign", Visibility::Never, |cx, a| {
-        alloc(cx, arg(a, 1), MALLOC)
+        alloc(cx, arg(a, 1)?, MALLOC)
     });
     n.add("posix_memalign", Visibility::Never, posix_memalign);
     n.add("realloc", Visibility::Never, realloc);
     n.add("free", Visibility::IfShared(0), |cx, a| {
-        cx.release(arg(a, 0), MALLOC)?;
+        cx.release(arg(a, 0)?, MALLOC)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-}
-
-pub fn arg(a: &[Val], i: usize) -> u64 {
-    a.get(i).map(|v| v.as_u64()).unwrap_or(0)
 }
 
 pub fn alloc(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResult, Failure> {
@@ -43,9 +39,11 @@ pub fn alloc(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResul
 }
 
 fn posix_memalign(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    match cx.allocate(arg(a, 2).max(1), MALLOC)? {
+    // The result slot is checked before anything is allocated.
+    cx.ptr_arg(a, 0, Pointee::write(8))?;
+    match cx.allocate(arg(a, 2)?.max(1), MALLOC)? {
         Some(p) => {
-            cx.write_ptr(arg(a, 0), &Val::Ptr(p))?;
+            cx.write_ptr(arg(a, 0)?, &Val::Ptr(p))?;
             Ok(NativeResult::Return(Val::Int(0)))
         }
         None => Ok(NativeResult::Return(Val::Int(12))), // ENOMEM
@@ -53,7 +51,11 @@ fn posix_memalign(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Fail
 }
 
 fn realloc(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let (old, size) = (arg(a, 0), arg(a, 1));
+    let (old, size) = (arg(a, 0)?, arg(a, 1)?);
+    // The old block must be one realloc may release before anything is read from it.
+    if old != 0 {
+        cx.check_releasable(old, MALLOC)?;
+    }
     let Some(new) = cx.allocate(size.max(1), MALLOC)? else {
         return Ok(NativeResult::Return(Val::Int(0)));
     };

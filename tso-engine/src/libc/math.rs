@@ -2,25 +2,23 @@
 //! They are pure: no errno, no floating-point environment.
 
 use crate::error::Failure;
-use crate::natives::{NativeResult, Natives, Visibility};
+use crate::natives::{arg_val, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
-fn f64_arg(a: &[Val], i: usize) -> f64 {
-    match a.get(i) {
-        Some(Val::F64(b)) => f64::from_bits(*b),
-        Some(Val::F32(b)) => f32::from_bits(*b) as f64,
-        Some(v) => f64::from_bits(v.as_u64()),
-        None => 0.0,
-    }
+fn f64_arg(a: &[Val], i: usize) -> Result<f64, Failure> {
+    Ok(match arg_val(a, i)? {
+        Val::F64(b) => f64::from_bits(b),
+        Val::F32(b) => f32::from_bits(b) as f64,
+        v => f64::from_bits(v.as_u64()),
+    })
 }
 
-fn f32_arg(a: &[Val], i: usize) -> f32 {
-    match a.get(i) {
-        Some(Val::F32(b)) => f32::from_bits(*b),
-        Some(Val::F64(b)) => f64::from_bits(*b) as f32,
-        Some(v) => f32::from_bits(v.as_u64() as u32),
-        None => 0.0,
-    }
+fn f32_arg(a: &[Val], i: usize) -> Result<f32, Failure> {
+    Ok(match arg_val(a, i)? {
+        Val::F32(b) => f32::from_bits(b),
+        Val::F64(b) => f64::from_bits(b) as f32,
+        v => f32::from_bits(v.as_u64() as u32),
+    })
 }
 
 fn ret64(v: f64) -> Result<NativeResult, Failure> {
@@ -70,17 +68,19 @@ const BINARY: &[Binary] = &[
 
 pub fn register(n: &mut Natives) {
     for &(name, name_f, f) in UNARY {
-        n.add(name, Visibility::Never, move |_, a| ret64(f(f64_arg(a, 0))));
+        n.add(name, Visibility::Never, move |_, a| {
+            ret64(f(f64_arg(a, 0)?))
+        });
         n.add(name_f, Visibility::Never, move |_, a| {
-            ret32(f(f32_arg(a, 0) as f64) as f32)
+            ret32(f(f32_arg(a, 0)? as f64) as f32)
         });
     }
     for &(name, name_f, f) in BINARY {
         n.add(name, Visibility::Never, move |_, a| {
-            ret64(f(f64_arg(a, 0), f64_arg(a, 1)))
+            ret64(f(f64_arg(a, 0)?, f64_arg(a, 1)?))
         });
         n.add(name_f, Visibility::Never, move |_, a| {
-            ret32(f(f32_arg(a, 0) as f64, f32_arg(a, 1) as f64) as f32)
+            ret32(f(f32_arg(a, 0)? as f64, f32_arg(a, 1)? as f64) as f32)
         });
     }
 }

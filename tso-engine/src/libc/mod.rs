@@ -8,6 +8,7 @@ mod malloc;
 mod math;
 mod printf;
 mod rand;
+pub mod setjmp;
 mod sort;
 mod stdio;
 mod string;
@@ -30,6 +31,7 @@ pub fn register(n: &mut Natives) {
     errno::register(n);
     math::register(n);
     rand::register(n);
+    setjmp::register(n);
     sort::register(n);
     string_ext::register(n);
     strtok::register(n);

@@ -3,13 +3,19 @@
 use crate::error::{ErrorKind, Failure};
 use crate::value::Val;
 
-/// Where %s strings come from.
+/// The program memory printf reads (%s strings) and writes (%n counts).
 pub trait StringSource {
     fn c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure>;
+    /// Store `count` as a `bytes`-byte integer at `ptr` (%n).
+    fn store_count(&mut self, ptr: u64, count: u64, bytes: u64) -> Result<(), Failure>;
 }
 
 /// Format `fmt` with `args` the way glibc's printf does for the common conversions.
-pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Vec<u8>, Failure> {
+pub fn format(
+    fmt: &[u8],
+    args: &[Val],
+    strings: &mut dyn StringSource,
+) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
     let mut ai = 0usize;
     let next = |ai: &mut usize| -> Result<Val, Failure> {
@@ -198,7 +204,9 @@ pub fn format(fmt: &[u8], args: &[Val], strings: &dyn StringSource) -> Result<Ve
                 pad_number(sign, &body, width, left, zero && f.is_finite())
             }
             b'n' => {
-                let _ = next(&mut ai)?;
+                // glibc writes the count so far through the pointer, NULL or not.
+                let p = next(&mut ai)?.as_u64();
+                strings.store_count(p, out.len() as u64, bits as u64 / 8)?;
                 continue;
             }
             other => {
@@ -304,13 +312,17 @@ mod tests {
     use super::*;
 
     /// %s strings: a pointer is an index into a fixed table.
-    struct Table(Vec<&'static str>);
+    struct Table(Vec<&'static str>, Vec<(u64, u64, u64)>);
     impl StringSource for Table {
         fn c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
             self.0
                 .get(ptr as usize - 1)
                 .map(|s| s.as_bytes().to_vec())
                 .ok_or_else(|| Failure::new(ErrorKind::OutOfBounds, "bad string"))
+        }
+        fn store_count(&mut self, ptr: u64, count: u64, bytes: u64) -> Result<(), Failure> {
+            self.1.push((ptr, count, bytes));
+            Ok(())
         }
     }
 
@@ -324,8 +336,8 @@ mod tests {
         Val::Ptr(idx)
     }
     fn fmt(f: &str, args: &[Val]) -> String {
-        let strings = Table(vec!["hello", "abc"]);
-        String::from_utf8(format(f.as_bytes(), args, &strings).expect("format")).expect("utf8")
+        let mut strings = Table(vec!["hello", "abc"], Vec::new());
+        String::from_utf8(format(f.as_bytes(), args, &mut strings).expect("format")).expect("utf8")
     }
 
     // Expected strings are what glibc's printf prints for the same calls.
@@ -460,9 +472,17 @@ mod tests {
     }
 
     #[test]
+    fn percent_n_stores_the_count_with_its_width() {
+        let mut t = Table(vec![], Vec::new());
+        let out = format(b"ab%ncd%hhn%ln", &[s(7), s(8), s(9)], &mut t).expect("format");
+        assert_eq!(out, b"abcd");
+        assert_eq!(t.1, vec![(7, 2, 4), (8, 4, 1), (9, 4, 8)]);
+    }
+
+    #[test]
     fn missing_arguments_and_unknown_conversions_are_errors() {
-        assert!(format(b"%d %d", &[i(1)], &Table(vec![])).is_err());
-        let e = format(b"%k", &[i(1)], &Table(vec![])).expect_err("unknown conversion");
+        assert!(format(b"%d %d", &[i(1)], &mut Table(vec![], vec![])).is_err());
+        let e = format(b"%k", &[i(1)], &mut Table(vec![], vec![])).expect_err("unknown conversion");
         assert_eq!(e.kind, ErrorKind::Unsupported);
     }
 }

@@ -4,7 +4,7 @@
 //! threads calling it race on that seed. Nondeterminism wanted? Use tso_choose.
 
 use super::hidden::{get, set, RAND_SEED};
-use crate::libc_arg as arg;
+use crate::natives::arg;
 use crate::natives::{NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -27,13 +27,13 @@ pub fn register(n: &mut Natives) {
         Ok(NativeResult::Return(Val::Int(out as u128)))
     });
     n.add("srand", Visibility::Always, |cx, a| {
-        set(cx, true, RAND_SEED, Val::Int(arg(a, 0) as u32 as u128 + 1));
+        set(cx, true, RAND_SEED, Val::Int(arg(a, 0)? as u32 as u128 + 1));
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.alias("srandom", "srand");
     n.alias("random", "rand");
     n.add("rand_r", Visibility::IfShared(0), |cx, a| {
-        let p = arg(a, 0);
+        let p = arg(a, 0)?;
         let (next, out) = step(cx.read_int(p, 4)? as u32);
         cx.write_int(p, 4, next as u64)?;
         Ok(NativeResult::Return(Val::Int(out as u128)))

@@ -6,7 +6,7 @@
 //! result is recognised by the phase being non-zero.
 
 use crate::error::Failure;
-use crate::libc_arg as arg;
+use crate::natives::{arg, arg_val, Access};
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -32,10 +32,14 @@ fn too_many(n: u64) -> Failure {
 }
 
 fn qsort(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let base = a.first().cloned().unwrap_or_default();
-    let (n, size, cmp) = (arg(a, 1), arg(a, 2), arg(a, 3));
+    let base = arg_val(a, 0)?;
+    let (n, size, cmp) = (arg(a, 1)?, arg(a, 2)?, arg(a, 3)?);
     if n > MAX_ELEMENTS {
         return Err(too_many(n));
+    }
+    if cx.phase() == 0 {
+        // The whole array is read and rearranged.
+        cx.check(base.as_u64(), n.saturating_mul(size), Access::Write)?;
     }
     let result = cx.callback_result();
     let phase = cx.phase();
@@ -74,11 +78,14 @@ fn qsort(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 }
 
 fn bsearch(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let key = a.first().cloned().unwrap_or_default();
-    let base = a.get(1).cloned().unwrap_or_default();
-    let (n, size, cmp) = (arg(a, 2), arg(a, 3), arg(a, 4));
+    let key = arg_val(a, 0)?;
+    let base = arg_val(a, 1)?;
+    let (n, size, cmp) = (arg(a, 2)?, arg(a, 3)?, arg(a, 4)?);
     if n > MAX_ELEMENTS {
         return Err(too_many(n));
+    }
+    if cx.phase() == 0 {
+        cx.check(base.as_u64(), n.saturating_mul(size), Access::Read)?;
     }
     let result = cx.callback_result();
     let phase = cx.phase();

@@ -1,9 +1,10 @@
 //! Byte and string functions: mem*, str*, and a few conversions.
 
-use super::malloc::{arg, MALLOC};
+use super::malloc::MALLOC;
 use crate::error::Failure;
 use crate::memory::Fragment;
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::natives::arg;
+use crate::natives::{Access, NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 use std::cmp::Ordering;
 
@@ -29,21 +30,20 @@ pub fn register(n: &mut Natives) {
     n.add("memcpy", Visibility::IfShared2(0, 1), copy);
     n.alias("memmove", "memcpy");
     n.add("memset", Visibility::IfShared(0), |cx, a| {
-        let (d, c, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
-        if len > 0 {
-            cx.state.memory.check(d, len, true)?;
-            cx.write_fragment(d, &Fragment::from_bytes(vec![c; len as usize]))?;
-        }
+        let (d, c, len) = (arg(a, 0)?, arg(a, 1)? as u8, arg(a, 2)?);
+        // Checked before the bytes are built: `len` may be huge.
+        cx.check(d, len, Access::Write)?;
+        cx.write_fragment(d, &Fragment::from_bytes(vec![c; len as usize]))?;
         ret_ptr(d)
     });
     n.add("memcmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let len = arg(a, 2);
-        let x = cx.read_bytes(arg(a, 0), len)?;
-        let y = cx.read_bytes(arg(a, 1), len)?;
+        let len = arg(a, 2)?;
+        let x = cx.read_bytes(arg(a, 0)?, len)?;
+        let y = cx.read_bytes(arg(a, 1)?, len)?;
         ret(cmp(x.cmp(&y)))
     });
     n.add("memchr", Visibility::IfShared(0), |cx, a| {
-        let (p, c, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
+        let (p, c, len) = (arg(a, 0)?, arg(a, 1)? as u8, arg(a, 2)?);
         let b = cx.read_bytes(p, len)?;
         ret_ptr(
             b.iter()
@@ -53,58 +53,55 @@ pub fn register(n: &mut Natives) {
         )
     });
     n.add("strlen", Visibility::IfShared(0), |cx, a| {
-        ret(cx.read_c_string(arg(a, 0))?.len() as u64)
+        ret(cx.read_c_string(arg(a, 0)?)?.len() as u64)
     });
     n.add("strnlen", Visibility::IfShared(0), |cx, a| {
-        let s = cx.read_c_string(arg(a, 0))?;
-        ret((s.len() as u64).min(arg(a, 1)))
+        let s = cx.read_c_string_max(arg(a, 0)?, arg(a, 1)?)?;
+        ret(s.len() as u64)
     });
     n.add("strcmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let (x, y) = (cx.read_c_string(arg(a, 0))?, cx.read_c_string(arg(a, 1))?);
+        let (x, y) = (cx.read_c_string(arg(a, 0)?)?, cx.read_c_string(arg(a, 1)?)?);
         ret(cmp(x.cmp(&y)))
     });
     n.add("strncmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let n = arg(a, 2) as usize;
-        let (mut x, mut y) = (cx.read_c_string(arg(a, 0))?, cx.read_c_string(arg(a, 1))?);
-        x.truncate(n);
-        y.truncate(n);
+        let n = arg(a, 2)?;
+        let x = cx.read_c_string_max(arg(a, 0)?, n)?;
+        let y = cx.read_c_string_max(arg(a, 1)?, n)?;
         ret(cmp(x.cmp(&y)))
     });
     n.add("strcpy", Visibility::IfShared2(0, 1), |cx, a| {
-        let mut s = cx.read_c_string(arg(a, 1))?;
+        let mut s = cx.read_c_string(arg(a, 1)?)?;
         s.push(0);
-        cx.write_fragment(arg(a, 0), &Fragment::from_bytes(s))?;
-        ret_ptr(arg(a, 0))
+        cx.write_fragment(arg(a, 0)?, &Fragment::from_bytes(s))?;
+        ret_ptr(arg(a, 0)?)
     });
     n.add("strncpy", Visibility::IfShared2(0, 1), |cx, a| {
-        let n = arg(a, 2) as usize;
-        let mut s = cx.read_c_string(arg(a, 1))?;
-        s.truncate(n);
-        s.resize(n, 0);
-        if n > 0 {
-            cx.write_fragment(arg(a, 0), &Fragment::from_bytes(s))?;
-        }
-        ret_ptr(arg(a, 0))
+        let (d, n) = (arg(a, 0)?, arg(a, 2)?);
+        // strncpy always writes n bytes (padding with NULs); checked before they are built.
+        cx.check(d, n, Access::Write)?;
+        let mut s = cx.read_c_string_max(arg(a, 1)?, n)?;
+        s.resize(n as usize, 0);
+        cx.write_fragment(d, &Fragment::from_bytes(s))?;
+        ret_ptr(d)
     });
     n.add("strcat", Visibility::IfShared2(0, 1), |cx, a| {
-        let d = arg(a, 0);
+        let d = arg(a, 0)?;
         let len = cx.read_c_string(d)?.len() as u64;
-        let mut s = cx.read_c_string(arg(a, 1))?;
+        let mut s = cx.read_c_string(arg(a, 1)?)?;
         s.push(0);
         cx.write_fragment(d + len, &Fragment::from_bytes(s))?;
         ret_ptr(d)
     });
     n.add("strncat", Visibility::IfShared2(0, 1), |cx, a| {
-        let d = arg(a, 0);
+        let d = arg(a, 0)?;
         let len = cx.read_c_string(d)?.len() as u64;
-        let mut s = cx.read_c_string(arg(a, 1))?;
-        s.truncate(arg(a, 2) as usize);
+        let mut s = cx.read_c_string_max(arg(a, 1)?, arg(a, 2)?)?;
         s.push(0);
         cx.write_fragment(d + len, &Fragment::from_bytes(s))?;
         ret_ptr(d)
     });
     n.add("strchr", Visibility::IfShared(0), |cx, a| {
-        let (p, c) = (arg(a, 0), arg(a, 1) as u8);
+        let (p, c) = (arg(a, 0)?, arg(a, 1)? as u8);
         let s = cx.read_c_string(p)?;
         if c == 0 {
             return ret_ptr(p + s.len() as u64);
@@ -117,7 +114,7 @@ pub fn register(n: &mut Natives) {
         )
     });
     n.add("strrchr", Visibility::IfShared(0), |cx, a| {
-        let (p, c) = (arg(a, 0), arg(a, 1) as u8);
+        let (p, c) = (arg(a, 0)?, arg(a, 1)? as u8);
         let s = cx.read_c_string(p)?;
         if c == 0 {
             return ret_ptr(p + s.len() as u64);
@@ -130,8 +127,8 @@ pub fn register(n: &mut Natives) {
         )
     });
     n.add("strstr", Visibility::IfShared2(0, 1), |cx, a| {
-        let p = arg(a, 0);
-        let (h, nd) = (cx.read_c_string(p)?, cx.read_c_string(arg(a, 1))?);
+        let p = arg(a, 0)?;
+        let (h, nd) = (cx.read_c_string(p)?, cx.read_c_string(arg(a, 1)?)?);
         if nd.is_empty() {
             return ret_ptr(p);
         }
@@ -143,22 +140,21 @@ pub fn register(n: &mut Natives) {
         )
     });
     n.add("strdup", Visibility::IfShared(0), |cx, a| {
-        let mut s = cx.read_c_string(arg(a, 0))?;
+        let mut s = cx.read_c_string(arg(a, 0)?)?;
         s.push(0);
         dup(cx, s)
     });
     n.add("strndup", Visibility::IfShared(0), |cx, a| {
-        let mut s = cx.read_c_string(arg(a, 0))?;
-        s.truncate(arg(a, 1) as usize);
+        let mut s = cx.read_c_string_max(arg(a, 0)?, arg(a, 1)?)?;
         s.push(0);
         dup(cx, s)
     });
     n.add("atoi", Visibility::IfShared(0), |cx, a| {
-        let s = cx.read_c_string(arg(a, 0))?;
+        let s = cx.read_c_string(arg(a, 0)?)?;
         ret(parse_int(&s, 10) as i32 as u32 as u64)
     });
     n.add("atol", Visibility::IfShared(0), |cx, a| {
-        let s = cx.read_c_string(arg(a, 0))?;
+        let s = cx.read_c_string(arg(a, 0)?)?;
         ret(parse_int(&s, 10) as u64)
     });
     n.alias("atoll", "atol");
@@ -167,16 +163,16 @@ pub fn register(n: &mut Natives) {
     n.alias("strtoul", "strtol");
     n.alias("strtoull", "strtol");
     n.add("abs", Visibility::Never, |_, a| {
-        ret((arg(a, 0) as i32).unsigned_abs() as u64)
+        ret((arg(a, 0)? as i32).unsigned_abs() as u64)
     });
     n.add("labs", Visibility::Never, |_, a| {
-        ret((arg(a, 0) as i64).unsigned_abs())
+        ret((arg(a, 0)? as i64).unsigned_abs())
     });
     n.alias("llabs", "labs");
 }
 
 fn copy(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let (d, s, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+    let (d, s, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
     if len > 0 {
         let f = cx.read_fragment(s, len)?;
         cx.write_fragment(d, &f)?;
@@ -209,9 +205,9 @@ fn parse_int(s: &[u8], base: u32) -> i64 {
 }
 
 fn strtol(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let p = arg(a, 0);
+    let p = arg(a, 0)?;
     let s = cx.read_c_string(p)?;
-    let mut base = arg(a, 2) as u32;
+    let mut base = arg(a, 2)? as u32;
     let text = String::from_utf8_lossy(&s).to_string();
     let trimmed = text.trim_start();
     let lead = text.len() - trimmed.len();
@@ -241,7 +237,7 @@ fn strtol(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     if trimmed.starts_with('-') {
         v = -v;
     }
-    let endp = arg(a, 1);
+    let endp = arg(a, 1)?;
     if endp != 0 {
         cx.write_ptr(endp, &Val::Ptr(p + end as u64))?;
     }

@@ -1,10 +1,10 @@
 //! More byte and string functions: span searches, copies returning the end, BSD names,
 //! case-insensitive comparison.
 
-use super::malloc::arg;
 use crate::error::Failure;
 use crate::memory::Fragment;
-use crate::natives::{NativeResult, Natives, Visibility};
+use crate::natives::{arg, arg_val};
+use crate::natives::{Access, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
 fn ret(v: u64) -> Result<NativeResult, Failure> {
@@ -21,8 +21,8 @@ fn ret_at(base: &Val, off: Option<usize>) -> Result<NativeResult, Failure> {
 }
 
 /// The first argument as passed (a pointer keeps its provenance).
-fn first(a: &[Val]) -> Val {
-    a.first().cloned().unwrap_or_default()
+fn first(a: &[Val]) -> Result<Val, Failure> {
+    arg_val(a, 0)
 }
 
 fn sign(o: std::cmp::Ordering) -> u64 {
@@ -35,52 +35,50 @@ fn sign(o: std::cmp::Ordering) -> u64 {
 
 pub fn register(n: &mut Natives) {
     n.add("strspn", Visibility::IfShared2(0, 1), |cx, a| {
-        let (s, set) = (cx.read_c_string(arg(a, 0))?, cx.read_c_string(arg(a, 1))?);
+        let (s, set) = (cx.read_c_string(arg(a, 0)?)?, cx.read_c_string(arg(a, 1)?)?);
         ret(s.iter().take_while(|c| set.contains(c)).count() as u64)
     });
     n.add("strcspn", Visibility::IfShared2(0, 1), |cx, a| {
-        let (s, set) = (cx.read_c_string(arg(a, 0))?, cx.read_c_string(arg(a, 1))?);
+        let (s, set) = (cx.read_c_string(arg(a, 0)?)?, cx.read_c_string(arg(a, 1)?)?);
         ret(s.iter().take_while(|c| !set.contains(c)).count() as u64)
     });
     n.add("strpbrk", Visibility::IfShared2(0, 1), |cx, a| {
-        let (s, set) = (cx.read_c_string(arg(a, 0))?, cx.read_c_string(arg(a, 1))?);
-        ret_at(&first(a), s.iter().position(|c| set.contains(c)))
+        let (s, set) = (cx.read_c_string(arg(a, 0)?)?, cx.read_c_string(arg(a, 1)?)?);
+        ret_at(&first(a)?, s.iter().position(|c| set.contains(c)))
     });
     n.add("memrchr", Visibility::IfShared(0), |cx, a| {
-        let (c, len) = (arg(a, 1) as u8, arg(a, 2));
-        let b = cx.read_bytes(arg(a, 0), len)?;
-        ret_at(&first(a), b.iter().rposition(|&x| x == c))
+        let (c, len) = (arg(a, 1)? as u8, arg(a, 2)?);
+        let b = cx.read_bytes(arg(a, 0)?, len)?;
+        ret_at(&first(a)?, b.iter().rposition(|&x| x == c))
     });
     n.add("stpcpy", Visibility::IfShared2(0, 1), |cx, a| {
-        let mut s = cx.read_c_string(arg(a, 1))?;
+        let mut s = cx.read_c_string(arg(a, 1)?)?;
         let len = s.len();
         s.push(0);
-        cx.write_fragment(arg(a, 0), &Fragment::from_bytes(s))?;
-        ret_at(&first(a), Some(len))
+        cx.write_fragment(arg(a, 0)?, &Fragment::from_bytes(s))?;
+        ret_at(&first(a)?, Some(len))
     });
     n.add("bzero", Visibility::IfShared(0), |cx, a| {
-        let len = arg(a, 1);
-        if len > 0 {
-            cx.write_fragment(arg(a, 0), &Fragment::from_bytes(vec![0; len as usize]))?;
-        }
+        let (d, len) = (arg(a, 0)?, arg(a, 1)?);
+        // Checked before the bytes are built: `len` may be huge.
+        cx.check(d, len, Access::Write)?;
+        cx.write_fragment(d, &Fragment::from_bytes(vec![0; len as usize]))?;
         ret(0)
     });
     n.add("bcmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let len = arg(a, 2);
-        let equal = cx.read_bytes(arg(a, 0), len)? == cx.read_bytes(arg(a, 1), len)?;
+        let len = arg(a, 2)?;
+        let equal = cx.read_bytes(arg(a, 0)?, len)? == cx.read_bytes(arg(a, 1)?, len)?;
         ret(!equal as u64)
     });
     n.add("strcasecmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let x = cx.read_c_string(arg(a, 0))?.to_ascii_lowercase();
-        let y = cx.read_c_string(arg(a, 1))?.to_ascii_lowercase();
+        let x = cx.read_c_string(arg(a, 0)?)?.to_ascii_lowercase();
+        let y = cx.read_c_string(arg(a, 1)?)?.to_ascii_lowercase();
         ret(sign(x.cmp(&y)))
     });
     n.add("strncasecmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let n = arg(a, 2) as usize;
-        let mut x = cx.read_c_string(arg(a, 0))?.to_ascii_lowercase();
-        let mut y = cx.read_c_string(arg(a, 1))?.to_ascii_lowercase();
-        x.truncate(n);
-        y.truncate(n);
+        let n = arg(a, 2)?;
+        let x = cx.read_c_string_max(arg(a, 0)?, n)?.to_ascii_lowercase();
+        let y = cx.read_c_string_max(arg(a, 1)?, n)?.to_ascii_lowercase();
         ret(sign(x.cmp(&y)))
     });
 }

@@ -2,28 +2,28 @@
 //! threads sharing it race, and calling it is a scheduling point.
 
 use super::hidden::{get, set, STRTOK_NEXT};
-use super::malloc::arg;
 use crate::error::Failure;
+use crate::natives::{arg, arg_val};
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
 pub fn register(n: &mut Natives) {
     n.add("strtok", Visibility::Always, |cx, a| {
-        let start = match a.first() {
-            Some(s) if s.as_u64() != 0 => s.clone(),
+        let start = match arg_val(a, 0)? {
+            s if s.as_u64() != 0 => s,
             _ => get(cx, true, STRTOK_NEXT).unwrap_or(Val::Int(0)),
         };
-        let (token, next) = tokenize(cx, start, arg(a, 1))?;
+        let (token, next) = tokenize(cx, start, arg(a, 1)?)?;
         set(cx, true, STRTOK_NEXT, next);
         Ok(NativeResult::Return(token))
     });
     n.add("strtok_r", Visibility::IfShared2(0, 2), |cx, a| {
-        let save = arg(a, 2);
-        let start = match a.first() {
-            Some(s) if s.as_u64() != 0 => s.clone(),
+        let save = arg(a, 2)?;
+        let start = match arg_val(a, 0)? {
+            s if s.as_u64() != 0 => s,
             _ => cx.read_ptr(save)?,
         };
-        let (token, next) = tokenize(cx, start, arg(a, 1))?;
+        let (token, next) = tokenize(cx, start, arg(a, 1)?)?;
         cx.write_ptr(save, &next)?;
         Ok(NativeResult::Return(token))
     });

@@ -2,13 +2,14 @@
 //! scheduling points, since programs sleep to let other threads run), clocks read 0.
 
 use crate::error::Failure;
-use crate::libc_arg as arg;
 use crate::memory::Fragment;
-use crate::natives::{NativeResult, Natives, Visibility};
+use crate::natives::{NativeResult, Natives, Pointee, Visibility};
 use crate::value::Val;
 
 /// What getpid() reports.
 const PID: u128 = 1;
+/// A `struct timespec` or `struct timeval` result: 16 bytes.
+const TIMESPEC: Pointee = Pointee::write(16);
 
 fn zero() -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(Val::Int(0)))
@@ -20,19 +21,22 @@ pub fn register(n: &mut Natives) {
     n.alias("nanosleep", "sleep");
     n.alias("clock_nanosleep", "sleep");
     n.add("time", Visibility::IfShared(0), |cx, a| {
-        if arg(a, 0) != 0 {
-            cx.write_int(arg(a, 0), 8, 0)?;
+        let t = cx.opt_ptr_arg(a, 0, Pointee::write(8))?;
+        if t != 0 {
+            cx.write_int(t, 8, 0)?;
         }
         zero()
     });
     // clock_gettime(clock, struct timespec*) and gettimeofday(struct timeval*, tz).
     n.add("clock_gettime", Visibility::IfShared(1), |cx, a| {
-        cx.write_fragment(arg(a, 1), &Fragment::from_bytes(vec![0; 16]))?;
+        let ts = cx.ptr_arg(a, 1, TIMESPEC)?;
+        cx.write_fragment(ts, &Fragment::from_bytes(vec![0; 16]))?;
         zero()
     });
     n.add("gettimeofday", Visibility::IfShared(0), |cx, a| {
-        if arg(a, 0) != 0 {
-            cx.write_fragment(arg(a, 0), &Fragment::from_bytes(vec![0; 16]))?;
+        let tv = cx.opt_ptr_arg(a, 0, TIMESPEC)?;
+        if tv != 0 {
+            cx.write_fragment(tv, &Fragment::from_bytes(vec![0; 16]))?;
         }
         zero()
     });

@@ -1,12 +1,12 @@
 //! SV-COMP verifier functions and `tso_choose`.
 
 use crate::error::{ErrorKind, Failure};
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::natives::{arg_val, NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
 pub fn register(n: &mut Natives) {
     n.add("tso_choose", Visibility::Always, |cx, a| {
-        let k = a.first().map(|v| v.bits() as i32).unwrap_or(0);
+        let k = arg_val(a, 0)?.bits() as i32;
         if k <= 0 {
             return Err(Failure::new(
                 ErrorKind::Assertion,
@@ -67,7 +67,7 @@ pub fn register(n: &mut Natives) {
 
 /// An assumption that does not hold cuts the path: the thread can never proceed.
 fn assume(_cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    if a.first().is_some_and(|v| v.is_true()) {
+    if arg_val(a, 0)?.is_true() {
         Ok(NativeResult::Return(Val::Int(0)))
     } else {
         Ok(NativeResult::Prune)

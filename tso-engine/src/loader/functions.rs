@@ -95,7 +95,14 @@ impl Translator {
             });
         }
         self.functions[fid as usize].num_regs = next_reg;
-        let live = liveness::Liveness::compute(&blocks, next_reg);
+        let functions = &self.functions;
+        let live = liveness::Liveness::compute(&blocks, next_reg, |inst| match inst {
+            Inst::Call {
+                callee: Callee::Direct(f),
+                ..
+            } => crate::libc::setjmp::RETURNS_TWICE.contains(&functions[*f as usize].name.as_str()),
+            _ => false,
+        });
         Body {
             blocks: blocks.into(),
             live,

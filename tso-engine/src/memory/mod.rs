@@ -200,6 +200,26 @@ impl Memory {
         }
     }
 
+    /// Read a string of at most `max` bytes (strnlen, strncmp, ...): the bytes up to a
+    /// NUL or up to `max`, whichever comes first. Only the bytes read must be valid.
+    pub fn read_c_string_max(&self, p: u64, max: u64) -> Result<Vec<u8>, Failure> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        let (obj, off) = self.check(p, 0, false)?;
+        let o = self.get(obj).expect("checked");
+        let rest = &o.data[off as usize..];
+        let limit = rest.len().min(usize::try_from(max).unwrap_or(usize::MAX));
+        match rest[..limit].iter().position(|&b| b == 0) {
+            Some(n) => Ok(rest[..n].to_vec()),
+            None if limit as u64 == max => Ok(rest[..limit].to_vec()),
+            None => Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                "string is not NUL-terminated within its object",
+            )),
+        }
+    }
+
     pub fn object_of(&self, p: u64) -> Option<(ObjId, &Object)> {
         let (obj, _) = ptr_parts(p);
         self.get(obj).map(|o| (obj, o))

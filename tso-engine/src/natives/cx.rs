@@ -1,6 +1,6 @@
 //! What a native sees of the machine while it runs.
 
-use super::Chooser;
+use super::{arg, Access, Chooser, Pointee};
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Program, TyId};
 use crate::memory::{decode, encode, Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
@@ -14,12 +14,15 @@ pub struct NativeCx<'a> {
     pub state: &'a mut State,
     pub program: &'a Program,
     pub tid: ThreadId,
+    /// Name of the function being modelled (for messages).
+    pub(crate) native: &'static str,
     pub(crate) chooser: &'a mut dyn Chooser,
     /// Human-readable notes for the counterexample trace; None when not tracing.
     pub(crate) notes: Option<&'a mut Vec<String>>,
     pub(crate) spawn: &'a SpawnFn<'a>,
     pub(crate) max_memory: u64,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
+    pub(crate) evict_hook: Option<std::sync::Arc<super::Native>>,
 }
 
 impl<'a> NativeCx<'a> {
@@ -82,6 +85,15 @@ impl<'a> NativeCx<'a> {
         Ok(())
     }
 
+    /// The object `ptr` points to is about to die outside a normal return: forget the
+    /// calling thread's buffered stores to it (a no-op under SC).
+    pub fn evict(&mut self, ptr: u64) -> Result<(), Failure> {
+        if let Some(hook) = self.evict_hook.clone() {
+            (hook.call)(self, &[Val::Ptr(ptr)])?;
+        }
+        Ok(())
+    }
+
     pub fn phase(&self) -> u32 {
         self.state.thread(self.tid).phase
     }
@@ -117,6 +129,38 @@ impl<'a> NativeCx<'a> {
         self.write_fragment(ptr, &Fragment { data: bytes, ptrs })
     }
 
+    /// Check an access of `len` bytes at `ptr` exactly as a program load or store is
+    /// checked. Accessing nothing (`len == 0`) checks nothing, as in the real functions.
+    pub fn check(&self, ptr: u64, len: u64, access: Access) -> Result<(), Failure> {
+        if len == 0 {
+            return Ok(());
+        }
+        self.state
+            .memory
+            .check(ptr, len, access == Access::Write)
+            .map(|_| ())
+    }
+
+    /// Pointer argument `i`, checked on entry: it must point to a whole `pointee`.
+    pub fn ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
+        let p = arg(a, i)?;
+        self.check(p, pointee.size, pointee.access).map_err(|f| {
+            Failure::new(
+                f.kind,
+                format!("{} (argument {}): {}", self.native, i + 1, f.message),
+            )
+        })?;
+        Ok(p)
+    }
+
+    /// Like [`NativeCx::ptr_arg`] for a parameter that may be NULL (returns 0 then).
+    pub fn opt_ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
+        if arg(a, i)? == 0 {
+            return Ok(0);
+        }
+        self.ptr_arg(a, i, pointee)
+    }
+
     pub fn read_int(&self, ptr: u64, size: u64) -> Result<u64, Failure> {
         let b = self.state.memory.read_bytes(ptr, size)?;
         let mut buf = [0u8; 8];
@@ -147,12 +191,20 @@ impl<'a> NativeCx<'a> {
         self.write_fragment(ptr, &frag)
     }
 
+    /// Read `len` bytes (none, and no check, when `len` is 0).
     pub fn read_fragment(&self, ptr: u64, len: u64) -> Result<Fragment, Failure> {
+        if len == 0 {
+            return Ok(Fragment::from_bytes(Vec::new()));
+        }
         self.state.memory.read_fragment(ptr, len)
     }
 
-    /// Write bytes; storing a pointer into shared memory shares its target.
+    /// Write bytes; storing a pointer into shared memory shares its target. Writing
+    /// nothing checks nothing.
     pub fn write_fragment(&mut self, ptr: u64, frag: &Fragment) -> Result<(), Failure> {
+        if frag.data.is_empty() {
+            return Ok(());
+        }
         self.state.memory.write_fragment(ptr, frag)?;
         if !frag.ptrs.is_empty() && self.state.memory.is_shared(ptr) {
             for p in frag.pointers().collect::<Vec<_>>() {
@@ -162,12 +214,21 @@ impl<'a> NativeCx<'a> {
         Ok(())
     }
 
+    /// Read `len` bytes (none, and no check, when `len` is 0).
     pub fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
         Ok(self.state.memory.read_bytes(ptr, len)?.to_vec())
     }
 
     pub fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
         self.state.memory.read_c_string(ptr)
+    }
+
+    /// A string of at most `max` bytes; only the bytes read are checked.
+    pub fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
+        self.state.memory.read_c_string_max(ptr, max)
     }
 
     /// Is the object `ptr` points into reachable by more than one thread?
@@ -203,6 +264,13 @@ impl<'a> NativeCx<'a> {
         if ptr == 0 {
             return Ok(());
         }
+        self.check_releasable(ptr, family)?;
+        self.state.memory.kill(ptr_parts(ptr).0);
+        Ok(())
+    }
+
+    /// Would releasing `ptr` (not NULL) with `family` be valid? The errors of `release`.
+    pub fn check_releasable(&self, ptr: u64, family: u8) -> Result<(), Failure> {
         let (obj, off) = ptr_parts(ptr);
         let Some(o) = self.state.memory.get(obj) else {
             return Err(Failure::new(
@@ -228,7 +296,6 @@ impl<'a> NativeCx<'a> {
         if o.alloc_family != family {
             return Err(Failure::new(ErrorKind::InvalidFree, "memory released with the wrong function (malloc/free vs new/delete vs new[]/delete[])"));
         }
-        self.state.memory.kill(obj);
         Ok(())
     }
 

@@ -2,7 +2,9 @@
 //! runtime) act on the program: they run atomically, may read and write program memory,
 //! ask for nondeterministic choices, keep per-state data and block or call back.
 
+mod args;
 mod cx;
+pub use args::{arg, arg_val, Access, Pointee};
 pub use cx::NativeCx;
 
 use crate::error::Failure;
@@ -78,6 +80,10 @@ pub struct Natives {
     /// A full memory barrier for the calling thread, for natives that publish what the
     /// program wrote (pthread_once marking its routine done). None under SC.
     pub fence_hook: Option<Arc<Native>>,
+    /// Called with a pointer to a stack object that dies without its frame returning
+    /// normally (longjmp): the TSO runtime drops the caller's buffered stores to it, as
+    /// it does before a return. None under SC.
+    pub evict_hook: Option<Arc<Native>>,
 }
 
 impl Natives {
@@ -148,6 +154,23 @@ impl Natives {
     ) {
         self.fence_hook = Some(Arc::new(Native {
             name: "fence",
+            visibility: Visibility::Never,
+            call: Arc::new(call),
+            describe: None,
+            detail: false,
+        }));
+    }
+
+    /// Set the hook natives call before killing stack objects (see [`NativeCx::evict`]).
+    pub fn set_evict_hook(
+        &mut self,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
+            + Send
+            + Sync
+            + 'static,
+    ) {
+        self.evict_hook = Some(Arc::new(Native {
+            name: "evict",
             visibility: Visibility::Never,
             call: Arc::new(call),
             describe: None,

@@ -5,9 +5,9 @@
 //! still waiting. Releasing clears the mask, so a released thread that has not run yet
 //! cannot be confused with one waiting in the next round.
 
-use super::thread_bit;
+use super::{check_only, thread_bit, BARRIER, BARRIERATTR, BARRIERATTR_READ};
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
+use crate::natives::arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -20,7 +20,9 @@ const SERIAL_THREAD: u128 = u32::MAX as u128;
 
 pub fn register(n: &mut Natives) {
     n.add("pthread_barrier_init", Visibility::IfShared(0), |cx, a| {
-        let (b, count) = (arg(a, 0), arg(a, 2) as u32);
+        let b = cx.ptr_arg(a, 0, BARRIER)?;
+        cx.opt_ptr_arg(a, 1, BARRIERATTR_READ)?;
+        let count = arg(a, 2)? as u32;
         if count == 0 {
             return Ok(NativeResult::Return(Val::Int(EINVAL)));
         }
@@ -30,13 +32,13 @@ pub fn register(n: &mut Natives) {
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_barrier_wait", Visibility::Always, |cx, a| {
-        wait(cx, arg(a, 0))
+        wait(cx, cx.ptr_arg(a, 0, BARRIER)?)
     });
     n.add(
         "pthread_barrier_destroy",
         Visibility::IfShared(0),
         |cx, a| {
-            let b = arg(a, 0);
+            let b = cx.ptr_arg(a, 0, BARRIER)?;
             if cx.read_int(b + ARRIVED, 4)? != 0 || cx.read_int(b + WAITING, 8)? != 0 {
                 return Err(Failure::new(
                     ErrorKind::PthreadMisuse,
@@ -47,9 +49,11 @@ pub fn register(n: &mut Natives) {
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
-    n.add("pthread_barrierattr_init", Visibility::Never, |_, _| {
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add(
+        "pthread_barrierattr_init",
+        Visibility::Never,
+        check_only(BARRIERATTR),
+    );
     n.alias("pthread_barrierattr_destroy", "pthread_barrierattr_init");
     n.alias("pthread_barrierattr_setpshared", "pthread_barrierattr_init");
 }

@@ -11,9 +11,9 @@
 //! deadlock instead of being hidden by an always-possible wake-up. A timed wait may in
 //! addition time out (ETIMEDOUT) at any point where the mutex is free.
 
-use super::{mutex, thread_bit, threads_in};
+use super::{check_only, mutex, thread_bit, threads_in};
+use super::{COND, CONDATTR, CONDATTR_READ, MUTEX, TIMESPEC_READ};
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
 use crate::memory::Fragment;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
@@ -25,36 +25,43 @@ const ETIMEDOUT: u128 = 110;
 
 pub fn register(n: &mut Natives) {
     n.add("pthread_cond_init", Visibility::IfShared(0), |cx, a| {
-        init(cx, arg(a, 0))?;
+        cx.opt_ptr_arg(a, 1, CONDATTR_READ)?;
+        init(cx, cx.ptr_arg(a, 0, COND)?)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_cond_wait", Visibility::Always, |cx, a| {
-        wait(cx, arg(a, 0), arg(a, 1), false)
+        wait(cx, cx.ptr_arg(a, 0, COND)?, cx.ptr_arg(a, 1, MUTEX)?, false)
     });
     n.add("pthread_cond_timedwait", Visibility::Always, |cx, a| {
-        wait(cx, arg(a, 0), arg(a, 1), true)
+        cx.ptr_arg(a, 2, TIMESPEC_READ)?;
+        wait(cx, cx.ptr_arg(a, 0, COND)?, cx.ptr_arg(a, 1, MUTEX)?, true)
     });
     // (cond, mutex, clockid, abstime): what libstdc++'s wait_until/wait_for use.
-    n.alias("pthread_cond_clockwait", "pthread_cond_timedwait");
+    n.add("pthread_cond_clockwait", Visibility::Always, |cx, a| {
+        cx.ptr_arg(a, 3, TIMESPEC_READ)?;
+        wait(cx, cx.ptr_arg(a, 0, COND)?, cx.ptr_arg(a, 1, MUTEX)?, true)
+    });
     n.add("pthread_cond_signal", Visibility::Always, |cx, a| {
-        signal(cx, arg(a, 0))?;
+        signal(cx, cx.ptr_arg(a, 0, COND)?)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_cond_broadcast", Visibility::Always, |cx, a| {
-        broadcast(cx, arg(a, 0))?;
+        broadcast(cx, cx.ptr_arg(a, 0, COND)?)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_cond_destroy", Visibility::IfShared(0), |cx, a| {
-        destroy(cx, arg(a, 0))?;
+        destroy(cx, cx.ptr_arg(a, 0, COND)?)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_condattr_init", Visibility::Never, |cx, a| {
-        cx.write_int(arg(a, 0), 4, 0)?;
+        cx.write_int(cx.ptr_arg(a, 0, CONDATTR)?, 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_condattr_destroy", Visibility::Never, |_, _| {
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add(
+        "pthread_condattr_destroy",
+        Visibility::Never,
+        check_only(CONDATTR),
+    );
     n.alias("pthread_condattr_setclock", "pthread_condattr_destroy");
     n.alias("pthread_condattr_setpshared", "pthread_condattr_destroy");
 }

@@ -9,7 +9,7 @@
 //! Keys at or above `RESERVED` are the C library's own per-thread data (errno, ...).
 
 use crate::error::Failure;
-use crate::libc_arg as arg;
+use crate::natives::{arg, arg_val};
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::state::{State, ThreadId};
 use crate::value::Val;
@@ -26,17 +26,17 @@ pub fn register(n: &mut Natives) {
     n.add("pthread_key_create", Visibility::Always, create);
     n.add("pthread_key_delete", Visibility::Always, delete);
     n.add("pthread_getspecific", Visibility::Never, |cx, a| {
-        let key = arg(a, 0) as u32;
+        let key = arg(a, 0)? as u32;
         Ok(NativeResult::Return(
             specific(cx.state, cx.tid, key).unwrap_or(Val::Int(0)),
         ))
     });
     n.add("pthread_setspecific", Visibility::Never, |cx, a| {
-        let key = arg(a, 0) as u32;
+        let key = arg(a, 0)? as u32;
         if !is_live(cx.state, key) {
             return Ok(NativeResult::Return(Val::Int(EINVAL)));
         }
-        set_specific(cx.state, cx.tid, key, a.get(1).cloned().unwrap_or_default());
+        set_specific(cx.state, cx.tid, key, arg_val(a, 1)?);
         Ok(NativeResult::Return(Val::Int(0)))
     });
     // libstdc++'s gthread layer checks for (and may call) the internal name.
@@ -71,24 +71,25 @@ fn is_live(st: &State, key: u32) -> bool {
 }
 
 fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    let out = cx.ptr_arg(a, 0, super::KEY)?;
     let key = cx.state.next_key;
     if key >= LIVE_KEY {
         return Ok(NativeResult::Return(Val::Int(EAGAIN)));
     }
     cx.state.next_key += 1;
-    let destructor = a.get(1).cloned().unwrap_or_default();
+    let destructor = arg_val(a, 1)?;
     let entry = if destructor.as_u64() == 0 {
         NO_DESTRUCTOR
     } else {
         destructor
     };
     set_specific(cx.state, 0, LIVE_KEY | key, entry);
-    cx.write_int(arg(a, 0), 4, key as u64)?;
+    cx.write_int(out, 4, key as u64)?;
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
 fn delete(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let key = arg(a, 0) as u32;
+    let key = arg(a, 0)? as u32;
     if !is_live(cx.state, key) {
         return Ok(NativeResult::Return(Val::Int(EINVAL)));
     }

@@ -12,8 +12,49 @@ mod spin;
 pub mod thread;
 
 use crate::error::Failure;
-use crate::natives::Natives;
+use crate::natives::{Natives, Pointee};
 use crate::state::ThreadId;
+
+// What a pointer to each pthread type must point to: the whole object, as glibc defines
+// it on x86-64. Every call checks its object pointers against these on entry.
+pub(crate) const PTHREAD_T: Pointee = Pointee::write(8);
+pub(crate) const ATTR: Pointee = Pointee::write(56);
+pub(crate) const ATTR_READ: Pointee = Pointee::read(56);
+pub(crate) const MUTEX: Pointee = Pointee::write(40);
+pub(crate) const MUTEXATTR: Pointee = Pointee::write(4);
+pub(crate) const MUTEXATTR_READ: Pointee = Pointee::read(4);
+pub(crate) const COND: Pointee = Pointee::write(48);
+pub(crate) const CONDATTR: Pointee = Pointee::write(4);
+pub(crate) const CONDATTR_READ: Pointee = Pointee::read(4);
+pub(crate) const RWLOCK: Pointee = Pointee::write(56);
+pub(crate) const RWLOCKATTR: Pointee = Pointee::write(8);
+pub(crate) const RWLOCKATTR_READ: Pointee = Pointee::read(8);
+pub(crate) const BARRIER: Pointee = Pointee::write(32);
+pub(crate) const BARRIERATTR: Pointee = Pointee::write(4);
+pub(crate) const BARRIERATTR_READ: Pointee = Pointee::read(4);
+pub(crate) const ONCE: Pointee = Pointee::write(4);
+pub(crate) const KEY: Pointee = Pointee::write(4);
+pub(crate) const SPINLOCK: Pointee = Pointee::write(4);
+/// A `struct timespec` deadline, read by timed waits.
+pub(crate) const TIMESPEC_READ: Pointee = Pointee::read(16);
+/// A pointer-sized result slot (pthread_join's `void **`).
+pub(crate) const RESULT_SLOT: Pointee = Pointee::write(8);
+
+/// A native whose only effect is checking that its object argument is valid (attribute
+/// setters and destructors whose settings the model does not use).
+pub(crate) fn check_only(
+    pointee: Pointee,
+) -> impl Fn(
+    &mut crate::natives::NativeCx<'_>,
+    &[crate::value::Val],
+) -> Result<crate::natives::NativeResult, Failure> {
+    move |cx, a| {
+        cx.ptr_arg(a, 0, pointee)?;
+        Ok(crate::natives::NativeResult::Return(
+            crate::value::Val::Int(0),
+        ))
+    }
+}
 
 pub fn register(n: &mut Natives) {
     thread::register(n);

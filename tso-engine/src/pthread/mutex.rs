@@ -4,8 +4,9 @@
 //! offset 4 holds the recursion count, 8 the owner (thread id + 1, 0 = unlocked), and
 //! 16 the kind (0 normal, 1 recursive, 2 errorcheck).
 
+use super::{check_only, MUTEX, MUTEXATTR, MUTEXATTR_READ};
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
+use crate::natives::arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -19,31 +20,33 @@ const EBUSY: u128 = 16;
 pub fn register(n: &mut Natives) {
     n.add("pthread_mutex_init", Visibility::IfShared(0), init);
     n.add("pthread_mutex_lock", Visibility::Always, |cx, a| {
-        lock(cx, arg(a, 0), false)
+        lock(cx, cx.ptr_arg(a, 0, MUTEX)?, false)
     });
     n.add("pthread_mutex_trylock", Visibility::Always, |cx, a| {
-        lock(cx, arg(a, 0), true)
+        lock(cx, cx.ptr_arg(a, 0, MUTEX)?, true)
     });
     n.add("pthread_mutex_unlock", Visibility::Always, |cx, a| {
-        unlock(cx, arg(a, 0))
+        unlock(cx, cx.ptr_arg(a, 0, MUTEX)?)
     });
     n.add("pthread_mutex_destroy", Visibility::IfShared(0), destroy);
     n.add("pthread_mutexattr_init", Visibility::Never, |cx, a| {
-        cx.write_int(arg(a, 0), 4, 0)?;
+        cx.write_int(cx.ptr_arg(a, 0, MUTEXATTR)?, 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_mutexattr_settype", Visibility::Never, |cx, a| {
-        cx.write_int(arg(a, 0), 4, arg(a, 1))?;
+        cx.write_int(cx.ptr_arg(a, 0, MUTEXATTR)?, 4, arg(a, 1)?)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-    n.add("pthread_mutexattr_destroy", Visibility::Never, |_, _| {
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add(
+        "pthread_mutexattr_destroy",
+        Visibility::Never,
+        check_only(MUTEXATTR),
+    );
 }
 
 fn init(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let m = arg(a, 0);
-    let attr = arg(a, 1);
+    let m = cx.ptr_arg(a, 0, MUTEX)?;
+    let attr = cx.opt_ptr_arg(a, 1, MUTEXATTR_READ)?;
     let kind = if attr != 0 { cx.read_int(attr, 4)? } else { 0 };
     cx.write_int(m, 8, 0)?;
     cx.write_int(m + OWNER, 8, 0)?;
@@ -113,7 +116,7 @@ pub fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
 }
 
 fn destroy(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let m = arg(a, 0);
+    let m = cx.ptr_arg(a, 0, MUTEX)?;
     if cx.read_int(m + OWNER, 4)? != 0 {
         return Err(Failure::new(
             ErrorKind::PthreadMisuse,

@@ -4,8 +4,9 @@
 //! recognised by the callback result (not the phase), so a routine may itself use
 //! multi-step natives (condition waits, nested pthread_once).
 
+use super::ONCE;
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
+use crate::natives::arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -18,7 +19,7 @@ pub fn register(n: &mut Natives) {
 }
 
 fn once(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let (control, routine) = (arg(a, 0), arg(a, 1));
+    let (control, routine) = (cx.ptr_arg(a, 0, ONCE)?, arg(a, 1)?);
     let state = cx.read_int(control, 4)?;
     let mine = RUNNING_BASE + cx.tid as u64;
     if state == mine && cx.callback_result().is_some() {

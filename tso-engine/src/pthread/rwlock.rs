@@ -6,9 +6,8 @@
 //! writers is modelled: any thread that can take the lock may. A thread taking a read
 //! lock it already holds (allowed by POSIX, counted) is reported as unsupported.
 
-use super::thread_bit;
+use super::{check_only, thread_bit, RWLOCK, RWLOCKATTR, RWLOCKATTR_READ};
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
 use crate::memory::Fragment;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
@@ -20,29 +19,33 @@ const EDEADLK: u128 = 35;
 
 pub fn register(n: &mut Natives) {
     n.add("pthread_rwlock_init", Visibility::IfShared(0), |cx, a| {
-        cx.write_fragment(arg(a, 0), &Fragment::from_bytes(vec![0; 16]))?;
+        cx.opt_ptr_arg(a, 1, RWLOCKATTR_READ)?;
+        cx.write_fragment(
+            cx.ptr_arg(a, 0, RWLOCK)?,
+            &Fragment::from_bytes(vec![0; 16]),
+        )?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_rwlock_rdlock", Visibility::Always, |cx, a| {
-        read_lock(cx, arg(a, 0), false)
+        read_lock(cx, cx.ptr_arg(a, 0, RWLOCK)?, false)
     });
     n.add("pthread_rwlock_tryrdlock", Visibility::Always, |cx, a| {
-        read_lock(cx, arg(a, 0), true)
+        read_lock(cx, cx.ptr_arg(a, 0, RWLOCK)?, true)
     });
     n.add("pthread_rwlock_wrlock", Visibility::Always, |cx, a| {
-        write_lock(cx, arg(a, 0), false)
+        write_lock(cx, cx.ptr_arg(a, 0, RWLOCK)?, false)
     });
     n.add("pthread_rwlock_trywrlock", Visibility::Always, |cx, a| {
-        write_lock(cx, arg(a, 0), true)
+        write_lock(cx, cx.ptr_arg(a, 0, RWLOCK)?, true)
     });
     n.add("pthread_rwlock_unlock", Visibility::Always, |cx, a| {
-        unlock(cx, arg(a, 0))
+        unlock(cx, cx.ptr_arg(a, 0, RWLOCK)?)
     });
     n.add(
         "pthread_rwlock_destroy",
         Visibility::IfShared(0),
         |cx, a| {
-            let l = arg(a, 0);
+            let l = cx.ptr_arg(a, 0, RWLOCK)?;
             if cx.read_int(l + READERS, 8)? != 0 || cx.read_int(l + WRITER, 4)? != 0 {
                 return Err(Failure::new(
                     ErrorKind::PthreadMisuse,
@@ -52,9 +55,11 @@ pub fn register(n: &mut Natives) {
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
-    n.add("pthread_rwlockattr_init", Visibility::Never, |_, _| {
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    n.add(
+        "pthread_rwlockattr_init",
+        Visibility::Never,
+        check_only(RWLOCKATTR),
+    );
     n.alias("pthread_rwlockattr_destroy", "pthread_rwlockattr_init");
     n.alias("pthread_rwlockattr_setkind_np", "pthread_rwlockattr_init");
     n.alias("pthread_rwlockattr_setpshared", "pthread_rwlockattr_init");

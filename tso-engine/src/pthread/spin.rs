@@ -2,8 +2,8 @@
 //! int holds the owner (thread id + 1, 0 = unlocked). Spinning is blocking here, so a
 //! spin lock that can never be released is reported as a deadlock.
 
+use super::SPINLOCK;
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
@@ -11,17 +11,17 @@ const EBUSY: u128 = 16;
 
 pub fn register(n: &mut Natives) {
     n.add("pthread_spin_init", Visibility::IfShared(0), |cx, a| {
-        cx.write_int(arg(a, 0), 4, 0)?;
+        cx.write_int(cx.ptr_arg(a, 0, SPINLOCK)?, 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_spin_lock", Visibility::Always, |cx, a| {
-        lock(cx, arg(a, 0), false)
+        lock(cx, cx.ptr_arg(a, 0, SPINLOCK)?, false)
     });
     n.add("pthread_spin_trylock", Visibility::Always, |cx, a| {
-        lock(cx, arg(a, 0), true)
+        lock(cx, cx.ptr_arg(a, 0, SPINLOCK)?, true)
     });
     n.add("pthread_spin_unlock", Visibility::Always, |cx, a| {
-        let s = arg(a, 0);
+        let s = cx.ptr_arg(a, 0, SPINLOCK)?;
         let owner = cx.read_int(s, 4)?;
         if owner != cx.tid as u64 + 1 {
             let why = if owner == 0 {
@@ -35,7 +35,7 @@ pub fn register(n: &mut Natives) {
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_spin_destroy", Visibility::IfShared(0), |cx, a| {
-        if cx.read_int(arg(a, 0), 4)? != 0 {
+        if cx.read_int(cx.ptr_arg(a, 0, SPINLOCK)?, 4)? != 0 {
             return Err(Failure::new(
                 ErrorKind::PthreadMisuse,
                 "destroy of a locked spin lock",

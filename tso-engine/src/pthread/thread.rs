@@ -1,8 +1,8 @@
 //! pthread_create, join, exit, self, equal, detach, sched_yield.
 
-use super::key;
+use super::{check_only, key, ATTR, ATTR_READ, PTHREAD_T, RESULT_SLOT};
 use crate::error::{ErrorKind, Failure};
-use crate::libc_arg as arg;
+use crate::natives::{arg, arg_val};
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::state::ThreadStatus;
 use crate::value::Val;
@@ -20,29 +20,29 @@ pub fn register(n: &mut Natives) {
         Ok(NativeResult::Return(Val::Int(handle(cx.tid) as u128)))
     });
     n.add("pthread_equal", Visibility::Never, |_, a| {
-        Ok(NativeResult::Return(Val::bool(arg(a, 0) == arg(a, 1))))
+        Ok(NativeResult::Return(Val::bool(arg(a, 0)? == arg(a, 1)?)))
     });
     n.add("pthread_detach", Visibility::Always, detach);
     n.add("sched_yield", Visibility::Always, |_, _| {
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.alias("pthread_yield", "sched_yield");
-    n.add("pthread_attr_init", Visibility::Never, |_, _| {
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
+    // Attributes are not modelled (every thread starts joinable), but the object must be
+    // valid, as glibc writes it.
+    n.add("pthread_attr_init", Visibility::Never, check_only(ATTR));
     n.alias("pthread_attr_destroy", "pthread_attr_init");
     n.alias("pthread_attr_setdetachstate", "pthread_attr_init");
     n.alias("pthread_attr_setstacksize", "pthread_attr_init");
 }
 
 fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let out = arg(a, 0);
-    let func = a.get(2).cloned().unwrap_or_default();
-    let param = a.get(3).cloned().unwrap_or_default();
+    // glibc writes the new thread's id through `out` unconditionally.
+    let out = cx.ptr_arg(a, 0, PTHREAD_T)?;
+    cx.opt_ptr_arg(a, 1, ATTR_READ)?;
+    let func = arg_val(a, 2)?;
+    let param = arg_val(a, 3)?;
     let tid = cx.spawn(func.as_u64(), vec![param])?;
-    if out != 0 {
-        cx.write_int(out, 8, handle(tid))?;
-    }
+    cx.write_int(out, 8, handle(tid))?;
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
@@ -56,9 +56,7 @@ fn exit(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
             args: vec![value],
         });
     }
-    Ok(NativeResult::ThreadExit(
-        a.first().cloned().unwrap_or_default(),
-    ))
+    Ok(NativeResult::ThreadExit(arg_val(a, 0)?))
 }
 
 fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
@@ -72,7 +70,8 @@ fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
 }
 
 pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let t = target(cx, arg(a, 0))?;
+    let t = target(cx, arg(a, 0)?)?;
+    let out = cx.opt_ptr_arg(a, 1, RESULT_SLOT)?;
     if t == cx.tid {
         return Err(Failure::new(ErrorKind::Deadlock, "a thread joined itself"));
     }
@@ -93,7 +92,6 @@ pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
         return Ok(NativeResult::Block);
     };
     cx.state.thread_mut(t).joined = true;
-    let out = arg(a, 1);
     if out != 0 {
         cx.write_ptr(out, &v)?;
     }
@@ -101,7 +99,7 @@ pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 }
 
 pub fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let t = target(cx, arg(a, 0))?;
+    let t = target(cx, arg(a, 0)?)?;
     if cx.state.thread(t).detached {
         return Err(Failure::new(
             ErrorKind::PthreadMisuse,

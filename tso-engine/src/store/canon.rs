@@ -203,15 +203,30 @@ impl Canonicalizer {
         let map = std::mem::take(&mut self.map);
         let out = &mut self.chunks;
         out.clear();
+        // Every list is written with its length first, so the bytes of one list can never
+        // be read as the start of the next (the serialisation is prefix-free). The key is
+        // the sequence of chunk ids; the first chunk says how many thread and object
+        // chunks follow and whether an extension chunk ends it, so chunks cannot shift
+        // from one part to another either.
+        let objects = self
+            .order
+            .iter()
+            .filter(|&&id| st.memory.get(id).is_some_and(|o| !o.constant))
+            .count();
         // Process-wide data.
         let b = &mut out.buf;
+        write_len(b, st.threads.len());
+        write_len(b, objects);
+        b.push(st.ext.is_some() as u8);
         b.extend_from_slice(&st.exit_code.map_or(u32::MAX, |c| c as u32).to_le_bytes());
         b.extend_from_slice(&st.next_key.to_le_bytes());
         b.extend_from_slice(&st.atomic_owner.map_or(u32::MAX, |t| t).to_le_bytes());
+        write_len(b, st.atexit.len());
         for a in &st.atexit {
             b.extend_from_slice(&a.to_le_bytes());
         }
         if include_output {
+            write_len(b, st.output.len());
             b.extend_from_slice(&st.output);
         }
         out.end_chunk();
@@ -226,21 +241,25 @@ impl Canonicalizer {
             }
             b.extend_from_slice(&t.phase.to_le_bytes());
             b.push(t.detached as u8 | (t.joined as u8) << 1);
-            if let Some(v) = &t.callback_result {
-                b.push(1);
-                write_val(b, &map, v);
+            for v in [&t.callback_result, &t.pending_exit] {
+                match v {
+                    Some(v) => {
+                        b.push(1);
+                        write_val(b, &map, v);
+                    }
+                    None => b.push(0),
+                }
             }
-            if let Some(v) = &t.pending_exit {
-                b.push(2);
-                write_val(b, &map, v);
-            }
+            write_len(b, t.frames.len());
             for f in &t.frames {
                 b.extend_from_slice(&f.func.to_le_bytes());
                 b.extend_from_slice(&f.block.to_le_bytes());
                 b.extend_from_slice(&f.ip.to_le_bytes());
                 b.push(f.ret as u8);
+                let mut regs = 0usize;
+                for_each_reg(program, f, self.all_registers, |_| regs += 1);
+                write_len(b, regs);
                 for_each_reg(program, f, self.all_registers, |v| write_val(b, &map, v));
-                b.push(0xA1);
                 let allocas = &mut self.scratch_ids;
                 allocas.clear();
                 allocas.extend(
@@ -251,11 +270,12 @@ impl Canonicalizer {
                         .filter(|&n| n != 0),
                 );
                 allocas.sort_unstable();
+                write_len(b, allocas.len());
                 for a in allocas.iter() {
                     b.extend_from_slice(&a.to_le_bytes());
                 }
-                b.push(0xF0);
             }
+            write_len(b, t.tls.len());
             for (g, o) in &t.tls {
                 b.extend_from_slice(&g.to_le_bytes());
                 b.extend_from_slice(
@@ -265,6 +285,7 @@ impl Canonicalizer {
                         .to_le_bytes(),
                 );
             }
+            write_len(b, t.specific.len());
             for (k, v) in &t.specific {
                 b.extend_from_slice(&k.to_le_bytes());
                 write_val(b, &map, v);
@@ -292,8 +313,10 @@ impl Canonicalizer {
                 ObjKind::Heap => 3,
                 ObjKind::Internal => 4,
             };
-            b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4 | o.alloc_family << 5);
-            b.extend_from_slice(&(o.data.len() as u32).to_le_bytes());
+            b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4);
+            // A byte of its own: shifted into the flags byte, families 0 and 0xE0 collided.
+            b.push(o.alloc_family);
+            write_len(b, o.data.len());
             let start = b.len();
             b.extend_from_slice(&o.data);
             for &off in &o.ptrs {
@@ -302,6 +325,7 @@ impl Canonicalizer {
                 let at = start + off as usize;
                 b[at..at + 8].copy_from_slice(&q.to_le_bytes());
             }
+            write_len(b, o.ptrs.len());
             for &off in &o.ptrs {
                 b.extend_from_slice(&off.to_le_bytes());
             }
@@ -318,6 +342,16 @@ impl Canonicalizer {
         }
         self.map = map;
     }
+}
+
+/// A list length as LEB128: short for the usual small lists, and prefix-free.
+#[inline]
+fn write_len(b: &mut Vec<u8>, mut n: usize) {
+    while n >= 0x80 {
+        b.push(n as u8 | 0x80);
+        n >>= 7;
+    }
+    b.push(n as u8);
 }
 
 /// The registers of a frame that belong to the state: the live ones where the frame
@@ -371,10 +405,246 @@ fn write_val(b: &mut Vec<u8>, map: &[u32], v: &Val) {
         }
         Val::Agg(l) => {
             b.push(6);
-            b.extend_from_slice(&(l.len() as u32).to_le_bytes());
+            write_len(b, l.len());
             for x in l.iter() {
                 write_val(b, map, x);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The canonical form is exact: distinct states give distinct keys, even when the
+    //! bytes of one list could pass for the bytes of the next.
+    use super::*;
+    use crate::ir::{Program, TypeTable};
+    use crate::memory::{Memory, Object};
+    use crate::state::{Frame, ReturnTo, Thread};
+    use std::rc::Rc;
+
+    /// A state built from plain lists, so tests can vary one list at a time.
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct Desc {
+        atexit: Vec<u64>,
+        output: Vec<u8>,
+        /// Bytes of each global object.
+        objects: Vec<Vec<u8>>,
+        threads: Vec<ThreadDesc>,
+    }
+
+    #[derive(Clone, Debug, PartialEq, Eq, Hash)]
+    struct ThreadDesc {
+        /// Per frame: (function, registers, number of allocas).
+        frames: Vec<(u32, Vec<u64>, usize)>,
+        /// (global id, object size) of each thread-local copy.
+        tls: Vec<(u32, usize)>,
+        specific: Vec<(u32, u64)>,
+    }
+
+    fn program() -> Program {
+        Program {
+            types: TypeTable::default(),
+            functions: Vec::new(),
+            globals: Vec::new(),
+            locations: Vec::new(),
+            function_index: Default::default(),
+            constructors: Vec::new(),
+            debug: Default::default(),
+        }
+    }
+
+    fn build(d: &Desc) -> State {
+        let mut mem = Memory::new();
+        for (i, bytes) in d.objects.iter().enumerate() {
+            let mut o = Object::new(bytes.len(), ObjKind::Global(i as u32));
+            o.data.clone_from(bytes);
+            mem.allocate(o);
+        }
+        mem.globals = d.objects.len() as u32;
+        let mut st = State::new(mem);
+        st.atexit.clone_from(&d.atexit);
+        st.output = Rc::new(d.output.clone());
+        for t in &d.threads {
+            let mut frames = Vec::new();
+            for (func, regs, allocas) in &t.frames {
+                let allocas = (0..*allocas)
+                    .map(|_| st.memory.allocate(Object::new(1, ObjKind::Stack)))
+                    .collect();
+                frames.push(Frame {
+                    func: *func,
+                    block: 0,
+                    ip: 0,
+                    regs: Rc::new(regs.iter().map(|&r| Val::Int(r as u128)).collect()),
+                    allocas,
+                    varargs: None,
+                    ret: ReturnTo::Caller,
+                });
+            }
+            let mut th = Thread::new(frames.first().cloned().unwrap_or(Frame {
+                func: 0,
+                block: 0,
+                ip: 0,
+                regs: Rc::new(Vec::new()),
+                allocas: Vec::new(),
+                varargs: None,
+                ret: ReturnTo::Caller,
+            }));
+            th.frames = frames;
+            for &(g, size) in &t.tls {
+                let o = st
+                    .memory
+                    .allocate(Object::new(size, ObjKind::ThreadLocal(g)));
+                th.tls.push((g, o));
+            }
+            th.specific = t
+                .specific
+                .iter()
+                .map(|&(k, v)| (k, Val::Int(v as u128)))
+                .collect();
+            st.threads.push(Rc::new(th));
+        }
+        st
+    }
+
+    /// The state's key: its chunks, in order (what the store interns, chunk by chunk).
+    fn key(d: &Desc) -> Vec<Vec<u8>> {
+        let mut c = Canonicalizer::new();
+        c.all_registers = true;
+        c.run(&program(), &build(d), true);
+        c.chunks
+            .iter()
+            .map(|ch| match ch {
+                Chunk::Bytes(b) => b.to_vec(),
+                Chunk::Known(_) => unreachable!("no store generation: nothing is cached"),
+            })
+            .collect()
+    }
+
+    /// xorshift64*: deterministic, so a failure reproduces.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    // Values come from tiny alphabets whose encodings look alike (a function pointer of
+    // 0x0101.. is eight 0x01 output bytes), so lists that run into each other collide
+    // often if lengths are not written.
+    const WORD: u64 = 0x0101_0101_0101_0101;
+
+    fn small_list<T>(r: &mut Rng, max: u64, mut item: impl FnMut(&mut Rng) -> T) -> Vec<T> {
+        (0..r.below(max + 1)).map(|_| item(r)).collect()
+    }
+
+    fn random_thread(r: &mut Rng) -> ThreadDesc {
+        ThreadDesc {
+            frames: small_list(r, 2, |r| {
+                (
+                    r.below(2) as u32,
+                    small_list(r, 2, |r| [0, 1, WORD][r.below(3) as usize]),
+                    r.below(2) as usize,
+                )
+            }),
+            tls: small_list(r, 2, |r| (r.below(2) as u32, 1 + r.below(2) as usize)),
+            specific: small_list(r, 2, |r| (r.below(2) as u32, r.below(2))),
+        }
+    }
+
+    fn random_desc(r: &mut Rng) -> Desc {
+        Desc {
+            atexit: small_list(r, 2, |r| [WORD, 1][r.below(2) as usize]),
+            output: small_list(r, 16, |_| 1u8),
+            objects: small_list(r, 2, |r| small_list(r, 9, |r| r.below(2) as u8)),
+            threads: small_list(r, 2, random_thread),
+        }
+    }
+
+    /// Change exactly one list of `d` (which one is `which`).
+    fn mutate(r: &mut Rng, d: &Desc, which: u64) -> Desc {
+        let mut m = d.clone();
+        let grow = r.below(2) == 0;
+        fn edit<T>(v: &mut Vec<T>, grow: bool, item: T) {
+            if grow || v.is_empty() {
+                v.push(item);
+            } else {
+                v.pop();
+            }
+        }
+        let t = if m.threads.is_empty() {
+            m.threads.push(random_thread(r));
+            return m;
+        } else {
+            r.below(m.threads.len() as u64) as usize
+        };
+        match which {
+            0 => edit(&mut m.atexit, grow, WORD),
+            1 => edit(&mut m.output, grow, 1),
+            2 => edit(&mut m.objects, grow, vec![1; 8]),
+            3 => edit(&mut m.threads, grow, random_thread(r)),
+            4 => edit(&mut m.threads[t].frames, grow, (0, vec![WORD], 0)),
+            5 => match m.threads[t].frames.first_mut() {
+                Some(f) => edit(&mut f.1, grow, 1),
+                None => m.threads[t].frames.push((1, vec![], 1)),
+            },
+            6 => match m.threads[t].frames.first_mut() {
+                Some(f) if grow || f.2 == 0 => f.2 += 1,
+                Some(f) => f.2 -= 1,
+                None => m.threads[t].frames.push((0, vec![], 2)),
+            },
+            7 => edit(&mut m.threads[t].tls, grow, (1, 1)),
+            _ => edit(&mut m.threads[t].specific, grow, (1, 1)),
+        }
+        m
+    }
+
+    #[test]
+    fn states_differing_in_one_list_have_different_keys() {
+        let mut r = Rng(0x9E37_79B9_7F4A_7C15);
+        for _ in 0..3000 {
+            let d = random_desc(&mut r);
+            for which in 0..9 {
+                let m = mutate(&mut r, &d, which);
+                if m != d {
+                    assert_ne!(key(&d), key(&m), "list {which} changed:\n{d:?}\n{m:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn equal_keys_only_for_equal_random_states() {
+        let mut r = Rng(42);
+        let mut seen: std::collections::HashMap<Vec<Vec<u8>>, Desc> = Default::default();
+        for _ in 0..20_000 {
+            let d = random_desc(&mut r);
+            if let Some(other) = seen.insert(key(&d), d.clone()) {
+                assert_eq!(other, d, "two distinct states share a key");
+            }
+        }
+    }
+
+    #[test]
+    fn atexit_handler_bytes_are_not_output_bytes() {
+        // The example from the issue: [f] + "" against [] + the 8 bytes of f.
+        let base = Desc {
+            atexit: vec![WORD],
+            output: vec![],
+            objects: vec![],
+            threads: vec![],
+        };
+        let moved = Desc {
+            atexit: vec![],
+            output: WORD.to_le_bytes().to_vec(),
+            ..base.clone()
+        };
+        assert_ne!(key(&base), key(&moved));
     }
 }

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use tso_engine::interp::{describe_address, describe_pointer};
 use tso_engine::ir::Program;
 use tso_engine::memory::Fragment;
-use tso_engine::natives::{NativeCx, NativeResult, Natives, Visibility};
+use tso_engine::natives::{arg, arg_val, Access, NativeCx, NativeResult, Natives, Visibility};
 use tso_engine::state::{State, ThreadId};
 use tso_engine::value::{ptr_parts, Val};
 use tso_engine::{ErrorKind, Failure};
@@ -25,7 +25,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
             Visibility::IfShared(0),
             describe_load,
             move |cx, a| {
-                let p = arg(a, 0);
+                let p = arg(a, 0)?;
                 let v = load(cx, &o, p, bits / 8)?;
                 Ok(NativeResult::Return(payload_to_val(&v)))
             },
@@ -36,8 +36,8 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
             Visibility::IfShared(0),
             describe_store,
             move |cx, a| {
-                let p = arg(a, 0);
-                let v = a.get(1).cloned().unwrap_or_default();
+                let p = arg(a, 0)?;
+                let v = arg_val(a, 1)?;
                 store(cx, &o, p, val_to_payload(&v, bits / 8))?;
                 Ok(NativeResult::Return(Val::Int(0)))
             },
@@ -48,11 +48,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
             Visibility::Custom(locked_visible),
             describe_rmw,
             move |cx, a| {
-                let (p, operand, code) = (
-                    arg(a, 0),
-                    a.get(1).cloned().unwrap_or_default(),
-                    arg(a, 2) as u32,
-                );
+                let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
                 let Some(op) = RmwOp::from_code(code) else {
                     return Err(Failure::unsupported(format!(
                         "unsupported: read-modify-write operation code {code}"
@@ -75,8 +71,8 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
             Visibility::Custom(locked_visible),
             describe_cmpxchg,
             move |cx, a| {
-                let (p, expected) = (arg(a, 0), arg(a, 1));
-                let desired = a.get(2).cloned().unwrap_or_default();
+                let (p, expected) = (arg(a, 0)?, arg(a, 1)?);
+                let desired = arg_val(a, 2)?;
                 let old = locked(cx, &o, p, bits / 8, |old| {
                     (old.to_int() == expected).then(|| val_to_payload(&desired, bits / 8))
                 })?;
@@ -90,7 +86,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         Visibility::IfShared(1),
         describe_copy,
         move |cx, a| {
-            let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+            let (dst, src, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
             let v = load(cx, &o, src, len as u32)?;
             cx.write_fragment(
                 dst,
@@ -108,7 +104,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         Visibility::IfShared(0),
         describe_copy,
         move |cx, a| {
-            let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+            let (dst, src, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
             let f = cx.read_fragment(src, len)?;
             store(
                 cx,
@@ -129,7 +125,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
             Visibility::IfShared2(0, 1),
             describe_copy,
             move |cx, a| {
-                let (dst, src, len) = (arg(a, 0), arg(a, 1), arg(a, 2));
+                let (dst, src, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
                 if len > 0 {
                     let v = load(cx, &o, src, checked_len(len)?)?;
                     store(cx, &o, dst, v)?;
@@ -144,10 +140,10 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         Visibility::IfShared(0),
         describe_copy,
         move |cx, a| {
-            let (dst, byte, len) = (arg(a, 0), arg(a, 1) as u8, arg(a, 2));
+            let (dst, byte, len) = (arg(a, 0)?, arg(a, 1)? as u8, arg(a, 2)?);
             if len > 0 {
                 // Check the destination before building the bytes (len may be huge).
-                check_access(cx, dst, checked_len(len)?, true)?;
+                cx.check(dst, checked_len(len)? as u64, Access::Write)?;
                 store(
                     cx,
                     &o,
@@ -185,7 +181,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         Visibility::IfShared(0),
         describe_evict,
         move |cx, a| {
-            evict(cx, &o, arg(a, 0))?;
+            evict(cx, &o, arg(a, 0)?)?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
@@ -195,14 +191,15 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         Ok(NativeResult::Return(Val::Int(0)))
     });
     let o = opts.clone();
+    n.set_evict_hook(move |cx, a| {
+        evict(cx, &o, arg(a, 0)?)?;
+        Ok(NativeResult::Return(Val::Int(0)))
+    });
+    let o = opts.clone();
     n.set_fence_hook(move |cx, _| {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
-}
-
-fn arg(a: &[Val], i: usize) -> u64 {
-    a.get(i).map(|v| v.as_u64()).unwrap_or(0)
 }
 
 fn checked_len(len: u64) -> Result<u32, Failure> {
@@ -393,17 +390,13 @@ fn unobserved(cx: &NativeCx<'_>, p: u64) -> bool {
     !cx.is_shared(p) || cx.state.running_threads() == 1
 }
 
-fn check_access(cx: &NativeCx<'_>, p: u64, len: u32, write: bool) -> Result<(), Failure> {
-    cx.state.memory.check(p, len as u64, write).map(|_| ())
-}
-
 fn load(
     cx: &mut NativeCx<'_>,
     opts: &RuntimeOptions,
     p: u64,
     len: u32,
 ) -> Result<Payload, Failure> {
-    check_access(cx, p, len, false)?;
+    cx.check(p, len as u64, Access::Read)?;
     let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
     let tid = cx.tid;
     let range = range_of(p, len);
@@ -437,7 +430,7 @@ fn load(
 }
 
 fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Result<(), Failure> {
-    check_access(cx, p, v.len(), true)?;
+    cx.check(p, v.len() as u64, Access::Write)?;
     let shared = cx.is_shared(p);
     if shared {
         // The stored pointers become reachable by other threads once this store is
@@ -506,7 +499,7 @@ fn locked(
     len: u32,
     update: impl FnOnce(&Payload) -> Option<Payload>,
 ) -> Result<Payload, Failure> {
-    check_access(cx, p, len, true)?;
+    cx.check(p, len as u64, Access::Write)?;
     let tid = cx.tid;
     let range = range_of(p, len);
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
@@ -560,7 +553,7 @@ fn fence_visible(st: &State, tid: ThreadId, _: &[Val]) -> bool {
 
 /// A locked operation is visible when it touches shared memory or drains a buffer.
 fn locked_visible(st: &State, tid: ThreadId, a: &[Val]) -> bool {
-    st.memory.is_shared(arg(a, 0)) || fence_visible(st, tid, a)
+    st.memory.is_shared(arg(a, 0).unwrap_or_default()) || fence_visible(st, tid, a)
 }
 
 fn name(program: &Program, st: &State, p: u64) -> String {
@@ -568,7 +561,7 @@ fn name(program: &Program, st: &State, p: u64) -> String {
 }
 
 fn describe_load(program: &Program, st: &State, a: &[Val]) -> String {
-    format!("load {}", name(program, st, arg(a, 0)))
+    format!("load {}", name(program, st, arg(a, 0).unwrap_or_default()))
 }
 
 fn describe_store(program: &Program, st: &State, a: &[Val]) -> String {
@@ -578,40 +571,43 @@ fn describe_store(program: &Program, st: &State, a: &[Val]) -> String {
     });
     format!(
         "store {} := {}",
-        name(program, st, arg(a, 0)),
+        name(program, st, arg(a, 0).unwrap_or_default()),
         v.unwrap_or_default()
     )
 }
 
 fn describe_rmw(program: &Program, st: &State, a: &[Val]) -> String {
-    let op = RmwOp::from_code(arg(a, 2) as u32)
+    let op = RmwOp::from_code(arg(a, 2).unwrap_or_default() as u32)
         .map(|o| format!("{o:?}").to_lowercase())
         .unwrap_or_else(|| "rmw".into());
     format!(
         "locked {op} {} {}",
-        name(program, st, arg(a, 0)),
-        arg(a, 1) as i64
+        name(program, st, arg(a, 0).unwrap_or_default()),
+        arg(a, 1).unwrap_or_default() as i64
     )
 }
 
 fn describe_cmpxchg(program: &Program, st: &State, a: &[Val]) -> String {
     format!(
         "locked cmpxchg {} (expect {}, new {})",
-        name(program, st, arg(a, 0)),
-        arg(a, 1) as i64,
-        arg(a, 2) as i64
+        name(program, st, arg(a, 0).unwrap_or_default()),
+        arg(a, 1).unwrap_or_default() as i64,
+        arg(a, 2).unwrap_or_default() as i64
     )
 }
 
 fn describe_copy(program: &Program, st: &State, a: &[Val]) -> String {
     format!(
         "copy {} bytes {} ← {}",
-        arg(a, 2),
-        name(program, st, arg(a, 0)),
-        name(program, st, arg(a, 1))
+        arg(a, 2).unwrap_or_default(),
+        name(program, st, arg(a, 0).unwrap_or_default()),
+        name(program, st, arg(a, 1).unwrap_or_default())
     )
 }
 
 fn describe_evict(program: &Program, st: &State, a: &[Val]) -> String {
-    format!("release {}", name(program, st, arg(a, 0)))
+    format!(
+        "release {}",
+        name(program, st, arg(a, 0).unwrap_or_default())
+    )
 }

@@ -224,8 +224,11 @@ impl ExtState for TsoState {
                 c.serialize_into(out);
             }
             Buffers::Reference(b) => {
+                // Counts before every list, so entries cannot run into each other.
+                out.extend_from_slice(&(b.threads().count() as u32).to_le_bytes());
                 for t in b.threads() {
                     out.extend_from_slice(&t.to_le_bytes());
+                    out.extend_from_slice(&(b.entries(t).len() as u32).to_le_bytes());
                     for e in b.entries(t) {
                         let (obj, off) =
                             ptr_parts(map(make_ptr(e.range.addr.object, e.range.addr.offset)));
@@ -235,12 +238,13 @@ impl ExtState for TsoState {
                         out.extend_from_slice(&e.origin.to_le_bytes());
                         let mut p = e.payload.clone();
                         p.for_each_pointer_mut(|x| *x = map(*x));
+                        out.extend_from_slice(&(p.data.len() as u32).to_le_bytes());
                         out.extend_from_slice(&p.data);
+                        out.extend_from_slice(&(p.ptr_offsets.len() as u32).to_le_bytes());
                         for o in &p.ptr_offsets {
                             out.extend_from_slice(&o.to_le_bytes());
                         }
                     }
-                    out.push(0xEE);
                 }
             }
         }
