@@ -187,7 +187,8 @@ fn check_robustness(
 }
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
-    let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+    let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+    settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
         && settings.memory_model == crate::cli::MemoryModel::Sc
     {

@@ -111,6 +111,10 @@ pub struct CheckArgs {
     /// Print what the program printed, also when no error is found.
     #[arg(long)]
     pub show_output: bool,
+    /// Show the checker's own steps in traces too (fences around library calls,
+    /// copies of thread handles).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
     /// Print the distinct outputs of all complete executions (litmus outcomes).
     #[arg(long)]
     pub outcomes: bool,

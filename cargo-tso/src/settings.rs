@@ -18,6 +18,8 @@ pub struct CheckSettings {
     pub reference_machine: bool,
     pub limits: Limits,
     pub machine: MachineOptions,
+    /// Keep the checker's bookkeeping steps in traces (`-v`).
+    pub show_details: bool,
     /// `--suggest-fences`: search fences for a failure that needs TSO.
     pub suggest_fences: bool,
 }
@@ -42,6 +44,7 @@ impl CheckSettings {
                 timeout: args.timeout.map(Duration::from_secs_f64),
             },
             machine,
+            show_details: false,
             suggest_fences: args.suggest_fences,
         }
     }

@@ -5,6 +5,7 @@
 mod chooser;
 pub mod counterexample;
 mod deadlock;
+pub mod diagnosis;
 
 pub use counterexample::{Counterexample, TraceStep};
 
@@ -59,8 +60,10 @@ pub enum Outcome {
         path: Vec<Move>,
         thread: Option<ThreadId>,
     },
-    /// A limit stopped exploration first.
-    Inconclusive { reason: String },
+    /// A limit stopped exploration first; `path` leads to the state the search was
+    /// at (for a depth-first search, its current and deepest line: what
+    /// `diagnosis` samples).
+    Inconclusive { reason: String, path: Vec<Move> },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -287,8 +290,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             if let Some(max) = opts.limits.max_states {
                 if store.states() as u64 >= max {
                     let reason = format!("--max-states {max} reached");
+                    let path = path_of(&stack);
                     return finish(
-                        Outcome::Inconclusive { reason },
+                        Outcome::Inconclusive { reason, path },
                         &mut stats,
                         &store,
                         first_output,
@@ -314,8 +318,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
                 progress(&stats);
             }
             if let Some(reason) = limit_hit(&opts.limits, start, &mut stats) {
+                let path = path_of(&stack);
                 return finish(
-                    Outcome::Inconclusive { reason },
+                    Outcome::Inconclusive { reason, path },
                     &mut stats,
                     &store,
                     first_output,

@@ -67,7 +67,7 @@ impl<'p> Machine<'p> {
                 };
                 (*dst, v)
             }
-            Inst::Alloca { dst, elem_size, count, .. } => {
+            Inst::Alloca { dst, elem_size, count, var, .. } => {
                 let n = ev!(count).as_u64();
                 let size = elem_size.saturating_mul(n);
                 if size > crate::memory::MAX_OBJECT_SIZE {
@@ -75,6 +75,7 @@ impl<'p> Machine<'p> {
                 }
                 let mut o = Object::new(size.max(1) as usize, ObjKind::Stack);
                 o.site = self.location(st, tid);
+                o.var = *var;
                 let id = st.memory.allocate(o);
                 st.thread_mut(tid).top_mut().allocas.push(id);
                 (*dst, Val::Ptr(make_ptr(id, 0)))

@@ -6,7 +6,7 @@ mod arith;
 mod intrinsics;
 mod trace;
 
-pub use trace::{describe_pointer, TraceEvent};
+pub use trace::{attribute, describe_address, describe_pointer, Place, TraceEvent};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
@@ -450,6 +450,34 @@ impl<'p> Machine<'p> {
             } else {
                 None
             };
+            // Under tracing: where the user sees this step, and what kind of step it is,
+            // decided on the stack as it is before the instruction runs.
+            let shown = trace.is_some().then(|| {
+                let place = trace::attribute(self.program, st, tid, loc);
+                let detail = trace::is_detail(self, st, tid, inst, &place);
+                let (loc, library) = match place {
+                    trace::Place::User(l, library) => (l, library),
+                    other => (other.location(), None),
+                };
+                let native = self.at_native(st, tid);
+                let prints = native.as_ref().is_some_and(|(n, _)| {
+                    matches!(n.visibility, crate::natives::Visibility::Output)
+                });
+                let chooses = match inst {
+                    Inst::Call {
+                        callee: Callee::Direct(f),
+                        dst: Some(d),
+                        ..
+                    } => is_choice(&self.program.functions[*f as usize].name, &[]).then_some(*d),
+                    _ => None,
+                };
+                (loc, library, prints, chooses, detail)
+            });
+            let typing = if trace.is_some() {
+                trace::heap_typing(self, st, tid, inst)
+            } else {
+                None
+            };
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
@@ -462,38 +490,67 @@ impl<'p> Machine<'p> {
                 if want_trace { Some(&mut notes) } else { None },
             );
             let chose = counting.asked > 0;
+            if let (Ok(_), Some((block, ty))) = (&r, typing) {
+                if let Some(o) = st.memory.get_mut(block) {
+                    if o.var.is_none() {
+                        o.var = Some(ty);
+                    }
+                }
+            }
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
                     f.message = "error".into();
                 }
                 f
             })?;
-            if let (Some(t), Some(d)) = (trace.as_deref_mut(), descr) {
+            if let (Some(t), Some((loc, library, prints, chooses, detail))) =
+                (trace.as_deref_mut(), shown)
+            {
+                let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
+                    .into_owned();
                 // Invisible runtime calls (a fence with nothing to write) only show up
                 // when they did something worth seeing.
-                let silent = quiet && notes.is_empty() && st.output.len() <= out_before;
-                if r != Exec::Blocked && !silent {
-                    let output =
-                        String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
-                            .into_owned();
-                    t.push(TraceEvent {
+                let silent = quiet && notes.is_empty() && output.is_empty();
+                let action = match descr {
+                    Some(_) if prints && !output.is_empty() => {
+                        let name = self.at_native_name(inst).unwrap_or_default();
+                        Some(format!("{name} {output:?}"))
+                    }
+                    Some(d) => Some(
+                        match chooses.and_then(|dst| {
+                            st.thread(tid)
+                                .frames
+                                .last()
+                                .map(|f| f.regs[dst as usize].as_u64())
+                        }) {
+                            Some(v) if chose => format!("{d} → {v}"),
+                            _ => d,
+                        },
+                    ),
+                    None => None,
+                };
+                let action = action.map(|a| match library {
+                    Some(lib) if !a.is_empty() => format!("{a} [{lib}]"),
+                    _ => a,
+                });
+                match action {
+                    Some(action) if r != Exec::Blocked && !silent => t.push(TraceEvent {
                         tid,
                         loc,
-                        action: d,
+                        action,
                         notes,
                         output,
-                    });
-                }
-            } else if let Some(t) = trace.as_deref_mut() {
-                if st.output.len() > out_before {
-                    let output = String::from_utf8_lossy(&st.output[out_before..]).into_owned();
-                    t.push(TraceEvent {
+                        detail,
+                    }),
+                    None if !output.is_empty() => t.push(TraceEvent {
                         tid,
                         loc,
                         action: String::new(),
                         notes,
                         output,
-                    });
+                        detail,
+                    }),
+                    _ => {}
                 }
             }
             match r {
@@ -555,6 +612,19 @@ impl<'p> Machine<'p> {
                     format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
                 ));
             }
+        }
+    }
+
+    /// The name of the function a direct call calls, as the user spells it.
+    fn at_native_name(&self, inst: &Inst) -> Option<String> {
+        match inst {
+            Inst::Call {
+                callee: Callee::Direct(f),
+                ..
+            } => Some(crate::ir::debug::display_name(
+                &self.program.functions[*f as usize].name,
+            )),
+            _ => None,
         }
     }
 

@@ -66,6 +66,9 @@ pub struct Native {
     pub visibility: Visibility,
     pub call: NativeFn,
     pub describe: Option<DescribeFn>,
+    /// Its trace lines are the checker's own bookkeeping, not something the program
+    /// wrote (shown only on request).
+    pub detail: bool,
 }
 
 /// The natives available to a program, by symbol name.
@@ -113,6 +116,7 @@ impl Natives {
                 visibility,
                 call: Arc::new(call),
                 describe: None,
+                detail: false,
             }),
         );
     }
@@ -135,6 +139,7 @@ impl Natives {
                 visibility,
                 call: Arc::new(call),
                 describe: Some(describe),
+                detail: false,
             }),
         );
     }
@@ -152,6 +157,7 @@ impl Natives {
             visibility: Visibility::Never,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
     }
 
@@ -168,6 +174,7 @@ impl Natives {
             visibility: Visibility::Never,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
     }
 
@@ -186,7 +193,21 @@ impl Natives {
             visibility,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
+    }
+
+    /// Mark a registered native's trace lines as the checker's bookkeeping.
+    pub fn mark_detail(&mut self, name: &str) {
+        if let Some(n) = self.map.get_mut(name) {
+            *n = Arc::new(Native {
+                name: n.name,
+                visibility: n.visibility,
+                call: n.call.clone(),
+                describe: n.describe,
+                detail: true,
+            });
+        }
     }
 
     /// Register the same implementation under several names.

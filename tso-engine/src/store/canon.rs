@@ -451,6 +451,7 @@ mod tests {
             locations: Vec::new(),
             function_index: Default::default(),
             constructors: Vec::new(),
+            debug: Default::default(),
         }
     }
 
