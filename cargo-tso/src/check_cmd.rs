@@ -106,6 +106,7 @@ fn prepare(args: &CheckArgs) -> Result<PathBuf, CheckCommandError> {
     );
     clang_args.extend(args.defines.iter().map(|d| format!("-D{d}")));
     clang_args.extend(args.clang_args.iter().cloned());
+    clang_args.extend(compile::source_specific_args(file));
     let source = std::path::absolute(file).unwrap_or_else(|_| file.clone());
     let request = CompileRequest {
         source,
@@ -188,6 +189,7 @@ fn check_robustness(
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
     settings.jobs = args.jobs.unwrap_or_else(crate::settings::cores).max(1);
+    settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
         && settings.memory_model == crate::cli::MemoryModel::Sc
     {

@@ -70,6 +70,14 @@ pub struct CheckingArgs {
     /// Use the plain reference TSO machine instead of delayed flushing (measurement).
     #[arg(long)]
     pub reference_machine: bool,
+    /// Condition waits return only when signalled (measurement; POSIX allows
+    /// spurious wake-ups, which are explored by default).
+    #[arg(long)]
+    pub no_spurious_wakeups: bool,
+    /// A loop no other thread can end stops that thread instead of failing as
+    /// non-terminating (for monitor threads that loop forever on purpose).
+    #[arg(long)]
+    pub allow_nontermination: bool,
     /// For a failure that needs TSO (or a robustness violation): search fence
     /// placements, verify them and minimise them.
     #[arg(long)]
@@ -107,6 +115,10 @@ pub struct CheckArgs {
     /// Print what the program printed, also when no error is found.
     #[arg(long)]
     pub show_output: bool,
+    /// Show the checker's own steps in traces too (fences around library calls,
+    /// copies of thread handles).
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
     /// Print the distinct outputs of all complete executions (litmus outcomes).
     #[arg(long)]
     pub outcomes: bool,

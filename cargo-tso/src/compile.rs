@@ -387,6 +387,18 @@ fn parse_depfile(text: &str) -> Vec<PathBuf> {
     paths
 }
 
+/// Extra clang arguments a source needs: a file that defines SV-COMP
+/// `__VERIFIER_atomic_*` functions must keep them as calls (each call is one atomic
+/// step for the checker), so optimised builds do not inline functions.
+pub fn source_specific_args(source: &Path) -> Vec<String> {
+    match std::fs::read(source) {
+        Ok(text) if text.windows(18).any(|w| w == b"__VERIFIER_atomic_") => {
+            vec!["-fno-inline-functions".to_owned()]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The clang arguments shared by every compile: bitcode with debug info.
 pub fn base_args(language: Language, opt_level: &str, include_dir: &Path) -> Vec<String> {
     let mut args = vec![

@@ -31,6 +31,9 @@ pub struct Step {
     pub action: String,
     pub notes: Vec<String>,
     pub output: String,
+    /// The checker's bookkeeping (fences around library calls, copies of thread
+    /// handles): shown with `-v` only.
+    pub detail: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -70,6 +73,9 @@ pub struct RunOutcome {
     pub figures: Figures,
     pub output: String,
     pub outcomes: BTreeSet<String>,
+    /// For an inconclusive run: why it probably never ends (see
+    /// `tso_engine::explore::diagnosis`), one line each.
+    pub diagnosis: Vec<String>,
 }
 
 impl RunOutcome {
@@ -92,6 +98,7 @@ impl RunOutcome {
                         action: s.action.clone(),
                         notes: s.notes.clone(),
                         output: s.output.clone(),
+                        detail: s.detail,
                     })
                     .collect()
             })
@@ -110,6 +117,27 @@ impl RunOutcome {
             },
             output: report.output.clone(),
             outcomes: report.outcomes.clone(),
+            diagnosis: report
+                .diagnosis
+                .as_ref()
+                .map(|d| d.lines(report.stats.max_depth))
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Leave out the steps that are the checker's bookkeeping.
+    pub fn hide_details(&mut self) {
+        self.trace.retain(|s| !s.detail);
+    }
+
+    /// Call the test by its own name where the message or the trace shows the symbol
+    /// `tso.h` gave its function (`__tso_test_should_fail__assertion__x` → `x`).
+    pub fn rename_symbol(&mut self, symbol: &str, name: &str) {
+        if let Some(f) = &mut self.failure {
+            f.message = f.message.replace(symbol, name);
+        }
+        for step in &mut self.trace {
+            step.action = step.action.replace(symbol, name);
         }
     }
 
@@ -127,6 +155,7 @@ impl RunOutcome {
             figures: Figures::default(),
             output: String::new(),
             outcomes: BTreeSet::new(),
+            diagnosis: Vec::new(),
         }
     }
 }

@@ -104,7 +104,11 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome,
         observer: extras.observer.clone(),
     };
     let report = tso_engine::check(&program, &natives, &options);
-    Ok(RunOutcome::from_report(&report))
+    let mut outcome = RunOutcome::from_report(&report);
+    if !request.settings.show_details {
+        outcome.hide_details();
+    }
+    Ok(outcome)
 }
 
 /// Runs `request` inside a panic guard: a panic becomes [`PipelineError::Internal`].

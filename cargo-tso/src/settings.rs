@@ -18,6 +18,8 @@ pub struct CheckSettings {
     pub reference_machine: bool,
     pub limits: Limits,
     pub machine: MachineOptions,
+    /// Keep the checker's bookkeeping steps in traces (`-v`).
+    pub show_details: bool,
     /// `--suggest-fences`: search fences for a failure that needs TSO.
     pub suggest_fences: bool,
     /// Workers exploring one state space.
@@ -35,6 +37,8 @@ impl CheckSettings {
         if let Some(steps) = args.max_steps {
             machine.max_steps = steps;
         }
+        machine.spurious_wakeups = !args.no_spurious_wakeups;
+        machine.allow_nontermination = args.allow_nontermination;
         CheckSettings {
             memory_model: args.memory_model,
             sb_bound,
@@ -47,6 +51,7 @@ impl CheckSettings {
                 timeout: args.timeout.map(Duration::from_secs_f64),
             },
             machine,
+            show_details: false,
             suggest_fences: args.suggest_fences,
             jobs: 1,
         }

@@ -479,3 +479,46 @@ fn an_internal_error_fails_only_its_own_test() {
         assert_eq!(other["event"], "ok", "{other}");
     }
 }
+
+/// The bundled examples' counterexamples read like their source: fields by name
+/// (Peterson's `lock.interested[1]` and `lock.turn`, not `lock+4`), no step at a
+/// library header, no mangled name, no loads of thread handles.
+#[test]
+fn example_traces_are_written_in_the_users_terms() {
+    let examples = common::fixtures().join("../../../examples");
+    let out = run(common::cargo_tso().current_dir(&examples).args([
+        "tso",
+        "test",
+        "-p",
+        "peterson-lock",
+        "-p",
+        "seqlock-cpp",
+        "-p",
+        "spsc-ring",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let events = finished_events(&out.stdout);
+    let mut steps = Vec::new();
+    for e in &events {
+        for s in e["trace"].as_array().into_iter().flatten() {
+            steps.push((
+                s["location"].as_str().unwrap_or("-").to_owned(),
+                s["action"].as_str().unwrap_or("").to_owned(),
+            ));
+        }
+    }
+    let actions: Vec<&str> = steps.iter().map(|(_, a)| a.as_str()).collect();
+    assert!(actions.contains(&"load lock.interested[1]"), "{actions:?}");
+    assert!(actions.contains(&"load lock.turn"), "{actions:?}");
+    for (location, action) in &steps {
+        assert!(
+            !location.starts_with("/usr/") && !location.contains("/include/c++/"),
+            "{location} {action}"
+        );
+        assert!(!action.contains("_Z"), "{location} {action}");
+        assert!(!action.contains("lock+"), "{location} {action}");
+        assert!(!action.contains("local#"), "{location} {action}");
+    }
+}

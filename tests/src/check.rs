@@ -37,6 +37,8 @@ pub struct CheckRun {
     pub clang_args: Vec<String>,
     /// Workers (`--jobs`); `None` takes `TSO_CHECK_JOBS`, else the tool's default.
     pub jobs: Option<usize>,
+    /// Further `cargo tso check` options (e.g. `--allow-nontermination`).
+    pub tool_args: Vec<String>,
     /// Wall-clock limit; the process is killed past it (a hang is a test failure).
     pub wall_limit: Duration,
 }
@@ -52,6 +54,7 @@ impl CheckRun {
             reference_machine: false,
             clang_args: Vec::new(),
             jobs: None,
+            tool_args: Vec::new(),
             wall_limit: Duration::from_secs(120),
         }
     }
@@ -73,6 +76,11 @@ impl CheckRun {
     }
     pub fn reference_machine(mut self) -> Self {
         self.reference_machine = true;
+        self
+    }
+    pub fn tool_args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
+        self.tool_args
+            .extend(args.iter().map(|a| a.as_ref().to_string()));
         self
     }
     pub fn clang_args<S: AsRef<str>>(mut self, args: &[S]) -> Self {
@@ -112,6 +120,7 @@ impl CheckRun {
         if self.reference_machine {
             a.push("--reference-machine".into());
         }
+        a.extend(self.tool_args.iter().cloned());
         if !self.clang_args.is_empty() {
             a.push("--".into());
             a.extend(self.clang_args.iter().cloned());

@@ -65,6 +65,8 @@ pub struct Program {
     pub expect_tso: Expect,
     /// `// clang-args:`; `None` means "check at -O0 and at -O2".
     pub clang_args: Option<Vec<String>>,
+    /// `// check-args:` options for `cargo tso check` (e.g. `--allow-nontermination`).
+    pub check_args: Vec<String>,
     /// The exact standard output, from `NAME.stdout` beside the program.
     pub stdout: Option<String>,
 }
@@ -92,6 +94,7 @@ pub fn read_program(path: &Path) -> Result<Program, String> {
     let mut expect_sc = None;
     let mut expect_tso = None;
     let mut clang_args = None;
+    let mut check_args = Vec::new();
     for line in text
         .lines()
         .take_while(|l| l.trim_start().starts_with("//") || l.trim().is_empty())
@@ -111,6 +114,7 @@ pub fn read_program(path: &Path) -> Result<Program, String> {
                     Some(Expect::parse(value).map_err(|e| format!("{}: {e}", path.display()))?)
             }
             "clang-args" => clang_args = Some(value.split_whitespace().map(String::from).collect()),
+            "check-args" => check_args = value.split_whitespace().map(String::from).collect(),
             _ => {}
         }
     }
@@ -131,6 +135,7 @@ pub fn read_program(path: &Path) -> Result<Program, String> {
         expect_sc,
         expect_tso,
         clang_args,
+        check_args,
         stdout,
     })
 }

@@ -32,17 +32,3 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
         .map(|r| r.expect("every work item ran"))
         .collect()
 }
-
-/// Like [`map`], but no item is started after `deadline`: those give `None`. Items are
-/// taken in order, so the ones that ran are always a prefix of `items` (up to the
-/// few in flight when time ran out).
-pub fn map_until<T: Sync, R: Send>(
-    items: &[T],
-    deadline: Option<std::time::Instant>,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<Option<R>> {
-    map(items, |item| match deadline {
-        Some(d) if std::time::Instant::now() > d => None,
-        _ => Some(f(item)),
-    })
-}

@@ -38,7 +38,10 @@ fn verdict_mismatches(model: Model) -> (usize, Vec<String>) {
         .collect();
     let results = parallel::map(&jobs, |(program, args)| {
         let expect = program.expect(model);
-        let r = CheckRun::new(&program.path, model).clang_args(args).run();
+        let r = CheckRun::new(&program.path, model)
+            .tool_args(&program.check_args)
+            .clang_args(args)
+            .run();
         let ok = r.exit == Some(expect.exit_status())
             && r.verdict() == Some(expect.verdict())
             && r.error_kind() == expect.kind();

@@ -66,6 +66,8 @@ pub struct CheckReport {
     /// Output of the failing path, or of the first complete execution.
     pub output: String,
     pub outcomes: BTreeSet<String>,
+    /// For a run stopped by a limit: what grew along the path it stopped on.
+    pub diagnosis: Option<explore::diagnosis::Diagnosis>,
 }
 
 /// Model-check `program` from `opts.entry`.
@@ -86,6 +88,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         stats: Stats::default(),
         output: String::new(),
         outcomes: BTreeSet::new(),
+        diagnosis: None,
     };
     let Some(entry) = program
         .function(&opts.entry)
@@ -99,6 +102,23 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             ))),
         );
     };
+    // A call that can only fail is reported before any exploration, whether or not a
+    // path reaches it.
+    let undefined = crate::undefined::undefined_functions(program, natives);
+    if !undefined.is_empty() {
+        let message = match undefined.as_slice() {
+            [one] => one.sentence(),
+            many => format!(
+                "{} called functions have no definition:\n{}",
+                many.len(),
+                many.iter()
+                    .map(|u| format!("  - {}", u.sentence()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        };
+        return empty(Verdict::Error, Some(Failure::unsupported(message)));
+    }
     let initial = match machine.initial_state(entry) {
         Ok(s) => s,
         Err(f) => return empty(Verdict::Error, Some(f)),
@@ -120,9 +140,14 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         .unwrap_or_default();
     match result.outcome {
         Outcome::Pass => {}
-        Outcome::Inconclusive { reason } => {
+        Outcome::Inconclusive { reason, path } => {
             report.verdict = Verdict::Inconclusive;
             report.inconclusive_reason = Some(reason);
+            // The limit has been reached: the replay must not run into --timeout again.
+            if let Ok(mut d) = machine.deadline.lock() {
+                *d = None;
+            }
+            report.diagnosis = Some(explore::diagnosis::diagnose(&machine, initial, &path));
         }
         Outcome::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {
             report.verdict = Verdict::Inconclusive;

@@ -21,6 +21,7 @@ pub mod pthread;
 pub mod resources;
 pub mod state;
 pub mod store;
+pub mod undefined;
 pub mod value;
 
 pub use check::{check, CheckOptions, CheckReport, Verdict};

@@ -45,6 +45,10 @@ pub const LOAD_BYTES: &str = "__tso_load_bytes";
 pub const STORE_BYTES: &str = "__tso_store_bytes";
 /// `void __tso_fence(void)`: mfence, drains the executing thread's buffer.
 pub const FENCE: &str = "__tso_fence";
+/// `void __tso_call_fence(void)`: the same barrier, inserted by the pass around a call
+/// to a library function (whose real implementation synchronises); named apart so
+/// traces can leave it out.
+pub const CALL_FENCE: &str = "__tso_call_fence";
 /// `void __tso_memcpy(ptr dst, ptr src, i64 n)`.
 pub const MEMCPY: &str = "__tso_memcpy";
 /// `void __tso_memmove(ptr dst, ptr src, i64 n)`.

@@ -45,20 +45,20 @@ fn invoke_is_fenced_before_and_in_its_normal_destination() {
     let f = function(&module, "invoker");
     let invoke = calls_to(f, "ext");
     assert_eq!(invoke.len(), 1);
-    assert_eq!(prev_call(invoke[0]).as_deref(), Some("__tso_fence"));
+    assert_eq!(prev_call(invoke[0]).as_deref(), Some("__tso_call_fence"));
     let ok = f
         .get_basic_block_iter()
         .find(|bb| bb.get_name().to_str() == Ok("ok"))
         .expect("ok block");
     let first = ok.get_first_instruction().expect("first");
-    assert_eq!(callee_name(first).as_deref(), Some("__tso_fence"));
+    assert_eq!(callee_name(first).as_deref(), Some("__tso_call_fence"));
 }
 
 #[test]
 fn indirect_calls_are_left_alone() {
     let ctx = Context::create();
     let module = instrumented(&ctx);
-    assert!(calls_to(function(&module, "indirect"), "__tso_fence").is_empty());
+    assert!(calls_to(function(&module, "indirect"), "__tso_call_fence").is_empty());
 }
 
 #[test]

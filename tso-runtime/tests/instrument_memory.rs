@@ -160,8 +160,8 @@ fn released_memory_is_evicted_first() {
             operand(call[0], 0),
             "evicts the released pointer"
         );
-        assert_eq!(prev_call(evict).as_deref(), Some("__tso_fence"));
-        assert_eq!(next_call(call[0]).as_deref(), Some("__tso_fence"));
+        assert_eq!(prev_call(evict).as_deref(), Some("__tso_call_fence"));
+        assert_eq!(next_call(call[0]).as_deref(), Some("__tso_call_fence"));
     }
     // Before `ret`: the escaping alloca is evicted, the static local is not.
     let ret = instructions(main)
@@ -192,19 +192,19 @@ fn library_calls_are_fenced_and_local_calls_are_not() {
         assert_eq!(call.len(), 1, "{external}");
         assert_eq!(
             prev_call(call[0]).as_deref(),
-            Some("__tso_fence"),
+            Some("__tso_call_fence"),
             "{external}"
         );
         assert_eq!(
             next_call(call[0]).as_deref(),
-            Some("__tso_fence"),
+            Some("__tso_call_fence"),
             "{external}"
         );
     }
     let publish = calls_to(main, "publish");
     assert_eq!(publish.len(), 1);
-    assert_ne!(prev_call(publish[0]).as_deref(), Some("__tso_fence"));
-    assert_ne!(next_call(publish[0]).as_deref(), Some("__tso_fence"));
+    assert_ne!(prev_call(publish[0]).as_deref(), Some("__tso_call_fence"));
+    assert_ne!(next_call(publish[0]).as_deref(), Some("__tso_call_fence"));
     assert!(stats.external_calls >= 5, "{stats:?}");
 }
 

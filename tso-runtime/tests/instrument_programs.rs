@@ -57,12 +57,12 @@ fn cxx_atomics_and_threads_instrument_and_verify() {
             {
                 assert_eq!(
                     prev_call(call).as_deref(),
-                    Some("__tso_fence"),
+                    Some("__tso_call_fence"),
                     "{opt} {f}: {name}"
                 );
                 assert_eq!(
                     next_call(call).as_deref(),
-                    Some("__tso_fence"),
+                    Some("__tso_call_fence"),
                     "{opt} {f}: {name}"
                 );
             }

@@ -17,6 +17,9 @@ pub fn error_block(outcome: &RunOutcome) -> String {
     }
     if let Some(reason) = &outcome.inconclusive_reason {
         let _ = writeln!(out, "inconclusive: {reason}");
+        for line in &outcome.diagnosis {
+            let _ = writeln!(out, "  = note: {line}");
+        }
     }
     out
 }

@@ -22,6 +22,7 @@ fn step(step: &Step) -> Value {
         "action": step.action,
         "notes": step.notes,
         "output": step.output,
+        "detail": step.detail,
     })
 }
 
@@ -44,6 +45,9 @@ pub fn outcome_fields(outcome: &RunOutcome, settings: &CheckSettings) -> Map<Str
         "inconclusive_reason".into(),
         outcome.inconclusive_reason.clone().into(),
     );
+    if !outcome.diagnosis.is_empty() {
+        map.insert("diagnosis".into(), outcome.diagnosis.clone().into());
+    }
     map.insert("states".into(), outcome.figures.states.into());
     map.insert("transitions".into(), outcome.figures.transitions.into());
     map.insert("time_ms".into(), millis(outcome.figures.time).into());

@@ -8,3 +8,6 @@ pub mod json;
 pub mod paths;
 pub mod source;
 pub mod trace;
+
+#[cfg(test)]
+mod snapshots;

@@ -32,8 +32,11 @@ pub fn render(steps: &[Step]) -> String {
         for note in &step.notes {
             let _ = writeln!(out, "        {note}");
         }
-        for line in step.output.lines() {
-            let _ = writeln!(out, "        | {line}");
+        // A printing step's action already quotes what it printed.
+        if step.action.is_empty() {
+            for line in step.output.lines() {
+                let _ = writeln!(out, "        | {line}");
+            }
         }
     }
     out

@@ -96,7 +96,9 @@ impl TestPlan {
             MemoryModel::Sc => args.sb_bound.0.iter().copied().take(1).collect(),
             MemoryModel::Tso => args.sb_bound.0.clone(),
         };
-        let base = CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
+        let mut base =
+            CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
+        base.show_details = args.verbose;
         let mut jobs = Vec::new();
         let mut ignored = Vec::new();
         for &(index, plan) in &selection.tests {

@@ -118,7 +118,10 @@ fn run_case(
             None,
             None,
         ),
-        Ok(outcome) => {
+        Ok(mut outcome) => {
+            if let Some(test) = test_support::parse_test_symbol(entry) {
+                outcome.rename_symbol(entry, &test.name);
+            }
             // The SC verdict does not depend on the bound: compute it once per test.
             // Expected failures are classified too: "needs TSO" is what such a test
             // usually documents.

@@ -63,6 +63,7 @@ fn arguments(file: &TestFile, opt_level: &str, include: &Path) -> Vec<String> {
     args.extend(file.flags.iter().cloned());
     // Tests rely on assert(); a release-style NDEBUG from cc must not remove it.
     args.push("-UNDEBUG".to_owned());
+    args.extend(compile::source_specific_args(&file.path));
     args
 }
 

@@ -13,6 +13,9 @@ pub struct TraceStep {
     pub action: String,
     pub notes: Vec<String>,
     pub output: String,
+    /// The checker's bookkeeping rather than the program's own step (see
+    /// `TraceEvent::detail`).
+    pub detail: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -56,6 +59,7 @@ pub fn replay(
             action: e.action,
             notes: e.notes,
             output: e.output,
+            detail: e.detail,
         })
         .collect();
     Counterexample {

@@ -5,6 +5,8 @@
 
 mod chooser;
 pub mod counterexample;
+mod deadlock;
+pub mod diagnosis;
 pub mod observers;
 mod parents;
 mod search;
@@ -64,7 +66,9 @@ pub enum Outcome {
         thread: Option<ThreadId>,
     },
     /// A limit stopped exploration first.
-    Inconclusive { reason: String },
+    /// A limit stopped exploration first; `path` leads to a state of the deepest level
+    /// the search reached (what `diagnosis` samples).
+    Inconclusive { reason: String, path: Vec<Move> },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -109,8 +113,10 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         .observer
         .clone()
         .map(|observe| observers::NewStates { observe, machine });
+    let wait_for = observers::WaitFor { machine };
     let mut watching: Vec<&dyn observers::Observer> = vec![
         &observers::Deadlock,
+        &wait_for,
         &observers::ExitStatus,
         &outcomes,
         &limits,
@@ -125,11 +131,13 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         search::Search::new(machine, &watching, opts.collect_outcomes, opts.jobs, start);
     let outcome = match search.run(initial) {
         None => Outcome::Pass,
-        Some(search::Stop::Limit(reason)) => Outcome::Inconclusive { reason },
+        Some(search::Stop::Limit { reason, path }) => Outcome::Inconclusive { reason, path },
         Some(search::Stop::Found { found, path }) => Outcome::Fail {
+            thread: found
+                .thread
+                .or_else(|| deadlock::closing_thread(&found.last_mover_of, &path)),
             failure: found.failure,
             path,
-            thread: found.thread,
         },
     };
     let stats = search.stats.clone();

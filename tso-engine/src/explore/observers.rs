@@ -13,6 +13,19 @@ use std::time::Instant;
 pub struct Found {
     pub failure: Failure,
     pub thread: Option<ThreadId>,
+    /// When `thread` is None: blame whichever of these moved last on the path (the
+    /// thread whose step closed a circular wait).
+    pub last_mover_of: Vec<ThreadId>,
+}
+
+impl Found {
+    pub fn new(failure: Failure, thread: Option<ThreadId>) -> Self {
+        Found {
+            failure,
+            thread,
+            last_mover_of: Vec::new(),
+        }
+    }
 }
 
 /// Watches the search. Methods are called from any worker, hence `&self`.
@@ -56,12 +69,28 @@ impl Observer for Deadlock {
             .map(|t| t.to_string())
             .collect::<Vec<_>>()
             .join(", ");
-        Some(Found {
-            failure: Failure::new(
+        Some(Found::new(
+            Failure::new(
                 ErrorKind::Deadlock,
                 format!("every running thread is blocked (threads {list})"),
             ),
-            thread: blocked.first().copied(),
+            blocked.first().copied(),
+        ))
+    }
+}
+
+/// A thread that can never move again while others still may: a circular wait, or a
+/// wait for what no running thread can release (see `deadlock.rs`).
+pub struct WaitFor<'m, 'p> {
+    pub machine: &'m crate::interp::Machine<'p>,
+}
+
+impl Observer for WaitFor<'_, '_> {
+    fn new_state(&self, st: &State) -> Option<Found> {
+        super::deadlock::find(self.machine, st).map(|d| Found {
+            failure: d.failure,
+            thread: None,
+            last_mover_of: d.threads,
         })
     }
 }
@@ -72,13 +101,13 @@ pub struct ExitStatus;
 impl Observer for ExitStatus {
     fn transition(&self, tid: ThreadId, next: &State) -> Option<Found> {
         match next.exit_code {
-            Some(code) if code != 0 => Some(Found {
-                failure: Failure::new(
+            Some(code) if code != 0 => Some(Found::new(
+                Failure::new(
                     ErrorKind::ExitStatus,
                     format!("the program exited with status {code}"),
                 ),
-                thread: Some(tid),
-            }),
+                Some(tid),
+            )),
             _ => None,
         }
     }
@@ -157,10 +186,9 @@ pub struct NewStates<'m, 'p> {
 
 impl Observer for NewStates<'_, '_> {
     fn new_state(&self, st: &State) -> Option<Found> {
-        (self.observe)(self.machine, st).err().map(|failure| Found {
-            failure,
-            thread: None,
-        })
+        (self.observe)(self.machine, st)
+            .err()
+            .map(|failure| Found::new(failure, None))
     }
 }
 

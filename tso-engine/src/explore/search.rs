@@ -27,8 +27,9 @@ use std::time::Instant;
 pub enum Stop {
     /// An error, reached by `path`.
     Found { found: Found, path: Vec<Move> },
-    /// A limit (or an observer) ended the search.
-    Limit(String),
+    /// A limit (or an observer) ended the search; `path` leads to a state of the
+    /// level being expanded.
+    Limit { reason: String, path: Vec<Move> },
 }
 
 /// States a worker takes from the level at a time.
@@ -50,6 +51,8 @@ pub struct Search<'a, 'p> {
     transitions: AtomicU64,
     /// A limit was hit: every worker stops.
     stop: AtomicBool,
+    /// The last state of the level being expanded (where a limit's path leads).
+    frontier: Mutex<Option<StateId>>,
 }
 
 /// One worker's scratch space.
@@ -115,6 +118,7 @@ impl<'a, 'p> Search<'a, 'p> {
             start,
             transitions: AtomicU64::new(0),
             stop: AtomicBool::new(false),
+            frontier: Mutex::new(None),
         }
     }
 
@@ -204,7 +208,7 @@ impl<'a, 'p> Search<'a, 'p> {
             let mut level = level;
             loop {
                 levels += 1;
-                this.begin_level();
+                this.begin_level(&level);
                 if level.len() < PARALLEL_MIN {
                     // Waking the others costs more than a small level.
                     let inline = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -257,7 +261,7 @@ impl<'a, 'p> Search<'a, 'p> {
     ) -> Option<Stop> {
         loop {
             self.stats.max_depth += 1;
-            self.begin_level();
+            self.begin_level(&level);
             let outs = expand_level(self, &level);
             drop(level);
             match self.merge(outs) {
@@ -280,7 +284,8 @@ impl<'a, 'p> Search<'a, 'p> {
         out
     }
 
-    fn begin_level(&self) {
+    fn begin_level(&self, level: &Level) {
+        *self.frontier.lock().unwrap_or_else(|e| e.into_inner()) = level.last().map(|l| l.0);
         self.store.begin_level();
     }
 
@@ -302,7 +307,11 @@ impl<'a, 'p> Search<'a, 'p> {
         let mut candidates = Vec::new();
         for out in outs {
             if let Some(reason) = out.limit {
-                return Err(Stop::Limit(reason));
+                let frontier = *self.frontier.lock().unwrap_or_else(|e| e.into_inner());
+                let path = frontier
+                    .map(|id| self.parents_lock().path_to(id))
+                    .unwrap_or_default();
+                return Err(Stop::Limit { reason, path });
             }
             if let Some(e) = out.error {
                 if error.as_ref().is_none_or(|o| e.rank < o.rank) {
@@ -380,7 +389,7 @@ impl<'a, 'p> Search<'a, 'p> {
                         out.error(ErrorAt {
                             // A step limit ends the search at once (inconclusive).
                             rank: (if step_limit { 0 } else { 2 }, key),
-                            found: Found { failure, thread },
+                            found: Found::new(failure, thread),
                             parent: id,
                             mv: Some(mv),
                         });

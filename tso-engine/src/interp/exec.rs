@@ -67,7 +67,7 @@ impl<'p> Machine<'p> {
                 };
                 (*dst, v)
             }
-            Inst::Alloca { dst, elem_size, count, .. } => {
+            Inst::Alloca { dst, elem_size, count, var, .. } => {
                 let n = ev!(count).as_u64();
                 let size = elem_size.saturating_mul(n);
                 if size > crate::memory::MAX_OBJECT_SIZE {
@@ -75,6 +75,7 @@ impl<'p> Machine<'p> {
                 }
                 let mut o = Object::new(size.max(1) as usize, ObjKind::Stack);
                 o.site = self.location(st, tid);
+                o.var = *var;
                 let id = st.memory.allocate(o);
                 st.thread_mut(tid).top_mut().allocas.push(id);
                 (*dst, Val::Ptr(make_ptr(id, 0)))
@@ -301,8 +302,16 @@ impl<'p> Machine<'p> {
         };
         let func = &self.program.functions[fid as usize];
         if func.body.is_some() {
+            let mut ret = ReturnTo::Caller;
+            if self.atomic_functions[fid as usize] && st.atomic_owner.is_none() {
+                // Like a locked instruction: what the thread stored before is in
+                // memory when the section starts.
+                self.fence(st, tid, chooser)?;
+                st.atomic_owner = Some(tid);
+                ret = ReturnTo::CallerEndsAtomic;
+            }
             return self
-                .push_frame(st, tid, fid, args, abi, ReturnTo::Caller)
+                .push_frame(st, tid, fid, args, abi, ret)
                 .map(|_| Exec::Next);
         }
         let Some(native) = self.natives[fid as usize].clone() else {
@@ -511,8 +520,14 @@ impl<'p> Machine<'p> {
             self.finish_thread(st, tid, value, chooser)?;
             return Ok(Exec::EndTransition);
         }
+        if frame.ret == ReturnTo::CallerEndsAtomic && st.atomic_owner == Some(tid) {
+            // What the section stored reaches memory before another thread can run.
+            self.fence(st, tid, chooser)?;
+            st.atomic_owner = None;
+        }
+        let t = st.thread_mut(tid);
         match frame.ret {
-            ReturnTo::Caller => {
+            ReturnTo::Caller | ReturnTo::CallerEndsAtomic => {
                 let top = t.top_mut();
                 let body = self.program.functions[top.func as usize]
                     .body
@@ -560,6 +575,19 @@ impl<'p> Machine<'p> {
         Ok(())
     }
 
+    /// A full memory barrier for `tid` (the runtime's fence hook; nothing under SC).
+    fn fence(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+    ) -> Result<(), Failure> {
+        if let Some(hook) = &self.fence_hook {
+            self.with_cx(st, tid, hook.name, chooser, None, |cx| (hook.call)(cx, &[]))?;
+        }
+        Ok(())
+    }
+
     /// Run `f` with a native-call context for thread `tid`.
     fn with_cx<R>(
         &self,
@@ -580,6 +608,7 @@ impl<'p> Machine<'p> {
             notes,
             spawn: &spawn,
             max_memory: self.opts.max_memory,
+            spurious_wakeups: self.opts.spurious_wakeups,
             fence_hook: self.fence_hook.clone(),
             evict_hook: self.evict_hook.clone(),
         };

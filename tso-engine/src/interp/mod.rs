@@ -6,7 +6,7 @@ mod arith;
 mod intrinsics;
 mod trace;
 
-pub use trace::{describe_pointer, TraceEvent};
+pub use trace::{attribute, describe_address, describe_pointer, Place, TraceEvent};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
@@ -26,6 +26,11 @@ pub struct MachineOptions {
     pub max_memory: u64,
     /// Output is part of the outcome (litmus outcome collection): printing interleaves.
     pub outputs_visible: bool,
+    /// Condition waits may return without a signal, as POSIX allows (off: measurement).
+    pub spurious_wakeups: bool,
+    /// A thread in a loop no other thread can end stops there (that path ends for it)
+    /// instead of failing as non-terminating (SV-COMP monitor threads).
+    pub allow_nontermination: bool,
 }
 
 impl Default for MachineOptions {
@@ -35,6 +40,8 @@ impl Default for MachineOptions {
             max_frames: 2_000,
             max_memory: 1 << 30,
             outputs_visible: false,
+            spurious_wakeups: true,
+            allow_nontermination: false,
         }
     }
 }
@@ -55,6 +62,8 @@ pub struct Machine<'p> {
     thread_exit_hook: Option<Arc<Native>>,
     fence_hook: Option<Arc<Native>>,
     evict_hook: Option<Arc<Native>>,
+    /// Per function: is it a `__VERIFIER_atomic_*` function whose calls run atomically?
+    atomic_functions: Vec<bool>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
     pub instructions: std::sync::atomic::AtomicU64,
@@ -83,9 +92,15 @@ impl<'p> Machine<'p> {
                 }
             })
             .collect();
+        let atomic_functions = program
+            .functions
+            .iter()
+            .map(|f| f.body.is_some() && f.name.starts_with(ATOMIC_FUNCTION_PREFIX))
+            .collect();
         Machine {
             program,
             natives: table,
+            atomic_functions,
             thread_exit_hook: natives.thread_exit_hook.clone(),
             fence_hook: natives.fence_hook.clone(),
             evict_hook: natives.evict_hook.clone(),
@@ -199,6 +214,23 @@ impl<'p> Machine<'p> {
             return false;
         };
         let (inst, _) = self.inst_at(&pc);
+        if matches!(inst, Inst::Ret { .. }) {
+            if st.thread(tid).frames.len() != 1
+                || st.running_threads() <= 1
+                || st.atomic_owner == Some(tid)
+            {
+                return false;
+            }
+            // Returning from main's outermost frame ends the process and kills the other
+            // threads: a scheduling point of its own, so they can run between main's
+            // last action and the exit. Another thread's end is seen by the others only
+            // through what the thread-exit hook does (under TSO: draining its buffer).
+            return tid == 0
+                || self
+                    .thread_exit_hook
+                    .as_ref()
+                    .is_some_and(|h| self.native_visible(st, tid, h, &[]));
+        }
         // Cheap filter first: only memory accesses and calls can be visible.
         if !matches!(
             inst,
@@ -240,6 +272,10 @@ impl<'p> Machine<'p> {
                 }
                 _ => false,
             },
+            Inst::Call {
+                callee: Callee::Direct(f),
+                ..
+            } if self.atomic_functions[*f as usize] => true,
             Inst::Call { .. } => match self.at_native(st, tid) {
                 Some((n, args)) => self.native_visible(st, tid, &n, &args),
                 None => false,
@@ -414,6 +450,36 @@ impl<'p> Machine<'p> {
             } else {
                 None
             };
+            // Under tracing: where the user sees this step, and what kind of step it is,
+            // decided on the stack as it is before the instruction runs.
+            let shown = trace.is_some().then(|| {
+                let place = trace::attribute(self.program, st, tid, loc);
+                let detail = trace::is_detail(self, st, tid, inst, &place);
+                let (loc, library) = match place {
+                    trace::Place::User(l, library) => (l, library),
+                    other => (other.location(), None),
+                };
+                let native = self.at_native(st, tid);
+                let prints = native.as_ref().is_some_and(|(n, _)| {
+                    matches!(n.visibility, crate::natives::Visibility::Output)
+                });
+                let chooses = match inst {
+                    Inst::Call { dst: Some(d), .. }
+                        if native.as_ref().is_some_and(|(n, _)| {
+                            matches!(n.visibility, crate::natives::Visibility::Choice)
+                        }) =>
+                    {
+                        Some(*d)
+                    }
+                    _ => None,
+                };
+                (loc, library, prints, chooses, detail)
+            });
+            let typing = if trace.is_some() {
+                trace::heap_typing(self, st, tid, inst)
+            } else {
+                None
+            };
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
@@ -426,38 +492,67 @@ impl<'p> Machine<'p> {
                 if want_trace { Some(&mut notes) } else { None },
             );
             let chose = counting.asked > 0;
+            if let (Ok(_), Some((block, ty))) = (&r, typing) {
+                if let Some(o) = st.memory.get_mut(block) {
+                    if o.var.is_none() {
+                        o.var = Some(ty);
+                    }
+                }
+            }
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
                     f.message = "error".into();
                 }
                 f
             })?;
-            if let (Some(t), Some(d)) = (trace.as_deref_mut(), descr) {
+            if let (Some(t), Some((loc, library, prints, chooses, detail))) =
+                (trace.as_deref_mut(), shown)
+            {
+                let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
+                    .into_owned();
                 // Invisible runtime calls (a fence with nothing to write) only show up
                 // when they did something worth seeing.
-                let silent = quiet && notes.is_empty() && st.output.len() <= out_before;
-                if r != Exec::Blocked && !silent {
-                    let output =
-                        String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
-                            .into_owned();
-                    t.push(TraceEvent {
+                let silent = quiet && notes.is_empty() && output.is_empty();
+                let action = match descr {
+                    Some(_) if prints && !output.is_empty() => {
+                        let name = self.at_native_name(inst).unwrap_or_default();
+                        Some(format!("{name} {output:?}"))
+                    }
+                    Some(d) => Some(
+                        match chooses.and_then(|dst| {
+                            st.thread(tid)
+                                .frames
+                                .last()
+                                .map(|f| f.regs[dst as usize].as_u64())
+                        }) {
+                            Some(v) if chose => format!("{d} → {v}"),
+                            _ => d,
+                        },
+                    ),
+                    None => None,
+                };
+                let action = action.map(|a| match library {
+                    Some(lib) if !a.is_empty() => format!("{a} [{lib}]"),
+                    _ => a,
+                });
+                match action {
+                    Some(action) if r != Exec::Blocked && !silent => t.push(TraceEvent {
                         tid,
                         loc,
-                        action: d,
+                        action,
                         notes,
                         output,
-                    });
-                }
-            } else if let Some(t) = trace.as_deref_mut() {
-                if st.output.len() > out_before {
-                    let output = String::from_utf8_lossy(&st.output[out_before..]).into_owned();
-                    t.push(TraceEvent {
+                        detail,
+                    }),
+                    None if !output.is_empty() => t.push(TraceEvent {
                         tid,
                         loc,
                         action: String::new(),
                         notes,
                         output,
-                    });
+                        detail,
+                    }),
+                    _ => {}
                 }
             }
             match r {
@@ -500,6 +595,15 @@ impl<'p> Machine<'p> {
                 }
                 let key = crate::store::hash_bytes(&h);
                 if !seen.insert(key) {
+                    if self.opts.allow_nontermination {
+                        // The loop never ends and touches nothing another thread can
+                        // see: the thread stops here, the others go on.
+                        st.thread_mut(tid).status = ThreadStatus::Stuck;
+                        if st.atomic_owner == Some(tid) {
+                            st.atomic_owner = None;
+                        }
+                        return Ok(Step::Progress);
+                    }
                     return Err(Failure::new(
                         ErrorKind::NonTerminating,
                         format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),
@@ -512,6 +616,19 @@ impl<'p> Machine<'p> {
                     format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
                 ));
             }
+        }
+    }
+
+    /// The name of the function a direct call calls, as the user spells it.
+    fn at_native_name(&self, inst: &Inst) -> Option<String> {
+        match inst {
+            Inst::Call {
+                callee: Callee::Direct(f),
+                ..
+            } => Some(crate::ir::debug::display_name(
+                &self.program.functions[*f as usize].name,
+            )),
+            _ => None,
         }
     }
 
@@ -533,6 +650,9 @@ impl Chooser for CountingChooser<'_> {
         self.inner.choose(n, kind)
     }
 }
+
+/// SV-COMP: a call to a program function with this name prefix is one atomic step.
+const ATOMIC_FUNCTION_PREFIX: &str = "__VERIFIER_atomic_";
 
 /// How often (in instructions) a long invisible run is checked for a repeated state.
 const LOOP_CHECK_MASK: u64 = (1 << 20) - 1;

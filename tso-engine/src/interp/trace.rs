@@ -1,8 +1,10 @@
 //! Human-readable descriptions of actions, for counterexample traces.
 
 use super::Machine;
+use crate::ir::debug::{display_name, is_system_header};
 use crate::ir::{Callee, Inst, Program};
 use crate::memory::ObjKind;
+use crate::natives::Visibility;
 use crate::state::{State, ThreadId};
 use crate::value::{ptr_parts, Val};
 
@@ -17,43 +19,106 @@ pub struct TraceEvent {
     pub notes: Vec<String>,
     /// What the program printed during this step.
     pub output: String,
+    /// The checker's own bookkeeping (fences around library calls, copies of thread
+    /// handles): left out of traces unless asked for.
+    pub detail: bool,
 }
 
-/// `x`, `x+4`, `heap#2+8`, `local@file.c:12`.
+/// The memory a pointer designates, as the source expression of what an access there
+/// touches: `lock.interested[1]`, `main::t`, `node#3->next`; without debug info the
+/// object's own name and a byte offset: `x+4`, `local@file.c:12`, `heap#2+8`.
 pub fn describe_pointer(program: &Program, st: &State, p: u64) -> String {
+    name_memory(program, st, p, true)
+}
+
+/// A pointer as a value: `NULL`, `&pool[2]`, `node#3` (a heap block is its own name),
+/// a function's name.
+pub fn describe_address(program: &Program, st: &State, p: u64) -> String {
+    if p == 0 {
+        return "NULL".into();
+    }
+    let (obj, off) = ptr_parts(p);
+    if obj >= crate::ir::FUNCTION_OBJECT_BASE {
+        return name_memory(program, st, p, false);
+    }
+    let name = name_memory(program, st, p, false);
+    let heap_start = off == 0 && st.memory.get(obj).is_some_and(|o| o.kind == ObjKind::Heap);
+    if heap_start {
+        name
+    } else {
+        format!("&{name}")
+    }
+}
+
+fn name_memory(program: &Program, st: &State, p: u64, leaf: bool) -> String {
     let m = program;
     let (obj, off) = ptr_parts(p);
     if p == 0 {
         return "NULL".into();
     }
-    let base = match st.memory.get(obj) {
+    let debug = &m.debug;
+    let named = |base: String, var: Option<&crate::ir::debug::DebugVar>| match var {
+        Some(v) => debug.path(&base, v.ty, off as u64, leaf),
+        None if off == 0 => base,
+        None => format!("{base}+{off}"),
+    };
+    match st.memory.get(obj) {
         Some(o) => match o.kind {
             ObjKind::Global(_) if obj >= 1 && obj as usize <= m.globals.len() => {
-                m.globals[obj as usize - 1].name.clone()
+                let g = obj as usize - 1;
+                match debug.globals.get(g).and_then(|v| v.as_ref()) {
+                    Some(v) => named(scoped(v), Some(v)),
+                    None => named(m.globals[g].name.clone(), None),
+                }
             }
             ObjKind::ThreadLocal(g) if g >= 1 && g as usize <= m.globals.len() => {
-                format!("{}(tls)", m.globals[g as usize - 1].name)
+                let g = g as usize - 1;
+                match debug.globals.get(g).and_then(|v| v.as_ref()) {
+                    Some(v) => named(format!("{}(tls)", scoped(v)), Some(v)),
+                    None => named(format!("{}(tls)", m.globals[g].name), None),
+                }
             }
-            ObjKind::Stack => match m.location(o.site) {
-                Some(l) => format!("local@{}:{}", short(&l.file), l.line),
-                None => format!("local#{obj}"),
+            ObjKind::Stack => match o.var.and_then(|v| debug.locals.get(v as usize)) {
+                Some(v) => named(scoped(v), Some(v)),
+                None => named(
+                    match m.location(o.site) {
+                        Some(l) => format!("local@{}:{}", short(&l.file), l.line),
+                        None => format!("local#{obj}"),
+                    },
+                    None,
+                ),
             },
-            ObjKind::Heap => format!("heap#{obj}"),
-            _ => format!("obj#{obj}"),
+            ObjKind::Heap => match o.var.and_then(|t| debug.record_name(t).map(|n| (t, n))) {
+                // A block known to hold a record (a typed pointer to it was stored):
+                // `node#3->next`.
+                Some((ty, record)) => {
+                    let base = format!("{record}#{obj}");
+                    let path = debug.path(&base, Some(ty), off as u64, leaf);
+                    match path.strip_prefix(&format!("{base}.")) {
+                        Some(rest) => format!("{base}->{rest}"),
+                        None => path,
+                    }
+                }
+                None => named(format!("heap#{obj}"), None),
+            },
+            _ => named(format!("obj#{obj}"), None),
         },
-        None if obj >= crate::ir::FUNCTION_OBJECT_BASE => {
-            return m
-                .functions
-                .get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize)
-                .map(|f| f.name.clone())
-                .unwrap_or_default();
-        }
-        None => format!("{p:#x}"),
-    };
-    if off == 0 {
-        base
-    } else {
-        format!("{base}+{off}")
+        None if obj >= crate::ir::FUNCTION_OBJECT_BASE => m
+            .functions
+            .get((obj - crate::ir::FUNCTION_OBJECT_BASE) as usize)
+            .map(|f| crate::ir::debug::display_name(&f.name))
+            .unwrap_or_default(),
+        None if off == 0 => format!("{p:#x}"),
+        None => format!("{:#x}+{off}", p - off as u64),
+    }
+}
+
+/// A variable's name, with its function for locals and function-scope statics, in
+/// the debugger's `function::name` form.
+fn scoped(v: &crate::ir::debug::DebugVar) -> String {
+    match &v.function {
+        Some(f) => format!("{f}::{}", v.name),
+        None => v.name.to_string(),
     }
 }
 
@@ -64,7 +129,7 @@ pub fn short(path: &str) -> &str {
 pub fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
         Val::Int(x) => format!("{}", *x as i128 as i64),
-        Val::Ptr(p) => format!("&{}", describe_pointer(m.program, st, *p)),
+        Val::Ptr(p) => describe_address(m.program, st, *p),
         Val::F32(b) => format!("{}", f32::from_bits(*b)),
         Val::F64(b) => format!("{}", f64::from_bits(*b)),
         Val::Agg(l) => format!(
@@ -132,17 +197,226 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
             if matches!(callee, Callee::Intrinsic(crate::ir::Intrinsic::NoOp)) {
                 return None;
             }
-            format!("{}({})", demangle_hint(&name), a.join(", "))
+            format!(
+                "{}({})",
+                crate::ir::debug::display_name(&name),
+                a.join(", ")
+            )
         }
         _ => return None,
     })
 }
 
-/// A few well-known C++ runtime names, spelled the way people write them.
-fn demangle_hint(name: &str) -> String {
-    match name {
-        "_Znwm" => "operator new".into(),
-        "_ZdlPv" | "_ZdlPvm" => "operator delete".into(),
-        _ => name.to_string(),
+/// Where a step is shown to the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// In the user's own files: the location and, when the step happened inside a
+    /// library function the user's code called, that function.
+    User(Option<u32>, Option<String>),
+    /// Library code with no user frame below it (a thread's start-up inside the C++
+    /// library): nothing the user wrote.
+    LibraryOnly(Option<u32>),
+    /// No debug information says anything: shown as it is.
+    Unknown(Option<u32>),
+}
+
+impl Place {
+    pub fn location(&self) -> Option<u32> {
+        match self {
+            Place::User(l, _) | Place::LibraryOnly(l) | Place::Unknown(l) => *l,
+        }
     }
+}
+
+/// Where to show a step of thread `tid` at `loc`: the innermost place in the user's
+/// own files (following inlining, then the call stack), and, when that is not `loc`
+/// itself, the library function the step happened in (the one the user's code called).
+pub fn attribute(program: &Program, st: &State, tid: ThreadId, loc: Option<u32>) -> Place {
+    let known = |l: u32| program.locations.get(l as usize);
+    if let Some(l) = loc.and_then(known) {
+        if !l.system {
+            return Place::User(loc, None);
+        }
+    }
+    let frames = &st.thread(tid).frames;
+    // (location, the function it is in), innermost first.
+    let mut places: Vec<(Option<u32>, u32)> = Vec::new();
+    let mut push_chain = |start: Option<u32>, func: u32| {
+        let mut cur = start;
+        let mut none_pushed = true;
+        while let Some(l) = cur {
+            let Some(at) = known(l) else { break };
+            places.push((Some(l), func));
+            cur = at.inlined_at;
+            none_pushed = false;
+            if places.len() > 4096 {
+                break;
+            }
+        }
+        if none_pushed {
+            places.push((None, func));
+        }
+    };
+    if let Some(top) = frames.last() {
+        push_chain(loc, top.func);
+    }
+    for f in frames.iter().rev().skip(1) {
+        let at = program.functions[f.func as usize]
+            .body
+            .as_ref()
+            .and_then(|b| b.blocks.get(f.block as usize))
+            .and_then(|b| b.locs.get(f.ip as usize).copied().flatten());
+        push_chain(at, f.func);
+    }
+    let mut library: Option<(Option<u32>, u32)> = None;
+    let mut saw_system = false;
+    for (l, func) in places {
+        match l.and_then(|l| known(l).map(|at| (l, at))) {
+            Some((l, at)) if !at.system => {
+                let name = library.map(|(ll, f)| {
+                    ll.and_then(known)
+                        .and_then(|at| at.function.as_deref().map(str::to_owned))
+                        .unwrap_or_else(|| display_name(&program.functions[f as usize].name))
+                });
+                return Place::User(Some(l), name);
+            }
+            Some(_) => {
+                saw_system = true;
+                library = Some((l, func));
+            }
+            None => library = Some((l, func)),
+        }
+    }
+    if saw_system {
+        Place::LibraryOnly(loc)
+    } else {
+        Place::Unknown(loc)
+    }
+}
+
+/// Steps the user did not write as such: natives marked as the checker's bookkeeping,
+/// accesses to variables that only hold thread handles, and, inside library code, the
+/// library's work on its own private memory and helpers.
+pub(super) fn is_detail(
+    m: &Machine<'_>,
+    st: &State,
+    tid: ThreadId,
+    inst: &Inst,
+    place: &Place,
+) -> bool {
+    let in_library = match place {
+        Place::LibraryOnly(_) => return true,
+        Place::User(_, library) => library.is_some(),
+        Place::Unknown(_) => false,
+    };
+    let fr = st.thread(tid).top();
+    let native = match inst {
+        Inst::Call { .. } => m.at_native(st, tid),
+        _ => None,
+    };
+    let accessed = match inst {
+        Inst::Load { ptr, .. } | Inst::Store { ptr, .. } => Some(m.eval(fr, ptr).as_u64()),
+        _ => native.as_ref().and_then(|(n, argv)| match n.visibility {
+            Visibility::IfShared(i) | Visibility::IfShared2(i, _) => argv.get(i).map(Val::as_u64),
+            _ => None,
+        }),
+    };
+    if native.as_ref().is_some_and(|(n, _)| n.detail) {
+        return true;
+    }
+    if let Some(p) = accessed {
+        if holds_thread_handle(m.program, st, p)
+            || (in_library && library_private(m.program, st, p))
+        {
+            return true;
+        }
+    }
+    in_library && native.is_some_and(|(n, _)| matches!(n.visibility, Visibility::Never))
+}
+
+fn holds_thread_handle(program: &Program, st: &State, p: u64) -> bool {
+    variable(program, st, p).is_some_and(|v| v.thread_handle)
+}
+
+/// A stack slot that is no variable of the user's (a library function's local or
+/// temporary).
+fn library_private(program: &Program, st: &State, p: u64) -> bool {
+    let (obj, _) = ptr_parts(p);
+    match st.memory.get(obj).map(|o| o.kind) {
+        Some(ObjKind::Stack) => variable(program, st, p).is_none_or(|v| is_system_header(&v.file)),
+        Some(ObjKind::Internal) => true,
+        _ => false,
+    }
+}
+
+/// The source variable the memory at `p` belongs to.
+fn variable<'p>(
+    program: &'p Program,
+    st: &State,
+    p: u64,
+) -> Option<&'p crate::ir::debug::DebugVar> {
+    let (obj, _) = ptr_parts(p);
+    let o = st.memory.get(obj)?;
+    match o.kind {
+        ObjKind::Stack => o.var.and_then(|v| program.debug.locals.get(v as usize)),
+        ObjKind::Global(_) => program
+            .debug
+            .globals
+            .get((obj as usize).wrapping_sub(1))
+            .and_then(|v| v.as_ref()),
+        _ => None,
+    }
+}
+
+/// Under tracing: a store of a pointer to the start of a heap block into memory the
+/// debug info types as `T *` (a record `T`) tells what the block holds, so the trace
+/// can name it `T#N`. Returns the block and the record type.
+pub(super) fn heap_typing(
+    m: &Machine<'_>,
+    st: &State,
+    tid: ThreadId,
+    inst: &Inst,
+) -> Option<(u32, crate::ir::debug::DiTypeId)> {
+    let fr = st.thread(tid).top();
+    let (dst, val) = match inst {
+        Inst::Store { ptr, val, .. } => (m.eval(fr, ptr).as_u64(), m.eval(fr, val)),
+        Inst::Call { .. } => {
+            let (n, argv) = m.at_native(st, tid)?;
+            if !matches!(n.visibility, Visibility::IfShared(0)) {
+                return None;
+            }
+            (argv.first()?.as_u64(), argv.get(1)?.clone())
+        }
+        _ => return None,
+    };
+    let Val::Ptr(p) = val else { return None };
+    let (block, at) = ptr_parts(p);
+    if at != 0 || st.memory.get(block)?.kind != ObjKind::Heap {
+        return None;
+    }
+    let (obj, off) = ptr_parts(dst);
+    let var_ty = match st.memory.get(obj)?.kind {
+        ObjKind::Stack => {
+            st.memory
+                .get(obj)?
+                .var
+                .and_then(|v| m.program.debug.locals.get(v as usize))?
+                .ty?
+        }
+        ObjKind::Global(_) => {
+            m.program
+                .debug
+                .globals
+                .get((obj as usize).wrapping_sub(1))?
+                .as_ref()?
+                .ty?
+        }
+        // A field of a block already known: `n->next = other`.
+        ObjKind::Heap => st.memory.get(obj)?.var?,
+        _ => return None,
+    };
+    let debug = &m.program.debug;
+    let pointee = debug.pointee(debug.leaf_type(var_ty, off as u64)?)?;
+    debug.record_name(pointee)?;
+    Some((block, pointee))
 }

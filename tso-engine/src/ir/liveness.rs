@@ -121,8 +121,10 @@ impl Liveness {
                     clear(&mut live, d);
                 }
                 for_each_use(inst, |r| set(&mut live, r));
-                // A new thread (or the entry function) is stored before its first step.
-                if may_stop_at(inst) || (b == 0 && i == 0) {
+                // A new thread (or the entry function) is stored before its first step;
+                // a transition also ends right after a call that made a choice.
+                let after_call = i > 0 && matches!(block.insts[i - 1], Inst::Call { .. });
+                if may_stop_at(inst) || after_call || (b == 0 && i == 0) {
                     let mut stored = live.clone();
                     for w in 0..words {
                         stored[w] |= after_returns_twice[w];
@@ -138,11 +140,13 @@ impl Liveness {
     }
 }
 
-/// Instructions at which a thread can be suspended in a stored state.
+/// Instructions at which a thread can be suspended in a stored state (a return ends
+/// the thread or the process when it leaves the outermost frame: a scheduling point).
 fn may_stop_at(inst: &Inst) -> bool {
     matches!(
         inst,
-        Inst::Load { .. }
+        Inst::Ret { .. }
+            | Inst::Load { .. }
             | Inst::Store { .. }
             | Inst::CmpXchg { .. }
             | Inst::AtomicRmw { .. }
@@ -349,6 +353,24 @@ mod tests {
         assert_eq!(l.live_at(0, 0), &[0]);
         // Arithmetic is not a stopping point: nothing is recorded there.
         assert!(l.live_at(0, 1).is_empty());
+    }
+
+    #[test]
+    fn returned_value_and_values_after_a_call_are_recorded() {
+        // r1 = call choose(); r2 = r1 + 1; ret r2
+        let b = block(
+            vec![],
+            vec![
+                call(Some(1), vec![]),
+                add(2, reg(1), k(1)),
+                Inst::Ret { val: Some(reg(2)) },
+            ],
+        );
+        let l = Liveness::compute(&[b], 3, |_| false);
+        // A transition ends after a call that made a choice: its result is state.
+        assert_eq!(l.live_at(0, 1), &[1]);
+        // A thread stops before leaving its outermost frame: the value it returns is state.
+        assert_eq!(l.live_at(0, 2), &[2]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The engine's own compact IR. Bitcode is translated into it once (see `loader`);
 //! the interpreter never calls LLVM.
 
+pub mod debug;
 mod types;
 pub use types::{Ty, TyId, TypeTable};
 
@@ -22,6 +23,13 @@ pub struct Location {
     pub file: std::sync::Arc<str>,
     pub line: u32,
     pub column: u32,
+    /// The function the instruction belongs to in the source (after inlining: the
+    /// inlined function), demangled.
+    pub function: Option<std::sync::Arc<str>>,
+    /// For inlined code: the location of the call it was inlined into.
+    pub inlined_at: Option<u32>,
+    /// In a header of the C or C++ library (see `debug::is_system_header`).
+    pub system: bool,
 }
 
 impl std::fmt::Display for Location {
@@ -268,6 +276,8 @@ pub enum Inst {
         elem_size: u64,
         count: Operand,
         align: u32,
+        /// The source variable living here (index into `DebugInfo::locals`).
+        var: Option<u32>,
     },
     Load {
         dst: Reg,
@@ -429,6 +439,8 @@ pub struct Program {
     pub function_index: std::collections::HashMap<String, FuncId>,
     /// `llvm.global_ctors`, in priority order.
     pub constructors: Vec<FuncId>,
+    /// Source names of variables and types, from the module's debug info.
+    pub debug: debug::DebugInfo,
 }
 
 impl Program {

@@ -7,13 +7,20 @@ use crate::value::Val;
 pub fn register(n: &mut Natives) {
     n.add("__assert_fail", Visibility::Never, assert_fail);
     n.add("__assert_perror_fail", Visibility::Never, assert_fail);
-    n.add("abort", Visibility::Never, |_, _| {
+    // Ending the process is a scheduling point: other threads may run first.
+    n.add("abort", Visibility::Always, |_, _| {
         Err(Failure::new(ErrorKind::Abort, "abort() called"))
     });
     n.add("exit", Visibility::Always, exit);
-    n.alias("_exit", "exit");
-    n.alias("_Exit", "exit");
-    n.alias("quick_exit", "exit");
+    // _exit/_Exit end the process without running atexit handlers; quick_exit runs
+    // only at_quick_exit handlers, which are not modelled (none can be registered).
+    n.add("_exit", Visibility::Always, |_, a| {
+        Ok(NativeResult::Exit(
+            a.first().map(|v| v.bits() as i32).unwrap_or(0),
+        ))
+    });
+    n.alias("_Exit", "_exit");
+    n.alias("quick_exit", "_exit");
     n.add("atexit", Visibility::Never, atexit);
     n.add("__cxa_atexit", Visibility::Never, |_, _| {
         Ok(NativeResult::Return(Val::Int(0)))

@@ -7,6 +7,7 @@ pub mod hidden;
 mod malloc;
 mod math;
 mod printf;
+mod process;
 mod rand;
 pub mod setjmp;
 mod sort;
@@ -36,4 +37,5 @@ pub fn register(n: &mut Natives) {
     string_ext::register(n);
     strtok::register(n);
     time::register(n);
+    process::register(n);
 }

@@ -16,7 +16,10 @@ fn zero() -> Result<NativeResult, Failure> {
 }
 
 pub fn register(n: &mut Natives) {
-    n.add("sleep", Visibility::Always, |_, _| zero());
+    // Sleeps are cancellation points.
+    n.add("sleep", Visibility::Always, |cx, _| {
+        Ok(crate::pthread::cancel::point(cx)?.unwrap_or(NativeResult::Return(Val::Int(0))))
+    });
     n.alias("usleep", "sleep");
     n.alias("nanosleep", "sleep");
     n.alias("clock_nanosleep", "sleep");

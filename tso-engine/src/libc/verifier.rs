@@ -36,12 +36,15 @@ pub fn register(n: &mut Natives) {
         Err(Failure::new(ErrorKind::Assertion, "reach_error() reached"))
     });
     n.add("__VERIFIER_assume", Visibility::Never, assume);
+    // Atomic sections act like locked instructions: fenced at both ends under TSO.
     n.add("__VERIFIER_atomic_begin", Visibility::Always, |cx, _| {
+        cx.fence()?;
         cx.state.atomic_owner = Some(cx.tid);
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("__VERIFIER_atomic_end", Visibility::Never, |cx, _| {
         if cx.state.atomic_owner == Some(cx.tid) {
+            cx.fence()?;
             cx.state.atomic_owner = None;
         }
         Ok(NativeResult::Return(Val::Int(0)))

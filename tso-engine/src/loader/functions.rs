@@ -14,6 +14,8 @@ use std::collections::HashMap;
 struct FnCtx {
     regs: HashMap<LLVMValueRef, Reg>,
     blocks: HashMap<LLVMBasicBlockRef, BlockId>,
+    /// Allocas declared as source variables, with their index in `DebugInfo::locals`.
+    vars: HashMap<LLVMValueRef, u32>,
 }
 
 impl Translator {
@@ -39,6 +41,7 @@ impl Translator {
         let mut cx = FnCtx {
             regs: HashMap::new(),
             blocks: HashMap::new(),
+            vars: HashMap::new(),
         };
         let params = LLVMCountParams(f);
         for i in 0..params {
@@ -56,6 +59,7 @@ impl Translator {
                     cx.regs.insert(i, next_reg);
                     next_reg += 1;
                 }
+                self.note_declare(&mut cx, i);
                 i = LLVMGetNextInstruction(i);
             }
             bb = LLVMGetNextBasicBlock(bb);
@@ -103,6 +107,35 @@ impl Translator {
             blocks: blocks.into(),
             live,
         }
+    }
+
+    /// Remember the variable an `llvm.dbg.declare` gives to an alloca.
+    unsafe fn note_declare(&mut self, cx: &mut FnCtx, i: LLVMValueRef) {
+        if LLVMGetInstructionOpcode(i) != LLVMOpcode::LLVMCall {
+            return;
+        }
+        let callee = LLVMGetCalledValue(i);
+        if callee.is_null() {
+            return;
+        }
+        // `llvm.dbg.declare(addr, var, expr)`; with assignment tracking (clang at -O1
+        // and above) `llvm.dbg.assign(value, var, expr, id, addr, addr_expr)`.
+        let address_operand = match value_name(callee).as_str() {
+            "llvm.dbg.declare" => 0,
+            "llvm.dbg.assign" => 4,
+            _ => return,
+        };
+        let Some((alloca, var)) = super::debuginfo::DiReader::declare(i, address_operand) else {
+            return;
+        };
+        if cx.vars.contains_key(&alloca) {
+            return;
+        }
+        let mut di = std::mem::take(&mut self.di);
+        let v = di.variable(self, var);
+        self.di = di;
+        cx.vars.insert(alloca, self.debug.locals.len() as u32);
+        self.debug.locals.push(v);
     }
 
     fn operand(&mut self, cx: &FnCtx, v: LLVMValueRef) -> Operand {
@@ -221,6 +254,7 @@ impl Translator {
                     elem_size: self.alloc_size(at),
                     count: o(self, 0),
                     align: LLVMGetAlignment(i),
+                    var: cx.vars.get(&i).copied(),
                 }
             }
             LLVMLoad => Inst::Load {

@@ -2,6 +2,7 @@
 //! This is the only place that talks to LLVM; it runs once per program.
 
 mod constants;
+mod debuginfo;
 mod functions;
 mod intrinsics;
 mod types;
@@ -73,6 +74,8 @@ pub(crate) struct Translator {
     pub locations: Vec<Location>,
     location_ids: HashMap<Location, u32>,
     constructors: Vec<FuncId>,
+    pub debug: crate::ir::debug::DebugInfo,
+    di: debuginfo::DiReader,
 }
 
 impl Translator {
@@ -90,6 +93,8 @@ impl Translator {
             locations: Vec::new(),
             location_ids: HashMap::new(),
             constructors: Vec::new(),
+            debug: Default::default(),
+            di: Default::default(),
         }
     }
 
@@ -97,6 +102,11 @@ impl Translator {
         // Number globals and functions first: initialisers and bodies refer to them.
         let mut gvs = Vec::new();
         unsafe {
+            // Variables are declared by `llvm.dbg.declare` calls, which LLVM 19 may hold
+            // as debug records instead; read them in the one form.
+            if LLVMIsNewDbgInfoFormat(self.module) != 0 {
+                LLVMSetIsNewDbgInfoFormat(self.module, 0);
+            }
             let mut g = LLVMGetFirstGlobal(self.module);
             while !g.is_null() {
                 let name = value_name(g);
@@ -142,6 +152,10 @@ impl Translator {
             }
             for g in gvs {
                 self.init_global(g);
+                let mut di = std::mem::take(&mut self.di);
+                let var = di.global(self, g);
+                self.di = di;
+                self.debug.globals.push(var);
             }
             for f in fvs {
                 if LLVMIsDeclaration(f) == 0 {
@@ -167,6 +181,7 @@ impl Translator {
             locations: self.locations,
             function_index,
             constructors: self.constructors,
+            debug: self.debug,
         }
     }
 
@@ -215,7 +230,46 @@ impl Translator {
 
     pub(crate) fn location_of(&mut self, inst: LLVMValueRef) -> Option<u32> {
         // SAFETY: the loader only asks about instructions of the module it translates.
-        let loc = unsafe { debug_location(inst) }?;
+        unsafe {
+            let di = inkwell::llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(inst);
+            if di.is_null() {
+                return None;
+            }
+            self.di_location(di)
+        }
+    }
+
+    /// A DILocation and, through `inlinedAt`, the call sites it was inlined into.
+    unsafe fn di_location(&mut self, di: LLVMMetadataRef) -> Option<u32> {
+        use inkwell::llvm_sys::debuginfo::*;
+        let line = LLVMDILocationGetLine(di);
+        if line == 0 {
+            return None;
+        }
+        let scope = LLVMDILocationGetScope(di);
+        let file = if scope.is_null() {
+            String::new()
+        } else {
+            debuginfo::file_path(LLVMDIScopeGetFile(scope))
+        };
+        if file.is_empty() {
+            return None;
+        }
+        let ctx = LLVMGetModuleContext(self.module);
+        let inlined = LLVMDILocationGetInlinedAt(di);
+        let loc = Location {
+            system: crate::ir::debug::is_system_header(&file),
+            file: file.into(),
+            line,
+            column: LLVMDILocationGetColumn(di),
+            function: debuginfo::scope_function(ctx, scope)
+                .map(|f| crate::ir::debug::display_name(&f).into()),
+            inlined_at: if inlined.is_null() {
+                None
+            } else {
+                self.di_location(inlined)
+            },
+        };
         if let Some(&id) = self.location_ids.get(&loc) {
             return Some(id);
         }
@@ -262,9 +316,12 @@ pub unsafe fn debug_location(inst: LLVMValueRef) -> Option<Location> {
             format!("{dir}/{file}")
         };
         Some(Location {
+            system: crate::ir::debug::is_system_header(&path),
             file: path.into(),
             line,
             column: LLVMGetDebugLocColumn(inst),
+            function: None,
+            inlined_at: None,
         })
     }
 }

@@ -27,6 +27,10 @@ pub struct Object {
     pub constant: bool,
     /// Location id of the allocation site, for human-readable names.
     pub site: Option<u32>,
+    /// For names only: the source variable a stack slot holds (index into
+    /// `DebugInfo::locals`), or, while a trace is replayed, the debug type of the
+    /// record a heap block holds once a typed pointer to it was stored.
+    pub var: Option<u32>,
     /// Heap blocks from `new` must be released with `delete`, etc.
     pub alloc_family: u8,
     /// The state store's id for this object's serialised form, valid while the object
@@ -66,6 +70,7 @@ impl Object {
             freed: false,
             constant: false,
             site: None,
+            var: None,
             alloc_family: 0,
             chunk_cache: ChunkCache::default(),
         }

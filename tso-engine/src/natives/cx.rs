@@ -21,6 +21,7 @@ pub struct NativeCx<'a> {
     pub(crate) notes: Option<&'a mut Vec<String>>,
     pub(crate) spawn: &'a SpawnFn<'a>,
     pub(crate) max_memory: u64,
+    pub(crate) spurious_wakeups: bool,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
     pub(crate) evict_hook: Option<std::sync::Arc<super::Native>>,
 }
@@ -38,6 +39,11 @@ impl<'a> NativeCx<'a> {
         } else {
             self.chooser.choose(n, kind)
         }
+    }
+
+    /// May condition waits return without a signal (`--no-spurious-wakeups` clears it)?
+    pub fn spurious_wakeups(&self) -> bool {
+        self.spurious_wakeups
     }
 
     pub fn tracing(&self) -> bool {
@@ -58,6 +64,18 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Source location id of the call being executed (for store-buffer origins).
+    /// The calling instruction's location, or for library code the user's line that
+    /// led to it (what a person wants to see as the origin of a buffered store).
+    pub fn user_location(&self) -> Option<u32> {
+        let here = self.location();
+        match here.and_then(|l| self.program.locations.get(l as usize)) {
+            Some(l) if l.system => {
+                crate::interp::attribute(self.program, self.state, self.tid, here).location()
+            }
+            _ => here,
+        }
+    }
+
     pub fn location(&self) -> Option<u32> {
         let f = self.state.thread(self.tid).frames.last()?;
         let body = self.program.functions[f.func as usize].body.as_ref()?;

@@ -69,6 +69,9 @@ pub struct Native {
     pub visibility: Visibility,
     pub call: NativeFn,
     pub describe: Option<DescribeFn>,
+    /// Its trace lines are the checker's own bookkeeping, not something the program
+    /// wrote (shown only on request).
+    pub detail: bool,
 }
 
 /// The natives available to a program, by symbol name.
@@ -116,6 +119,7 @@ impl Natives {
                 visibility,
                 call: Arc::new(call),
                 describe: None,
+                detail: false,
             }),
         );
     }
@@ -138,6 +142,7 @@ impl Natives {
                 visibility,
                 call: Arc::new(call),
                 describe: Some(describe),
+                detail: false,
             }),
         );
     }
@@ -155,6 +160,7 @@ impl Natives {
             visibility: Visibility::Never,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
     }
 
@@ -171,12 +177,15 @@ impl Natives {
             visibility: Visibility::Never,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
     }
 
-    /// Set the hook run when a thread terminates.
+    /// Set the hook run when a thread terminates; `visibility` says when it makes the
+    /// thread's end a scheduling point of its own.
     pub fn set_thread_exit_hook(
         &mut self,
+        visibility: Visibility,
         call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
             + Send
             + Sync
@@ -184,10 +193,24 @@ impl Natives {
     ) {
         self.thread_exit_hook = Some(Arc::new(Native {
             name: "thread exit",
-            visibility: Visibility::Never,
+            visibility,
             call: Arc::new(call),
             describe: None,
+            detail: false,
         }));
+    }
+
+    /// Mark a registered native's trace lines as the checker's bookkeeping.
+    pub fn mark_detail(&mut self, name: &str) {
+        if let Some(n) = self.map.get_mut(name) {
+            *n = Arc::new(Native {
+                name: n.name,
+                visibility: n.visibility,
+                call: n.call.clone(),
+                describe: n.describe,
+                detail: true,
+            });
+        }
     }
 
     /// Register the same implementation under several names.

@@ -58,6 +58,11 @@ pub fn register(n: &mut Natives) {
     n.alias("pthread_barrierattr_setpshared", "pthread_barrierattr_init");
 }
 
+/// The mask of threads waiting at barrier `b` in a state.
+pub(crate) fn waiting_in(st: &crate::state::State, b: u64) -> Option<u64> {
+    super::peek(st, b + WAITING, 8)
+}
+
 fn wait(cx: &mut NativeCx<'_>, b: u64) -> Result<NativeResult, Failure> {
     let me = thread_bit(cx.tid)?;
     let waiting = cx.read_int(b + WAITING, 8)?;

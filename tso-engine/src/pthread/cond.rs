@@ -6,12 +6,16 @@
 //!
 //! A wait is two steps: (1) check the caller holds the mutex, release it and join the
 //! waiters (a scheduling point of its own, so a signal can come in between), then (2)
-//! once signalled and the mutex is free, take the mutex and return. Spurious wake-ups are
-//! NOT modelled: a waiter nobody signals stays blocked, so a lost signal shows up as a
-//! deadlock instead of being hidden by an always-possible wake-up. A timed wait may in
-//! addition time out (ETIMEDOUT) at any point where the mutex is free.
+//! once signalled and the mutex is free, take the mutex and return.
+//!
+//! Spurious wake-ups (POSIX allows them) are a choice at step (1): the waiter either
+//! joins the waiters or counts as woken without a signal. Waking at the start covers
+//! waking at any later point: a woken waiter does nothing observable until it retakes
+//! the mutex, which it may do at any later step. A waiter that chose to wait and is
+//! never signalled stays blocked, so a lost signal is still a deadlock. A timed wait may
+//! in addition time out (ETIMEDOUT) at any point where the mutex is free.
 
-use super::{check_only, mutex, thread_bit, threads_in};
+use super::{cancel, check_only, mutex, thread_bit, threads_in};
 use super::{COND, CONDATTR, CONDATTR_READ, MUTEX, TIMESPEC_READ};
 use crate::error::{ErrorKind, Failure};
 use crate::memory::Fragment;
@@ -66,6 +70,14 @@ pub fn register(n: &mut Natives) {
     n.alias("pthread_condattr_setpshared", "pthread_condattr_destroy");
 }
 
+/// (waiting, signalled-but-not-yet-returned) thread masks of condition `c` in a state.
+pub(crate) fn masks_in(st: &crate::state::State, c: u64) -> Option<(u64, u64)> {
+    Some((
+        super::peek(st, c + WAITERS, 8)?,
+        super::peek(st, c + SIGNALLED, 8)?,
+    ))
+}
+
 pub fn init(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     cx.write_fragment(c, &Fragment::from_bytes(vec![0; COND_SIZE as usize]))
 }
@@ -73,6 +85,9 @@ pub fn init(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
 /// Wait on condition `c` with mutex `m` (a pthread_mutex_t); `timed` waits may time out.
 pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<NativeResult, Failure> {
     let me = thread_bit(cx.tid)?;
+    if cancel::acting(cx.state, cx.tid) {
+        return Ok(cancel::point(cx)?.unwrap_or(NativeResult::Block));
+    }
     if cx.phase() == 0 {
         let (owner, count) = mutex::holder(cx, m)?;
         if owner != cx.tid as u64 + 1 {
@@ -86,14 +101,35 @@ pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<Native
                 "unsupported: condition wait with a recursive mutex locked more than once",
             ));
         }
+        // A cancellation point: a pending cancel acts before waiting, mutex held.
+        if let Some(r) = cancel::point(cx)? {
+            return Ok(r);
+        }
         mutex::unlock(cx, m)?;
-        let waiters = cx.read_int(c + WAITERS, 8)?;
-        cx.write_int(c + WAITERS, 8, waiters | me)?;
+        if cx.spurious_wakeups() && cx.choose(2) == 1 {
+            let signalled = cx.read_int(c + SIGNALLED, 8)?;
+            cx.write_int(c + SIGNALLED, 8, signalled | me)?;
+            cx.note(|_, _| "wakes up spuriously (no signal)".to_string());
+        } else {
+            let waiters = cx.read_int(c + WAITERS, 8)?;
+            cx.write_int(c + WAITERS, 8, waiters | me)?;
+        }
         cx.set_phase(1);
         return Ok(NativeResult::Yield);
     }
     let waiters = cx.read_int(c + WAITERS, 8)?;
     let signalled = cx.read_int(c + SIGNALLED, 8)?;
+    if cancel::acts_now(cx.state, cx.tid) {
+        // Cancelled while waiting: leave the waiters, retake the mutex, then act.
+        if mutex::holder(cx, m)?.0 != 0 {
+            return Ok(NativeResult::Block);
+        }
+        cx.write_int(c + WAITERS, 8, waiters & !me)?;
+        cx.write_int(c + SIGNALLED, 8, signalled & !me)?;
+        mutex::lock(cx, m, false)?;
+        cx.set_phase(0);
+        return Ok(cancel::point(cx)?.unwrap_or(NativeResult::Block));
+    }
     let woken = signalled & me != 0;
     let times_out = !woken && timed && waiters & me != 0;
     if !woken && !times_out {

@@ -2,13 +2,14 @@
 //! the program's own memory (the pthread_*_t bytes), so it is part of the state and
 //! static initialisers (all zero) just work.
 
-mod barrier;
+pub(crate) mod barrier;
+pub mod cancel;
 pub mod cond;
 pub mod key;
 pub mod mutex;
-mod once;
-mod rwlock;
-mod spin;
+pub(crate) mod once;
+pub(crate) mod rwlock;
+pub(crate) mod spin;
 pub mod thread;
 
 use crate::error::Failure;
@@ -65,6 +66,7 @@ pub fn register(n: &mut Natives) {
     once::register(n);
     key::register(n);
     spin::register(n);
+    cancel::register(n);
 }
 
 /// Sets of threads (cond waiters, rwlock readers, barrier arrivals) are 64-bit masks
@@ -76,6 +78,20 @@ pub(crate) fn thread_bit(tid: ThreadId) -> Result<u64, Failure> {
         )));
     }
     Ok(1u64 << tid)
+}
+
+/// An unsigned little-endian integer of `len` bytes read straight from a state's memory
+/// (for the deadlock analysis, which inspects synchronisation objects between steps).
+pub(crate) fn peek(st: &crate::state::State, p: u64, len: u64) -> Option<u64> {
+    let b = st.memory.read_bytes(p, len).ok()?;
+    let mut buf = [0u8; 8];
+    buf[..len as usize].copy_from_slice(b);
+    Some(u64::from_le_bytes(buf))
+}
+
+/// The thread a stored "thread id + 1" names (None for 0).
+pub(crate) fn thread_of(plus_one: u64) -> Option<ThreadId> {
+    plus_one.checked_sub(1).map(|t| t as ThreadId)
 }
 
 /// The ids of the threads in a mask, lowest first.

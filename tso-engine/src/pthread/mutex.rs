@@ -87,6 +87,11 @@ pub fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResul
     Ok(NativeResult::Block)
 }
 
+/// The thread holding mutex `m` in a state, if any.
+pub(crate) fn owner_in(st: &crate::state::State, m: u64) -> Option<crate::state::ThreadId> {
+    super::thread_of(super::peek(st, m + OWNER, 4)?)
+}
+
 /// The holder of mutex `m` as thread id + 1 (0 = unlocked), and its recursion count.
 pub fn holder(cx: &NativeCx<'_>, m: u64) -> Result<(u64, u64), Failure> {
     Ok((cx.read_int(m + OWNER, 4)?, cx.read_int(m + COUNT, 4)?))

@@ -18,6 +18,12 @@ pub fn register(n: &mut Natives) {
     n.add("pthread_once", Visibility::Always, once);
 }
 
+/// The thread running the init routine of `control` in a state, if any.
+pub(crate) fn runner_in(st: &crate::state::State, control: u64) -> Option<crate::state::ThreadId> {
+    let state = super::peek(st, control, 4)?;
+    (state >= RUNNING_BASE).then(|| (state - RUNNING_BASE) as crate::state::ThreadId)
+}
+
 fn once(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let (control, routine) = (cx.ptr_arg(a, 0, ONCE)?, arg(a, 1)?);
     let state = cx.read_int(control, 4)?;

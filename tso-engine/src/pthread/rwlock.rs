@@ -65,6 +65,14 @@ pub fn register(n: &mut Natives) {
     n.alias("pthread_rwlockattr_setpshared", "pthread_rwlockattr_init");
 }
 
+/// (mask of readers, writer as thread id + 1) of rwlock `l` in a state.
+pub(crate) fn holders_in(st: &crate::state::State, l: u64) -> Option<(u64, u64)> {
+    Some((
+        super::peek(st, l + READERS, 8)?,
+        super::peek(st, l + WRITER, 4)?,
+    ))
+}
+
 fn read_lock(cx: &mut NativeCx<'_>, l: u64, try_only: bool) -> Result<NativeResult, Failure> {
     let me = thread_bit(cx.tid)?;
     let readers = cx.read_int(l + READERS, 8)?;

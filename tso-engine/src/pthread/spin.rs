@@ -45,6 +45,11 @@ pub fn register(n: &mut Natives) {
     });
 }
 
+/// The thread holding spin lock `s` in a state, if any.
+pub(crate) fn owner_in(st: &crate::state::State, s: u64) -> Option<crate::state::ThreadId> {
+    super::thread_of(super::peek(st, s, 4)?)
+}
+
 fn lock(cx: &mut NativeCx<'_>, s: u64, try_only: bool) -> Result<NativeResult, Failure> {
     let me = cx.tid as u64 + 1;
     let owner = cx.read_int(s, 4)?;

@@ -70,6 +70,10 @@ fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
 }
 
 pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    // A cancellation point (also while blocked: a cancel request wakes the joiner).
+    if let Some(r) = super::cancel::point(cx)? {
+        return Ok(r);
+    }
     let t = target(cx, arg(a, 0)?)?;
     let out = cx.opt_ptr_arg(a, 1, RESULT_SLOT)?;
     if t == cx.tid {

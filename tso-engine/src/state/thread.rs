@@ -9,6 +9,9 @@ pub enum ThreadStatus {
     Running,
     /// Returned from its start routine or called pthread_exit, with this value.
     Finished(Val),
+    /// Caught in a loop no other thread can end (`--allow-nontermination`): it never
+    /// moves again, and the program may end without it.
+    Stuck,
 }
 
 #[derive(Clone, Debug)]
@@ -38,6 +41,9 @@ impl Frame {
 pub enum ReturnTo {
     /// The caller's current instruction is the call: set its result and move on.
     Caller,
+    /// As `Caller`, and the atomic section this call opened ends (a function named
+    /// `__VERIFIER_atomic_*` runs as one atomic step).
+    CallerEndsAtomic,
     /// A native called into the program: keep the value for it and re-enter the native.
     Native,
     /// A static constructor or a thread's start routine: nothing to return into.

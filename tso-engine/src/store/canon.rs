@@ -238,6 +238,7 @@ impl Canonicalizer {
                     b.push(1);
                     write_val(b, &map, v);
                 }
+                ThreadStatus::Stuck => b.push(2),
             }
             b.extend_from_slice(&t.phase.to_le_bytes());
             b.push(t.detached as u8 | (t.joined as u8) << 1);
@@ -450,6 +451,7 @@ mod tests {
             locations: Vec::new(),
             function_index: Default::default(),
             constructors: Vec::new(),
+            debug: Default::default(),
         }
     }
 

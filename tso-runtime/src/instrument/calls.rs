@@ -73,7 +73,7 @@ pub fn rewrite_call<'ctx>(
         return Err(rw.unsupported(call, format!("callbr to `{name}`")));
     }
     rw.at(call);
-    rw.fence()?;
+    rw.call_fence()?;
     if RELEASING.contains(&name.as_str()) {
         match call.get_operand(0).and_then(|op| op.value()) {
             Some(BasicValueEnum::PointerValue(ptr)) => rw.evict(ptr)?,
@@ -109,7 +109,7 @@ fn fence_after<'ctx>(
     } else {
         rw.after(call)?;
     }
-    rw.fence()
+    rw.call_fence()
 }
 
 fn rewrite_intrinsic<'ctx>(

@@ -95,6 +95,10 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         self.get(abi::FENCE, self.void_fn(&[]))
     }
 
+    pub fn call_fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+        self.get(abi::CALL_FENCE, self.void_fn(&[]))
+    }
+
     pub fn memcpy(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::MEMCPY,

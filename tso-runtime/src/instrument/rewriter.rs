@@ -131,6 +131,14 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         Ok(())
     }
 
+    /// `__tso_call_fence()` at the current position: the barrier of a library call.
+    pub fn call_fence(&mut self) -> Result<(), InstrumentError> {
+        let fence = self.tso.call_fence()?;
+        self.call_void(fence, &[])?;
+        self.stats.fences += 1;
+        Ok(())
+    }
+
     /// `__tso_evict(ptr)` at the current position.
     pub fn evict(&mut self, ptr: PointerValue<'ctx>) -> Result<(), InstrumentError> {
         let evict = self.tso.evict()?;

@@ -7,7 +7,7 @@ use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
 use crate::buffer::{BufferError, Choice, Payload, Range};
 use std::cell::RefCell;
-use tso_engine::interp::describe_pointer;
+use tso_engine::interp::{describe_address, describe_pointer};
 use tso_engine::ir::Program;
 use tso_engine::memory::Fragment;
 use tso_engine::natives::{arg, arg_val, Access, NativeCx, NativeResult, Natives, Visibility};
@@ -166,6 +166,17 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
     );
     let o = opts.clone();
     n.add_described(
+        abi::CALL_FENCE,
+        Visibility::Custom(fence_visible),
+        |_, _, _| "mfence (library call)".into(),
+        move |cx, _| {
+            fence(cx, &o)?;
+            Ok(NativeResult::Return(Val::Int(0)))
+        },
+    );
+    n.mark_detail(abi::CALL_FENCE);
+    let o = opts.clone();
+    n.add_described(
         abi::EVICT,
         Visibility::IfShared(0),
         describe_evict,
@@ -175,7 +186,8 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         },
     );
     let o = opts.clone();
-    n.set_thread_exit_hook(move |cx, _| {
+    // A thread's end drains its own buffer: a visible action when that holds entries.
+    n.set_thread_exit_hook(Visibility::Custom(own_buffer_nonempty), move |cx, _| {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
@@ -313,13 +325,14 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
     let me = cx.tid;
     let (st, program) = (&*cx.state, cx.program);
     let name = |p: u64| describe_pointer(program, st, p);
+    let pointer = |p: u64| describe_address(program, st, p);
     let loc = |o: u32| location(program, o);
     let mut flushes = Vec::new();
     let mut buffers = Vec::new();
     for t in threads {
         let (b, a) = (
-            before.describe(t, &name, &loc),
-            after.describe(t, &name, &loc),
+            before.describe(t, &name, &pointer, &loc),
+            after.describe(t, &name, &pointer, &loc),
         );
         if a == b {
             continue;
@@ -329,8 +342,8 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
             // to explain what a load saw) or marked as already in memory.
             flushes.extend(flush_lines(
                 t,
-                &before.items(t, &name, &loc),
-                &after.items(t, &name, &loc),
+                &before.items(t, &name, &pointer, &loc),
+                &after.items(t, &name, &pointer, &loc),
             ));
         }
         buffers.push(format!("T{t} buffer: {a}"));
@@ -409,7 +422,10 @@ fn load(
     }
     if cx.tracing() && len <= 8 {
         let shown = payload_to_val(&v);
-        cx.note(move |_, _| format!("→ {}", shown.as_u64() as i64));
+        cx.note(move |st, program| match shown {
+            Val::Ptr(p) => format!("→ {}", describe_address(program, st, p)),
+            other => format!("→ {}", other.as_u64() as i64),
+        });
     }
     Ok(v)
 }
@@ -437,7 +453,11 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
         }
     }
     let bypass = opts.sequential || (opts.dynamic_bypass && unobserved(cx, p));
-    let (tid, origin, bound) = (cx.tid, cx.location().unwrap_or(u32::MAX), opts.sb_bound);
+    let (tid, origin, bound) = (
+        cx.tid,
+        cx.user_location().unwrap_or(u32::MAX),
+        opts.sb_bound,
+    );
     let range = range_of(p, v.len());
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => {
@@ -532,6 +552,11 @@ fn fence_visible(st: &State, tid: ThreadId, _: &[Val]) -> bool {
     })
 }
 
+/// The calling thread's buffer holds entries (what a thread's end drains).
+fn own_buffer_nonempty(st: &State, tid: ThreadId, _: &[Val]) -> bool {
+    TsoState::of(st).is_some_and(|t| !t.is_empty(tid))
+}
+
 /// A locked operation is visible when it touches shared memory or drains a buffer.
 fn locked_visible(st: &State, tid: ThreadId, a: &[Val]) -> bool {
     st.memory.is_shared(arg(a, 0).unwrap_or_default()) || fence_visible(st, tid, a)
@@ -547,7 +572,7 @@ fn describe_load(program: &Program, st: &State, a: &[Val]) -> String {
 
 fn describe_store(program: &Program, st: &State, a: &[Val]) -> String {
     let v = a.get(1).map(|v| match v {
-        Val::Ptr(p) => format!("&{}", name(program, st, *p)),
+        Val::Ptr(p) => describe_address(program, st, *p),
         other => (other.as_u64() as i64).to_string(),
     });
     format!(

@@ -110,24 +110,30 @@ impl TsoState {
                 len: payload.len(),
                 flushed,
                 origin,
-                value: payload_value(payload),
+                value: payload_value(payload, &|p| format!("ptr {p:#x}")),
             })
         });
         all
     }
 
     /// One thread's entries, oldest first, for people: (`x=1`, origin, flushed).
+    /// `name` names the memory an entry writes, `pointer` a stored pointer value.
     pub fn items(
         &self,
         tid: ThreadId,
         name: &dyn Fn(u64) -> String,
+        pointer: &dyn Fn(u64) -> String,
         loc: &dyn Fn(u32) -> String,
     ) -> Vec<(String, String, bool)> {
         let mut items = Vec::new();
         self.for_each_entry(|t, obj, off, payload, flushed, origin| {
             if t == tid {
                 items.push((
-                    format!("{}={}", name(make_ptr(obj, off)), payload_value(payload)),
+                    format!(
+                        "{}={}",
+                        name(make_ptr(obj, off)),
+                        payload_value(payload, pointer)
+                    ),
                     loc(origin),
                     flushed,
                 ));
@@ -141,10 +147,11 @@ impl TsoState {
         &self,
         tid: ThreadId,
         name: &dyn Fn(u64) -> String,
+        pointer: &dyn Fn(u64) -> String,
         loc: &dyn Fn(u32) -> String,
     ) -> String {
         let items: Vec<String> = self
-            .items(tid, name, loc)
+            .items(tid, name, pointer, loc)
             .into_iter()
             .map(|(item, origin, flushed)| {
                 format!(
@@ -169,13 +176,13 @@ impl TsoState {
     }
 }
 
-fn payload_value(p: &Payload) -> String {
+fn payload_value(p: &Payload, pointer: &dyn Fn(u64) -> String) -> String {
     if p.data.len() <= 8 {
         let mut buf = [0u8; 8];
         buf[..p.data.len()].copy_from_slice(&p.data);
         let v = u64::from_le_bytes(buf);
         if p.ptr_offsets.contains(&0) {
-            format!("ptr {v:#x}")
+            pointer(v)
         } else {
             // Sign-extend from the entry's width for readability.
             let bits = p.data.len() as u32 * 8;

@@ -1,0 +1,271 @@
+//! Snapshot tests of the failure report and trace rendering, fed synthetic outcomes:
+//! no clang, no exploration (nextest tests its reporter the same way).
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use tso_engine::{ErrorKind, Verdict};
+
+use crate::cli::MemoryModel;
+use crate::outcome::{
+    Failure, Figures, RunOutcome, ScClassification, ScRerun, SourceLocation, Step,
+};
+use crate::render::{failure, json, trace};
+use crate::settings::CheckSettings;
+
+fn at(file: &str, line: u32) -> Option<SourceLocation> {
+    Some(SourceLocation {
+        // A file that does not exist: the snippet is the arrow only.
+        file: format!("/nonexistent/src/{file}"),
+        line,
+        column: 5,
+    })
+}
+
+fn step(thread: u32, file: &str, line: u32, action: &str, notes: &[&str]) -> Step {
+    Step {
+        thread,
+        location: at(file, line),
+        action: action.to_owned(),
+        notes: notes.iter().map(|n| n.to_string()).collect(),
+        output: String::new(),
+        detail: false,
+    }
+}
+
+fn figures() -> Figures {
+    Figures {
+        states: 61,
+        transitions: 97,
+        time: Duration::from_millis(3),
+        stored_bytes: 6_100,
+        peak_memory: 53 << 20,
+    }
+}
+
+fn failing(
+    kind: ErrorKind,
+    message: &str,
+    location: Option<SourceLocation>,
+    trace: Vec<Step>,
+) -> RunOutcome {
+    RunOutcome {
+        verdict: Verdict::Fail,
+        failure: Some(Failure {
+            kind,
+            message: message.to_owned(),
+            location,
+        }),
+        trace,
+        inconclusive_reason: None,
+        figures: figures(),
+        output: String::new(),
+        outcomes: BTreeSet::new(),
+        diagnosis: Vec::new(),
+    }
+}
+
+/// Thread 1 of Peterson's lock without its fence, under TSO.
+fn tso_failure() -> RunOutcome {
+    failing(
+        ErrorKind::Assertion,
+        "assertion `inside == 1` failed in void critical_section(void)",
+        at("peterson.c", 18),
+        vec![
+            step(
+                0,
+                "peterson.c",
+                40,
+                "pthread_create(&main::t, 0, worker, 0)",
+                &[],
+            ),
+            step(
+                1,
+                "peterson.c",
+                27,
+                "store flag[0] := 1",
+                &["T1 buffer: [flag[0]=1 (peterson.c:27)]"],
+            ),
+            step(1, "peterson.c", 29, "load flag[1]", &["→ 0"]),
+            step(
+                2,
+                "peterson.c",
+                27,
+                "store flag[1] := 1",
+                &["T2 buffer: [flag[1]=1 (peterson.c:27)]"],
+            ),
+            step(
+                2,
+                "peterson.c",
+                28,
+                "store turn := 0",
+                &["T2 buffer: [flag[1]=1 (peterson.c:27), turn=0 (peterson.c:28)]"],
+            ),
+            step(
+                1,
+                "peterson.c",
+                17,
+                "locked add in_cs 1",
+                &[
+                    "flush: T2's flag[1]=1 (peterson.c:27) now counts as written",
+                    "flush: T2 writes turn=0 (peterson.c:28) to memory",
+                    "T1 buffer: []",
+                    "T2 buffer: [flag[1]=1 (flushed)]",
+                ],
+            ),
+        ],
+    )
+}
+
+fn sc(classification: ScClassification) -> ScRerun {
+    ScRerun {
+        classification,
+        outcome: RunOutcome {
+            verdict: Verdict::Pass,
+            failure: None,
+            trace: Vec::new(),
+            inconclusive_reason: None,
+            figures: figures(),
+            output: String::new(),
+            outcomes: BTreeSet::new(),
+            diagnosis: Vec::new(),
+        },
+    }
+}
+
+#[test]
+fn sc_failure() {
+    let mut printing = step(0, "counter.c", 21, "printf \"total 1\\n\"", &[]);
+    printing.output = "total 1\n".into();
+    let mut outcome = failing(
+        ErrorKind::Assertion,
+        "assertion `total == 2` failed in int main(void)",
+        at("counter.c", 22),
+        vec![
+            step(1, "counter.c", 9, "load counter → 0", &[]),
+            step(2, "counter.c", 9, "load counter → 0", &[]),
+            step(1, "counter.c", 9, "store counter := 1", &[]),
+            step(2, "counter.c", 9, "store counter := 1", &[]),
+            step(0, "counter.c", 20, "tso_choose(2) → 1", &[]),
+            printing,
+        ],
+    );
+    outcome.output = "total 1\n".into();
+    insta::assert_snapshot!(failure::details(&outcome, None, true));
+}
+
+#[test]
+fn tso_failure_with_buffers_and_flushes() {
+    insta::assert_snapshot!(failure::details(
+        &tso_failure(),
+        Some(&sc(ScClassification::NeedsTso)),
+        false
+    ));
+}
+
+#[test]
+fn cxx_failure() {
+    let outcome = failing(
+        ErrorKind::Assertion,
+        "assertion `popped[0] != popped[1]` failed in int main()",
+        at("stack.cpp", 35),
+        vec![
+            step(0, "stack.cpp", 30, "std::thread::_M_start_thread(&main::a, &local#91, 0) [std::thread::thread<void (&)(int), int, void>]", &[]),
+            step(1, "stack.cpp", 19, "load top [std::atomic<node*>::load]", &["→ &pool[2]"]),
+            step(1, "stack.cpp", 21, "store top := &pool[1] [std::atomic<node*>::store]", &["T1 buffer: [top=&pool[1] (stack.cpp:21)]"]),
+            step(2, "stack.cpp", 19, "load top [std::atomic<node*>::load]", &["→ &pool[2]"]),
+            step(1, "stack.cpp", 21, "mfence [std::atomic<node*>::store]", &["T1 buffer: []"]),
+            step(0, "stack.cpp", 32, "std::thread::join(&main::a)", &[]),
+        ],
+    );
+    insta::assert_snapshot!(failure::details(
+        &outcome,
+        Some(&sc(ScClassification::FailsUnderSc)),
+        false
+    ));
+}
+
+#[test]
+fn json_failure_event() {
+    let settings = CheckSettings {
+        memory_model: MemoryModel::Tso,
+        sb_bound: 32,
+        static_locals: true,
+        dynamic_bypass: true,
+        reference_machine: false,
+        limits: Default::default(),
+        machine: Default::default(),
+        show_details: false,
+        suggest_fences: false,
+        jobs: 1,
+    };
+    let mut fields = json::outcome_fields(&tso_failure(), &settings);
+    fields.insert(
+        "sc_rerun".into(),
+        json::sc_rerun(&sc(ScClassification::NeedsTso)),
+    );
+    let pretty =
+        serde_json::to_string_pretty(&serde_json::Value::Object(fields)).unwrap_or_default();
+    insta::assert_snapshot!(pretty);
+}
+
+#[test]
+fn inconclusive_run() {
+    let outcome = RunOutcome {
+        verdict: Verdict::Inconclusive,
+        failure: None,
+        trace: Vec::new(),
+        inconclusive_reason: Some("--max-states 10000 reached".into()),
+        figures: figures(),
+        output: String::new(),
+        outcomes: BTreeSet::new(),
+        diagnosis: tso_engine::explore::diagnosis::Diagnosis {
+            depth: 9_998,
+            sampled: 9_998,
+            growing: vec![tso_engine::explore::diagnosis::Growing {
+                name: "stats.full_hits".into(),
+                declared: Some(("/src/ring.c".into(), 12)),
+                distinct_values: 2_451_006,
+            }],
+        }
+        .lines(9_999),
+    };
+    insta::assert_snapshot!(failure::details(&outcome, None, false));
+}
+
+#[test]
+fn details_are_left_out_unless_asked_for() {
+    let mut outcome = tso_failure();
+    let mut fence = step(1, "peterson.c", 40, "mfence (library call)", &[]);
+    fence.detail = true;
+    outcome.trace.insert(1, fence);
+    let all = trace::render(&outcome.trace);
+    assert!(all.contains("mfence (library call)"));
+    outcome.hide_details();
+    let shown = trace::render(&outcome.trace);
+    assert!(!shown.contains("mfence"), "{shown}");
+    assert_eq!(shown.lines().count(), all.lines().count() - 1);
+}
+
+#[test]
+fn tests_are_called_by_their_own_name() {
+    let mut outcome = failing(
+        ErrorKind::Assertion,
+        "assertion `x` failed in void __tso_test_should_fail__assertion__steal_races(void)",
+        None,
+        vec![step(
+            0,
+            "t.c",
+            3,
+            "__tso_test_should_fail__assertion__steal_races()",
+            &[],
+        )],
+    );
+    outcome.rename_symbol(
+        "__tso_test_should_fail__assertion__steal_races",
+        "steal_races",
+    );
+    let text = failure::details(&outcome, None, false);
+    assert!(!text.contains("__tso_test"), "{text}");
+    assert!(text.contains("failed in void steal_races(void)"), "{text}");
+}

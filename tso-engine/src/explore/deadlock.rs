@@ -1,0 +1,323 @@
+//! Deadlocks that leave other threads running: a wait-for graph over the threads that
+//! are blocked in a state.
+//!
+//! A blocked thread waits either for *every* thread of a set (the holder of a mutex,
+//! spin lock or pthread_once, the writer and readers of an rwlock, a thread it joins,
+//! the owner of an atomic section) or for *any* other thread (a signal on a condition
+//! variable, more arrivals at a barrier). Threads not blocked may still act, so they are
+//! live; a blocked thread is live when every thread it waits for is live (or, for an
+//! "any" wait, some other thread is). What is left after this least fixpoint can never
+//! move again: a cycle of lock waits, a join of a thread that waits for the joiner, a
+//! mutex held by a thread that has finished, a condition whose every possible
+//! signaller is itself stuck. A thread blocked in a way this module does not know is
+//! counted as live, so a reported deadlock is always real.
+
+use super::Move;
+use crate::error::{ErrorKind, Failure};
+use crate::interp::{describe_pointer, Machine};
+use crate::pthread::{barrier, cond, mutex, once, rwlock, spin, thread_bit};
+use crate::state::{State, ThreadId, ThreadStatus};
+use crate::value::Val;
+
+/// A deadlock found in a state: the verdict and the threads it is about.
+pub(crate) struct Deadlock {
+    pub failure: Failure,
+    /// The threads of the cycle (or chain), in the order the message names them.
+    pub threads: Vec<ThreadId>,
+}
+
+/// What one blocked thread waits for.
+struct Wait {
+    /// `mutex `a``, `thread 2 to finish`, ...
+    on: String,
+    /// Whether the threads in `holders` hold `on` (locks) rather than being awaited.
+    held: bool,
+    need: Need,
+}
+
+enum Need {
+    /// Every one of these threads must act (release, finish).
+    All(Vec<ThreadId>),
+    /// Some other thread must act (signal, arrive).
+    AnyOther,
+}
+
+/// The deadlock in `st`, if some blocked thread can never move again.
+pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
+    let n = st.threads.len();
+    let running = |t: usize| st.threads[t].status == ThreadStatus::Running;
+    let waits: Vec<Option<Wait>> = (0..n)
+        .map(|t| {
+            if running(t) && st.exit_code.is_none() {
+                wait_of(machine, st, t as ThreadId)
+            } else {
+                None
+            }
+        })
+        .collect();
+    if waits.iter().all(Option::is_none) {
+        return None;
+    }
+    let mut live: Vec<bool> = (0..n).map(|t| running(t) && waits[t].is_none()).collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for t in 0..n {
+            let Some(w) = &waits[t] else { continue };
+            if live[t] {
+                continue;
+            }
+            let ok = match &w.need {
+                Need::All(hs) => hs.iter().all(|&h| live.get(h as usize) == Some(&true)),
+                Need::AnyOther => (0..n).any(|u| u != t && live[u]),
+            };
+            if ok {
+                live[t] = true;
+                changed = true;
+            }
+        }
+    }
+    let dead: Vec<usize> = (0..n).filter(|&t| waits[t].is_some() && !live[t]).collect();
+    let &start = dead.first()?;
+    Some(describe(st, &waits, &dead, start))
+}
+
+/// Follow the waits from `start` to a cycle, a finished thread or an "any" wait.
+fn describe(st: &State, waits: &[Option<Wait>], dead: &[usize], start: usize) -> Deadlock {
+    let wait = |t: usize| waits[t].as_ref().expect("dead threads wait");
+    let mut chain = vec![start];
+    let message = loop {
+        let cur = *chain.last().expect("non-empty");
+        let w = wait(cur);
+        let next = match &w.need {
+            Need::All(hs) => hs.iter().map(|&h| h as usize).find(|h| dead.contains(h)),
+            Need::AnyOther => None,
+        };
+        match next {
+            Some(h) if chain.contains(&h) => {
+                let from = chain.iter().position(|&c| c == h).unwrap_or(0);
+                chain.drain(..from);
+                break cycle_message(waits, &chain);
+            }
+            Some(h) => chain.push(h),
+            None => break chain_message(st, waits, &chain),
+        }
+    };
+    let others: Vec<String> = (0..st.threads.len())
+        .filter(|&t| st.threads[t].status == ThreadStatus::Running && !dead.contains(&t))
+        .map(|t| t.to_string())
+        .collect();
+    let message = if others.is_empty() {
+        message
+    } else {
+        format!(
+            "{message} (while thread{} {} still run{})",
+            if others.len() > 1 { "s" } else { "" },
+            others.join(", "),
+            if others.len() > 1 { "" } else { "s" }
+        )
+    };
+    Deadlock {
+        failure: Failure::new(ErrorKind::Deadlock, message),
+        threads: chain.iter().map(|&t| t as ThreadId).collect(),
+    }
+}
+
+fn cycle_message(waits: &[Option<Wait>], cycle: &[usize]) -> String {
+    let names: Vec<String> = cycle.iter().map(|t| t.to_string()).collect();
+    let mut parts = Vec::new();
+    for (i, &t) in cycle.iter().enumerate() {
+        let w = waits[t].as_ref().expect("cycle threads wait");
+        let next = cycle[(i + 1) % cycle.len()];
+        let prev = cycle[(i + cycle.len() - 1) % cycle.len()];
+        let pw = waits[prev].as_ref().expect("cycle threads wait");
+        let holds = if pw.held {
+            format!(" holds {} and", pw.on)
+        } else {
+            String::new()
+        };
+        let by = if w.held {
+            format!(", held by thread {next}")
+        } else {
+            String::new()
+        };
+        parts.push(format!("thread {t}{holds} waits for {}{by}", w.on));
+    }
+    format!(
+        "threads {} wait for each other: {}",
+        join_and(&names),
+        parts.join("; ")
+    )
+}
+
+fn chain_message(st: &State, waits: &[Option<Wait>], chain: &[usize]) -> String {
+    let mut parts = Vec::new();
+    for (i, &t) in chain.iter().enumerate() {
+        let w = waits[t].as_ref().expect("chain threads wait");
+        let part = match (&w.need, chain.get(i + 1)) {
+            (_, Some(next)) if w.held => {
+                format!("thread {t} waits for {}, held by thread {next}", w.on)
+            }
+            (_, Some(_)) => format!("thread {t} waits for {}", w.on),
+            (Need::AnyOther, None) => format!(
+                "thread {t} waits for {}, but every thread that could act on it is blocked or finished",
+                w.on
+            ),
+            (Need::All(hs), None) => {
+                let gone: Vec<String> = hs
+                    .iter()
+                    .filter(|&&h| {
+                        st.threads
+                            .get(h as usize)
+                            .is_none_or(|th| th.status != ThreadStatus::Running)
+                    })
+                    .map(|h| h.to_string())
+                    .collect();
+                if w.held {
+                    format!(
+                        "thread {t} waits for {}, held by thread {}, which has finished: nothing can release it",
+                        w.on,
+                        join_and(&gone)
+                    )
+                } else {
+                    format!("thread {t} waits for {}, which can never happen", w.on)
+                }
+            }
+        };
+        parts.push(part);
+    }
+    format!("blocked forever: {}", parts.join("; "))
+}
+
+fn join_and(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
+}
+
+/// Of the deadlocked threads, the one whose last step on `path` came last: its call
+/// closed the cycle, so that is where the verdict points.
+pub(crate) fn closing_thread(threads: &[ThreadId], path: &[Move]) -> Option<ThreadId> {
+    threads
+        .iter()
+        .copied()
+        .max_by_key(|&t| path.iter().rposition(|m| m.tid == t))
+}
+
+/// What thread `t` is blocked on in `st`, if it is blocked in a way modelled here.
+/// Mirrors the blocking conditions of the natives in `pthread/` and `cxx/`.
+fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
+    let program = machine.program;
+    let name = |p: u64| format!("`{}`", describe_pointer(program, st, p));
+    if let Some(owner) = st.atomic_owner {
+        if owner != t && st.thread(owner).status == ThreadStatus::Running {
+            return Some(Wait {
+                on: format!("the atomic section of thread {owner}"),
+                held: false,
+                need: Need::All(vec![owner]),
+            });
+        }
+    }
+    let (native, args) = machine.at_native(st, t)?;
+    let arg = |i: usize| args.get(i).map(Val::as_u64).unwrap_or(0);
+    let locked = |what: &str, p: u64, owner: Option<ThreadId>| {
+        let owner = owner.filter(|&o| o != t)?;
+        Some(Wait {
+            on: format!("{what} {}", name(p)),
+            held: true,
+            need: Need::All(vec![owner]),
+        })
+    };
+    let cancelled = crate::pthread::cancel::acts_now(st, t);
+    let joining = |h: u64| {
+        if cancelled {
+            return None; // the join acts on the cancel request instead
+        }
+        let target = crate::pthread::thread_of(h)?;
+        let th = st.threads.get(target as usize)?;
+        if target == t || th.joined || th.detached || th.status != ThreadStatus::Running {
+            return None;
+        }
+        Some(Wait {
+            on: format!("thread {target} to finish"),
+            held: false,
+            need: Need::All(vec![target]),
+        })
+    };
+    match native.name {
+        "pthread_mutex_lock" => locked("mutex", arg(0), mutex::owner_in(st, arg(0))),
+        "pthread_spin_lock" => locked("spin lock", arg(0), spin::owner_in(st, arg(0))),
+        "pthread_rwlock_rdlock" | "pthread_rwlock_wrlock" => {
+            let (readers, writer) = rwlock::holders_in(st, arg(0))?;
+            let writer = crate::pthread::thread_of(writer);
+            if writer == Some(t) {
+                return None; // EDEADLK, not a wait
+            }
+            let mut holders: Vec<ThreadId> = writer.into_iter().collect();
+            if native.name == "pthread_rwlock_wrlock" {
+                if writer.is_none() && readers == thread_bit(t).ok()? {
+                    return None; // reported as an error by the call itself
+                }
+                // A reader that also waits to write waits for itself too: stuck for good.
+                holders.extend(crate::pthread::threads_in(readers));
+            }
+            if holders.is_empty() {
+                return None;
+            }
+            Some(Wait {
+                on: format!("rwlock {}", name(arg(0))),
+                held: true,
+                need: Need::All(holders),
+            })
+        }
+        "pthread_join" => joining(arg(0)),
+        "_ZNSt6thread4joinEv" => joining(crate::pthread::peek(st, arg(0), 8)?),
+        "pthread_cond_wait"
+        | "pthread_cond_timedwait"
+        | "_ZNSt18condition_variable4waitERSt11unique_lockISt5mutexE" => {
+            if st.thread(t).phase != 1 {
+                return None;
+            }
+            let c = arg(0);
+            let m = if native.name.starts_with("_ZNSt") {
+                crate::pthread::peek(st, arg(1), 8)?
+            } else {
+                arg(1)
+            };
+            let me = thread_bit(t).ok()?;
+            let (waiters, signalled) = cond::masks_in(st, c)?;
+            let timed = native.name == "pthread_cond_timedwait";
+            if cancelled || signalled & me != 0 || (timed && waiters & me != 0) {
+                // Woken (or able to time out): it only needs the mutex back.
+                locked("mutex", m, mutex::owner_in(st, m))
+            } else if waiters & me != 0 {
+                Some(Wait {
+                    on: format!("a signal on condition variable {}", name(c)),
+                    held: false,
+                    need: Need::AnyOther,
+                })
+            } else {
+                None
+            }
+        }
+        "pthread_barrier_wait" => {
+            let me = thread_bit(t).ok()?;
+            (st.thread(t).phase == 1 && barrier::waiting_in(st, arg(0))? & me != 0).then(|| Wait {
+                on: format!("other threads to reach barrier {}", name(arg(0))),
+                held: false,
+                need: Need::AnyOther,
+            })
+        }
+        "pthread_once" => {
+            let runner = once::runner_in(st, arg(0)).filter(|&r| r != t)?;
+            Some(Wait {
+                on: format!("the pthread_once routine of {} to return", name(arg(0))),
+                held: false,
+                need: Need::All(vec![runner]),
+            })
+        }
+        _ => None,
+    }
+}
