@@ -5,7 +5,7 @@ use std::fmt;
 
 // The kinds are defined once, in tso-verdict, shared with test-support (whose tests
 // name the kind they expect).
-pub use tso_verdict::{ErrorKind, ALL_KINDS};
+pub use tso_verdict::ErrorKind;
 
 /// An error raised while executing one step of the program.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -8,20 +8,20 @@
 //! storing canonical states in [`store`]; [`check`] wraps it all in one call.
 
 pub mod check;
-pub mod cxx;
-pub mod error;
+pub(crate) mod cxx;
+pub(crate) mod error;
 pub mod explore;
 pub mod interp;
 pub mod ir;
-pub mod libc;
+pub(crate) mod libc;
 pub mod loader;
 pub mod memory;
 pub mod natives;
-pub mod pthread;
+pub(crate) mod pthread;
 pub mod resources;
 pub mod state;
 pub mod store;
-pub mod undefined;
+pub(crate) mod undefined;
 pub mod value;
 
 pub use check::{check, CheckOptions, CheckReport, Verdict};

@@ -18,8 +18,6 @@ mod strtok;
 mod time;
 mod verifier;
 
-pub use printf::format as format_printf;
-
 use crate::natives::Natives;
 
 pub fn register(n: &mut Natives) {
