@@ -166,3 +166,20 @@ fn setjmp_in_a_loop_keeps_the_state_space_finite() {
         Some(ErrorKind::NonTerminating),
     );
 }
+
+#[test]
+fn sigsetjmp_writes_the_signal_mask_only_when_asked() {
+    // __sigsetjmp(env, 0) writes 72 bytes (what pthread_cleanup_push's cancel buffer
+    // holds); with a nonzero savemask it writes the whole 200-byte sigjmp_buf.
+    let call = |size: u32, savemask: u32| {
+        format!(
+            "#include <setjmp.h>\n#include <stdlib.h>\n
+            int main(void) {{ void *b = malloc({size}); if (!b) return 1;
+            int r = __sigsetjmp(b, {savemask}); free(b); return r; }}"
+        )
+    };
+    expect(&call(72, 0), "c", None);
+    expect(&call(71, 0), "c", Some(ErrorKind::OutOfBounds));
+    expect(&call(72, 1), "c", Some(ErrorKind::OutOfBounds));
+    expect(&call(200, 1), "c", None);
+}

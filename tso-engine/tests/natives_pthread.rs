@@ -211,3 +211,15 @@ fn spin_locks_exclude_and_report_misuse() {
     );
     expect(&c("pthread_spinlock_t s; int main(void) { pthread_spin_lock(&s); pthread_spin_destroy(&s); return 0; }"), "c", Some(ErrorKind::PthreadMisuse));
 }
+
+#[test]
+fn unwind_next_outside_cancellation_is_misuse() {
+    // Only the code clang emits for a cleanup handler, entered by cancellation or
+    // pthread_exit, may call __pthread_unwind_next.
+    expect(
+        "extern void __pthread_unwind_next(void *buf);
+        int main(void) { char buf[104] = {0}; __pthread_unwind_next(buf); return 0; }",
+        "c",
+        Some(ErrorKind::PthreadMisuse),
+    );
+}

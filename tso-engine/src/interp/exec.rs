@@ -332,6 +332,10 @@ impl<'p> Machine<'p> {
                 }
                 self.advance(st, tid)
             }
+            NativeResult::Jumped => {
+                st.thread_mut(tid).phase = 0;
+                self.advance(st, tid)
+            }
             NativeResult::Block => Ok(Exec::Blocked),
             NativeResult::Prune => Ok(Exec::Pruned),
             NativeResult::Yield => Ok(Exec::EndTransition),

@@ -22,12 +22,22 @@ pub const RETURNS_TWICE: &[&str] = &["setjmp", "_setjmp", "__sigsetjmp", "sigset
 
 /// `jmp_buf` and `sigjmp_buf` on x86-64 glibc (`struct __jmp_buf_tag[1]`).
 const JMP_BUF: u64 = 200;
+/// What `__sigsetjmp(env, 0)` writes: the registers and `__mask_was_saved`, not the
+/// signal mask. `pthread_cleanup_push` passes such a shorter buffer (the
+/// `cancel_jmp_buf` of a `__pthread_unwind_buf_t`).
+const JMP_BUF_WITHOUT_MASK: u64 = 72;
 
 pub fn register(n: &mut Natives) {
-    n.add("_setjmp", Visibility::Never, setjmp);
-    for name in ["setjmp", "__sigsetjmp", "sigsetjmp"] {
-        n.alias(name, "_setjmp");
-    }
+    n.add("_setjmp", Visibility::Never, |cx, a| setjmp(cx, a, JMP_BUF));
+    n.alias("setjmp", "_setjmp");
+    n.add("__sigsetjmp", Visibility::Never, |cx, a| {
+        let size = match arg(a, 1)? {
+            0 => JMP_BUF_WITHOUT_MASK,
+            _ => JMP_BUF,
+        };
+        setjmp(cx, a, size)
+    });
+    n.alias("sigsetjmp", "__sigsetjmp");
     n.add("longjmp", Visibility::Never, longjmp);
     for name in ["_longjmp", "siglongjmp", "__longjmp_chk"] {
         n.alias(name, "longjmp");
@@ -39,8 +49,8 @@ fn site_bytes(block: u32, ip: u32) -> Vec<u8> {
     [block.to_le_bytes(), ip.to_le_bytes()].concat()
 }
 
-fn setjmp(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
-    let env = cx.ptr_arg(a, 0, Pointee::write(JMP_BUF))?;
+fn setjmp(cx: &mut NativeCx<'_>, a: &[Val], size: u64) -> Result<NativeResult, Failure> {
+    let env = cx.ptr_arg(a, 0, Pointee::write(size))?;
     let frame = cx.state.thread(cx.tid).top();
     let site = site_bytes(frame.block, frame.ip);
     // One marker per setjmp call site and frame, so a setjmp in a loop adds no objects.
@@ -71,6 +81,12 @@ fn longjmp(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
         0 => 1,
         v => v,
     };
+    jump(cx, env, value)
+}
+
+/// Resume the calling thread after the setjmp that filled `env`, which now returns
+/// `value`. Also how cancellation enters a cleanup handler (see `pthread::cancel`).
+pub(crate) fn jump(cx: &mut NativeCx<'_>, env: u64, value: u32) -> Result<NativeResult, Failure> {
     let saved = cx.read_ptr(env)?;
     let (marker, _) = ptr_parts(saved.as_u64());
     let mark = match (&saved, cx.state.memory.get(marker)) {
@@ -124,8 +140,7 @@ fn longjmp(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let frame = t.top_mut();
     frame.block = block;
     frame.ip = ip;
-    // setjmp returns again, now with `value`; the caller of this native then steps
-    // past the call.
+    // setjmp returns again, now with `value`; the interpreter then steps past the call.
     let body = program.functions[frame.func as usize]
         .body
         .as_ref()
@@ -134,5 +149,5 @@ fn longjmp(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
         frame.set_reg(*d, Val::Int(value as u128));
     }
     cx.note(|_, _| format!("setjmp returns {value} again"));
-    Ok(NativeResult::Return(Val::Int(0)))
+    Ok(NativeResult::Jumped)
 }

@@ -30,6 +30,9 @@ pub enum NativeResult {
     Exit(i32),
     /// The calling thread terminates with this value (pthread_exit).
     ThreadExit(Val),
+    /// The native moved the thread to an earlier call site (longjmp): execution goes on
+    /// after that call, whose result the native has set; nothing is written for this call.
+    Jumped,
     /// This execution is infeasible (`__VERIFIER_assume(0)`): drop the path silently.
     Prune,
 }

@@ -46,8 +46,14 @@ fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
-/// pthread_exit: run the thread's key destructors (one callback each), then end it.
+/// pthread_exit: run the thread's cleanup handlers (see `cancel`), or else its key
+/// destructors (one callback each), then end it.
 fn exit(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    if cx.phase() == 0 {
+        if let Some(r) = super::cancel::unwind(cx, arg_val(a, 0)?)? {
+            return Ok(r);
+        }
+    }
     let _ = cx.callback_result();
     if let Some((destructor, value)) = key::next_destructor(cx) {
         cx.set_phase(1);
