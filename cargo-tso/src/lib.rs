@@ -13,6 +13,7 @@ pub mod check_cmd;
 pub mod cli;
 pub mod compile;
 pub mod fences;
+mod memory_use;
 pub mod outcome;
 pub mod pipeline;
 pub mod render;
@@ -50,3 +51,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
         Command::Test(args) => test_cmd::run(&args),
     }
 }
+
+/// Counts each thread's heap, so a test reports the memory its own exploration used.
+#[global_allocator]
+static ALLOCATOR: memory_use::CountingAllocator = memory_use::CountingAllocator;

@@ -49,6 +49,9 @@ pub struct Figures {
     pub transitions: u64,
     pub time: Duration,
     pub stored_bytes: u64,
+    /// The most heap the exploration held at once (store, search, states), measured on
+    /// its own thread: this run's memory, whatever else the process did.
+    pub exploration_bytes: u64,
     pub peak_memory: u64,
 }
 
@@ -113,6 +116,7 @@ impl RunOutcome {
                 transitions: report.stats.transitions,
                 time: report.stats.time,
                 stored_bytes: report.stats.stored_bytes,
+                exploration_bytes: 0,
                 peak_memory: report.stats.peak_rss.max(tso_engine::resources::peak_rss()),
             },
             output: report.output.clone(),

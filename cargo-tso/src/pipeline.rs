@@ -102,8 +102,10 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome,
         progress: request.progress.clone(),
         observer: extras.observer.clone(),
     };
-    let report = tso_engine::check(&program, &natives, &options);
+    let (report, exploration_bytes) =
+        crate::memory_use::peak_during(|| tso_engine::check(&program, &natives, &options));
     let mut outcome = RunOutcome::from_report(&report);
+    outcome.figures.exploration_bytes = exploration_bytes;
     if !request.settings.show_details {
         outcome.hide_details();
     }

@@ -483,8 +483,9 @@ fn a_small_test_reports_its_own_memory_after_a_big_one() {
             .args(filter));
         let events = finished(&out.stdout);
         let program = event(&events, "fixture-basic::program");
-        assert_eq!(
-            program["memory_bytes"], program["stored_bytes"],
+        // The exploration's heap holds at least the stored states.
+        assert!(
+            program["memory_bytes"].as_u64() >= program["stored_bytes"].as_u64(),
             "{program}"
         );
         assert!(program.get("peak_memory_bytes").is_none(), "{program}");

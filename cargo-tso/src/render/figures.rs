@@ -25,9 +25,9 @@ pub fn short(figures: &Figures) -> String {
     )
 }
 
-/// The figures of one test in `cargo tso test -v`: the memory is what that test's
-/// exploration stored, not the process's high-water mark (which an earlier, bigger
-/// test in the same process would set).
+/// The figures of one test in `cargo tso test -v`: the memory is the most heap that
+/// test's exploration held (store plus search), not the process's high-water mark
+/// (which an earlier, bigger test in the same process would set).
 pub fn test_line(figures: &Figures) -> String {
     format!(
         "states: {}, transitions: {}, time: {:.2}s ({:.0} states/s), memory: {}",
@@ -35,6 +35,6 @@ pub fn test_line(figures: &Figures) -> String {
         figures.transitions,
         figures.time.as_secs_f64(),
         figures.states_per_second(),
-        format_bytes(figures.stored_bytes)
+        format_bytes(figures.exploration_bytes)
     )
 }

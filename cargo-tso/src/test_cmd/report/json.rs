@@ -57,7 +57,10 @@ fn run_fields(
         map.extend(run_json::outcome_fields(outcome, &settings));
         // The process's high-water mark says nothing about one test among many.
         map.remove("peak_memory_bytes");
-        map.insert("memory_bytes".into(), outcome.figures.stored_bytes.into());
+        map.insert(
+            "memory_bytes".into(),
+            outcome.figures.exploration_bytes.into(),
+        );
     } else {
         map.insert("verdict".into(), "error".into());
     }
