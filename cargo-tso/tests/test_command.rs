@@ -4,27 +4,7 @@
 
 mod common;
 
-use common::{json_lines, mask, run, scratch, test};
-use serde_json::Value;
-
-fn sc() -> [&'static str; 2] {
-    ["--memory-model", "sc"]
-}
-
-/// The test events (`type: test`, not `started`) of a JSON stream, by name.
-fn finished_events(stdout: &str) -> Vec<Value> {
-    json_lines(stdout)
-        .into_iter()
-        .filter(|e| e["type"] == "test" && e["event"] != "started")
-        .collect()
-}
-
-fn event<'a>(events: &'a [Value], name: &str) -> &'a Value {
-    events
-        .iter()
-        .find(|e| e["name"] == name)
-        .unwrap_or_else(|| panic!("no event for {name} in {events:?}"))
-}
+use common::{event, finished_events, json_lines, mask, run, sc, scratch, test};
 
 #[test]
 fn list_shows_every_test_of_the_workspace() {

@@ -7,27 +7,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use common::{json_lines, mask, run, scratch, test};
-use serde_json::Value;
-
-fn sc() -> [&'static str; 2] {
-    ["--memory-model", "sc"]
-}
-
-/// The finished test events of a JSON stream.
-fn finished(stdout: &str) -> Vec<Value> {
-    json_lines(stdout)
-        .into_iter()
-        .filter(|e| e["type"] == "test" && e["event"] != "started")
-        .collect()
-}
-
-fn event<'a>(events: &'a [Value], name: &str) -> &'a Value {
-    events
-        .iter()
-        .find(|e| e["name"] == name)
-        .unwrap_or_else(|| panic!("no event for {name} in {events:?}"))
-}
+use common::{event, finished_events as finished, json_lines, mask, run, sc, scratch, test};
 
 /// The names `--list` prints.
 fn listed(stdout: &str) -> Vec<String> {

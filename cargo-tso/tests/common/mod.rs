@@ -119,3 +119,24 @@ pub fn json_lines(stdout: &str) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect()
 }
+
+/// Run under sequential consistency.
+pub fn sc() -> [&'static str; 2] {
+    ["--memory-model", "sc"]
+}
+
+/// The finished test events (`type: test`, not `started`) of a JSON stream.
+pub fn finished_events(stdout: &str) -> Vec<serde_json::Value> {
+    json_lines(stdout)
+        .into_iter()
+        .filter(|e| e["type"] == "test" && e["event"] != "started")
+        .collect()
+}
+
+/// The event of the test called `name`.
+pub fn event<'a>(events: &'a [serde_json::Value], name: &str) -> &'a serde_json::Value {
+    events
+        .iter()
+        .find(|e| e["name"] == name)
+        .unwrap_or_else(|| panic!("no event for {name} in {events:?}"))
+}
