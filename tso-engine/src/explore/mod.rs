@@ -369,7 +369,7 @@ fn path_of(stack: &[Node]) -> Vec<Move> {
 
 /// The next choice script after one that made `taken` choices, in lexicographic order;
 /// None when every combination has been tried.
-fn advance_script(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
+pub fn advance_script(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
     let mut s = taken.to_vec();
     while let Some((c, n)) = s.pop() {
         if c + 1 < n {

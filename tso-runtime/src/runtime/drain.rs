@@ -56,18 +56,6 @@ impl Choice for Script {
     }
 }
 
-/// The next script in lexicographic order after one that made `taken` choices.
-fn advance(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
-    let mut s = taken.to_vec();
-    while let Some((c, n)) = s.pop() {
-        if c + 1 < n {
-            s.push((c + 1, n));
-            return Some(s);
-        }
-    }
-    None
-}
-
 /// Every state `st` reaches by draining all store buffers; None when they are empty
 /// already (then `st` itself is the only one). More than `limit` drain orders is an
 /// error (the caller reports the check as inconclusive rather than compare only some
@@ -100,7 +88,7 @@ pub fn drained_states(st: &State, limit: usize) -> Result<Option<Vec<State>>, Fa
                 "more than {limit} orders to drain the store buffers of one state"
             )));
         }
-        match advance(&script.taken) {
+        match tso_engine::explore::advance_script(&script.taken) {
             Some(next) => {
                 script = Script {
                     script: next,
