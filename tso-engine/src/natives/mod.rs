@@ -74,6 +74,26 @@ pub struct Native {
     pub detail: bool,
 }
 
+impl Native {
+    fn new(
+        name: &'static str,
+        visibility: Visibility,
+        describe: Option<DescribeFn>,
+        call: impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Arc<Native> {
+        Arc::new(Native {
+            name,
+            visibility,
+            call: Arc::new(call),
+            describe,
+            detail: false,
+        })
+    }
+}
+
 /// The natives available to a program, by symbol name.
 #[derive(Clone, Default)]
 pub struct Natives {
@@ -112,16 +132,8 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.map.insert(
-            name.to_string(),
-            Arc::new(Native {
-                name,
-                visibility,
-                call: Arc::new(call),
-                describe: None,
-                detail: false,
-            }),
-        );
+        self.map
+            .insert(name.to_string(), Native::new(name, visibility, None, call));
     }
 
     /// Like [`Natives::add`], with a custom trace description.
@@ -137,13 +149,7 @@ impl Natives {
     ) {
         self.map.insert(
             name.to_string(),
-            Arc::new(Native {
-                name,
-                visibility,
-                call: Arc::new(call),
-                describe: Some(describe),
-                detail: false,
-            }),
+            Native::new(name, visibility, Some(describe), call),
         );
     }
 
@@ -155,13 +161,7 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.fence_hook = Some(Arc::new(Native {
-            name: "fence",
-            visibility: Visibility::Never,
-            call: Arc::new(call),
-            describe: None,
-            detail: false,
-        }));
+        self.fence_hook = Some(Native::new("fence", Visibility::Never, None, call));
     }
 
     /// Set the hook natives call before killing stack objects (see [`NativeCx::evict`]).
@@ -172,13 +172,7 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.evict_hook = Some(Arc::new(Native {
-            name: "evict",
-            visibility: Visibility::Never,
-            call: Arc::new(call),
-            describe: None,
-            detail: false,
-        }));
+        self.evict_hook = Some(Native::new("evict", Visibility::Never, None, call));
     }
 
     /// Set the hook run when a thread terminates; `visibility` says when it makes the
@@ -191,13 +185,7 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.thread_exit_hook = Some(Arc::new(Native {
-            name: "thread exit",
-            visibility,
-            call: Arc::new(call),
-            describe: None,
-            detail: false,
-        }));
+        self.thread_exit_hook = Some(Native::new("thread exit", visibility, None, call));
     }
 
     /// Mark a registered native's trace lines as the checker's bookkeeping.
