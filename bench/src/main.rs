@@ -1,4 +1,5 @@
 //! `cargo run --release -p tso-bench [-- --quick] [-- PROGRAM...]`
+//! `cargo run --release -p tso-bench -- --scale [--jobs N] [--max-states N] [PROGRAM...]`
 //!
 //! Runs the fixed benchmark programs (`bench/programs/` and the corpus's mutual-exclusion
 //! programs, see [`CORPUS_ITERS`]) under SC and under TSO
@@ -6,6 +7,10 @@
 //! at several store-buffer bounds) and prints one table row per run: verdict, states,
 //! transitions, wall time, states/s, stored bytes/state, peak memory, and for the
 //! single-threaded program interpreted instructions/s.
+//!
+//! `--scale` runs the larger programs (4-thread lock-free stack and locks, unbounded
+//! counters), each in a process of its own so its peak memory is its own, with 1 and
+//! N workers, and prints states/s per worker and in total and the speedup.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -118,6 +123,12 @@ fn source(dir: &Path, program: &str) -> (PathBuf, Vec<String>) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--one") {
+        return scale::run_one(&args[1..]);
+    }
+    if args.iter().any(|a| a == "--scale") {
+        return scale::run_all(&args);
+    }
     let quick = args.iter().any(|a| a == "--quick");
     let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
@@ -165,6 +176,8 @@ fn main() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+mod scale;
 
 fn compile(src: &Path, defines: &[String], out: &Path) -> Result<PathBuf, String> {
     let bc = out

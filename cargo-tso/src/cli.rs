@@ -20,7 +20,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check one standalone C/C++ program (with main) or LLVM module.
-    Check(CheckArgs),
+    Check(Box<CheckArgs>),
     /// Run the C/C++ tests declared by the packages' build scripts.
     Test(Box<TestArgs>),
 }
@@ -99,6 +99,10 @@ pub struct CheckArgs {
     /// Store-buffer bound: unflushed stores per thread; 0 means unbounded.
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub sb_bound: u32,
+    /// Workers exploring the state space (default: all cores). The states, verdict and
+    /// counterexample are the same for any number.
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
     /// Define a macro, as with clang.
     #[arg(short = 'D', value_name = "NAME[=VALUE]")]
     pub defines: Vec<String>,

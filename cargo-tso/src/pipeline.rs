@@ -100,6 +100,7 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome,
         limits: request.settings.limits.clone(),
         collect_outcomes: request.collect_outcomes,
         progress: request.progress.clone(),
+        jobs: request.settings.jobs,
         observer: extras.observer.clone(),
     };
     let (report, exploration_bytes) =

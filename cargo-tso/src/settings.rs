@@ -22,6 +22,13 @@ pub struct CheckSettings {
     pub show_details: bool,
     /// `--suggest-fences`: search fences for a failure that needs TSO.
     pub suggest_fences: bool,
+    /// Workers exploring one state space.
+    pub jobs: usize,
+}
+
+/// The machine's cores (1 if unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 impl CheckSettings {
@@ -46,6 +53,7 @@ impl CheckSettings {
             machine,
             show_details: false,
             suggest_fences: args.suggest_fences,
+            jobs: 1,
         }
     }
 

@@ -449,11 +449,14 @@ fn an_unbounded_counter_is_diagnosed_when_a_limit_stops_the_search() {
 
 #[test]
 fn a_spin_loop_bumping_a_counter_is_diagnosed() {
-    for model in ["sc", "tso"] {
+    // The search is breadth-first: under TSO the counter's stores sit in the buffer
+    // for the first levels, so it needs more states to reach the depth where they
+    // land in memory.
+    for (model, max_states) in [("sc", "3000"), ("tso", "20000")] {
         let (code, json) = json_of(&[
             "spin_with_stats.c",
             "--max-states",
-            "3000",
+            max_states,
             "--memory-model",
             model,
         ]);
@@ -488,8 +491,12 @@ fn heap_blocks_are_named_by_the_record_they_hold() {
     assert_eq!(code, 1, "{json}");
     let steps = trace_steps(&json);
     let text = format!("{steps:?}");
+    // The shortest counterexample reads the node before it is initialised.
     assert!(text.contains("store head := node#"), "{text}");
-    assert!(text.contains("->value := 7"), "{text}");
+    assert!(
+        text.contains("load node#") && text.contains("->value"),
+        "{text}"
+    );
     assert!(!text.contains("heap#"), "{text}");
     assert_readable(&steps);
 }

@@ -491,7 +491,7 @@ fn example_traces_are_written_in_the_users_terms() {
     }
     let actions: Vec<&str> = steps.iter().map(|(_, a)| a.as_str()).collect();
     assert!(actions.contains(&"load lock.interested[1]"), "{actions:?}");
-    assert!(actions.contains(&"load lock.turn"), "{actions:?}");
+    assert!(actions.contains(&"store lock.turn := 1"), "{actions:?}");
     for (location, action) in &steps {
         assert!(
             !location.starts_with("/usr/") && !location.contains("/include/c++/"),

@@ -35,6 +35,8 @@ pub struct CheckRun {
     pub show_output: bool,
     pub reference_machine: bool,
     pub clang_args: Vec<String>,
+    /// Workers (`--jobs`); `None` takes `TSO_CHECK_JOBS`, else the tool's default.
+    pub jobs: Option<usize>,
     /// Further `cargo tso check` options (e.g. `--allow-nontermination`).
     pub tool_args: Vec<String>,
     /// Wall-clock limit; the process is killed past it (a hang is a test failure).
@@ -51,9 +53,14 @@ impl CheckRun {
             show_output: false,
             reference_machine: false,
             clang_args: Vec::new(),
+            jobs: None,
             tool_args: Vec::new(),
             wall_limit: Duration::from_secs(120),
         }
+    }
+    pub fn jobs(mut self, jobs: usize) -> Self {
+        self.jobs = Some(jobs);
+        self
     }
     pub fn sb_bound(mut self, bound: u32) -> Self {
         self.sb_bound = Some(bound);
@@ -97,6 +104,12 @@ impl CheckRun {
         ]);
         if let Some(b) = self.sb_bound {
             a.extend(["--sb-bound".into(), b.to_string()]);
+        }
+        let jobs = self
+            .jobs
+            .or_else(|| std::env::var("TSO_CHECK_JOBS").ok()?.parse().ok());
+        if let Some(j) = jobs {
+            a.extend(["--jobs".into(), j.to_string()]);
         }
         if self.outcomes {
             a.push("--outcomes".into());

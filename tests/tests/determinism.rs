@@ -1,6 +1,6 @@
 //! Determinism: the same input gives the same verdict, state count and
 //! counterexample (the JSON `trace`) across 5 runs, for failing and passing programs,
-//! under SC and under TSO.
+//! under SC and under TSO, and with 1, 2 or 3 search workers (`--jobs`).
 
 use serde_json::Value;
 use tso_suite::check::{CheckRun, Model};
@@ -50,9 +50,11 @@ fn same_input_same_verdict_states_and_trace() {
     let jobs: Vec<(usize, usize)> = (0..CASES.len())
         .flat_map(|c| (0..RUNS).map(move |r| (c, r)))
         .collect();
-    let results = parallel::map(&jobs, |&(c, _)| {
+    let results = parallel::map(&jobs, |&(c, r)| {
         let (file, model, _) = CASES[c];
-        CheckRun::new(tso_suite::suite_dir().join("programs").join(file), model).run()
+        CheckRun::new(tso_suite::suite_dir().join("programs").join(file), model)
+            .jobs(1 + r % 3)
+            .run()
     });
     let mut problems = Vec::new();
     for (c, &(file, model, must_fail)) in CASES.iter().enumerate() {

@@ -16,6 +16,8 @@ pub struct CheckOptions {
     pub collect_outcomes: bool,
     /// Called now and then with the figures so far.
     pub progress: Option<crate::explore::ProgressFn>,
+    /// Workers exploring the state space (the same states and verdict for any number).
+    pub jobs: usize,
     /// Sees every new state (see [`crate::explore::StateObserver`]).
     pub observer: Option<crate::explore::StateObserver>,
 }
@@ -28,6 +30,7 @@ impl Default for CheckOptions {
             limits: Limits::default(),
             collect_outcomes: false,
             progress: None,
+            jobs: 1,
             observer: None,
         }
     }
@@ -124,6 +127,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         limits: opts.limits.clone(),
         collect_outcomes: opts.collect_outcomes,
         progress: opts.progress.clone(),
+        jobs: opts.jobs,
         observer: opts.observer.clone(),
     };
     let result = explore::explore(&machine, initial.clone(), &eopts);
@@ -140,7 +144,9 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             report.verdict = Verdict::Inconclusive;
             report.inconclusive_reason = Some(reason);
             // The limit has been reached: the replay must not run into --timeout again.
-            machine.deadline.set(None);
+            if let Ok(mut d) = machine.deadline.lock() {
+                *d = None;
+            }
             report.diagnosis = Some(explore::diagnosis::diagnose(&machine, initial, &path));
         }
         Outcome::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {

@@ -5,7 +5,7 @@
 //! when it canonicalises a state. Pointer arithmetic keeps provenance, so pointers
 //! survive ptrtoint/inttoptr round trips.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Val {
@@ -18,7 +18,7 @@ pub enum Val {
     /// IEEE double, as bits.
     F64(u64),
     /// Struct, array or vector lanes.
-    Agg(Rc<[Val]>),
+    Agg(Arc<[Val]>),
 }
 
 impl Default for Val {

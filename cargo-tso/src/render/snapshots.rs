@@ -198,6 +198,7 @@ fn json_failure_event() {
         machine: Default::default(),
         show_details: false,
         suggest_fences: false,
+        jobs: 1,
     };
     let mut fields = json::outcome_fields(&tso_failure(), &settings);
     fields.insert(

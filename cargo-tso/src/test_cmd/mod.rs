@@ -163,17 +163,20 @@ fn run_jobs(
 ) -> Vec<TestResult> {
     let progress = progress::Progress::new(plan.jobs.len(), options.format != TestFormat::Json);
     let mut slow = slow::SlowWatch::new(Duration::from_secs_f64(args.slow_timeout));
+    let threads = options.test_threads.unwrap_or_else(crate::settings::cores);
+    // The cores are shared: tests run side by side, and each gets the cores left over
+    // as workers of its own search.
+    let mut base = plan.base.clone();
+    base.jobs = (crate::settings::cores() / threads.clamp(1, plan.jobs.len().max(1))).max(1);
     let config = RunConfig {
-        threads: options
-            .test_threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        threads,
         fail_fast: args.fail_fast,
         progress: progress.job_callback(),
     };
     let sweeping = plan.sweeping();
     let mut results: Vec<TestResult> = Vec::new();
     let names = &plan.names;
-    runner::run(cases, &plan.jobs, names, &plan.base, config, |event| {
+    runner::run(cases, &plan.jobs, names, &base, config, |event| {
         match event {
             Event::Started(index) => {
                 progress.started(index, &names[index]);

@@ -1,6 +1,6 @@
 //! Replays a prefix of choices, then picks 0 for new ones, recording what was asked.
 
-use crate::natives::Chooser;
+use crate::natives::{ChoiceKind, Chooser};
 
 #[derive(Default)]
 pub struct ScriptChooser {
@@ -27,7 +27,7 @@ impl ScriptChooser {
 }
 
 impl Chooser for ScriptChooser {
-    fn choose(&mut self, n: usize) -> usize {
+    fn choose(&mut self, n: usize, _kind: ChoiceKind) -> usize {
         let i = self.taken.len();
         let c = self
             .script

@@ -199,8 +199,8 @@ fn join_and(items: &[String]) -> String {
 
 /// Of the deadlocked threads, the one whose last step on `path` came last: its call
 /// closed the cycle, so that is where the verdict points.
-pub(crate) fn closing_thread(d: &Deadlock, path: &[Move]) -> Option<ThreadId> {
-    d.threads
+pub(crate) fn closing_thread(threads: &[ThreadId], path: &[Move]) -> Option<ThreadId> {
+    threads
         .iter()
         .copied()
         .max_by_key(|&t| path.iter().rposition(|m| m.tid == t))

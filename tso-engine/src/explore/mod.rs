@@ -1,4 +1,5 @@
-//! State-space exploration: depth-first search over transitions, with a visited set.
+//! State-space exploration: a breadth-first search over transitions with a visited
+//! set (`search`), and small observers that judge what it sees (`observers`).
 //! A transition is one thread's visible action plus the invisible steps after it,
 //! under one sequence of nondeterministic choices.
 
@@ -6,14 +7,16 @@ mod chooser;
 pub mod counterexample;
 mod deadlock;
 pub mod diagnosis;
+pub mod observers;
+mod parents;
+mod search;
 
 pub use counterexample::{Counterexample, TraceStep};
+pub use search::advance_script;
 
-use crate::error::{ErrorKind, Failure};
-use crate::interp::{Machine, Step};
-use crate::state::{State, ThreadId, ThreadStatus};
-use crate::store::{Canonicalizer, StateStore};
-use chooser::ScriptChooser;
+use crate::error::Failure;
+use crate::interp::Machine;
+use crate::state::{State, ThreadId};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -29,7 +32,8 @@ pub struct Limits {
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
 /// Called with each newly stored state (and the initial one); an error ends the
-/// search with that failure along the path to the state (robustness checks).
+/// search with that failure along the path to the state (robustness checks). Workers
+/// call it concurrently.
 pub type StateObserver =
     std::sync::Arc<dyn Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync>;
 
@@ -40,6 +44,8 @@ pub struct ExploreOptions {
     /// the output then becomes part of the state.
     pub collect_outcomes: bool,
     pub progress: Option<ProgressFn>,
+    /// Workers exploring the one state space (0 or 1: the calling thread alone).
+    pub jobs: usize,
     pub observer: Option<StateObserver>,
 }
 
@@ -60,9 +66,9 @@ pub enum Outcome {
         path: Vec<Move>,
         thread: Option<ThreadId>,
     },
-    /// A limit stopped exploration first; `path` leads to the state the search was
-    /// at (for a depth-first search, its current and deepest line: what
-    /// `diagnosis` samples).
+    /// A limit stopped exploration first.
+    /// A limit stopped exploration first; `path` leads to a state of the deepest level
+    /// the search reached (what `diagnosis` samples).
     Inconclusive { reason: String, path: Vec<Move> },
 }
 
@@ -76,6 +82,8 @@ pub struct Stats {
     pub max_depth: u64,
     /// Instructions interpreted (all transitions, including re-executions).
     pub instructions: u64,
+    /// Times a worker found a shard of the shared store locked (contention).
+    pub lock_waits: u64,
 }
 
 pub struct ExploreResult {
@@ -86,296 +94,59 @@ pub struct ExploreResult {
     pub outcomes: BTreeSet<String>,
 }
 
-struct Node {
-    state: State,
-    tid: usize,
-    script: Vec<(u32, u32)>,
-    any_enabled: bool,
-    /// The move that led here (None for the root).
-    via: Option<Move>,
-}
-
+/// Explore every state reachable from `initial`: one search, watched by the observers
+/// for deadlock, exit status, outcomes, limits and progress.
 pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> ExploreResult {
     let start = Instant::now();
-    machine.deadline.set(opts.limits.timeout.map(|t| start + t));
-    let mut store = StateStore::new();
-    let mut canon = Canonicalizer::new();
-    let mut stats = Stats::default();
-    let mut first_output = None;
-    let mut outcomes = BTreeSet::new();
-    store.insert_state(&mut canon, machine.program, &initial, opts.collect_outcomes);
-    if let Some(observe) = &opts.observer {
-        if let Err(failure) = observe(machine, &initial) {
-            let outcome = Outcome::Fail {
-                failure,
-                path: Vec::new(),
-                thread: None,
-            };
-            stats.time = start.elapsed();
-            return ExploreResult {
-                outcome,
-                stats,
-                first_output: None,
-                outcomes: BTreeSet::new(),
-            };
-        }
+    if let Ok(mut d) = machine.deadline.lock() {
+        *d = opts.limits.timeout.map(|t| start + t);
     }
-    let mut stack = vec![Node {
-        state: initial,
-        tid: 0,
-        script: Vec::new(),
-        any_enabled: false,
-        via: None,
-    }];
-    let mut chooser = ScriptChooser::default();
-    let mut check_counter: u32 = 0;
-    let finish =
-        |outcome: Outcome, stats: &mut Stats, store: &StateStore, first_output, outcomes| {
-            stats.states = store.states() as u64;
-            stats.stored_bytes = store.bytes() as u64;
-            stats.time = start.elapsed();
-            stats.peak_rss = stats.peak_rss.max(crate::resources::peak_rss());
-            stats.instructions = machine.instructions.get();
-            ExploreResult {
-                outcome,
-                stats: stats.clone(),
-                first_output,
-                outcomes,
-            }
-        };
-    while let Some(node) = stack.last_mut() {
-        if node.state.is_finished() || node.tid >= node.state.threads.len() {
-            let deadlocked = !node.any_enabled && !node.state.is_finished();
-            if deadlocked {
-                let blocked: Vec<ThreadId> = (0..node.state.threads.len() as ThreadId)
-                    .filter(|&t| node.state.thread(t).status == ThreadStatus::Running)
-                    .collect();
-                let path = path_of(&stack);
-                let msg = format!(
-                    "every running thread is blocked (threads {})",
-                    blocked
-                        .iter()
-                        .map(|t| t.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-                return finish(
-                    Outcome::Fail {
-                        failure: Failure::new(ErrorKind::Deadlock, msg),
-                        path,
-                        thread: blocked.first().copied(),
-                    },
-                    &mut stats,
-                    &store,
-                    first_output,
-                    outcomes,
-                );
-            }
-            stack.pop();
-            continue;
-        }
-        let tid = node.tid as ThreadId;
-        if node.state.thread(tid).status != ThreadStatus::Running {
-            node.tid += 1;
-            node.script.clear();
-            continue;
-        }
-        let mut next = node.state.clone();
-        chooser.reset(&node.script);
-        let result = machine.run_transition(&mut next, tid, &mut chooser, None);
-        // Advance this node's (thread, choice script) cursor.
-        let taken = chooser.taken().to_vec();
-        match advance_script(&taken) {
-            Some(s) => node.script = s,
-            None => {
-                node.tid += 1;
-                node.script.clear();
-            }
-        }
-        let mv = Move {
-            tid,
-            choices: taken.iter().map(|c| c.0).collect(),
-        };
-        match result {
-            Err(failure) => {
-                let mut path = path_of(&stack);
-                path.push(mv);
-                let thread = failure.thread.or(Some(tid));
-                return finish(
-                    Outcome::Fail {
-                        failure,
-                        path,
-                        thread,
-                    },
-                    &mut stats,
-                    &store,
-                    first_output,
-                    outcomes,
-                );
-            }
-            Ok(Step::Blocked) => continue,
-            Ok(Step::Pruned) => {
-                node.any_enabled = true;
-                continue;
-            }
-            Ok(Step::Progress) => {}
-        }
-        node.any_enabled = true;
-        stats.transitions += 1;
-        if let Some(code) = next.exit_code {
-            if code != 0 {
-                let mut path = path_of(&stack);
-                path.push(mv);
-                let f = Failure::new(
-                    ErrorKind::ExitStatus,
-                    format!("the program exited with status {code}"),
-                );
-                return finish(
-                    Outcome::Fail {
-                        failure: f,
-                        path,
-                        thread: Some(tid),
-                    },
-                    &mut stats,
-                    &store,
-                    first_output,
-                    outcomes,
-                );
-            }
-        }
-        if next.is_finished() {
-            if first_output.is_none() {
-                first_output = Some(next.output.to_vec());
-            }
-            if opts.collect_outcomes {
-                outcomes.insert(String::from_utf8_lossy(&next.output).into_owned());
-            }
-        }
-        if store.insert_state(&mut canon, machine.program, &next, opts.collect_outcomes) {
-            canon.collect_garbage(&mut next);
-            // A circular wait is a deadlock even while other threads still run.
-            if let Some(d) = deadlock::find(machine, &next) {
-                let mut path = path_of(&stack);
-                path.push(mv);
-                let thread = deadlock::closing_thread(&d, &path);
-                return finish(
-                    Outcome::Fail {
-                        failure: d.failure,
-                        path,
-                        thread,
-                    },
-                    &mut stats,
-                    &store,
-                    first_output,
-                    outcomes,
-                );
-            }
-            if let Some(observe) = &opts.observer {
-                if let Err(failure) = observe(machine, &next) {
-                    let mut path = path_of(&stack);
-                    path.push(mv);
-                    return finish(
-                        Outcome::Fail {
-                            failure,
-                            path,
-                            thread: None,
-                        },
-                        &mut stats,
-                        &store,
-                        first_output,
-                        outcomes,
-                    );
-                }
-            }
-            if let Some(max) = opts.limits.max_states {
-                if store.states() as u64 >= max {
-                    let reason = format!("--max-states {max} reached");
-                    let path = path_of(&stack);
-                    return finish(
-                        Outcome::Inconclusive { reason, path },
-                        &mut stats,
-                        &store,
-                        first_output,
-                        outcomes,
-                    );
-                }
-            }
-            stack.push(Node {
-                state: next,
-                tid: 0,
-                script: Vec::new(),
-                any_enabled: false,
-                via: Some(mv),
-            });
-            stats.max_depth = stats.max_depth.max(stack.len() as u64);
-        }
-        check_counter += 1;
-        if check_counter >= 256 {
-            check_counter = 0;
-            if let Some(progress) = &opts.progress {
-                stats.states = store.states() as u64;
-                stats.time = start.elapsed();
-                progress(&stats);
-            }
-            if let Some(reason) = limit_hit(&opts.limits, start, &mut stats) {
-                let path = path_of(&stack);
-                return finish(
-                    Outcome::Inconclusive { reason, path },
-                    &mut stats,
-                    &store,
-                    first_output,
-                    outcomes,
-                );
-            }
-        }
+    let outcomes = observers::Outcomes {
+        collect_all: opts.collect_outcomes,
+        ..Default::default()
+    };
+    let limits = observers::LimitWatch {
+        limits: opts.limits.clone(),
+        start,
+    };
+    let progress = opts.progress.clone().map(observers::Progress);
+    let new_states = opts
+        .observer
+        .clone()
+        .map(|observe| observers::NewStates { observe, machine });
+    let wait_for = observers::WaitFor { machine };
+    let mut watching: Vec<&dyn observers::Observer> = vec![
+        &observers::Deadlock,
+        &wait_for,
+        &observers::ExitStatus,
+        &outcomes,
+        &limits,
+    ];
+    if let Some(p) = &progress {
+        watching.push(p);
     }
-    finish(Outcome::Pass, &mut stats, &store, first_output, outcomes)
-}
-
-fn limit_hit(limits: &Limits, start: Instant, stats: &mut Stats) -> Option<String> {
-    if let Some(t) = limits.timeout {
-        if start.elapsed() >= t {
-            return Some(format!("--timeout {}s reached", t.as_secs_f64()));
-        }
+    if let Some(n) = &new_states {
+        watching.push(n);
     }
-    let rss = crate::resources::current_rss();
-    stats.peak_rss = stats.peak_rss.max(rss);
-    match limits.max_memory {
-        Some(max) if rss >= max => {
-            return Some(format!(
-                "--max-memory {} reached",
-                crate::resources::format_bytes(max)
-            ))
-        }
-        None => {
-            // No limit given: stop before exhausting the machine.
-            if let Some(max) = crate::resources::default_memory_limit() {
-                if rss >= max {
-                    return Some(format!(
-                        "memory use reached {} (80% of this machine; set --max-memory to change)",
-                        crate::resources::format_bytes(max)
-                    ));
-                }
-            }
-        }
-        _ => {}
+    let mut search =
+        search::Search::new(machine, &watching, opts.collect_outcomes, opts.jobs, start);
+    let outcome = match search.run(initial) {
+        None => Outcome::Pass,
+        Some(search::Stop::Limit { reason, path }) => Outcome::Inconclusive { reason, path },
+        Some(search::Stop::Found { found, path }) => Outcome::Fail {
+            thread: found
+                .thread
+                .or_else(|| deadlock::closing_thread(&found.last_mover_of, &path)),
+            failure: found.failure,
+            path,
+        },
+    };
+    let stats = search.stats.clone();
+    drop(watching);
+    ExploreResult {
+        outcome,
+        stats,
+        first_output: outcomes.first.into_inner().ok().flatten(),
+        outcomes: outcomes.all.into_inner().unwrap_or_default(),
     }
-    None
-}
-
-fn path_of(stack: &[Node]) -> Vec<Move> {
-    stack.iter().filter_map(|n| n.via.clone()).collect()
-}
-
-/// The next choice script after one that made `taken` choices, in lexicographic order;
-/// None when every combination has been tried.
-pub fn advance_script(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
-    let mut s = taken.to_vec();
-    while let Some((c, n)) = s.pop() {
-        if c + 1 < n {
-            s.push((c + 1, n));
-            return Some(s);
-        }
-    }
-    None
 }

@@ -4,7 +4,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::ir::{BinOp, CastOp, FloatPred, IntPred, Ty, TyId, TypeTable};
 use crate::memory::{decode, encode};
 use crate::value::{mask, sext, Val};
-use std::rc::Rc;
+use std::sync::Arc;
 
 fn lanewise(
     a: &Val,
@@ -13,7 +13,7 @@ fn lanewise(
 ) -> Result<Val, Failure> {
     let (la, lb) = (a.lanes(), b.lanes());
     let v: Result<Vec<Val>, Failure> = la.iter().zip(lb.iter()).map(|(x, y)| f(x, y)).collect();
-    Ok(Val::Agg(Rc::from(v?)))
+    Ok(Val::Agg(Arc::from(v?)))
 }
 
 pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, a: &Val, b: &Val) -> Result<Val, Failure> {

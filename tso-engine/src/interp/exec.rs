@@ -7,7 +7,7 @@ use crate::memory::{decode, encode, Fragment, ObjKind, Object};
 use crate::natives::{Chooser, NativeCx, NativeResult};
 use crate::state::{ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
-use std::rc::Rc;
+use std::sync::Arc;
 
 impl<'p> Machine<'p> {
     pub(super) fn exec(
@@ -98,7 +98,7 @@ impl<'p> Machine<'p> {
                 if ok {
                     self.store(st, p, *ty, &n)?;
                 }
-                (*dst, Val::Agg(Rc::from(vec![old, Val::bool(ok)])))
+                (*dst, Val::Agg(Arc::from(vec![old, Val::bool(ok)])))
             }
             Inst::AtomicRmw { dst, op, ty, ptr, val } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
@@ -649,7 +649,7 @@ impl<'p> Machine<'p> {
             }
         }
         let tid = st.threads.len() as ThreadId;
-        st.threads.push(Rc::new(Thread::new(self.frame(
+        st.threads.push(Arc::new(Thread::new(self.frame(
             fid,
             args,
             ReturnTo::Nothing,

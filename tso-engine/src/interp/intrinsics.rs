@@ -6,7 +6,7 @@ use crate::ir::Intrinsic;
 use crate::memory::{Fragment, ObjKind, Object};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
-use std::rc::Rc;
+use std::sync::Arc;
 
 pub(super) fn call(
     m: &Machine<'_>,
@@ -195,7 +195,7 @@ fn scalar(
                     )
                 }
             };
-            Val::Agg(Rc::from(vec![Val::Int(r), Val::bool(of)]))
+            Val::Agg(Arc::from(vec![Val::Int(r), Val::bool(of)]))
         }
         UAddSat => Val::Int((a(0).bits() & mk).saturating_add(a(1).bits() & mk).min(mk)),
         USubSat => Val::Int((a(0).bits() & mk).saturating_sub(a(1).bits() & mk)),

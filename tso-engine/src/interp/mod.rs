@@ -11,10 +11,9 @@ pub use trace::{attribute, describe_address, describe_pointer, Place, TraceEvent
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{Memory, ObjKind, Object};
-use crate::natives::{Chooser, Native, Natives, Visibility};
+use crate::natives::{ChoiceKind, Chooser, Native, Natives, Visibility};
 use crate::state::{Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
-use std::rc::Rc;
 use std::sync::Arc;
 
 #[derive(Clone, Debug)]
@@ -67,9 +66,9 @@ pub struct Machine<'p> {
     atomic_functions: Vec<bool>,
     pub opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
-    pub instructions: std::cell::Cell<u64>,
+    pub instructions: std::sync::atomic::AtomicU64,
     /// When exploration must stop (--timeout), checked inside long transitions too.
-    pub deadline: std::cell::Cell<Option<std::time::Instant>>,
+    pub deadline: std::sync::Mutex<Option<std::time::Instant>>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -106,8 +105,8 @@ impl<'p> Machine<'p> {
             fence_hook: natives.fence_hook.clone(),
             evict_hook: natives.evict_hook.clone(),
             opts,
-            instructions: std::cell::Cell::new(0),
-            deadline: std::cell::Cell::new(None),
+            instructions: std::sync::atomic::AtomicU64::new(0),
+            deadline: std::sync::Mutex::new(None),
         }
     }
 
@@ -155,7 +154,7 @@ impl<'p> Machine<'p> {
                 ReturnTo::Nothing,
             ));
         }
-        st.threads.push(Rc::new(thread));
+        st.threads.push(Arc::new(thread));
         Ok(st)
     }
 
@@ -166,7 +165,7 @@ impl<'p> Machine<'p> {
             func,
             block: 0,
             ip: 0,
-            regs: Rc::new(args),
+            regs: Arc::new(args),
             allocas: Vec::new(),
             varargs: None,
             ret,
@@ -246,9 +245,9 @@ impl<'p> Machine<'p> {
         if st.running_threads() <= 1 {
             // Nobody to interleave with; only nondeterministic natives split states.
             return matches!(inst, Inst::Call { .. })
-                && self.at_native(st, tid).is_some_and(|(n, args)| {
-                    matches!(n.visibility, Visibility::Always) && is_choice(n.name, &args)
-                });
+                && self
+                    .at_native(st, tid)
+                    .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Choice));
         }
         if st.atomic_owner == Some(tid) {
             return false;
@@ -288,7 +287,7 @@ impl<'p> Machine<'p> {
     fn native_visible(&self, st: &State, _tid: ThreadId, n: &Native, args: &[Val]) -> bool {
         match n.visibility {
             Visibility::Never => false,
-            Visibility::Always => true,
+            Visibility::Always | Visibility::Choice => true,
             Visibility::Output => self.opts.outputs_visible,
             Visibility::IfShared(i) => args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())),
             Visibility::IfShared2(i, j) => {
@@ -346,7 +345,8 @@ impl<'p> Machine<'p> {
                 .settle_others(st, tid, chooser, trace, &mut steps)
                 .map(|_| Step::Progress);
         }
-        self.instructions.set(self.instructions.get() + steps + 1);
+        self.instructions
+            .fetch_add(steps + 1, std::sync::atomic::Ordering::Relaxed);
         r
     }
 
@@ -383,7 +383,7 @@ impl<'p> Machine<'p> {
     pub fn settle_all(&self, st: &mut State) -> Result<(), Failure> {
         struct First;
         impl Chooser for First {
-            fn choose(&mut self, _: usize) -> usize {
+            fn choose(&mut self, _: usize, _: ChoiceKind) -> usize {
                 0
             }
         }
@@ -464,11 +464,13 @@ impl<'p> Machine<'p> {
                     matches!(n.visibility, crate::natives::Visibility::Output)
                 });
                 let chooses = match inst {
-                    Inst::Call {
-                        callee: Callee::Direct(f),
-                        dst: Some(d),
-                        ..
-                    } => is_choice(&self.program.functions[*f as usize].name, &[]).then_some(*d),
+                    Inst::Call { dst: Some(d), .. }
+                        if native.as_ref().is_some_and(|(n, _)| {
+                            matches!(n.visibility, crate::natives::Visibility::Choice)
+                        }) =>
+                    {
+                        Some(*d)
+                    }
                     _ => None,
                 };
                 (loc, library, prints, chooses, detail)
@@ -570,7 +572,9 @@ impl<'p> Machine<'p> {
             if *steps & LOOP_CHECK_MASK == 0 {
                 if self
                     .deadline
-                    .get()
+                    .lock()
+                    .ok()
+                    .and_then(|d| *d)
                     .is_some_and(|d| std::time::Instant::now() >= d)
                 {
                     return Err(Failure::new(
@@ -641,9 +645,9 @@ struct CountingChooser<'c> {
 }
 
 impl Chooser for CountingChooser<'_> {
-    fn choose(&mut self, n: usize) -> usize {
+    fn choose(&mut self, n: usize, kind: ChoiceKind) -> usize {
         self.asked += 1;
-        self.inner.choose(n)
+        self.inner.choose(n, kind)
     }
 }
 
@@ -661,10 +665,6 @@ enum Exec {
     Pruned,
     /// The thread stays (a native yielded or called back); the transition ends.
     EndTransition,
-}
-
-fn is_choice(name: &str, _args: &[Val]) -> bool {
-    name == "tso_choose" || name.starts_with("__VERIFIER_nondet")
 }
 
 mod exec;

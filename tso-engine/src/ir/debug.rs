@@ -4,7 +4,7 @@
 //! handles. Read once by the loader (`loader/debuginfo.rs`); empty without debug info,
 //! and then every name falls back to the object's own (`x+4`, `local#3`).
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Index into [`DebugInfo::types`].
 pub type DiTypeId = u32;
@@ -19,7 +19,7 @@ pub enum DiType {
     Pointer { pointee: Option<DiTypeId> },
     /// struct, class or union; members sorted by offset (bytes).
     Record {
-        name: Rc<str>,
+        name: Arc<str>,
         size: u64,
         members: Vec<DiMember>,
     },
@@ -33,7 +33,7 @@ pub enum DiType {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DiMember {
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     pub offset: u64,
     pub ty: DiTypeId,
 }
@@ -42,11 +42,11 @@ pub struct DiMember {
 /// `llvm.dbg.declare`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DebugVar {
-    pub name: Rc<str>,
+    pub name: Arc<str>,
     /// The function a local belongs to (as the user spelled it), None for globals.
-    pub function: Option<Rc<str>>,
+    pub function: Option<Arc<str>>,
     pub ty: Option<DiTypeId>,
-    pub file: Rc<str>,
+    pub file: Arc<str>,
     pub line: u32,
     /// Holds only `pthread_t` / `std::thread` handles (or arrays of them): reading it is
     /// bookkeeping the user did not write as a memory access worth showing.
@@ -56,7 +56,7 @@ pub struct DebugVar {
 /// Where a function is declared, for the load-time check of missing definitions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Declaration {
-    pub file: Rc<str>,
+    pub file: Arc<str>,
     pub line: u32,
 }
 

@@ -20,12 +20,12 @@ pub type GlobalId = u32;
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct Location {
     /// The path as clang recorded it, joined with the compilation directory.
-    pub file: std::rc::Rc<str>,
+    pub file: std::sync::Arc<str>,
     pub line: u32,
     pub column: u32,
     /// The function the instruction belongs to in the source (after inlining: the
     /// inlined function), demangled.
-    pub function: Option<std::rc::Rc<str>>,
+    pub function: Option<std::sync::Arc<str>>,
     /// For inlined code: the location of the call it was inlined into.
     pub inlined_at: Option<u32>,
     /// In a header of the C or C++ library (see `debug::is_system_header`).

@@ -5,7 +5,7 @@ use crate::natives::{arg_val, NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
 pub fn register(n: &mut Natives) {
-    n.add("tso_choose", Visibility::Always, |cx, a| {
+    n.add("tso_choose", Visibility::Choice, |cx, a| {
         let k = arg_val(a, 0)?.bits() as i32;
         if k <= 0 {
             return Err(Failure::new(
@@ -17,10 +17,10 @@ pub fn register(n: &mut Natives) {
             Val::Int(cx.choose(k as usize) as u128),
         ))
     });
-    n.add("__VERIFIER_nondet_bool", Visibility::Always, |cx, _| {
+    n.add("__VERIFIER_nondet_bool", Visibility::Choice, |cx, _| {
         Ok(NativeResult::Return(Val::Int(cx.choose(2) as u128)))
     });
-    n.add("__VERIFIER_nondet_char", Visibility::Always, |cx, _| {
+    n.add("__VERIFIER_nondet_char", Visibility::Choice, |cx, _| {
         Ok(NativeResult::Return(Val::Int(
             (cx.choose(256) as u8) as u128,
         )))

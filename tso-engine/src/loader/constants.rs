@@ -7,7 +7,7 @@ use crate::value::{make_ptr, mask, Val};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{LLVMOpcode, LLVMValueKind};
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Look through pointer casts in constant expressions (aliases, ctor entries).
 pub(crate) fn strip_casts(mut v: LLVMValueRef) -> LLVMValueRef {
@@ -66,11 +66,11 @@ impl Translator {
             ),
             Ty::Array { elem, len, .. } => {
                 let z = self.zero(*elem);
-                Val::Agg(Rc::from(vec![z; (*len).min(1 << 20) as usize]))
+                Val::Agg(Arc::from(vec![z; (*len).min(1 << 20) as usize]))
             }
             Ty::Vector { elem, len } => {
                 let z = self.zero(*elem);
-                Val::Agg(Rc::from(vec![z; *len as usize]))
+                Val::Agg(Arc::from(vec![z; *len as usize]))
             }
             Ty::F32 => Val::F32(0),
             Ty::F64 => Val::F64(0),

@@ -14,7 +14,7 @@ use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 // DWARF tags (DWARF 5, §7.5.4).
 const TAG_ARRAY: u16 = 0x01;
@@ -282,7 +282,7 @@ impl DiReader {
             members.push(DiMember {
                 // A base class's fields read as the derived object's own.
                 name: if tag == TAG_INHERITANCE {
-                    Rc::from("")
+                    Arc::from("")
                 } else {
                     operand_str(ctx, m, TYPE_NAME).into()
                 },

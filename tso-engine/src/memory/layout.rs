@@ -3,7 +3,7 @@
 
 use crate::ir::{Ty, TyId, TypeTable};
 use crate::value::Val;
-use std::rc::Rc;
+use std::sync::Arc;
 
 /// Write `val` of type `ty` into `out` (exactly `types.size(ty)` bytes); pointer
 /// starts (relative to `out`) are pushed to `ptrs` shifted by `base`.
@@ -141,7 +141,7 @@ pub fn decode(
                     )
                 })
                 .collect();
-            Val::Agg(Rc::from(v))
+            Val::Agg(Arc::from(v))
         }
         Ty::Array { elem, len, stride } => {
             let sz = types.size(*elem) as usize;
@@ -157,14 +157,14 @@ pub fn decode(
                     )
                 })
                 .collect();
-            Val::Agg(Rc::from(v))
+            Val::Agg(Arc::from(v))
         }
         Ty::Vector { elem, len } => {
             if types.int_bits(*elem) == 1 {
                 let v: Vec<Val> = (0..*len as usize)
                     .map(|i| Val::bool(bytes[i / 8] & (1 << (i % 8)) != 0))
                     .collect();
-                return Val::Agg(Rc::from(v));
+                return Val::Agg(Arc::from(v));
             }
             let sz = types.size(*elem) as usize;
             let v: Vec<Val> = (0..*len as usize)
@@ -178,7 +178,7 @@ pub fn decode(
                     )
                 })
                 .collect();
-            Val::Agg(Rc::from(v))
+            Val::Agg(Arc::from(v))
         }
         Ty::Void | Ty::Other(_) => Val::Int(0),
     }
@@ -225,7 +225,7 @@ mod tests {
     }
 
     fn agg(v: Vec<Val>) -> Val {
-        Val::Agg(Rc::from(v))
+        Val::Agg(Arc::from(v))
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub use object::{ObjKind, Object};
 use crate::error::{ErrorKind, Failure};
 use crate::ir::FUNCTION_OBJECT_BASE;
 use crate::value::ptr_parts;
-use std::rc::Rc;
+use std::sync::Arc;
 
 pub type ObjId = u32;
 
@@ -22,7 +22,7 @@ pub const MAX_OBJECT_SIZE: u64 = 1 << 30;
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
     /// Index = object id; id 0 is the null object and never used.
-    objects: Vec<Option<Rc<Object>>>,
+    objects: Vec<Option<Arc<Object>>>,
     /// Lowest id that might be free.
     free_hint: usize,
     /// Number of globals; ids 1..=globals are fixed.
@@ -54,7 +54,7 @@ impl Memory {
         if i == self.objects.len() {
             self.objects.push(None);
         }
-        self.objects[i] = Some(Rc::new(obj));
+        self.objects[i] = Some(Arc::new(obj));
         self.free_hint = i + 1;
         i as ObjId
     }
@@ -87,7 +87,7 @@ impl Memory {
         let o = self
             .objects
             .get_mut(id as usize)
-            .and_then(|o| o.as_mut().map(Rc::make_mut))?;
+            .and_then(|o| o.as_mut().map(Arc::make_mut))?;
         // The caller may change it: its cached serialisation is no longer valid.
         o.chunk_cache.set(0);
         Some(o)

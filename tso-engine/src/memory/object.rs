@@ -36,7 +36,28 @@ pub struct Object {
     /// The state store's id for this object's serialised form, valid while the object
     /// is unchanged and holds no pointers: `(store generation << 32) | chunk id`, 0 if
     /// unknown. Reset by every mutable access (see `Memory::get_mut`).
-    pub(crate) chunk_cache: std::cell::Cell<u64>,
+    pub(crate) chunk_cache: ChunkCache,
+}
+
+/// An object's cached chunk id; shared by the workers that hold states with this object.
+#[derive(Debug, Default)]
+pub(crate) struct ChunkCache(std::sync::atomic::AtomicU64);
+
+impl ChunkCache {
+    #[inline]
+    pub(crate) fn get(&self) -> u64 {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+    #[inline]
+    pub(crate) fn set(&self, v: u64) {
+        self.0.store(v, std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl Clone for ChunkCache {
+    fn clone(&self) -> Self {
+        ChunkCache(std::sync::atomic::AtomicU64::new(self.get()))
+    }
 }
 
 impl Object {
@@ -51,7 +72,7 @@ impl Object {
             site: None,
             var: None,
             alloc_family: 0,
-            chunk_cache: std::cell::Cell::new(0),
+            chunk_cache: ChunkCache::default(),
         }
     }
 

@@ -27,12 +27,17 @@ pub struct NativeCx<'a> {
 }
 
 impl<'a> NativeCx<'a> {
-    /// A nondeterministic number in 0..n (every answer is explored).
+    /// A nondeterministic value in 0..n the program asked for (every answer is explored).
     pub fn choose(&mut self, n: usize) -> usize {
+        self.choose_as(n, super::ChoiceKind::User)
+    }
+
+    /// A nondeterministic number in 0..n of the given kind (every answer is explored).
+    pub fn choose_as(&mut self, n: usize, kind: super::ChoiceKind) -> usize {
         if n <= 1 {
             0
         } else {
-            self.chooser.choose(n)
+            self.chooser.choose(n, kind)
         }
     }
 

@@ -48,8 +48,11 @@ pub type VisibleFn = fn(&crate::state::State, crate::state::ThreadId, &[Val]) ->
 pub enum Visibility {
     /// Only touches the calling thread's private data.
     Never,
-    /// Synchronisation and nondeterminism: always a scheduling point.
+    /// Synchronisation: always a scheduling point.
     Always,
+    /// Asks for a nondeterministic value: always a scheduling point, even when no other
+    /// thread runs (its answers split the state space).
+    Choice,
     /// Writes the program's output: a scheduling point only when outputs are being
     /// collected (then the order of outputs is an observable outcome).
     Output,
@@ -217,7 +220,21 @@ impl Natives {
     }
 }
 
+/// What a nondeterministic choice decides; every kind is explored exhaustively, the
+/// kind says what a counterexample's choice meant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChoiceKind {
+    /// Which thread runs next (made by the search, not by natives).
+    Schedule,
+    /// Which delayed stores are written to memory before an access (the TSO runtime).
+    BufferFlush,
+    /// A value the program asked for (`tso_choose`, `__VERIFIER_nondet_*`).
+    User,
+    /// Which waiting thread a signal wakes (`pthread_cond_signal`).
+    Wakeup,
+}
+
 /// Nondeterministic choices, explored exhaustively by the engine.
 pub trait Chooser {
-    fn choose(&mut self, n: usize) -> usize;
+    fn choose(&mut self, n: usize, kind: ChoiceKind) -> usize;
 }

@@ -159,7 +159,7 @@ pub fn signal(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     if candidates.is_empty() {
         return Ok(());
     }
-    let t = candidates[cx.choose(candidates.len())];
+    let t = candidates[cx.choose_as(candidates.len(), crate::natives::ChoiceKind::Wakeup)];
     let bit = 1u64 << t;
     let signalled = cx.read_int(c + SIGNALLED, 8)?;
     cx.write_int(c + WAITERS, 8, waiters & !bit)?;

@@ -5,13 +5,13 @@ pub use thread::{Frame, ReturnTo, Thread, ThreadStatus};
 
 use crate::memory::Memory;
 use std::any::Any;
-use std::rc::Rc;
+use std::sync::Arc;
 
 pub type ThreadId = u32;
 
 /// Per-state data owned by a plug-in (the TSO runtime's store buffers). It is part of
 /// the state: cloned with it, hashed with it, and its pointers are renamed with it.
-pub trait ExtState: Any {
+pub trait ExtState: Any + Send + Sync {
     fn clone_box(&self) -> Box<dyn ExtState>;
     /// Every pointer this data holds (they keep objects alive and are roots).
     fn for_each_pointer(&self, f: &mut dyn FnMut(u64));
@@ -29,12 +29,12 @@ impl Clone for Box<dyn ExtState> {
 
 #[derive(Clone)]
 pub struct State {
-    pub threads: Vec<Rc<Thread>>,
+    pub threads: Vec<Arc<Thread>>,
     pub memory: Memory,
     pub ext: Option<Box<dyn ExtState>>,
     /// What the program printed on the path to this state. Not part of the state's
     /// identity unless outcomes are being collected.
-    pub output: Rc<Vec<u8>>,
+    pub output: Arc<Vec<u8>>,
     /// Set once the program has exited (return from main or exit()).
     pub exit_code: Option<i32>,
     /// Next pthread key to hand out.
@@ -51,7 +51,7 @@ impl State {
             threads: Vec::new(),
             memory,
             ext: None,
-            output: Rc::new(Vec::new()),
+            output: Arc::new(Vec::new()),
             exit_code: None,
             next_key: 1,
             atexit: Vec::new(),
@@ -66,7 +66,7 @@ impl State {
 
     #[inline]
     pub fn thread_mut(&mut self, tid: ThreadId) -> &mut Thread {
-        Rc::make_mut(&mut self.threads[tid as usize])
+        Arc::make_mut(&mut self.threads[tid as usize])
     }
 
     pub fn running_threads(&self) -> usize {
@@ -81,7 +81,7 @@ impl State {
     }
 
     pub fn print(&mut self, bytes: &[u8]) {
-        Rc::make_mut(&mut self.output).extend_from_slice(bytes);
+        Arc::make_mut(&mut self.output).extend_from_slice(bytes);
     }
 
     pub fn ext_ref<T: 'static>(&self) -> Option<&T> {

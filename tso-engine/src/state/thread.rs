@@ -21,7 +21,7 @@ pub struct Frame {
     pub ip: u32,
     /// Shared with the parent state until written: a transition copies only the
     /// registers of the frames it changes.
-    pub regs: std::rc::Rc<Vec<Val>>,
+    pub regs: std::sync::Arc<Vec<Val>>,
     /// Objects this frame allocated with alloca; they die when it returns.
     pub allocas: Vec<ObjId>,
     /// The overflow area of a variadic call, if any.
@@ -33,7 +33,7 @@ pub struct Frame {
 impl Frame {
     #[inline]
     pub fn set_reg(&mut self, r: u32, v: Val) {
-        std::rc::Rc::make_mut(&mut self.regs)[r as usize] = v;
+        std::sync::Arc::make_mut(&mut self.regs)[r as usize] = v;
     }
 }
 

@@ -422,7 +422,7 @@ mod tests {
     use crate::ir::{Program, TypeTable};
     use crate::memory::{Memory, Object};
     use crate::state::{Frame, ReturnTo, Thread};
-    use std::rc::Rc;
+    use std::sync::Arc;
 
     /// A state built from plain lists, so tests can vary one list at a time.
     #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -465,7 +465,7 @@ mod tests {
         mem.globals = d.objects.len() as u32;
         let mut st = State::new(mem);
         st.atexit.clone_from(&d.atexit);
-        st.output = Rc::new(d.output.clone());
+        st.output = Arc::new(d.output.clone());
         for t in &d.threads {
             let mut frames = Vec::new();
             for (func, regs, allocas) in &t.frames {
@@ -476,7 +476,7 @@ mod tests {
                     func: *func,
                     block: 0,
                     ip: 0,
-                    regs: Rc::new(regs.iter().map(|&r| Val::Int(r as u128)).collect()),
+                    regs: Arc::new(regs.iter().map(|&r| Val::Int(r as u128)).collect()),
                     allocas,
                     varargs: None,
                     ret: ReturnTo::Caller,
@@ -486,7 +486,7 @@ mod tests {
                 func: 0,
                 block: 0,
                 ip: 0,
-                regs: Rc::new(Vec::new()),
+                regs: Arc::new(Vec::new()),
                 allocas: Vec::new(),
                 varargs: None,
                 ret: ReturnTo::Caller,
@@ -503,7 +503,7 @@ mod tests {
                 .iter()
                 .map(|&(k, v)| (k, Val::Int(v as u128)))
                 .collect();
-            st.threads.push(Rc::new(th));
+            st.threads.push(Arc::new(th));
         }
         st
     }

@@ -56,7 +56,11 @@ impl Interner {
 
     /// The id of `bytes`, and whether it was new.
     pub fn intern(&mut self, bytes: &[u8]) -> (u32, bool) {
-        let h = hash_bytes(bytes);
+        self.intern_hashed(hash_bytes(bytes), bytes)
+    }
+
+    /// [`Interner::intern`] with the hash of `bytes` already computed.
+    pub fn intern_hashed(&mut self, h: u64, bytes: &[u8]) -> (u32, bool) {
         let (pages, spans) = (&self.pages, &self.spans);
         if let Some(&id) = self
             .table

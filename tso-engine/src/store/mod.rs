@@ -1,21 +1,107 @@
-//! State storage: the visited set. States are split into chunks (one per thread, one
-//! per object, ...) and each distinct chunk is stored once (hash-consing), so a new
-//! state costs little more than a vector of chunk ids. Both tables are exact: equal
-//! hashes are confirmed by comparing bytes.
+//! State storage: the visited set, shared by all workers. States are split into chunks
+//! (one per thread, one per object, ...); each distinct chunk is stored once
+//! (hash-consing), and the list of chunk ids is stored as a tree of hash-consed pairs
+//! (`tree`), so a new state costs the nodes on its changed paths plus its root. Every
+//! table is exact: equal hashes are confirmed by comparing contents. Each table is split
+//! into shards by hash, each behind its own lock, so workers rarely wait for each other.
 
 mod canon;
 mod hash;
 mod interner;
+mod tree;
 
 pub use canon::{Canonicalizer, Chunk, Chunks};
 pub use hash::hash_bytes;
 pub use interner::Interner;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// log2 of the number of shards of each table.
+const SHARD_BITS: u32 = 6;
+const SHARDS: usize = 1 << SHARD_BITS;
+
+/// A table split into shards; an id is `(index in its shard << SHARD_BITS) | shard`.
+struct Sharded<T> {
+    shards: Vec<Mutex<T>>,
+    /// Times a lock was found taken (contention, for the benchmark).
+    waits: AtomicU64,
+}
+
+impl<T: Default> Sharded<T> {
+    fn new() -> Self {
+        Sharded {
+            shards: (0..SHARDS).map(|_| Mutex::new(T::default())).collect(),
+            waits: AtomicU64::new(0),
+        }
+    }
+
+    fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, T> {
+        let m = &self.shards[shard];
+        match m.try_lock() {
+            Ok(g) => g,
+            Err(std::sync::TryLockError::WouldBlock) => {
+                self.waits.fetch_add(1, Ordering::Relaxed);
+                m.lock().unwrap_or_else(|e| e.into_inner())
+            }
+            Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
+        }
+    }
+
+    fn for_each(&self, mut f: impl FnMut(&mut T)) {
+        for s in 0..SHARDS {
+            f(&mut self.lock(s));
+        }
+    }
+}
+
+#[inline]
+fn shard_of(h: u64) -> usize {
+    (h >> (64 - SHARD_BITS)) as usize
+}
+
+#[inline]
+fn global_id(shard: usize, local: u32) -> u32 {
+    (local << SHARD_BITS) | shard as u32
+}
+
+/// The states of one shard, and where the current search level began in it.
+#[derive(Default)]
+struct StateShard {
+    table: Interner,
+    level_start: u32,
+}
+
+/// Space a worker reuses from one insertion to the next.
+#[derive(Default)]
+pub struct Scratch {
+    /// The chunk ids of the state inserted last.
+    pub ids: Vec<u32>,
+    level: Vec<u32>,
+    /// Recently seen tree nodes, ((left << 32) | right, id), direct-mapped by hash:
+    /// successors share most nodes with their parent and siblings, and a node's id never
+    /// changes, so most lookups end here without a lock or a miss in the big table.
+    nodes: Vec<(u64, u32)>,
+}
+
+const NODE_CACHE: usize = 1 << 12;
+
+/// What inserting a state found.
+#[derive(Clone, Copy, Debug)]
+pub struct Inserted {
+    pub id: u32,
+    /// Not seen before.
+    pub new: bool,
+    /// First seen in the current level (see [`StateStore::begin_level`]).
+    pub this_level: bool,
+}
+
 /// The set of visited states.
 pub struct StateStore {
-    chunks: Interner,
-    states: Interner,
-    ids: Vec<u8>,
+    chunks: Sharded<Interner>,
+    nodes: Sharded<tree::NodeTable>,
+    states: Sharded<StateShard>,
+    count: AtomicU64,
     /// Distinguishes this store's chunk ids from another store's in object caches.
     generation: u32,
 }
@@ -30,62 +116,124 @@ impl Default for StateStore {
 
 impl StateStore {
     pub fn new() -> StateStore {
-        let generation = GENERATION
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-            .max(1);
+        let generation = GENERATION.fetch_add(1, Ordering::Relaxed).max(1);
         StateStore {
-            chunks: Interner::default(),
-            states: Interner::default(),
-            ids: Vec::new(),
+            chunks: Sharded::new(),
+            nodes: Sharded::new(),
+            states: Sharded::new(),
+            count: AtomicU64::new(0),
             generation,
         }
     }
 
-    /// Serialise `st` canonically and insert it; true if it was not seen before.
+    /// Serialise `st` canonically and insert it.
     pub fn insert_state(
-        &mut self,
+        &self,
         canon: &mut Canonicalizer,
+        scratch: &mut Scratch,
         program: &crate::ir::Program,
         st: &crate::state::State,
         include_output: bool,
-    ) -> bool {
+    ) -> Inserted {
         canon.cache_generation = self.generation;
         canon.run(program, st, include_output);
-        let new = self.insert(&canon.chunks);
+        let r = self.insert(&canon.chunks, scratch);
         // Remember the ids of unchanged pointer-free objects for the next state.
         for (i, obj) in canon.chunks.cacheable() {
             if let Some(o) = st.memory.get(obj) {
-                let id =
-                    u32::from_le_bytes(self.ids[i * 4..i * 4 + 4].try_into().expect("4 bytes"));
+                let id = scratch.ids[i];
                 o.chunk_cache
                     .set((self.generation as u64) << 32 | id as u64);
             }
         }
-        new
+        r
     }
 
-    /// Insert a canonical state given as chunks; true if it was not seen before.
-    pub fn insert(&mut self, chunks: &canon::Chunks) -> bool {
-        self.ids.clear();
+    /// Insert a canonical state given as chunks; `scratch.ids` is left holding the
+    /// chunk ids.
+    pub fn insert(&self, chunks: &canon::Chunks, scratch: &mut Scratch) -> Inserted {
+        let ids = &mut scratch.ids;
+        ids.clear();
         for c in chunks.iter() {
             let id = match c {
-                Chunk::Bytes(b) => self.chunks.intern(b).0,
+                Chunk::Bytes(b) => {
+                    let h = hash_bytes(b);
+                    let shard = shard_of(h);
+                    let (local, _) = self.chunks.lock(shard).intern_hashed(h, b);
+                    global_id(shard, local)
+                }
                 Chunk::Known(id) => id,
             };
-            self.ids.extend_from_slice(&id.to_le_bytes());
+            ids.push(id);
         }
-        let ids = std::mem::take(&mut self.ids);
-        let (_, new) = self.states.intern(&ids);
-        self.ids = ids;
-        new
+        let level = &mut scratch.level;
+        level.clear();
+        level.extend_from_slice(ids);
+        if scratch.nodes.len() != NODE_CACHE {
+            scratch.nodes = vec![(u64::MAX, 0); NODE_CACHE];
+        }
+        let cache = &mut scratch.nodes;
+        let root = tree::fold(level, |a, b| {
+            let h = tree::hash_pair(a, b);
+            let pair = (a as u64) << 32 | b as u64;
+            let slot = &mut cache[(h as usize) & (NODE_CACHE - 1)];
+            if slot.0 == pair && pair != u64::MAX {
+                return slot.1;
+            }
+            let shard = shard_of(h);
+            let id = global_id(shard, self.nodes.lock(shard).intern(h, a, b));
+            *slot = (pair, id);
+            id
+        });
+        // The root and the number of chunks (which fixes the tree's shape).
+        let mut key = [0u8; 12];
+        key[..4].copy_from_slice(&root.to_le_bytes());
+        key[4..].copy_from_slice(&(ids.len() as u64).to_le_bytes());
+        let h = hash_bytes(&key);
+        let shard = shard_of(h);
+        let (local, new, this_level) = {
+            let mut s = self.states.lock(shard);
+            let (local, new) = s.table.intern_hashed(h, &key);
+            (local, new, local >= s.level_start)
+        };
+        if new {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+        Inserted {
+            id: global_id(shard, local),
+            new,
+            this_level,
+        }
+    }
+
+    /// States inserted from now on are "this level" (see [`Inserted::this_level`]).
+    pub fn begin_level(&self) {
+        self.states
+            .for_each(|s| s.level_start = s.table.len() as u32);
     }
 
     pub fn states(&self) -> usize {
-        self.states.len()
+        self.count.load(Ordering::Relaxed) as usize
     }
 
     /// Bytes held by the store (arenas and hash tables).
     pub fn bytes(&self) -> usize {
-        self.chunks.bytes() + self.states.bytes()
+        let mut n = 0;
+        self.chunks.for_each(|c| n += c.bytes());
+        self.nodes.for_each(|t| n += t.bytes());
+        self.states.for_each(|s| n += s.table.bytes());
+        n
     }
+
+    /// Times a worker found a shard locked by another (contention).
+    pub fn lock_waits(&self) -> u64 {
+        self.chunks.waits.load(Ordering::Relaxed)
+            + self.nodes.waits.load(Ordering::Relaxed)
+            + self.states.waits.load(Ordering::Relaxed)
+    }
+}
+
+/// Split a state id into (shard, index in the shard).
+pub fn split_id(id: u32) -> (usize, usize) {
+    ((id as usize) & (SHARDS - 1), (id >> SHARD_BITS) as usize)
 }

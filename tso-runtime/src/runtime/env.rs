@@ -43,6 +43,9 @@ impl SharedMemory for Mem<'_, '_, '_> {
 
 impl Choice for Chooser<'_, '_, '_> {
     fn choose(&mut self, n: usize) -> usize {
-        self.0.cx.borrow_mut().choose(n)
+        self.0
+            .cx
+            .borrow_mut()
+            .choose_as(n, tso_engine::natives::ChoiceKind::BufferFlush)
     }
 }

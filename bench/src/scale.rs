@@ -1,0 +1,267 @@
+//! The scaling benchmark: programs whose state spaces reach millions of states, each run
+//! in a child process (so its peak resident memory is its own) with 1 and N workers.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+use tso_engine::explore::Limits;
+use tso_engine::{check, CheckOptions, Natives};
+use tso_runtime::instrument::{instrument_module, InstrumentOptions};
+use tso_runtime::runtime::{self, RuntimeOptions};
+
+/// One row of the scaling table: a program, its memory model and bound, and the
+/// state limit that stops the unbounded ones.
+struct ScaleRun {
+    program: &'static str,
+    tso: bool,
+    bound: u32,
+    max_states: Option<u64>,
+}
+
+const RUNS: &[ScaleRun] = &[
+    ScaleRun {
+        program: "treiber4",
+        tso: true,
+        bound: 32,
+        max_states: None,
+    },
+    ScaleRun {
+        program: "filter4",
+        tso: true,
+        bound: 32,
+        max_states: None,
+    },
+    ScaleRun {
+        program: "ticket4x2",
+        tso: true,
+        bound: 32,
+        max_states: None,
+    },
+    ScaleRun {
+        program: "counters2",
+        tso: false,
+        bound: 32,
+        max_states: Some(3_000_000),
+    },
+    ScaleRun {
+        program: "shared_counter",
+        tso: true,
+        bound: 0,
+        max_states: Some(20_000),
+    },
+    ScaleRun {
+        program: "peterson_fenced",
+        tso: true,
+        bound: 32,
+        max_states: None,
+    },
+    ScaleRun {
+        program: "mutex3",
+        tso: false,
+        bound: 32,
+        max_states: None,
+    },
+];
+
+fn flag_value(args: &[String], flag: &str) -> Option<u64> {
+    args.iter()
+        .position(|a| a == flag)
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+}
+
+/// Run every scaling program with 1 worker and with `--jobs N` (default: all cores).
+pub fn run_all(args: &[String]) {
+    let jobs = flag_value(args, "--jobs")
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64));
+    let cap = flag_value(args, "--max-states");
+    let only: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| {
+            let is_value = *i > 0 && matches!(args[i - 1].as_str(), "--jobs" | "--max-states");
+            !a.starts_with("--") && !is_value
+        })
+        .map(|(_, a)| a)
+        .collect();
+    let Ok(exe) = std::env::current_exe() else {
+        eprintln!("cannot find the benchmark's own executable");
+        std::process::exit(2);
+    };
+    println!(
+        "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9} {:>8}",
+        "program",
+        "mm",
+        "bound",
+        "jobs",
+        "verdict",
+        "states",
+        "time",
+        "states/s",
+        "per worker",
+        "B/state",
+        "peak RSS",
+        "speedup"
+    );
+    for r in RUNS
+        .iter()
+        .filter(|r| only.is_empty() || only.iter().any(|o| o.as_str() == r.program))
+    {
+        let max = match (r.max_states, cap) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let mut one_worker_time = None;
+        let mut counts = Vec::new();
+        let worker_counts: Vec<u64> = if jobs > 1 { vec![1, jobs] } else { vec![1] };
+        for j in worker_counts {
+            let out = Command::new(&exe)
+                .arg("--one")
+                .arg(r.program)
+                .arg(if r.tso { "tso" } else { "sc" })
+                .arg(r.bound.to_string())
+                .arg(max.map_or("0".into(), |m| m.to_string()))
+                .arg(j.to_string())
+                .output();
+            let line = match out {
+                Ok(o) => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+                Err(e) => format!("error: {e}"),
+            };
+            // The child prints: verdict states seconds stored_bytes peak_rss.
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (Some(verdict), Some(states), Some(secs), Some(bytes), Some(rss)) = (
+                f.first(),
+                f.get(1).and_then(|v| v.parse::<u64>().ok()),
+                f.get(2).and_then(|v| v.parse::<f64>().ok()),
+                f.get(3).and_then(|v| v.parse::<u64>().ok()),
+                f.get(4).and_then(|v| v.parse::<u64>().ok()),
+            ) else {
+                println!("{:<16} failed: {line}", r.program);
+                continue;
+            };
+            let secs = secs.max(1e-9);
+            if j == 1 {
+                one_worker_time = Some(secs);
+            }
+            counts.push(states);
+            let speedup = one_worker_time.map_or("-".into(), |t| format!("{:.2}x", t / secs));
+            println!(
+                "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>7.2}s {:>10.0} {:>10.0} {:>8.0} {:>9} {:>8}",
+                r.program,
+                if r.tso { "tso" } else { "sc" },
+                if r.tso { r.bound.to_string() } else { "-".into() },
+                j,
+                verdict,
+                states,
+                secs,
+                states as f64 / secs,
+                states as f64 / secs / j as f64,
+                bytes as f64 / states.max(1) as f64,
+                tso_engine::resources::format_bytes(rss),
+                speedup
+            );
+        }
+        if counts.windows(2).any(|w| w[0] != w[1]) && max.is_none() {
+            println!(
+                "{:<16} STATE COUNTS DIFFER between worker counts: {counts:?}",
+                r.program
+            );
+        }
+    }
+}
+
+/// Child process: check one program and print `verdict states seconds bytes peak_rss`.
+pub fn run_one(args: &[String]) {
+    let [program, mm, bound, max, jobs] = args else {
+        println!("error: --one PROGRAM sc|tso BOUND MAX_STATES JOBS");
+        return;
+    };
+    let bound: u32 = bound.parse().unwrap_or(32);
+    let max: u64 = max.parse().unwrap_or(0);
+    let jobs: usize = jobs.parse().unwrap_or(1);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
+    let out = std::env::temp_dir().join(format!("tso-bench-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&out);
+    let (src, defines) = super::source(&dir, program);
+    let bc = match super::compile(&src, &defines, &out) {
+        Ok(b) => b,
+        Err(e) => {
+            println!("error: {e}");
+            return;
+        }
+    };
+    let ctx = inkwell::context::Context::create();
+    let module = match tso_engine::loader::parse_module(&ctx, &bc) {
+        Ok(m) => m,
+        Err(e) => {
+            println!("error: {e}");
+            return;
+        }
+    };
+    let _ = std::fs::remove_dir_all(&out);
+    let mut natives = Natives::standard();
+    if mm == "tso" {
+        if let Err(e) = instrument_module(
+            &module,
+            &InstrumentOptions {
+                static_locals: true,
+                ..InstrumentOptions::default()
+            },
+        ) {
+            println!("error: {e}");
+            return;
+        }
+        runtime::register(
+            &mut natives,
+            &RuntimeOptions {
+                sb_bound: bound,
+                dynamic_bypass: true,
+                reference_machine: false,
+                ..RuntimeOptions::default()
+            },
+        );
+    }
+    let prog = tso_engine::loader::translate(&module);
+    let opts = CheckOptions {
+        limits: Limits {
+            max_states: (max > 0).then_some(max),
+            timeout: Some(Duration::from_secs(600)),
+            max_memory: Some(12 << 30),
+        },
+        jobs,
+        ..CheckOptions::default()
+    };
+    let cpu_before = cpu_seconds();
+    let r = check(&prog, &natives, &opts);
+    let cpu = cpu_seconds() - cpu_before;
+    let s = &r.stats;
+    let verdict = match &r.failure {
+        Some(f) if r.verdict != tso_engine::Verdict::Inconclusive => {
+            format!("{}:{}", r.verdict.as_str(), f.kind)
+        }
+        _ => r.verdict.as_str().to_string(),
+    };
+    println!(
+        "{verdict} {} {:.4} {} {} {} {cpu:.2}",
+        s.states,
+        s.time.as_secs_f64(),
+        s.stored_bytes,
+        s.peak_rss.max(tso_engine::resources::peak_rss()),
+        s.lock_waits
+    );
+}
+
+/// CPU time (user + system) this process used so far, from /proc/self/stat (Linux),
+/// for comparing runs on a machine other work shares.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses): utime is the 12th.
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    f.iter().sum::<u64>() as f64 / 100.0
+}

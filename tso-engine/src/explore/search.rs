@@ -1,0 +1,539 @@
+//! Level-synchronous breadth-first search over the store's state ids, by one or more
+//! workers sharing one store. Each level is a list of (id, state) in a fixed order; a
+//! state is dropped once its successors are generated, so memory holds the store plus
+//! one or two levels, never a path of whole states.
+//!
+//! Determinism: every successor gets a key (its parent's index in the level, then its
+//! rank among the parent's successors). After a level, a new state's parent is the
+//! discoverer with the smallest key and the next level is sorted by key, so the tree,
+//! the state count and every counterexample are the same for any number of workers.
+//! Breadth-first order makes a counterexample a shortest one. A level in which an error
+//! shows up is still finished, so that the smallest error wins and the state count of a
+//! failing run does not depend on the workers either.
+
+use super::chooser::ScriptChooser;
+use super::observers::{Found, Observer};
+use super::parents::{Parents, StateId};
+use super::{Move, Stats};
+use crate::error::ErrorKind;
+use crate::interp::{Machine, Step};
+use crate::state::{State, ThreadId, ThreadStatus};
+use crate::store::{Canonicalizer, StateStore};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex, RwLock};
+use std::time::Instant;
+
+/// Why the search stopped before exhausting the state space.
+pub enum Stop {
+    /// An error, reached by `path`.
+    Found { found: Found, path: Vec<Move> },
+    /// A limit (or an observer) ended the search; `path` leads to a state of the
+    /// level being expanded.
+    Limit { reason: String, path: Vec<Move> },
+}
+
+/// States a worker takes from the level at a time.
+const BATCH: usize = 16;
+/// Smaller levels are expanded by the merging thread alone.
+const PARALLEL_MIN: usize = 4 * BATCH;
+
+type Level = Vec<(StateId, State)>;
+
+pub struct Search<'a, 'p> {
+    machine: &'a Machine<'p>,
+    observers: &'a [&'a dyn Observer],
+    include_output: bool,
+    jobs: usize,
+    store: StateStore,
+    parents: Mutex<Parents>,
+    pub stats: Stats,
+    start: Instant,
+    transitions: AtomicU64,
+    /// A limit was hit: every worker stops.
+    stop: AtomicBool,
+    /// The last state of the level being expanded (where a limit's path leads).
+    frontier: Mutex<Option<StateId>>,
+}
+
+/// One worker's scratch space.
+#[derive(Default)]
+struct Worker {
+    canon: Canonicalizer,
+    chooser: ScriptChooser,
+    scratch: crate::store::Scratch,
+    ticks: u32,
+}
+
+/// A successor first seen in the current level.
+struct Candidate {
+    id: StateId,
+    key: u64,
+    parent: StateId,
+    mv: Move,
+    /// The state itself, kept by whoever inserted it first.
+    state: Option<State>,
+}
+
+/// An error and where: `rank` orders errors (shorter paths first, then by key).
+struct ErrorAt {
+    rank: (u8, u64),
+    found: Found,
+    parent: StateId,
+    /// The failing move; None when the error is a property of `parent` itself.
+    mv: Option<Move>,
+}
+
+/// What one worker produced for one level.
+#[derive(Default)]
+struct LevelOut {
+    candidates: Vec<Candidate>,
+    error: Option<ErrorAt>,
+    limit: Option<String>,
+}
+
+impl LevelOut {
+    fn error(&mut self, e: ErrorAt) {
+        if self.error.as_ref().is_none_or(|o| e.rank < o.rank) {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl<'a, 'p> Search<'a, 'p> {
+    pub fn new(
+        machine: &'a Machine<'p>,
+        observers: &'a [&'a dyn Observer],
+        include_output: bool,
+        jobs: usize,
+        start: Instant,
+    ) -> Self {
+        Search {
+            machine,
+            observers,
+            include_output,
+            jobs: jobs.max(1),
+            store: StateStore::new(),
+            parents: Mutex::new(Parents::default()),
+            stats: Stats::default(),
+            start,
+            transitions: AtomicU64::new(0),
+            stop: AtomicBool::new(false),
+            frontier: Mutex::new(None),
+        }
+    }
+
+    /// Explore everything reachable from `initial`; None when nothing stopped it.
+    pub fn run(&mut self, initial: State) -> Option<Stop> {
+        let mut w0 = Worker::default();
+        let root = self.store.insert_state(
+            &mut w0.canon,
+            &mut w0.scratch,
+            self.machine.program,
+            &initial,
+            self.include_output,
+        );
+        self.parents_lock().root(root.id);
+        for o in self.observers {
+            if let Some(found) = o.new_state(&initial) {
+                self.finish_stats();
+                return Some(Stop::Found {
+                    found,
+                    path: Vec::new(),
+                });
+            }
+        }
+        let level = vec![(root.id, initial)];
+        let stop = if self.jobs == 1 {
+            self.run_levels(level, |s, level| vec![s.expand_all(&mut w0, level)])
+        } else {
+            self.run_parallel(level)
+        };
+        self.finish_stats();
+        stop
+    }
+
+    /// Workers 1.. live for the whole search (their per-thread caches stay warm); the
+    /// calling thread is worker 0 and merges each level.
+    fn run_parallel(&mut self, level: Level) -> Option<Stop> {
+        let jobs = self.jobs;
+        let shared: RwLock<Level> = RwLock::new(Vec::new());
+        let next = AtomicUsize::new(0);
+        let done = AtomicBool::new(false);
+        let outs: Mutex<Vec<LevelOut>> = Mutex::new(Vec::new());
+        let start_level = Barrier::new(jobs);
+        let end_level = Barrier::new(jobs);
+        let this: &Search<'_, '_> = self;
+        let work = |w: &mut Worker| {
+            let mut out = LevelOut::default();
+            let level = shared.read().unwrap_or_else(|e| e.into_inner());
+            loop {
+                let i0 = next.fetch_add(BATCH, Ordering::Relaxed);
+                if i0 >= level.len() || this.stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                for (i, (id, st)) in level.iter().enumerate().skip(i0).take(BATCH) {
+                    this.expand(w, i, *id, st, &mut out);
+                }
+            }
+            drop(level);
+            outs.lock().unwrap_or_else(|e| e.into_inner()).push(out);
+        };
+        let mut result = None;
+        let mut levels = 0;
+        // A panic in a worker must not leave the others waiting at a barrier forever:
+        // it is caught, the level ends, and it is resumed once every worker has left.
+        let panicked: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
+        let guarded = |w: &mut Worker| {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(w)));
+            if let Err(p) = r {
+                this.stop.store(true, Ordering::Relaxed);
+                *panicked.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+            }
+        };
+        std::thread::scope(|s| {
+            for _ in 1..jobs {
+                s.spawn(|| {
+                    let mut w = Worker::default();
+                    loop {
+                        start_level.wait();
+                        if done.load(Ordering::Acquire) {
+                            break;
+                        }
+                        guarded(&mut w);
+                        end_level.wait();
+                    }
+                });
+            }
+            let mut w0 = Worker::default();
+            let mut level = level;
+            loop {
+                levels += 1;
+                this.begin_level(&level);
+                if level.len() < PARALLEL_MIN {
+                    // Waking the others costs more than a small level.
+                    let inline = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        this.expand_all(&mut w0, &level)
+                    }));
+                    match inline {
+                        Ok(out) => outs.lock().unwrap_or_else(|e| e.into_inner()).push(out),
+                        Err(p) => {
+                            *panicked.lock().unwrap_or_else(|e| e.into_inner()) = Some(p);
+                            break;
+                        }
+                    }
+                } else {
+                    *shared.write().unwrap_or_else(|e| e.into_inner()) = level;
+                    next.store(0, Ordering::Relaxed);
+                    start_level.wait();
+                    guarded(&mut w0);
+                    end_level.wait();
+                    if panicked.lock().is_ok_and(|p| p.is_some()) {
+                        break;
+                    }
+                    std::mem::take(&mut *shared.write().unwrap_or_else(|e| e.into_inner()));
+                }
+                let level_outs =
+                    std::mem::take(&mut *outs.lock().unwrap_or_else(|e| e.into_inner()));
+                match this.merge(level_outs) {
+                    Ok(next_level) if !next_level.is_empty() => level = next_level,
+                    Ok(_) => break,
+                    Err(stop) => {
+                        result = Some(stop);
+                        break;
+                    }
+                }
+            }
+            done.store(true, Ordering::Release);
+            start_level.wait();
+        });
+        self.stats.max_depth = levels;
+        if let Some(p) = panicked.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            std::panic::resume_unwind(p);
+        }
+        result
+    }
+
+    /// The sequential driver: `expand_level` produces the outputs of one level.
+    fn run_levels(
+        &mut self,
+        mut level: Level,
+        mut expand_level: impl FnMut(&Self, &Level) -> Vec<LevelOut>,
+    ) -> Option<Stop> {
+        loop {
+            self.stats.max_depth += 1;
+            self.begin_level(&level);
+            let outs = expand_level(self, &level);
+            drop(level);
+            match self.merge(outs) {
+                Ok(next) if !next.is_empty() => level = next,
+                Ok(_) => return None,
+                Err(stop) => return Some(stop),
+            }
+        }
+    }
+
+    /// Expand a whole level on one worker.
+    fn expand_all(&self, w: &mut Worker, level: &Level) -> LevelOut {
+        let mut out = LevelOut::default();
+        for (i, (id, st)) in level.iter().enumerate() {
+            self.expand(w, i, *id, st, &mut out);
+            if self.stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        out
+    }
+
+    fn begin_level(&self, level: &Level) {
+        *self.frontier.lock().unwrap_or_else(|e| e.into_inner()) = level.last().map(|l| l.0);
+        self.store.begin_level();
+    }
+
+    /// After a level: the next level, or why the search stops.
+    fn merge(&self, outs: Vec<LevelOut>) -> Result<Level, Stop> {
+        let winners = self.sort_out(outs)?;
+        Ok(finish_level(&mut self.parents_lock(), winners))
+    }
+
+    /// Only the merging thread touches the parents, between levels.
+    fn parents_lock(&self) -> std::sync::MutexGuard<'_, Parents> {
+        self.parents.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The end of a level: a limit or the smallest error stops the search; otherwise the
+    /// candidates, one per new state (the smallest key), in key order.
+    fn sort_out(&self, outs: Vec<LevelOut>) -> Result<Vec<Candidate>, Stop> {
+        let mut error: Option<ErrorAt> = None;
+        let mut candidates = Vec::new();
+        for out in outs {
+            if let Some(reason) = out.limit {
+                let frontier = *self.frontier.lock().unwrap_or_else(|e| e.into_inner());
+                let path = frontier
+                    .map(|id| self.parents_lock().path_to(id))
+                    .unwrap_or_default();
+                return Err(Stop::Limit { reason, path });
+            }
+            if let Some(e) = out.error {
+                if error.as_ref().is_none_or(|o| e.rank < o.rank) {
+                    error = Some(e);
+                }
+            }
+            candidates.extend(out.candidates);
+        }
+        if let Some(e) = error {
+            let mut path = self.parents_lock().path_to(e.parent);
+            path.extend(e.mv);
+            return Err(Stop::Found {
+                found: e.found,
+                path,
+            });
+        }
+        candidates.sort_unstable_by_key(|c| (c.id, c.key));
+        let mut winners: Vec<Candidate> = Vec::new();
+        for mut c in candidates {
+            match winners.last_mut() {
+                Some(w) if w.id == c.id => {
+                    if w.state.is_none() {
+                        w.state = c.state.take();
+                    }
+                }
+                _ => winners.push(c),
+            }
+        }
+        winners.sort_unstable_by_key(|c| c.key);
+        Ok(winners)
+    }
+
+    fn finish_stats(&mut self) {
+        self.stats.states = self.store.states() as u64;
+        self.stats.transitions = self.transitions.load(Ordering::Relaxed);
+        let parent_bytes = self.parents_lock().bytes();
+        self.stats.stored_bytes = (self.store.bytes() + parent_bytes) as u64;
+        self.stats.time = self.start.elapsed();
+        self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
+        self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
+        self.stats.lock_waits = self.store.lock_waits();
+    }
+
+    /// Generate the successors of `st`, the `index`-th state of the level, stored as `id`.
+    fn expand(&self, w: &mut Worker, index: usize, id: StateId, st: &State, out: &mut LevelOut) {
+        if st.is_finished() {
+            return;
+        }
+        let mut any_enabled = false;
+        let mut ordinal: u32 = 0;
+        for tid in 0..st.threads.len() as ThreadId {
+            if st.thread(tid).status != ThreadStatus::Running {
+                continue;
+            }
+            let mut script: Vec<(u32, u32)> = Vec::new();
+            loop {
+                let key = (index as u64) << 32 | ordinal as u64;
+                ordinal = ordinal.saturating_add(1);
+                let mut succ = st.clone();
+                w.chooser.reset(&script);
+                let result = self
+                    .machine
+                    .run_transition(&mut succ, tid, &mut w.chooser, None);
+                let taken = w.chooser.taken();
+                let mv = Move {
+                    tid,
+                    choices: taken.iter().map(|c| c.0).collect(),
+                };
+                let advanced = advance_script(taken);
+                match result {
+                    Err(failure) => {
+                        any_enabled = true;
+                        let step_limit = failure.kind == ErrorKind::StepLimit;
+                        let thread = failure.thread.or(Some(tid));
+                        out.error(ErrorAt {
+                            // A step limit ends the search at once (inconclusive).
+                            rank: (if step_limit { 0 } else { 2 }, key),
+                            found: Found::new(failure, thread),
+                            parent: id,
+                            mv: Some(mv),
+                        });
+                        if step_limit {
+                            self.stop.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                    Ok(Step::Blocked) => {}
+                    Ok(Step::Pruned) => any_enabled = true,
+                    Ok(Step::Progress) => {
+                        any_enabled = true;
+                        self.successor(w, key, id, mv, succ, out);
+                        if out.limit.is_some() {
+                            return;
+                        }
+                    }
+                }
+                match advanced {
+                    Some(s) => script = s,
+                    None => break,
+                }
+            }
+        }
+        for o in self.observers {
+            if let Some(found) = o.expanded(st, any_enabled) {
+                // A property of this state: its path is one step shorter than the
+                // failing transitions of this level.
+                out.error(ErrorAt {
+                    rank: (1, (index as u64) << 32),
+                    found,
+                    parent: id,
+                    mv: None,
+                });
+                return;
+            }
+        }
+    }
+
+    /// A transition from `parent` by `mv` reached `succ`: show it to the observers and
+    /// store it.
+    fn successor(
+        &self,
+        w: &mut Worker,
+        key: u64,
+        parent: StateId,
+        mv: Move,
+        mut succ: State,
+        out: &mut LevelOut,
+    ) {
+        self.transitions.fetch_add(1, Ordering::Relaxed);
+        for o in self.observers {
+            if let Some(found) = o.transition(mv.tid, &succ) {
+                out.error(ErrorAt {
+                    rank: (2, key),
+                    found,
+                    parent,
+                    mv: Some(mv),
+                });
+                return;
+            }
+        }
+        let ins = self.store.insert_state(
+            &mut w.canon,
+            &mut w.scratch,
+            self.machine.program,
+            &succ,
+            self.include_output,
+        );
+        let keep = if ins.new {
+            w.canon.collect_garbage(&mut succ);
+            for o in self.observers {
+                if let Some(found) = o.new_state(&succ) {
+                    out.error(ErrorAt {
+                        rank: (2, key),
+                        found,
+                        parent,
+                        mv: Some(mv),
+                    });
+                    return;
+                }
+            }
+            let states = self.store.states() as u64;
+            for o in self.observers {
+                if let Some(reason) = o.stored(states) {
+                    self.stop.store(true, Ordering::Relaxed);
+                    out.limit = Some(reason);
+                    return;
+                }
+            }
+            Some(succ)
+        } else {
+            None
+        };
+        if ins.this_level {
+            out.candidates.push(Candidate {
+                id: ins.id,
+                key,
+                parent,
+                mv,
+                state: keep,
+            });
+        }
+        w.ticks += 1;
+        if w.ticks >= 256 {
+            w.ticks = 0;
+            let stats = Stats {
+                states: self.store.states() as u64,
+                transitions: self.transitions.load(Ordering::Relaxed),
+                time: self.start.elapsed(),
+                ..Stats::default()
+            };
+            for o in self.observers {
+                if let Some(reason) = o.tick(&stats) {
+                    self.stop.store(true, Ordering::Relaxed);
+                    out.limit = Some(reason);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Record the parents of a level's new states and make them the next level.
+fn finish_level(parents: &mut Parents, winners: Vec<Candidate>) -> Level {
+    let mut level = Vec::with_capacity(winners.len());
+    for c in winners {
+        parents.set(c.id, c.parent, &c.mv);
+        if let Some(st) = c.state {
+            level.push((c.id, st));
+        }
+    }
+    level
+}
+
+/// The next choice script after one that made `taken` choices, in lexicographic order;
+/// None when every combination has been tried.
+pub fn advance_script(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
+    let mut s = taken.to_vec();
+    while let Some((c, n)) = s.pop() {
+        if c + 1 < n {
+            s.push((c + 1, n));
+            return Some(s);
+        }
+    }
+    None
+}

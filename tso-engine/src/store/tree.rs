@@ -1,0 +1,118 @@
+//! Tree compression: a state's list of chunk ids is folded pairwise into hash-consed
+//! nodes up to one root. Equal subtrees are stored once across all states, so a new
+//! state costs only the nodes on the paths to its changed chunks (DIVINE and LTSmin
+//! store states the same way).
+//!
+//! Exact: a node is a pair of ids, interned without loss, and a state is identified by
+//! its root and its number of chunks. The number fixes the tree's shape, so two
+//! different chunk lists of the same length differ in some pair at the lowest level
+//! where they differ, hence at every level above it, hence at the root.
+
+use hashbrown::HashTable;
+
+/// Interned pairs of ids.
+#[derive(Default)]
+pub struct NodeTable {
+    nodes: Vec<[u32; 2]>,
+    table: HashTable<u32>,
+}
+
+#[inline]
+pub fn hash_pair(a: u32, b: u32) -> u64 {
+    let x = ((a as u64) << 32 | b as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^ (x >> 29)
+}
+
+impl NodeTable {
+    /// The id of the pair `(a, b)` whose hash is `h`.
+    pub fn intern(&mut self, h: u64, a: u32, b: u32) -> u32 {
+        let nodes = &self.nodes;
+        if let Some(&id) = self.table.find(h, |&i| nodes[i as usize] == [a, b]) {
+            return id;
+        }
+        let id = self.nodes.len() as u32;
+        self.nodes.push([a, b]);
+        let nodes = &self.nodes;
+        self.table.insert_unique(h, id, |&i| {
+            let [x, y] = nodes[i as usize];
+            hash_pair(x, y)
+        });
+        id
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.nodes.capacity() * 8 + self.table.capacity() * 5
+    }
+}
+
+/// Fold `level` (ids) pairwise with `intern` until one id is left; an odd last id is
+/// carried up unchanged. `level` is used as scratch space.
+pub fn fold(level: &mut Vec<u32>, mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
+    while level.len() > 1 {
+        let n = level.len();
+        let mut w = 0;
+        let mut r = 0;
+        while r + 1 < n {
+            level[w] = intern(level[r], level[r + 1]);
+            w += 1;
+            r += 2;
+        }
+        if r < n {
+            level[w] = level[r];
+            w += 1;
+        }
+        level.truncate(w);
+    }
+    level.first().copied().unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root_of(t: &mut NodeTable, leaves: &[u32]) -> (u32, usize) {
+        let mut v = leaves.to_vec();
+        (
+            fold(&mut v, |a, b| t.intern(hash_pair(a, b), a, b)),
+            leaves.len(),
+        )
+    }
+
+    #[test]
+    fn equal_lists_share_a_root_and_different_ones_do_not() {
+        let mut t = NodeTable::default();
+        let lists: Vec<Vec<u32>> = vec![
+            vec![],
+            vec![7],
+            vec![1, 2],
+            vec![2, 1],
+            vec![1, 2, 3],
+            vec![1, 2, 3, 4],
+            vec![1, 2, 3, 5],
+            vec![0, 1, 2, 3, 4],
+            // Same numbers at another level of the tree: (0, 1) is a node there.
+            vec![0, 0, 0, 1],
+        ];
+        let roots: Vec<(u32, usize)> = lists.iter().map(|l| root_of(&mut t, l)).collect();
+        for (i, a) in roots.iter().enumerate() {
+            for (j, b) in roots.iter().enumerate() {
+                assert_eq!(a == b, i == j, "{:?} vs {:?}", lists[i], lists[j]);
+            }
+        }
+        let again: Vec<(u32, usize)> = lists.iter().map(|l| root_of(&mut t, l)).collect();
+        assert_eq!(roots, again);
+    }
+
+    #[test]
+    fn a_change_costs_only_its_path() {
+        let mut t = NodeTable::default();
+        let base: Vec<u32> = (0..64).collect();
+        root_of(&mut t, &base);
+        let before = t.nodes.len();
+        let mut changed = base.clone();
+        changed[17] = 1000;
+        root_of(&mut t, &changed);
+        // One new node per level: log2(64) = 6.
+        assert_eq!(t.nodes.len() - before, 6);
+    }
+}
