@@ -77,7 +77,7 @@ struct StateShard {
 pub struct Scratch {
     /// The chunk ids of the state inserted last.
     pub ids: Vec<u32>,
-    level: Vec<u32>,
+    levels: tree::Levels,
     /// Recently seen tree nodes, ((left << 32) | right, id), direct-mapped by hash:
     /// successors share most nodes with their parent and siblings, and a node's id never
     /// changes, so most lookups end here without a lock or a miss in the big table.
@@ -166,14 +166,11 @@ impl StateStore {
             };
             ids.push(id);
         }
-        let level = &mut scratch.level;
-        level.clear();
-        level.extend_from_slice(ids);
         if scratch.nodes.len() != NODE_CACHE {
             scratch.nodes = vec![(u64::MAX, 0); NODE_CACHE];
         }
         let cache = &mut scratch.nodes;
-        let root = tree::fold(level, |a, b| {
+        let root = scratch.levels.fold(ids, |a, b| {
             let h = tree::hash_pair(a, b);
             let pair = (a as u64) << 32 | b as u64;
             let slot = &mut cache[(h as usize) & (NODE_CACHE - 1)];
