@@ -68,7 +68,7 @@ fn global_id(shard: usize, local: u32) -> u32 {
 /// The states of one shard, and where the current search level began in it.
 #[derive(Default)]
 struct StateShard {
-    table: Interner,
+    table: tree::RootTable,
     level_start: u32,
 }
 
@@ -183,14 +183,11 @@ impl StateStore {
             id
         });
         // The root and the number of chunks (which fixes the tree's shape).
-        let mut key = [0u8; 12];
-        key[..4].copy_from_slice(&root.to_le_bytes());
-        key[4..].copy_from_slice(&(ids.len() as u64).to_le_bytes());
-        let h = hash_bytes(&key);
-        let shard = shard_of(h);
+        let chunks = u32::try_from(ids.len()).expect("fewer than 2^32 chunks in a state");
+        let shard = shard_of(tree::RootTable::hash(root, chunks));
         let (local, new, this_level) = {
             let mut s = self.states.lock(shard);
-            let (local, new) = s.table.intern_hashed(h, &key);
+            let (local, new) = s.table.intern(root, chunks);
             (local, new, local >= s.level_start)
         };
         if new {

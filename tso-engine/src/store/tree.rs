@@ -45,6 +45,52 @@ impl NodeTable {
     }
 }
 
+/// Interned states: a state is its tree's root and its number of chunks, packed in one
+/// word (8 bytes a state plus the hash table's slot).
+#[derive(Default)]
+pub struct RootTable {
+    keys: Vec<u64>,
+    table: HashTable<u32>,
+}
+
+#[inline]
+fn hash_key(key: u64) -> u64 {
+    let x = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^ (x >> 31)
+}
+
+impl RootTable {
+    /// The id of the state with tree root `root` and `chunks` leaves, and whether it
+    /// was new.
+    pub fn intern(&mut self, root: u32, chunks: u32) -> (u32, bool) {
+        let key = (chunks as u64) << 32 | root as u64;
+        let h = hash_key(key);
+        let keys = &self.keys;
+        if let Some(&id) = self.table.find(h, |&i| keys[i as usize] == key) {
+            return (id, false);
+        }
+        let id = u32::try_from(self.keys.len()).expect("fewer than 2^32 states in a shard");
+        self.keys.push(key);
+        let keys = &self.keys;
+        self.table
+            .insert_unique(h, id, |&i| hash_key(keys[i as usize]));
+        (id, true)
+    }
+
+    /// Which shard the state (root, chunks) belongs in.
+    pub fn hash(root: u32, chunks: u32) -> u64 {
+        hash_key((chunks as u64) << 32 | root as u64)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.keys.capacity() * 8 + self.table.capacity() * 5
+    }
+}
+
 /// Fold `level` (ids) pairwise from scratch (what [`Levels::fold`] is tested against) with `intern` until one id is left; an odd last id is
 /// carried up unchanged. `level` is used as scratch space.
 #[cfg(test)]
