@@ -34,11 +34,26 @@ pub struct Limits {
 /// Called now and then during exploration with the figures so far (progress bars).
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
-/// Called with each newly stored state (and the initial one); an error ends the
+/// A caller's check of each newly stored state (and the initial one); an error ends the
 /// search with that failure along the path to the state (robustness checks). Workers
-/// call it concurrently.
-pub type StateObserver =
-    std::sync::Arc<dyn Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync>;
+/// call it concurrently. Any `Fn(&Machine, &State) -> Result<(), Failure>` is one.
+pub trait StateCheck: Send + Sync {
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure>;
+    /// A second search of the same space begins (see `explore`): forget what was
+    /// counted in the first.
+    fn restart(&self) {}
+}
+
+impl<F> StateCheck for F
+where
+    F: Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync,
+{
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
+        self(machine, st)
+    }
+}
+
+pub type StateObserver = std::sync::Arc<dyn StateCheck>;
 
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
@@ -131,7 +146,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(n) = &new_states {
         watching.push(n);
     }
-    let (stop, stats) = search_with(machine, &watching, &outcomes, opts, start, initial);
+    let (stop, stats) = search_with(machine, &watching, opts, start, initial);
     let outcome = match stop {
         None => Outcome::Pass,
         Some(search::Stop::Limit { reason, path }) => Outcome::Inconclusive { reason, path },
@@ -159,7 +174,6 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
 fn search_with(
     machine: &Machine<'_>,
     watching: &[&dyn observers::Observer],
-    outcomes: &observers::Outcomes,
     opts: &ExploreOptions,
     start: Instant,
     initial: State,
@@ -177,13 +191,13 @@ fn search_with(
     let Ok(stop) = dfs.run(initial.clone()) else {
         // Too deep for whole states on a path: start again breadth-first.
         drop(dfs);
-        outcomes.clear();
+        watching.iter().for_each(|o| o.restart());
         return breadth_first(initial);
     };
     if !matches!(stop, Some(search::Stop::Found { .. })) {
         return (stop, dfs.stats);
     }
-    outcomes.clear();
+    watching.iter().for_each(|o| o.restart());
     match breadth_first(initial) {
         found @ (Some(search::Stop::Found { .. }), _) => found,
         // A limit stopped the second search before the error's depth: keep the first
