@@ -1,46 +1,17 @@
-//! The result of one model-checking run as plain owned data: the engine's report
-//! holds `Rc`s and cannot leave the thread that made it.
+//! The result of one model-checking run as the reporters need it: the engine's report
+//! with the failure located, the figures gathered and the trace steps as the engine
+//! recorded them (`tso_engine::TraceStep`, the one trace-step type).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use tso_engine::{CheckReport, ErrorKind, Verdict};
-
-/// A source position, `file:line:column`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceLocation {
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-}
-
-impl SourceLocation {
-    fn from_engine(loc: &tso_engine::ir::Location) -> SourceLocation {
-        SourceLocation {
-            file: loc.file.to_string(),
-            line: loc.line,
-            column: loc.column,
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct Step {
-    pub thread: u32,
-    pub location: Option<SourceLocation>,
-    pub action: String,
-    pub notes: Vec<String>,
-    pub output: String,
-    /// The checker's bookkeeping (fences around library calls, copies of thread
-    /// handles): shown with `-v` only.
-    pub detail: bool,
-}
+use tso_engine::{CheckReport, ErrorKind, Location, TraceStep, Verdict};
 
 #[derive(Debug, Clone)]
 pub struct Failure {
     pub kind: ErrorKind,
     pub message: String,
-    pub location: Option<SourceLocation>,
+    pub location: Option<Location>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -71,7 +42,7 @@ impl Figures {
 pub struct RunOutcome {
     pub verdict: Verdict,
     pub failure: Option<Failure>,
-    pub trace: Vec<Step>,
+    pub trace: Vec<TraceStep>,
     pub inconclusive_reason: Option<String>,
     pub figures: Figures,
     pub output: String,
@@ -87,25 +58,9 @@ impl RunOutcome {
         let failure = report.failure.as_ref().map(|f| Failure {
             kind: f.kind,
             message: f.message.clone(),
-            location: cex
-                .and_then(|c| c.error_location.as_ref())
-                .map(SourceLocation::from_engine),
+            location: cex.and_then(|c| c.error_location.clone()),
         });
-        let trace = cex
-            .map(|c| {
-                c.steps
-                    .iter()
-                    .map(|s| Step {
-                        thread: s.thread,
-                        location: s.location.as_ref().map(SourceLocation::from_engine),
-                        action: s.action.clone(),
-                        notes: s.notes.clone(),
-                        output: s.output.clone(),
-                        detail: s.detail,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let trace = cex.map(|c| c.steps.clone()).unwrap_or_default();
         RunOutcome {
             verdict: report.verdict,
             failure,

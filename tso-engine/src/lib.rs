@@ -26,4 +26,6 @@ pub mod value;
 
 pub use check::{check, CheckOptions, CheckReport, Verdict};
 pub use error::{ErrorKind, Failure, LoadError};
+pub use interp::TraceStep;
+pub use ir::Location;
 pub use natives::Natives;

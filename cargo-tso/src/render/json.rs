@@ -2,20 +2,21 @@
 //! inside `cargo tso test --format json` events).
 
 use serde_json::{json, Map, Value};
+use tso_engine::{Location, TraceStep};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{RunOutcome, ScRerun, SourceLocation, Step};
+use crate::outcome::{RunOutcome, ScRerun};
 use crate::render::paths::display_path;
 use crate::settings::CheckSettings;
 
-fn location(loc: &Option<SourceLocation>) -> Value {
+fn location(loc: &Option<Location>) -> Value {
     match loc {
         Some(l) => Value::String(format!("{}:{}", display_path(&l.file), l.line)),
         None => Value::Null,
     }
 }
 
-fn step(step: &Step) -> Value {
+fn step(step: &TraceStep) -> Value {
     json!({
         "thread": step.thread,
         "location": location(&step.location),

@@ -4,26 +4,20 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use tso_engine::{ErrorKind, Verdict};
+use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{
-    Failure, Figures, RunOutcome, ScClassification, ScRerun, SourceLocation, Step,
-};
+use crate::outcome::{Failure, Figures, RunOutcome, ScClassification, ScRerun};
 use crate::render::{failure, json, trace};
 use crate::settings::CheckSettings;
 
-fn at(file: &str, line: u32) -> Option<SourceLocation> {
-    Some(SourceLocation {
-        // A file that does not exist: the snippet is the arrow only.
-        file: format!("/nonexistent/src/{file}"),
-        line,
-        column: 5,
-    })
+fn at(file: &str, line: u32) -> Option<Location> {
+    // A file that does not exist: the snippet is the arrow only.
+    Some(Location::new(format!("/nonexistent/src/{file}"), line, 5))
 }
 
-fn step(thread: u32, file: &str, line: u32, action: &str, notes: &[&str]) -> Step {
-    Step {
+fn step(thread: u32, file: &str, line: u32, action: &str, notes: &[&str]) -> TraceStep {
+    TraceStep {
         thread,
         location: at(file, line),
         action: action.to_owned(),
@@ -47,8 +41,8 @@ fn figures() -> Figures {
 fn failing(
     kind: ErrorKind,
     message: &str,
-    location: Option<SourceLocation>,
-    trace: Vec<Step>,
+    location: Option<Location>,
+    trace: Vec<TraceStep>,
 ) -> RunOutcome {
     RunOutcome {
         verdict: Verdict::Fail,

@@ -11,7 +11,7 @@ pub mod observers;
 mod parents;
 mod search;
 
-pub use counterexample::{Counterexample, TraceStep};
+pub use counterexample::Counterexample;
 pub use search::advance_script;
 
 use crate::error::Failure;

@@ -6,7 +6,7 @@ mod arith;
 mod intrinsics;
 mod trace;
 
-pub use trace::{attribute, describe_address, describe_pointer, Place, TraceEvent};
+pub use trace::{attribute, describe_address, describe_pointer, Place, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
@@ -333,7 +333,7 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        trace: Option<&mut Vec<TraceEvent>>,
+        trace: Option<&mut Vec<TraceStep>>,
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
         let mut trace = trace;
@@ -358,7 +358,7 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        mut trace: Option<&mut Vec<TraceEvent>>,
+        mut trace: Option<&mut Vec<TraceStep>>,
         steps: &mut u64,
     ) -> Result<(), Failure> {
         let mut u = 0;
@@ -412,7 +412,7 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        mut trace: Option<&mut Vec<TraceEvent>>,
+        mut trace: Option<&mut Vec<TraceStep>>,
         steps: &mut u64,
         starts_with_visible: bool,
     ) -> Result<Step, Failure> {
@@ -513,6 +513,7 @@ impl<'p> Machine<'p> {
                 // Invisible runtime calls (a fence with nothing to write) only show up
                 // when they did something worth seeing.
                 let silent = quiet && notes.is_empty() && output.is_empty();
+                let location = loc.and_then(|l| self.program.locations.get(l as usize).cloned());
                 let action = match descr {
                     Some(_) if prints && !output.is_empty() => {
                         let name = self.at_native_name(inst).unwrap_or_default();
@@ -536,17 +537,17 @@ impl<'p> Machine<'p> {
                     _ => a,
                 });
                 match action {
-                    Some(action) if r != Exec::Blocked && !silent => t.push(TraceEvent {
-                        tid,
-                        loc,
+                    Some(action) if r != Exec::Blocked && !silent => t.push(TraceStep {
+                        thread: tid,
+                        location,
                         action,
                         notes,
                         output,
                         detail,
                     }),
-                    None if !output.is_empty() => t.push(TraceEvent {
-                        tid,
-                        loc,
+                    None if !output.is_empty() => t.push(TraceStep {
+                        thread: tid,
+                        location,
                         action: String::new(),
                         notes,
                         output,

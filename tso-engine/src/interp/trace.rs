@@ -2,17 +2,18 @@
 
 use super::Machine;
 use crate::ir::debug::{display_name, is_system_header};
-use crate::ir::{Callee, Inst, Program};
+use crate::ir::{Callee, Inst, Location, Program};
 use crate::memory::ObjKind;
 use crate::natives::Visibility;
 use crate::state::{State, ThreadId};
 use crate::value::{ptr_parts, Val};
 
-/// One step of a counterexample.
+/// One step of a counterexample trace, from the interpreter to the reporters.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceEvent {
-    pub tid: ThreadId,
-    pub loc: Option<u32>,
+pub struct TraceStep {
+    pub thread: ThreadId,
+    /// Where the step happened in the source, when debug info says.
+    pub location: Option<Location>,
     /// What the thread did, e.g. `load x → 1`.
     pub action: String,
     /// Extra lines from natives (store buffer contents, flushes).

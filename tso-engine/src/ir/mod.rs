@@ -32,6 +32,19 @@ pub struct Location {
     pub system: bool,
 }
 
+impl Location {
+    /// A position with nothing known beyond file, line and column (not inlined, not in
+    /// a system header).
+    pub fn new(file: impl Into<std::sync::Arc<str>>, line: u32, column: u32) -> Location {
+        Location {
+            file: file.into(),
+            line,
+            column,
+            ..Location::default()
+        }
+    }
+}
+
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}", self.file, self.line)
