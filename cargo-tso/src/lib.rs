@@ -14,10 +14,10 @@ pub mod cli;
 pub mod compile;
 pub mod fences;
 mod memory_use;
-pub mod outcome;
 pub mod pipeline;
 pub mod render;
 pub mod robustness;
+pub mod run_report;
 pub mod settings;
 pub mod test_cmd;
 

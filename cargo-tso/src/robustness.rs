@@ -34,8 +34,8 @@ use tso_engine::{ErrorKind, Failure, Verdict};
 use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::{drained_states, Observation, ObservationLog};
 
-use crate::outcome::RunOutcome;
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
+use crate::run_report::RunReport;
 
 /// More drain orders than this for one state makes the check inconclusive.
 const DRAIN_LIMIT: usize = 4096;
@@ -58,9 +58,9 @@ pub struct RobustnessReport {
     pub tso_states: u64,
     pub compared: u64,
     /// The TSO run (its trace leads to the first state SC cannot reach).
-    pub tso: RunOutcome,
+    pub tso: RunReport,
     /// The SC run (its trace is the failure when the program fails under SC).
-    pub sc: RunOutcome,
+    pub sc: RunReport,
     /// Reorderings the TSO trace shows.
     pub observations: Vec<Observation>,
 }
@@ -119,7 +119,7 @@ pub fn check(
     )?;
     let sc_states = sc_set.lock().map(|g| g.1.len() as u64).unwrap_or(0);
     let compared = Arc::new(Mutex::new(0u64));
-    let unreached = |tso: RunOutcome, robustness, observations| RobustnessReport {
+    let unreached = |tso: RunReport, robustness, observations| RobustnessReport {
         robustness,
         sc_states,
         tso_states: tso.figures.states,
@@ -132,7 +132,7 @@ pub fn check(
         Verdict::Pass => {}
         Verdict::Fail => {
             return Ok(unreached(
-                RunOutcome::tool_error(ErrorKind::Unsupported, String::new()),
+                RunReport::tool_error(ErrorKind::Unsupported, String::new()),
                 Robustness::FailsUnderSc,
                 Vec::new(),
             ))
@@ -141,10 +141,10 @@ pub fn check(
             let why = sc
                 .inconclusive_reason
                 .clone()
-                .or_else(|| sc.failure.as_ref().map(|f| f.message.clone()))
+                .or_else(|| sc.error.as_ref().map(|f| f.message.clone()))
                 .unwrap_or_default();
             return Ok(unreached(
-                RunOutcome::tool_error(ErrorKind::Unsupported, String::new()),
+                RunReport::tool_error(ErrorKind::Unsupported, String::new()),
                 Robustness::Undecided(format!("the SC run did not finish: {why}")),
                 Vec::new(),
             ));
@@ -197,7 +197,7 @@ pub fn check(
                 .unwrap_or_else(|| "the TSO run was inconclusive".into()),
         ),
         Verdict::Error => Robustness::Undecided(
-            tso.failure
+            tso.error
                 .as_ref()
                 .map(|f| f.message.clone())
                 .unwrap_or_else(|| "the TSO run could not run".into()),

@@ -5,8 +5,8 @@ use serde_json::{json, Map, Value};
 use tso_engine::{Location, TraceStep};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{RunOutcome, ScRerun};
 use crate::render::paths::display_path;
+use crate::run_report::{RunReport, ScRerun};
 use crate::settings::CheckSettings;
 
 fn location(loc: &Option<Location>) -> Value {
@@ -32,8 +32,8 @@ fn millis(d: std::time::Duration) -> f64 {
 }
 
 /// The fields of one run: verdict, error, figures, trace, output.
-pub fn outcome_fields(outcome: &RunOutcome, settings: &CheckSettings) -> Map<String, Value> {
-    let error = match &outcome.failure {
+pub fn outcome_fields(outcome: &RunReport, settings: &CheckSettings) -> Map<String, Value> {
+    let error = match &outcome.error {
         Some(f) => {
             json!({ "kind": f.kind.as_str(), "message": f.message, "location": location(&f.location) })
         }

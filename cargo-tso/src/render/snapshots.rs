@@ -7,8 +7,8 @@ use std::time::Duration;
 use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{Failure, Figures, RunOutcome, ScClassification, ScRerun};
 use crate::render::{failure, json, trace};
+use crate::run_report::{Figures, RunError, RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
 
 fn at(file: &str, line: u32) -> Option<Location> {
@@ -43,10 +43,10 @@ fn failing(
     message: &str,
     location: Option<Location>,
     trace: Vec<TraceStep>,
-) -> RunOutcome {
-    RunOutcome {
+) -> RunReport {
+    RunReport {
         verdict: Verdict::Fail,
-        failure: Some(Failure {
+        error: Some(RunError {
             kind,
             message: message.to_owned(),
             location,
@@ -61,7 +61,7 @@ fn failing(
 }
 
 /// Thread 1 of Peterson's lock without its fence, under TSO.
-fn tso_failure() -> RunOutcome {
+fn tso_failure() -> RunReport {
     failing(
         ErrorKind::Assertion,
         "assertion `inside == 1` failed in void critical_section(void)",
@@ -115,9 +115,9 @@ fn tso_failure() -> RunOutcome {
 fn sc(classification: ScClassification) -> ScRerun {
     ScRerun {
         classification,
-        outcome: RunOutcome {
+        outcome: RunReport {
             verdict: Verdict::Pass,
-            failure: None,
+            error: None,
             trace: Vec::new(),
             inconclusive_reason: None,
             figures: figures(),
@@ -206,9 +206,9 @@ fn json_failure_event() {
 
 #[test]
 fn inconclusive_run() {
-    let outcome = RunOutcome {
+    let outcome = RunReport {
         verdict: Verdict::Inconclusive,
-        failure: None,
+        error: None,
         trace: Vec::new(),
         inconclusive_reason: Some("--max-states 10000 reached".into()),
         figures: figures(),

@@ -7,8 +7,10 @@ use std::time::Duration;
 
 use tso_engine::{CheckReport, ErrorKind, Location, TraceStep, Verdict};
 
+/// The error a run found in the program, or that stopped it from running (the JSON
+/// `error` field), where the failing thread stopped.
 #[derive(Debug, Clone)]
-pub struct Failure {
+pub struct RunError {
     pub kind: ErrorKind,
     pub message: String,
     pub location: Option<Location>,
@@ -39,9 +41,9 @@ impl Figures {
 
 /// One run's verdict with everything needed to report it.
 #[derive(Debug, Clone)]
-pub struct RunOutcome {
+pub struct RunReport {
     pub verdict: Verdict,
-    pub failure: Option<Failure>,
+    pub error: Option<RunError>,
     pub trace: Vec<TraceStep>,
     pub inconclusive_reason: Option<String>,
     pub figures: Figures,
@@ -52,18 +54,18 @@ pub struct RunOutcome {
     pub diagnosis: Vec<String>,
 }
 
-impl RunOutcome {
-    pub fn from_report(report: &CheckReport) -> RunOutcome {
+impl RunReport {
+    pub fn from_report(report: &CheckReport) -> RunReport {
         let cex = report.counterexample.as_ref();
-        let failure = report.failure.as_ref().map(|f| Failure {
+        let error = report.failure.as_ref().map(|f| RunError {
             kind: f.kind,
             message: f.message.clone(),
             location: cex.and_then(|c| c.error_location.clone()),
         });
         let trace = cex.map(|c| c.steps.clone()).unwrap_or_default();
-        RunOutcome {
+        RunReport {
             verdict: report.verdict,
-            failure,
+            error,
             trace,
             inconclusive_reason: report.inconclusive_reason.clone(),
             figures: Figures {
@@ -92,7 +94,7 @@ impl RunOutcome {
     /// Call the test by its own name where the message or the trace shows the symbol
     /// `tso.h` gave its function (`__tso_test_should_fail__assertion__x` → `x`).
     pub fn rename_symbol(&mut self, symbol: &str, name: &str) {
-        if let Some(f) = &mut self.failure {
+        if let Some(f) = &mut self.error {
             f.message = f.message.replace(symbol, name);
         }
         for step in &mut self.trace {
@@ -101,10 +103,10 @@ impl RunOutcome {
     }
 
     /// A run that could not happen (load or instrumentation failed).
-    pub fn tool_error(kind: ErrorKind, message: String) -> RunOutcome {
-        RunOutcome {
+    pub fn tool_error(kind: ErrorKind, message: String) -> RunReport {
+        RunReport {
             verdict: Verdict::Error,
-            failure: Some(Failure {
+            error: Some(RunError {
                 kind,
                 message,
                 location: None,
@@ -163,5 +165,5 @@ impl ScClassification {
 #[derive(Debug, Clone)]
 pub struct ScRerun {
     pub classification: ScClassification,
-    pub outcome: RunOutcome,
+    pub outcome: RunReport,
 }
