@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::entry::Entry;
 use super::error::BufferError;
 use super::memo::{self, Resolved};
-use super::resolve::{resolve, BufferView, Outcome, Resolution, ResolveError};
+use super::resolve::{resolve, BufferView, FlushOutcome, Resolution, ResolveError};
 use super::types::{
     assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId, POINTER_SIZE,
 };
@@ -499,7 +499,7 @@ impl StoreBuffers {
         &mut self,
         memory: &mut M,
         first: &[usize],
-        outcome: &Outcome,
+        outcome: &FlushOutcome,
     ) -> Result<(), M> {
         self.write_in_order(memory, first, &outcome.order)?;
         let nbuf = self.buffers.len();
