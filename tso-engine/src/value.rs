@@ -37,7 +37,7 @@ pub fn mask(bits: u32) -> u128 {
 }
 
 #[inline]
-pub fn sext(v: u128, bits: u32) -> i128 {
+pub(crate) fn sext(v: u128, bits: u32) -> i128 {
     if bits >= 128 || bits == 0 {
         v as i128
     } else {
@@ -77,7 +77,7 @@ impl Val {
         self.bits() as u64
     }
     #[inline]
-    pub fn is_true(&self) -> bool {
+    pub(crate) fn is_true(&self) -> bool {
         self.bits() & 1 != 0
     }
     pub fn f64(&self) -> f64 {
@@ -94,18 +94,10 @@ impl Val {
             other => f32::from_bits(other.bits() as u32),
         }
     }
-    pub fn lanes(&self) -> &[Val] {
+    pub(crate) fn lanes(&self) -> &[Val] {
         match self {
             Val::Agg(v) => v,
             _ => std::slice::from_ref(self),
-        }
-    }
-    /// Does this value carry pointer provenance (anywhere inside)?
-    pub fn has_pointer(&self) -> bool {
-        match self {
-            Val::Ptr(_) => true,
-            Val::Agg(v) => v.iter().any(|x| x.has_pointer()),
-            _ => false,
         }
     }
     pub fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {

@@ -45,7 +45,7 @@ pub enum Access {
 
 /// The object a pointer parameter must point to: `size` bytes, read or written.
 #[derive(Clone, Copy, Debug)]
-pub struct Pointee {
+pub(crate) struct Pointee {
     pub size: u64,
     pub access: Access,
 }

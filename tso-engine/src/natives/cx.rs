@@ -105,15 +105,15 @@ impl<'a> NativeCx<'a> {
         Ok(())
     }
 
-    pub fn phase(&self) -> u32 {
+    pub(crate) fn phase(&self) -> u32 {
         self.state.thread(self.tid).phase
     }
 
-    pub fn set_phase(&mut self, p: u32) {
+    pub(crate) fn set_phase(&mut self, p: u32) {
         self.state.thread_mut(self.tid).phase = p;
     }
 
-    pub fn callback_result(&mut self) -> Option<Val> {
+    pub(crate) fn callback_result(&mut self) -> Option<Val> {
         self.state.thread_mut(self.tid).callback_result.take()
     }
 
@@ -153,7 +153,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Pointer argument `i`, checked on entry: it must point to a whole `pointee`.
-    pub fn ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
+    pub(crate) fn ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
         let p = arg(a, i)?;
         self.check(p, pointee.size, pointee.access).map_err(|f| {
             Failure::new(
@@ -165,26 +165,31 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Like [`NativeCx::ptr_arg`] for a parameter that may be NULL (returns 0 then).
-    pub fn opt_ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
+    pub(crate) fn opt_ptr_arg(
+        &self,
+        a: &[Val],
+        i: usize,
+        pointee: Pointee,
+    ) -> Result<u64, Failure> {
         if arg(a, i)? == 0 {
             return Ok(0);
         }
         self.ptr_arg(a, i, pointee)
     }
 
-    pub fn read_int(&self, ptr: u64, size: u64) -> Result<u64, Failure> {
+    pub(crate) fn read_int(&self, ptr: u64, size: u64) -> Result<u64, Failure> {
         let b = self.state.memory.read_bytes(ptr, size)?;
         let mut buf = [0u8; 8];
         buf[..size as usize].copy_from_slice(b);
         Ok(u64::from_le_bytes(buf))
     }
 
-    pub fn write_int(&mut self, ptr: u64, size: u64, v: u64) -> Result<(), Failure> {
+    pub(crate) fn write_int(&mut self, ptr: u64, size: u64, v: u64) -> Result<(), Failure> {
         let b = v.to_le_bytes();
         self.write_fragment(ptr, &Fragment::from_bytes(b[..size as usize].to_vec()))
     }
 
-    pub fn read_ptr(&self, ptr: u64) -> Result<Val, Failure> {
+    pub(crate) fn read_ptr(&self, ptr: u64) -> Result<Val, Failure> {
         let frag = self.read_fragment(ptr, 8)?;
         let v = u64::from_le_bytes(frag.data[..8].try_into().unwrap_or([0; 8]));
         Ok(if frag.ptrs.contains(&0) {
@@ -194,7 +199,7 @@ impl<'a> NativeCx<'a> {
         })
     }
 
-    pub fn write_ptr(&mut self, ptr: u64, v: &Val) -> Result<(), Failure> {
+    pub(crate) fn write_ptr(&mut self, ptr: u64, v: &Val) -> Result<(), Failure> {
         let mut frag = Fragment::from_bytes(v.as_u64().to_le_bytes().to_vec());
         if matches!(v, Val::Ptr(_)) {
             frag.ptrs.push(0);
@@ -226,19 +231,19 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Read `len` bytes (none, and no check, when `len` is 0).
-    pub fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
         if len == 0 {
             return Ok(Vec::new());
         }
         Ok(self.state.memory.read_bytes(ptr, len)?.to_vec())
     }
 
-    pub fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
         self.state.memory.read_c_string(ptr)
     }
 
     /// A string of at most `max` bytes; only the bytes read are checked.
-    pub fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
         self.state.memory.read_c_string_max(ptr, max)
     }
 
@@ -281,7 +286,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Would releasing `ptr` (not NULL) with `family` be valid? The errors of `release`.
-    pub fn check_releasable(&self, ptr: u64, family: u8) -> Result<(), Failure> {
+    pub(crate) fn check_releasable(&self, ptr: u64, family: u8) -> Result<(), Failure> {
         let (obj, off) = ptr_parts(ptr);
         let Some(o) = self.state.memory.get(obj) else {
             return Err(Failure::new(
