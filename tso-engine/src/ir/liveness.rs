@@ -4,7 +4,7 @@
 use super::{Block, Inst, Operand, Reg};
 
 #[derive(Clone, Debug, Default)]
-pub struct Liveness {
+pub(crate) struct Liveness {
     /// Index of each block's first instruction in `sets`.
     block_start: Box<[u32]>,
     /// Live-in registers of every instruction where a thread may stop (empty otherwise).
@@ -13,7 +13,7 @@ pub struct Liveness {
 
 impl Liveness {
     #[inline]
-    pub fn live_at(&self, block: u32, ip: u32) -> &[Reg] {
+    pub(crate) fn live_at(&self, block: u32, ip: u32) -> &[Reg] {
         let i = self.block_start[block as usize] + ip;
         &self.sets[i as usize]
     }
@@ -195,7 +195,7 @@ pub fn successors(block: &Block) -> Vec<u32> {
     }
 }
 
-pub fn def_of(inst: &Inst) -> Option<Reg> {
+pub(crate) fn def_of(inst: &Inst) -> Option<Reg> {
     use Inst::*;
     match inst {
         Bin { dst, .. }
@@ -220,7 +220,7 @@ pub fn def_of(inst: &Inst) -> Option<Reg> {
     }
 }
 
-pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
+pub(crate) fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
     use Inst::*;
     let mut op = |o: &Operand| {
         if let Operand::Reg(r) = o {
@@ -297,7 +297,7 @@ pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinFlags, BinOp, Callee, IntPred, Phi};
+    use crate::ir::{BinOp, Callee, IntPred, Phi};
     use crate::value::Val;
 
     fn reg(r: Reg) -> Operand {
@@ -321,7 +321,6 @@ mod tests {
             ty: 0,
             a,
             b,
-            flags: BinFlags::default(),
         }
     }
     fn call(dst: Option<Reg>, args: Vec<Operand>) -> Inst {
@@ -383,14 +382,12 @@ mod tests {
                     dst: 1,
                     ty: 0,
                     ptr: reg(0),
-                    atomic: false,
                 },
                 call(Some(3), vec![reg(1), reg(2)]),
                 Inst::Store {
                     ty: 0,
                     val: reg(3),
                     ptr: reg(0),
-                    atomic: false,
                 },
                 Inst::Ret { val: None },
             ],

@@ -119,9 +119,7 @@ impl Translator {
                     self.globals.push(Global {
                         name,
                         size,
-                        align: LLVMGetAlignment(g).max(1),
                         constant: LLVMIsGlobalConstant(g) != 0,
-                        thread_local: LLVMIsThreadLocal(g) != 0,
                         init: Box::new([]),
                         init_ptrs: Box::new([]),
                     });

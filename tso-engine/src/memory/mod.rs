@@ -6,7 +6,7 @@ mod layout;
 mod object;
 
 pub use fragment::Fragment;
-pub use layout::{decode, encode};
+pub(crate) use layout::{decode, encode};
 pub use object::{ObjKind, Object};
 
 use crate::error::{ErrorKind, Failure};
