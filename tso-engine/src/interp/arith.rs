@@ -16,7 +16,13 @@ fn lanewise(
     Ok(Val::Agg(Arc::from(v?)))
 }
 
-pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, a: &Val, b: &Val) -> Result<Val, Failure> {
+pub(crate) fn binop(
+    types: &TypeTable,
+    op: BinOp,
+    ty: TyId,
+    a: &Val,
+    b: &Val,
+) -> Result<Val, Failure> {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
         let st = types.scalar(ty);
         return lanewise(a, b, |x, y| binop(types, op, st, x, y));
@@ -125,7 +131,7 @@ fn float_binop(op: BinOp, double: bool, a: &Val, b: &Val) -> Val {
     }
 }
 
-pub fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
+pub(crate) fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
     match a {
         Val::Agg(l) => Val::Agg(
             l.iter()
@@ -176,7 +182,7 @@ pub fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val
     })
 }
 
-pub fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Val) -> Val {
+pub(crate) fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Val) -> Val {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
         let st = types.scalar(ty);
         return Val::Agg(

@@ -6,7 +6,8 @@ mod arith;
 mod intrinsics;
 mod trace;
 
-pub use trace::{attribute, describe_address, describe_pointer, Place, TraceStep};
+pub(crate) use trace::attribute;
+pub use trace::{describe_address, describe_pointer, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
@@ -48,7 +49,7 @@ impl Default for MachineOptions {
 
 /// Result of running one transition.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     Progress,
     /// The path is infeasible (a failed assumption): drop it.
     Pruned,
@@ -111,7 +112,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
-    pub fn initial_state(&self, entry: FuncId) -> Result<State, Failure> {
+    pub(crate) fn initial_state(&self, entry: FuncId) -> Result<State, Failure> {
         let mut memory = Memory::new();
         for g in &self.program.globals {
             let mut o = Object::new(g.size as usize, ObjKind::Global(0));
@@ -209,7 +210,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Is the instruction `tid` is at a visible action in `st`?
-    pub fn is_visible(&self, st: &State, tid: ThreadId) -> bool {
+    pub(crate) fn is_visible(&self, st: &State, tid: ThreadId) -> bool {
         let Some(pc) = Self::pc(st, tid) else {
             return false;
         };
@@ -328,7 +329,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Run thread `tid`: its pending (visible) action, then everything invisible after it.
-    pub fn run_transition(
+    pub(crate) fn run_transition(
         &self,
         st: &mut State,
         tid: ThreadId,

@@ -210,7 +210,7 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
 
 /// Where a step is shown to the user.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     /// In the user's own files: the location and, when the step happened inside a
     /// library function the user's code called, that function.
     User(Option<u32>, Option<String>),
@@ -232,7 +232,7 @@ impl Place {
 /// Where to show a step of thread `tid` at `loc`: the innermost place in the user's
 /// own files (following inlining, then the call stack), and, when that is not `loc`
 /// itself, the library function the step happened in (the one the user's code called).
-pub fn attribute(program: &Program, st: &State, tid: ThreadId, loc: Option<u32>) -> Place {
+pub(crate) fn attribute(program: &Program, st: &State, tid: ThreadId, loc: Option<u32>) -> Place {
     let known = |l: u32| program.locations.get(l as usize);
     if let Some(l) = loc.and_then(known) {
         if !l.system {
