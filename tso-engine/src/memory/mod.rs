@@ -7,17 +7,18 @@ mod object;
 
 pub use fragment::Fragment;
 pub(crate) use layout::{decode, encode};
-pub use object::{ObjKind, Object};
+pub(crate) use object::ObjKind;
+pub use object::Object;
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::FUNCTION_OBJECT_BASE;
 use crate::value::ptr_parts;
 use std::sync::Arc;
 
-pub type ObjId = u32;
+pub(crate) type ObjId = u32;
 
 /// Largest single object; larger requests fail like an exhausted allocator would.
-pub const MAX_OBJECT_SIZE: u64 = 1 << 30;
+pub(crate) const MAX_OBJECT_SIZE: u64 = 1 << 30;
 
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
@@ -160,7 +161,7 @@ impl Memory {
         Ok((obj, off))
     }
 
-    pub fn read_bytes(&self, p: u64, len: u64) -> Result<&[u8], Failure> {
+    pub(crate) fn read_bytes(&self, p: u64, len: u64) -> Result<&[u8], Failure> {
         let (obj, off) = self.check(p, len, false)?;
         let o = self.get(obj).expect("checked");
         Ok(&o.data[off as usize..off as usize + len as usize])
@@ -188,7 +189,7 @@ impl Memory {
     }
 
     /// Read a NUL-terminated string (without the NUL).
-    pub fn read_c_string(&self, p: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string(&self, p: u64) -> Result<Vec<u8>, Failure> {
         let (obj, off) = self.check(p, 0, false)?;
         let o = self.get(obj).expect("checked");
         match o.data[off as usize..].iter().position(|&b| b == 0) {
@@ -202,7 +203,7 @@ impl Memory {
 
     /// Read a string of at most `max` bytes (strnlen, strncmp, ...): the bytes up to a
     /// NUL or up to `max`, whichever comes first. Only the bytes read must be valid.
-    pub fn read_c_string_max(&self, p: u64, max: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string_max(&self, p: u64, max: u64) -> Result<Vec<u8>, Failure> {
         if max == 0 {
             return Ok(Vec::new());
         }
@@ -220,13 +221,13 @@ impl Memory {
         }
     }
 
-    pub fn object_of(&self, p: u64) -> Option<(ObjId, &Object)> {
+    pub(crate) fn object_of(&self, p: u64) -> Option<(ObjId, &Object)> {
         let (obj, _) = ptr_parts(p);
         self.get(obj).map(|o| (obj, o))
     }
 
     /// Mark `start` and everything reachable from it as shared.
-    pub fn mark_shared(&mut self, start: ObjId) {
+    pub(crate) fn mark_shared(&mut self, start: ObjId) {
         let mut stack = vec![start];
         while let Some(id) = stack.pop() {
             let Some(o) = self.get(id) else { continue };
@@ -255,7 +256,7 @@ impl Memory {
 }
 
 #[inline]
-pub fn read_u64(data: &[u8], off: u32) -> u64 {
+pub(crate) fn read_u64(data: &[u8], off: u32) -> u64 {
     let o = off as usize;
     u64::from_le_bytes(data[o..o + 8].try_into().unwrap_or([0; 8]))
 }

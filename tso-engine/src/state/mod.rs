@@ -1,7 +1,8 @@
 //! A state of the program under test: threads, memory, runtime extension data.
 
 mod thread;
-pub use thread::{Frame, ReturnTo, Thread, ThreadStatus};
+pub use thread::{Frame, Thread};
+pub(crate) use thread::{ReturnTo, ThreadStatus};
 
 use crate::memory::Memory;
 use std::any::Any;
@@ -65,7 +66,7 @@ impl State {
     }
 
     #[inline]
-    pub fn thread_mut(&mut self, tid: ThreadId) -> &mut Thread {
+    pub(crate) fn thread_mut(&mut self, tid: ThreadId) -> &mut Thread {
         Arc::make_mut(&mut self.threads[tid as usize])
     }
 
@@ -76,7 +77,7 @@ impl State {
             .count()
     }
 
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.exit_code.is_some() || self.running_threads() == 0
     }
 
