@@ -28,7 +28,7 @@ impl Default for Val {
 }
 
 #[inline]
-pub fn mask(bits: u32) -> u128 {
+pub(crate) fn mask(bits: u32) -> u128 {
     if bits >= 128 {
         u128::MAX
     } else {
@@ -58,12 +58,12 @@ pub fn make_ptr(obj: u32, off: u32) -> u64 {
 
 impl Val {
     #[inline]
-    pub fn bool(b: bool) -> Val {
+    pub(crate) fn bool(b: bool) -> Val {
         Val::Int(b as u128)
     }
     /// The raw bits of a scalar (pointers as their number, floats as their bits).
     #[inline]
-    pub fn bits(&self) -> u128 {
+    pub(crate) fn bits(&self) -> u128 {
         match self {
             Val::Int(v) => *v,
             Val::Ptr(p) => *p as u128,
@@ -80,14 +80,14 @@ impl Val {
     pub(crate) fn is_true(&self) -> bool {
         self.bits() & 1 != 0
     }
-    pub fn f64(&self) -> f64 {
+    pub(crate) fn f64(&self) -> f64 {
         match self {
             Val::F64(b) => f64::from_bits(*b),
             Val::F32(b) => f32::from_bits(*b) as f64,
             other => f64::from_bits(other.bits() as u64),
         }
     }
-    pub fn f32(&self) -> f32 {
+    pub(crate) fn f32(&self) -> f32 {
         match self {
             Val::F32(b) => f32::from_bits(*b),
             Val::F64(b) => f64::from_bits(*b) as f32,
@@ -100,7 +100,7 @@ impl Val {
             _ => std::slice::from_ref(self),
         }
     }
-    pub fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {
+    pub(crate) fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {
         match self {
             Val::Ptr(p) => f(*p),
             Val::Agg(v) => v.iter().for_each(|x| x.for_each_pointer(f)),

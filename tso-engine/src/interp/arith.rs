@@ -151,7 +151,7 @@ pub(crate) fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
     }
 }
 
-pub fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val {
+pub(crate) fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
         let st = types.scalar(ty);
         let la = a.lanes();
@@ -222,7 +222,13 @@ pub(crate) fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Va
     })
 }
 
-pub fn cast(types: &TypeTable, op: CastOp, from: TyId, to: TyId, a: &Val) -> Result<Val, Failure> {
+pub(crate) fn cast(
+    types: &TypeTable,
+    op: CastOp,
+    from: TyId,
+    to: TyId,
+    a: &Val,
+) -> Result<Val, Failure> {
     let vec_from = matches!(types.get(from), Ty::Vector { .. });
     let vec_to = matches!(types.get(to), Ty::Vector { .. });
     if vec_from && vec_to && op != CastOp::Bitcast {

@@ -123,11 +123,11 @@ fn scoped(v: &crate::ir::debug::DebugVar) -> String {
     }
 }
 
-pub fn short(path: &str) -> &str {
+pub(crate) fn short(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-pub fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
+pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
         Val::Int(x) => format!("{}", *x as i128 as i64),
         Val::Ptr(p) => describe_address(m.program, st, *p),

@@ -55,7 +55,7 @@ pub(crate) struct DebugVar {
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct DebugInfo {
-    pub types: Vec<DiType>,
+    pub(crate) types: Vec<DiType>,
     /// Per global (by `GlobalId`).
     pub globals: Vec<Option<DebugVar>>,
     /// Locals, referenced by `Inst::Alloca::var`.
@@ -63,7 +63,7 @@ pub(crate) struct DebugInfo {
 }
 
 impl DebugInfo {
-    pub fn ty(&self, id: DiTypeId) -> Option<&DiType> {
+    pub(crate) fn ty(&self, id: DiTypeId) -> Option<&DiType> {
         self.types.get(id as usize)
     }
 
@@ -72,7 +72,7 @@ impl DebugInfo {
     /// to the scalar the access touches (for loads and stores); without it, it stops as
     /// soon as `offset` is reached (for addresses: `&lock`, not `&lock.interested[0]`).
     /// What the type cannot explain stays a byte offset: `base.field+3`.
-    pub fn path(&self, base: &str, ty: Option<DiTypeId>, offset: u64, leaf: bool) -> String {
+    pub(crate) fn path(&self, base: &str, ty: Option<DiTypeId>, offset: u64, leaf: bool) -> String {
         let mut out = base.to_owned();
         let mut rest = offset;
         let mut cur = ty;
@@ -129,7 +129,7 @@ impl DebugInfo {
         out
     }
 
-    pub fn size(&self, ty: DiTypeId) -> Option<u64> {
+    pub(crate) fn size(&self, ty: DiTypeId) -> Option<u64> {
         match self.ty(ty)? {
             DiType::Scalar { size } | DiType::Record { size, .. } => Some(*size),
             DiType::Pointer { .. } => Some(8),

@@ -21,7 +21,7 @@ impl Liveness {
     /// `returns_twice` tells which calls may return a second time (setjmp): a longjmp
     /// from anywhere in the function (or below it) resumes right after such a call, an
     /// edge the CFG does not show, so what is live there counts as live everywhere.
-    pub fn compute(
+    pub(crate) fn compute(
         blocks: &[Block],
         num_regs: u32,
         returns_twice: impl Fn(&Inst) -> bool,
@@ -180,7 +180,7 @@ fn get(bits: &[u64], r: Reg) -> bool {
     bits[r as usize / 64] & (1 << (r % 64)) != 0
 }
 
-pub fn successors(block: &Block) -> Vec<u32> {
+pub(crate) fn successors(block: &Block) -> Vec<u32> {
     match block.insts.last() {
         Some(Inst::Br { target }) => vec![*target],
         Some(Inst::CondBr {

@@ -1,7 +1,7 @@
 //! The engine's own compact IR. Bitcode is translated into it once (see `loader`);
 //! the interpreter never calls LLVM.
 
-pub mod debug;
+pub(crate) mod debug;
 mod types;
 pub(crate) use types::{Ty, TyId, TypeTable};
 
@@ -131,7 +131,7 @@ pub(crate) enum CastOp {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RmwOp {
+pub(crate) enum RmwOp {
     Xchg,
     Add,
     Sub,
@@ -380,7 +380,7 @@ pub(crate) struct CallAbi {
 
 /// φ-nodes of a block: evaluated together on entry, from the predecessor's values.
 #[derive(Clone, Debug)]
-pub struct Phi {
+pub(crate) struct Phi {
     pub dst: Reg,
     pub(crate) incoming: Box<[(BlockId, Operand)]>,
 }
@@ -419,7 +419,7 @@ pub(crate) mod liveness;
 pub(crate) struct Global {
     pub name: String,
     pub size: u64,
-    pub constant: bool,
+    pub(crate) constant: bool,
     /// Initial bytes and the offsets at which a pointer with provenance starts
     /// (global ids are fixed, so initial pointers are plain numbers).
     pub init: Box<[u8]>,
@@ -435,13 +435,13 @@ pub struct Program {
     pub locations: Vec<Location>,
     pub function_index: std::collections::HashMap<String, FuncId>,
     /// `llvm.global_ctors`, in priority order.
-    pub constructors: Vec<FuncId>,
+    pub(crate) constructors: Vec<FuncId>,
     /// Source names of variables and types, from the module's debug info.
     pub(crate) debug: debug::DebugInfo,
 }
 
 impl Program {
-    pub fn function(&self, name: &str) -> Option<FuncId> {
+    pub(crate) fn function(&self, name: &str) -> Option<FuncId> {
         self.function_index.get(name).copied()
     }
     pub fn location(&self, id: Option<u32>) -> Option<&Location> {

@@ -52,7 +52,7 @@ impl TypeTable {
     }
     /// Bytes a load or store of this type touches.
     #[inline]
-    pub fn size(&self, id: TyId) -> u64 {
+    pub(crate) fn size(&self, id: TyId) -> u64 {
         self.sizes[id as usize]
     }
     pub(crate) fn int_bits(&self, id: TyId) -> u32 {
@@ -66,13 +66,13 @@ impl TypeTable {
         }
     }
     /// The element type for vectors, the type itself otherwise (ops apply lane-wise).
-    pub fn scalar(&self, id: TyId) -> TyId {
+    pub(crate) fn scalar(&self, id: TyId) -> TyId {
         match self.get(id) {
             Ty::Vector { elem, .. } => *elem,
             _ => id,
         }
     }
-    pub fn name(&self, id: TyId) -> String {
+    pub(crate) fn name(&self, id: TyId) -> String {
         match self.get(id) {
             Ty::Void => "void".into(),
             Ty::Int(b) => format!("i{b}"),

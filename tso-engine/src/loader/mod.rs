@@ -65,7 +65,7 @@ pub fn translate(module: &Module<'_>) -> Program {
 pub(crate) struct Translator {
     module: LLVMModuleRef,
     td: LLVMTargetDataRef,
-    pub types: TypeTable,
+    pub(crate) types: TypeTable,
     type_cache: HashMap<LLVMTypeRef, crate::ir::TyId>,
     pub globals: Vec<Global>,
     pub global_ids: HashMap<LLVMValueRef, GlobalId>,
@@ -285,7 +285,7 @@ impl Translator {
 ///
 /// # Safety
 /// `inst` must be a live instruction of a live module.
-pub unsafe fn debug_location(inst: LLVMValueRef) -> Option<Location> {
+pub(crate) unsafe fn debug_location(inst: LLVMValueRef) -> Option<Location> {
     // SAFETY: the caller guarantees `inst` is live; strings are copied at once.
     unsafe {
         let line = LLVMGetDebugLocLine(inst);

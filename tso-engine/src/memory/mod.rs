@@ -39,15 +39,11 @@ impl Memory {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.objects.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.objects.len() <= 1
-    }
-
-    pub fn allocate(&mut self, obj: Object) -> ObjId {
+    pub(crate) fn allocate(&mut self, obj: Object) -> ObjId {
         let mut i = self.free_hint.max(1);
         while i < self.objects.len() && self.objects[i].is_some() {
             i += 1;
@@ -62,7 +58,7 @@ impl Memory {
 
     /// The object dies (freed heap block, returned stack slot): it stays as a tombstone
     /// so dangling accesses are reported, without its bytes.
-    pub fn kill(&mut self, id: ObjId) {
+    pub(crate) fn kill(&mut self, id: ObjId) {
         if let Some(o) = self.get_mut(id) {
             o.freed = true;
             o.data = Vec::new();
@@ -71,7 +67,7 @@ impl Memory {
     }
 
     /// Drop an object entirely (used when canonical GC finds it unreachable).
-    pub fn remove(&mut self, id: ObjId) {
+    pub(crate) fn remove(&mut self, id: ObjId) {
         if let Some(slot) = self.objects.get_mut(id as usize) {
             *slot = None;
             self.free_hint = self.free_hint.min(id as usize);
@@ -84,7 +80,7 @@ impl Memory {
     }
 
     #[inline]
-    pub fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
+    pub(crate) fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
         let o = self
             .objects
             .get_mut(id as usize)
@@ -94,7 +90,7 @@ impl Memory {
         Some(o)
     }
 
-    pub fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {
+    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {
         self.objects
             .iter()
             .enumerate()

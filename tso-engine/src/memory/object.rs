@@ -24,7 +24,7 @@ pub struct Object {
     /// Freed heap block or dead stack slot, kept so dangling accesses are reported.
     pub freed: bool,
     /// Never written after initialisation (constant globals); not part of the state.
-    pub constant: bool,
+    pub(crate) constant: bool,
     /// Location id of the allocation site, for human-readable names.
     pub site: Option<u32>,
     /// For names only: the source variable a stack slot holds (index into
@@ -77,7 +77,7 @@ impl Object {
     }
 
     #[inline]
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         self.data.len() as u64
     }
 

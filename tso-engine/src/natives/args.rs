@@ -51,13 +51,13 @@ pub(crate) struct Pointee {
 }
 
 impl Pointee {
-    pub const fn read(size: u64) -> Pointee {
+    pub(crate) const fn read(size: u64) -> Pointee {
         Pointee {
             size,
             access: Access::Read,
         }
     }
-    pub const fn write(size: u64) -> Pointee {
+    pub(crate) const fn write(size: u64) -> Pointee {
         Pointee {
             size,
             access: Access::Write,

@@ -2,8 +2,8 @@
 
 use super::{arg, Access, Chooser, Pointee};
 use crate::error::{ErrorKind, Failure};
-use crate::ir::{Program, TyId};
-use crate::memory::{decode, encode, Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
+use crate::ir::Program;
+use crate::memory::{Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts, Val};
 
@@ -28,7 +28,7 @@ pub struct NativeCx<'a> {
 
 impl<'a> NativeCx<'a> {
     /// A nondeterministic value in 0..n the program asked for (every answer is explored).
-    pub fn choose(&mut self, n: usize) -> usize {
+    pub(crate) fn choose(&mut self, n: usize) -> usize {
         self.choose_as(n, super::ChoiceKind::User)
     }
 
@@ -42,7 +42,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// May condition waits return without a signal (`--no-spurious-wakeups` clears it)?
-    pub fn spurious_wakeups(&self) -> bool {
+    pub(crate) fn spurious_wakeups(&self) -> bool {
         self.spurious_wakeups
     }
 
@@ -89,7 +89,7 @@ impl<'a> NativeCx<'a> {
 
     /// A full memory barrier for the calling thread: what it wrote reaches memory
     /// (a no-op under SC, where nothing is buffered).
-    pub fn fence(&mut self) -> Result<(), Failure> {
+    pub(crate) fn fence(&mut self) -> Result<(), Failure> {
         if let Some(hook) = self.fence_hook.clone() {
             (hook.call)(self, &[])?;
         }
@@ -98,7 +98,7 @@ impl<'a> NativeCx<'a> {
 
     /// The object `ptr` points to is about to die outside a normal return: forget the
     /// calling thread's buffered stores to it (a no-op under SC).
-    pub fn evict(&mut self, ptr: u64) -> Result<(), Failure> {
+    pub(crate) fn evict(&mut self, ptr: u64) -> Result<(), Failure> {
         if let Some(hook) = self.evict_hook.clone() {
             (hook.call)(self, &[Val::Ptr(ptr)])?;
         }
@@ -118,27 +118,6 @@ impl<'a> NativeCx<'a> {
     }
 
     // ---- memory ----
-
-    pub fn read(&self, ptr: u64, ty: TyId) -> Result<Val, Failure> {
-        let size = self.program.types.size(ty);
-        let (obj, off) = self.state.memory.check(ptr, size, false)?;
-        let o = self.state.memory.get(obj).expect("checked");
-        Ok(decode(
-            &self.program.types,
-            ty,
-            &o.data[off as usize..(off as u64 + size) as usize],
-            off,
-            &|p| o.has_ptr_at(p),
-        ))
-    }
-
-    pub fn write(&mut self, ptr: u64, ty: TyId, val: &Val) -> Result<(), Failure> {
-        let size = self.program.types.size(ty);
-        let mut bytes = vec![0u8; size as usize];
-        let mut ptrs = Vec::new();
-        encode(&self.program.types, ty, val, &mut bytes, 0, &mut ptrs);
-        self.write_fragment(ptr, &Fragment { data: bytes, ptrs })
-    }
 
     /// Check an access of `len` bytes at `ptr` exactly as a program load or store is
     /// checked. Accessing nothing (`len == 0`) checks nothing, as in the real functions.
@@ -260,12 +239,12 @@ impl<'a> NativeCx<'a> {
         }
     }
 
-    pub fn object(&self, ptr: u64) -> Option<&Object> {
+    pub(crate) fn object(&self, ptr: u64) -> Option<&Object> {
         self.state.memory.object_of(ptr).map(|(_, o)| o)
     }
 
     /// Allocate a zeroed heap block; None when it exceeds the memory limit.
-    pub fn allocate(&mut self, size: u64, family: u8) -> Result<Option<u64>, Failure> {
+    pub(crate) fn allocate(&mut self, size: u64, family: u8) -> Result<Option<u64>, Failure> {
         if size > MAX_OBJECT_SIZE || size > self.max_memory {
             return Ok(None);
         }
@@ -276,7 +255,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Release a heap block (free/delete). Reports invalid and double frees.
-    pub fn release(&mut self, ptr: u64, family: u8) -> Result<(), Failure> {
+    pub(crate) fn release(&mut self, ptr: u64, family: u8) -> Result<(), Failure> {
         if ptr == 0 {
             return Ok(());
         }
@@ -315,16 +294,12 @@ impl<'a> NativeCx<'a> {
         Ok(())
     }
 
-    pub fn print(&mut self, bytes: &[u8]) {
+    pub(crate) fn print(&mut self, bytes: &[u8]) {
         self.state.print(bytes);
     }
 
     /// Start a thread running `func(args)`; returns its id.
-    pub fn spawn(&mut self, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
+    pub(crate) fn spawn(&mut self, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
         (self.spawn)(self.state, func, args)
-    }
-
-    pub fn fail<T>(&self, kind: ErrorKind, msg: impl Into<String>) -> Result<T, Failure> {
-        Err(Failure::new(kind, msg))
     }
 }

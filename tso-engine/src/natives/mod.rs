@@ -114,7 +114,7 @@ pub struct Natives {
 }
 
 impl Natives {
-    pub fn empty() -> Natives {
+    pub(crate) fn empty() -> Natives {
         Natives::default()
     }
 
@@ -127,7 +127,7 @@ impl Natives {
         n
     }
 
-    pub fn add(
+    pub(crate) fn add(
         &mut self,
         name: &'static str,
         visibility: Visibility,
@@ -215,10 +215,6 @@ impl Natives {
     pub fn get(&self, name: &str) -> Option<&Arc<Native>> {
         self.map.get(name)
     }
-
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.map.keys().map(|s| s.as_str())
-    }
 }
 
 /// What a nondeterministic choice decides; every kind is explored exhaustively, the
@@ -236,6 +232,6 @@ pub enum ChoiceKind {
 }
 
 /// Nondeterministic choices, explored exhaustively by the engine.
-pub trait Chooser {
+pub(crate) trait Chooser {
     fn choose(&mut self, n: usize, kind: ChoiceKind) -> usize;
 }

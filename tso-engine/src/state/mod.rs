@@ -61,7 +61,7 @@ impl State {
     }
 
     #[inline]
-    pub fn thread(&self, tid: ThreadId) -> &Thread {
+    pub(crate) fn thread(&self, tid: ThreadId) -> &Thread {
         &self.threads[tid as usize]
     }
 
@@ -81,7 +81,7 @@ impl State {
         self.exit_code.is_some() || self.running_threads() == 0
     }
 
-    pub fn print(&mut self, bytes: &[u8]) {
+    pub(crate) fn print(&mut self, bytes: &[u8]) {
         Arc::make_mut(&mut self.output).extend_from_slice(bytes);
     }
 

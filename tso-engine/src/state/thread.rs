@@ -83,7 +83,7 @@ impl Thread {
         }
     }
     #[inline]
-    pub fn top(&self) -> &Frame {
+    pub(crate) fn top(&self) -> &Frame {
         self.frames.last().expect("running thread has a frame")
     }
     #[inline]
