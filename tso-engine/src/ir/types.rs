@@ -47,7 +47,7 @@ impl TypeTable {
         id
     }
     #[inline]
-    pub fn get(&self, id: TyId) -> &Ty {
+    pub(crate) fn get(&self, id: TyId) -> &Ty {
         &self.tys[id as usize]
     }
     /// Bytes a load or store of this type touches.

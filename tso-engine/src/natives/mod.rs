@@ -212,7 +212,7 @@ impl Natives {
         }
     }
 
-    pub fn get(&self, name: &str) -> Option<&Arc<Native>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Native>> {
         self.map.get(name)
     }
 }
