@@ -7,7 +7,7 @@
 //! runs one thread's transition atomically; [`explore`] searches the state space,
 //! storing canonical states in [`store`]; [`check`] wraps it all in one call.
 
-pub mod check;
+mod check;
 pub(crate) mod cxx;
 pub(crate) mod error;
 pub mod explore;
