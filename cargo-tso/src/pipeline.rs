@@ -50,13 +50,9 @@ pub struct RunExtras {
     pub observer: Option<StateObserver>,
 }
 
-/// Runs one check. Problems in the program (including constructs the pass or the
+/// Runs one check, with the `extras` (candidate fences, observation, SC runtime, a
+/// state observer). Problems in the program (including constructs the pass or the
 /// engine does not support) are verdicts; only unreadable input is an error.
-pub fn run(request: &Request<'_>) -> Result<RunReport, PipelineError> {
-    run_with(request, &RunExtras::default())
-}
-
-/// [`run`] with candidate fences, observation, SC runtime or a state observer.
 pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
     let context = Context::create();
     let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
