@@ -35,7 +35,7 @@ use super::fx_hash::{FxBuildHasher, KeySet};
 use super::types::{Range, ThreadId};
 
 /// Upper bound on explored placement orders per operation (a safety valve).
-pub const MAX_SEARCH_NODES: usize = 1 << 20;
+pub(crate) const MAX_SEARCH_NODES: usize = 1 << 20;
 
 pub(crate) struct BufferView<'a> {
     pub thread: ThreadId,

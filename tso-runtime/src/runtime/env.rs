@@ -9,12 +9,12 @@ use tso_engine::value::make_ptr;
 use tso_engine::Failure;
 
 /// Memory and choices share one context; the buffers use them one at a time.
-pub struct Env<'c, 'a> {
+pub(crate) struct Env<'c, 'a> {
     pub cx: RefCell<&'c mut NativeCx<'a>>,
 }
 
-pub struct Mem<'e, 'c, 'a>(pub &'e Env<'c, 'a>);
-pub struct Chooser<'e, 'c, 'a>(pub &'e Env<'c, 'a>);
+pub(crate) struct Mem<'e, 'c, 'a>(pub &'e Env<'c, 'a>);
+pub(crate) struct Chooser<'e, 'c, 'a>(pub &'e Env<'c, 'a>);
 
 impl SharedMemory for Mem<'_, '_, '_> {
     type Error = Failure;

@@ -17,7 +17,7 @@ use tso_engine::{ErrorKind, Failure};
 
 type BufResult<T> = Result<T, BufferError<Failure>>;
 
-pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
+pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
     for (i, &bits) in abi::ACCESS_WIDTHS.iter().enumerate() {
         let o = opts.clone();
         n.add_described(

@@ -65,7 +65,11 @@ fn name(cx: &NativeCx<'_>, s: &PendingStore) -> String {
 
 /// Before a load of `range` by the current thread: its own unflushed stores to
 /// other bytes are being passed.
-pub fn before_load(cx: &NativeCx<'_>, log: &ObservationLog, range: Range) -> Vec<Observation> {
+pub(crate) fn before_load(
+    cx: &NativeCx<'_>,
+    log: &ObservationLog,
+    range: Range,
+) -> Vec<Observation> {
     let _ = log;
     let Some(ts) = TsoState::of(cx.state) else {
         return Vec::new();
@@ -94,7 +98,7 @@ pub fn before_load(cx: &NativeCx<'_>, log: &ObservationLog, range: Range) -> Vec
 
 /// After the load read `value`: record the passed stores and every other thread's
 /// still-unflushed store to the loaded bytes (the load read around it).
-pub fn after_load(
+pub(crate) fn after_load(
     cx: &NativeCx<'_>,
     log: &ObservationLog,
     range: Range,
