@@ -2,7 +2,7 @@
 
 use super::Machine;
 use crate::ir::debug::{display_name, is_system_header};
-use crate::ir::{Callee, Inst, Location, Program};
+use crate::ir::{Callee, Inst, Location, Program, Reg};
 use crate::memory::ObjKind;
 use crate::natives::Visibility;
 use crate::state::{State, ThreadId};
@@ -206,6 +206,126 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
         }
         _ => return None,
     })
+}
+
+/// Under tracing, how one step will be shown: decided on the stack as it is before the
+/// instruction runs.
+pub(super) struct Shown {
+    location: Option<Location>,
+    /// The library function the step happened in, when the user's code called it.
+    library: Option<String>,
+    /// What the step does, in source terms; None for steps not worth a line.
+    description: Option<String>,
+    /// A native that prints, by name: the step shows what it printed.
+    printer: Option<String>,
+    /// A native choice: the step shows the value chosen (its result register).
+    chooses: Option<Reg>,
+    detail: bool,
+    /// A described native after the visible action (a fence with nothing to write):
+    /// shown only when it did something worth seeing.
+    quiet: bool,
+}
+
+impl Shown {
+    /// `described`: whether this step is worth describing (the visible action, or an
+    /// interesting invisible one).
+    pub(super) fn before(
+        m: &Machine<'_>,
+        st: &State,
+        tid: ThreadId,
+        inst: &Inst,
+        loc: Option<u32>,
+        first: bool,
+        described: bool,
+    ) -> Shown {
+        let place = attribute(m.program, st, tid, loc);
+        let detail = is_detail(m, st, tid, inst, &place);
+        let (loc, library) = match place {
+            Place::User(l, library) => (l, library),
+            other => (other.location(), None),
+        };
+        let native = m.at_native(st, tid);
+        let prints = native
+            .as_ref()
+            .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Output));
+        let chooses = match inst {
+            Inst::Call { dst: Some(d), .. }
+                if native
+                    .as_ref()
+                    .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Choice)) =>
+            {
+                Some(*d)
+            }
+            _ => None,
+        };
+        let printer = if prints {
+            Some(m.at_native_name(inst).unwrap_or_default())
+        } else {
+            None
+        };
+        Shown {
+            location: loc.and_then(|l| m.program.locations.get(l as usize).cloned()),
+            library,
+            description: if described {
+                describe(m, st, tid, inst)
+            } else {
+                None
+            },
+            printer,
+            chooses,
+            detail,
+            quiet: !first && native.is_some_and(|(n, _)| n.describe.is_some()),
+        }
+    }
+
+    /// The trace step once the instruction ran: its `notes` and `output`, whether it
+    /// `chose` a value, whether it `blocked`. None when there is nothing to show.
+    pub(super) fn step(
+        self,
+        st: &State,
+        tid: ThreadId,
+        notes: Vec<String>,
+        output: String,
+        chose: bool,
+        blocked: bool,
+    ) -> Option<TraceStep> {
+        let silent = self.quiet && notes.is_empty() && output.is_empty();
+        let action = match self.description {
+            Some(_) if self.printer.is_some() && !output.is_empty() => {
+                let name = self.printer.unwrap_or_default();
+                Some(format!("{name} {output:?}"))
+            }
+            Some(d) => Some(
+                match self.chooses.and_then(|dst| {
+                    st.thread(tid)
+                        .frames
+                        .last()
+                        .map(|f| f.regs[dst as usize].as_u64())
+                }) {
+                    Some(v) if chose => format!("{d} → {v}"),
+                    _ => d,
+                },
+            ),
+            None => None,
+        };
+        let action = action.map(|a| match self.library {
+            Some(lib) if !a.is_empty() => format!("{a} [{lib}]"),
+            _ => a,
+        });
+        let action = match action {
+            Some(action) if !blocked && !silent => action,
+            None if !output.is_empty() => String::new(),
+            _ => return None,
+        };
+        Some(TraceStep {
+            thread: tid,
+            location: self.location,
+            action,
+            notes,
+            output,
+            detail: self.detail,
+        })
+    }
 }
 
 /// Where a step is shown to the user.
