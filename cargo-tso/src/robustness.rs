@@ -94,20 +94,8 @@ pub fn check(
     request: &Request<'_>,
     fences: &[SourcePoint],
 ) -> Result<RobustnessReport, PipelineError> {
-    let sc_set: Arc<Mutex<(Canonicalizer, HashSet<Vec<u8>>)>> =
-        Arc::new(Mutex::new((Canonicalizer::new(), HashSet::new())));
-    let collect = {
-        let set = sc_set.clone();
-        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
-            let mut guard = set.lock().map_err(|_| internal())?;
-            let (canon, seen) = &mut *guard;
-            if let Some(k) = key(canon, machine, st) {
-                seen.insert(k);
-            }
-            Ok(())
-        });
-        observer
-    };
+    let sc_set: ScStates = Arc::new(Mutex::new((Canonicalizer::new(), HashSet::new())));
+    let collect = collecting(&sc_set);
     let sc = pipeline::run_guarded_with(
         request,
         &RunExtras {
@@ -150,32 +138,7 @@ pub fn check(
             ));
         }
     }
-    let compare = {
-        let set = sc_set.clone();
-        let compared = compared.clone();
-        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
-            let drained = drained_states(st, DRAIN_LIMIT)?;
-            let mut guard = set.lock().map_err(|_| internal())?;
-            let (canon, seen) = &mut *guard;
-            let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
-            for d in states {
-                if let Ok(mut n) = compared.lock() {
-                    *n += 1;
-                }
-                let Some(k) = key(canon, machine, d) else {
-                    continue;
-                };
-                if !seen.contains(&k) {
-                    return Err(Failure::new(
-                        ErrorKind::NotRobust,
-                        "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",
-                    ));
-                }
-            }
-            Ok(())
-        });
-        observer
-    };
+    let compare = comparing(&sc_set, &compared);
     let log: ObservationLog = Arc::default();
     let tso = pipeline::run_guarded_with(
         request,
@@ -187,7 +150,67 @@ pub fn check(
         },
     )?;
     let observations = log.lock().map(|l| l.clone()).unwrap_or_default();
-    let robustness = match tso.verdict {
+    let robustness = conclusion(&tso);
+    let compared = compared.lock().map(|n| *n).unwrap_or(0);
+    Ok(RobustnessReport {
+        robustness,
+        sc_states,
+        tso_states: tso.figures.states,
+        compared,
+        tso,
+        sc,
+        observations,
+    })
+}
+
+/// The canonical keys of the states the SC run reached (one canonicaliser for both
+/// runs, so equal states get equal keys).
+type ScStates = Arc<Mutex<(Canonicalizer, HashSet<Vec<u8>>)>>;
+
+/// Observer of the SC run: records every state it reaches.
+fn collecting(set: &ScStates) -> StateObserver {
+    let set = set.clone();
+    Arc::new(move |machine: &Machine<'_>, st: &State| {
+        let mut guard = set.lock().map_err(|_| internal())?;
+        let (canon, seen) = &mut *guard;
+        if let Some(k) = key(canon, machine, st) {
+            seen.insert(k);
+        }
+        Ok(())
+    })
+}
+
+/// Observer of the TSO run: every state, drained in each order a fence allows, must be
+/// one the SC run reached; `compared` counts the states compared.
+fn comparing(set: &ScStates, compared: &Arc<Mutex<u64>>) -> StateObserver {
+    let set = set.clone();
+    let compared = compared.clone();
+    Arc::new(move |machine: &Machine<'_>, st: &State| {
+        let drained = drained_states(st, DRAIN_LIMIT)?;
+        let mut guard = set.lock().map_err(|_| internal())?;
+        let (canon, seen) = &mut *guard;
+        let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
+        for d in states {
+            if let Ok(mut n) = compared.lock() {
+                *n += 1;
+            }
+            let Some(k) = key(canon, machine, d) else {
+                continue;
+            };
+            if !seen.contains(&k) {
+                return Err(Failure::new(
+                    ErrorKind::NotRobust,
+                    "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",
+                ));
+            }
+        }
+        Ok(())
+    })
+}
+
+/// What the TSO run's verdict says about robustness.
+fn conclusion(tso: &RunReport) -> Robustness {
+    match tso.verdict {
         Verdict::Pass => Robustness::Robust,
         // A state SC cannot reach, or an error SC never runs into.
         Verdict::Fail => Robustness::NotRobust,
@@ -202,17 +225,7 @@ pub fn check(
                 .map(|f| f.message.clone())
                 .unwrap_or_else(|| "the TSO run could not run".into()),
         ),
-    };
-    let compared = compared.lock().map(|n| *n).unwrap_or(0);
-    Ok(RobustnessReport {
-        robustness,
-        sc_states,
-        tso_states: tso.figures.states,
-        compared,
-        tso,
-        sc,
-        observations,
-    })
+    }
 }
 
 fn internal() -> Failure {

@@ -10,6 +10,7 @@ use tso_engine::natives::NativeCx;
 use tso_engine::state::ThreadId;
 use tso_engine::value::make_ptr;
 
+use super::env::pointer;
 use super::state::{PendingStore, TsoState};
 use crate::buffer::Range;
 use crate::instrument::SourcePoint;
@@ -76,11 +77,7 @@ pub(crate) fn before_load(
     };
     let tid = cx.tid;
     let load = point(cx, cx.location());
-    let load_what = describe_pointer(
-        cx.program,
-        cx.state,
-        make_ptr(range.addr.object, range.addr.offset),
-    );
+    let load_what = describe_pointer(cx.program, cx.state, pointer(range.addr));
     ts.pending()
         .into_iter()
         .filter(|s| s.thread == tid && !s.flushed && !s.range().overlaps(&range))
@@ -117,11 +114,7 @@ pub(crate) fn after_load(
     if let Some(ts) = TsoState::of(cx.state) {
         let tid = cx.tid;
         let load = point(cx, cx.location());
-        let load_what = describe_pointer(
-            cx.program,
-            cx.state,
-            make_ptr(range.addr.object, range.addr.offset),
-        );
+        let load_what = describe_pointer(cx.program, cx.state, pointer(range.addr));
         for s in ts.pending() {
             if s.thread != tid && !s.flushed && s.range().overlaps(&range) {
                 seen.push(Observation::StaleRead {
