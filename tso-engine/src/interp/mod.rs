@@ -444,11 +444,6 @@ impl<'p> Machine<'p> {
             let shown = trace
                 .is_some()
                 .then(|| trace::Shown::before(self, st, tid, inst, loc, first, want_notes));
-            let typing = if trace.is_some() {
-                trace::heap_typing(self, st, tid, inst)
-            } else {
-                None
-            };
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
@@ -461,13 +456,6 @@ impl<'p> Machine<'p> {
                 if want_notes { Some(&mut notes) } else { None },
             );
             let chose = counting.asked > 0;
-            if let (Ok(_), Some((block, ty))) = (&r, typing) {
-                if let Some(o) = st.memory.get_mut(block) {
-                    if o.var.is_none() {
-                        o.var = Some(ty);
-                    }
-                }
-            }
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
                     f.message = "error".into();

@@ -224,6 +224,8 @@ pub(super) struct Shown {
     /// A described native after the visible action (a fence with nothing to write):
     /// shown only when it did something worth seeing.
     quiet: bool,
+    /// What a heap block holds, learnt from this step (see `heap_typing`).
+    typing: Option<(u32, crate::ir::debug::DiTypeId)>,
 }
 
 impl Shown {
@@ -275,20 +277,29 @@ impl Shown {
             chooses,
             detail,
             quiet: !first && native.is_some_and(|(n, _)| n.describe.is_some()),
+            typing: heap_typing(m, st, tid, inst),
         }
     }
 
-    /// The trace step once the instruction ran: its `notes` and `output`, whether it
-    /// `chose` a value, whether it `blocked`. None when there is nothing to show.
+    /// The trace step once the instruction ran without error: its `notes` and
+    /// `output`, whether it `chose` a value, whether it `blocked`. None when there is
+    /// nothing to show. A heap block the step typed is named by its type from now on.
     pub(super) fn step(
         self,
-        st: &State,
+        st: &mut State,
         tid: ThreadId,
         notes: Vec<String>,
         output: String,
         chose: bool,
         blocked: bool,
     ) -> Option<TraceStep> {
+        if let Some((block, ty)) = self.typing {
+            if let Some(o) = st.memory.get_mut(block) {
+                if o.var.is_none() {
+                    o.var = Some(ty);
+                }
+            }
+        }
         let silent = self.quiet && notes.is_empty() && output.is_empty();
         let action = match self.description {
             Some(_) if self.printer.is_some() && !output.is_empty() => {
