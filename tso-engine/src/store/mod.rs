@@ -84,7 +84,7 @@ pub struct Scratch {
     nodes: Vec<(u64, u32)>,
 }
 
-const NODE_CACHE: usize = 1 << 12;
+const NODE_CACHE: usize = 1 << 14;
 
 /// What inserting a state found.
 #[derive(Clone, Copy, Debug)]
