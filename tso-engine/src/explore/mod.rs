@@ -14,7 +14,7 @@ pub mod observers;
 mod parents;
 mod search;
 
-pub use counterexample::{Counterexample, TraceStep};
+pub use counterexample::Counterexample;
 pub use search::advance_script;
 
 use crate::error::Failure;
@@ -75,7 +75,7 @@ pub struct Move {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Conclusion {
     /// Every reachable state was explored without an error.
     Pass,
     /// An error is reachable along `path`.
@@ -105,7 +105,7 @@ pub struct Stats {
 }
 
 pub struct ExploreResult {
-    pub outcome: Outcome,
+    pub conclusion: Conclusion,
     pub stats: Stats,
     /// Output of the first complete execution found.
     pub first_output: Option<Vec<u8>>,
@@ -147,10 +147,10 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         watching.push(n);
     }
     let (stop, stats) = search_with(machine, &watching, opts, start, initial);
-    let outcome = match stop {
-        None => Outcome::Pass,
-        Some(search::Stop::Limit { reason, path }) => Outcome::Inconclusive { reason, path },
-        Some(search::Stop::Found { found, path }) => Outcome::Fail {
+    let conclusion = match stop {
+        None => Conclusion::Pass,
+        Some(search::Stop::Limit { reason, path }) => Conclusion::Inconclusive { reason, path },
+        Some(search::Stop::Found { found, path }) => Conclusion::Fail {
             thread: found
                 .thread
                 .or_else(|| deadlock::closing_thread(&found.last_mover_of, &path)),
@@ -160,7 +160,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     };
     drop(watching);
     ExploreResult {
-        outcome,
+        conclusion,
         stats,
         first_output: outcomes.first.into_inner().ok().flatten(),
         outcomes: outcomes.all.into_inner().unwrap_or_default(),

@@ -2,7 +2,7 @@
 
 /// What an object is; part of the state (a freed heap block differs from a live one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ObjKind {
+pub(crate) enum ObjKind {
     Global(u32),
     /// A thread's copy of a `_Thread_local` global.
     ThreadLocal(u32),
@@ -18,13 +18,13 @@ pub struct Object {
     pub data: Vec<u8>,
     /// Sorted offsets at which an 8-byte pointer with provenance starts.
     pub ptrs: Vec<u32>,
-    pub kind: ObjKind,
+    pub(crate) kind: ObjKind,
     /// Reachable by more than one thread (monotone: never reset).
     pub shared: bool,
     /// Freed heap block or dead stack slot, kept so dangling accesses are reported.
     pub freed: bool,
     /// Never written after initialisation (constant globals); not part of the state.
-    pub constant: bool,
+    pub(crate) constant: bool,
     /// Location id of the allocation site, for human-readable names.
     pub site: Option<u32>,
     /// For names only: the source variable a stack slot holds (index into
@@ -61,7 +61,7 @@ impl Clone for ChunkCache {
 }
 
 impl Object {
-    pub fn new(size: usize, kind: ObjKind) -> Object {
+    pub(crate) fn new(size: usize, kind: ObjKind) -> Object {
         Object {
             data: vec![0; size],
             ptrs: Vec::new(),
@@ -77,12 +77,12 @@ impl Object {
     }
 
     #[inline]
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         self.data.len() as u64
     }
 
     /// Forget provenance of pointers overlapping `[off, off+len)`.
-    pub fn clear_ptrs(&mut self, off: u32, len: u32) {
+    pub(crate) fn clear_ptrs(&mut self, off: u32, len: u32) {
         if self.ptrs.is_empty() {
             return;
         }
@@ -91,7 +91,7 @@ impl Object {
             .retain(|&p| !((p as u64) < end && p as u64 + 8 > off as u64));
     }
 
-    pub fn add_ptr(&mut self, off: u32) {
+    pub(crate) fn add_ptr(&mut self, off: u32) {
         match self.ptrs.binary_search(&off) {
             Ok(_) => {}
             Err(i) => self.ptrs.insert(i, off),
@@ -99,12 +99,12 @@ impl Object {
     }
 
     #[inline]
-    pub fn has_ptr_at(&self, off: u32) -> bool {
+    pub(crate) fn has_ptr_at(&self, off: u32) -> bool {
         !self.ptrs.is_empty() && self.ptrs.binary_search(&off).is_ok()
     }
 
     /// Pointer starts inside `[off, off+len)`, relative to `off`.
-    pub fn ptrs_in(&self, off: u32, len: u32) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn ptrs_in(&self, off: u32, len: u32) -> impl Iterator<Item = u32> + '_ {
         let end = off as u64 + len as u64;
         self.ptrs
             .iter()
