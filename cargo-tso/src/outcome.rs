@@ -79,6 +79,8 @@ pub struct RunOutcome {
     /// For an inconclusive run: why it probably never ends (see
     /// `tso_engine::explore::diagnosis`), one line each.
     pub diagnosis: Vec<String>,
+    /// Data races found (`--races warn`): reported beside the verdict.
+    pub races: Vec<tso_engine::interp::RaceReport>,
 }
 
 impl RunOutcome {
@@ -126,6 +128,7 @@ impl RunOutcome {
                 .as_ref()
                 .map(|d| d.lines(report.stats.max_depth))
                 .unwrap_or_default(),
+            races: report.races.clone(),
         }
     }
 
@@ -160,6 +163,7 @@ impl RunOutcome {
             output: String::new(),
             outcomes: BTreeSet::new(),
             diagnosis: Vec::new(),
+            races: Vec::new(),
         }
     }
 }

@@ -290,14 +290,14 @@ pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
         CondBr { cond, .. } => op(cond),
         Switch { val, .. } => op(val),
         Ret { val: Some(v) } => op(v),
-        Fence | Br { .. } | Ret { val: None } | Unreachable | Unsupported { .. } => {}
+        Fence { .. } | Br { .. } | Ret { val: None } | Unreachable | Unsupported { .. } => {}
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinFlags, BinOp, Callee, IntPred, Phi};
+    use crate::ir::{BinFlags, BinOp, Callee, IntPred, MemOrder, Phi};
     use crate::value::Val;
 
     fn reg(r: Reg) -> Operand {
@@ -383,14 +383,14 @@ mod tests {
                     dst: 1,
                     ty: 0,
                     ptr: reg(0),
-                    atomic: false,
+                    order: MemOrder::NotAtomic,
                 },
                 call(Some(3), vec![reg(1), reg(2)]),
                 Inst::Store {
                     ty: 0,
                     val: reg(3),
                     ptr: reg(0),
-                    atomic: false,
+                    order: MemOrder::NotAtomic,
                 },
                 Inst::Ret { val: None },
             ],

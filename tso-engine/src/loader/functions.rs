@@ -261,7 +261,7 @@ impl Translator {
                 dst,
                 ty,
                 ptr: o(self, 0),
-                atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic,
+                order: mem_order(LLVMGetOrdering(i)),
             },
             LLVMStore => {
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
@@ -269,7 +269,7 @@ impl Translator {
                     ty: vty,
                     val: o(self, 0),
                     ptr: o(self, 1),
-                    atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic,
+                    order: mem_order(LLVMGetOrdering(i)),
                 }
             }
             LLVMGetElementPtr => return Some(self.gep(cx, i, dst)),
@@ -410,7 +410,9 @@ impl Translator {
                 }
             }
             LLVMFreeze => Inst::Freeze { dst, a: o(self, 0) },
-            LLVMFence => Inst::Fence,
+            LLVMFence => Inst::Fence {
+                order: mem_order(LLVMGetOrdering(i)),
+            },
             LLVMAtomicCmpXchg => {
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 1)));
                 Inst::CmpXchg {
@@ -419,6 +421,7 @@ impl Translator {
                     ptr: o(self, 0),
                     expected: o(self, 1),
                     new: o(self, 2),
+                    order: mem_order(LLVMGetCmpXchgSuccessOrdering(i)),
                 }
             }
             LLVMAtomicRMW => {
@@ -448,6 +451,7 @@ impl Translator {
                     ty,
                     ptr: o(self, 0),
                     val: o(self, 1),
+                    order: mem_order(LLVMGetOrdering(i)),
                 }
             }
             LLVMVAArg => return unsupported("the va_arg instruction".into()),
@@ -644,5 +648,19 @@ impl Translator {
             byval: byval.into(),
             arg_tys,
         }))
+    }
+}
+
+/// An LLVM atomic ordering as the C11 memory order it implements (LLVM's `unordered`,
+/// Java's, is atomic and no stronger than relaxed; `monotonic` is relaxed).
+fn mem_order(o: LLVMAtomicOrdering) -> MemOrder {
+    use LLVMAtomicOrdering::*;
+    match o {
+        LLVMAtomicOrderingNotAtomic => MemOrder::NotAtomic,
+        LLVMAtomicOrderingUnordered | LLVMAtomicOrderingMonotonic => MemOrder::Relaxed,
+        LLVMAtomicOrderingAcquire => MemOrder::Acquire,
+        LLVMAtomicOrderingRelease => MemOrder::Release,
+        LLVMAtomicOrderingAcquireRelease => MemOrder::AcqRel,
+        LLVMAtomicOrderingSequentiallyConsistent => MemOrder::SeqCst,
     }
 }
