@@ -201,6 +201,17 @@ impl RaceState {
             cell.retain(|a| !(known(a) && (write || !a.write) && (!atomic || a.atomic)));
             cell.push(new);
         }
+        if write && !atomic {
+            // A plain write ends the release sequence of an atomic location it covers.
+            let ended: Vec<(ObjId, u32)> = self
+                .sync
+                .range((obj, off)..(obj, off.saturating_add(len)))
+                .map(|(&k, _)| k)
+                .collect();
+            for k in ended {
+                self.sync.remove(&k);
+            }
+        }
         race
     }
 
