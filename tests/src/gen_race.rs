@@ -380,10 +380,9 @@ fn race_in(trace: &[Event]) -> bool {
     for j in 0..n {
         for i in (0..j).rev() {
             if hb[i][j] {
-                for k in 0..i {
-                    if hb[k][i] {
-                        hb[k][j] = true;
-                    }
+                let before_i: Vec<usize> = (0..i).filter(|&k| hb[k][i]).collect();
+                for k in before_i {
+                    hb[k][j] = true;
                 }
             }
         }
