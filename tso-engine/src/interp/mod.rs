@@ -33,7 +33,8 @@ pub struct MachineOptions {
     /// A thread in a loop no other thread can end stops there (that path ends for it)
     /// instead of failing as non-terminating (SV-COMP monitor threads).
     pub allow_nontermination: bool,
-    /// Data races: not tracked, reported beside the verdict, or failures.
+    /// Data races: not tracked (the engine's default: `cargo tso` asks for `Warn`),
+    /// reported beside the verdict, or failures.
     pub races: crate::race::RacePolicy,
 }
 
@@ -46,7 +47,7 @@ impl Default for MachineOptions {
             outputs_visible: false,
             spurious_wakeups: true,
             allow_nontermination: false,
-            races: crate::race::RacePolicy::default(),
+            races: crate::race::RacePolicy::Allow,
         }
     }
 }

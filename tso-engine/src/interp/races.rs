@@ -98,7 +98,7 @@ impl Machine<'_> {
             }
             race
         });
-        self.on_race(st, p, race)
+        self.on_race(st, p, size, race)
     }
 
     /// A read-modify-write or compare-exchange on `p`: one atomic access; `written`
@@ -137,7 +137,7 @@ impl Machine<'_> {
             }
             race
         });
-        self.on_race(st, p, race)
+        self.on_race(st, p, size, race)
     }
 
     pub(super) fn race_fence(&self, st: &mut State, tid: ThreadId, order: MemOrder) {
@@ -166,12 +166,23 @@ impl Machine<'_> {
         }
     }
 
-    fn on_race(&self, st: &State, p: u64, race: Option<Race>) -> Result<(), Failure> {
+    fn on_race(
+        &self,
+        st: &mut State,
+        p: u64,
+        size: u64,
+        race: Option<Race>,
+    ) -> Result<(), Failure> {
         let Some(race) = race else { return Ok(()) };
         let report = self.race_report(st, p, &race);
         match self.opts.races {
             RacePolicy::Deny => Err(Failure::new(ErrorKind::DataRace, report.message())),
             RacePolicy::Warn => {
+                // Reported once per location: its history no longer matters.
+                let (obj, off) = ptr_parts(p);
+                if let Some(r) = st.races_mut() {
+                    r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
+                }
                 if let Ok(mut found) = self.races_found.lock() {
                     match found.get_mut(&report.location) {
                         Some(least) if *least <= report => {}

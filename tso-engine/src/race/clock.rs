@@ -1,8 +1,10 @@
 //! Vector clocks: one counter per thread, indexed by thread id.
 
-/// A vector clock. Missing components are 0 ("knows nothing of that thread").
+/// A vector clock. Missing components are 0 ("knows nothing of that thread"). Up to
+/// four threads fit inline: states are cloned on every transition, and a clock that
+/// needs no allocation keeps that cheap.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VectorClock(Vec<u32>);
+pub struct VectorClock(smallvec::SmallVec<[u32; 4]>);
 
 impl VectorClock {
     /// The clock of a thread that has done nothing yet: its own component is 1, so its

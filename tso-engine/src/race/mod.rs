@@ -27,15 +27,19 @@
 //! **What is part of the state** (`serialize`, called by the canonical form): the race
 //! data decides future verdicts (`--races deny`) and reports, so two states that differ
 //! in it must not merge. But clock values grow forever, which would make every loop
-//! that synchronises an infinite state space. Only comparisons between clock values
-//! ever matter (`a ≤ C[t]`), joins are maxima, and a thread's own component is the
-//! largest value of that component anywhere, so a new tick is larger than all. So each
-//! component is serialised as its *rank* among the values of that component present in
-//! the state: an order-preserving renaming, under which the future is the same.
-//! Accesses every running thread already knows (that happen-before every running
-//! thread's present) can never race again and are left out, and so are objects the
-//! state no longer reaches. Where an access happened (its source line) is kept for the
-//! report but is not part of the state: it never changes what is reachable.
+//! that synchronises an infinite state space, and most differences between clocks can
+//! never matter. A clock value is only ever compared with the epochs of recorded
+//! accesses (`epoch ≤ C[t]`: does this clock know that access?), joins are maxima, and
+//! a running thread's own component is larger than that component anywhere else, so
+//! its future accesses are unknown to every other clock whatever their values. So each
+//! component of every clock is serialised as *how many of that thread's recorded
+//! access epochs it covers*: states that agree on who knows which recorded access have
+//! the same future. Accesses every running thread already knows can never race again
+//! and are left out (and with them the distinctions they made), and so are objects the
+//! state no longer reaches, release clocks that cover nothing, and the clocks of
+//! threads nobody can join any more. Where an access happened (its source line) is
+//! kept for the report but is not part of the state: it never changes what is
+//! reachable, only which of two equivalent racing accesses a report names.
 
 mod clock;
 
@@ -46,7 +50,8 @@ use crate::memory::ObjId;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-/// What to do with data races (`--races`).
+/// What to do with data races (`--races`; its default is `Warn`, while the engine's
+/// `MachineOptions` default to `Allow`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RacePolicy {
     /// Not tracked at all (no cost).
@@ -107,8 +112,12 @@ struct ThreadClocks {
     acquired_relaxed: VectorClock,
 }
 
-/// The accesses that may still race, per byte of one object.
-type Shadow = BTreeMap<u32, Vec<Access>>;
+/// The accesses that may still race with a later one, at one byte: usually one or two,
+/// kept inline (states are cloned on every transition).
+type Cell = smallvec::SmallVec<[Access; 2]>;
+
+/// The cells of one object, by byte offset.
+type Shadow = BTreeMap<u32, Cell>;
 
 /// The race-detection data of one state.
 #[derive(Clone, Debug)]
@@ -118,6 +127,9 @@ pub struct RaceState {
     /// the engine's own: the `__VERIFIER_atomic_*` sections.
     sync: BTreeMap<(ObjId, u32), VectorClock>,
     shadow: BTreeMap<ObjId, Arc<Shadow>>,
+    /// Bytes already reported racing (`--races warn` reports a location once): no
+    /// longer tracked, so states stop differing in their histories.
+    raced: std::collections::BTreeSet<(ObjId, u32)>,
 }
 
 impl Default for RaceState {
@@ -139,6 +151,7 @@ impl RaceState {
             }],
             sync: BTreeMap::new(),
             shadow: BTreeMap::new(),
+            raced: Default::default(),
         }
     }
 
@@ -180,10 +193,19 @@ impl RaceState {
             site,
         };
         let mut race = None;
-        let now = self.threads[tid as usize].now.clone();
+        let RaceState {
+            threads,
+            shadow,
+            raced,
+            ..
+        } = self;
+        let now = &threads[tid as usize].now;
         let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
-        let shadow = Arc::make_mut(self.shadow.entry(obj).or_default());
+        let shadow = Arc::make_mut(shadow.entry(obj).or_default());
         for b in off..off.saturating_add(len) {
+            if !raced.is_empty() && raced.contains(&(obj, b)) {
+                continue;
+            }
             let cell = shadow.entry(b).or_default();
             if race.is_none() {
                 if let Some(old) = cell
@@ -224,9 +246,25 @@ impl RaceState {
         }
     }
 
+    /// The bytes `off..off+len` of `obj` raced and were reported: stop tracking them.
+    pub fn mark_raced(&mut self, obj: ObjId, off: u32, len: u32) {
+        let end = off.saturating_add(len);
+        if let Some(shadow) = self.shadow.get_mut(&obj) {
+            let shadow = Arc::make_mut(shadow);
+            for b in off..end {
+                shadow.remove(&b);
+            }
+        }
+        self.raced.extend((off..end).map(|b| (obj, b)));
+    }
+
     /// Whether anything is recorded for `obj`.
     pub fn tracks(&self, obj: ObjId) -> bool {
-        self.shadow.contains_key(&obj)
+        self.raced
+            .range((obj, 0)..=(obj, u32::MAX))
+            .next()
+            .is_some()
+            || self.shadow.contains_key(&obj)
             || self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some()
     }
 
@@ -235,6 +273,14 @@ impl RaceState {
         self.shadow.remove(&obj);
         if self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some() {
             self.sync.retain(|&(o, _), _| o != obj);
+        }
+        if self
+            .raced
+            .range((obj, 0)..=(obj, u32::MAX))
+            .next()
+            .is_some()
+        {
+            self.raced.retain(|&(o, _)| o != obj);
         }
     }
 
@@ -332,11 +378,13 @@ impl RaceState {
 
     /// Serialise canonically (see the module documentation). `map` renames an object to
     /// its canonical id (`None`: the state no longer reaches it); `running` says which
-    /// threads can still act.
+    /// threads can still act, `live` whose clock may still be used (running, or
+    /// finished and still joinable).
     pub fn serialize(
         &self,
         map: &dyn Fn(ObjId) -> Option<u32>,
         running: &dyn Fn(u32) -> bool,
+        live: &dyn Fn(u32) -> bool,
         out: &mut Vec<u8>,
     ) {
         let relevant = |a: &Access| {
@@ -351,65 +399,58 @@ impl RaceState {
             })
             .collect();
         sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
-        let mut cells: Vec<(u32, u32, Vec<Access>)> = Vec::new();
+        let mut cells: Vec<(u32, u32, &Cell)> = Vec::new();
         for (&o, shadow) in &self.shadow {
             let Some(m) = map(o) else { continue };
             for (&off, cell) in shadow.iter() {
-                let kept: Vec<Access> = cell.iter().copied().filter(|a| relevant(a)).collect();
-                if !kept.is_empty() {
-                    cells.push((m, off, kept));
+                if cell.iter().any(relevant) {
+                    cells.push((m, off, cell));
                 }
             }
         }
         cells.sort_unstable_by_key(|c| (c.0, c.1));
-        // The values of each component present in what is serialised.
+        // Each component is renamed to how many of that thread's recorded access epochs
+        // it covers (see the module documentation): all a clock value can ever decide.
         let n = self.threads.len();
-        let mut values: Vec<Vec<u32>> = vec![vec![0]; n];
-        let mut note = |c: &VectorClock| {
-            for (k, v) in c.components() {
-                if let Some(vs) = values.get_mut(k as usize) {
-                    vs.push(v);
-                }
-            }
-        };
-        for t in &self.threads {
-            note(&t.now);
-            note(&t.acquired_relaxed);
-            if let Some(f) = &t.fence_release {
-                note(f);
-            }
-        }
-        for (_, _, c) in &sync {
-            note(c);
-        }
+        // (thread, epoch) of every recorded access that may still race, sorted.
+        let mut epochs: Vec<(u32, u32)> = Vec::new();
         for (_, _, cell) in &cells {
-            for a in cell {
-                if let Some(vs) = values.get_mut(a.tid as usize) {
-                    vs.push(a.clock);
-                }
-            }
+            epochs.extend(
+                cell.iter()
+                    .filter(|a| relevant(a))
+                    .map(|a| (a.tid, a.clock)),
+            );
         }
-        for vs in &mut values {
-            vs.sort_unstable();
-            vs.dedup();
-        }
-        let rank = |k: u32, v: u32| -> u32 {
-            values
-                .get(k as usize)
-                .and_then(|vs| vs.binary_search(&v).ok())
-                .unwrap_or(0) as u32
+        epochs.sort_unstable();
+        epochs.dedup();
+        let cover = |k: u32, v: u32| -> u32 {
+            let upto = epochs.partition_point(|&(t, e)| (t, e) <= (k, v));
+            let from = epochs.partition_point(|&(t, _)| t < k);
+            upto.saturating_sub(from) as u32
         };
         let put = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
         let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
-            let comps: Vec<(u32, u32)> = c.components().collect();
-            put(out, comps.len() as u32);
-            for (k, v) in comps {
-                put(out, k);
-                put(out, rank(k, v));
+            // The count first (patched once known), then the components that cover any.
+            let at = out.len();
+            put(out, 0);
+            let mut count = 0u32;
+            for (k, v) in c.components() {
+                let c = cover(k, v);
+                if c != 0 {
+                    put(out, k);
+                    put(out, c);
+                    count += 1;
+                }
             }
+            out[at..at + 4].copy_from_slice(&count.to_le_bytes());
         };
         put(out, n as u32);
-        for t in &self.threads {
+        for (tid, t) in self.threads.iter().enumerate() {
+            if !live(tid as u32) {
+                // Its clock can never be acquired again (joined, detached or stuck).
+                out.push(2);
+                continue;
+            }
             put_clock(out, &t.now);
             put_clock(out, &t.acquired_relaxed);
             match &t.fence_release {
@@ -420,29 +461,41 @@ impl RaceState {
                 None => out.push(0),
             }
         }
+        // A release clock that covers no recorded access acquires nothing that matters.
+        sync.retain(|(_, _, c)| c.components().any(|(k, v)| cover(k, v) != 0));
         put(out, sync.len() as u32);
         for (o, off, c) in &sync {
             put(out, *o);
             put(out, *off);
             put_clock(out, c);
         }
+        let mut raced: Vec<(u32, u32)> = self
+            .raced
+            .iter()
+            .filter_map(|&(o, b)| Some((map(o)?, b)))
+            .collect();
+        raced.sort_unstable();
+        put(out, raced.len() as u32);
+        for (o, b) in raced {
+            put(out, o);
+            put(out, b);
+        }
         put(out, cells.len() as u32);
-        for (o, off, cell) in &mut cells {
+        let mut keys: Vec<(u32, u32, u8)> = Vec::new();
+        for (o, off, cell) in &cells {
             put(out, *o);
             put(out, *off);
-            let mut keys: Vec<(u32, u32, u8)> = cell
-                .iter()
-                .map(|a| {
-                    (
-                        a.tid,
-                        rank(a.tid, a.clock),
-                        a.write as u8 | (a.atomic as u8) << 1,
-                    )
-                })
-                .collect();
+            keys.clear();
+            keys.extend(cell.iter().filter(|a| relevant(a)).map(|a| {
+                (
+                    a.tid,
+                    cover(a.tid, a.clock),
+                    a.write as u8 | (a.atomic as u8) << 1,
+                )
+            }));
             keys.sort_unstable();
             put(out, keys.len() as u32);
-            for (tid, r, kind) in keys {
+            for &(tid, r, kind) in &keys {
                 put(out, tid);
                 put(out, r);
                 out.push(kind);
@@ -457,7 +510,7 @@ mod tests {
 
     fn key(r: &RaceState) -> Vec<u8> {
         let mut out = Vec::new();
-        r.serialize(&|o| Some(o), &|_| true, &mut out);
+        r.serialize(&|o| Some(o), &|_| true, &|_| true, &mut out);
         out
     }
 
@@ -519,7 +572,7 @@ mod tests {
     }
 
     #[test]
-    fn the_serialised_form_renames_clock_values_by_rank() {
+    fn the_serialised_form_keeps_only_which_clock_knows_which_access() {
         // The same history reached after a different number of lock round trips.
         let run = |rounds: usize| {
             let mut r = RaceState::new();

@@ -353,7 +353,14 @@ impl Canonicalizer {
                     .get(t as usize)
                     .is_some_and(|t| t.status == ThreadStatus::Running)
             };
-            races.serialize(&rename, &running, &mut out.buf);
+            let live = |t: u32| {
+                st.threads.get(t as usize).is_some_and(|t| match t.status {
+                    ThreadStatus::Running => true,
+                    ThreadStatus::Finished(_) => !t.joined && !t.detached,
+                    ThreadStatus::Stuck => false,
+                })
+            };
+            races.serialize(&rename, &running, &live, &mut out.buf);
             out.end_chunk();
         }
         self.map = map;

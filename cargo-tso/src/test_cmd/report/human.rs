@@ -152,12 +152,13 @@ impl Reporter for Human {
                 }
             }
         }
-        // Races reported beside the verdicts (`--races warn`), whatever the verdict.
+        // Races reported beside the verdicts (`--races warn`), whatever the verdict;
+        // left out of the terse report, like the expected failures.
         let racy: Vec<&TestResult> = results
             .iter()
             .filter(|r| r.outcome.as_ref().is_some_and(|o| !o.races.is_empty()))
             .collect();
-        if !racy.is_empty() {
+        if !racy.is_empty() && !self.terse {
             text.push_str(
                 "
 data races:
