@@ -26,7 +26,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use tso_engine::explore::StateObserver;
+use tso_engine::explore::{StateCheck, StateObserver};
 use tso_engine::interp::Machine;
 use tso_engine::state::State;
 use tso_engine::store::{Canonicalizer, Chunk};
@@ -150,32 +150,10 @@ pub fn check(
             ));
         }
     }
-    let compare = {
-        let set = sc_set.clone();
-        let compared = compared.clone();
-        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
-            let drained = drained_states(st, DRAIN_LIMIT)?;
-            let mut guard = set.lock().map_err(|_| internal())?;
-            let (canon, seen) = &mut *guard;
-            let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
-            for d in states {
-                if let Ok(mut n) = compared.lock() {
-                    *n += 1;
-                }
-                let Some(k) = key(canon, machine, d) else {
-                    continue;
-                };
-                if !seen.contains(&k) {
-                    return Err(Failure::new(
-                        ErrorKind::NotRobust,
-                        "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",
-                    ));
-                }
-            }
-            Ok(())
-        });
-        observer
-    };
+    let compare: StateObserver = Arc::new(CompareWithSc {
+        sc: sc_set.clone(),
+        compared: compared.clone(),
+    });
     let log: ObservationLog = Arc::default();
     let tso = pipeline::run_guarded_with(
         request,
@@ -213,6 +191,43 @@ pub fn check(
         sc,
         observations,
     })
+}
+
+/// Compares each state the TSO run stores, drained, with the states SC reaches.
+struct CompareWithSc {
+    sc: Arc<Mutex<(Canonicalizer, HashSet<Vec<u8>>)>>,
+    /// Drained states compared so far (in the search being reported).
+    compared: Arc<Mutex<u64>>,
+}
+
+impl StateCheck for CompareWithSc {
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
+        let drained = drained_states(st, DRAIN_LIMIT)?;
+        let mut guard = self.sc.lock().map_err(|_| internal())?;
+        let (canon, seen) = &mut *guard;
+        let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
+        for d in states {
+            if let Ok(mut n) = self.compared.lock() {
+                *n += 1;
+            }
+            let Some(k) = key(canon, machine, d) else {
+                continue;
+            };
+            if !seen.contains(&k) {
+                return Err(Failure::new(
+                    ErrorKind::NotRobust,
+                    "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn restart(&self) {
+        if let Ok(mut n) = self.compared.lock() {
+            *n = 0;
+        }
+    }
 }
 
 fn internal() -> Failure {

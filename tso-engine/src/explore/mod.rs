@@ -1,11 +1,14 @@
-//! State-space exploration: a breadth-first search over transitions with a visited
-//! set (`search`), and small observers that judge what it sees (`observers`).
+//! State-space exploration over transitions with a visited set: a depth-first search on
+//! one worker (`dfs`), a level-synchronous breadth-first search on any number of
+//! workers (`search`, also what turns an error into a shortest counterexample), and
+//! small observers that judge what either sees (`observers`).
 //! A transition is one thread's visible action plus the invisible steps after it,
 //! under one sequence of nondeterministic choices.
 
 mod chooser;
 pub mod counterexample;
 mod deadlock;
+mod dfs;
 pub mod diagnosis;
 pub mod observers;
 mod parents;
@@ -31,11 +34,26 @@ pub struct Limits {
 /// Called now and then during exploration with the figures so far (progress bars).
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
-/// Called with each newly stored state (and the initial one); an error ends the
+/// A caller's check of each newly stored state (and the initial one); an error ends the
 /// search with that failure along the path to the state (robustness checks). Workers
-/// call it concurrently.
-pub type StateObserver =
-    std::sync::Arc<dyn Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync>;
+/// call it concurrently. Any `Fn(&Machine, &State) -> Result<(), Failure>` is one.
+pub trait StateCheck: Send + Sync {
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure>;
+    /// A second search of the same space begins (see `explore`): forget what was
+    /// counted in the first.
+    fn restart(&self) {}
+}
+
+impl<F> StateCheck for F
+where
+    F: Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync,
+{
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
+        self(machine, st)
+    }
+}
+
+pub type StateObserver = std::sync::Arc<dyn StateCheck>;
 
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
@@ -128,9 +146,8 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(n) = &new_states {
         watching.push(n);
     }
-    let mut search =
-        search::Search::new(machine, &watching, opts.collect_outcomes, opts.jobs, start);
-    let outcome = match search.run(initial) {
+    let (stop, stats) = search_with(machine, &watching, opts, start, initial);
+    let outcome = match stop {
         None => Outcome::Pass,
         Some(search::Stop::Limit { reason, path }) => Outcome::Inconclusive { reason, path },
         Some(search::Stop::Found { found, path }) => Outcome::Fail {
@@ -141,12 +158,50 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             path,
         },
     };
-    let stats = search.stats.clone();
     drop(watching);
     ExploreResult {
         outcome,
         stats,
         first_output: outcomes.first.into_inner().ok().flatten(),
         outcomes: outcomes.all.into_inner().unwrap_or_default(),
+    }
+}
+
+/// One worker: the depth-first search, and if it finds an error, the breadth-first
+/// search again for the shortest counterexample (so a failing run reports the same
+/// path and figures for any number of workers); a state space too deep for it is
+/// searched breadth-first from the start. More workers: the breadth-first search.
+fn search_with(
+    machine: &Machine<'_>,
+    watching: &[&dyn observers::Observer],
+    opts: &ExploreOptions,
+    start: Instant,
+    initial: State,
+) -> (Option<search::Stop>, Stats) {
+    let breadth_first = |initial: State| {
+        let mut bfs =
+            search::Search::new(machine, watching, opts.collect_outcomes, opts.jobs, start);
+        let stop = bfs.run(initial);
+        (stop, bfs.stats)
+    };
+    if opts.jobs > 1 {
+        return breadth_first(initial);
+    }
+    let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start);
+    let Ok(stop) = dfs.run(initial.clone()) else {
+        // Too deep for whole states on a path: start again breadth-first.
+        drop(dfs);
+        watching.iter().for_each(|o| o.restart());
+        return breadth_first(initial);
+    };
+    if !matches!(stop, Some(search::Stop::Found { .. })) {
+        return (stop, dfs.stats);
+    }
+    watching.iter().for_each(|o| o.restart());
+    match breadth_first(initial) {
+        found @ (Some(search::Stop::Found { .. }), _) => found,
+        // A limit stopped the second search before the error's depth: keep the first
+        // search's counterexample.
+        _ => (stop, dfs.stats),
     }
 }
