@@ -30,6 +30,9 @@ pub enum ErrorKind {
     /// A state reachable under x86-TSO (with empty store buffers) that sequential
     /// consistency cannot reach (`--robustness`, `TSO_TEST_ROBUST`).
     NotRobust,
+    /// Two conflicting accesses, at least one of them not atomic, that happens-before
+    /// does not order (C11 5.1.2.4, C++ [intro.races]); `--races deny` only.
+    DataRace,
 }
 
 /// Every kind.
@@ -51,6 +54,7 @@ pub const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::StoreToReleasedMemory,
     ErrorKind::StepLimit,
     ErrorKind::NotRobust,
+    ErrorKind::DataRace,
 ];
 
 /// The kinds a test may expect (`TSO_TEST_SHOULD_FAIL_WITH(name, kind)`), in the order
@@ -69,6 +73,7 @@ pub const EXPECTABLE_KINDS: &[ErrorKind] = &[
     ErrorKind::StackOverflow,
     ErrorKind::NonTerminating,
     ErrorKind::ExitStatus,
+    ErrorKind::DataRace,
 ];
 
 impl ErrorKind {
@@ -92,6 +97,7 @@ impl ErrorKind {
             ErrorKind::StoreToReleasedMemory => "store-to-released-memory",
             ErrorKind::StepLimit => "step-limit",
             ErrorKind::NotRobust => "not-robust",
+            ErrorKind::DataRace => "data-race",
         }
     }
 

@@ -80,31 +80,39 @@ impl<'p> Machine<'p> {
                 st.thread_mut(tid).top_mut().allocas.push(id);
                 (*dst, Val::Ptr(make_ptr(id, 0)))
             }
-            Inst::Load { dst, ty, ptr, .. } => {
+            Inst::Load { dst, ty, ptr, order } => {
                 let p = ev!(ptr).as_u64();
-                (*dst, self.load(st, p, *ty)?)
+                let v = self.load(st, p, *ty)?;
+                self.race_access(st, tid, p, types.size(*ty), false, *order)?;
+                (*dst, v)
             }
-            Inst::Store { ty, val, ptr, .. } => {
+            Inst::Store { ty, val, ptr, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
-                self.store(st, p, *ty, &v)?;
+                self.store(st, tid, p, *ty, &v)?;
+                self.race_access(st, tid, p, types.size(*ty), true, *order)?;
                 return self.advance(st, tid);
             }
-            Inst::Fence => return self.advance(st, tid),
-            Inst::CmpXchg { dst, ty, ptr, expected, new } => {
+            Inst::Fence { order } => {
+                self.race_fence(st, tid, *order);
+                return self.advance(st, tid);
+            }
+            Inst::CmpXchg { dst, ty, ptr, expected, new, order } => {
                 let (p, e, n) = (ev!(ptr).as_u64(), ev!(expected), ev!(new));
                 let old = self.load(st, p, *ty)?;
                 let bits = types.int_bits(*ty);
                 let ok = old.bits() & mask(bits) == e.bits() & mask(bits);
                 if ok {
-                    self.store(st, p, *ty, &n)?;
+                    self.store(st, tid, p, *ty, &n)?;
                 }
+                self.race_rmw(st, tid, p, types.size(*ty), ok, *order)?;
                 (*dst, Val::Agg(Arc::from(vec![old, Val::bool(ok)])))
             }
-            Inst::AtomicRmw { dst, op, ty, ptr, val } => {
+            Inst::AtomicRmw { dst, op, ty, ptr, val, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
                 let old = self.load(st, p, *ty)?;
                 let new = rmw(types, *op, *ty, &old, &v)?;
-                self.store(st, p, *ty, &new)?;
+                self.store(st, tid, p, *ty, &new)?;
+                self.race_rmw(st, tid, p, types.size(*ty), true, *order)?;
                 (*dst, old)
             }
             Inst::ExtractValue { dst, agg, indices } => {
@@ -217,7 +225,14 @@ impl<'p> Machine<'p> {
         Ok(decode(types, ty, bytes, off, &|x| o.has_ptr_at(x)))
     }
 
-    pub(super) fn store(&self, st: &mut State, p: u64, ty: TyId, v: &Val) -> Result<(), Failure> {
+    pub(super) fn store(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        p: u64,
+        ty: TyId,
+        v: &Val,
+    ) -> Result<(), Failure> {
         let types = &self.program.types;
         let size = types.size(ty);
         if let Ty::Other(name) = types.get(ty) {
@@ -251,9 +266,10 @@ impl<'p> Machine<'p> {
             // Storing a pointer into shared memory shares what it points to.
             let mut stack = Vec::new();
             v.for_each_pointer(&mut |q| stack.push(q));
+            let site = self.user_site(st, tid);
             for q in stack {
                 let (obj, _) = ptr_parts(q);
-                st.memory.mark_shared(obj);
+                st.share(tid, obj, site);
             }
         }
         Ok(())
@@ -308,6 +324,7 @@ impl<'p> Machine<'p> {
                 // memory when the section starts.
                 self.fence(st, tid, chooser)?;
                 st.atomic_owner = Some(tid);
+                self.race_atomic_section(st, tid, true);
                 ret = ReturnTo::CallerEndsAtomic;
             }
             return self
@@ -468,7 +485,7 @@ impl<'p> Machine<'p> {
         let frame = t.frames.pop().expect("returning frame");
         // Stack objects die with the frame; dangling pointers to them are then caught.
         for &id in frame.allocas.iter().chain(frame.varargs.iter()) {
-            st.memory.kill(id);
+            st.kill(id);
         }
         let t = st.thread_mut(tid);
         if t.frames.is_empty() {
@@ -528,6 +545,7 @@ impl<'p> Machine<'p> {
             // What the section stored reaches memory before another thread can run.
             self.fence(st, tid, chooser)?;
             st.atomic_owner = None;
+            self.race_atomic_section(st, tid, false);
         }
         let t = st.thread_mut(tid);
         match frame.ret {
@@ -567,7 +585,7 @@ impl<'p> Machine<'p> {
         let frames = std::mem::take(&mut st.thread_mut(tid).frames);
         for f in frames {
             for &id in f.allocas.iter().chain(f.varargs.iter()) {
-                st.memory.kill(id);
+                st.kill(id);
             }
         }
         let t = st.thread_mut(tid);
@@ -575,6 +593,7 @@ impl<'p> Machine<'p> {
         t.phase = 0;
         if st.atomic_owner == Some(tid) {
             st.atomic_owner = None;
+            self.race_atomic_section(st, tid, false);
         }
         Ok(())
     }

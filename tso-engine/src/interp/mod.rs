@@ -4,8 +4,10 @@
 
 mod arith;
 mod intrinsics;
+mod races;
 mod trace;
 
+pub use races::{RaceAccess, RaceReport};
 pub(crate) use trace::attribute;
 pub use trace::{describe_address, describe_pointer, TraceStep};
 
@@ -32,6 +34,9 @@ pub struct MachineOptions {
     /// A thread in a loop no other thread can end stops there (that path ends for it)
     /// instead of failing as non-terminating (SV-COMP monitor threads).
     pub allow_nontermination: bool,
+    /// Data races: not tracked (the engine's default: `cargo tso` asks for `Warn`),
+    /// reported beside the verdict, or failures.
+    pub races: crate::race::RacePolicy,
 }
 
 impl Default for MachineOptions {
@@ -43,6 +48,7 @@ impl Default for MachineOptions {
             outputs_visible: false,
             spurious_wakeups: true,
             allow_nontermination: false,
+            races: crate::race::RacePolicy::Allow,
         }
     }
 }
@@ -70,6 +76,10 @@ pub struct Machine<'p> {
     pub instructions: std::sync::atomic::AtomicU64,
     /// When exploration must stop (--timeout), checked inside long transitions too.
     pub deadline: std::sync::Mutex<Option<std::time::Instant>>,
+    /// Races found so far under `RacePolicy::Warn`, one per memory location (the least
+    /// report: the same race found on many paths, or by other threads in the other
+    /// order, is one report, whatever order the workers find them in).
+    pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -108,6 +118,7 @@ impl<'p> Machine<'p> {
             opts,
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),
+            races_found: Default::default(),
         }
     }
 
@@ -124,6 +135,9 @@ impl<'p> Machine<'p> {
         }
         memory.globals = self.program.globals.len() as u32;
         let mut st = State::new(memory);
+        if self.opts.races != crate::race::RacePolicy::Allow {
+            st.races = Some(Arc::new(crate::race::RaceState::new()));
+        }
         let f = &self.program.functions[entry as usize];
         if f.body.is_none() {
             return Err(Failure::unsupported(format!(
