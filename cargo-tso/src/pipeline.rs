@@ -56,10 +56,13 @@ pub struct RunExtras {
 /// engine does not support) are verdicts; only unreadable input is an error.
 ///
 /// Data races are a property of the C program, defined on its interleavings (see
-/// `tso_engine::race`), so under TSO they are looked for in a run of the program
+/// `tso_engine::race`), so under TSO they are looked for in a second run of the program
 /// without the TSO pass: both memory models report the same races, and the TSO run,
-/// which gives the verdict, does not track them. Under `--races deny` a race found
-/// there is the verdict, with its trace.
+/// which gives the verdict, does not track them. That run comes after the TSO run and
+/// only when it finished: a program whose TSO run hit a limit (an unbounded counter, a
+/// timeout) is not searched a second time, which could take far longer under SC than
+/// the limit the user set. Under `--races deny` a race found there is the verdict,
+/// with its trace.
 pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
     let races = request.settings.machine.races;
     let plain_run =
@@ -67,6 +70,17 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc || !plain_run
     {
         return run_model(request, extras);
+    }
+    let tso = request.settings.with_races(RacePolicy::Allow);
+    let mut outcome = run_model(
+        &Request {
+            settings: &tso,
+            ..request.clone()
+        },
+        extras,
+    )?;
+    if !matches!(outcome.verdict, Verdict::Pass | Verdict::Fail) {
+        return Ok(outcome);
     }
     let sc = request.settings.under_sc();
     let race_run = run_model(
@@ -84,22 +98,14 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         .as_ref()
         .is_some_and(|f| f.kind == ErrorKind::DataRace);
     if found_race {
-        let mut outcome = race_run;
-        if let Some(f) = &mut outcome.error {
+        let mut race = race_run;
+        if let Some(f) = &mut race.error {
             f.message.push_str(
                 " (races are checked on the program's interleavings, without store buffers)",
             );
         }
-        return Ok(outcome);
+        return Ok(race);
     }
-    let tso = request.settings.with_races(RacePolicy::Allow);
-    let mut outcome = run_model(
-        &Request {
-            settings: &tso,
-            ..request.clone()
-        },
-        extras,
-    )?;
     outcome.races = race_run.races;
     Ok(outcome)
 }
