@@ -38,6 +38,7 @@ impl CheckSettings {
             machine.max_steps = steps;
         }
         machine.spurious_wakeups = !args.no_spurious_wakeups;
+        machine.definedness = !args.no_definedness;
         machine.allow_nontermination = args.allow_nontermination;
         CheckSettings {
             memory_model: args.memory_model,

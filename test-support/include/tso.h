@@ -16,7 +16,7 @@
  *
  * Kinds: assertion abort deadlock out_of_bounds use_after_free double_free
  * invalid_free null_dereference division_by_zero pthread_misuse stack_overflow
- * non_terminating exit_status. Another name is a compile error.
+ * non_terminating exit_status uninitialized. Another name is a compile error.
  *
  * Each macro starts a function `void f(void)` with C linkage whose name carries the
  * test's name and expectation (see test-support's parse_test_symbol):
@@ -67,7 +67,8 @@ enum tso_failure_kind_ {
     tso_failure_kind__pthread_misuse,
     tso_failure_kind__stack_overflow,
     tso_failure_kind__non_terminating,
-    tso_failure_kind__exit_status
+    tso_failure_kind__exit_status,
+    tso_failure_kind__uninitialized
 };
 
 /* Declares then starts defining a test function; `used` keeps it in the module and

@@ -30,6 +30,10 @@ pub enum ErrorKind {
     /// A state reachable under x86-TSO (with empty store buffers) that sequential
     /// consistency cannot reach (`--robustness`, `TSO_TEST_ROBUST`).
     NotRobust,
+    /// A branch, `switch` or `select` condition, an address, a divisor, a call target,
+    /// an inspected library argument or the exit status that depends on bits never
+    /// written (uninitialised stack or heap memory, `undef`).
+    Uninitialized,
 }
 
 /// Every kind.
@@ -51,6 +55,7 @@ pub const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::StoreToReleasedMemory,
     ErrorKind::StepLimit,
     ErrorKind::NotRobust,
+    ErrorKind::Uninitialized,
 ];
 
 /// The kinds a test may expect (`TSO_TEST_SHOULD_FAIL_WITH(name, kind)`), in the order
@@ -69,6 +74,7 @@ pub const EXPECTABLE_KINDS: &[ErrorKind] = &[
     ErrorKind::StackOverflow,
     ErrorKind::NonTerminating,
     ErrorKind::ExitStatus,
+    ErrorKind::Uninitialized,
 ];
 
 impl ErrorKind {
@@ -92,6 +98,7 @@ impl ErrorKind {
             ErrorKind::StoreToReleasedMemory => "store-to-released-memory",
             ErrorKind::StepLimit => "step-limit",
             ErrorKind::NotRobust => "not-robust",
+            ErrorKind::Uninitialized => "uninitialized",
         }
     }
 

@@ -6,7 +6,7 @@ mod arith;
 mod intrinsics;
 mod trace;
 
-pub use trace::{attribute, describe_address, describe_pointer, Place, TraceEvent};
+pub use trace::{attribute, describe_address, describe_pointer, short, Place, TraceEvent};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
@@ -31,6 +31,9 @@ pub struct MachineOptions {
     /// A thread in a loop no other thread can end stops there (that path ends for it)
     /// instead of failing as non-terminating (SV-COMP monitor threads).
     pub allow_nontermination: bool,
+    /// Track which bits were never written and report their uses (`uninitialized`);
+    /// off (`--no-definedness`): no memory or value is ever undefined.
+    pub definedness: bool,
 }
 
 impl Default for MachineOptions {
@@ -42,6 +45,7 @@ impl Default for MachineOptions {
             outputs_visible: false,
             spurious_wakeups: true,
             allow_nontermination: false,
+            definedness: true,
         }
     }
 }
@@ -166,6 +170,7 @@ impl<'p> Machine<'p> {
             block: 0,
             ip: 0,
             regs: Arc::new(args),
+            undef: Vec::new(),
             allocas: Vec::new(),
             varargs: None,
             ret,
@@ -204,7 +209,7 @@ impl<'p> Machine<'p> {
     fn eval(&self, frame: &Frame, op: &Operand) -> Val {
         match op {
             Operand::Reg(r) => frame.regs[*r as usize].clone(),
-            Operand::Const(c) => c.clone(),
+            Operand::Const(c) | Operand::Undef(c) => c.clone(),
         }
     }
 
@@ -668,3 +673,4 @@ enum Exec {
 }
 
 mod exec;
+mod undef;

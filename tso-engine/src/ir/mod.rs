@@ -42,6 +42,9 @@ impl std::fmt::Display for Location {
 pub enum Operand {
     Reg(Reg),
     Const(Val),
+    /// LLVM `undef` or `poison`: evaluates to this zero value, with every bit
+    /// undefined (see `crate::definedness`).
+    Undef(Val),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -142,7 +142,10 @@ impl Translator {
         if let Some(&r) = cx.regs.get(&v) {
             return Operand::Reg(r);
         }
+        // SAFETY: `v` is a live value of the module being translated.
+        let undef = unsafe { LLVMIsUndef(v) != 0 || LLVMIsPoison(v) != 0 };
         match self.const_val(v) {
+            Ok(c) if undef => Operand::Undef(c),
             Ok(c) => Operand::Const(c),
             // Unknown constants evaluate to 0; the instruction using them is rare enough
             // (block addresses) that we do not special-case it.

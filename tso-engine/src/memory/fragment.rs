@@ -6,6 +6,9 @@ pub struct Fragment {
     pub data: Vec<u8>,
     /// Offsets (relative to the start) at which an 8-byte pointer with provenance starts.
     pub ptrs: Vec<u32>,
+    /// Per byte, the bits never written (1 = undefined); empty when every bit is
+    /// defined (see `crate::definedness`).
+    pub undef: Vec<u8>,
 }
 
 impl Fragment {
@@ -13,6 +16,7 @@ impl Fragment {
         Fragment {
             data,
             ptrs: Vec::new(),
+            undef: Vec::new(),
         }
     }
     pub fn len(&self) -> usize {
@@ -20,6 +24,10 @@ impl Fragment {
     }
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
+    }
+    /// Does any bit of the fragment hold a value never written?
+    pub fn has_undefined(&self) -> bool {
+        self.undef.iter().any(|&b| b != 0)
     }
     /// The pointer values this fragment holds.
     pub fn pointers(&self) -> impl Iterator<Item = u64> + '_ {

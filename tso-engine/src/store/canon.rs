@@ -261,6 +261,7 @@ impl Canonicalizer {
                 for_each_reg(program, f, self.all_registers, |_| regs += 1);
                 write_len(b, regs);
                 for_each_reg(program, f, self.all_registers, |v| write_val(b, &map, v));
+                write_undef_regs(b, program, f, self.all_registers);
                 let allocas = &mut self.scratch_ids;
                 allocas.clear();
                 allocas.extend(
@@ -330,6 +331,13 @@ impl Canonicalizer {
             for &off in &o.ptrs {
                 b.extend_from_slice(&off.to_le_bytes());
             }
+            // Definedness: a mask (as long as the data) or a 0 for "all defined".
+            if o.undef.is_empty() {
+                b.push(0);
+            } else {
+                b.push(1);
+                b.extend_from_slice(&o.undef);
+            }
             if cacheable {
                 out.end_object_chunk(id);
             } else {
@@ -378,6 +386,34 @@ fn for_each_reg(
                 }
             }
         }
+    }
+}
+
+/// The undefined bits of the frame's registers that belong to the state (see
+/// `for_each_reg`), as (register, shadow) pairs after their count; origins are not
+/// state (a replay recomputes them).
+fn write_undef_regs(b: &mut Vec<u8>, program: &Program, f: &crate::state::Frame, all: bool) {
+    if f.undef.is_empty() {
+        b.push(0);
+        return;
+    }
+    let live = |r: u32| {
+        all || program.functions[f.func as usize]
+            .body
+            .as_ref()
+            .is_some_and(|body| {
+                (f.block as usize) < body.blocks.len()
+                    && (f.ip as usize) < body.blocks[f.block as usize].insts.len()
+                    && body.live.live_at(f.block, f.ip).contains(&r)
+            })
+    };
+    let kept: Vec<&(u32, crate::definedness::Undef)> =
+        f.undef.iter().filter(|(r, _)| live(*r)).collect();
+    write_len(b, kept.len());
+    for (r, u) in kept {
+        b.extend_from_slice(&r.to_le_bytes());
+        // A shadow holds no pointers: no renumbering.
+        write_val(b, &[], &u.shadow);
     }
 }
 
@@ -477,6 +513,7 @@ mod tests {
                     block: 0,
                     ip: 0,
                     regs: Arc::new(regs.iter().map(|&r| Val::Int(r as u128)).collect()),
+                    undef: Vec::new(),
                     allocas,
                     varargs: None,
                     ret: ReturnTo::Caller,
@@ -487,6 +524,7 @@ mod tests {
                 block: 0,
                 ip: 0,
                 regs: Arc::new(Vec::new()),
+                undef: Vec::new(),
                 allocas: Vec::new(),
                 varargs: None,
                 ret: ReturnTo::Caller,

@@ -27,6 +27,7 @@ impl SharedMemory for Mem<'_, '_, '_> {
         Ok(Payload {
             data: f.data,
             ptr_offsets: f.ptrs,
+            undef: f.undef,
         })
     }
     fn write(&mut self, addr: Addr, data: &Payload) -> Result<(), Failure> {
@@ -36,6 +37,7 @@ impl SharedMemory for Mem<'_, '_, '_> {
             &Fragment {
                 data: data.data.clone(),
                 ptrs: data.ptr_offsets.clone(),
+                undef: data.undef.clone(),
             },
         )
     }
