@@ -530,6 +530,7 @@ impl<'p> Machine<'p> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push_frame(
         &self,
         st: &mut State,
