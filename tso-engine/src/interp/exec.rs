@@ -22,7 +22,9 @@ impl<'p> Machine<'p> {
         let types = &self.program.types;
         // The result's undefined bits (see `crate::definedness`), after refusing uses
         // that depend on undefined bits.
-        let mut result_undef = if self.opts.definedness {
+        let mut result_undef = if self.opts.definedness
+            && (inst.builds_aggregate() || self.may_be_undefined(st, tid))
+        {
             self.undef_before(st, tid, inst)?
         } else {
             None
@@ -170,7 +172,7 @@ impl<'p> Machine<'p> {
             Inst::Call { dst, callee, args, abi, .. } => {
                 let argv: Vec<Val> = args.iter().map(|a| self.eval(fr, a)).collect();
                 let mut arg_undef = Vec::new();
-                if self.opts.definedness {
+                if self.opts.definedness && self.may_be_undefined(st, tid) {
                     arg_undef = args.iter().map(|a| self.undef_of(st, tid, fr, a)).collect();
                     if arg_undef.iter().all(Option::is_none) {
                         arg_undef = Vec::new();
@@ -235,7 +237,8 @@ impl<'p> Machine<'p> {
         let phis = &body.blocks[target as usize].phis;
         if !phis.is_empty() {
             // φs read the old values (and their undefined bits) simultaneously.
-            let undefs: Vec<Option<Undef>> = if self.opts.definedness {
+            let track = !fr.undef.is_empty() || body.has_undef_operands;
+            let undefs: Vec<Option<Undef>> = if self.opts.definedness && track {
                 phis.iter()
                     .map(|phi| {
                         let op = phi

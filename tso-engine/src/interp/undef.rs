@@ -29,6 +29,19 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Can an operand of the instruction `tid` is at have undefined bits? Not while
+    /// no register of its frame does and its function has no `undef` operand (the
+    /// usual case, kept cheap).
+    #[inline]
+    pub(super) fn may_be_undefined(&self, st: &State, tid: ThreadId) -> bool {
+        let fr = st.thread(tid).top();
+        !fr.undef.is_empty()
+            || self.program.functions[fr.func as usize]
+                .body
+                .as_ref()
+                .is_some_and(|b| b.has_undef_operands)
+    }
+
     /// A location id as `file.c:12`, to say where undefined bits came from.
     pub(super) fn origin_text(&self, origin: Option<Origin>) -> Option<String> {
         origin.and_then(|o| o.describe(self.program))

@@ -331,13 +331,7 @@ impl Canonicalizer {
             for &off in &o.ptrs {
                 b.extend_from_slice(&off.to_le_bytes());
             }
-            // Definedness: a mask (as long as the data) or a 0 for "all defined".
-            if o.undef.is_empty() {
-                b.push(0);
-            } else {
-                b.push(1);
-                b.extend_from_slice(&o.undef);
-            }
+            write_undef_mask(b, &o.undef);
             if cacheable {
                 out.end_object_chunk(id);
             } else {
@@ -387,6 +381,31 @@ fn for_each_reg(
             }
         }
     }
+}
+
+/// An object's definedness mask (as long as its data, or empty: all defined),
+/// compactly: a 0 for "all defined", else a 1, two bits per byte (defined, wholly
+/// undefined, partly undefined) and then the masks of the partly undefined bytes. Most
+/// masked objects are records with a few never-written padding bytes.
+fn write_undef_mask(b: &mut Vec<u8>, undef: &[u8]) {
+    if undef.is_empty() {
+        b.push(0);
+        return;
+    }
+    b.push(1);
+    for chunk in undef.chunks(4) {
+        let mut packed = 0u8;
+        for (i, &m) in chunk.iter().enumerate() {
+            let class = match m {
+                0 => 0u8,
+                0xff => 1,
+                _ => 2,
+            };
+            packed |= class << (2 * i);
+        }
+        b.push(packed);
+    }
+    b.extend(undef.iter().filter(|&&m| m != 0 && m != 0xff));
 }
 
 /// The undefined bits of the frame's registers that belong to the state (see
