@@ -149,8 +149,9 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Refuse bytes `[ptr, ptr+len)` if any bit of them was never written: a library
-    /// function inspects them (compares, prints, parses).
-    fn require_defined(&self, ptr: u64, len: u64) -> Result<(), Failure> {
+    /// function inspects them (compares, prints, parses). For functions that look at a
+    /// prefix only (memcmp up to the first difference), with `read_bytes_unchecked`.
+    pub fn require_defined(&self, ptr: u64, len: u64) -> Result<(), Failure> {
         if !self.definedness || len == 0 {
             return Ok(());
         }
@@ -289,7 +290,17 @@ impl<'a> NativeCx<'a> {
         Ok(())
     }
 
-    /// Read `len` bytes (none, and no check, when `len` is 0).
+    /// Read `len` bytes without requiring them defined; the caller checks the part it
+    /// inspects with `require_defined`.
+    pub fn read_bytes_unchecked(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        Ok(self.state.memory.read_bytes(ptr, len)?.to_vec())
+    }
+
+    /// Read `len` bytes the native inspects: every bit must be defined (none, and no
+    /// check, when `len` is 0).
     pub fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
         if len == 0 {
             return Ok(Vec::new());
