@@ -50,7 +50,8 @@ pub struct Figures {
     pub time: Duration,
     pub stored_bytes: u64,
     /// The most heap the exploration held at once (store, search, states), measured on
-    /// its own thread: this run's memory, whatever else the process did.
+    /// its own thread: this run's memory, whatever else the process did. With several
+    /// search workers, the process's peak resident memory instead.
     pub exploration_bytes: u64,
     pub peak_memory: u64,
 }

@@ -106,7 +106,13 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome,
     let (report, exploration_bytes) =
         crate::memory_use::peak_during(|| tso_engine::check(&program, &natives, &options));
     let mut outcome = RunOutcome::from_report(&report);
-    outcome.figures.exploration_bytes = exploration_bytes;
+    // Several search workers allocate on threads of their own, which the per-thread
+    // count does not see: the process's peak is the honest figure then.
+    outcome.figures.exploration_bytes = if options.jobs > 1 {
+        report.stats.peak_rss
+    } else {
+        exploration_bytes
+    };
     if !request.settings.show_details {
         outcome.hide_details();
     }

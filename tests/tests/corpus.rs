@@ -29,33 +29,54 @@ fn programs() -> Vec<Program> {
     ok.into_iter().filter_map(|r| r.ok()).collect()
 }
 
-/// Check every program under `model`; the mismatches, one paragraph each.
+/// Check every program under `model` with one search worker (depth-first) and with two
+/// (breadth-first); the mismatches, one paragraph each. Both must match the header,
+/// and a passing program must store the same number of states with either.
 fn verdict_mismatches(model: Model) -> (usize, Vec<String>) {
     let programs = programs();
-    let jobs: Vec<(&Program, Vec<String>)> = programs
+    let jobs: Vec<(&Program, Vec<String>, usize)> = programs
         .iter()
         .flat_map(|p| p.clang_arg_sets().into_iter().map(move |a| (p, a)))
+        .flat_map(|(p, a)| [1, 2].map(|workers| (p, a.clone(), workers)))
         .collect();
-    let results = parallel::map(&jobs, |(program, args)| {
+    let results = parallel::map(&jobs, |(program, args, workers)| {
         let expect = program.expect(model);
         let r = CheckRun::new(&program.path, model)
             .tool_args(&program.check_args)
             .clang_args(args)
+            .jobs(*workers)
             .run();
         let ok = r.exit == Some(expect.exit_status())
             && r.verdict() == Some(expect.verdict())
             && r.error_kind() == expect.kind();
-        (!ok).then(|| {
+        let states = r.json.as_ref().and_then(|j| j.get("states")?.as_u64());
+        let problem = (!ok).then(|| {
             format!(
-                "{} [{}] expected {expect} under {}: {}",
+                "{} [{}] -j {workers}: expected {expect} under {}: {}",
                 corpus::short(&program.path),
                 args.join(" "),
                 model.as_str(),
                 r
             )
-        })
+        });
+        (
+            problem,
+            (r.verdict() == Some("pass")).then_some(states).flatten(),
+        )
     });
-    (jobs.len(), results.into_iter().flatten().collect())
+    let mut bad: Vec<String> = results.iter().filter_map(|(p, _)| p.clone()).collect();
+    for (pair, runs) in results.chunks(2).zip(jobs.chunks(2)) {
+        if let [(_, Some(one)), (_, Some(two))] = pair {
+            if one != two {
+                bad.push(format!(
+                    "{} [{}]: {one} states with one worker, {two} with two",
+                    corpus::short(&runs[0].0.path),
+                    runs[0].1.join(" ")
+                ));
+            }
+        }
+    }
+    (jobs.len(), bad)
 }
 
 fn assert_corpus(model: Model) {

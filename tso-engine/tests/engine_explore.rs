@@ -227,6 +227,68 @@ int main(void) {{ pthread_t a, b; pthread_create(&a, NULL, t1, NULL); pthread_cr
     }
 }
 
+/// One worker searches depth-first and several breadth-first: a passing run stores the
+/// same states either way, and a failing one reports the same (shortest) trace, because
+/// an error the depth-first search finds is explained by the breadth-first one.
+#[test]
+fn one_worker_and_several_agree_on_states_and_trace() {
+    for (text, fails) in [(three_threads("312"), true), (three_threads("999"), false)] {
+        let bc = compile(&text, "-O1", &[]);
+        let runs: Vec<_> = [1, 2, 3]
+            .iter()
+            .map(|&jobs| {
+                let mut o = options();
+                o.jobs = jobs;
+                check_bc(&bc, &o)
+            })
+            .collect();
+        if fails {
+            assert_failure(
+                &runs[0],
+                ErrorKind::Assertion,
+                Some(line_of(&text, "/*HERE*/")),
+                "-O1",
+            );
+        } else {
+            assert_pass(&runs[0], "-O1");
+        }
+        for (r, jobs) in runs.iter().zip([1, 2, 3]).skip(1) {
+            assert_eq!(r.verdict, runs[0].verdict, "jobs {jobs}");
+            assert_eq!(r.stats.states, runs[0].stats.states, "jobs {jobs}: states");
+            assert_eq!(
+                r.counterexample.as_ref().map(|c| &c.steps),
+                runs[0].counterexample.as_ref().map(|c| &c.steps),
+                "jobs {jobs}: trace"
+            );
+        }
+    }
+}
+
+/// A path of states too large to hold (here, a long sequence of visible steps) sends the
+/// one-worker search breadth-first: the result is the one several workers get.
+#[test]
+fn a_state_space_too_deep_for_the_stack_is_searched_breadth_first() {
+    let src = format!("{PRELUDE}#include <stdatomic.h>
+atomic_int c; int pad[64];
+void *count(void *arg) {{ for (int i = 0; i < 120000; i++) atomic_store(&c, i); return arg; }}
+int main(void) {{ pthread_t t; pthread_create(&t, NULL, count, NULL); pthread_join(t, NULL); return 0; }}");
+    let bc = compile(&src, "-O1", &[]);
+    let runs: Vec<_> = [1, 2]
+        .iter()
+        .map(|&jobs| {
+            let mut o = options();
+            o.jobs = jobs;
+            check_bc(&bc, &o)
+        })
+        .collect();
+    assert_pass(&runs[0], "one worker");
+    assert_pass(&runs[1], "two workers");
+    assert_eq!(runs[0].stats.states, runs[1].stats.states);
+    assert!(runs[0].stats.states > 120_000, "{}", runs[0].stats.states);
+    // Breadth-first: the deepest level is the length of the one path, not a stack.
+    assert_eq!(runs[0].stats.max_depth, runs[1].stats.max_depth);
+}
+
 /// A state space far too large to finish: four threads counting independently.
 fn huge() -> String {
     format!("{PRELUDE}int c[4];

@@ -1,11 +1,14 @@
-//! State-space exploration: a breadth-first search over transitions with a visited
-//! set (`search`), and small observers that judge what it sees (`observers`).
+//! State-space exploration over transitions with a visited set: a depth-first search on
+//! one worker (`dfs`), a level-synchronous breadth-first search on any number of
+//! workers (`search`, also what turns an error into a shortest counterexample), and
+//! small observers that judge what either sees (`observers`).
 //! A transition is one thread's visible action plus the invisible steps after it,
 //! under one sequence of nondeterministic choices.
 
 mod chooser;
 pub mod counterexample;
 mod deadlock;
+mod dfs;
 pub mod diagnosis;
 pub mod observers;
 mod parents;
@@ -128,9 +131,8 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(n) = &new_states {
         watching.push(n);
     }
-    let mut search =
-        search::Search::new(machine, &watching, opts.collect_outcomes, opts.jobs, start);
-    let outcome = match search.run(initial) {
+    let (stop, stats) = search_with(machine, &watching, &outcomes, opts, start, initial);
+    let outcome = match stop {
         None => Outcome::Pass,
         Some(search::Stop::Limit { reason, path }) => Outcome::Inconclusive { reason, path },
         Some(search::Stop::Found { found, path }) => Outcome::Fail {
@@ -141,12 +143,51 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
             path,
         },
     };
-    let stats = search.stats.clone();
     drop(watching);
     ExploreResult {
         outcome,
         stats,
         first_output: outcomes.first.into_inner().ok().flatten(),
         outcomes: outcomes.all.into_inner().unwrap_or_default(),
+    }
+}
+
+/// One worker: the depth-first search, and if it finds an error, the breadth-first
+/// search again for the shortest counterexample (so a failing run reports the same
+/// path and figures for any number of workers); a state space too deep for it is
+/// searched breadth-first from the start. More workers: the breadth-first search.
+fn search_with(
+    machine: &Machine<'_>,
+    watching: &[&dyn observers::Observer],
+    outcomes: &observers::Outcomes,
+    opts: &ExploreOptions,
+    start: Instant,
+    initial: State,
+) -> (Option<search::Stop>, Stats) {
+    let breadth_first = |initial: State| {
+        let mut bfs =
+            search::Search::new(machine, watching, opts.collect_outcomes, opts.jobs, start);
+        let stop = bfs.run(initial);
+        (stop, bfs.stats)
+    };
+    if opts.jobs > 1 {
+        return breadth_first(initial);
+    }
+    let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start);
+    let Ok(stop) = dfs.run(initial.clone()) else {
+        // Too deep for whole states on a path: start again breadth-first.
+        drop(dfs);
+        outcomes.clear();
+        return breadth_first(initial);
+    };
+    if !matches!(stop, Some(search::Stop::Found { .. })) {
+        return (stop, dfs.stats);
+    }
+    outcomes.clear();
+    match breadth_first(initial) {
+        found @ (Some(search::Stop::Found { .. }), _) => found,
+        // A limit stopped the second search before the error's depth: keep the first
+        // search's counterexample.
+        _ => (stop, dfs.stats),
     }
 }

@@ -122,6 +122,18 @@ pub struct Outcomes {
     pub all: Mutex<BTreeSet<String>>,
 }
 
+impl Outcomes {
+    /// Forget what was seen (before a second search of the same space).
+    pub fn clear(&self) {
+        if let Ok(mut first) = self.first.lock() {
+            *first = None;
+        }
+        if let Ok(mut all) = self.all.lock() {
+            all.clear();
+        }
+    }
+}
+
 impl Observer for Outcomes {
     fn transition(&self, _tid: ThreadId, next: &State) -> Option<Found> {
         if next.is_finished() {

@@ -42,6 +42,10 @@ impl Chunks {
             Part::Known(id) => Chunk::Known(id),
         })
     }
+    /// Bytes serialised (chunks already known to the store not counted).
+    pub fn byte_len(&self) -> usize {
+        self.buf.len()
+    }
     /// For each byte chunk that serialises a cacheable object: (chunk index, object).
     pub fn cacheable(&self) -> impl Iterator<Item = (usize, ObjId)> + '_ {
         self.parts.iter().enumerate().filter_map(|(i, p)| match p {

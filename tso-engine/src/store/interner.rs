@@ -3,13 +3,16 @@
 //! Strings are addressed by (page, offset in page), never by one running offset, so the
 //! addressing cannot wrap however much is stored (a running `u32` offset wrapped past
 //! 4 GiB and compared the wrong bytes). Pages are allocated once at full size and never
-//! move; a string longer than a page gets a page of its own.
+//! move; a string longer than a page gets a page of its own. Pages grow from 4 KiB to
+//! the page size.
 
 use super::hash_bytes;
 use hashbrown::HashTable;
 
 /// Arena page size: large enough that pages are few, small next to the memory limit.
 pub const DEFAULT_PAGE_SIZE: usize = 1 << 20;
+/// The first page's size.
+const FIRST_PAGE_SIZE: usize = 4 << 10;
 
 /// Where one stored string lives.
 #[derive(Clone, Copy)]
@@ -87,8 +90,14 @@ impl Interner {
             .last()
             .is_some_and(|p| p.capacity() - p.len() >= bytes.len());
         if !fits {
-            self.pages
-                .push(Vec::with_capacity(self.page_size.max(bytes.len())));
+            // Pages double from a small first one up to the page size, so a table that
+            // stays small (one shard of many, a small program) costs little.
+            let grown = self
+                .pages
+                .last()
+                .map_or(FIRST_PAGE_SIZE, |p| p.capacity().saturating_mul(2))
+                .min(self.page_size);
+            self.pages.push(Vec::with_capacity(grown.max(bytes.len())));
         }
         let page_index = self.pages.len() - 1;
         let page = &mut self.pages[page_index];

@@ -68,7 +68,7 @@ fn global_id(shard: usize, local: u32) -> u32 {
 /// The states of one shard, and where the current search level began in it.
 #[derive(Default)]
 struct StateShard {
-    table: Interner,
+    table: tree::RootTable,
     level_start: u32,
 }
 
@@ -77,14 +77,14 @@ struct StateShard {
 pub struct Scratch {
     /// The chunk ids of the state inserted last.
     pub ids: Vec<u32>,
-    level: Vec<u32>,
+    levels: tree::Levels,
     /// Recently seen tree nodes, ((left << 32) | right, id), direct-mapped by hash:
     /// successors share most nodes with their parent and siblings, and a node's id never
     /// changes, so most lookups end here without a lock or a miss in the big table.
     nodes: Vec<(u64, u32)>,
 }
 
-const NODE_CACHE: usize = 1 << 12;
+const NODE_CACHE: usize = 1 << 14;
 
 /// What inserting a state found.
 #[derive(Clone, Copy, Debug)]
@@ -166,14 +166,11 @@ impl StateStore {
             };
             ids.push(id);
         }
-        let level = &mut scratch.level;
-        level.clear();
-        level.extend_from_slice(ids);
         if scratch.nodes.len() != NODE_CACHE {
             scratch.nodes = vec![(u64::MAX, 0); NODE_CACHE];
         }
         let cache = &mut scratch.nodes;
-        let root = tree::fold(level, |a, b| {
+        let root = scratch.levels.fold(ids, |a, b| {
             let h = tree::hash_pair(a, b);
             let pair = (a as u64) << 32 | b as u64;
             let slot = &mut cache[(h as usize) & (NODE_CACHE - 1)];
@@ -186,14 +183,11 @@ impl StateStore {
             id
         });
         // The root and the number of chunks (which fixes the tree's shape).
-        let mut key = [0u8; 12];
-        key[..4].copy_from_slice(&root.to_le_bytes());
-        key[4..].copy_from_slice(&(ids.len() as u64).to_le_bytes());
-        let h = hash_bytes(&key);
-        let shard = shard_of(h);
+        let chunks = u32::try_from(ids.len()).expect("fewer than 2^32 chunks in a state");
+        let shard = shard_of(tree::RootTable::hash(root, chunks));
         let (local, new, this_level) = {
             let mut s = self.states.lock(shard);
-            let (local, new) = s.table.intern_hashed(h, &key);
+            let (local, new) = s.table.intern(root, chunks);
             (local, new, local >= s.level_start)
         };
         if new {

@@ -45,9 +45,56 @@ impl NodeTable {
     }
 }
 
-/// Fold `level` (ids) pairwise with `intern` until one id is left; an odd last id is
+/// Interned states: a state is its tree's root and its number of chunks, packed in one
+/// word (8 bytes a state plus the hash table's slot).
+#[derive(Default)]
+pub struct RootTable {
+    keys: Vec<u64>,
+    table: HashTable<u32>,
+}
+
+#[inline]
+fn hash_key(key: u64) -> u64 {
+    let x = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    x ^ (x >> 31)
+}
+
+impl RootTable {
+    /// The id of the state with tree root `root` and `chunks` leaves, and whether it
+    /// was new.
+    pub fn intern(&mut self, root: u32, chunks: u32) -> (u32, bool) {
+        let key = (chunks as u64) << 32 | root as u64;
+        let h = hash_key(key);
+        let keys = &self.keys;
+        if let Some(&id) = self.table.find(h, |&i| keys[i as usize] == key) {
+            return (id, false);
+        }
+        let id = u32::try_from(self.keys.len()).expect("fewer than 2^32 states in a shard");
+        self.keys.push(key);
+        let keys = &self.keys;
+        self.table
+            .insert_unique(h, id, |&i| hash_key(keys[i as usize]));
+        (id, true)
+    }
+
+    /// Which shard the state (root, chunks) belongs in.
+    pub fn hash(root: u32, chunks: u32) -> u64 {
+        hash_key((chunks as u64) << 32 | root as u64)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.keys.capacity() * 8 + self.table.capacity() * 5
+    }
+}
+
+/// Fold `level` (ids) pairwise from scratch (what [`Levels::fold`] is tested against) with `intern` until one id is left; an odd last id is
 /// carried up unchanged. `level` is used as scratch space.
-pub fn fold(level: &mut Vec<u32>, mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
+#[cfg(test)]
+fn fold(level: &mut Vec<u32>, mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
     while level.len() > 1 {
         let n = level.len();
         let mut w = 0;
@@ -64,6 +111,65 @@ pub fn fold(level: &mut Vec<u32>, mut intern: impl FnMut(u32, u32) -> u32) -> u3
         level.truncate(w);
     }
     level.first().copied().unwrap_or(u32::MAX)
+}
+
+/// The levels of a folded tree: `levels[0]` holds the leaves, each next level the ids
+/// of the pairs below it, the last one the root. Kept from one insertion to the next:
+/// a successor shares most subtrees with the state inserted just before it (its parent
+/// or a sibling), and a pair found unchanged at the same place keeps its id without a
+/// lookup.
+#[derive(Default)]
+pub struct Levels {
+    levels: Vec<Vec<u32>>,
+    /// Levels of the previous tree (same shape when it had as many leaves).
+    previous: Vec<Vec<u32>>,
+}
+
+impl Levels {
+    /// Fold `leaves` up to a root with `intern`, reusing the previous tree's ids where
+    /// both children are unchanged.
+    pub fn fold(&mut self, leaves: &[u32], mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
+        std::mem::swap(&mut self.levels, &mut self.previous);
+        let same_shape = self
+            .previous
+            .first()
+            .is_some_and(|l| l.len() == leaves.len());
+        let mut depth = 0;
+        self.level(0).extend_from_slice(leaves);
+        while self.levels[depth].len() > 1 {
+            let n = self.levels[depth].len();
+            self.level(depth + 1);
+            for i in 0..n / 2 {
+                let (a, b) = (self.levels[depth][2 * i], self.levels[depth][2 * i + 1]);
+                let id = match self.previous.get(depth..depth + 2) {
+                    Some([below, above])
+                        if same_shape && below[2 * i] == a && below[2 * i + 1] == b =>
+                    {
+                        above[i]
+                    }
+                    _ => intern(a, b),
+                };
+                self.levels[depth + 1].push(id);
+            }
+            if n % 2 == 1 {
+                let odd = self.levels[depth][n - 1];
+                self.levels[depth + 1].push(odd);
+            }
+            depth += 1;
+        }
+        self.levels.truncate(depth + 1);
+        self.levels[depth].first().copied().unwrap_or(u32::MAX)
+    }
+
+    /// Level `depth`, emptied (created if missing).
+    fn level(&mut self, depth: usize) -> &mut Vec<u32> {
+        if self.levels.len() <= depth {
+            self.levels.resize_with(depth + 1, Vec::new);
+        }
+        let l = &mut self.levels[depth];
+        l.clear();
+        l
+    }
 }
 
 #[cfg(test)]
@@ -101,6 +207,30 @@ mod tests {
         }
         let again: Vec<(u32, usize)> = lists.iter().map(|l| root_of(&mut t, l)).collect();
         assert_eq!(roots, again);
+    }
+
+    #[test]
+    fn reusing_the_previous_tree_gives_the_same_roots() {
+        let mut t = NodeTable::default();
+        let mut levels = Levels::default();
+        let mut r = 1u64;
+        let mut list: Vec<u32> = (0..13).collect();
+        for _ in 0..500 {
+            r = r
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (r >> 33) as usize % list.len();
+            match (r >> 60) % 4 {
+                0 if list.len() > 1 => {
+                    list.remove(at);
+                }
+                1 => list.insert(at, (r >> 40) as u32 % 50),
+                _ => list[at] = (r >> 40) as u32 % 50,
+            }
+            let expected = root_of(&mut t, &list).0;
+            let got = levels.fold(&list, |a, b| t.intern(hash_pair(a, b), a, b));
+            assert_eq!(got, expected, "{list:?}");
+        }
     }
 
     #[test]

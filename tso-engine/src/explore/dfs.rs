@@ -1,0 +1,264 @@
+//! Depth-first search on one worker: the cheapest way to show that no error is
+//! reachable. Its stack holds one state per step of the current path and nothing else,
+//! and a state is generated, stored and expanded without ever being queued.
+//!
+//! It reports the first error it meets, on a path that is usually long; `explore` then
+//! asks the breadth-first search (`search`) for the shortest one, so the counterexample
+//! and the failing run's figures do not depend on which search found the error.
+
+use super::chooser::ScriptChooser;
+use super::observers::{Found, Observer};
+use super::search::{advance_script, Stop};
+use super::{Move, Stats};
+use crate::interp::{Machine, Step};
+use crate::state::{State, ThreadId, ThreadStatus};
+use crate::store::{Canonicalizer, Scratch, StateStore};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Transitions between two calls of the observers' `tick`.
+const TICK: u32 = 256;
+
+/// Serialised bytes of the states on the path beyond which the state space counts as
+/// too deep for this search (an unbounded counter, or store buffers that keep growing):
+/// it is then searched breadth-first, where memory follows the states stored, not the
+/// depth times the size of a state.
+const MAX_PATH_BYTES: usize = 8 << 20;
+
+/// The path grew past [`MAX_PATH_BYTES`].
+pub struct TooDeep;
+
+pub struct DepthFirst<'a, 'p> {
+    machine: &'a Machine<'p>,
+    observers: &'a [&'a dyn Observer],
+    include_output: bool,
+    store: StateStore,
+    canon: Canonicalizer,
+    scratch: Scratch,
+    chooser: ScriptChooser,
+    pub stats: Stats,
+    start: Instant,
+}
+
+/// A state on the current path and where its expansion stands.
+struct Node {
+    state: State,
+    /// The thread whose transitions are being generated.
+    tid: ThreadId,
+    /// The next choice script for `tid`.
+    script: Vec<(u32, u32)>,
+    /// Some thread could move from here.
+    any_enabled: bool,
+    /// The move that led here (None for the root).
+    via: Option<Move>,
+    /// Size of the state, serialised.
+    bytes: usize,
+}
+
+impl Node {
+    fn new(state: State, via: Option<Move>, bytes: usize) -> Node {
+        Node {
+            state,
+            tid: 0,
+            script: Vec::new(),
+            any_enabled: false,
+            via,
+            bytes,
+        }
+    }
+
+    /// Go on with the next thread.
+    fn next_thread(&mut self) {
+        self.tid += 1;
+        self.script.clear();
+    }
+}
+
+/// What one generated transition led to.
+enum Next {
+    /// Nothing to store (blocked, pruned, or already seen).
+    Nothing,
+    /// A new state to expand.
+    Push(Node),
+    Stop(Stop),
+}
+
+impl<'a, 'p> DepthFirst<'a, 'p> {
+    pub fn new(
+        machine: &'a Machine<'p>,
+        observers: &'a [&'a dyn Observer],
+        include_output: bool,
+        start: Instant,
+    ) -> Self {
+        DepthFirst {
+            machine,
+            observers,
+            include_output,
+            store: StateStore::new(),
+            canon: Canonicalizer::new(),
+            scratch: Scratch::default(),
+            chooser: ScriptChooser::default(),
+            stats: Stats::default(),
+            start,
+        }
+    }
+
+    /// Explore everything reachable from `initial`; None when nothing stopped it.
+    pub fn run(&mut self, initial: State) -> Result<Option<Stop>, TooDeep> {
+        let stop = self.search(initial);
+        self.finish_stats();
+        stop
+    }
+
+    fn search(&mut self, initial: State) -> Result<Option<Stop>, TooDeep> {
+        self.insert(&initial);
+        if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&initial)) {
+            return Ok(Some(Stop::Found {
+                found,
+                path: Vec::new(),
+            }));
+        }
+        let mut path_bytes = self.canon.chunks.byte_len();
+        let mut stack = vec![Node::new(initial, None, path_bytes)];
+        let mut ticks = 0;
+        while let Some(node) = stack.last_mut() {
+            if node.state.is_finished() || node.tid as usize >= node.state.threads.len() {
+                if !node.state.is_finished() {
+                    let (st, any) = (&node.state, node.any_enabled);
+                    if let Some(found) = self.observers.iter().find_map(|o| o.expanded(st, any)) {
+                        let path = path_of(&stack);
+                        return Ok(Some(Stop::Found { found, path }));
+                    }
+                }
+                path_bytes -= node.bytes;
+                stack.pop();
+                continue;
+            }
+            if node.state.thread(node.tid).status != ThreadStatus::Running {
+                node.next_thread();
+                continue;
+            }
+            match self.transition(node) {
+                Next::Nothing => {}
+                Next::Push(child) => {
+                    path_bytes += child.bytes;
+                    if path_bytes > MAX_PATH_BYTES {
+                        return Err(TooDeep);
+                    }
+                    stack.push(child);
+                    self.stats.max_depth = self.stats.max_depth.max(stack.len() as u64);
+                }
+                Next::Stop(Stop::Found { found, path: last }) => {
+                    let mut path = path_of(&stack);
+                    path.extend(last);
+                    return Ok(Some(Stop::Found { found, path }));
+                }
+                Next::Stop(Stop::Limit { reason, .. }) => {
+                    let path = path_of(&stack);
+                    return Ok(Some(Stop::Limit { reason, path }));
+                }
+            }
+            ticks += 1;
+            if ticks >= TICK {
+                ticks = 0;
+                if let Some(reason) = self.tick() {
+                    let path = path_of(&stack);
+                    return Ok(Some(Stop::Limit { reason, path }));
+                }
+            }
+        }
+        Ok(None)
+    }
+
+    /// Generate `node`'s next transition and advance its cursor. A `Found` carries the
+    /// failing move only; the caller prefixes the path.
+    fn transition(&mut self, node: &mut Node) -> Next {
+        let tid = node.tid;
+        let mut next = node.state.clone();
+        self.chooser.reset(&node.script);
+        let result = self
+            .machine
+            .run_transition(&mut next, tid, &mut self.chooser, None);
+        let taken = self.chooser.taken();
+        let mv = Move {
+            tid,
+            choices: taken.iter().map(|c| c.0).collect(),
+        };
+        match advance_script(taken) {
+            Some(s) => node.script = s,
+            None => node.next_thread(),
+        }
+        let found = |found: Found, mv: Move| {
+            Next::Stop(Stop::Found {
+                found,
+                path: vec![mv],
+            })
+        };
+        match result {
+            Err(failure) => {
+                let thread = failure.thread.or(Some(tid));
+                return found(Found::new(failure, thread), mv);
+            }
+            Ok(Step::Blocked) => return Next::Nothing,
+            Ok(Step::Pruned) => {
+                node.any_enabled = true;
+                return Next::Nothing;
+            }
+            Ok(Step::Progress) => node.any_enabled = true,
+        }
+        self.stats.transitions += 1;
+        if let Some(f) = self.observers.iter().find_map(|o| o.transition(tid, &next)) {
+            return found(f, mv);
+        }
+        if !self.insert(&next) {
+            return Next::Nothing;
+        }
+        self.canon.collect_garbage(&mut next);
+        if let Some(f) = self.observers.iter().find_map(|o| o.new_state(&next)) {
+            return found(f, mv);
+        }
+        let states = self.store.states() as u64;
+        if let Some(reason) = self.observers.iter().find_map(|o| o.stored(states)) {
+            return Next::Stop(Stop::Limit {
+                reason,
+                path: Vec::new(),
+            });
+        }
+        Next::Push(Node::new(next, Some(mv), self.canon.chunks.byte_len()))
+    }
+
+    /// Store `st`; true when it was new.
+    fn insert(&mut self, st: &State) -> bool {
+        self.store
+            .insert_state(
+                &mut self.canon,
+                &mut self.scratch,
+                self.machine.program,
+                st,
+                self.include_output,
+            )
+            .new
+    }
+
+    fn tick(&self) -> Option<String> {
+        let stats = Stats {
+            states: self.store.states() as u64,
+            transitions: self.stats.transitions,
+            time: self.start.elapsed(),
+            ..Stats::default()
+        };
+        self.observers.iter().find_map(|o| o.tick(&stats))
+    }
+
+    fn finish_stats(&mut self) {
+        self.stats.states = self.store.states() as u64;
+        self.stats.stored_bytes = self.store.bytes() as u64;
+        self.stats.time = self.start.elapsed();
+        self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
+        self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
+    }
+}
+
+fn path_of(stack: &[Node]) -> Vec<Move> {
+    stack.iter().filter_map(|n| n.via.clone()).collect()
+}
