@@ -12,10 +12,10 @@ use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::ObservationLog;
 
 use crate::fences::{self, FenceSuggestion, Trial};
-use crate::outcome::{RunOutcome, ScClassification, ScRerun};
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
 use crate::render::{self, failure, figures, json};
 use crate::robustness::{self, Robustness, RobustnessReport};
+use crate::run_report::{RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
 
 /// Exit status: the tool could not run.
@@ -119,7 +119,7 @@ fn prepare(args: &CheckArgs) -> Result<PathBuf, CheckCommandError> {
 
 struct Checked {
     settings: CheckSettings,
-    outcome: RunOutcome,
+    outcome: RunReport,
     sc: Option<ScRerun>,
     /// `--suggest-fences`: the suggestion, when there was something to fix.
     fences: Option<FenceSuggestion>,
@@ -188,7 +188,7 @@ fn check_robustness(
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
-    settings.jobs = args.jobs.unwrap_or_else(crate::settings::cores).max(1);
+    settings.jobs = args.jobs.unwrap_or(1).max(1);
     settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
         && settings.memory_model == crate::cli::MemoryModel::Sc
@@ -278,7 +278,7 @@ pub fn run(args: &CheckArgs) -> i32 {
             if args.format == CheckFormat::Json {
                 let settings = CheckSettings::from_args(&args.checking, args.sb_bound);
                 let mut failed = json::outcome_fields(
-                    &RunOutcome::tool_error(tso_engine::ErrorKind::Unsupported, String::new()),
+                    &RunReport::tool_error(tso_engine::ErrorKind::Unsupported, String::new()),
                     &settings,
                 );
                 failed.insert("error".into(), serde_json::json!({ "kind": error.kind(), "message": error.to_string(), "location": null }));
@@ -308,7 +308,7 @@ fn verdict_line(checked: &Checked) -> String {
             }
         }
     }
-    match (outcome.verdict, &outcome.failure) {
+    match (outcome.verdict, &outcome.error) {
         (Verdict::Pass, _) => format!("verdict: pass — no error is reachable ({model})"),
         (Verdict::Fail, Some(f)) => format!("verdict: fail — {} ({model})", f.kind),
         (Verdict::Fail, None) => format!("verdict: fail ({model})"),

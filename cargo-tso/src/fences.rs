@@ -83,7 +83,7 @@ pub fn fenced_trial(request: &Request<'_>, fences: &[SourcePoint]) -> Result<Tri
         reason: outcome
             .inconclusive_reason
             .clone()
-            .or_else(|| outcome.failure.as_ref().map(|f| f.message.clone())),
+            .or_else(|| outcome.error.as_ref().map(|f| f.message.clone())),
     })
 }
 

@@ -9,17 +9,17 @@
 //! - [`robustness`]: `--robustness` (TSO states with empty buffers vs SC states);
 //! - [`render`]: traces, source snippets, figures and JSON shared by both.
 
-pub mod check_cmd;
-pub mod cli;
-pub mod compile;
-pub mod fences;
+mod check_cmd;
+mod cli;
+mod compile;
+mod fences;
 mod memory_use;
-pub mod outcome;
-pub mod pipeline;
-pub mod render;
-pub mod robustness;
-pub mod settings;
-pub mod test_cmd;
+mod pipeline;
+mod render;
+mod robustness;
+mod run_report;
+mod settings;
+mod test_cmd;
 
 use std::ffi::OsString;
 

@@ -11,7 +11,7 @@ use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOpti
 use tso_runtime::runtime::{register, ObservationLog, RuntimeOptions};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{RunOutcome, ScClassification, ScRerun};
+use crate::run_report::{RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
 
 #[derive(Debug, thiserror::Error)]
@@ -50,14 +50,10 @@ pub struct RunExtras {
     pub observer: Option<StateObserver>,
 }
 
-/// Runs one check. Problems in the program (including constructs the pass or the
+/// Runs one check, with the `extras` (candidate fences, observation, SC runtime, a
+/// state observer). Problems in the program (including constructs the pass or the
 /// engine does not support) are verdicts; only unreadable input is an error.
-pub fn run(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
-    run_with(request, &RunExtras::default())
-}
-
-/// [`run`] with candidate fences, observation, SC runtime or a state observer.
-pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome, PipelineError> {
+pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
     let context = Context::create();
     let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
     let mut natives = Natives::standard();
@@ -69,7 +65,7 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome,
         if let Err(error) = instrument_module(&module, &options) {
             // Every pass error means the tool could not check this program (exit 2).
             let error: InstrumentError = error;
-            return Ok(RunOutcome::tool_error(
+            return Ok(RunReport::tool_error(
                 ErrorKind::Unsupported,
                 format!("TSO instrumentation: {error}"),
             ));
@@ -105,7 +101,7 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome,
     };
     let (report, exploration_bytes) =
         crate::memory_use::peak_during(|| tso_engine::check(&program, &natives, &options));
-    let mut outcome = RunOutcome::from_report(&report);
+    let mut outcome = RunReport::from_report(&report);
     // Several search workers allocate on threads of their own, which the per-thread
     // count does not see: the process's peak is the honest figure then.
     outcome.figures.exploration_bytes = if options.jobs > 1 {
@@ -120,7 +116,7 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunOutcome,
 }
 
 /// Runs `request` inside a panic guard: a panic becomes [`PipelineError::Internal`].
-pub fn run_guarded(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
+pub fn run_guarded(request: &Request<'_>) -> Result<RunReport, PipelineError> {
     run_guarded_with(request, &RunExtras::default())
 }
 
@@ -128,7 +124,7 @@ pub fn run_guarded(request: &Request<'_>) -> Result<RunOutcome, PipelineError> {
 pub fn run_guarded_with(
     request: &Request<'_>,
     extras: &RunExtras,
-) -> Result<RunOutcome, PipelineError> {
+) -> Result<RunReport, PipelineError> {
     match catch_unwind(AssertUnwindSafe(|| run_with(request, extras))) {
         Ok(result) => result,
         Err(payload) => Err(PipelineError::Internal(panic_message(payload.as_ref()))),
@@ -151,13 +147,13 @@ pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
         },
         Err(error) => ScRerun {
             classification: ScClassification::Unknown,
-            outcome: RunOutcome::tool_error(ErrorKind::Unsupported, error.to_string()),
+            outcome: RunReport::tool_error(ErrorKind::Unsupported, error.to_string()),
         },
     }
 }
 
 /// Whether a run's result calls for the SC re-run.
-pub fn wants_sc_rerun(settings: &CheckSettings, outcome: &RunOutcome) -> bool {
+pub fn wants_sc_rerun(settings: &CheckSettings, outcome: &RunReport) -> bool {
     settings.memory_model == MemoryModel::Tso && outcome.verdict == Verdict::Fail
 }
 

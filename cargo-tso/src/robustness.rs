@@ -26,7 +26,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use tso_engine::explore::StateObserver;
+use tso_engine::explore::{StateCheck, StateObserver};
 use tso_engine::interp::Machine;
 use tso_engine::state::State;
 use tso_engine::store::{Canonicalizer, Chunk};
@@ -34,8 +34,8 @@ use tso_engine::{ErrorKind, Failure, Verdict};
 use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::{drained_states, Observation, ObservationLog};
 
-use crate::outcome::RunOutcome;
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
+use crate::run_report::RunReport;
 
 /// More drain orders than this for one state makes the check inconclusive.
 const DRAIN_LIMIT: usize = 4096;
@@ -58,9 +58,9 @@ pub struct RobustnessReport {
     pub tso_states: u64,
     pub compared: u64,
     /// The TSO run (its trace leads to the first state SC cannot reach).
-    pub tso: RunOutcome,
+    pub tso: RunReport,
     /// The SC run (its trace is the failure when the program fails under SC).
-    pub sc: RunOutcome,
+    pub sc: RunReport,
     /// Reorderings the TSO trace shows.
     pub observations: Vec<Observation>,
 }
@@ -94,20 +94,8 @@ pub fn check(
     request: &Request<'_>,
     fences: &[SourcePoint],
 ) -> Result<RobustnessReport, PipelineError> {
-    let sc_set: Arc<Mutex<(Canonicalizer, HashSet<Vec<u8>>)>> =
-        Arc::new(Mutex::new((Canonicalizer::new(), HashSet::new())));
-    let collect = {
-        let set = sc_set.clone();
-        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
-            let mut guard = set.lock().map_err(|_| internal())?;
-            let (canon, seen) = &mut *guard;
-            if let Some(k) = key(canon, machine, st) {
-                seen.insert(k);
-            }
-            Ok(())
-        });
-        observer
-    };
+    let sc_set: ScStates = Arc::new(Mutex::new((Canonicalizer::new(), HashSet::new())));
+    let collect = collecting(&sc_set);
     let sc = pipeline::run_guarded_with(
         request,
         &RunExtras {
@@ -119,7 +107,7 @@ pub fn check(
     )?;
     let sc_states = sc_set.lock().map(|g| g.1.len() as u64).unwrap_or(0);
     let compared = Arc::new(Mutex::new(0u64));
-    let unreached = |tso: RunOutcome, robustness, observations| RobustnessReport {
+    let unreached = |tso: RunReport, robustness, observations| RobustnessReport {
         robustness,
         sc_states,
         tso_states: tso.figures.states,
@@ -132,7 +120,7 @@ pub fn check(
         Verdict::Pass => {}
         Verdict::Fail => {
             return Ok(unreached(
-                RunOutcome::tool_error(ErrorKind::Unsupported, String::new()),
+                RunReport::tool_error(ErrorKind::Unsupported, String::new()),
                 Robustness::FailsUnderSc,
                 Vec::new(),
             ))
@@ -141,41 +129,16 @@ pub fn check(
             let why = sc
                 .inconclusive_reason
                 .clone()
-                .or_else(|| sc.failure.as_ref().map(|f| f.message.clone()))
+                .or_else(|| sc.error.as_ref().map(|f| f.message.clone()))
                 .unwrap_or_default();
             return Ok(unreached(
-                RunOutcome::tool_error(ErrorKind::Unsupported, String::new()),
+                RunReport::tool_error(ErrorKind::Unsupported, String::new()),
                 Robustness::Undecided(format!("the SC run did not finish: {why}")),
                 Vec::new(),
             ));
         }
     }
-    let compare = {
-        let set = sc_set.clone();
-        let compared = compared.clone();
-        let observer: StateObserver = Arc::new(move |machine: &Machine<'_>, st: &State| {
-            let drained = drained_states(st, DRAIN_LIMIT)?;
-            let mut guard = set.lock().map_err(|_| internal())?;
-            let (canon, seen) = &mut *guard;
-            let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
-            for d in states {
-                if let Ok(mut n) = compared.lock() {
-                    *n += 1;
-                }
-                let Some(k) = key(canon, machine, d) else {
-                    continue;
-                };
-                if !seen.contains(&k) {
-                    return Err(Failure::new(
-                        ErrorKind::NotRobust,
-                        "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",
-                    ));
-                }
-            }
-            Ok(())
-        });
-        observer
-    };
+    let compare = comparing(&sc_set, &compared);
     let log: ObservationLog = Arc::default();
     let tso = pipeline::run_guarded_with(
         request,
@@ -187,22 +150,7 @@ pub fn check(
         },
     )?;
     let observations = log.lock().map(|l| l.clone()).unwrap_or_default();
-    let robustness = match tso.verdict {
-        Verdict::Pass => Robustness::Robust,
-        // A state SC cannot reach, or an error SC never runs into.
-        Verdict::Fail => Robustness::NotRobust,
-        Verdict::Inconclusive => Robustness::Undecided(
-            tso.inconclusive_reason
-                .clone()
-                .unwrap_or_else(|| "the TSO run was inconclusive".into()),
-        ),
-        Verdict::Error => Robustness::Undecided(
-            tso.failure
-                .as_ref()
-                .map(|f| f.message.clone())
-                .unwrap_or_else(|| "the TSO run could not run".into()),
-        ),
-    };
+    let robustness = conclusion(&tso);
     let compared = compared.lock().map(|n| *n).unwrap_or(0);
     Ok(RobustnessReport {
         robustness,
@@ -213,6 +161,90 @@ pub fn check(
         sc,
         observations,
     })
+}
+
+/// The canonical keys of the states the SC run reached (one canonicaliser for both
+/// runs, so equal states get equal keys).
+type ScStates = Arc<Mutex<(Canonicalizer, HashSet<Vec<u8>>)>>;
+
+/// Observer of the SC run: records every state it reaches.
+fn collecting(set: &ScStates) -> StateObserver {
+    let set = set.clone();
+    Arc::new(move |machine: &Machine<'_>, st: &State| {
+        let mut guard = set.lock().map_err(|_| internal())?;
+        let (canon, seen) = &mut *guard;
+        if let Some(k) = key(canon, machine, st) {
+            seen.insert(k);
+        }
+        Ok(())
+    })
+}
+
+/// Observer of the TSO run: every state, drained in each order a fence allows, must be
+/// one the SC run reached; `compared` counts the states compared.
+fn comparing(set: &ScStates, compared: &Arc<Mutex<u64>>) -> StateObserver {
+    Arc::new(CompareWithSc {
+        sc: set.clone(),
+        compared: compared.clone(),
+    })
+}
+
+struct CompareWithSc {
+    sc: ScStates,
+    /// Drained states compared so far, in the search being reported.
+    compared: Arc<Mutex<u64>>,
+}
+
+impl StateCheck for CompareWithSc {
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
+        let drained = drained_states(st, DRAIN_LIMIT)?;
+        let mut guard = self.sc.lock().map_err(|_| internal())?;
+        let (canon, seen) = &mut *guard;
+        let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
+        for d in states {
+            if let Ok(mut n) = self.compared.lock() {
+                *n += 1;
+            }
+            let Some(k) = key(canon, machine, d) else {
+                continue;
+            };
+            if !seen.contains(&k) {
+                return Err(Failure::new(
+                    ErrorKind::NotRobust,
+                    "this state is reachable under x86-TSO (once the store buffers drain) but not under sequential consistency",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The depth-first search found a state SC cannot reach and the breadth-first one
+    /// searches again for the shortest path: count that search's comparisons only.
+    fn restart(&self) {
+        if let Ok(mut n) = self.compared.lock() {
+            *n = 0;
+        }
+    }
+}
+
+/// What the TSO run's verdict says about robustness.
+fn conclusion(tso: &RunReport) -> Robustness {
+    match tso.verdict {
+        Verdict::Pass => Robustness::Robust,
+        // A state SC cannot reach, or an error SC never runs into.
+        Verdict::Fail => Robustness::NotRobust,
+        Verdict::Inconclusive => Robustness::Undecided(
+            tso.inconclusive_reason
+                .clone()
+                .unwrap_or_else(|| "the TSO run was inconclusive".into()),
+        ),
+        Verdict::Error => Robustness::Undecided(
+            tso.error
+                .as_ref()
+                .map(|f| f.message.clone())
+                .unwrap_or_else(|| "the TSO run could not run".into()),
+        ),
+    }
 }
 
 fn internal() -> Failure {

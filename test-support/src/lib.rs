@@ -23,10 +23,10 @@ pub use declaration::{emit_all, FileOptions, Tests};
 pub use error::Error;
 pub use manifest::{Define, Language, Manifest, TestFile, FORMAT_VERSION, MANIFEST_FILE_NAME};
 pub use test_symbol::{
-    parse_test_symbol, Expectation, FailureKind, TestSymbol, UnknownFailureKind, ANY_KIND,
-    IGNORE_PREFIX, SHOULD_FAIL_PREFIX, SHOULD_FAIL_UNDER_TSO_PREFIX, TEST_PREFIX,
+    parse_test_symbol, Expectation, TestSymbol, ANY_KIND, IGNORE_PREFIX, SHOULD_FAIL_PREFIX,
+    SHOULD_FAIL_UNDER_TSO_PREFIX, TEST_PREFIX,
 };
-pub use tso_verdict::{ErrorKind, EXPECTABLE_KINDS};
+pub use tso_verdict::{ErrorKind, UnknownKind, EXPECTABLE_KINDS};
 
 /// The text of `tso.h`, for tools that write it out themselves.
 pub const TSO_H: &str = include_str!("../include/tso.h");

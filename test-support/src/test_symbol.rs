@@ -33,19 +33,19 @@ pub enum Expectation {
     /// No error may be reachable.
     ShouldPass,
     /// Some error must be reachable; `Some(kind)` requires that kind.
-    ShouldFail(Option<FailureKind>),
+    ShouldFail(Option<ErrorKind>),
     /// No error may be reachable, and every state reachable under x86-TSO with empty
     /// store buffers must be reachable under sequential consistency (`TSO_TEST_ROBUST`).
     Robust,
     /// Under x86-TSO some error (of this kind) must be reachable, and under
     /// sequential consistency none: the test documents a bug that needs store
     /// buffering. Under `--memory-model sc` it must pass.
-    ShouldFailUnderTso(Option<FailureKind>),
+    ShouldFailUnderTso(Option<ErrorKind>),
 }
 
 impl Expectation {
     /// The kind a failing expectation names (`None`: any kind, or not a failure).
-    pub fn failure_kind(self) -> Option<FailureKind> {
+    pub fn failure_kind(self) -> Option<ErrorKind> {
         match self {
             Expectation::ShouldPass | Expectation::Robust => None,
             Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => kind,
@@ -53,13 +53,10 @@ impl Expectation {
     }
 }
 
-/// The failure kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`:
-/// the checker's own error kinds (one definition, in tso-verdict), of which
-/// [`tso_verdict::EXPECTABLE_KINDS`] may be expected.
-pub type FailureKind = tso_verdict::ErrorKind;
-
-/// A string that names no failure kind.
-pub type UnknownFailureKind = tso_verdict::UnknownKind;
+// The kinds a test can expect, as in `TSO_TEST_SHOULD_FAIL_WITH(name, kind)`, are the
+// checker's own error kinds (one definition, in tso-verdict), of which
+// `tso_verdict::EXPECTABLE_KINDS` may be expected.
+use tso_verdict::ErrorKind;
 
 impl TestSymbol {
     /// The function name `tso.h` gives this test (inverse of [`parse_test_symbol`]).
@@ -71,11 +68,11 @@ impl TestSymbol {
             Expectation::ShouldPass => format!("{TEST_PREFIX}{}", self.name),
             Expectation::Robust => format!("{ROBUST_PREFIX}{}", self.name),
             Expectation::ShouldFail(kind) => {
-                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), FailureKind::symbol_name);
+                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), ErrorKind::symbol_name);
                 format!("{SHOULD_FAIL_PREFIX}{kind}__{}", self.name)
             }
             Expectation::ShouldFailUnderTso(kind) => {
-                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), FailureKind::symbol_name);
+                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), ErrorKind::symbol_name);
                 format!("{SHOULD_FAIL_UNDER_TSO_PREFIX}{kind}__{}", self.name)
             }
         }
@@ -113,12 +110,12 @@ pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
 
 /// `<kind>__<name>` of a should-fail symbol; `None` for an unknown kind. Only the
 /// underscore spelling of a kind is valid inside a symbol.
-fn kind_and_name(rest: &str) -> Option<(Option<FailureKind>, &str)> {
+fn kind_and_name(rest: &str) -> Option<(Option<ErrorKind>, &str)> {
     let (kind, name) = rest.split_once("__")?;
     let kind = if kind == ANY_KIND {
         None
     } else {
-        Some(FailureKind::from_symbol_name(kind)?)
+        Some(ErrorKind::from_symbol_name(kind)?)
     };
     Some((kind, name))
 }
@@ -154,7 +151,7 @@ mod tests {
         assert_eq!(t.name, "free__twice");
         assert_eq!(
             t.expectation,
-            Expectation::ShouldFail(Some(FailureKind::UseAfterFree))
+            Expectation::ShouldFail(Some(ErrorKind::UseAfterFree))
         );
     }
 
@@ -173,7 +170,7 @@ mod tests {
         assert_eq!(t.name, "sb");
         assert_eq!(
             t.expectation,
-            Expectation::ShouldFailUnderTso(Some(FailureKind::Assertion))
+            Expectation::ShouldFailUnderTso(Some(ErrorKind::Assertion))
         );
         let t = parse_test_symbol("__tso_test_should_fail_under_tso__any__sb").unwrap();
         assert_eq!(t.expectation, Expectation::ShouldFailUnderTso(None));
@@ -222,7 +219,7 @@ mod tests {
                 };
                 assert_eq!(parse_test_symbol(&test.symbol()), Some(test));
             }
-            assert_eq!(kind.as_str().parse::<FailureKind>(), Ok(kind));
+            assert_eq!(kind.as_str().parse::<ErrorKind>(), Ok(kind));
             assert_eq!(kind.as_str(), kind.symbol_name().replace('_', "-"));
         }
     }

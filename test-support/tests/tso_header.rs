@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use test_support::{include_dir, parse_test_symbol, Expectation, FailureKind, TestSymbol};
+use test_support::{include_dir, parse_test_symbol, ErrorKind, Expectation, TestSymbol};
 
 const TESTS_SOURCE: &str = r#"
 #include <tso.h>
@@ -75,13 +75,13 @@ fn expected_tests() -> Vec<TestSymbol> {
         test("any_failure", Expectation::ShouldFail(None), false),
         test(
             "bad_index",
-            Expectation::ShouldFail(Some(FailureKind::OutOfBounds)),
+            Expectation::ShouldFail(Some(ErrorKind::OutOfBounds)),
             false,
         ),
         test("needs_tso", Expectation::ShouldFailUnderTso(None), false),
         test(
             "needs_tso_kind",
-            Expectation::ShouldFailUnderTso(Some(FailureKind::Assertion)),
+            Expectation::ShouldFailUnderTso(Some(ErrorKind::Assertion)),
             false,
         ),
         test("plain", Expectation::ShouldPass, false),

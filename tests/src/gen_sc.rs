@@ -126,22 +126,7 @@ impl ScProgram {
             }
             s.push_str("    return NULL;\n}\n");
         }
-        let n = self.threads.len();
-        let _ = write!(
-            s,
-            "\nint main(void) {{\n    pthread_t t[{n}];\n    void *(*body[{n}])(void *) = {{"
-        );
-        s.push_str(
-            &(0..n)
-                .map(|t| format!("thread{t}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
-        let _ = writeln!(s, "}};\n    for (int i = 0; i < {n}; i++)\n        pthread_create(&t[i], NULL, body[i], NULL);");
-        let _ = writeln!(
-            s,
-            "    for (int i = 0; i < {n}; i++)\n        pthread_join(t[i], NULL);"
-        );
+        start_and_join(&mut s, self.threads.len(), "", "NULL");
         let (fmt, args) = self.print_fields();
         let _ = writeln!(
             s,
@@ -241,6 +226,27 @@ impl ScProgram {
         }
         out
     }
+}
+
+/// The start of a generated `main`: `threads` threads running `thread0`…, started
+/// in order and then joined, each join storing into `join_into` (C, with `i` the
+/// thread's index); `declarations` come after the thread handles.
+pub(crate) fn start_and_join(s: &mut String, threads: usize, declarations: &str, join_into: &str) {
+    let n = threads;
+    let bodies: Vec<String> = (0..n).map(|t| format!("thread{t}")).collect();
+    let _ = writeln!(
+        s,
+        "\nint main(void) {{\n    pthread_t t[{n}];\n{declarations}    void *(*body[{n}])(void *) = {{{}}};",
+        bodies.join(", ")
+    );
+    let _ = writeln!(
+        s,
+        "    for (int i = 0; i < {n}; i++)\n        pthread_create(&t[i], NULL, body[i], NULL);"
+    );
+    let _ = writeln!(
+        s,
+        "    for (int i = 0; i < {n}; i++)\n        pthread_join(t[i], {join_into});"
+    );
 }
 
 #[cfg(test)]

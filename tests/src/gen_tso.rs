@@ -188,17 +188,11 @@ impl TsoProgram {
             s.push_str("    return out;\n}\n");
         }
         let n = self.threads.len();
-        let _ = write!(s, "\nint main(void) {{\n    pthread_t t[{n}];\n    uint64_t *out[{n}];\n    void *(*body[{n}])(void *) = {{");
-        s.push_str(
-            &(0..n)
-                .map(|t| format!("thread{t}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-        );
-        let _ = writeln!(s, "}};\n    for (int i = 0; i < {n}; i++)\n        pthread_create(&t[i], NULL, body[i], NULL);");
-        let _ = writeln!(
-            s,
-            "    for (int i = 0; i < {n}; i++)\n        pthread_join(t[i], (void **)&out[i]);"
+        crate::gen_sc::start_and_join(
+            &mut s,
+            n,
+            &format!("    uint64_t *out[{n}];\n"),
+            "(void **)&out[i]",
         );
         for l in 0..self.locations {
             fmt.push(format!("loc[{l}]=%llx"));

@@ -1,7 +1,7 @@
 //! The one-call API: check a program and get a report.
 
 use crate::error::Failure;
-use crate::explore::{self, Counterexample, ExploreOptions, Limits, Outcome, Stats};
+use crate::explore::{self, Conclusion, Counterexample, ExploreOptions, Limits, Stats};
 use crate::interp::{Machine, MachineOptions};
 use crate::ir::Program;
 use crate::natives::Natives;
@@ -138,9 +138,9 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         .first_output
         .map(|o| String::from_utf8_lossy(&o).into_owned())
         .unwrap_or_default();
-    match result.outcome {
-        Outcome::Pass => {}
-        Outcome::Inconclusive { reason, path } => {
+    match result.conclusion {
+        Conclusion::Pass => {}
+        Conclusion::Inconclusive { reason, path } => {
             report.verdict = Verdict::Inconclusive;
             report.inconclusive_reason = Some(reason);
             // The limit has been reached: the replay must not run into --timeout again.
@@ -149,12 +149,12 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             }
             report.diagnosis = Some(explore::diagnosis::diagnose(&machine, initial, &path));
         }
-        Outcome::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {
+        Conclusion::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {
             report.verdict = Verdict::Inconclusive;
             report.inconclusive_reason = Some(failure.message.clone());
             report.failure = Some(failure);
         }
-        Outcome::Fail {
+        Conclusion::Fail {
             failure,
             path,
             thread,

@@ -102,7 +102,7 @@ pub fn is_defined(sh: &Val) -> bool {
 }
 
 /// A shadow with every bit of `v` undefined.
-pub fn all_undefined(v: &Val) -> Val {
+pub(crate) fn all_undefined(v: &Val) -> Val {
     match v {
         Val::Agg(l) => Val::Agg(l.iter().map(all_undefined).collect::<Vec<_>>().into()),
         _ => Val::Int(u128::MAX),
@@ -110,7 +110,7 @@ pub fn all_undefined(v: &Val) -> Val {
 }
 
 /// A defined shadow of the shape of `v`.
-pub fn all_defined(v: &Val) -> Val {
+pub(crate) fn all_defined(v: &Val) -> Val {
     match v {
         Val::Agg(l) => Val::Agg(l.iter().map(all_defined).collect::<Vec<_>>().into()),
         _ => Val::Int(0),
@@ -127,7 +127,7 @@ pub fn smear(sh: &Val) -> u128 {
 
 /// The lanes of a shadow, as many as the value has (a scalar shadow for an aggregate
 /// value covers every lane).
-pub fn lanes_like(sh: &Val, v: &Val) -> Vec<Val> {
+pub(crate) fn lanes_like(sh: &Val, v: &Val) -> Vec<Val> {
     match (sh, v) {
         (Val::Agg(s), Val::Agg(l)) => (0..l.len())
             .map(|i| s.get(i).cloned().unwrap_or(Val::Int(0)))
@@ -138,7 +138,7 @@ pub fn lanes_like(sh: &Val, v: &Val) -> Vec<Val> {
 }
 
 /// The error for a use that depends on undefined bits.
-pub fn error(what: &str, origin: Option<&str>) -> Failure {
+pub(crate) fn error(what: &str, origin: Option<&str>) -> Failure {
     let from = match origin {
         Some(o) => format!(" ({o})"),
         None => String::new(),
@@ -150,7 +150,7 @@ pub fn error(what: &str, origin: Option<&str>) -> Failure {
 }
 
 /// The shadow of the bytes `mask` as a value of type `ty` (a load).
-pub fn decode_mask(types: &TypeTable, ty: TyId, mask_bytes: &[u8]) -> Val {
+pub(crate) fn decode_mask(types: &TypeTable, ty: TyId, mask_bytes: &[u8]) -> Val {
     let v = decode(types, ty, mask_bytes, 0, &|_| false);
     // Floats decode to their bit patterns; pointers without provenance to integers.
     match v {
@@ -161,7 +161,7 @@ pub fn decode_mask(types: &TypeTable, ty: TyId, mask_bytes: &[u8]) -> Val {
 }
 
 /// The mask bytes of a value of type `ty` with shadow `sh` (a store).
-pub fn encode_mask(types: &TypeTable, ty: TyId, sh: &Val) -> Vec<u8> {
+pub(crate) fn encode_mask(types: &TypeTable, ty: TyId, sh: &Val) -> Vec<u8> {
     let mut out = vec![0u8; types.size(ty) as usize];
     let mut ptrs = Vec::new();
     encode(types, ty, &plain(sh), &mut out, 0, &mut ptrs);
@@ -187,7 +187,15 @@ fn upwards(u: u128, m: u128) -> u128 {
 
 /// Shadow of a binary operation on scalars (or lanes): `x`, `y` are the values,
 /// `sx`, `sy` their shadows.
-pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, x: &Val, y: &Val, sx: &Val, sy: &Val) -> Val {
+pub(crate) fn binop(
+    types: &TypeTable,
+    op: BinOp,
+    ty: TyId,
+    x: &Val,
+    y: &Val,
+    sx: &Val,
+    sy: &Val,
+) -> Val {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (x, y) {
         let st = types.scalar(ty);
         let (lx, ly) = (x.lanes(), y.lanes());
@@ -227,7 +235,7 @@ pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, x: &Val, y: &Val, sx: &Val,
 }
 
 /// Shadow (one bit) of an integer comparison.
-pub fn icmp(
+pub(crate) fn icmp(
     types: &TypeTable,
     pred: IntPred,
     ty: TyId,
@@ -286,7 +294,7 @@ pub fn icmp(
 }
 
 /// Shadow of a cast.
-pub fn cast(
+pub(crate) fn cast(
     types: &TypeTable,
     op: CastOp,
     from: TyId,
@@ -338,7 +346,7 @@ pub fn cast(
 }
 
 /// Shadow of `insertvalue`/`insertelement`: `sh` at `path` inside `agg_sh`.
-pub fn insert(agg_sh: &Val, agg: &Val, path: &[u32], sh: Val) -> Val {
+pub(crate) fn insert(agg_sh: &Val, agg: &Val, path: &[u32], sh: Val) -> Val {
     let Some((&first, rest)) = path.split_first() else {
         return sh;
     };
@@ -351,7 +359,7 @@ pub fn insert(agg_sh: &Val, agg: &Val, path: &[u32], sh: Val) -> Val {
 }
 
 /// Shadow of `extractvalue`/`extractelement` at `path`.
-pub fn extract(agg_sh: &Val, agg: &Val, path: &[u32]) -> Val {
+pub(crate) fn extract(agg_sh: &Val, agg: &Val, path: &[u32]) -> Val {
     let mut sh = agg_sh.clone();
     let mut v = agg.clone();
     for &i in path {

@@ -26,7 +26,7 @@ impl Failure {
     }
 
     /// Record which thread failed (keeps the innermost answer).
-    pub fn in_thread(mut self, tid: u32) -> Failure {
+    pub(crate) fn in_thread(mut self, tid: u32) -> Failure {
         self.thread.get_or_insert(tid);
         self
     }

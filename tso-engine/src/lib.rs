@@ -7,7 +7,7 @@
 //! runs one thread's transition atomically; [`explore`] searches the state space,
 //! storing canonical states in [`store`]; [`check`] wraps it all in one call.
 
-pub mod check;
+mod check;
 pub(crate) mod cxx;
 pub mod definedness;
 pub(crate) mod error;
@@ -27,4 +27,6 @@ pub mod value;
 
 pub use check::{check, CheckOptions, CheckReport, Verdict};
 pub use error::{ErrorKind, Failure, LoadError};
+pub use interp::TraceStep;
+pub use ir::Location;
 pub use natives::Natives;

@@ -13,7 +13,7 @@ fn statm_field(idx: usize) -> u64 {
 }
 
 /// Physical memory of the machine, in bytes (0 if unknown).
-pub fn total_memory() -> u64 {
+pub(crate) fn total_memory() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {
@@ -30,7 +30,7 @@ pub fn total_memory() -> u64 {
 }
 
 /// The memory limit used when none is given: stop before the machine runs out.
-pub fn default_memory_limit() -> Option<u64> {
+pub(crate) fn default_memory_limit() -> Option<u64> {
     match total_memory() {
         0 => None,
         total => Some(total / 10 * 8),
@@ -38,7 +38,7 @@ pub fn default_memory_limit() -> Option<u64> {
 }
 
 /// Resident set size now, in bytes.
-pub fn current_rss() -> u64 {
+pub(crate) fn current_rss() -> u64 {
     statm_field(1)
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// One called function without a body or a model.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Undefined {
+pub(crate) struct Undefined {
     pub name: String,
     /// The first call, in module order.
     pub call_site: Option<Location>,
@@ -19,7 +19,7 @@ pub struct Undefined {
 
 impl Undefined {
     /// One sentence for people.
-    pub fn sentence(&self) -> String {
+    pub(crate) fn sentence(&self) -> String {
         let name = crate::ir::debug::display_name(&self.name);
         let at = self
             .call_site
@@ -41,7 +41,7 @@ fn short(path: &str) -> &str {
 }
 
 /// Called functions with no definition and no native, each once, in module order.
-pub fn undefined_functions(program: &Program, natives: &Natives) -> Vec<Undefined> {
+pub(crate) fn undefined_functions(program: &Program, natives: &Natives) -> Vec<Undefined> {
     let mut found: BTreeMap<u32, Option<Location>> = BTreeMap::new();
     for f in &program.functions {
         let Some(body) = &f.body else { continue };

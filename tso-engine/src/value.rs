@@ -28,7 +28,7 @@ impl Default for Val {
 }
 
 #[inline]
-pub fn mask(bits: u32) -> u128 {
+pub(crate) fn mask(bits: u32) -> u128 {
     if bits >= 128 {
         u128::MAX
     } else {
@@ -37,7 +37,7 @@ pub fn mask(bits: u32) -> u128 {
 }
 
 #[inline]
-pub fn sext(v: u128, bits: u32) -> i128 {
+pub(crate) fn sext(v: u128, bits: u32) -> i128 {
     if bits >= 128 || bits == 0 {
         v as i128
     } else {
@@ -58,12 +58,12 @@ pub fn make_ptr(obj: u32, off: u32) -> u64 {
 
 impl Val {
     #[inline]
-    pub fn bool(b: bool) -> Val {
+    pub(crate) fn bool(b: bool) -> Val {
         Val::Int(b as u128)
     }
     /// The raw bits of a scalar (pointers as their number, floats as their bits).
     #[inline]
-    pub fn bits(&self) -> u128 {
+    pub(crate) fn bits(&self) -> u128 {
         match self {
             Val::Int(v) => *v,
             Val::Ptr(p) => *p as u128,
@@ -77,38 +77,30 @@ impl Val {
         self.bits() as u64
     }
     #[inline]
-    pub fn is_true(&self) -> bool {
+    pub(crate) fn is_true(&self) -> bool {
         self.bits() & 1 != 0
     }
-    pub fn f64(&self) -> f64 {
+    pub(crate) fn f64(&self) -> f64 {
         match self {
             Val::F64(b) => f64::from_bits(*b),
             Val::F32(b) => f32::from_bits(*b) as f64,
             other => f64::from_bits(other.bits() as u64),
         }
     }
-    pub fn f32(&self) -> f32 {
+    pub(crate) fn f32(&self) -> f32 {
         match self {
             Val::F32(b) => f32::from_bits(*b),
             Val::F64(b) => f64::from_bits(*b) as f32,
             other => f32::from_bits(other.bits() as u32),
         }
     }
-    pub fn lanes(&self) -> &[Val] {
+    pub(crate) fn lanes(&self) -> &[Val] {
         match self {
             Val::Agg(v) => v,
             _ => std::slice::from_ref(self),
         }
     }
-    /// Does this value carry pointer provenance (anywhere inside)?
-    pub fn has_pointer(&self) -> bool {
-        match self {
-            Val::Ptr(_) => true,
-            Val::Agg(v) => v.iter().any(|x| x.has_pointer()),
-            _ => false,
-        }
-    }
-    pub fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {
+    pub(crate) fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {
         match self {
             Val::Ptr(p) => f(*p),
             Val::Agg(v) => v.iter().for_each(|x| x.for_each_pointer(f)),

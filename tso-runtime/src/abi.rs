@@ -6,69 +6,62 @@
 
 /// Access widths (bits) that have dedicated `__tso_load_N`/`__tso_store_N`/`__tso_rmw_N`/
 /// `__tso_cmpxchg_N` functions. Anything else goes through the `_bytes` variants.
-pub const ACCESS_WIDTHS: [u32; 4] = [8, 16, 32, 64];
+pub(crate) const ACCESS_WIDTHS: [u32; 4] = [8, 16, 32, 64];
 
 /// Prefix shared by every runtime function; the pass never instruments calls to these.
-pub const PREFIX: &str = "__tso_";
+pub(crate) const PREFIX: &str = "__tso_";
 
 /// `iN __tso_load_N(ptr addr)`, indexed like [`ACCESS_WIDTHS`].
-pub const LOAD: [&str; 4] = [
+pub(crate) const LOAD: [&str; 4] = [
     "__tso_load_8",
     "__tso_load_16",
     "__tso_load_32",
     "__tso_load_64",
 ];
 /// `void __tso_store_N(ptr addr, iN value)`.
-pub const STORE: [&str; 4] = [
+pub(crate) const STORE: [&str; 4] = [
     "__tso_store_8",
     "__tso_store_16",
     "__tso_store_32",
     "__tso_store_64",
 ];
 /// `iN __tso_rmw_N(ptr addr, iN operand, i32 op)`: locked RMW, returns the old value.
-pub const RMW: [&str; 4] = [
+pub(crate) const RMW: [&str; 4] = [
     "__tso_rmw_8",
     "__tso_rmw_16",
     "__tso_rmw_32",
     "__tso_rmw_64",
 ];
 /// `iN __tso_cmpxchg_N(ptr addr, iN expected, iN desired)`: locked CAS, returns the old value.
-pub const CMPXCHG: [&str; 4] = [
+pub(crate) const CMPXCHG: [&str; 4] = [
     "__tso_cmpxchg_8",
     "__tso_cmpxchg_16",
     "__tso_cmpxchg_32",
     "__tso_cmpxchg_64",
 ];
 /// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n)`.
-pub const LOAD_BYTES: &str = "__tso_load_bytes";
+pub(crate) const LOAD_BYTES: &str = "__tso_load_bytes";
 /// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n)`.
-pub const STORE_BYTES: &str = "__tso_store_bytes";
+pub(crate) const STORE_BYTES: &str = "__tso_store_bytes";
 /// `void __tso_fence(void)`: mfence, drains the executing thread's buffer.
-pub const FENCE: &str = "__tso_fence";
+pub(crate) const FENCE: &str = "__tso_fence";
 /// `void __tso_call_fence(void)`: the same barrier, inserted by the pass around a call
 /// to a library function (whose real implementation synchronises); named apart so
 /// traces can leave it out.
-pub const CALL_FENCE: &str = "__tso_call_fence";
+pub(crate) const CALL_FENCE: &str = "__tso_call_fence";
 /// `void __tso_memcpy(ptr dst, ptr src, i64 n)`.
-pub const MEMCPY: &str = "__tso_memcpy";
+pub(crate) const MEMCPY: &str = "__tso_memcpy";
 /// `void __tso_memmove(ptr dst, ptr src, i64 n)`.
-pub const MEMMOVE: &str = "__tso_memmove";
+pub(crate) const MEMMOVE: &str = "__tso_memmove";
 /// `void __tso_memset(ptr dst, i8 val, i64 n)`.
-pub const MEMSET: &str = "__tso_memset";
+pub(crate) const MEMSET: &str = "__tso_memset";
 /// `void __tso_evict(ptr p)`: the object containing `p` is about to be released
 /// (`p` may be null, e.g. `free(NULL)` or `realloc(NULL, n)`: then it is a no-op).
-pub const EVICT: &str = "__tso_evict";
+pub(crate) const EVICT: &str = "__tso_evict";
 
 /// Index of `bits` in [`ACCESS_WIDTHS`], if it has dedicated functions.
-pub fn width_index(bits: u32) -> Option<usize> {
+pub(crate) fn width_index(bits: u32) -> Option<usize> {
     ACCESS_WIDTHS.iter().position(|&w| w == bits)
-}
-
-/// Access width (bits) encoded in a sized function name such as `__tso_rmw_32`.
-pub fn width_of(name: &str) -> Option<u32> {
-    let (_, digits) = name.rsplit_once('_')?;
-    let bits: u32 = digits.parse().ok()?;
-    width_index(bits).map(|_| bits)
 }
 
 /// Operation code passed as the `i32 op` argument of `__tso_rmw_N`.
@@ -120,7 +113,7 @@ impl RmwOp {
         self as u32
     }
 
-    pub fn from_code(code: u32) -> Option<RmwOp> {
+    pub(crate) fn from_code(code: u32) -> Option<RmwOp> {
         RmwOp::ALL.get(code as usize).copied()
     }
 
@@ -132,7 +125,7 @@ impl RmwOp {
     /// The new memory value for `old op operand` at width `bits` (8, 16, 32 or 64);
     /// inputs and result are the low `bits` bits. `None` for a float op at a width
     /// that is not 32 or 64 (the pass never emits one) or an unsupported width.
-    pub fn apply(self, bits: u32, old: u64, operand: u64) -> Option<u64> {
+    pub(crate) fn apply(self, bits: u32, old: u64, operand: u64) -> Option<u64> {
         width_index(bits)?;
         let mask = if bits == 64 {
             u64::MAX
@@ -234,18 +227,6 @@ mod tests {
             RmwOp::FMin.code(),
             inkwell::llvm_sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFMin as u32
         );
-    }
-
-    #[test]
-    fn names_carry_their_width() {
-        for (i, bits) in ACCESS_WIDTHS.iter().enumerate() {
-            assert_eq!(width_of(LOAD[i]), Some(*bits));
-            assert_eq!(width_of(STORE[i]), Some(*bits));
-            assert_eq!(width_of(RMW[i]), Some(*bits));
-            assert_eq!(width_of(CMPXCHG[i]), Some(*bits));
-        }
-        assert_eq!(width_of(FENCE), None);
-        assert_eq!(width_of(LOAD_BYTES), None);
     }
 
     #[test]

@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
-use crate::outcome::{RunOutcome, ScRerun};
 use crate::render::{source, trace};
+use crate::run_report::{RunReport, ScRerun};
 
 /// `error[assertion]: message` and the quoted source line.
-pub fn error_block(outcome: &RunOutcome) -> String {
+pub fn error_block(outcome: &RunReport) -> String {
     let mut out = String::new();
-    if let Some(failure) = &outcome.failure {
+    if let Some(failure) = &outcome.error {
         let _ = writeln!(out, "error[{}]: {}", failure.kind, failure.message);
         if let Some(location) = &failure.location {
             out.push_str(&source::snippet(location));
@@ -34,7 +34,7 @@ pub fn output_block(output: &str) -> String {
 }
 
 /// Everything a person needs to follow a failure, in reading order.
-pub fn details(outcome: &RunOutcome, sc: Option<&ScRerun>, with_output: bool) -> String {
+pub fn details(outcome: &RunReport, sc: Option<&ScRerun>, with_output: bool) -> String {
     let mut out = error_block(outcome);
     if !outcome.trace.is_empty() {
         out.push_str("trace:\n");

@@ -3,11 +3,11 @@
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
+use tso_engine::Location;
 use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::Observation;
 
 use crate::fences::{FenceSuggestion, SearchEnd};
-use crate::outcome::SourceLocation;
 use crate::render::paths::{display_path, short_name};
 use crate::render::source;
 use crate::settings::{bound_name, CheckSettings};
@@ -76,11 +76,7 @@ pub fn human(s: &FenceSuggestion, settings: &CheckSettings, robustness: bool) ->
     for (i, f) in s.fences.iter().enumerate() {
         let p = &f.after;
         let _ = writeln!(out, "{}. after the store at {}:", i + 1, short(p));
-        let loc = SourceLocation {
-            file: p.file.clone(),
-            line: p.line,
-            column: p.column,
-        };
+        let loc = Location::new(p.file.as_str(), p.line, p.column);
         for line in source::snippet(&loc).lines() {
             let _ = writeln!(out, "   {line}");
         }

@@ -2,7 +2,7 @@
 
 use tso_engine::resources::format_bytes;
 
-use crate::outcome::Figures;
+use crate::run_report::Figures;
 
 /// `states: 1234, transitions: 5678, time: 0.12s (10283 states/s), peak memory: 31.2 MiB`
 pub fn line(figures: &Figures) -> String {

@@ -2,20 +2,21 @@
 //! inside `cargo tso test --format json` events).
 
 use serde_json::{json, Map, Value};
+use tso_engine::{Location, TraceStep};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{RunOutcome, ScRerun, SourceLocation, Step};
 use crate::render::paths::display_path;
+use crate::run_report::{RunReport, ScRerun};
 use crate::settings::CheckSettings;
 
-fn location(loc: &Option<SourceLocation>) -> Value {
+fn location(loc: &Option<Location>) -> Value {
     match loc {
         Some(l) => Value::String(format!("{}:{}", display_path(&l.file), l.line)),
         None => Value::Null,
     }
 }
 
-fn step(step: &Step) -> Value {
+fn step(step: &TraceStep) -> Value {
     json!({
         "thread": step.thread,
         "location": location(&step.location),
@@ -31,8 +32,8 @@ fn millis(d: std::time::Duration) -> f64 {
 }
 
 /// The fields of one run: verdict, error, figures, trace, output.
-pub fn outcome_fields(outcome: &RunOutcome, settings: &CheckSettings) -> Map<String, Value> {
-    let error = match &outcome.failure {
+pub fn outcome_fields(outcome: &RunReport, settings: &CheckSettings) -> Map<String, Value> {
+    let error = match &outcome.error {
         Some(f) => {
             json!({ "kind": f.kind.as_str(), "message": f.message, "location": location(&f.location) })
         }

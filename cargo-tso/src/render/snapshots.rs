@@ -4,26 +4,20 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use tso_engine::{ErrorKind, Verdict};
+use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{
-    Failure, Figures, RunOutcome, ScClassification, ScRerun, SourceLocation, Step,
-};
 use crate::render::{failure, json, trace};
+use crate::run_report::{Figures, RunError, RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
 
-fn at(file: &str, line: u32) -> Option<SourceLocation> {
-    Some(SourceLocation {
-        // A file that does not exist: the snippet is the arrow only.
-        file: format!("/nonexistent/src/{file}"),
-        line,
-        column: 5,
-    })
+fn at(file: &str, line: u32) -> Option<Location> {
+    // A file that does not exist: the snippet is the arrow only.
+    Some(Location::new(format!("/nonexistent/src/{file}"), line, 5))
 }
 
-fn step(thread: u32, file: &str, line: u32, action: &str, notes: &[&str]) -> Step {
-    Step {
+fn step(thread: u32, file: &str, line: u32, action: &str, notes: &[&str]) -> TraceStep {
+    TraceStep {
         thread,
         location: at(file, line),
         action: action.to_owned(),
@@ -47,12 +41,12 @@ fn figures() -> Figures {
 fn failing(
     kind: ErrorKind,
     message: &str,
-    location: Option<SourceLocation>,
-    trace: Vec<Step>,
-) -> RunOutcome {
-    RunOutcome {
+    location: Option<Location>,
+    trace: Vec<TraceStep>,
+) -> RunReport {
+    RunReport {
         verdict: Verdict::Fail,
-        failure: Some(Failure {
+        error: Some(RunError {
             kind,
             message: message.to_owned(),
             location,
@@ -67,7 +61,7 @@ fn failing(
 }
 
 /// Thread 1 of Peterson's lock without its fence, under TSO.
-fn tso_failure() -> RunOutcome {
+fn tso_failure() -> RunReport {
     failing(
         ErrorKind::Assertion,
         "assertion `inside == 1` failed in void critical_section(void)",
@@ -121,9 +115,9 @@ fn tso_failure() -> RunOutcome {
 fn sc(classification: ScClassification) -> ScRerun {
     ScRerun {
         classification,
-        outcome: RunOutcome {
+        outcome: RunReport {
             verdict: Verdict::Pass,
-            failure: None,
+            error: None,
             trace: Vec::new(),
             inconclusive_reason: None,
             figures: figures(),
@@ -212,9 +206,9 @@ fn json_failure_event() {
 
 #[test]
 fn inconclusive_run() {
-    let outcome = RunOutcome {
+    let outcome = RunReport {
         verdict: Verdict::Inconclusive,
-        failure: None,
+        error: None,
         trace: Vec::new(),
         inconclusive_reason: Some("--max-states 10000 reached".into()),
         figures: figures(),

@@ -2,12 +2,12 @@
 
 use std::fmt::Write as _;
 
-use crate::outcome::SourceLocation;
 use crate::render::paths::display_path;
+use tso_engine::Location;
 
 /// `  --> file:line:col`, then the line with a gutter and a caret under the column.
 /// Only the arrow when the file cannot be read.
-pub fn snippet(location: &SourceLocation) -> String {
+pub fn snippet(location: &Location) -> String {
     let mut out = String::new();
     let shown = display_path(&location.file);
     let pad = " ".repeat(location.line.to_string().len());

@@ -4,17 +4,17 @@
 
 use std::fmt::Write as _;
 
-use crate::outcome::Step;
 use crate::render::paths::short_name;
+use tso_engine::TraceStep;
 
-fn place(step: &Step) -> String {
+fn place(step: &TraceStep) -> String {
     match &step.location {
         Some(loc) => format!("{}:{}", short_name(&loc.file), loc.line),
         None => "-".to_owned(),
     }
 }
 
-pub fn render(steps: &[Step]) -> String {
+pub fn render(steps: &[TraceStep]) -> String {
     let width = steps
         .iter()
         .map(|s| place(s).chars().count())

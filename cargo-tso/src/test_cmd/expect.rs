@@ -2,11 +2,11 @@
 //! `TSO_TEST_SHOULD_FAIL_UNDER_TSO*`). The judgement is data; the reporters turn it
 //! into text (`report::explain`) or fields (JSON, JUnit).
 
-use test_support::{Expectation, FailureKind};
+use test_support::Expectation;
 use tso_engine::{ErrorKind, Verdict};
 
 use crate::cli::MemoryModel;
-use crate::outcome::{RunOutcome, ScClassification, ScRerun};
+use crate::run_report::{RunReport, ScClassification, ScRerun};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -122,7 +122,7 @@ pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
     match expectation {
         Expectation::ShouldPass | Expectation::Robust => None,
         Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => {
-            Some(kind.map_or(test_support::ANY_KIND, FailureKind::as_str))
+            Some(kind.map_or(test_support::ANY_KIND, ErrorKind::as_str))
         }
     }
 }
@@ -131,10 +131,10 @@ pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
 pub fn judge(
     expectation: Expectation,
     model: MemoryModel,
-    outcome: &RunOutcome,
+    outcome: &RunReport,
     sc: Option<&ScRerun>,
 ) -> Judgement {
-    let found_kind = outcome.failure.as_ref().map(|f| f.kind);
+    let found_kind = outcome.error.as_ref().map(|f| f.kind);
     let classification = sc.map(|s| s.classification);
     let verdict = |status, finding| Judgement {
         status,
@@ -150,7 +150,7 @@ pub fn judge(
         (Expectation::Robust, _) => Expectation::ShouldPass,
         _ => expectation,
     };
-    let kind_matches = |wanted: Option<FailureKind>| match (wanted, found_kind) {
+    let kind_matches = |wanted: Option<ErrorKind>| match (wanted, found_kind) {
         (Some(wanted), Some(found)) => wanted == found,
         _ => true,
     };
@@ -192,10 +192,10 @@ pub fn judge(
 mod tests {
     use super::*;
 
-    fn outcome(verdict: Verdict, kind: Option<ErrorKind>) -> RunOutcome {
-        let mut outcome = RunOutcome::tool_error(ErrorKind::Assertion, String::new());
+    fn outcome(verdict: Verdict, kind: Option<ErrorKind>) -> RunReport {
+        let mut outcome = RunReport::tool_error(ErrorKind::Assertion, String::new());
         outcome.verdict = verdict;
-        outcome.failure = kind.map(|kind| crate::outcome::Failure {
+        outcome.error = kind.map(|kind| crate::run_report::RunError {
             kind,
             message: String::new(),
             location: None,
@@ -212,10 +212,10 @@ mod tests {
 
     #[test]
     fn fails_under_tso_needs_a_tso_failure_and_an_sc_pass() {
-        let tso_only = Expectation::ShouldFailUnderTso(Some(FailureKind::Assertion));
+        let tso_only = Expectation::ShouldFailUnderTso(Some(ErrorKind::Assertion));
         let failed = outcome(Verdict::Fail, Some(ErrorKind::Assertion));
         let judged =
-            |o: &RunOutcome, model, s: Option<ScRerun>| judge(tso_only, model, o, s.as_ref());
+            |o: &RunReport, model, s: Option<ScRerun>| judge(tso_only, model, o, s.as_ref());
         let j = judged(
             &failed,
             MemoryModel::Tso,
@@ -272,7 +272,7 @@ mod tests {
         );
         assert_eq!(j.status, Status::Passed);
         let j = judge(
-            Expectation::ShouldFail(Some(FailureKind::Deadlock)),
+            Expectation::ShouldFail(Some(ErrorKind::Deadlock)),
             MemoryModel::Tso,
             &failed,
             None,

@@ -15,10 +15,10 @@ use tso_runtime::runtime::ObservationLog;
 
 use crate::cli::MemoryModel;
 use crate::fences;
-use crate::outcome::{RunOutcome, ScClassification, ScRerun};
 use crate::pipeline::{self, Request, RunExtras};
 use crate::render;
 use crate::robustness::{self, Robustness};
+use crate::run_report::{RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Finding, Judgement};
@@ -42,7 +42,7 @@ pub struct TestResult {
     /// Why there is no outcome (compile diagnostics, a load or internal error); with
     /// an outcome, what follows its explanation (robustness observation, fences).
     pub note: Option<String>,
-    pub outcome: Option<RunOutcome>,
+    pub outcome: Option<RunReport>,
     pub sc: Option<ScRerun>,
     pub exec_time: Duration,
 }
@@ -73,7 +73,7 @@ fn run_case(
 ) -> (
     Judgement,
     Option<String>,
-    Option<RunOutcome>,
+    Option<RunReport>,
     Option<ScRerun>,
 ) {
     let (entry, expectation) = match &case.kind {
@@ -154,7 +154,7 @@ fn robust_case(
 ) -> (
     Judgement,
     Option<String>,
-    Option<RunOutcome>,
+    Option<RunReport>,
     Option<ScRerun>,
 ) {
     let report = match robustness::check(request, &[]) {

@@ -109,7 +109,7 @@ pub fn status_word(status: Status) -> &'static str {
 /// `pass`, `fail (assertion)`, `inconclusive` or `error`: what one bound found.
 pub fn verdict_cell(result: &TestResult) -> String {
     match &result.outcome {
-        Some(o) => match &o.failure {
+        Some(o) => match &o.error {
             Some(f) if o.verdict == Verdict::Fail => format!("{} ({})", o.verdict.as_str(), f.kind),
             _ => o.verdict.as_str().to_owned(),
         },
@@ -174,7 +174,7 @@ mod tests {
 
     use super::*;
     use crate::cli::MemoryModel;
-    use crate::outcome::{Failure, Figures, RunOutcome};
+    use crate::run_report::{Figures, RunError, RunReport};
     use crate::test_cmd::expect::{judge, Finding};
     use test_support::Expectation;
 
@@ -184,9 +184,9 @@ mod tests {
 
     fn judged(expectation: Expectation, bound: u32, verdict: Verdict, states: u64) -> TestResult {
         let failing = verdict == Verdict::Fail;
-        let mut outcome = RunOutcome::tool_error(ErrorKind::Assertion, String::new());
+        let mut outcome = RunReport::tool_error(ErrorKind::Assertion, String::new());
         outcome.verdict = verdict;
-        outcome.failure = failing.then(|| Failure {
+        outcome.error = failing.then(|| RunError {
             kind: ErrorKind::Assertion,
             message: "x".into(),
             location: None,

@@ -10,7 +10,7 @@ use crate::pthread::{cond, COND, MUTEX};
 const UNIQUE_LOCK: Pointee = Pointee::read(16);
 use crate::value::Val;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add(
         "_ZNSt18condition_variableC1Ev",
         Visibility::IfShared(0),

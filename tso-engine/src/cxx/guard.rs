@@ -13,7 +13,7 @@ const OWNER: u64 = 4;
 /// The guard variable: 64 bits, written by every guard function.
 const GUARD: Pointee = Pointee::write(8);
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("__cxa_guard_acquire", Visibility::Always, acquire);
     n.add("__cxa_guard_release", Visibility::Always, |cx, a| {
         let g = cx.ptr_arg(a, 0, GUARD)?;

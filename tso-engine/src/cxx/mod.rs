@@ -8,7 +8,7 @@ mod thread;
 
 use crate::natives::Natives;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     new_delete::register(n);
     thread::register(n);
     condvar::register(n);

@@ -8,7 +8,7 @@ use crate::value::Val;
 const NEW: u8 = 1;
 const NEW_ARRAY: u8 = 2;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     for name in ["_Znwm", "_ZnwmSt11align_val_t", "_ZnwmRKSt9nothrow_t"] {
         n.add(name, Visibility::Never, |cx, a| new(cx, arg(a, 0)?, NEW));
     }

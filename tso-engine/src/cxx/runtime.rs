@@ -33,7 +33,7 @@ const THROWS: &[(&str, &str)] = &[
     ("_ZSt22__throw_underflow_errorPKc", "std::underflow_error"),
 ];
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     for &(name, what) in THROWS {
         let with_message = name.contains("PKc");
         n.add(name, Visibility::Never, move |cx, a| {

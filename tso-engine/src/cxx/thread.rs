@@ -20,7 +20,7 @@ const HARDWARE_CONCURRENCY: u128 = 2;
 /// A `std::thread` (its handle) or the `unique_ptr<_State>` passed to start it: 8 bytes.
 const THREAD: Pointee = Pointee::write(8);
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add(
         "_ZNSt6thread15_M_start_threadESt10unique_ptrINS_6_StateESt14default_deleteIS1_EEPFvvE",
         Visibility::Always,

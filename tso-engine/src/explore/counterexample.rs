@@ -2,21 +2,9 @@
 
 use super::chooser::ScriptChooser;
 use super::Move;
-use crate::interp::{Machine, TraceEvent};
+use crate::interp::{Machine, TraceStep};
 use crate::ir::Location;
 use crate::state::{State, ThreadId};
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceStep {
-    pub thread: ThreadId,
-    pub location: Option<Location>,
-    pub action: String,
-    pub notes: Vec<String>,
-    pub output: String,
-    /// The checker's bookkeeping rather than the program's own step (see
-    /// `TraceEvent::detail`).
-    pub detail: bool,
-}
 
 #[derive(Clone, Debug, Default)]
 pub struct Counterexample {
@@ -35,12 +23,12 @@ pub fn replay(
     failing: Option<ThreadId>,
 ) -> Counterexample {
     let mut st = initial;
-    let mut events: Vec<TraceEvent> = Vec::new();
+    let mut steps: Vec<TraceStep> = Vec::new();
     for mv in path {
         let mut chooser = ScriptChooser::from_choices(&mv.choices);
         // An error ends the last step; the state then sits at the failing instruction.
         if machine
-            .run_transition(&mut st, mv.tid, &mut chooser, Some(&mut events))
+            .run_transition(&mut st, mv.tid, &mut chooser, Some(&mut steps))
             .is_err()
         {
             break;
@@ -49,19 +37,6 @@ pub fn replay(
     let error_location = failing
         .and_then(|t| machine.location(&st, t))
         .and_then(|l| machine.program.locations.get(l as usize).cloned());
-    let steps = events
-        .into_iter()
-        .map(|e| TraceStep {
-            thread: e.tid,
-            location: e
-                .loc
-                .and_then(|l| machine.program.locations.get(l as usize).cloned()),
-            action: e.action,
-            notes: e.notes,
-            output: e.output,
-            detail: e.detail,
-        })
-        .collect();
     Counterexample {
         steps,
         error_location,

@@ -14,7 +14,7 @@ pub mod observers;
 mod parents;
 mod search;
 
-pub use counterexample::{Counterexample, TraceStep};
+pub use counterexample::Counterexample;
 pub use search::advance_script;
 
 use crate::error::Failure;
@@ -34,11 +34,26 @@ pub struct Limits {
 /// Called now and then during exploration with the figures so far (progress bars).
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
-/// Called with each newly stored state (and the initial one); an error ends the
+/// A caller's check of each newly stored state (and the initial one); an error ends the
 /// search with that failure along the path to the state (robustness checks). Workers
-/// call it concurrently.
-pub type StateObserver =
-    std::sync::Arc<dyn Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync>;
+/// call it concurrently. Any `Fn(&Machine, &State) -> Result<(), Failure>` is one.
+pub trait StateCheck: Send + Sync {
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure>;
+    /// A second search of the same space begins (see `explore`): forget what was
+    /// counted in the first.
+    fn restart(&self) {}
+}
+
+impl<F> StateCheck for F
+where
+    F: Fn(&Machine<'_>, &State) -> Result<(), Failure> + Send + Sync,
+{
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
+        self(machine, st)
+    }
+}
+
+pub type StateObserver = std::sync::Arc<dyn StateCheck>;
 
 #[derive(Clone, Default)]
 pub struct ExploreOptions {
@@ -60,7 +75,7 @@ pub struct Move {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Conclusion {
     /// Every reachable state was explored without an error.
     Pass,
     /// An error is reachable along `path`.
@@ -90,7 +105,7 @@ pub struct Stats {
 }
 
 pub struct ExploreResult {
-    pub outcome: Outcome,
+    pub conclusion: Conclusion,
     pub stats: Stats,
     /// Output of the first complete execution found.
     pub first_output: Option<Vec<u8>>,
@@ -131,11 +146,11 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(n) = &new_states {
         watching.push(n);
     }
-    let (stop, stats) = search_with(machine, &watching, &outcomes, opts, start, initial);
-    let outcome = match stop {
-        None => Outcome::Pass,
-        Some(search::Stop::Limit { reason, path }) => Outcome::Inconclusive { reason, path },
-        Some(search::Stop::Found { found, path }) => Outcome::Fail {
+    let (stop, stats) = search_with(machine, &watching, opts, start, initial);
+    let conclusion = match stop {
+        None => Conclusion::Pass,
+        Some(search::Stop::Limit { reason, path }) => Conclusion::Inconclusive { reason, path },
+        Some(search::Stop::Found { found, path }) => Conclusion::Fail {
             thread: found
                 .thread
                 .or_else(|| deadlock::closing_thread(&found.last_mover_of, &path)),
@@ -145,7 +160,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     };
     drop(watching);
     ExploreResult {
-        outcome,
+        conclusion,
         stats,
         first_output: outcomes.first.into_inner().ok().flatten(),
         outcomes: outcomes.all.into_inner().unwrap_or_default(),
@@ -159,7 +174,6 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
 fn search_with(
     machine: &Machine<'_>,
     watching: &[&dyn observers::Observer],
-    outcomes: &observers::Outcomes,
     opts: &ExploreOptions,
     start: Instant,
     initial: State,
@@ -177,13 +191,13 @@ fn search_with(
     let Ok(stop) = dfs.run(initial.clone()) else {
         // Too deep for whole states on a path: start again breadth-first.
         drop(dfs);
-        outcomes.clear();
+        watching.iter().for_each(|o| o.restart());
         return breadth_first(initial);
     };
     if !matches!(stop, Some(search::Stop::Found { .. })) {
         return (stop, dfs.stats);
     }
-    outcomes.clear();
+    watching.iter().for_each(|o| o.restart());
     match breadth_first(initial) {
         found @ (Some(search::Stop::Found { .. }), _) => found,
         // A limit stopped the second search before the error's depth: keep the first

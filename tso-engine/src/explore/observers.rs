@@ -51,6 +51,8 @@ pub trait Observer: Sync {
     fn tick(&self, _stats: &Stats) -> Option<String> {
         None
     }
+    /// A second search of the same space begins: forget what the first one showed.
+    fn restart(&self) {}
 }
 
 /// A state where no thread can move although the program has not finished.
@@ -122,9 +124,8 @@ pub struct Outcomes {
     pub all: Mutex<BTreeSet<String>>,
 }
 
-impl Outcomes {
-    /// Forget what was seen (before a second search of the same space).
-    pub fn clear(&self) {
+impl Observer for Outcomes {
+    fn restart(&self) {
         if let Ok(mut first) = self.first.lock() {
             *first = None;
         }
@@ -132,9 +133,6 @@ impl Outcomes {
             all.clear();
         }
     }
-}
-
-impl Observer for Outcomes {
     fn transition(&self, _tid: ThreadId, next: &State) -> Option<Found> {
         if next.is_finished() {
             if let Ok(mut first) = self.first.lock() {
@@ -198,9 +196,13 @@ pub struct NewStates<'m, 'p> {
 
 impl Observer for NewStates<'_, '_> {
     fn new_state(&self, st: &State) -> Option<Found> {
-        (self.observe)(self.machine, st)
+        self.observe
+            .check(self.machine, st)
             .err()
             .map(|failure| Found::new(failure, None))
+    }
+    fn restart(&self) {
+        self.observe.restart();
     }
 }
 

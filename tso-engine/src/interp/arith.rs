@@ -16,7 +16,13 @@ fn lanewise(
     Ok(Val::Agg(Arc::from(v?)))
 }
 
-pub fn binop(types: &TypeTable, op: BinOp, ty: TyId, a: &Val, b: &Val) -> Result<Val, Failure> {
+pub(crate) fn binop(
+    types: &TypeTable,
+    op: BinOp,
+    ty: TyId,
+    a: &Val,
+    b: &Val,
+) -> Result<Val, Failure> {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
         let st = types.scalar(ty);
         return lanewise(a, b, |x, y| binop(types, op, st, x, y));
@@ -125,7 +131,7 @@ fn float_binop(op: BinOp, double: bool, a: &Val, b: &Val) -> Val {
     }
 }
 
-pub fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
+pub(crate) fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
     match a {
         Val::Agg(l) => Val::Agg(
             l.iter()
@@ -145,7 +151,7 @@ pub fn fneg(types: &TypeTable, ty: TyId, a: &Val) -> Val {
     }
 }
 
-pub fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val {
+pub(crate) fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
         let st = types.scalar(ty);
         let la = a.lanes();
@@ -176,7 +182,7 @@ pub fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val) -> Val
     })
 }
 
-pub fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Val) -> Val {
+pub(crate) fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Val) -> Val {
     if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (a, b) {
         let st = types.scalar(ty);
         return Val::Agg(
@@ -216,7 +222,13 @@ pub fn fcmp(types: &TypeTable, pred: FloatPred, ty: TyId, a: &Val, b: &Val) -> V
     })
 }
 
-pub fn cast(types: &TypeTable, op: CastOp, from: TyId, to: TyId, a: &Val) -> Result<Val, Failure> {
+pub(crate) fn cast(
+    types: &TypeTable,
+    op: CastOp,
+    from: TyId,
+    to: TyId,
+    a: &Val,
+) -> Result<Val, Failure> {
     let vec_from = matches!(types.get(from), Ty::Vector { .. });
     let vec_to = matches!(types.get(to), Ty::Vector { .. });
     if vec_from && vec_to && op != CastOp::Bitcast {

@@ -828,7 +828,12 @@ impl<'p> Machine<'p> {
     }
 
     /// Create a thread that runs `func(args)`.
-    pub fn spawn(&self, st: &mut State, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
+    pub(crate) fn spawn(
+        &self,
+        st: &mut State,
+        func: u64,
+        args: Vec<Val>,
+    ) -> Result<ThreadId, Failure> {
         if func == 0 {
             // The new thread would call NULL.
             return Err(Failure::new(

@@ -6,7 +6,8 @@ mod arith;
 mod intrinsics;
 mod trace;
 
-pub use trace::{attribute, describe_address, describe_pointer, short, Place, TraceEvent};
+pub(crate) use trace::{attribute, short};
+pub use trace::{describe_address, describe_pointer, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
@@ -52,7 +53,7 @@ impl Default for MachineOptions {
 
 /// Result of running one transition.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     Progress,
     /// The path is infeasible (a failed assumption): drop it.
     Pruned,
@@ -115,7 +116,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
-    pub fn initial_state(&self, entry: FuncId) -> Result<State, Failure> {
+    pub(crate) fn initial_state(&self, entry: FuncId) -> Result<State, Failure> {
         let mut memory = Memory::new();
         for g in &self.program.globals {
             let mut o = Object::new(g.size as usize, ObjKind::Global(0));
@@ -214,7 +215,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Is the instruction `tid` is at a visible action in `st`?
-    pub fn is_visible(&self, st: &State, tid: ThreadId) -> bool {
+    pub(crate) fn is_visible(&self, st: &State, tid: ThreadId) -> bool {
         let Some(pc) = Self::pc(st, tid) else {
             return false;
         };
@@ -333,12 +334,12 @@ impl<'p> Machine<'p> {
     }
 
     /// Run thread `tid`: its pending (visible) action, then everything invisible after it.
-    pub fn run_transition(
+    pub(crate) fn run_transition(
         &self,
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        trace: Option<&mut Vec<TraceEvent>>,
+        trace: Option<&mut Vec<TraceStep>>,
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
         let mut trace = trace;
@@ -363,7 +364,7 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        mut trace: Option<&mut Vec<TraceEvent>>,
+        mut trace: Option<&mut Vec<TraceStep>>,
         steps: &mut u64,
     ) -> Result<(), Failure> {
         let mut u = 0;
@@ -417,7 +418,7 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-        mut trace: Option<&mut Vec<TraceEvent>>,
+        mut trace: Option<&mut Vec<TraceStep>>,
         steps: &mut u64,
         starts_with_visible: bool,
     ) -> Result<Step, Failure> {
@@ -443,48 +444,11 @@ impl<'p> Machine<'p> {
             }
             let out_before = st.output.len();
             let mut notes = Vec::new();
-            let quiet = trace.is_some()
-                && !first
-                && self
-                    .at_native(st, tid)
-                    .is_some_and(|(n, _)| n.describe.is_some());
-            let want_trace = trace.is_some() && (first || self.interesting(st, tid, &pc));
             let (inst, loc) = self.inst_at(&pc);
-            let descr = if want_trace {
-                trace::describe(self, st, tid, inst)
-            } else {
-                None
-            };
-            // Under tracing: where the user sees this step, and what kind of step it is,
-            // decided on the stack as it is before the instruction runs.
-            let shown = trace.is_some().then(|| {
-                let place = trace::attribute(self.program, st, tid, loc);
-                let detail = trace::is_detail(self, st, tid, inst, &place);
-                let (loc, library) = match place {
-                    trace::Place::User(l, library) => (l, library),
-                    other => (other.location(), None),
-                };
-                let native = self.at_native(st, tid);
-                let prints = native.as_ref().is_some_and(|(n, _)| {
-                    matches!(n.visibility, crate::natives::Visibility::Output)
-                });
-                let chooses = match inst {
-                    Inst::Call { dst: Some(d), .. }
-                        if native.as_ref().is_some_and(|(n, _)| {
-                            matches!(n.visibility, crate::natives::Visibility::Choice)
-                        }) =>
-                    {
-                        Some(*d)
-                    }
-                    _ => None,
-                };
-                (loc, library, prints, chooses, detail)
-            });
-            let typing = if trace.is_some() {
-                trace::heap_typing(self, st, tid, inst)
-            } else {
-                None
-            };
+            let want_notes = trace.is_some() && (first || self.interesting(st, tid, &pc));
+            let shown = trace
+                .is_some()
+                .then(|| trace::Shown::before(self, st, tid, inst, loc, first, want_notes));
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
@@ -494,71 +458,19 @@ impl<'p> Machine<'p> {
                 tid,
                 inst,
                 &mut counting,
-                if want_trace { Some(&mut notes) } else { None },
+                if want_notes { Some(&mut notes) } else { None },
             );
             let chose = counting.asked > 0;
-            if let (Ok(_), Some((block, ty))) = (&r, typing) {
-                if let Some(o) = st.memory.get_mut(block) {
-                    if o.var.is_none() {
-                        o.var = Some(ty);
-                    }
-                }
-            }
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
                     f.message = "error".into();
                 }
                 f
             })?;
-            if let (Some(t), Some((loc, library, prints, chooses, detail))) =
-                (trace.as_deref_mut(), shown)
-            {
+            if let (Some(t), Some(shown)) = (trace.as_deref_mut(), shown) {
                 let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
                     .into_owned();
-                // Invisible runtime calls (a fence with nothing to write) only show up
-                // when they did something worth seeing.
-                let silent = quiet && notes.is_empty() && output.is_empty();
-                let action = match descr {
-                    Some(_) if prints && !output.is_empty() => {
-                        let name = self.at_native_name(inst).unwrap_or_default();
-                        Some(format!("{name} {output:?}"))
-                    }
-                    Some(d) => Some(
-                        match chooses.and_then(|dst| {
-                            st.thread(tid)
-                                .frames
-                                .last()
-                                .map(|f| f.regs[dst as usize].as_u64())
-                        }) {
-                            Some(v) if chose => format!("{d} → {v}"),
-                            _ => d,
-                        },
-                    ),
-                    None => None,
-                };
-                let action = action.map(|a| match library {
-                    Some(lib) if !a.is_empty() => format!("{a} [{lib}]"),
-                    _ => a,
-                });
-                match action {
-                    Some(action) if r != Exec::Blocked && !silent => t.push(TraceEvent {
-                        tid,
-                        loc,
-                        action,
-                        notes,
-                        output,
-                        detail,
-                    }),
-                    None if !output.is_empty() => t.push(TraceEvent {
-                        tid,
-                        loc,
-                        action: String::new(),
-                        notes,
-                        output,
-                        detail,
-                    }),
-                    _ => {}
-                }
+                t.extend(shown.step(st, tid, notes, output, chose, r == Exec::Blocked));
             }
             match r {
                 Exec::Next => {}
@@ -574,54 +486,69 @@ impl<'p> Machine<'p> {
             }
             first = false;
             *steps += 1;
-            if *steps & LOOP_CHECK_MASK == 0 {
-                if self
-                    .deadline
-                    .lock()
-                    .ok()
-                    .and_then(|d| *d)
-                    .is_some_and(|d| std::time::Instant::now() >= d)
-                {
-                    return Err(Failure::new(
-                        ErrorKind::StepLimit,
-                        "--timeout reached in the middle of a long step",
-                    ));
-                }
-                // A long invisible run: if the whole state repeats, the thread is
-                // deterministically in an infinite loop (no choices happen in between).
-                let mut c = crate::store::Canonicalizer::new();
-                c.all_registers = true;
-                c.run(self.program, st, false);
-                let mut h = Vec::new();
-                for chunk in c.chunks.iter() {
-                    if let crate::store::Chunk::Bytes(b) = chunk {
-                        h.extend_from_slice(&crate::store::hash_bytes(b).to_le_bytes());
-                    }
-                }
-                let key = crate::store::hash_bytes(&h);
-                if !seen.insert(key) {
-                    if self.opts.allow_nontermination {
-                        // The loop never ends and touches nothing another thread can
-                        // see: the thread stops here, the others go on.
-                        st.thread_mut(tid).status = ThreadStatus::Stuck;
-                        if st.atomic_owner == Some(tid) {
-                            st.atomic_owner = None;
-                        }
-                        return Ok(Step::Progress);
-                    }
-                    return Err(Failure::new(
-                        ErrorKind::NonTerminating,
-                        format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),
-                    ));
-                }
+            if let Some(end) = self.check_long_run(st, tid, *steps, &mut seen)? {
+                return Ok(end);
             }
-            if *steps > self.opts.max_steps {
+        }
+    }
+
+    /// Every so often along a long invisible run: the `--timeout` deadline, a thread
+    /// that is back in a state it was in (an infinite loop), and `--max-steps`.
+    fn check_long_run(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        steps: u64,
+        seen: &mut std::collections::HashSet<u64>,
+    ) -> Result<Option<Step>, Failure> {
+        if steps & LOOP_CHECK_MASK == 0 {
+            if self
+                .deadline
+                .lock()
+                .ok()
+                .and_then(|d| *d)
+                .is_some_and(|d| std::time::Instant::now() >= d)
+            {
                 return Err(Failure::new(
                     ErrorKind::StepLimit,
-                    format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
+                    "--timeout reached in the middle of a long step",
+                ));
+            }
+            // A long invisible run: if the whole state repeats, the thread is
+            // deterministically in an infinite loop (no choices happen in between).
+            let mut c = crate::store::Canonicalizer::new();
+            c.all_registers = true;
+            c.run(self.program, st, false);
+            let mut h = Vec::new();
+            for chunk in c.chunks.iter() {
+                if let crate::store::Chunk::Bytes(b) = chunk {
+                    h.extend_from_slice(&crate::store::hash_bytes(b).to_le_bytes());
+                }
+            }
+            let key = crate::store::hash_bytes(&h);
+            if !seen.insert(key) {
+                if self.opts.allow_nontermination {
+                    // The loop never ends and touches nothing another thread can
+                    // see: the thread stops here, the others go on.
+                    st.thread_mut(tid).status = ThreadStatus::Stuck;
+                    if st.atomic_owner == Some(tid) {
+                        st.atomic_owner = None;
+                    }
+                    return Ok(Some(Step::Progress));
+                }
+                return Err(Failure::new(
+                    ErrorKind::NonTerminating,
+                    format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),
                 ));
             }
         }
+        if steps > self.opts.max_steps {
+            return Err(Failure::new(
+                ErrorKind::StepLimit,
+                format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
+            ));
+        }
+        Ok(None)
     }
 
     /// The name of the function a direct call calls, as the user spells it.

@@ -2,17 +2,18 @@
 
 use super::Machine;
 use crate::ir::debug::{display_name, is_system_header};
-use crate::ir::{Callee, Inst, Program};
+use crate::ir::{Callee, Inst, Location, Program, Reg};
 use crate::memory::ObjKind;
 use crate::natives::Visibility;
 use crate::state::{State, ThreadId};
 use crate::value::{ptr_parts, Val};
 
-/// One step of a counterexample.
+/// One step of a counterexample trace, from the interpreter to the reporters.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceEvent {
-    pub tid: ThreadId,
-    pub loc: Option<u32>,
+pub struct TraceStep {
+    pub thread: ThreadId,
+    /// Where the step happened in the source, when debug info says.
+    pub location: Option<Location>,
     /// What the thread did, e.g. `load x → 1`.
     pub action: String,
     /// Extra lines from natives (store buffer contents, flushes).
@@ -122,11 +123,11 @@ fn scoped(v: &crate::ir::debug::DebugVar) -> String {
     }
 }
 
-pub fn short(path: &str) -> &str {
+pub(crate) fn short(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-pub fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
+pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
         Val::Int(x) => format!("{}", *x as i128 as i64),
         Val::Ptr(p) => describe_address(m.program, st, *p),
@@ -207,9 +208,140 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
     })
 }
 
+/// Under tracing, how one step will be shown: decided on the stack as it is before the
+/// instruction runs.
+pub(super) struct Shown {
+    location: Option<Location>,
+    /// The library function the step happened in, when the user's code called it.
+    library: Option<String>,
+    /// What the step does, in source terms; None for steps not worth a line.
+    description: Option<String>,
+    /// A native that prints, by name: the step shows what it printed.
+    printer: Option<String>,
+    /// A native choice: the step shows the value chosen (its result register).
+    chooses: Option<Reg>,
+    detail: bool,
+    /// A described native after the visible action (a fence with nothing to write):
+    /// shown only when it did something worth seeing.
+    quiet: bool,
+    /// What a heap block holds, learnt from this step (see `heap_typing`).
+    typing: Option<(u32, crate::ir::debug::DiTypeId)>,
+}
+
+impl Shown {
+    /// `described`: whether this step is worth describing (the visible action, or an
+    /// interesting invisible one).
+    pub(super) fn before(
+        m: &Machine<'_>,
+        st: &State,
+        tid: ThreadId,
+        inst: &Inst,
+        loc: Option<u32>,
+        first: bool,
+        described: bool,
+    ) -> Shown {
+        let place = attribute(m.program, st, tid, loc);
+        let detail = is_detail(m, st, tid, inst, &place);
+        let (loc, library) = match place {
+            Place::User(l, library) => (l, library),
+            other => (other.location(), None),
+        };
+        let native = m.at_native(st, tid);
+        let prints = native
+            .as_ref()
+            .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Output));
+        let chooses = match inst {
+            Inst::Call { dst: Some(d), .. }
+                if native
+                    .as_ref()
+                    .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Choice)) =>
+            {
+                Some(*d)
+            }
+            _ => None,
+        };
+        let printer = if prints {
+            Some(m.at_native_name(inst).unwrap_or_default())
+        } else {
+            None
+        };
+        Shown {
+            location: loc.and_then(|l| m.program.locations.get(l as usize).cloned()),
+            library,
+            description: if described {
+                describe(m, st, tid, inst)
+            } else {
+                None
+            },
+            printer,
+            chooses,
+            detail,
+            quiet: !first && native.is_some_and(|(n, _)| n.describe.is_some()),
+            typing: heap_typing(m, st, tid, inst),
+        }
+    }
+
+    /// The trace step once the instruction ran without error: its `notes` and
+    /// `output`, whether it `chose` a value, whether it `blocked`. None when there is
+    /// nothing to show. A heap block the step typed is named by its type from now on.
+    pub(super) fn step(
+        self,
+        st: &mut State,
+        tid: ThreadId,
+        notes: Vec<String>,
+        output: String,
+        chose: bool,
+        blocked: bool,
+    ) -> Option<TraceStep> {
+        if let Some((block, ty)) = self.typing {
+            if let Some(o) = st.memory.get_mut(block) {
+                if o.var.is_none() {
+                    o.var = Some(ty);
+                }
+            }
+        }
+        let silent = self.quiet && notes.is_empty() && output.is_empty();
+        let action = match self.description {
+            Some(_) if self.printer.is_some() && !output.is_empty() => {
+                let name = self.printer.unwrap_or_default();
+                Some(format!("{name} {output:?}"))
+            }
+            Some(d) => Some(
+                match self.chooses.and_then(|dst| {
+                    st.thread(tid)
+                        .frames
+                        .last()
+                        .map(|f| f.regs[dst as usize].as_u64())
+                }) {
+                    Some(v) if chose => format!("{d} → {v}"),
+                    _ => d,
+                },
+            ),
+            None => None,
+        };
+        let action = action.map(|a| match self.library {
+            Some(lib) if !a.is_empty() => format!("{a} [{lib}]"),
+            _ => a,
+        });
+        let action = match action {
+            Some(action) if !blocked && !silent => action,
+            None if !output.is_empty() => String::new(),
+            _ => return None,
+        };
+        Some(TraceStep {
+            thread: tid,
+            location: self.location,
+            action,
+            notes,
+            output,
+            detail: self.detail,
+        })
+    }
+}
+
 /// Where a step is shown to the user.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Place {
+pub(crate) enum Place {
     /// In the user's own files: the location and, when the step happened inside a
     /// library function the user's code called, that function.
     User(Option<u32>, Option<String>),
@@ -231,7 +363,7 @@ impl Place {
 /// Where to show a step of thread `tid` at `loc`: the innermost place in the user's
 /// own files (following inlining, then the call stack), and, when that is not `loc`
 /// itself, the library function the step happened in (the one the user's code called).
-pub fn attribute(program: &Program, st: &State, tid: ThreadId, loc: Option<u32>) -> Place {
+pub(crate) fn attribute(program: &Program, st: &State, tid: ThreadId, loc: Option<u32>) -> Place {
     let known = |l: u32| program.locations.get(l as usize);
     if let Some(l) = loc.and_then(known) {
         if !l.system {

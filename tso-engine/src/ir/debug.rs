@@ -7,12 +7,12 @@
 use std::sync::Arc;
 
 /// Index into [`DebugInfo::types`].
-pub type DiTypeId = u32;
+pub(crate) type DiTypeId = u32;
 
 /// A source type, with typedefs and qualifiers resolved away (their names are kept
 /// where they matter: see [`DebugVar::thread_handle`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DiType {
+pub(crate) enum DiType {
     /// int, char, double, enums and anything without inner structure.
     Scalar { size: u64 },
     /// A pointer; `pointee` is None for `void *` and function pointers.
@@ -32,7 +32,7 @@ pub enum DiType {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DiMember {
+pub(crate) struct DiMember {
     pub name: Arc<str>,
     pub offset: u64,
     pub ty: DiTypeId,
@@ -41,7 +41,7 @@ pub struct DiMember {
 /// A named variable: a global, or a local that lives in memory (an `alloca` with a
 /// `llvm.dbg.declare`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DebugVar {
+pub(crate) struct DebugVar {
     pub name: Arc<str>,
     /// The function a local belongs to (as the user spelled it), None for globals.
     pub function: Option<Arc<str>>,
@@ -53,16 +53,9 @@ pub struct DebugVar {
     pub thread_handle: bool,
 }
 
-/// Where a function is declared, for the load-time check of missing definitions.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Declaration {
-    pub file: Arc<str>,
-    pub line: u32,
-}
-
 #[derive(Clone, Debug, Default)]
-pub struct DebugInfo {
-    pub types: Vec<DiType>,
+pub(crate) struct DebugInfo {
+    pub(crate) types: Vec<DiType>,
     /// Per global (by `GlobalId`).
     pub globals: Vec<Option<DebugVar>>,
     /// Locals, referenced by `Inst::Alloca::var`.
@@ -70,7 +63,7 @@ pub struct DebugInfo {
 }
 
 impl DebugInfo {
-    pub fn ty(&self, id: DiTypeId) -> Option<&DiType> {
+    pub(crate) fn ty(&self, id: DiTypeId) -> Option<&DiType> {
         self.types.get(id as usize)
     }
 
@@ -79,7 +72,7 @@ impl DebugInfo {
     /// to the scalar the access touches (for loads and stores); without it, it stops as
     /// soon as `offset` is reached (for addresses: `&lock`, not `&lock.interested[0]`).
     /// What the type cannot explain stays a byte offset: `base.field+3`.
-    pub fn path(&self, base: &str, ty: Option<DiTypeId>, offset: u64, leaf: bool) -> String {
+    pub(crate) fn path(&self, base: &str, ty: Option<DiTypeId>, offset: u64, leaf: bool) -> String {
         let mut out = base.to_owned();
         let mut rest = offset;
         let mut cur = ty;
@@ -136,7 +129,7 @@ impl DebugInfo {
         out
     }
 
-    pub fn size(&self, ty: DiTypeId) -> Option<u64> {
+    pub(crate) fn size(&self, ty: DiTypeId) -> Option<u64> {
         match self.ty(ty)? {
             DiType::Scalar { size } | DiType::Record { size, .. } => Some(*size),
             DiType::Pointer { .. } => Some(8),
@@ -145,7 +138,7 @@ impl DebugInfo {
     }
 
     /// The record type a pointer of type `ty` points to, for naming heap blocks.
-    pub fn pointee(&self, ty: DiTypeId) -> Option<DiTypeId> {
+    pub(crate) fn pointee(&self, ty: DiTypeId) -> Option<DiTypeId> {
         match self.ty(ty)? {
             DiType::Pointer { pointee } => *pointee,
             _ => None,
@@ -153,7 +146,7 @@ impl DebugInfo {
     }
 
     /// The type of the scalar at `offset` inside `ty` (the leaf [`DebugInfo::path`] reaches).
-    pub fn leaf_type(&self, ty: DiTypeId, offset: u64) -> Option<DiTypeId> {
+    pub(crate) fn leaf_type(&self, ty: DiTypeId, offset: u64) -> Option<DiTypeId> {
         let mut rest = offset;
         let mut cur = ty;
         for _ in 0..64 {
@@ -178,7 +171,7 @@ impl DebugInfo {
     }
 
     /// The name of a record type, for `node#3`.
-    pub fn record_name(&self, ty: DiTypeId) -> Option<&str> {
+    pub(crate) fn record_name(&self, ty: DiTypeId) -> Option<&str> {
         match self.ty(ty)? {
             DiType::Record { name, .. } if !name.is_empty() => Some(name),
             _ => None,
@@ -194,14 +187,14 @@ fn is_reserved(name: &str) -> bool {
 
 /// Headers of the C and C++ libraries and the compiler, as opposed to the user's own
 /// files: steps there are shown at the user's line that led to them.
-pub fn is_system_header(path: &str) -> bool {
+pub(crate) fn is_system_header(path: &str) -> bool {
     const SYSTEM_DIRS: &[&str] = &["/usr/include/", "/usr/lib/", "/usr/local/include/", "/lib/"];
     SYSTEM_DIRS.iter().any(|d| path.starts_with(d)) || path.contains("/include/c++/")
 }
 
 /// A function's name as its author wrote it: C++ symbols demangled without parameters
 /// (`std::thread::join`), C names unchanged.
-pub fn display_name(symbol: &str) -> String {
+pub(crate) fn display_name(symbol: &str) -> String {
     match symbol {
         "_Znwm" | "_Znam" => return "operator new".into(),
         "_ZdlPv" | "_ZdlPvm" | "_ZdaPv" | "_ZdaPvm" => return "operator delete".into(),

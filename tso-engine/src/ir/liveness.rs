@@ -4,7 +4,7 @@
 use super::{Block, Inst, Operand, Reg};
 
 #[derive(Clone, Debug, Default)]
-pub struct Liveness {
+pub(crate) struct Liveness {
     /// Index of each block's first instruction in `sets`.
     block_start: Box<[u32]>,
     /// Live-in registers of every instruction where a thread may stop (empty otherwise).
@@ -13,7 +13,7 @@ pub struct Liveness {
 
 impl Liveness {
     #[inline]
-    pub fn live_at(&self, block: u32, ip: u32) -> &[Reg] {
+    pub(crate) fn live_at(&self, block: u32, ip: u32) -> &[Reg] {
         let i = self.block_start[block as usize] + ip;
         &self.sets[i as usize]
     }
@@ -21,122 +21,154 @@ impl Liveness {
     /// `returns_twice` tells which calls may return a second time (setjmp): a longjmp
     /// from anywhere in the function (or below it) resumes right after such a call, an
     /// edge the CFG does not show, so what is live there counts as live everywhere.
-    pub fn compute(
+    pub(crate) fn compute(
         blocks: &[Block],
         num_regs: u32,
         returns_twice: impl Fn(&Inst) -> bool,
     ) -> Liveness {
         let words = (num_regs as usize).div_ceil(64).max(1);
-        let n = blocks.len();
-        let succs: Vec<Vec<u32>> = blocks.iter().map(successors).collect();
-        // use/def per block (phi uses belong to predecessors, phi defs to the block).
-        let mut uses = vec![vec![0u64; words]; n];
-        let mut defs = vec![vec![0u64; words]; n];
-        for (b, block) in blocks.iter().enumerate() {
-            for phi in block.phis.iter() {
-                set(&mut defs[b], phi.dst);
+        let (uses, defs) = uses_and_defs(blocks, words);
+        let live_out = live_out(blocks, words, &uses, &defs);
+        let after_returns_twice = live_after_returns_twice(blocks, words, &live_out, returns_twice);
+        stop_point_sets(blocks, &live_out, &after_returns_twice)
+    }
+}
+
+/// A bit set of registers, one bit each.
+type Bits = Vec<u64>;
+
+/// Per block, the registers used before any definition in it and the registers it
+/// defines (phi uses belong to predecessors, phi defs to the block).
+fn uses_and_defs(blocks: &[Block], words: usize) -> (Vec<Bits>, Vec<Bits>) {
+    let n = blocks.len();
+    let mut uses = vec![vec![0u64; words]; n];
+    let mut defs = vec![vec![0u64; words]; n];
+    for (b, block) in blocks.iter().enumerate() {
+        for phi in block.phis.iter() {
+            set(&mut defs[b], phi.dst);
+        }
+        for inst in block.insts.iter() {
+            for_each_use(inst, |r| {
+                if !get(&defs[b], r) {
+                    set(&mut uses[b], r);
+                }
+            });
+            if let Some(d) = def_of(inst) {
+                set(&mut defs[b], d);
             }
-            for inst in block.insts.iter() {
-                for_each_use(inst, |r| {
-                    if !get(&defs[b], r) {
-                        set(&mut uses[b], r);
-                    }
-                });
-                if let Some(d) = def_of(inst) {
-                    set(&mut defs[b], d);
+        }
+    }
+    (uses, defs)
+}
+
+/// The registers live at the end of each block: the backward data-flow fixpoint.
+fn live_out(blocks: &[Block], words: usize, uses: &[Bits], defs: &[Bits]) -> Vec<Bits> {
+    let n = blocks.len();
+    let succs: Vec<Vec<u32>> = blocks.iter().map(successors).collect();
+    // phi operands are live-out of the corresponding predecessor.
+    let mut phi_out = vec![vec![0u64; words]; n];
+    for block in blocks.iter() {
+        for phi in block.phis.iter() {
+            for (pred, op) in phi.incoming.iter() {
+                if let Operand::Reg(r) = op {
+                    set(&mut phi_out[*pred as usize], *r);
                 }
             }
         }
-        // phi operands are live-out of the corresponding predecessor.
-        let mut phi_out = vec![vec![0u64; words]; n];
-        for block in blocks.iter() {
-            for phi in block.phis.iter() {
-                for (pred, op) in phi.incoming.iter() {
-                    if let Operand::Reg(r) = op {
-                        set(&mut phi_out[*pred as usize], *r);
-                    }
-                }
-            }
-        }
-        let mut live_in = vec![vec![0u64; words]; n];
-        let mut live_out = vec![vec![0u64; words]; n];
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for b in (0..n).rev() {
-                let mut out = phi_out[b].clone();
-                for &s in &succs[b] {
-                    let s = s as usize;
-                    // live-in of s minus its phi defs
-                    for w in 0..words {
-                        let mut v = live_in[s][w];
-                        for phi in blocks[s].phis.iter() {
-                            if (phi.dst as usize) / 64 == w {
-                                v &= !(1u64 << (phi.dst % 64));
-                            }
-                        }
-                        out[w] |= v;
-                    }
-                }
-                let mut inn = vec![0u64; words];
+    }
+    let mut live_in = vec![vec![0u64; words]; n];
+    let mut live_out = vec![vec![0u64; words]; n];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..n).rev() {
+            let mut out = phi_out[b].clone();
+            for &s in &succs[b] {
+                let s = s as usize;
+                // live-in of s minus its phi defs
                 for w in 0..words {
-                    inn[w] = uses[b][w] | (out[w] & !defs[b][w]);
-                }
-                // phi dsts are live at block entry (they are defined on the edge).
-                for phi in blocks[b].phis.iter() {
-                    set(&mut inn, phi.dst);
-                }
-                if inn != live_in[b] || out != live_out[b] {
-                    live_in[b] = inn;
-                    live_out[b] = out;
-                    changed = true;
-                }
-            }
-        }
-        // Registers live right after a returns-twice call.
-        let mut after_returns_twice = vec![0u64; words];
-        for (b, block) in blocks.iter().enumerate() {
-            let mut live = live_out[b].clone();
-            for inst in block.insts.iter().rev() {
-                if returns_twice(inst) {
-                    for w in 0..words {
-                        after_returns_twice[w] |= live[w];
+                    let mut v = live_in[s][w];
+                    for phi in blocks[s].phis.iter() {
+                        if (phi.dst as usize) / 64 == w {
+                            v &= !(1u64 << (phi.dst % 64));
+                        }
                     }
-                }
-                if let Some(d) = def_of(inst) {
-                    clear(&mut live, d);
-                }
-                for_each_use(inst, |r| set(&mut live, r));
-            }
-        }
-        let mut block_start = Vec::with_capacity(n);
-        let mut sets: Vec<Box<[Reg]>> = Vec::new();
-        for (b, block) in blocks.iter().enumerate() {
-            block_start.push(sets.len() as u32);
-            let base = sets.len();
-            sets.resize(base + block.insts.len(), Box::new([]));
-            let mut live = live_out[b].clone();
-            for (i, inst) in block.insts.iter().enumerate().rev() {
-                if let Some(d) = def_of(inst) {
-                    clear(&mut live, d);
-                }
-                for_each_use(inst, |r| set(&mut live, r));
-                // A new thread (or the entry function) is stored before its first step;
-                // a transition also ends right after a call that made a choice.
-                let after_call = i > 0 && matches!(block.insts[i - 1], Inst::Call { .. });
-                if may_stop_at(inst) || after_call || (b == 0 && i == 0) {
-                    let mut stored = live.clone();
-                    for w in 0..words {
-                        stored[w] |= after_returns_twice[w];
-                    }
-                    sets[base + i] = to_list(&stored);
+                    out[w] |= v;
                 }
             }
+            let mut inn = vec![0u64; words];
+            for w in 0..words {
+                inn[w] = uses[b][w] | (out[w] & !defs[b][w]);
+            }
+            // phi dsts are live at block entry (they are defined on the edge).
+            for phi in blocks[b].phis.iter() {
+                set(&mut inn, phi.dst);
+            }
+            if inn != live_in[b] || out != live_out[b] {
+                live_in[b] = inn;
+                live_out[b] = out;
+                changed = true;
+            }
         }
-        Liveness {
-            block_start: block_start.into(),
-            sets: sets.into(),
+    }
+    live_out
+}
+
+/// Registers live right after a returns-twice call.
+fn live_after_returns_twice(
+    blocks: &[Block],
+    words: usize,
+    live_out: &[Bits],
+    returns_twice: impl Fn(&Inst) -> bool,
+) -> Bits {
+    let mut after_returns_twice = vec![0u64; words];
+    for (b, block) in blocks.iter().enumerate() {
+        let mut live = live_out[b].clone();
+        for inst in block.insts.iter().rev() {
+            if returns_twice(inst) {
+                for w in 0..words {
+                    after_returns_twice[w] |= live[w];
+                }
+            }
+            if let Some(d) = def_of(inst) {
+                clear(&mut live, d);
+            }
+            for_each_use(inst, |r| set(&mut live, r));
         }
+    }
+    after_returns_twice
+}
+
+/// The live registers at each instruction a thread can be stored at (see
+/// `may_stop_at`), plus those live after a returns-twice call; empty elsewhere.
+fn stop_point_sets(blocks: &[Block], live_out: &[Bits], after_returns_twice: &Bits) -> Liveness {
+    let mut block_start = Vec::with_capacity(blocks.len());
+    let mut sets: Vec<Box<[Reg]>> = Vec::new();
+    for (b, block) in blocks.iter().enumerate() {
+        block_start.push(sets.len() as u32);
+        let base = sets.len();
+        sets.resize(base + block.insts.len(), Box::new([]));
+        let mut live = live_out[b].clone();
+        for (i, inst) in block.insts.iter().enumerate().rev() {
+            if let Some(d) = def_of(inst) {
+                clear(&mut live, d);
+            }
+            for_each_use(inst, |r| set(&mut live, r));
+            // A new thread (or the entry function) is stored before its first step;
+            // a transition also ends right after a call that made a choice.
+            let after_call = i > 0 && matches!(block.insts[i - 1], Inst::Call { .. });
+            if may_stop_at(inst) || after_call || (b == 0 && i == 0) {
+                let mut stored = live.clone();
+                for (w, word) in stored.iter_mut().enumerate() {
+                    *word |= after_returns_twice[w];
+                }
+                sets[base + i] = to_list(&stored);
+            }
+        }
+    }
+    Liveness {
+        block_start: block_start.into(),
+        sets: sets.into(),
     }
 }
 
@@ -180,7 +212,7 @@ fn get(bits: &[u64], r: Reg) -> bool {
     bits[r as usize / 64] & (1 << (r % 64)) != 0
 }
 
-pub fn successors(block: &Block) -> Vec<u32> {
+pub(crate) fn successors(block: &Block) -> Vec<u32> {
     match block.insts.last() {
         Some(Inst::Br { target }) => vec![*target],
         Some(Inst::CondBr {
@@ -195,7 +227,7 @@ pub fn successors(block: &Block) -> Vec<u32> {
     }
 }
 
-pub fn def_of(inst: &Inst) -> Option<Reg> {
+pub(crate) fn def_of(inst: &Inst) -> Option<Reg> {
     use Inst::*;
     match inst {
         Bin { dst, .. }
@@ -220,7 +252,7 @@ pub fn def_of(inst: &Inst) -> Option<Reg> {
     }
 }
 
-pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
+pub(crate) fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
     use Inst::*;
     let mut op = |o: &Operand| {
         if let Operand::Reg(r) = o {
@@ -297,7 +329,7 @@ pub fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinFlags, BinOp, Callee, IntPred, Phi};
+    use crate::ir::{BinOp, Callee, IntPred, Phi};
     use crate::value::Val;
 
     fn reg(r: Reg) -> Operand {
@@ -321,7 +353,6 @@ mod tests {
             ty: 0,
             a,
             b,
-            flags: BinFlags::default(),
         }
     }
     fn call(dst: Option<Reg>, args: Vec<Operand>) -> Inst {
@@ -383,14 +414,12 @@ mod tests {
                     dst: 1,
                     ty: 0,
                     ptr: reg(0),
-                    atomic: false,
                 },
                 call(Some(3), vec![reg(1), reg(2)]),
                 Inst::Store {
                     ty: 0,
                     val: reg(3),
                     ptr: reg(0),
-                    atomic: false,
                 },
                 Inst::Ret { val: None },
             ],

@@ -1,20 +1,20 @@
 //! The engine's own compact IR. Bitcode is translated into it once (see `loader`);
 //! the interpreter never calls LLVM.
 
-pub mod debug;
+pub(crate) mod debug;
 mod types;
-pub use types::{Ty, TyId, TypeTable};
+pub(crate) use types::{Ty, TyId, TypeTable};
 
 use crate::value::Val;
 
 /// A virtual register: an index into the current frame's register file.
-pub type Reg = u32;
+pub(crate) type Reg = u32;
 /// Index of a function in [`Program::functions`].
-pub type FuncId = u32;
+pub(crate) type FuncId = u32;
 /// Index of a block inside its function.
-pub type BlockId = u32;
+pub(crate) type BlockId = u32;
 /// Index of a global in [`Program::globals`]; the global's object id is `GlobalId + 1`.
-pub type GlobalId = u32;
+pub(crate) type GlobalId = u32;
 
 /// Where an instruction came from in the user's source.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
@@ -32,6 +32,19 @@ pub struct Location {
     pub system: bool,
 }
 
+impl Location {
+    /// A position with nothing known beyond file, line and column (not inlined, not in
+    /// a system header).
+    pub fn new(file: impl Into<std::sync::Arc<str>>, line: u32, column: u32) -> Location {
+        Location {
+            file: file.into(),
+            line,
+            column,
+            ..Location::default()
+        }
+    }
+}
+
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}", self.file, self.line)
@@ -39,7 +52,7 @@ impl std::fmt::Display for Location {
 }
 
 #[derive(Clone, Debug)]
-pub enum Operand {
+pub(crate) enum Operand {
     Reg(Reg),
     Const(Val),
     /// LLVM `undef` or `poison`: evaluates to this zero value, with every bit
@@ -48,7 +61,7 @@ pub enum Operand {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
+pub(crate) enum BinOp {
     Add,
     Sub,
     Mul,
@@ -69,17 +82,8 @@ pub enum BinOp {
     FRem,
 }
 
-/// nuw / nsw / exact: violating them yields poison, which we report when it is used
-/// in a way that matters (we approximate: the result is computed as wrapping).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct BinFlags {
-    pub nuw: bool,
-    pub nsw: bool,
-    pub exact: bool,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IntPred {
+pub(crate) enum IntPred {
     Eq,
     Ne,
     Ugt,
@@ -93,7 +97,7 @@ pub enum IntPred {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FloatPred {
+pub(crate) enum FloatPred {
     False,
     Oeq,
     Ogt,
@@ -113,7 +117,7 @@ pub enum FloatPred {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CastOp {
+pub(crate) enum CastOp {
     Trunc,
     ZExt,
     SExt,
@@ -130,7 +134,7 @@ pub enum CastOp {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RmwOp {
+pub(crate) enum RmwOp {
     Xchg,
     Add,
     Sub,
@@ -152,7 +156,7 @@ pub enum RmwOp {
 
 /// LLVM intrinsics the interpreter implements directly.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Intrinsic {
+pub(crate) enum Intrinsic {
     Memcpy,
     Memmove,
     Memset,
@@ -216,7 +220,7 @@ pub enum Intrinsic {
 }
 
 #[derive(Clone, Debug)]
-pub enum Callee {
+pub(crate) enum Callee {
     Direct(FuncId),
     Indirect(Operand),
     Intrinsic(Intrinsic),
@@ -225,14 +229,13 @@ pub enum Callee {
 }
 
 #[derive(Clone, Debug)]
-pub enum Inst {
+pub(crate) enum Inst {
     Bin {
         dst: Reg,
         op: BinOp,
         ty: TyId,
         a: Operand,
         b: Operand,
-        flags: BinFlags,
     },
     FNeg {
         dst: Reg,
@@ -278,7 +281,6 @@ pub enum Inst {
         dst: Reg,
         elem_size: u64,
         count: Operand,
-        align: u32,
         /// The source variable living here (index into `DebugInfo::locals`).
         var: Option<u32>,
     },
@@ -286,13 +288,11 @@ pub enum Inst {
         dst: Reg,
         ty: TyId,
         ptr: Operand,
-        atomic: bool,
     },
     Store {
         ty: TyId,
         val: Operand,
         ptr: Operand,
-        atomic: bool,
     },
     Fence,
     CmpXchg {
@@ -336,7 +336,6 @@ pub enum Inst {
         a: Operand,
         b: Operand,
         mask: Box<[i32]>,
-        ty: TyId,
     },
     Freeze {
         dst: Reg,
@@ -387,7 +386,7 @@ impl Inst {
 
 /// How a call passes arguments beyond plain values; only present when it matters.
 #[derive(Clone, Debug, Default)]
-pub struct CallAbi {
+pub(crate) struct CallAbi {
     /// Arguments passed `byval`: (index, size). The callee gets a pointer to a copy.
     pub byval: Box<[(u32, u64)]>,
     /// Argument types, for calls to variadic functions (to lay out the va_arg area).
@@ -396,13 +395,13 @@ pub struct CallAbi {
 
 /// φ-nodes of a block: evaluated together on entry, from the predecessor's values.
 #[derive(Clone, Debug)]
-pub struct Phi {
+pub(crate) struct Phi {
     pub dst: Reg,
-    pub incoming: Box<[(BlockId, Operand)]>,
+    pub(crate) incoming: Box<[(BlockId, Operand)]>,
 }
 
 #[derive(Clone, Debug)]
-pub struct Block {
+pub(crate) struct Block {
     pub phis: Box<[Phi]>,
     pub insts: Box<[Inst]>,
     pub locs: Box<[Option<u32>]>,
@@ -418,11 +417,11 @@ pub struct Function {
     pub ret_ty: TyId,
     pub param_tys: Box<[TyId]>,
     /// None for declarations: such calls go to natives.
-    pub body: Option<Body>,
+    pub(crate) body: Option<Body>,
 }
 
 #[derive(Clone, Debug)]
-pub struct Body {
+pub(crate) struct Body {
     pub blocks: Box<[Block]>,
     /// Registers live at the start of each instruction, for instructions where a state
     /// may be taken (see `liveness`): serialising only live registers keeps states canonical.
@@ -434,15 +433,13 @@ pub struct Body {
     pub has_undef_operands: bool,
 }
 
-pub mod liveness;
+pub(crate) mod liveness;
 
 #[derive(Clone, Debug)]
-pub struct Global {
+pub(crate) struct Global {
     pub name: String,
     pub size: u64,
-    pub align: u32,
-    pub constant: bool,
-    pub thread_local: bool,
+    pub(crate) constant: bool,
     /// Initial bytes and the offsets at which a pointer with provenance starts
     /// (global ids are fixed, so initial pointers are plain numbers).
     pub init: Box<[u8]>,
@@ -452,19 +449,19 @@ pub struct Global {
 /// A whole translated module.
 #[derive(Debug)]
 pub struct Program {
-    pub types: TypeTable,
+    pub(crate) types: TypeTable,
     pub functions: Vec<Function>,
-    pub globals: Vec<Global>,
+    pub(crate) globals: Vec<Global>,
     pub locations: Vec<Location>,
     pub function_index: std::collections::HashMap<String, FuncId>,
     /// `llvm.global_ctors`, in priority order.
-    pub constructors: Vec<FuncId>,
+    pub(crate) constructors: Vec<FuncId>,
     /// Source names of variables and types, from the module's debug info.
-    pub debug: debug::DebugInfo,
+    pub(crate) debug: debug::DebugInfo,
 }
 
 impl Program {
-    pub fn function(&self, name: &str) -> Option<FuncId> {
+    pub(crate) fn function(&self, name: &str) -> Option<FuncId> {
         self.function_index.get(name).copied()
     }
     pub fn location(&self, id: Option<u32>) -> Option<&Location> {
@@ -473,4 +470,4 @@ impl Program {
 }
 
 /// Function pointers live in a reserved part of the object-id space, never renumbered.
-pub const FUNCTION_OBJECT_BASE: u32 = 0xF000_0000;
+pub(crate) const FUNCTION_OBJECT_BASE: u32 = 0xF000_0000;

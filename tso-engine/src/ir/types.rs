@@ -1,9 +1,9 @@
 //! Types, laid out with the module's data layout once at load time.
 
-pub type TyId = u32;
+pub(crate) type TyId = u32;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Ty {
+pub(crate) enum Ty {
     Void,
     Int(u32),
     Ptr,
@@ -28,7 +28,7 @@ pub enum Ty {
 }
 
 #[derive(Debug, Default)]
-pub struct TypeTable {
+pub(crate) struct TypeTable {
     tys: Vec<Ty>,
     sizes: Vec<u64>,
     alloc_sizes: Vec<u64>,
@@ -36,7 +36,7 @@ pub struct TypeTable {
 }
 
 impl TypeTable {
-    pub fn intern(&mut self, ty: Ty, size: u64) -> TyId {
+    pub(crate) fn intern(&mut self, ty: Ty, size: u64) -> TyId {
         if let Some(&id) = self.index.get(&ty) {
             return id;
         }
@@ -47,15 +47,15 @@ impl TypeTable {
         id
     }
     #[inline]
-    pub fn get(&self, id: TyId) -> &Ty {
+    pub(crate) fn get(&self, id: TyId) -> &Ty {
         &self.tys[id as usize]
     }
     /// Bytes a load or store of this type touches.
     #[inline]
-    pub fn size(&self, id: TyId) -> u64 {
+    pub(crate) fn size(&self, id: TyId) -> u64 {
         self.sizes[id as usize]
     }
-    pub fn int_bits(&self, id: TyId) -> u32 {
+    pub(crate) fn int_bits(&self, id: TyId) -> u32 {
         match self.get(id) {
             Ty::Int(b) => *b,
             Ty::Ptr => 64,
@@ -66,13 +66,13 @@ impl TypeTable {
         }
     }
     /// The element type for vectors, the type itself otherwise (ops apply lane-wise).
-    pub fn scalar(&self, id: TyId) -> TyId {
+    pub(crate) fn scalar(&self, id: TyId) -> TyId {
         match self.get(id) {
             Ty::Vector { elem, .. } => *elem,
             _ => id,
         }
     }
-    pub fn name(&self, id: TyId) -> String {
+    pub(crate) fn name(&self, id: TyId) -> String {
         match self.get(id) {
             Ty::Void => "void".into(),
             Ty::Int(b) => format!("i{b}"),
@@ -90,13 +90,13 @@ impl TypeTable {
 impl TypeTable {
     /// Allocation size: the store size rounded up to the type's natural alignment for
     /// scalars; aggregates already carry their ABI size. Used to scale GEP indices.
-    pub fn size_alloc(&self, id: TyId) -> u64 {
+    pub(crate) fn size_alloc(&self, id: TyId) -> u64 {
         self.alloc_sizes
             .get(id as usize)
             .copied()
             .unwrap_or_else(|| self.size(id))
     }
-    pub fn set_alloc_size(&mut self, id: TyId, size: u64) {
+    pub(crate) fn set_alloc_size(&mut self, id: TyId, size: u64) {
         if self.alloc_sizes.len() <= id as usize {
             self.alloc_sizes.resize(id as usize + 1, 0);
         }

@@ -23,7 +23,7 @@ const PUNCT: u16 = 0x4;
 const ALNUM: u16 = 0x8;
 
 /// The classes of a character (0 outside 0..=127: the "C" locale).
-pub fn classes(c: i64) -> u16 {
+pub(crate) fn classes(c: i64) -> u16 {
     if !(0..128).contains(&c) {
         return 0;
     }
@@ -92,7 +92,7 @@ fn ret_int(v: i64) -> Result<NativeResult, crate::error::Failure> {
     Ok(NativeResult::Return(Val::Int(v as i32 as u32 as u128)))
 }
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("__ctype_b_loc", Visibility::Never, |cx, _| {
         let p = thread_object(cx, CTYPE_CLASS, |base| {
             table(base, 2, |c| classes(c) as i64)

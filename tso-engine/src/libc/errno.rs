@@ -5,7 +5,7 @@ use crate::memory::Fragment;
 use crate::natives::{NativeResult, Natives, Visibility};
 use crate::value::Val;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("__errno_location", Visibility::Never, |cx, _| {
         let p = thread_object(cx, ERRNO, |_| Fragment::from_bytes(vec![0; 4]))?;
         Ok(NativeResult::Return(Val::Ptr(p)))

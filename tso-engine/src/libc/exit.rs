@@ -4,7 +4,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::natives::{arg, arg_val, NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("__assert_fail", Visibility::Never, assert_fail);
     n.add("__assert_perror_fail", Visibility::Never, assert_fail);
     // Ending the process is a scheduling point: other threads may run first.

@@ -9,29 +9,29 @@ use crate::natives::NativeCx;
 use crate::pthread::key::{set_specific, specific, RESERVED};
 use crate::value::Val;
 
-pub const ERRNO: u32 = RESERVED + 1;
-pub const RAND_SEED: u32 = RESERVED + 2;
-pub const CTYPE_CLASS: u32 = RESERVED + 3;
-pub const CTYPE_TOUPPER: u32 = RESERVED + 4;
-pub const CTYPE_TOLOWER: u32 = RESERVED + 5;
-pub const STRTOK_NEXT: u32 = RESERVED + 6;
+pub(crate) const ERRNO: u32 = RESERVED + 1;
+pub(crate) const RAND_SEED: u32 = RESERVED + 2;
+pub(crate) const CTYPE_CLASS: u32 = RESERVED + 3;
+pub(crate) const CTYPE_TOUPPER: u32 = RESERVED + 4;
+pub(crate) const CTYPE_TOLOWER: u32 = RESERVED + 5;
+pub(crate) const STRTOK_NEXT: u32 = RESERVED + 6;
 
 /// Allocation family of the library's own objects: freeing one is an invalid free.
-pub const LIBC_INTERNAL: u8 = 0xE0;
+pub(crate) const LIBC_INTERNAL: u8 = 0xE0;
 /// Allocation family of setjmp's frame markers (see `setjmp`).
-pub const SETJMP_MARK: u8 = 0xE1;
+pub(crate) const SETJMP_MARK: u8 = 0xE1;
 
-pub fn get(cx: &NativeCx<'_>, per_process: bool, key: u32) -> Option<Val> {
+pub(crate) fn get(cx: &NativeCx<'_>, per_process: bool, key: u32) -> Option<Val> {
     specific(cx.state, if per_process { 0 } else { cx.tid }, key)
 }
 
-pub fn set(cx: &mut NativeCx<'_>, per_process: bool, key: u32, v: Val) {
+pub(crate) fn set(cx: &mut NativeCx<'_>, per_process: bool, key: u32, v: Val) {
     let tid = if per_process { 0 } else { cx.tid };
     set_specific(cx.state, tid, key, v);
 }
 
 /// The calling thread's object for `key`, created on first use with `init` as contents.
-pub fn thread_object(
+pub(crate) fn thread_object(
     cx: &mut NativeCx<'_>,
     key: u32,
     init: impl Fn(u64) -> Fragment,

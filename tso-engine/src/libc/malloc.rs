@@ -6,9 +6,9 @@ use crate::value::Val;
 
 /// Allocation family of malloc'd memory (operator new uses 1 and new[] 2): memory must
 /// be released by its own family.
-pub const MALLOC: u8 = 0;
+pub(crate) const MALLOC: u8 = 0;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("malloc", Visibility::Never, |cx, a| {
         alloc_uninit(cx, arg(a, 0)?, MALLOC)
     });
@@ -30,7 +30,11 @@ pub fn register(n: &mut Natives) {
 }
 
 /// A block whose bytes are undefined until written (malloc; see `crate::definedness`).
-pub fn alloc_uninit(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResult, Failure> {
+pub(crate) fn alloc_uninit(
+    cx: &mut NativeCx<'_>,
+    size: u64,
+    family: u8,
+) -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(
         match cx.allocate_uninit(size.max(1), family)? {
             Some(p) => Val::Ptr(p),
@@ -40,7 +44,7 @@ pub fn alloc_uninit(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<Nati
 }
 
 /// A zeroed block (calloc).
-pub fn alloc(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResult, Failure> {
+pub(crate) fn alloc(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(
         match cx.allocate(size.max(1), family)? {
             Some(p) => Val::Ptr(p),

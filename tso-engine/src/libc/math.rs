@@ -66,7 +66,7 @@ const BINARY: &[Binary] = &[
     ("copysign", "copysignf", f64::copysign),
 ];
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     for &(name, name_f, f) in UNARY {
         n.add(name, Visibility::Never, move |_, a| {
             ret64(f(f64_arg(a, 0)?))

@@ -3,13 +3,13 @@
 mod ctype;
 mod errno;
 mod exit;
-pub mod hidden;
+pub(crate) mod hidden;
 mod malloc;
 mod math;
 mod printf;
 mod process;
 mod rand;
-pub mod setjmp;
+pub(crate) mod setjmp;
 mod sort;
 mod stdio;
 mod string;
@@ -20,7 +20,7 @@ mod verifier;
 
 use crate::natives::Natives;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     exit::register(n);
     malloc::register(n);
     stdio::register(n);

@@ -4,14 +4,14 @@ use crate::error::{ErrorKind, Failure};
 use crate::value::Val;
 
 /// The program memory printf reads (%s strings) and writes (%n counts).
-pub trait StringSource {
+pub(crate) trait StringSource {
     fn c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure>;
     /// Store `count` as a `bytes`-byte integer at `ptr` (%n).
     fn store_count(&mut self, ptr: u64, count: u64, bytes: u64) -> Result<(), Failure>;
 }
 
 /// Format `fmt` with `args` the way glibc's printf does for the common conversions.
-pub fn format(
+pub(crate) fn format(
     fmt: &[u8],
     args: &[Val],
     strings: &mut dyn StringSource,

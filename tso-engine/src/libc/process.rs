@@ -29,7 +29,7 @@ const SIGNALS: &[&str] = &[
     "pause",
 ];
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     for &name in PROCESSES {
         n.add(name, Visibility::Never, move |_, _| {
             Err(Failure::unsupported(format!(

@@ -16,7 +16,7 @@ fn step(seed: u32) -> (u32, u32) {
     (next, (next / 65_536) % 32_768)
 }
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("rand", Visibility::Always, |cx, _| {
         // The seed is stored plus one, so that a stored 0 (absent) means "never seeded".
         let seed = get(cx, true, RAND_SEED)

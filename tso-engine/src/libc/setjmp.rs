@@ -18,7 +18,7 @@ use crate::state::ReturnTo;
 use crate::value::{make_ptr, ptr_parts, Val};
 
 /// The functions clang marks `returns_twice` that are modelled here.
-pub const RETURNS_TWICE: &[&str] = &["setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp"];
+pub(crate) const RETURNS_TWICE: &[&str] = &["setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp"];
 
 /// `jmp_buf` and `sigjmp_buf` on x86-64 glibc (`struct __jmp_buf_tag[1]`).
 const JMP_BUF: u64 = 200;
@@ -27,7 +27,7 @@ const JMP_BUF: u64 = 200;
 /// `cancel_jmp_buf` of a `__pthread_unwind_buf_t`).
 const JMP_BUF_WITHOUT_MASK: u64 = 72;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("_setjmp", Visibility::Never, |cx, a| setjmp(cx, a, JMP_BUF));
     n.alias("setjmp", "_setjmp");
     n.add("__sigsetjmp", Visibility::Never, |cx, a| {

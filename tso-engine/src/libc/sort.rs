@@ -12,7 +12,7 @@ use crate::value::Val;
 
 const MAX_ELEMENTS: u64 = 0xFFFF;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("qsort", Visibility::IfShared(0), qsort);
     n.add("bsearch", Visibility::IfShared2(0, 1), bsearch);
 }

@@ -21,7 +21,7 @@ impl StringSource for NativeCx<'_> {
 /// must point to a live object.
 const STREAM: Pointee = Pointee::read(1);
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("printf", Visibility::Output, |cx, a| {
         print_formatted(cx, arg(a, 0)?, &a[1.min(a.len())..])
     });

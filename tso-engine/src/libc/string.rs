@@ -26,7 +26,7 @@ fn cmp(o: Ordering) -> u64 {
     }
 }
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("memcpy", Visibility::IfShared2(0, 1), copy);
     n.alias("memmove", "memcpy");
     n.add("memset", Visibility::IfShared(0), |cx, a| {

@@ -33,7 +33,7 @@ fn sign(o: std::cmp::Ordering) -> u64 {
     }
 }
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("strspn", Visibility::IfShared2(0, 1), |cx, a| {
         let (s, set) = (cx.read_c_string(arg(a, 0)?)?, cx.read_c_string(arg(a, 1)?)?);
         ret(s.iter().take_while(|c| set.contains(c)).count() as u64)

@@ -7,7 +7,7 @@ use crate::natives::{arg, arg_val};
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("strtok", Visibility::Always, |cx, a| {
         let start = match arg_val(a, 0)? {
             s if s.as_u64() != 0 => s,

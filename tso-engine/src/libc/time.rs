@@ -15,7 +15,7 @@ fn zero() -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     // Sleeps are cancellation points.
     n.add("sleep", Visibility::Always, |cx, _| {
         Ok(crate::pthread::cancel::point(cx)?.unwrap_or(NativeResult::Return(Val::Int(0))))

@@ -4,7 +4,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::natives::{arg_val, NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("tso_choose", Visibility::Choice, |cx, a| {
         let k = arg_val(a, 0)?.bits() as i32;
         if k <= 0 {

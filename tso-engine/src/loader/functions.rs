@@ -6,8 +6,7 @@ use crate::value::Val;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{
-    LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate,
-    LLVMTypeKind,
+    LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind,
 };
 use std::collections::HashMap;
 
@@ -242,25 +241,12 @@ impl Translator {
                     LLVMOr => BinOp::Or,
                     _ => BinOp::Xor,
                 };
-                let flags = match op {
-                    LLVMAdd | LLVMSub | LLVMMul | LLVMShl => BinFlags {
-                        nuw: LLVMGetNUW(i) != 0,
-                        nsw: LLVMGetNSW(i) != 0,
-                        exact: false,
-                    },
-                    LLVMUDiv | LLVMSDiv | LLVMLShr | LLVMAShr => BinFlags {
-                        exact: LLVMGetExact(i) != 0,
-                        ..Default::default()
-                    },
-                    _ => BinFlags::default(),
-                };
                 Inst::Bin {
                     dst,
                     op: bop,
                     ty,
                     a: o(self, 0),
                     b: o(self, 1),
-                    flags,
                 }
             }
             LLVMAlloca => {
@@ -269,7 +255,6 @@ impl Translator {
                     dst,
                     elem_size: self.alloc_size(at),
                     count: o(self, 0),
-                    align: LLVMGetAlignment(i),
                     var: cx.vars.get(&i).copied(),
                 }
             }
@@ -277,7 +262,6 @@ impl Translator {
                 dst,
                 ty,
                 ptr: o(self, 0),
-                atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic,
             },
             LLVMStore => {
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
@@ -285,7 +269,6 @@ impl Translator {
                     ty: vty,
                     val: o(self, 0),
                     ptr: o(self, 1),
-                    atomic: LLVMGetOrdering(i) != LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic,
                 }
             }
             LLVMGetElementPtr => return Some(self.gep(cx, i, dst)),
@@ -422,7 +405,6 @@ impl Translator {
                     a: o(self, 0),
                     b: o(self, 1),
                     mask,
-                    ty,
                 }
             }
             LLVMFreeze => Inst::Freeze { dst, a: o(self, 0) },

@@ -65,7 +65,7 @@ pub fn translate(module: &Module<'_>) -> Program {
 pub(crate) struct Translator {
     module: LLVMModuleRef,
     td: LLVMTargetDataRef,
-    pub types: TypeTable,
+    pub(crate) types: TypeTable,
     type_cache: HashMap<LLVMTypeRef, crate::ir::TyId>,
     pub globals: Vec<Global>,
     pub global_ids: HashMap<LLVMValueRef, GlobalId>,
@@ -122,9 +122,7 @@ impl Translator {
                     self.globals.push(Global {
                         name,
                         size,
-                        align: LLVMGetAlignment(g).max(1),
                         constant: LLVMIsGlobalConstant(g) != 0,
-                        thread_local: LLVMIsThreadLocal(g) != 0,
                         init: Box::new([]),
                         init_ptrs: Box::new([]),
                     });
@@ -290,7 +288,7 @@ impl Translator {
 ///
 /// # Safety
 /// `inst` must be a live instruction of a live module.
-pub unsafe fn debug_location(inst: LLVMValueRef) -> Option<Location> {
+pub(crate) unsafe fn debug_location(inst: LLVMValueRef) -> Option<Location> {
     // SAFETY: the caller guarantees `inst` is live; strings are copied at once.
     unsafe {
         let line = LLVMGetDebugLocLine(inst);

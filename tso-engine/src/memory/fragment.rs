@@ -12,25 +12,15 @@ pub struct Fragment {
 }
 
 impl Fragment {
-    pub fn from_bytes(data: Vec<u8>) -> Fragment {
+    pub(crate) fn from_bytes(data: Vec<u8>) -> Fragment {
         Fragment {
             data,
             ptrs: Vec::new(),
             undef: Vec::new(),
         }
     }
-    pub fn len(&self) -> usize {
-        self.data.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
-    }
-    /// Does any bit of the fragment hold a value never written?
-    pub fn has_undefined(&self) -> bool {
-        self.undef.iter().any(|&b| b != 0)
-    }
     /// The pointer values this fragment holds.
-    pub fn pointers(&self) -> impl Iterator<Item = u64> + '_ {
+    pub(crate) fn pointers(&self) -> impl Iterator<Item = u64> + '_ {
         self.ptrs.iter().map(|&o| super::read_u64(&self.data, o))
     }
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 /// Write `val` of type `ty` into `out` (exactly `types.size(ty)` bytes); pointer
 /// starts (relative to `out`) are pushed to `ptrs` shifted by `base`.
-pub fn encode(
+pub(crate) fn encode(
     types: &TypeTable,
     ty: TyId,
     val: &Val,
@@ -95,7 +95,7 @@ pub fn encode(
 
 /// Read a value of type `ty` from `bytes`; `is_ptr(rel)` says whether a pointer with
 /// provenance starts at that offset.
-pub fn decode(
+pub(crate) fn decode(
     types: &TypeTable,
     ty: TyId,
     bytes: &[u8],

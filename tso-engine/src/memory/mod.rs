@@ -6,18 +6,19 @@ mod layout;
 mod object;
 
 pub use fragment::Fragment;
-pub use layout::{decode, encode};
-pub use object::{ObjKind, Object};
+pub(crate) use layout::{decode, encode};
+pub(crate) use object::ObjKind;
+pub use object::Object;
 
 use crate::error::{ErrorKind, Failure};
 use crate::ir::FUNCTION_OBJECT_BASE;
 use crate::value::ptr_parts;
 use std::sync::Arc;
 
-pub type ObjId = u32;
+pub(crate) type ObjId = u32;
 
 /// Largest single object; larger requests fail like an exhausted allocator would.
-pub const MAX_OBJECT_SIZE: u64 = 1 << 30;
+pub(crate) const MAX_OBJECT_SIZE: u64 = 1 << 30;
 
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
@@ -38,15 +39,11 @@ impl Memory {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.objects.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.objects.len() <= 1
-    }
-
-    pub fn allocate(&mut self, obj: Object) -> ObjId {
+    pub(crate) fn allocate(&mut self, obj: Object) -> ObjId {
         let mut i = self.free_hint.max(1);
         while i < self.objects.len() && self.objects[i].is_some() {
             i += 1;
@@ -61,7 +58,7 @@ impl Memory {
 
     /// The object dies (freed heap block, returned stack slot): it stays as a tombstone
     /// so dangling accesses are reported, without its bytes.
-    pub fn kill(&mut self, id: ObjId) {
+    pub(crate) fn kill(&mut self, id: ObjId) {
         if let Some(o) = self.get_mut(id) {
             o.freed = true;
             o.data = Vec::new();
@@ -71,7 +68,7 @@ impl Memory {
     }
 
     /// Drop an object entirely (used when canonical GC finds it unreachable).
-    pub fn remove(&mut self, id: ObjId) {
+    pub(crate) fn remove(&mut self, id: ObjId) {
         if let Some(slot) = self.objects.get_mut(id as usize) {
             *slot = None;
             self.free_hint = self.free_hint.min(id as usize);
@@ -84,7 +81,7 @@ impl Memory {
     }
 
     #[inline]
-    pub fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
+    pub(crate) fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
         let o = self
             .objects
             .get_mut(id as usize)
@@ -94,7 +91,7 @@ impl Memory {
         Some(o)
     }
 
-    pub fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {
+    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {
         self.objects
             .iter()
             .enumerate()
@@ -161,7 +158,7 @@ impl Memory {
         Ok((obj, off))
     }
 
-    pub fn read_bytes(&self, p: u64, len: u64) -> Result<&[u8], Failure> {
+    pub(crate) fn read_bytes(&self, p: u64, len: u64) -> Result<&[u8], Failure> {
         let (obj, off) = self.check(p, len, false)?;
         let o = self.get(obj).expect("checked");
         Ok(&o.data[off as usize..off as usize + len as usize])
@@ -194,7 +191,7 @@ impl Memory {
     }
 
     /// Read a NUL-terminated string (without the NUL).
-    pub fn read_c_string(&self, p: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string(&self, p: u64) -> Result<Vec<u8>, Failure> {
         let (obj, off) = self.check(p, 0, false)?;
         let o = self.get(obj).expect("checked");
         match o.data[off as usize..].iter().position(|&b| b == 0) {
@@ -208,7 +205,7 @@ impl Memory {
 
     /// Read a string of at most `max` bytes (strnlen, strncmp, ...): the bytes up to a
     /// NUL or up to `max`, whichever comes first. Only the bytes read must be valid.
-    pub fn read_c_string_max(&self, p: u64, max: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string_max(&self, p: u64, max: u64) -> Result<Vec<u8>, Failure> {
         if max == 0 {
             return Ok(Vec::new());
         }
@@ -226,13 +223,13 @@ impl Memory {
         }
     }
 
-    pub fn object_of(&self, p: u64) -> Option<(ObjId, &Object)> {
+    pub(crate) fn object_of(&self, p: u64) -> Option<(ObjId, &Object)> {
         let (obj, _) = ptr_parts(p);
         self.get(obj).map(|o| (obj, o))
     }
 
     /// Mark `start` and everything reachable from it as shared.
-    pub fn mark_shared(&mut self, start: ObjId) {
+    pub(crate) fn mark_shared(&mut self, start: ObjId) {
         let mut stack = vec![start];
         while let Some(id) = stack.pop() {
             let Some(o) = self.get(id) else { continue };
@@ -261,7 +258,7 @@ impl Memory {
 }
 
 #[inline]
-pub fn read_u64(data: &[u8], off: u32) -> u64 {
+pub(crate) fn read_u64(data: &[u8], off: u32) -> u64 {
     let o = off as usize;
     u64::from_le_bytes(data[o..o + 8].try_into().unwrap_or([0; 8]))
 }

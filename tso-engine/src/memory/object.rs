@@ -2,7 +2,7 @@
 
 /// What an object is; part of the state (a freed heap block differs from a live one).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ObjKind {
+pub(crate) enum ObjKind {
     Global(u32),
     /// A thread's copy of a `_Thread_local` global.
     ThreadLocal(u32),
@@ -20,14 +20,14 @@ pub struct Object {
     pub ptrs: Vec<u32>,
     /// Per byte, the bits never written (1 = undefined), as long as the object holds
     /// any; empty once every bit is defined, so defined objects cost nothing.
-    pub undef: Vec<u8>,
-    pub kind: ObjKind,
+    pub(crate) undef: Vec<u8>,
+    pub(crate) kind: ObjKind,
     /// Reachable by more than one thread (monotone: never reset).
     pub shared: bool,
     /// Freed heap block or dead stack slot, kept so dangling accesses are reported.
     pub freed: bool,
     /// Never written after initialisation (constant globals); not part of the state.
-    pub constant: bool,
+    pub(crate) constant: bool,
     /// Location id of the allocation site, for human-readable names.
     pub site: Option<u32>,
     /// For names only: the source variable a stack slot holds (index into
@@ -64,7 +64,7 @@ impl Clone for ChunkCache {
 }
 
 impl Object {
-    pub fn new(size: usize, kind: ObjKind) -> Object {
+    pub(crate) fn new(size: usize, kind: ObjKind) -> Object {
         Object {
             data: vec![0; size],
             ptrs: Vec::new(),
@@ -81,12 +81,12 @@ impl Object {
     }
 
     #[inline]
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         self.data.len() as u64
     }
 
     /// A new object whose bytes were never written (stack slots, `malloc`).
-    pub fn new_undefined(size: usize, kind: ObjKind) -> Object {
+    pub(crate) fn new_undefined(size: usize, kind: ObjKind) -> Object {
         let mut o = Object::new(size, kind);
         o.undef = vec![0xff; size];
         o
@@ -94,7 +94,7 @@ impl Object {
 
     /// The undefined bits of `[off, off+len)`, or None when all of them are defined.
     #[inline]
-    pub fn undef_in(&self, off: u32, len: u32) -> Option<&[u8]> {
+    pub(crate) fn undef_in(&self, off: u32, len: u32) -> Option<&[u8]> {
         if self.undef.is_empty() {
             return None;
         }
@@ -104,7 +104,7 @@ impl Object {
 
     /// Record the definedness of `[off, off+len)` after a write: `mask` holds its
     /// undefined bits (empty: all defined). Drops the mask once nothing is undefined.
-    pub fn set_undef(&mut self, off: u32, len: u32, mask: &[u8]) {
+    pub(crate) fn set_undef(&mut self, off: u32, len: u32, mask: &[u8]) {
         let (start, end) = (off as usize, off as usize + len as usize);
         if mask.iter().all(|&b| b == 0) {
             if self.undef.is_empty() || self.undef[start..end].iter().all(|&b| b == 0) {
@@ -123,7 +123,7 @@ impl Object {
     }
 
     /// Forget provenance of pointers overlapping `[off, off+len)`.
-    pub fn clear_ptrs(&mut self, off: u32, len: u32) {
+    pub(crate) fn clear_ptrs(&mut self, off: u32, len: u32) {
         if self.ptrs.is_empty() {
             return;
         }
@@ -132,7 +132,7 @@ impl Object {
             .retain(|&p| !((p as u64) < end && p as u64 + 8 > off as u64));
     }
 
-    pub fn add_ptr(&mut self, off: u32) {
+    pub(crate) fn add_ptr(&mut self, off: u32) {
         match self.ptrs.binary_search(&off) {
             Ok(_) => {}
             Err(i) => self.ptrs.insert(i, off),
@@ -140,12 +140,12 @@ impl Object {
     }
 
     #[inline]
-    pub fn has_ptr_at(&self, off: u32) -> bool {
+    pub(crate) fn has_ptr_at(&self, off: u32) -> bool {
         !self.ptrs.is_empty() && self.ptrs.binary_search(&off).is_ok()
     }
 
     /// Pointer starts inside `[off, off+len)`, relative to `off`.
-    pub fn ptrs_in(&self, off: u32, len: u32) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn ptrs_in(&self, off: u32, len: u32) -> impl Iterator<Item = u32> + '_ {
         let end = off as u64 + len as u64;
         self.ptrs
             .iter()

@@ -68,19 +68,19 @@ pub enum Access {
 
 /// The object a pointer parameter must point to: `size` bytes, read or written.
 #[derive(Clone, Copy, Debug)]
-pub struct Pointee {
+pub(crate) struct Pointee {
     pub size: u64,
     pub access: Access,
 }
 
 impl Pointee {
-    pub const fn read(size: u64) -> Pointee {
+    pub(crate) const fn read(size: u64) -> Pointee {
         Pointee {
             size,
             access: Access::Read,
         }
     }
-    pub const fn write(size: u64) -> Pointee {
+    pub(crate) const fn write(size: u64) -> Pointee {
         Pointee {
             size,
             access: Access::Write,

@@ -2,8 +2,8 @@
 
 use super::{arg, Access, Chooser, Pointee};
 use crate::error::{ErrorKind, Failure};
-use crate::ir::{Program, TyId};
-use crate::memory::{decode, encode, Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
+use crate::ir::Program;
+use crate::memory::{Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts, Val};
 
@@ -35,7 +35,7 @@ pub struct NativeCx<'a> {
 
 impl<'a> NativeCx<'a> {
     /// A nondeterministic value in 0..n the program asked for (every answer is explored).
-    pub fn choose(&mut self, n: usize) -> usize {
+    pub(crate) fn choose(&mut self, n: usize) -> usize {
         self.choose_as(n, super::ChoiceKind::User)
     }
 
@@ -49,7 +49,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// May condition waits return without a signal (`--no-spurious-wakeups` clears it)?
-    pub fn spurious_wakeups(&self) -> bool {
+    pub(crate) fn spurious_wakeups(&self) -> bool {
         self.spurious_wakeups
     }
 
@@ -96,7 +96,7 @@ impl<'a> NativeCx<'a> {
 
     /// A full memory barrier for the calling thread: what it wrote reaches memory
     /// (a no-op under SC, where nothing is buffered).
-    pub fn fence(&mut self) -> Result<(), Failure> {
+    pub(crate) fn fence(&mut self) -> Result<(), Failure> {
         if let Some(hook) = self.fence_hook.clone() {
             (hook.call)(self, &[])?;
         }
@@ -105,22 +105,22 @@ impl<'a> NativeCx<'a> {
 
     /// The object `ptr` points to is about to die outside a normal return: forget the
     /// calling thread's buffered stores to it (a no-op under SC).
-    pub fn evict(&mut self, ptr: u64) -> Result<(), Failure> {
+    pub(crate) fn evict(&mut self, ptr: u64) -> Result<(), Failure> {
         if let Some(hook) = self.evict_hook.clone() {
             (hook.call)(self, &[Val::Ptr(ptr)])?;
         }
         Ok(())
     }
 
-    pub fn phase(&self) -> u32 {
+    pub(crate) fn phase(&self) -> u32 {
         self.state.thread(self.tid).phase
     }
 
-    pub fn set_phase(&mut self, p: u32) {
+    pub(crate) fn set_phase(&mut self, p: u32) {
         self.state.thread_mut(self.tid).phase = p;
     }
 
-    pub fn callback_result(&mut self) -> Option<Val> {
+    pub(crate) fn callback_result(&mut self) -> Option<Val> {
         self.state.thread_mut(self.tid).callback_result.take()
     }
 
@@ -177,34 +177,6 @@ impl<'a> NativeCx<'a> {
 
     // ---- memory ----
 
-    pub fn read(&self, ptr: u64, ty: TyId) -> Result<Val, Failure> {
-        let size = self.program.types.size(ty);
-        let (obj, off) = self.state.memory.check(ptr, size, false)?;
-        let o = self.state.memory.get(obj).expect("checked");
-        Ok(decode(
-            &self.program.types,
-            ty,
-            &o.data[off as usize..(off as u64 + size) as usize],
-            off,
-            &|p| o.has_ptr_at(p),
-        ))
-    }
-
-    pub fn write(&mut self, ptr: u64, ty: TyId, val: &Val) -> Result<(), Failure> {
-        let size = self.program.types.size(ty);
-        let mut bytes = vec![0u8; size as usize];
-        let mut ptrs = Vec::new();
-        encode(&self.program.types, ty, val, &mut bytes, 0, &mut ptrs);
-        self.write_fragment(
-            ptr,
-            &Fragment {
-                data: bytes,
-                ptrs,
-                undef: Vec::new(),
-            },
-        )
-    }
-
     /// Check an access of `len` bytes at `ptr` exactly as a program load or store is
     /// checked. Accessing nothing (`len == 0`) checks nothing, as in the real functions.
     pub fn check(&self, ptr: u64, len: u64, access: Access) -> Result<(), Failure> {
@@ -218,7 +190,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Pointer argument `i`, checked on entry: it must point to a whole `pointee`.
-    pub fn ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
+    pub(crate) fn ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
         let p = arg(a, i)?;
         self.check(p, pointee.size, pointee.access).map_err(|f| {
             Failure::new(
@@ -230,26 +202,31 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Like [`NativeCx::ptr_arg`] for a parameter that may be NULL (returns 0 then).
-    pub fn opt_ptr_arg(&self, a: &[Val], i: usize, pointee: Pointee) -> Result<u64, Failure> {
+    pub(crate) fn opt_ptr_arg(
+        &self,
+        a: &[Val],
+        i: usize,
+        pointee: Pointee,
+    ) -> Result<u64, Failure> {
         if arg(a, i)? == 0 {
             return Ok(0);
         }
         self.ptr_arg(a, i, pointee)
     }
 
-    pub fn read_int(&self, ptr: u64, size: u64) -> Result<u64, Failure> {
+    pub(crate) fn read_int(&self, ptr: u64, size: u64) -> Result<u64, Failure> {
         let b = self.state.memory.read_bytes(ptr, size)?;
         let mut buf = [0u8; 8];
         buf[..size as usize].copy_from_slice(b);
         Ok(u64::from_le_bytes(buf))
     }
 
-    pub fn write_int(&mut self, ptr: u64, size: u64, v: u64) -> Result<(), Failure> {
+    pub(crate) fn write_int(&mut self, ptr: u64, size: u64, v: u64) -> Result<(), Failure> {
         let b = v.to_le_bytes();
         self.write_fragment(ptr, &Fragment::from_bytes(b[..size as usize].to_vec()))
     }
 
-    pub fn read_ptr(&self, ptr: u64) -> Result<Val, Failure> {
+    pub(crate) fn read_ptr(&self, ptr: u64) -> Result<Val, Failure> {
         let frag = self.read_fragment(ptr, 8)?;
         let v = u64::from_le_bytes(frag.data[..8].try_into().unwrap_or([0; 8]));
         Ok(if frag.ptrs.contains(&0) {
@@ -259,7 +236,7 @@ impl<'a> NativeCx<'a> {
         })
     }
 
-    pub fn write_ptr(&mut self, ptr: u64, v: &Val) -> Result<(), Failure> {
+    pub(crate) fn write_ptr(&mut self, ptr: u64, v: &Val) -> Result<(), Failure> {
         let mut frag = Fragment::from_bytes(v.as_u64().to_le_bytes().to_vec());
         if matches!(v, Val::Ptr(_)) {
             frag.ptrs.push(0);
@@ -292,7 +269,7 @@ impl<'a> NativeCx<'a> {
 
     /// Read `len` bytes without requiring them defined; the caller checks the part it
     /// inspects with `require_defined`.
-    pub fn read_bytes_unchecked(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_bytes_unchecked(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
         if len == 0 {
             return Ok(Vec::new());
         }
@@ -301,7 +278,7 @@ impl<'a> NativeCx<'a> {
 
     /// Read `len` bytes the native inspects: every bit must be defined (none, and no
     /// check, when `len` is 0).
-    pub fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
         if len == 0 {
             return Ok(Vec::new());
         }
@@ -311,14 +288,14 @@ impl<'a> NativeCx<'a> {
     }
 
     /// A NUL-terminated string; its bytes and the NUL must be defined.
-    pub fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
         let s = self.state.memory.read_c_string(ptr)?;
         self.require_defined(ptr, s.len() as u64 + 1)?;
         Ok(s)
     }
 
     /// A string of at most `max` bytes; only the bytes read are checked.
-    pub fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
         let s = self.state.memory.read_c_string_max(ptr, max)?;
         let read = (s.len() as u64 + 1).min(max);
         self.require_defined(ptr, read)?;
@@ -338,7 +315,7 @@ impl<'a> NativeCx<'a> {
         }
     }
 
-    pub fn object(&self, ptr: u64) -> Option<&Object> {
+    pub(crate) fn object(&self, ptr: u64) -> Option<&Object> {
         self.state.memory.object_of(ptr).map(|(_, o)| o)
     }
 
@@ -376,7 +353,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Release a heap block (free/delete). Reports invalid and double frees.
-    pub fn release(&mut self, ptr: u64, family: u8) -> Result<(), Failure> {
+    pub(crate) fn release(&mut self, ptr: u64, family: u8) -> Result<(), Failure> {
         if ptr == 0 {
             return Ok(());
         }
@@ -386,7 +363,7 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Would releasing `ptr` (not NULL) with `family` be valid? The errors of `release`.
-    pub fn check_releasable(&self, ptr: u64, family: u8) -> Result<(), Failure> {
+    pub(crate) fn check_releasable(&self, ptr: u64, family: u8) -> Result<(), Failure> {
         let (obj, off) = ptr_parts(ptr);
         let Some(o) = self.state.memory.get(obj) else {
             return Err(Failure::new(
@@ -415,16 +392,12 @@ impl<'a> NativeCx<'a> {
         Ok(())
     }
 
-    pub fn print(&mut self, bytes: &[u8]) {
+    pub(crate) fn print(&mut self, bytes: &[u8]) {
         self.state.print(bytes);
     }
 
     /// Start a thread running `func(args)`; returns its id.
-    pub fn spawn(&mut self, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
+    pub(crate) fn spawn(&mut self, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
         (self.spawn)(self.state, func, args)
-    }
-
-    pub fn fail<T>(&self, kind: ErrorKind, msg: impl Into<String>) -> Result<T, Failure> {
-        Err(Failure::new(kind, msg))
     }
 }

@@ -5,7 +5,8 @@
 mod args;
 mod cx;
 pub(crate) use args::require_defined_args;
-pub use args::{arg, arg_val, Access, Pointee};
+pub(crate) use args::Pointee;
+pub use args::{arg, arg_val, Access};
 pub use cx::NativeCx;
 
 use crate::error::Failure;
@@ -39,10 +40,10 @@ pub enum NativeResult {
 }
 
 /// A native's implementation; closures may capture configuration (e.g. a buffer bound).
-pub type NativeFn =
+pub(crate) type NativeFn =
     Arc<dyn Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync>;
 /// Decides visibility from the state alone: (state, calling thread, arguments).
-pub type VisibleFn = fn(&crate::state::State, crate::state::ThreadId, &[Val]) -> bool;
+pub(crate) type VisibleFn = fn(&crate::state::State, crate::state::ThreadId, &[Val]) -> bool;
 
 /// When a call must be a scheduling point of its own.
 #[derive(Clone, Copy)]
@@ -65,7 +66,7 @@ pub enum Visibility {
 }
 
 /// How a call reads in a counterexample trace (default: `name(args)`).
-pub type DescribeFn = fn(&crate::ir::Program, &crate::state::State, &[Val]) -> String;
+pub(crate) type DescribeFn = fn(&crate::ir::Program, &crate::state::State, &[Val]) -> String;
 
 #[derive(Clone)]
 pub struct Native {
@@ -120,7 +121,7 @@ pub struct Natives {
 }
 
 impl Natives {
-    pub fn empty() -> Natives {
+    pub(crate) fn empty() -> Natives {
         Natives::default()
     }
 
@@ -133,7 +134,7 @@ impl Natives {
         n
     }
 
-    pub fn add(
+    pub(crate) fn add(
         &mut self,
         name: &'static str,
         visibility: Visibility,
@@ -223,18 +224,14 @@ impl Natives {
     }
 
     /// Register the same implementation under several names.
-    pub fn alias(&mut self, alias: &'static str, of: &str) {
+    pub(crate) fn alias(&mut self, alias: &'static str, of: &str) {
         if let Some(n) = self.map.get(of).cloned() {
             self.map.insert(alias.to_string(), n);
         }
     }
 
-    pub fn get(&self, name: &str) -> Option<&Arc<Native>> {
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Native>> {
         self.map.get(name)
-    }
-
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.map.keys().map(|s| s.as_str())
     }
 }
 
@@ -253,6 +250,6 @@ pub enum ChoiceKind {
 }
 
 /// Nondeterministic choices, explored exhaustively by the engine.
-pub trait Chooser {
+pub(crate) trait Chooser {
     fn choose(&mut self, n: usize, kind: ChoiceKind) -> usize;
 }

@@ -18,7 +18,7 @@ const EINVAL: u128 = 22;
 /// PTHREAD_BARRIER_SERIAL_THREAD (-1), as the int the call returns.
 const SERIAL_THREAD: u128 = u32::MAX as u128;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_barrier_init", Visibility::IfShared(0), |cx, a| {
         let b = cx.ptr_arg(a, 0, BARRIER)?;
         cx.opt_ptr_arg(a, 1, BARRIERATTR_READ)?;

@@ -49,7 +49,7 @@ const PTHREAD_CANCELED: u128 = u64::MAX as u128;
 const EINVAL: u128 = 22;
 const ESRCH: u128 = 3;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_cancel", Visibility::Always, |cx, a| {
         let h = arg(a, 0)?;
         let Some(t) = super::thread_of(h).filter(|&t| (t as usize) < cx.state.threads.len()) else {
@@ -185,7 +185,7 @@ pub(crate) fn acts_now(st: &State, t: ThreadId) -> bool {
 
 /// A cancellation point: `Some` with what the call must do when the calling thread is
 /// (being) cancelled, `None` when the call goes on normally.
-pub fn point(cx: &mut NativeCx<'_>) -> Result<Option<NativeResult>, Failure> {
+pub(crate) fn point(cx: &mut NativeCx<'_>) -> Result<Option<NativeResult>, Failure> {
     if !acts_now(cx.state, cx.tid) {
         return Ok(None);
     }

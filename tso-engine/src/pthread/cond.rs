@@ -27,7 +27,7 @@ const SIGNALLED: u64 = 8;
 const COND_SIZE: u64 = 48;
 const ETIMEDOUT: u128 = 110;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_cond_init", Visibility::IfShared(0), |cx, a| {
         cx.opt_ptr_arg(a, 1, CONDATTR_READ)?;
         init(cx, cx.ptr_arg(a, 0, COND)?)?;
@@ -78,12 +78,17 @@ pub(crate) fn masks_in(st: &crate::state::State, c: u64) -> Option<(u64, u64)> {
     ))
 }
 
-pub fn init(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+pub(crate) fn init(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     cx.write_fragment(c, &Fragment::from_bytes(vec![0; COND_SIZE as usize]))
 }
 
 /// Wait on condition `c` with mutex `m` (a pthread_mutex_t); `timed` waits may time out.
-pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<NativeResult, Failure> {
+pub(crate) fn wait(
+    cx: &mut NativeCx<'_>,
+    c: u64,
+    m: u64,
+    timed: bool,
+) -> Result<NativeResult, Failure> {
     let me = thread_bit(cx.tid)?;
     if cancel::acting(cx.state, cx.tid) {
         return Ok(cancel::point(cx)?.unwrap_or(NativeResult::Block));
@@ -153,7 +158,7 @@ pub fn wait(cx: &mut NativeCx<'_>, c: u64, m: u64, timed: bool) -> Result<Native
 }
 
 /// Wake one waiter, chosen nondeterministically (every choice is explored).
-pub fn signal(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+pub(crate) fn signal(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     let waiters = cx.read_int(c + WAITERS, 8)?;
     let candidates = threads_in(waiters);
     if candidates.is_empty() {
@@ -168,7 +173,7 @@ pub fn signal(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn broadcast(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+pub(crate) fn broadcast(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     let waiters = cx.read_int(c + WAITERS, 8)?;
     if waiters == 0 {
         return Ok(());
@@ -180,7 +185,7 @@ pub fn broadcast(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     Ok(())
 }
 
-pub fn destroy(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
+pub(crate) fn destroy(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     if cx.read_int(c + WAITERS, 8)? | cx.read_int(c + SIGNALLED, 8)? != 0 {
         return Err(Failure::new(
             ErrorKind::PthreadMisuse,

@@ -17,12 +17,12 @@ use crate::value::Val;
 /// Entry tag marking a live key in thread 0's table.
 const LIVE_KEY: u32 = 0x8000_0000;
 /// First key reserved for the C library's hidden per-thread data.
-pub const RESERVED: u32 = 0xFFFF_FF00;
+pub(crate) const RESERVED: u32 = 0xFFFF_FF00;
 const NO_DESTRUCTOR: Val = Val::Int(1);
 const EINVAL: u128 = 22;
 const EAGAIN: u128 = 11;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_key_create", Visibility::Always, create);
     n.add("pthread_key_delete", Visibility::Always, delete);
     n.add("pthread_getspecific", Visibility::Never, |cx, a| {
@@ -44,7 +44,7 @@ pub fn register(n: &mut Natives) {
 }
 
 /// A thread's value for `key`, if set and not NULL.
-pub fn specific(st: &State, tid: ThreadId, key: u32) -> Option<Val> {
+pub(crate) fn specific(st: &State, tid: ThreadId, key: u32) -> Option<Val> {
     let t = st.thread(tid);
     t.specific
         .binary_search_by_key(&key, |e| e.0)
@@ -53,7 +53,7 @@ pub fn specific(st: &State, tid: ThreadId, key: u32) -> Option<Val> {
 }
 
 /// Set (or, with NULL, clear) a thread's value for `key`.
-pub fn set_specific(st: &mut State, tid: ThreadId, key: u32, v: Val) {
+pub(crate) fn set_specific(st: &mut State, tid: ThreadId, key: u32, v: Val) {
     let null = matches!(v, Val::Int(0));
     let t = st.thread_mut(tid);
     match t.specific.binary_search_by_key(&key, |e| e.0) {
@@ -103,7 +103,7 @@ fn delete(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 
 /// The next destructor the calling thread must run before it ends: clears that value and
 /// returns (destructor, value).
-pub fn next_destructor(cx: &mut NativeCx<'_>) -> Option<(u64, Val)> {
+pub(crate) fn next_destructor(cx: &mut NativeCx<'_>) -> Option<(u64, Val)> {
     let tid = cx.tid;
     let found = cx
         .state

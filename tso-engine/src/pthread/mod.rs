@@ -3,14 +3,14 @@
 //! static initialisers (all zero) just work.
 
 pub(crate) mod barrier;
-pub mod cancel;
-pub mod cond;
-pub mod key;
-pub mod mutex;
+pub(crate) mod cancel;
+pub(crate) mod cond;
+pub(crate) mod key;
+pub(crate) mod mutex;
 pub(crate) mod once;
 pub(crate) mod rwlock;
 pub(crate) mod spin;
-pub mod thread;
+pub(crate) mod thread;
 
 use crate::error::Failure;
 use crate::natives::{Natives, Pointee};
@@ -57,7 +57,7 @@ pub(crate) fn check_only(
     }
 }
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     thread::register(n);
     mutex::register(n);
     cond::register(n);
@@ -106,7 +106,7 @@ pub(crate) fn threads_in(mask: u64) -> Vec<ThreadId> {
 
 /// The next key destructor to run for the calling thread, if any (used when a start
 /// routine returns; pthread_exit runs them itself).
-pub fn next_key_destructor(
+pub(crate) fn next_key_destructor(
     cx: &mut crate::natives::NativeCx<'_>,
 ) -> Option<(u64, crate::value::Val)> {
     key::next_destructor(cx)

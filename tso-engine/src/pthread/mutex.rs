@@ -17,7 +17,7 @@ const RECURSIVE: u64 = 1;
 const ERRORCHECK: u64 = 2;
 const EBUSY: u128 = 16;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_mutex_init", Visibility::IfShared(0), init);
     n.add("pthread_mutex_lock", Visibility::Always, |cx, a| {
         lock(cx, cx.ptr_arg(a, 0, MUTEX)?, false)
@@ -55,7 +55,7 @@ fn init(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 }
 
 /// Lock (or try to). A thread blocked on a mutex is simply not enabled.
-pub fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResult, Failure> {
+pub(crate) fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResult, Failure> {
     let me = cx.tid as u64 + 1;
     let owner = cx.read_int(m + OWNER, 4)?;
     let kind = cx.read_int(m + KIND, 4)?;
@@ -93,11 +93,11 @@ pub(crate) fn owner_in(st: &crate::state::State, m: u64) -> Option<crate::state:
 }
 
 /// The holder of mutex `m` as thread id + 1 (0 = unlocked), and its recursion count.
-pub fn holder(cx: &NativeCx<'_>, m: u64) -> Result<(u64, u64), Failure> {
+pub(crate) fn holder(cx: &NativeCx<'_>, m: u64) -> Result<(u64, u64), Failure> {
     Ok((cx.read_int(m + OWNER, 4)?, cx.read_int(m + COUNT, 4)?))
 }
 
-pub fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
+pub(crate) fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
     let me = cx.tid as u64 + 1;
     let owner = cx.read_int(m + OWNER, 4)?;
     if owner != me {

@@ -14,7 +14,7 @@ const NOT_RUN: u64 = 0;
 const DONE: u64 = 1;
 const RUNNING_BASE: u64 = 2;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_once", Visibility::Always, once);
 }
 

@@ -17,7 +17,7 @@ const WRITER: u64 = 8;
 const EBUSY: u128 = 16;
 const EDEADLK: u128 = 35;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_rwlock_init", Visibility::IfShared(0), |cx, a| {
         cx.opt_ptr_arg(a, 1, RWLOCKATTR_READ)?;
         cx.write_fragment(

@@ -9,7 +9,7 @@ use crate::value::Val;
 
 const EBUSY: u128 = 16;
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_spin_init", Visibility::IfShared(0), |cx, a| {
         cx.write_int(cx.ptr_arg(a, 0, SPINLOCK)?, 4, 0)?;
         Ok(NativeResult::Return(Val::Int(0)))

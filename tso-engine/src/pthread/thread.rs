@@ -8,11 +8,11 @@ use crate::state::ThreadStatus;
 use crate::value::Val;
 
 /// pthread_t values are thread index + 1, so 0 is never a valid thread.
-pub fn handle(tid: u32) -> u64 {
+pub(crate) fn handle(tid: u32) -> u64 {
     tid as u64 + 1
 }
 
-pub fn register(n: &mut Natives) {
+pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_create", Visibility::Always, create);
     n.add("pthread_join", Visibility::Always, join);
     n.add("pthread_exit", Visibility::Always, exit);
@@ -75,7 +75,7 @@ fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
     Ok((h - 1) as u32)
 }
 
-pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+pub(crate) fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     // A cancellation point (also while blocked: a cancel request wakes the joiner).
     if let Some(r) = super::cancel::point(cx)? {
         return Ok(r);
@@ -108,7 +108,7 @@ pub fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
-pub fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+pub(crate) fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let t = target(cx, arg(a, 0)?)?;
     if cx.state.thread(t).detached {
         return Err(Failure::new(

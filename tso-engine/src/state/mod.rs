@@ -1,7 +1,8 @@
 //! A state of the program under test: threads, memory, runtime extension data.
 
 mod thread;
-pub use thread::{Frame, ReturnTo, Thread, ThreadStatus};
+pub use thread::{Frame, Thread};
+pub(crate) use thread::{ReturnTo, ThreadStatus};
 
 use crate::memory::Memory;
 use std::any::Any;
@@ -60,12 +61,12 @@ impl State {
     }
 
     #[inline]
-    pub fn thread(&self, tid: ThreadId) -> &Thread {
+    pub(crate) fn thread(&self, tid: ThreadId) -> &Thread {
         &self.threads[tid as usize]
     }
 
     #[inline]
-    pub fn thread_mut(&mut self, tid: ThreadId) -> &mut Thread {
+    pub(crate) fn thread_mut(&mut self, tid: ThreadId) -> &mut Thread {
         Arc::make_mut(&mut self.threads[tid as usize])
     }
 
@@ -76,11 +77,11 @@ impl State {
             .count()
     }
 
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.exit_code.is_some() || self.running_threads() == 0
     }
 
-    pub fn print(&mut self, bytes: &[u8]) {
+    pub(crate) fn print(&mut self, bytes: &[u8]) {
         Arc::make_mut(&mut self.output).extend_from_slice(bytes);
     }
 

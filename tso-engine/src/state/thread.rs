@@ -6,7 +6,7 @@ use crate::memory::ObjId;
 use crate::value::Val;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ThreadStatus {
+pub(crate) enum ThreadStatus {
     Running,
     /// Returned from its start routine or called pthread_exit, with this value.
     Finished(Val),
@@ -31,12 +31,12 @@ pub struct Frame {
     /// The overflow area of a variadic call, if any.
     pub varargs: Option<ObjId>,
     /// Where this frame's return value goes.
-    pub ret: ReturnTo,
+    pub(crate) ret: ReturnTo,
 }
 
 impl Frame {
     #[inline]
-    pub fn set_reg(&mut self, r: u32, v: Val) {
+    pub(crate) fn set_reg(&mut self, r: u32, v: Val) {
         std::sync::Arc::make_mut(&mut self.regs)[r as usize] = v;
         if !self.undef.is_empty() {
             self.set_undef(r, None);
@@ -70,7 +70,7 @@ impl Frame {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReturnTo {
+pub(crate) enum ReturnTo {
     /// The caller's current instruction is the call: set its result and move on.
     Caller,
     /// As `Caller`, and the atomic section this call opened ends (a function named
@@ -85,7 +85,7 @@ pub enum ReturnTo {
 #[derive(Clone, Debug)]
 pub struct Thread {
     pub frames: Vec<Frame>,
-    pub status: ThreadStatus,
+    pub(crate) status: ThreadStatus,
     /// Progress of a multi-step native call (cond wait, join, once...) at the top frame.
     pub phase: u32,
     /// What the last program function called by a native returned.
@@ -115,11 +115,11 @@ impl Thread {
         }
     }
     #[inline]
-    pub fn top(&self) -> &Frame {
+    pub(crate) fn top(&self) -> &Frame {
         self.frames.last().expect("running thread has a frame")
     }
     #[inline]
-    pub fn top_mut(&mut self) -> &mut Frame {
+    pub(crate) fn top_mut(&mut self) -> &mut Frame {
         self.frames.last_mut().expect("running thread has a frame")
     }
 }

@@ -31,7 +31,7 @@ impl Entry {
     }
 
     /// How many of `thread`'s oldest entries must reach memory before this one.
-    pub fn after_count(&self, thread: ThreadId) -> u32 {
+    pub(crate) fn after_count(&self, thread: ThreadId) -> u32 {
         self.after
             .iter()
             .find(|(t, _)| *t == thread)

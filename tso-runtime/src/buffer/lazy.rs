@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::entry::Entry;
 use super::error::BufferError;
 use super::memo::{self, Resolved};
-use super::resolve::{resolve, BufferView, Outcome, Resolution, ResolveError};
+use super::resolve::{resolve, BufferView, FlushOutcome, Resolution, ResolveError};
 use super::types::{
     assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId, POINTER_SIZE,
 };
@@ -55,12 +55,12 @@ impl StoreBuffers {
     }
 
     /// Number of entries of `thread` not yet known to be in memory.
-    pub fn unflushed_len(&self, thread: ThreadId) -> usize {
+    pub(crate) fn unflushed_len(&self, thread: ThreadId) -> usize {
         self.entries(thread).iter().filter(|e| !e.flushed).count()
     }
 
     /// True if any buffered entry (of any thread) overlaps `range`.
-    pub fn has_overlapping(&self, range: Range) -> bool {
+    pub(crate) fn has_overlapping(&self, range: Range) -> bool {
         self.buffers
             .iter()
             .any(|b| b.entries.iter().any(|e| e.range.overlaps(&range)))
@@ -298,8 +298,10 @@ impl StoreBuffers {
         }
     }
 
+    /// For the step-by-step tests (`buffer/tests.rs`):
     /// `[x=1 (origin 12), y=1 (flushed)]`, oldest first; `name` names a range.
-    pub fn describe(&self, thread: ThreadId, name: impl Fn(Range) -> String) -> String {
+    #[cfg(test)]
+    pub(crate) fn describe(&self, thread: ThreadId, name: impl Fn(Range) -> String) -> String {
         let items: Vec<String> = self
             .entries(thread)
             .iter()
@@ -499,7 +501,7 @@ impl StoreBuffers {
         &mut self,
         memory: &mut M,
         first: &[usize],
-        outcome: &Outcome,
+        outcome: &FlushOutcome,
     ) -> Result<(), M> {
         self.write_in_order(memory, first, &outcome.order)?;
         let nbuf = self.buffers.len();
@@ -726,6 +728,7 @@ fn is_well_formed(payload: &Payload) -> bool {
             .all(|&o| u64::from(o) + u64::from(POINTER_SIZE) <= u64::from(payload.len()))
 }
 
+#[cfg(test)]
 fn describe_value(payload: &Payload) -> String {
     if payload.ptr_offsets == [0] && payload.len() == 8 {
         return format!("ptr({:#x})", payload.to_int());

@@ -15,7 +15,7 @@ use std::rc::Rc;
 
 use super::entry::Entry;
 use super::fx_hash::FxBuildHasher;
-use super::resolve::Outcome;
+use super::resolve::FlushOutcome;
 use super::types::{Range, ThreadId};
 
 /// Most operations, and most outcome words, remembered before the table is emptied.
@@ -25,7 +25,7 @@ const WORD_CAPACITY: usize = 1 << 22;
 /// The outcomes of one operation; `first[b]` is buffer b's first entry id.
 pub(crate) struct Resolved {
     pub first: Vec<usize>,
-    pub outcomes: Vec<Outcome>,
+    pub outcomes: Vec<FlushOutcome>,
 }
 
 #[derive(Default)]

@@ -33,7 +33,7 @@ impl ReferenceBuffers {
         !self.buffers.contains_key(&thread)
     }
 
-    pub fn len(&self, thread: ThreadId) -> usize {
+    pub(crate) fn len(&self, thread: ThreadId) -> usize {
         self.buffers.get(&thread).map_or(0, Vec::len)
     }
 

@@ -35,7 +35,7 @@ use super::fx_hash::{FxBuildHasher, KeySet};
 use super::types::{Range, ThreadId};
 
 /// Upper bound on explored placement orders per operation (a safety valve).
-pub const MAX_SEARCH_NODES: usize = 1 << 20;
+pub(crate) const MAX_SEARCH_NODES: usize = 1 << 20;
 
 pub(crate) struct BufferView<'a> {
     pub thread: ThreadId,
@@ -44,7 +44,7 @@ pub(crate) struct BufferView<'a> {
 
 /// One distinct outcome. Entries are numbered buffer by buffer, oldest first:
 /// entry `p` of buffer `b` has id `first[b] + p` (see [`Resolution`]).
-pub(crate) struct Outcome {
+pub(crate) struct FlushOutcome {
     /// By id: written to memory by this operation.
     pub written: Vec<bool>,
     /// Ids of the written entries, in the order they reach memory.
@@ -70,7 +70,7 @@ pub(crate) enum Resolution {
     /// b's oldest entry (`first[buffers]` = number of entries).
     Outcomes {
         first: Vec<usize>,
-        outcomes: Vec<Outcome>,
+        outcomes: Vec<FlushOutcome>,
     },
 }
 
@@ -244,7 +244,7 @@ struct Search<'a> {
     flat: &'a Flat,
     c_members: &'a [Vec<usize>],
     old_flushed_len: &'a [usize],
-    outcomes: Vec<Outcome>,
+    outcomes: Vec<FlushOutcome>,
     /// Signatures of the outcomes found (across all selections).
     seen: HashSet<Vec<u32>, FxBuildHasher>,
     budget: usize,
@@ -618,7 +618,7 @@ impl<'a> Search<'a> {
         if !self.seen.insert(signature) {
             return;
         }
-        self.outcomes.push(Outcome {
+        self.outcomes.push(FlushOutcome {
             written: self.selected.clone(),
             order: self.order.clone(),
             flushed: self.will_flush.clone(),

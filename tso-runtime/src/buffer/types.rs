@@ -12,7 +12,7 @@ pub struct Addr {
 }
 
 impl Addr {
-    pub fn new(object: u32, offset: u32) -> Self {
+    pub(crate) fn new(object: u32, offset: u32) -> Self {
         Addr { object, offset }
     }
 
@@ -39,22 +39,22 @@ impl Range {
         }
     }
 
-    pub fn start(&self) -> u64 {
+    pub(crate) fn start(&self) -> u64 {
         u64::from(self.addr.offset)
     }
 
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         u64::from(self.addr.offset) + u64::from(self.len)
     }
 
     /// Byte overlap (mixed sizes and unaligned ranges included).
-    pub fn overlaps(&self, other: &Range) -> bool {
+    pub(crate) fn overlaps(&self, other: &Range) -> bool {
         self.addr.object == other.addr.object
             && self.start() < other.end()
             && other.start() < self.end()
     }
 
-    pub fn contains_byte(&self, object: u32, offset: u64) -> bool {
+    pub(crate) fn contains_byte(&self, object: u32, offset: u64) -> bool {
         self.addr.object == object && self.start() <= offset && offset < self.end()
     }
 }
@@ -75,7 +75,7 @@ pub struct Payload {
 }
 
 impl Payload {
-    pub fn from_bytes(data: Vec<u8>) -> Self {
+    pub(crate) fn from_bytes(data: Vec<u8>) -> Self {
         Payload {
             data,
             ptr_offsets: Vec::new(),
@@ -99,7 +99,7 @@ impl Payload {
         }
     }
 
-    pub fn len(&self) -> u32 {
+    pub(crate) fn len(&self) -> u32 {
         self.data.len() as u32
     }
 
@@ -115,12 +115,12 @@ impl Payload {
         u64::from_le_bytes(bytes)
     }
 
-    pub fn is_pointer_at(&self, offset: u32) -> bool {
+    pub(crate) fn is_pointer_at(&self, offset: u32) -> bool {
         self.ptr_offsets.binary_search(&offset).is_ok()
     }
 
     /// Calls `f` on every pointer value held, so the engine can renumber objects.
-    pub fn for_each_pointer_mut(&mut self, mut f: impl FnMut(&mut u64)) {
+    pub(crate) fn for_each_pointer_mut(&mut self, mut f: impl FnMut(&mut u64)) {
         for &offset in &self.ptr_offsets {
             let start = offset as usize;
             let Some(slot) = self.data.get_mut(start..start + POINTER_SIZE as usize) else {

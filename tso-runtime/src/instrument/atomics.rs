@@ -12,7 +12,7 @@ use super::scalar::{self, Carrier};
 use super::InstrumentError;
 use crate::abi::RmwOp;
 
-pub fn rewrite_rmw<'ctx>(
+pub(crate) fn rewrite_rmw<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     rmw: InstructionValue<'ctx>,
 ) -> Result<(), InstrumentError> {
@@ -45,7 +45,7 @@ pub fn rewrite_rmw<'ctx>(
     Ok(())
 }
 
-pub fn rewrite_cmpxchg<'ctx>(
+pub(crate) fn rewrite_cmpxchg<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     cas: InstructionValue<'ctx>,
 ) -> Result<(), InstrumentError> {
@@ -106,7 +106,7 @@ fn locked_carrier<'ctx>(
     }
 }
 
-pub fn rewrite_fence<'ctx>(
+pub(crate) fn rewrite_fence<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     fence: InstructionValue<'ctx>,
 ) -> Result<(), InstrumentError> {

@@ -50,7 +50,7 @@ fn is_unfenced(name: &str) -> bool {
         || name == "__VERIFIER_assume"
 }
 
-pub fn rewrite_call<'ctx>(
+pub(crate) fn rewrite_call<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     call: InstructionValue<'ctx>,
     locals: &Locals<'ctx>,

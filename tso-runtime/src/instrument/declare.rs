@@ -9,12 +9,12 @@ use super::InstrumentError;
 use crate::abi;
 
 /// Lazily declared runtime functions (a module only gets the declarations it uses).
-pub struct TsoFunctions<'a, 'ctx> {
+pub(crate) struct TsoFunctions<'a, 'ctx> {
     module: &'a Module<'ctx>,
 }
 
 impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
-    pub fn new(module: &'a Module<'ctx>) -> Result<Self, InstrumentError> {
+    pub(crate) fn new(module: &'a Module<'ctx>) -> Result<Self, InstrumentError> {
         Ok(TsoFunctions { module })
     }
 
@@ -49,17 +49,17 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
     }
 
     /// `width` is an index into [`abi::ACCESS_WIDTHS`].
-    pub fn load(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn load(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let int = carrier_int(self.module, abi::ACCESS_WIDTHS[width]);
         self.get(abi::LOAD[width], int.fn_type(&[self.ptr()], false))
     }
 
-    pub fn store(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn store(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let ty = self.void_fn(&[self.ptr(), self.int(abi::ACCESS_WIDTHS[width])]);
         self.get(abi::STORE[width], ty)
     }
 
-    pub fn rmw(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn rmw(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let bits = abi::ACCESS_WIDTHS[width];
         let int = carrier_int(self.module, bits);
         self.get(
@@ -68,7 +68,7 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         )
     }
 
-    pub fn cmpxchg(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn cmpxchg(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let bits = abi::ACCESS_WIDTHS[width];
         let int = carrier_int(self.module, bits);
         self.get(
@@ -77,43 +77,43 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         )
     }
 
-    pub fn load_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn load_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::LOAD_BYTES,
             self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
         )
     }
 
-    pub fn store_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn store_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::STORE_BYTES,
             self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
         )
     }
 
-    pub fn fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(abi::FENCE, self.void_fn(&[]))
     }
 
-    pub fn call_fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn call_fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(abi::CALL_FENCE, self.void_fn(&[]))
     }
 
-    pub fn memcpy(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn memcpy(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::MEMCPY,
             self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
         )
     }
 
-    pub fn memmove(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn memmove(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::MEMMOVE,
             self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
         )
     }
 
-    pub fn memset(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    pub(crate) fn memset(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::MEMSET,
             self.void_fn(&[self.ptr(), self.int(8), self.int(64)]),
@@ -126,7 +126,7 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
 }
 
 /// The integer type of a carrier width (8, 16, 32 or 64 bits; the op-code argument is i32).
-pub fn carrier_int<'ctx>(module: &Module<'ctx>, bits: u32) -> IntType<'ctx> {
+pub(crate) fn carrier_int<'ctx>(module: &Module<'ctx>, bits: u32) -> IntType<'ctx> {
     let ctx = module.get_context();
     match bits {
         8 => ctx.i8_type(),

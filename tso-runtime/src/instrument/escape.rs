@@ -9,7 +9,7 @@ use inkwell::values::{AsValueRef, FunctionValue, InstructionOpcode, InstructionV
 use super::llvm;
 
 /// Result of the analysis for one function.
-pub struct Locals<'ctx> {
+pub(crate) struct Locals<'ctx> {
     /// Non-escaping allocas and the GEPs derived from them.
     static_addresses: HashSet<LLVMValueRef>,
     /// Allocas that are instrumented (and must be evicted when the frame dies).
@@ -19,12 +19,12 @@ pub struct Locals<'ctx> {
 
 impl<'ctx> Locals<'ctx> {
     /// Whether an access through `ptr` targets a static local (stays plain).
-    pub fn is_static_address(&self, ptr: LLVMValueRef) -> bool {
+    pub(crate) fn is_static_address(&self, ptr: LLVMValueRef) -> bool {
         self.static_addresses.contains(&ptr)
     }
 
     /// Whether `ptr` is an instrumented alloca of this function.
-    pub fn is_instrumented_alloca(&self, ptr: LLVMValueRef) -> bool {
+    pub(crate) fn is_instrumented_alloca(&self, ptr: LLVMValueRef) -> bool {
         self.escaping_allocas
             .iter()
             .any(|a| a.as_value_ref() == ptr)
@@ -32,7 +32,7 @@ impl<'ctx> Locals<'ctx> {
 }
 
 /// Classify every alloca of `function`. With `enabled == false` every alloca escapes.
-pub fn analyse<'ctx>(function: FunctionValue<'ctx>, enabled: bool) -> Locals<'ctx> {
+pub(crate) fn analyse<'ctx>(function: FunctionValue<'ctx>, enabled: bool) -> Locals<'ctx> {
     let mut locals = Locals {
         static_addresses: HashSet::new(),
         escaping_allocas: Vec::new(),

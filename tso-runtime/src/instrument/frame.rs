@@ -9,7 +9,7 @@ use super::escape::Locals;
 use super::rewriter::Rewriter;
 use super::InstrumentError;
 
-pub fn evict_before_return<'ctx>(
+pub(crate) fn evict_before_return<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     ret: InstructionValue<'ctx>,
     locals: &Locals<'ctx>,
@@ -43,7 +43,7 @@ pub fn evict_before_return<'ctx>(
     Ok(())
 }
 
-pub fn is_musttail(inst: InstructionValue<'_>) -> bool {
+pub(crate) fn is_musttail(inst: InstructionValue<'_>) -> bool {
     inst.get_opcode() == InstructionOpcode::Call
         && matches!(inst.get_tail_call_kind(), Ok(kind) if kind == inkwell::values::LLVMTailCallKind::LLVMTailCallKindMustTail)
 }

@@ -8,13 +8,13 @@ use inkwell::llvm_sys::LLVMAtomicOrdering;
 use inkwell::values::{AsValueRef, FunctionValue, InstructionValue};
 
 /// The callee operand of a call/invoke/callbr.
-pub fn called_value(call: InstructionValue<'_>) -> LLVMValueRef {
+pub(crate) fn called_value(call: InstructionValue<'_>) -> LLVMValueRef {
     // SAFETY: `call` is a live call-like instruction of a live module.
     unsafe { c::LLVMGetCalledValue(call.as_value_ref()) }
 }
 
 /// The directly called function, if the callee is a function (not asm, not a pointer).
-pub fn called_function<'ctx>(call: InstructionValue<'ctx>) -> Option<FunctionValue<'ctx>> {
+pub(crate) fn called_function<'ctx>(call: InstructionValue<'ctx>) -> Option<FunctionValue<'ctx>> {
     let callee = called_value(call);
     // SAFETY: `callee` is a live value; LLVMIsAFunction returns null for non-functions.
     unsafe {
@@ -27,7 +27,7 @@ pub fn called_function<'ctx>(call: InstructionValue<'ctx>) -> Option<FunctionVal
 }
 
 /// The assembly text if the callee is inline asm.
-pub fn inline_asm_text(call: InstructionValue<'_>) -> Option<String> {
+pub(crate) fn inline_asm_text(call: InstructionValue<'_>) -> Option<String> {
     let callee = called_value(call);
     // SAFETY: `callee` is live; the returned buffer is owned by LLVM and copied at once.
     unsafe {
@@ -49,19 +49,19 @@ unsafe fn copy_text(ptr: *const std::os::raw::c_char, len: usize) -> String {
 }
 
 /// Atomic ordering of a load, store, atomicrmw or fence.
-pub fn ordering(inst: InstructionValue<'_>) -> LLVMAtomicOrdering {
+pub(crate) fn ordering(inst: InstructionValue<'_>) -> LLVMAtomicOrdering {
     // SAFETY: only called on load/store/atomicrmw/fence, which carry an ordering.
     unsafe { c::LLVMGetOrdering(inst.as_value_ref()) }
 }
 
 /// Whether an atomic instruction or fence is `syncscope("singlethread")`.
-pub fn is_single_thread(inst: InstructionValue<'_>) -> bool {
+pub(crate) fn is_single_thread(inst: InstructionValue<'_>) -> bool {
     // SAFETY: only called on fences and atomic instructions.
     unsafe { c::LLVMIsAtomicSingleThread(inst.as_value_ref()) != 0 }
 }
 
 /// Whether `ptr` is a constant global, or a constant GEP into one.
-pub fn is_constant_global_address(ptr: LLVMValueRef) -> bool {
+pub(crate) fn is_constant_global_address(ptr: LLVMValueRef) -> bool {
     // SAFETY: `ptr` is a live value; the IsA queries return null on mismatch.
     unsafe {
         let mut base = ptr;
@@ -73,18 +73,18 @@ pub fn is_constant_global_address(ptr: LLVMValueRef) -> bool {
 }
 
 /// Raw operand `index` of an instruction.
-pub fn operand(inst: LLVMValueRef, index: u32) -> LLVMValueRef {
+pub(crate) fn operand(inst: LLVMValueRef, index: u32) -> LLVMValueRef {
     // SAFETY: callers pass an index below the instruction's operand count.
     unsafe { c::LLVMGetOperand(inst, index) }
 }
 
-pub fn num_operands(inst: LLVMValueRef) -> u32 {
+pub(crate) fn num_operands(inst: LLVMValueRef) -> u32 {
     // SAFETY: `inst` is a live user.
     unsafe { c::LLVMGetNumOperands(inst) as u32 }
 }
 
 /// Every instruction that uses `value` (one entry per use).
-pub fn users(value: LLVMValueRef) -> Vec<LLVMValueRef> {
+pub(crate) fn users(value: LLVMValueRef) -> Vec<LLVMValueRef> {
     let mut out = Vec::new();
     // SAFETY: walking the use list of a live value without modifying it.
     unsafe {
@@ -98,13 +98,13 @@ pub fn users(value: LLVMValueRef) -> Vec<LLVMValueRef> {
 }
 
 /// Replace every use of `old` by `new` (types must match).
-pub fn replace_all_uses(old: InstructionValue<'_>, new: LLVMValueRef) {
+pub(crate) fn replace_all_uses(old: InstructionValue<'_>, new: LLVMValueRef) {
     // SAFETY: both values are live and of the same type (guaranteed by the callers).
     unsafe { c::LLVMReplaceAllUsesWith(old.as_value_ref(), new) }
 }
 
 /// "file:line:col" of an instruction's debug location, or "<no debug location>".
-pub fn location_text(inst: InstructionValue<'_>) -> String {
+pub(crate) fn location_text(inst: InstructionValue<'_>) -> String {
     // SAFETY: reading metadata of a live instruction; strings are copied at once.
     unsafe {
         let loc = di::LLVMInstructionGetDebugLoc(inst.as_value_ref());

@@ -10,7 +10,7 @@ use super::rewriter::Rewriter;
 use super::scalar::{self, Carrier};
 use super::InstrumentError;
 
-pub fn rewrite_load<'ctx>(
+pub(crate) fn rewrite_load<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     load: InstructionValue<'ctx>,
     locals: &Locals<'ctx>,
@@ -50,7 +50,7 @@ pub fn rewrite_load<'ctx>(
     Ok(())
 }
 
-pub fn rewrite_store<'ctx>(
+pub(crate) fn rewrite_store<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     store: InstructionValue<'ctx>,
     locals: &Locals<'ctx>,
@@ -97,7 +97,7 @@ pub fn rewrite_store<'ctx>(
 
 /// Which `__tso_mem*` function an `llvm.mem*` intrinsic maps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemIntrinsic {
+pub(crate) enum MemIntrinsic {
     Copy,
     Move,
     Set,
@@ -107,7 +107,7 @@ impl MemIntrinsic {
     /// Recognises `llvm.memcpy.*`, `llvm.memcpy.inline.*`, `llvm.memmove.*`,
     /// `llvm.memset.*`, `llvm.memset.inline.*` and their `.element.unordered.atomic`
     /// forms (all take `dst, src|val, len` first).
-    pub fn from_name(name: &str) -> Option<MemIntrinsic> {
+    pub(crate) fn from_name(name: &str) -> Option<MemIntrinsic> {
         let rest = name.strip_prefix("llvm.")?;
         if rest.starts_with("memcpy.") {
             Some(MemIntrinsic::Copy)
@@ -121,7 +121,7 @@ impl MemIntrinsic {
     }
 }
 
-pub fn rewrite_mem_intrinsic<'ctx>(
+pub(crate) fn rewrite_mem_intrinsic<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     call: InstructionValue<'ctx>,
     kind: MemIntrinsic,

@@ -17,7 +17,7 @@ use super::declare::TsoFunctions;
 use super::llvm;
 use super::{InstrumentError, InstrumentStats};
 
-pub struct Rewriter<'a, 'ctx> {
+pub(crate) struct Rewriter<'a, 'ctx> {
     pub module: &'a Module<'ctx>,
     pub tso: &'a TsoFunctions<'a, 'ctx>,
     pub function: FunctionValue<'ctx>,
@@ -29,7 +29,7 @@ pub struct Rewriter<'a, 'ctx> {
 }
 
 impl<'a, 'ctx> Rewriter<'a, 'ctx> {
-    pub fn new(
+    pub(crate) fn new(
         module: &'a Module<'ctx>,
         tso: &'a TsoFunctions<'a, 'ctx>,
         function: FunctionValue<'ctx>,
@@ -47,18 +47,18 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         }
     }
 
-    pub fn function_name(&self) -> String {
+    pub(crate) fn function_name(&self) -> String {
         self.function.get_name().to_string_lossy().into_owned()
     }
 
     /// Insert before `inst`, with `inst`'s debug location.
-    pub fn at(&self, inst: InstructionValue<'ctx>) {
+    pub(crate) fn at(&self, inst: InstructionValue<'ctx>) {
         self.builder.position_before(&inst);
         self.take_location_of(inst);
     }
 
     /// Insert right after `inst` (which must not be a terminator), with its debug location.
-    pub fn after(&self, inst: InstructionValue<'ctx>) -> Result<(), InstrumentError> {
+    pub(crate) fn after(&self, inst: InstructionValue<'ctx>) -> Result<(), InstrumentError> {
         let next = inst
             .get_next_instruction()
             .ok_or_else(|| self.unsupported(inst, "call without a following instruction"))?;
@@ -67,14 +67,14 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         Ok(())
     }
 
-    pub fn take_location_of(&self, inst: InstructionValue<'ctx>) {
+    pub(crate) fn take_location_of(&self, inst: InstructionValue<'ctx>) {
         match inst.get_debug_location() {
             Some(loc) => self.builder.set_current_debug_location(loc),
             None => self.builder.unset_current_debug_location(),
         }
     }
 
-    pub fn unsupported(
+    pub(crate) fn unsupported(
         &self,
         inst: InstructionValue<'ctx>,
         what: impl Into<String>,
@@ -86,7 +86,7 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         }
     }
 
-    pub fn builder_error(&self, err: BuilderError) -> InstrumentError {
+    pub(crate) fn builder_error(&self, err: BuilderError) -> InstrumentError {
         InstrumentError::Builder {
             function: self.function_name(),
             message: err.to_string(),
@@ -94,7 +94,7 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
     }
 
     /// Call a runtime function returning void at the current position.
-    pub fn call_void(
+    pub(crate) fn call_void(
         &self,
         callee: FunctionValue<'ctx>,
         args: &[BasicMetadataValueEnum<'ctx>],
@@ -106,7 +106,7 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
     }
 
     /// Call a runtime function returning a value at the current position.
-    pub fn call_value(
+    pub(crate) fn call_value(
         &self,
         callee: FunctionValue<'ctx>,
         args: &[BasicMetadataValueEnum<'ctx>],
@@ -124,7 +124,7 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
     }
 
     /// `__tso_fence()` at the current position.
-    pub fn fence(&mut self) -> Result<(), InstrumentError> {
+    pub(crate) fn fence(&mut self) -> Result<(), InstrumentError> {
         let fence = self.tso.fence()?;
         self.call_void(fence, &[])?;
         self.stats.fences += 1;
@@ -132,7 +132,7 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
     }
 
     /// `__tso_call_fence()` at the current position: the barrier of a library call.
-    pub fn call_fence(&mut self) -> Result<(), InstrumentError> {
+    pub(crate) fn call_fence(&mut self) -> Result<(), InstrumentError> {
         let fence = self.tso.call_fence()?;
         self.call_void(fence, &[])?;
         self.stats.fences += 1;
@@ -149,7 +149,10 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
 
     /// The uninstrumented temporary of type `ty` (created at the top of the entry block).
     /// Leaves the builder unpositioned: callers position it afterwards.
-    pub fn temp(&mut self, ty: BasicTypeEnum<'ctx>) -> Result<PointerValue<'ctx>, InstrumentError> {
+    pub(crate) fn temp(
+        &mut self,
+        ty: BasicTypeEnum<'ctx>,
+    ) -> Result<PointerValue<'ctx>, InstrumentError> {
         if let Some(ptr) = self.temps.get(&ty.as_type_ref()) {
             return Ok(*ptr);
         }
@@ -172,12 +175,12 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
     }
 
     /// Bytes written by a store of `ty`.
-    pub fn store_size(&self, ty: BasicTypeEnum<'ctx>) -> u64 {
+    pub(crate) fn store_size(&self, ty: BasicTypeEnum<'ctx>) -> u64 {
         self.target.get_store_size(&ty)
     }
 
     /// Replace every use of `old` by `new`, then delete `old`.
-    pub fn replace(&self, old: InstructionValue<'ctx>, new: BasicValueEnum<'ctx>) {
+    pub(crate) fn replace(&self, old: InstructionValue<'ctx>, new: BasicValueEnum<'ctx>) {
         llvm::replace_all_uses(old, new.as_value_ref());
         old.erase_from_basic_block();
     }

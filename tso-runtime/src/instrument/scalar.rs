@@ -11,7 +11,7 @@ use crate::abi;
 
 /// The integer carrier of a value of some type.
 #[derive(Debug, Clone, Copy)]
-pub enum Carrier<'ctx> {
+pub(crate) enum Carrier<'ctx> {
     /// Passed as `iN` (`width` indexes [`abi::ACCESS_WIDTHS`]).
     Int {
         width: usize,
@@ -23,7 +23,7 @@ pub enum Carrier<'ctx> {
 }
 
 /// Choose the carrier of `ty`; `Err` names the type for an unsupported-construct error.
-pub fn carrier_of<'ctx>(
+pub(crate) fn carrier_of<'ctx>(
     rw: &Rewriter<'_, 'ctx>,
     ty: BasicTypeEnum<'ctx>,
 ) -> Result<Carrier<'ctx>, String> {
@@ -94,7 +94,7 @@ fn builder_mismatch(rw: &Rewriter<'_, '_>, value: BasicValueEnum<'_>) -> Instrum
 }
 
 /// The pointer operand `index` of `inst`, required to be in address space 0.
-pub fn address_operand<'ctx>(
+pub(crate) fn address_operand<'ctx>(
     rw: &Rewriter<'_, 'ctx>,
     inst: InstructionValue<'ctx>,
     index: u32,
@@ -113,7 +113,7 @@ pub fn address_operand<'ctx>(
 }
 
 /// The value operand `index` of `inst`.
-pub fn value_operand<'ctx>(
+pub(crate) fn value_operand<'ctx>(
     rw: &Rewriter<'_, 'ctx>,
     inst: InstructionValue<'ctx>,
     index: u32,

@@ -8,11 +8,11 @@
 //! choice that `fence` offers — gives the states with empty buffers the
 //! conventional machine reaches from this one by flushing alone.
 
-use tso_engine::memory::{Fragment, Memory};
+use tso_engine::memory::Memory;
 use tso_engine::state::State;
-use tso_engine::value::make_ptr;
 use tso_engine::{ErrorKind, Failure};
 
+use super::env::{fragment, payload, pointer};
 use super::state::{Buffers, TsoState};
 use crate::buffer::{Addr, Choice, Payload, Range, SharedMemory};
 
@@ -21,25 +21,13 @@ struct StateMemory<'a>(&'a mut Memory);
 impl SharedMemory for StateMemory<'_> {
     type Error = Failure;
     fn read(&self, range: Range) -> Result<Payload, Failure> {
-        let f = self.0.read_fragment(
-            make_ptr(range.addr.object, range.addr.offset),
-            range.len as u64,
-        )?;
-        Ok(Payload {
-            data: f.data,
-            ptr_offsets: f.ptrs,
-            undef: f.undef,
-        })
+        Ok(payload(
+            self.0
+                .read_fragment(pointer(range.addr), range.len as u64)?,
+        ))
     }
     fn write(&mut self, addr: Addr, data: &Payload) -> Result<(), Failure> {
-        self.0.write_fragment(
-            make_ptr(addr.object, addr.offset),
-            &Fragment {
-                data: data.data.clone(),
-                ptrs: data.ptr_offsets.clone(),
-                undef: data.undef.clone(),
-            },
-        )
+        self.0.write_fragment(pointer(addr), &fragment(data))
     }
 }
 

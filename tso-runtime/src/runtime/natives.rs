@@ -1,6 +1,6 @@
 //! The `__tso_*` natives.
 
-use super::env::{Chooser, Env, Mem};
+use super::env::{fragment, payload, Chooser, Env, Mem};
 use super::observe;
 use super::state::{Buffers, TsoState};
 use super::RuntimeOptions;
@@ -9,7 +9,6 @@ use crate::buffer::{BufferError, Choice, Payload, Range};
 use std::cell::RefCell;
 use tso_engine::interp::{describe_address, describe_pointer};
 use tso_engine::ir::Program;
-use tso_engine::memory::Fragment;
 use tso_engine::natives::{arg, arg_val, Access, NativeCx, NativeResult, Natives, Visibility};
 use tso_engine::state::{State, ThreadId};
 use tso_engine::value::{ptr_parts, Val};
@@ -17,7 +16,7 @@ use tso_engine::{ErrorKind, Failure};
 
 type BufResult<T> = Result<T, BufferError<Failure>>;
 
-pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
+pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
     for (i, &bits) in abi::ACCESS_WIDTHS.iter().enumerate() {
         let o = opts.clone();
         n.add_described(
@@ -104,14 +103,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         move |cx, a| {
             let (dst, src, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
             let v = load(cx, &o, src, len as u32)?;
-            cx.write_fragment(
-                dst,
-                &Fragment {
-                    data: v.data,
-                    ptrs: v.ptr_offsets,
-                    undef: v.undef,
-                },
-            )?;
+            cx.write_fragment(dst, &fragment(&v))?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
@@ -123,16 +115,7 @@ pub fn register(n: &mut Natives, opts: &RuntimeOptions) {
         move |cx, a| {
             let (dst, src, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
             let f = cx.read_fragment(src, len)?;
-            store(
-                cx,
-                &o,
-                dst,
-                Payload {
-                    data: f.data,
-                    ptr_offsets: f.ptrs,
-                    undef: f.undef,
-                },
-            )?;
+            store(cx, &o, dst, payload(f))?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );

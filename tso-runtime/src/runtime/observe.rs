@@ -10,6 +10,7 @@ use tso_engine::natives::NativeCx;
 use tso_engine::state::ThreadId;
 use tso_engine::value::make_ptr;
 
+use super::env::pointer;
 use super::state::{PendingStore, TsoState};
 use crate::buffer::Range;
 use crate::instrument::SourcePoint;
@@ -65,18 +66,18 @@ fn name(cx: &NativeCx<'_>, s: &PendingStore) -> String {
 
 /// Before a load of `range` by the current thread: its own unflushed stores to
 /// other bytes are being passed.
-pub fn before_load(cx: &NativeCx<'_>, log: &ObservationLog, range: Range) -> Vec<Observation> {
+pub(crate) fn before_load(
+    cx: &NativeCx<'_>,
+    log: &ObservationLog,
+    range: Range,
+) -> Vec<Observation> {
     let _ = log;
     let Some(ts) = TsoState::of(cx.state) else {
         return Vec::new();
     };
     let tid = cx.tid;
     let load = point(cx, cx.location());
-    let load_what = describe_pointer(
-        cx.program,
-        cx.state,
-        make_ptr(range.addr.object, range.addr.offset),
-    );
+    let load_what = describe_pointer(cx.program, cx.state, pointer(range.addr));
     ts.pending()
         .into_iter()
         .filter(|s| s.thread == tid && !s.flushed && !s.range().overlaps(&range))
@@ -94,7 +95,7 @@ pub fn before_load(cx: &NativeCx<'_>, log: &ObservationLog, range: Range) -> Vec
 
 /// After the load read `value`: record the passed stores and every other thread's
 /// still-unflushed store to the loaded bytes (the load read around it).
-pub fn after_load(
+pub(crate) fn after_load(
     cx: &NativeCx<'_>,
     log: &ObservationLog,
     range: Range,
@@ -113,11 +114,7 @@ pub fn after_load(
     if let Some(ts) = TsoState::of(cx.state) {
         let tid = cx.tid;
         let load = point(cx, cx.location());
-        let load_what = describe_pointer(
-            cx.program,
-            cx.state,
-            make_ptr(range.addr.object, range.addr.offset),
-        );
+        let load_what = describe_pointer(cx.program, cx.state, pointer(range.addr));
         for s in ts.pending() {
             if s.thread != tid && !s.flushed && s.range().overlaps(&range) {
                 seen.push(Observation::StaleRead {

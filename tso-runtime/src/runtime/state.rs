@@ -26,7 +26,7 @@ pub struct PendingStore {
 }
 
 impl PendingStore {
-    pub fn range(&self) -> crate::buffer::Range {
+    pub(crate) fn range(&self) -> crate::buffer::Range {
         crate::buffer::Range::new(self.object, self.offset, self.len)
     }
 }
@@ -37,7 +37,7 @@ pub struct TsoState {
 }
 
 impl TsoState {
-    pub fn new(reference: bool) -> TsoState {
+    pub(crate) fn new(reference: bool) -> TsoState {
         TsoState {
             buffers: if reference {
                 Buffers::Reference(ReferenceBuffers::new())
@@ -58,7 +58,7 @@ impl TsoState {
         }
     }
 
-    pub fn any_nonempty(&self) -> bool {
+    pub(crate) fn any_nonempty(&self) -> bool {
         match &self.buffers {
             Buffers::Lazy(b) => b.threads().next().is_some(),
             Buffers::Reference(b) => b.threads().next().is_some(),
@@ -100,7 +100,7 @@ impl TsoState {
     }
 
     /// Every buffered store, oldest first per thread.
-    pub fn pending(&self) -> Vec<PendingStore> {
+    pub(crate) fn pending(&self) -> Vec<PendingStore> {
         let mut all = Vec::new();
         self.for_each_entry(|thread, object, offset, payload, flushed, origin| {
             all.push(PendingStore {
@@ -118,7 +118,7 @@ impl TsoState {
 
     /// One thread's entries, oldest first, for people: (`x=1`, origin, flushed).
     /// `name` names the memory an entry writes, `pointer` a stored pointer value.
-    pub fn items(
+    pub(crate) fn items(
         &self,
         tid: ThreadId,
         name: &dyn Fn(u64) -> String,
@@ -143,7 +143,7 @@ impl TsoState {
     }
 
     /// `[x=1 (sb.c:12), y=1 (flushed)]` for one thread.
-    pub fn describe(
+    pub(crate) fn describe(
         &self,
         tid: ThreadId,
         name: &dyn Fn(u64) -> String,

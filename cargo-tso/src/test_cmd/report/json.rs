@@ -140,7 +140,7 @@ impl Reporter for Json {
                     json!({
                         "sb_bound": r.bound,
                         "verdict": r.outcome.as_ref().map_or("error", |o| o.verdict.as_str()),
-                        "error_kind": r.outcome.as_ref().and_then(|o| o.failure.as_ref()).map(|f| f.kind.as_str()),
+                        "error_kind": r.outcome.as_ref().and_then(|o| o.error.as_ref()).map(|f| f.kind.as_str()),
                         "states": r.outcome.as_ref().map_or(0, |o| o.figures.states),
                         "time_ms": r.outcome.as_ref().map_or(0.0, |o| o.figures.time.as_secs_f64() * 1000.0),
                     })

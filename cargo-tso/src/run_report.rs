@@ -1,46 +1,19 @@
-//! The result of one model-checking run as plain owned data: the engine's report
-//! holds `Rc`s and cannot leave the thread that made it.
+//! The result of one model-checking run as the reporters need it: the engine's report
+//! with the failure located, the figures gathered and the trace steps as the engine
+//! recorded them (`tso_engine::TraceStep`, the one trace-step type).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use tso_engine::{CheckReport, ErrorKind, Verdict};
+use tso_engine::{CheckReport, ErrorKind, Location, TraceStep, Verdict};
 
-/// A source position, `file:line:column`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceLocation {
-    pub file: String,
-    pub line: u32,
-    pub column: u32,
-}
-
-impl SourceLocation {
-    fn from_engine(loc: &tso_engine::ir::Location) -> SourceLocation {
-        SourceLocation {
-            file: loc.file.to_string(),
-            line: loc.line,
-            column: loc.column,
-        }
-    }
-}
-
+/// The error a run found in the program, or that stopped it from running (the JSON
+/// `error` field), where the failing thread stopped.
 #[derive(Debug, Clone)]
-pub struct Step {
-    pub thread: u32,
-    pub location: Option<SourceLocation>,
-    pub action: String,
-    pub notes: Vec<String>,
-    pub output: String,
-    /// The checker's bookkeeping (fences around library calls, copies of thread
-    /// handles): shown with `-v` only.
-    pub detail: bool,
-}
-
-#[derive(Debug, Clone)]
-pub struct Failure {
+pub struct RunError {
     pub kind: ErrorKind,
     pub message: String,
-    pub location: Option<SourceLocation>,
+    pub location: Option<Location>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -69,10 +42,10 @@ impl Figures {
 
 /// One run's verdict with everything needed to report it.
 #[derive(Debug, Clone)]
-pub struct RunOutcome {
+pub struct RunReport {
     pub verdict: Verdict,
-    pub failure: Option<Failure>,
-    pub trace: Vec<Step>,
+    pub error: Option<RunError>,
+    pub trace: Vec<TraceStep>,
     pub inconclusive_reason: Option<String>,
     pub figures: Figures,
     pub output: String,
@@ -82,34 +55,18 @@ pub struct RunOutcome {
     pub diagnosis: Vec<String>,
 }
 
-impl RunOutcome {
-    pub fn from_report(report: &CheckReport) -> RunOutcome {
+impl RunReport {
+    pub fn from_report(report: &CheckReport) -> RunReport {
         let cex = report.counterexample.as_ref();
-        let failure = report.failure.as_ref().map(|f| Failure {
+        let error = report.failure.as_ref().map(|f| RunError {
             kind: f.kind,
             message: f.message.clone(),
-            location: cex
-                .and_then(|c| c.error_location.as_ref())
-                .map(SourceLocation::from_engine),
+            location: cex.and_then(|c| c.error_location.clone()),
         });
-        let trace = cex
-            .map(|c| {
-                c.steps
-                    .iter()
-                    .map(|s| Step {
-                        thread: s.thread,
-                        location: s.location.as_ref().map(SourceLocation::from_engine),
-                        action: s.action.clone(),
-                        notes: s.notes.clone(),
-                        output: s.output.clone(),
-                        detail: s.detail,
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        RunOutcome {
+        let trace = cex.map(|c| c.steps.clone()).unwrap_or_default();
+        RunReport {
             verdict: report.verdict,
-            failure,
+            error,
             trace,
             inconclusive_reason: report.inconclusive_reason.clone(),
             figures: Figures {
@@ -138,7 +95,7 @@ impl RunOutcome {
     /// Call the test by its own name where the message or the trace shows the symbol
     /// `tso.h` gave its function (`__tso_test_should_fail__assertion__x` → `x`).
     pub fn rename_symbol(&mut self, symbol: &str, name: &str) {
-        if let Some(f) = &mut self.failure {
+        if let Some(f) = &mut self.error {
             f.message = f.message.replace(symbol, name);
         }
         for step in &mut self.trace {
@@ -147,10 +104,10 @@ impl RunOutcome {
     }
 
     /// A run that could not happen (load or instrumentation failed).
-    pub fn tool_error(kind: ErrorKind, message: String) -> RunOutcome {
-        RunOutcome {
+    pub fn tool_error(kind: ErrorKind, message: String) -> RunReport {
+        RunReport {
             verdict: Verdict::Error,
-            failure: Some(Failure {
+            error: Some(RunError {
                 kind,
                 message,
                 location: None,
@@ -209,5 +166,5 @@ impl ScClassification {
 #[derive(Debug, Clone)]
 pub struct ScRerun {
     pub classification: ScClassification,
-    pub outcome: RunOutcome,
+    pub outcome: RunReport,
 }
