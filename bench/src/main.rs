@@ -9,6 +9,9 @@
 //! transitions, wall time, states/s, stored bytes/state, peak memory, and for the
 //! single-threaded program interpreted instructions/s.
 //!
+//! `--races` runs only the mutual-exclusion programs under SC without and with data-race
+//! tracking (`sc+races`, what `--races warn` adds) and under TSO (bound 32).
+//!
 //! `--scale` runs the larger programs (4-thread lock-free stack and locks, unbounded
 //! counters), each in a process of its own so its peak memory is its own, with 1 and
 //! N workers, and prints states/s per worker and in total and the speedup.
@@ -29,6 +32,8 @@ struct Config {
     reference: bool,
     static_locals: bool,
     dynamic_bypass: bool,
+    /// Track data races (`--races warn`); off everywhere else (`--races allow`).
+    races: bool,
 }
 
 const SC: Config = Config {
@@ -37,6 +42,7 @@ const SC: Config = Config {
     reference: false,
     static_locals: true,
     dynamic_bypass: true,
+    races: false,
 };
 const TSO: Config = Config {
     name: "tso",
@@ -44,6 +50,7 @@ const TSO: Config = Config {
     reference: false,
     static_locals: true,
     dynamic_bypass: true,
+    races: false,
 };
 const TSO_REF: Config = Config {
     name: "tso-reference",
@@ -51,6 +58,7 @@ const TSO_REF: Config = Config {
     reference: true,
     static_locals: true,
     dynamic_bypass: true,
+    races: false,
 };
 const TSO_NO_S: Config = Config {
     name: "tso-no-static",
@@ -58,6 +66,7 @@ const TSO_NO_S: Config = Config {
     reference: false,
     static_locals: false,
     dynamic_bypass: true,
+    races: false,
 };
 const TSO_NO_D: Config = Config {
     name: "tso-no-dynamic",
@@ -65,6 +74,7 @@ const TSO_NO_D: Config = Config {
     reference: false,
     static_locals: true,
     dynamic_bypass: false,
+    races: false,
 };
 const TSO_BASE: Config = Config {
     name: "tso-base",
@@ -72,6 +82,18 @@ const TSO_BASE: Config = Config {
     reference: false,
     static_locals: false,
     dynamic_bypass: false,
+    races: false,
+};
+
+/// SC with data-race tracking: what `--races warn` (the default of `cargo tso`) adds,
+/// under SC directly and under TSO as the SC run that looks for races first.
+const SC_RACES: Config = Config {
+    name: "sc+races",
+    tso: false,
+    reference: false,
+    static_locals: true,
+    dynamic_bypass: true,
+    races: true,
 };
 
 const MUTEX_PROGRAMS: &[&str] = &[
@@ -134,6 +156,9 @@ fn main() {
         return definedness::run_all(&args);
     }
     let quick = args.iter().any(|a| a == "--quick");
+    // `--races`: only the cost of race tracking on the mutual-exclusion programs (SC
+    // without and with tracking, and the TSO run it comes before).
+    let races_only = args.iter().any(|a| a == "--races");
     let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("programs");
     let out = std::env::temp_dir().join(format!("tso-bench-{}", std::process::id()));
@@ -156,6 +181,15 @@ fn main() {
         "peak mem",
         "instr/s"
     );
+    if races_only {
+        for p in MUTEX_PROGRAMS.iter().filter(|p| wanted(p)) {
+            run(&dir, &out, p, &SC, 32);
+            run(&dir, &out, p, &SC_RACES, 32);
+            run(&dir, &out, p, &TSO, 32);
+        }
+        let _ = std::fs::remove_dir_all(&out);
+        return;
+    }
     // Single-threaded interpreter throughput.
     if wanted("compute") {
         run(&dir, &out, "compute", &SC, 32);
@@ -245,7 +279,7 @@ fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
         }
     };
     tso_engine::resources::reset_peak_rss();
-    let opts = CheckOptions {
+    let mut opts = CheckOptions {
         limits: Limits {
             max_states: Some(5_000_000),
             timeout: Some(Duration::from_secs(120)),
@@ -253,6 +287,9 @@ fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
         },
         ..CheckOptions::default()
     };
+    if cfg.races {
+        opts.machine.races = tso_engine::race::RacePolicy::Warn;
+    }
     let r = check(&prog, &natives, &opts);
     let s = &r.stats;
     let secs = s.time.as_secs_f64().max(1e-9);

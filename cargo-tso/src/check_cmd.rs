@@ -325,6 +325,7 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
     let outcome = &checked.outcome;
     let mut out = verdict_line(checked);
     out.push('\n');
+    out.push_str(&failure::races_block(outcome));
     if outcome.verdict != Verdict::Pass {
         out.push_str(&failure::details(outcome, checked.sc.as_ref(), false));
     }

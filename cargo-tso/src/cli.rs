@@ -42,6 +42,28 @@ impl MemoryModel {
     }
 }
 
+/// What a data race does (`--races`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RacesArg {
+    /// Do not look for data races.
+    Allow,
+    /// Report data races beside the verdict, which they do not change.
+    Warn,
+    /// A data race fails the check (kind `data-race`).
+    Deny,
+}
+
+impl RacesArg {
+    pub fn policy(self) -> tso_engine::race::RacePolicy {
+        use tso_engine::race::RacePolicy;
+        match self {
+            RacesArg::Allow => RacePolicy::Allow,
+            RacesArg::Warn => RacePolicy::Warn,
+            RacesArg::Deny => RacePolicy::Deny,
+        }
+    }
+}
+
 /// How to model-check, shared by `check` and `test`.
 #[derive(Debug, Clone, Args)]
 pub struct CheckingArgs {
@@ -81,6 +103,11 @@ pub struct CheckingArgs {
     /// non-terminating (for monitor threads that loop forever on purpose).
     #[arg(long)]
     pub allow_nontermination: bool,
+    /// Data races (C11 races on non-atomic memory): `warn` reports them beside the
+    /// verdict, `deny` makes a race fail, `allow` does not look for them [default:
+    /// warn, or what the crate's build script says].
+    #[arg(long, value_enum, value_name = "POLICY")]
+    pub races: Option<RacesArg>,
     /// For a failure that needs TSO (or a robustness violation): search fence
     /// placements, verify them and minimise them.
     #[arg(long)]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use inkwell::context::Context;
 use tso_engine::explore::{ProgressFn, StateObserver};
+use tso_engine::race::RacePolicy;
 use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions, SourcePoint};
 use tso_runtime::runtime::{register, ObservationLog, RuntimeOptions};
@@ -53,7 +54,58 @@ pub struct RunExtras {
 /// Runs one check, with the `extras` (candidate fences, observation, SC runtime, a
 /// state observer). Problems in the program (including constructs the pass or the
 /// engine does not support) are verdicts; only unreadable input is an error.
+///
+/// Data races are a property of the C program, defined on its interleavings (see
+/// `tso_engine::race`), so under TSO they are looked for in a run of the program
+/// without the TSO pass: both memory models report the same races, and the TSO run,
+/// which gives the verdict, does not track them. Under `--races deny` a race found
+/// there is the verdict, with its trace.
 pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
+    let races = request.settings.machine.races;
+    let plain_run =
+        extras.fences_after.is_empty() && !extras.sequential && extras.observer.is_none();
+    if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc || !plain_run
+    {
+        return run_model(request, extras);
+    }
+    let sc = request.settings.under_sc();
+    let race_run = run_model(
+        &Request {
+            settings: &sc,
+            collect_outcomes: false,
+            emit_instrumented: None,
+            progress: None,
+            ..request.clone()
+        },
+        &RunExtras::default(),
+    )?;
+    let found_race = race_run
+        .error
+        .as_ref()
+        .is_some_and(|f| f.kind == ErrorKind::DataRace);
+    if found_race {
+        let mut outcome = race_run;
+        if let Some(f) = &mut outcome.error {
+            f.message.push_str(
+                " (races are checked on the program's interleavings, without store buffers)",
+            );
+        }
+        return Ok(outcome);
+    }
+    let tso = request.settings.with_races(RacePolicy::Allow);
+    let mut outcome = run_model(
+        &Request {
+            settings: &tso,
+            ..request.clone()
+        },
+        extras,
+    )?;
+    outcome.races = race_run.races;
+    Ok(outcome)
+}
+
+/// One run under the request's memory model, tracking races as its settings say.
+fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
     let context = Context::create();
     let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
     let mut natives = Natives::standard();
@@ -131,9 +183,10 @@ pub fn run_guarded_with(
     }
 }
 
-/// Re-runs a TSO failure under SC, to say whether the bug needs TSO.
+/// Re-runs a TSO failure under SC, to say whether the bug needs TSO (races, already
+/// looked for, are left out: this run only classifies the failure).
 pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
-    let sc = request.settings.under_sc();
+    let sc = request.settings.under_sc().with_races(RacePolicy::Allow);
     let sc_request = Request {
         settings: &sc,
         collect_outcomes: false,
@@ -154,7 +207,13 @@ pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
 
 /// Whether a run's result calls for the SC re-run.
 pub fn wants_sc_rerun(settings: &CheckSettings, outcome: &RunReport) -> bool {
-    settings.memory_model == MemoryModel::Tso && outcome.verdict == Verdict::Fail
+    settings.memory_model == MemoryModel::Tso
+        && outcome.verdict == Verdict::Fail
+        // A data race was found without store buffers already.
+        && !outcome
+            .error
+            .as_ref()
+            .is_some_and(|f| f.kind == ErrorKind::DataRace)
 }
 
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

@@ -53,6 +53,8 @@ pub struct RunReport {
     /// For an inconclusive run: why it probably never ends (see
     /// `tso_engine::explore::diagnosis`), one line each.
     pub diagnosis: Vec<String>,
+    /// Data races found (`--races warn`): reported beside the verdict.
+    pub races: Vec<tso_engine::interp::RaceReport>,
 }
 
 impl RunReport {
@@ -84,6 +86,7 @@ impl RunReport {
                 .as_ref()
                 .map(|d| d.lines(report.stats.max_depth))
                 .unwrap_or_default(),
+            races: report.races.clone(),
         }
     }
 
@@ -118,6 +121,7 @@ impl RunReport {
             output: String::new(),
             outcomes: BTreeSet::new(),
             diagnosis: Vec::new(),
+            races: Vec::new(),
         }
     }
 }

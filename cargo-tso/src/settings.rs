@@ -24,6 +24,8 @@ pub struct CheckSettings {
     pub suggest_fences: bool,
     /// Workers exploring one state space.
     pub jobs: usize,
+    /// `--races` was given: it wins over a build script's `Tests::races`.
+    pub races_explicit: bool,
 }
 
 /// The machine's cores (1 if unknown).
@@ -40,6 +42,9 @@ impl CheckSettings {
         machine.spurious_wakeups = !args.no_spurious_wakeups;
         machine.definedness = !args.no_definedness;
         machine.allow_nontermination = args.allow_nontermination;
+        machine.races = args
+            .races
+            .map_or(tso_engine::race::RacePolicy::default(), |r| r.policy());
         CheckSettings {
             memory_model: args.memory_model,
             sb_bound,
@@ -55,7 +60,15 @@ impl CheckSettings {
             show_details: false,
             suggest_fences: args.suggest_fences,
             jobs: 1,
+            races_explicit: args.races.is_some(),
         }
+    }
+
+    /// The same run with race policy `races`.
+    pub fn with_races(&self, races: tso_engine::race::RacePolicy) -> CheckSettings {
+        let mut s = self.clone();
+        s.machine.races = races;
+        s
     }
 
     /// The same run under sequential consistency (for classifying a TSO failure).

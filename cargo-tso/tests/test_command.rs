@@ -502,3 +502,49 @@ fn example_traces_are_written_in_the_users_terms() {
         assert!(!action.contains("local#"), "{location} {action}");
     }
 }
+
+/// `cargo tso test` in the races fixture workspace, whose build script says
+/// `Tests::races(Races::Deny)`.
+fn races_ws() -> std::process::Command {
+    let mut cmd = common::cargo_tso();
+    cmd.current_dir(common::fixtures().join("races-ws")).args([
+        "tso",
+        "test",
+        "--test-threads",
+        "1",
+    ]);
+    cmd
+}
+
+#[test]
+fn a_build_script_can_make_races_fail_and_the_command_line_wins() {
+    let out = run(&mut races_ws());
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    for line in [
+        "test fixture-races::counters::locked ... ok",
+        "test fixture-races::counters::racy ... FAILED",
+        "test fixture-races::counters::racy_expected ... ok",
+        "error[data-race]: data race on `counter`: thread 1 writes (not atomic) at counters.c:9, \
+         and thread 2 reads (not atomic) at counters.c:15",
+    ] {
+        assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+    }
+    // `--races warn` on the command line: the race is reported beside the verdict, the
+    // racy test passes, and the test that expects a race no longer fails.
+    let out = run(races_ws().args(["--races", "warn"]));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    for line in [
+        "test fixture-races::counters::racy ... ok",
+        "test fixture-races::counters::racy_expected ... FAILED",
+        "data races:\n\n---- fixture-races::counters::racy ----\nwarning: data race on `counter`",
+    ] {
+        assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+    }
+    assert!(!out
+        .stdout
+        .contains("---- fixture-races::counters::locked ----"));
+    // `--races allow`: not looked for at all.
+    let out = run(races_ws().args(["--races", "allow", "--skip", "racy_expected"]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("data race"), "{}", out.stdout);
+}

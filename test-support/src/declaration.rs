@@ -124,6 +124,7 @@ struct FileDeclaration {
 #[derive(Debug, Clone, Default)]
 pub struct Tests {
     cc_build: Option<cc::Build>,
+    races: Option<crate::Races>,
     options: FileOptions,
     files: Vec<FileDeclaration>,
     dirs: Vec<PathBuf>,
@@ -142,6 +143,16 @@ impl Tests {
     /// after configuring it further.
     pub fn cc_build(&mut self, build: &cc::Build) -> &mut Self {
         self.cc_build = Some(build.clone());
+        self
+    }
+
+    /// What a data race does to these tests, unless `cargo tso test --races` says
+    /// otherwise: `Races::Warn` (the default) reports it beside the verdict,
+    /// `Races::Deny` fails the test, `Races::Allow` does not look for races. Keep a
+    /// crate that races on purpose (a Dekker lock with plain flags) at `Warn` and say
+    /// why in a comment.
+    pub fn races(&mut self, races: crate::Races) -> &mut Self {
+        self.races = Some(races);
         self
     }
 
@@ -296,7 +307,9 @@ fn manifest_of<'a>(
             None => CompileSettings::default(),
         };
         for file in group.declared_files(manifest_dir)? {
-            tests.push(resolve(&inherited, &group.options, &file, manifest_dir)?);
+            let mut test = resolve(&inherited, &group.options, &file, manifest_dir)?;
+            test.races = group.races;
+            tests.push(test);
         }
     }
     Ok(Manifest {
@@ -362,6 +375,7 @@ fn resolve(
         flags,
         sources,
         opt_level,
+        races: None,
     })
 }
 

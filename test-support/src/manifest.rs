@@ -59,6 +59,22 @@ pub struct TestFile {
     /// `None` when no build or flag says (the tool then uses `0`).
     #[serde(default)]
     pub opt_level: Option<String>,
+    /// What a data race does to this file's tests ([`crate::Tests::races`]); `None`:
+    /// the command line's `--races`, by default `warn`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub races: Option<Races>,
+}
+
+/// What a data race does to a test (`cargo tso test --races`, [`crate::Tests::races`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Races {
+    /// Races are not tracked.
+    Allow,
+    /// Races are reported beside the verdict, which they do not change.
+    Warn,
+    /// A race fails the test (kind `data-race`).
+    Deny,
 }
 
 /// Source language of a test file.
@@ -209,6 +225,7 @@ mod tests {
                 flags: vec!["-fno-exceptions".into()],
                 sources: vec!["/src/demo/csrc/lib.cpp".into()],
                 opt_level: Some("2".into()),
+                races: Some(Races::Deny),
             }],
         }
     }

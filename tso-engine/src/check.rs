@@ -68,6 +68,8 @@ pub struct CheckReport {
     pub outcomes: BTreeSet<String>,
     /// For a run stopped by a limit: what grew along the path it stopped on.
     pub diagnosis: Option<explore::diagnosis::Diagnosis>,
+    /// Data races found (`--races warn`), one per memory location, sorted.
+    pub races: Vec<crate::interp::RaceReport>,
 }
 
 /// Model-check `program` from `opts.entry`.
@@ -89,6 +91,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         output: String::new(),
         outcomes: BTreeSet::new(),
         diagnosis: None,
+        races: Vec::new(),
     };
     let Some(entry) = program
         .function(&opts.entry)
@@ -132,6 +135,12 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
     };
     let result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);
+    // Taken before any replay, which could only find the same races again.
+    report.races = machine
+        .races_found
+        .lock()
+        .map(|found| found.values().cloned().collect())
+        .unwrap_or_default();
     report.stats = result.stats;
     report.outcomes = result.outcomes;
     report.output = result

@@ -19,6 +19,7 @@ pub mod loader;
 pub mod memory;
 pub mod natives;
 pub(crate) mod pthread;
+pub mod race;
 pub mod resources;
 pub mod state;
 pub mod store;

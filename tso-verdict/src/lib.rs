@@ -34,6 +34,9 @@ pub enum ErrorKind {
     /// an inspected library argument or the exit status that depends on bits never
     /// written (uninitialised stack or heap memory, `undef`).
     Uninitialized,
+    /// Two conflicting accesses, at least one of them not atomic, that happens-before
+    /// does not order (C11 5.1.2.4, C++ [intro.races]); `--races deny` only.
+    DataRace,
 }
 
 /// Every kind.
@@ -56,6 +59,7 @@ pub const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::StepLimit,
     ErrorKind::NotRobust,
     ErrorKind::Uninitialized,
+    ErrorKind::DataRace,
 ];
 
 /// The kinds a test may expect (`TSO_TEST_SHOULD_FAIL_WITH(name, kind)`), in the order
@@ -75,6 +79,7 @@ pub const EXPECTABLE_KINDS: &[ErrorKind] = &[
     ErrorKind::NonTerminating,
     ErrorKind::ExitStatus,
     ErrorKind::Uninitialized,
+    ErrorKind::DataRace,
 ];
 
 impl ErrorKind {
@@ -99,6 +104,7 @@ impl ErrorKind {
             ErrorKind::StepLimit => "step-limit",
             ErrorKind::NotRobust => "not-robust",
             ErrorKind::Uninitialized => "uninitialized",
+            ErrorKind::DataRace => "data-race",
         }
     }
 

@@ -48,3 +48,12 @@ pub fn details(outcome: &RunReport, sc: Option<&ScRerun>, with_output: bool) -> 
     }
     out
 }
+
+/// The data races found beside the verdict (`--races warn`), one `warning:` line each.
+pub fn races_block(outcome: &RunReport) -> String {
+    let mut text = String::new();
+    for race in &outcome.races {
+        let _ = writeln!(text, "warning: {}", race.message());
+    }
+    text
+}

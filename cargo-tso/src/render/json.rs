@@ -27,6 +27,31 @@ fn step(step: &TraceStep) -> Value {
     })
 }
 
+fn race_access(a: &tso_engine::interp::RaceAccess) -> Value {
+    json!({
+        "thread": a.thread,
+        "access": if a.write { "write" } else { "read" },
+        "atomic": a.atomic,
+        "location": a.file.as_ref().map(|f| format!("{}:{}", display_path(f), a.line)),
+    })
+}
+
+/// `races`: the data races found beside the verdict (`--races warn`).
+pub fn races(outcome: &RunReport) -> Value {
+    outcome
+        .races
+        .iter()
+        .map(|r| {
+            json!({
+                "memory": r.location,
+                "message": r.message(),
+                "first": race_access(&r.first),
+                "second": race_access(&r.second),
+            })
+        })
+        .collect()
+}
+
 fn millis(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
 }
@@ -65,6 +90,11 @@ pub fn outcome_fields(outcome: &RunReport, settings: &CheckSettings) -> Map<Stri
     map.insert("sb_bound".into(), bound);
     map.insert("trace".into(), outcome.trace.iter().map(step).collect());
     map.insert("output".into(), outcome.output.clone().into());
+    map.insert(
+        "races_policy".into(),
+        settings.machine.races.as_str().into(),
+    );
+    map.insert("races".into(), races(outcome));
     map
 }
 

@@ -57,6 +57,7 @@ fn failing(
         output: String::new(),
         outcomes: BTreeSet::new(),
         diagnosis: Vec::new(),
+        races: Vec::new(),
     }
 }
 
@@ -124,6 +125,7 @@ fn sc(classification: ScClassification) -> ScRerun {
             output: String::new(),
             outcomes: BTreeSet::new(),
             diagnosis: Vec::new(),
+            races: Vec::new(),
         },
     }
 }
@@ -193,6 +195,7 @@ fn json_failure_event() {
         show_details: false,
         suggest_fences: false,
         jobs: 1,
+        races_explicit: false,
     };
     let mut fields = json::outcome_fields(&tso_failure(), &settings);
     fields.insert(
@@ -224,6 +227,7 @@ fn inconclusive_run() {
             }],
         }
         .lines(9_999),
+        races: Vec::new(),
     };
     insta::assert_snapshot!(failure::details(&outcome, None, false));
 }
@@ -263,4 +267,38 @@ fn tests_are_called_by_their_own_name() {
     let text = failure::details(&outcome, None, false);
     assert!(!text.contains("__tso_test"), "{text}");
     assert!(text.contains("failed in void steal_races(void)"), "{text}");
+}
+
+#[test]
+fn race_warnings_name_both_accesses() {
+    use tso_engine::interp::{RaceAccess, RaceReport};
+    let access = |thread, write, atomic| RaceAccess {
+        thread,
+        write,
+        atomic,
+        file: Some("/src/counter.c".into()),
+        line: 3,
+    };
+    let mut outcome = tso_failure();
+    outcome.races = vec![RaceReport {
+        location: "stats.hits".into(),
+        first: access(1, true, false),
+        second: access(2, false, true),
+    }];
+    insta::assert_snapshot!(failure::races_block(&outcome));
+    let settings = CheckSettings {
+        memory_model: MemoryModel::Sc,
+        sb_bound: 32,
+        static_locals: true,
+        dynamic_bypass: true,
+        reference_machine: false,
+        limits: Default::default(),
+        machine: Default::default(),
+        show_details: false,
+        suggest_fences: false,
+        jobs: 1,
+        races_explicit: false,
+    };
+    let fields = json::outcome_fields(&outcome, &settings);
+    insta::assert_snapshot!(serde_json::to_string_pretty(&fields["races"]).unwrap_or_default());
 }

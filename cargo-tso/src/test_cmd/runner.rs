@@ -87,6 +87,15 @@ fn run_case(
         }
         CaseKind::Check { entry, expectation } => (entry, *expectation),
     };
+    // The build script's `Tests::races`, unless `--races` was given.
+    let own_races;
+    let settings = match case.unit.races {
+        Some(races) if !settings.races_explicit => {
+            own_races = settings.with_races(races);
+            &own_races
+        }
+        _ => settings,
+    };
     let Ok(bitcode) = &case.unit.bitcode else {
         return (
             Judgement::not_checked(Some(expectation)),

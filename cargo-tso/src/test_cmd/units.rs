@@ -18,6 +18,8 @@ pub struct Unit {
     pub opt_level: String,
     /// The linked module, or why there is none (clang's diagnostics).
     pub bitcode: Result<PathBuf, String>,
+    /// The build script's race policy for this file (`Tests::races`), if any.
+    pub races: Option<tso_engine::race::RacePolicy>,
 }
 
 /// How many compiles the cache saved.
@@ -150,6 +152,11 @@ pub fn build_all(
                 path: file.path.clone(),
                 opt_level,
                 bitcode,
+                races: file.races.map(|r| match r {
+                    test_support::Races::Allow => tso_engine::race::RacePolicy::Allow,
+                    test_support::Races::Warn => tso_engine::race::RacePolicy::Warn,
+                    test_support::Races::Deny => tso_engine::race::RacePolicy::Deny,
+                }),
             });
         }
     }

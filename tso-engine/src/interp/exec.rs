@@ -94,28 +94,34 @@ impl<'p> Machine<'p> {
                 st.thread_mut(tid).top_mut().allocas.push(id);
                 (*dst, Val::Ptr(make_ptr(id, 0)))
             }
-            Inst::Load { dst, ty, ptr, .. } => {
+            Inst::Load { dst, ty, ptr, order } => {
                 let p = ev!(ptr).as_u64();
                 let (v, u) = self.load_undef(st, p, *ty)?;
                 result_undef = u;
+                self.race_access(st, tid, p, types.size(*ty), false, *order)?;
                 (*dst, v)
             }
-            Inst::Store { ty, val, ptr, .. } => {
+            Inst::Store { ty, val, ptr, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
                 let u = self.shadow_if_tracked(st, tid, val);
-                self.store(st, p, *ty, &v, u.as_ref())?;
+                self.store(st, tid, p, *ty, &v, u.as_ref())?;
+                self.race_access(st, tid, p, types.size(*ty), true, *order)?;
                 return self.advance(st, tid);
             }
-            Inst::Fence => return self.advance(st, tid),
-            Inst::CmpXchg { dst, ty, ptr, expected, new } => {
+            Inst::Fence { order } => {
+                self.race_fence(st, tid, *order);
+                return self.advance(st, tid);
+            }
+            Inst::CmpXchg { dst, ty, ptr, expected, new, order } => {
                 let (p, e, n) = (ev!(ptr).as_u64(), ev!(expected), ev!(new));
                 let un = self.shadow_if_tracked(st, tid, new);
                 let (old, uold) = self.load_undef(st, p, *ty)?;
                 let bits = types.int_bits(*ty);
                 let ok = old.bits() & mask(bits) == e.bits() & mask(bits);
                 if ok {
-                    self.store(st, p, *ty, &n, un.as_ref())?;
+                    self.store(st, tid, p, *ty, &n, un.as_ref())?;
                 }
+                self.race_rmw(st, tid, p, types.size(*ty), ok, *order)?;
                 // The old value keeps its undefined bits; the success flag is taken
                 // as defined (the location's bits decide it, as hardware would).
                 result_undef = uold.map(|u| Undef {
@@ -124,7 +130,7 @@ impl<'p> Machine<'p> {
                 });
                 (*dst, Val::Agg(Arc::from(vec![old, Val::bool(ok)])))
             }
-            Inst::AtomicRmw { dst, op, ty, ptr, val } => {
+            Inst::AtomicRmw { dst, op, ty, ptr, val, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
                 let uv = self.shadow_if_tracked(st, tid, val);
                 let (old, uold) = self.load_undef(st, p, *ty)?;
@@ -138,7 +144,8 @@ impl<'p> Machine<'p> {
                         origin: u.origin,
                     }),
                 };
-                self.store(st, p, *ty, &new, unew.as_ref())?;
+                self.store(st, tid, p, *ty, &new, unew.as_ref())?;
+                self.race_rmw(st, tid, p, types.size(*ty), true, *order)?;
                 result_undef = uold;
                 (*dst, old)
             }
@@ -330,6 +337,7 @@ impl<'p> Machine<'p> {
     pub(super) fn store(
         &self,
         st: &mut State,
+        tid: ThreadId,
         p: u64,
         ty: TyId,
         v: &Val,
@@ -380,9 +388,10 @@ impl<'p> Machine<'p> {
             // Storing a pointer into shared memory shares what it points to.
             let mut stack = Vec::new();
             v.for_each_pointer(&mut |q| stack.push(q));
+            let site = self.user_site(st, tid);
             for q in stack {
                 let (obj, _) = ptr_parts(q);
-                st.memory.mark_shared(obj);
+                st.share(tid, obj, site);
             }
         }
         Ok(())
@@ -460,6 +469,7 @@ impl<'p> Machine<'p> {
                 // memory when the section starts.
                 self.fence(st, tid, chooser)?;
                 st.atomic_owner = Some(tid);
+                self.race_atomic_section(st, tid, true);
                 ret = ReturnTo::CallerEndsAtomic;
             }
             return self
@@ -670,7 +680,7 @@ impl<'p> Machine<'p> {
         let frame = t.frames.pop().expect("returning frame");
         // Stack objects die with the frame; dangling pointers to them are then caught.
         for &id in frame.allocas.iter().chain(frame.varargs.iter()) {
-            st.memory.kill(id);
+            st.kill(id);
         }
         let t = st.thread_mut(tid);
         if t.frames.is_empty() {
@@ -730,6 +740,7 @@ impl<'p> Machine<'p> {
             // What the section stored reaches memory before another thread can run.
             self.fence(st, tid, chooser)?;
             st.atomic_owner = None;
+            self.race_atomic_section(st, tid, false);
         }
         let t = st.thread_mut(tid);
         match frame.ret {
@@ -772,7 +783,7 @@ impl<'p> Machine<'p> {
         let frames = std::mem::take(&mut st.thread_mut(tid).frames);
         for f in frames {
             for &id in f.allocas.iter().chain(f.varargs.iter()) {
-                st.memory.kill(id);
+                st.kill(id);
             }
         }
         let t = st.thread_mut(tid);
@@ -780,6 +791,7 @@ impl<'p> Machine<'p> {
         t.phase = 0;
         if st.atomic_owner == Some(tid) {
             st.atomic_owner = None;
+            self.race_atomic_section(st, tid, false);
         }
         Ok(())
     }

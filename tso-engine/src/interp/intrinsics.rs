@@ -2,7 +2,7 @@
 
 use super::Machine;
 use crate::error::{ErrorKind, Failure};
-use crate::ir::Intrinsic;
+use crate::ir::{Intrinsic, MemOrder};
 use crate::memory::{Fragment, ObjKind, Object};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
@@ -106,10 +106,14 @@ fn scalar(
                 let shared = st.memory.is_shared(d);
                 st.memory.write_fragment(d, &frag)?;
                 if shared {
+                    let site = m.user_site(st, tid);
                     for p in frag.pointers().collect::<Vec<_>>() {
-                        st.memory.mark_shared(ptr_parts(p).0);
+                        st.share(tid, ptr_parts(p).0, site);
                     }
                 }
+                // A copy is a plain read of its source and a plain write of its target.
+                m.race_access(st, tid, s, n, false, MemOrder::NotAtomic)?;
+                m.race_access(st, tid, d, n, true, MemOrder::NotAtomic)?;
             }
             Val::Int(0)
         }
@@ -120,6 +124,7 @@ fn scalar(
                 st.memory.check(d, n, true)?;
                 st.memory
                     .write_fragment(d, &Fragment::from_bytes(vec![v; n as usize]))?;
+                m.race_access(st, tid, d, n, true, MemOrder::NotAtomic)?;
             }
             Val::Int(0)
         }

@@ -4,8 +4,10 @@
 
 mod arith;
 mod intrinsics;
+mod races;
 mod trace;
 
+pub use races::{RaceAccess, RaceReport};
 pub(crate) use trace::{attribute, short};
 pub use trace::{describe_address, describe_pointer, TraceStep};
 
@@ -35,6 +37,9 @@ pub struct MachineOptions {
     /// Track which bits were never written and report their uses (`uninitialized`);
     /// off (`--no-definedness`): no memory or value is ever undefined.
     pub definedness: bool,
+    /// Data races: not tracked (the engine's default: `cargo tso` asks for `Warn`),
+    /// reported beside the verdict, or failures.
+    pub races: crate::race::RacePolicy,
 }
 
 impl Default for MachineOptions {
@@ -47,6 +52,7 @@ impl Default for MachineOptions {
             spurious_wakeups: true,
             allow_nontermination: false,
             definedness: true,
+            races: crate::race::RacePolicy::Allow,
         }
     }
 }
@@ -74,6 +80,10 @@ pub struct Machine<'p> {
     pub instructions: std::sync::atomic::AtomicU64,
     /// When exploration must stop (--timeout), checked inside long transitions too.
     pub deadline: std::sync::Mutex<Option<std::time::Instant>>,
+    /// Races found so far under `RacePolicy::Warn`, one per memory location (the least
+    /// report: the same race found on many paths, or by other threads in the other
+    /// order, is one report, whatever order the workers find them in).
+    pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -112,6 +122,7 @@ impl<'p> Machine<'p> {
             opts,
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),
+            races_found: Default::default(),
         }
     }
 
@@ -128,6 +139,9 @@ impl<'p> Machine<'p> {
         }
         memory.globals = self.program.globals.len() as u32;
         let mut st = State::new(memory);
+        if self.opts.races != crate::race::RacePolicy::Allow {
+            st.races = Some(Arc::new(crate::race::RaceState::new()));
+        }
         let f = &self.program.functions[entry as usize];
         if f.body.is_none() {
             return Err(Failure::unsupported(format!(

@@ -322,14 +322,14 @@ pub(crate) fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
         CondBr { cond, .. } => op(cond),
         Switch { val, .. } => op(val),
         Ret { val: Some(v) } => op(v),
-        Fence | Br { .. } | Ret { val: None } | Unreachable | Unsupported { .. } => {}
+        Fence { .. } | Br { .. } | Ret { val: None } | Unreachable | Unsupported { .. } => {}
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{BinOp, Callee, IntPred, Phi};
+    use crate::ir::{BinOp, Callee, IntPred, MemOrder, Phi};
     use crate::value::Val;
 
     fn reg(r: Reg) -> Operand {
@@ -414,12 +414,14 @@ mod tests {
                     dst: 1,
                     ty: 0,
                     ptr: reg(0),
+                    order: MemOrder::NotAtomic,
                 },
                 call(Some(3), vec![reg(1), reg(2)]),
                 Inst::Store {
                     ty: 0,
                     val: reg(3),
                     ptr: reg(0),
+                    order: MemOrder::NotAtomic,
                 },
                 Inst::Ret { val: None },
             ],

@@ -133,6 +133,37 @@ pub(crate) enum CastOp {
     AddrSpace,
 }
 
+/// The C11 memory order of an access or fence (`NotAtomic`: a plain or volatile
+/// access). Only data-race detection (`crate::race`) looks at it: the interpreter
+/// itself runs every access sequentially consistently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemOrder {
+    NotAtomic,
+    Relaxed,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+impl MemOrder {
+    pub fn is_atomic(self) -> bool {
+        self != MemOrder::NotAtomic
+    }
+    pub fn acquires(self) -> bool {
+        matches!(
+            self,
+            MemOrder::Acquire | MemOrder::AcqRel | MemOrder::SeqCst
+        )
+    }
+    pub fn releases(self) -> bool {
+        matches!(
+            self,
+            MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst
+        )
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RmwOp {
     Xchg,
@@ -288,19 +319,25 @@ pub(crate) enum Inst {
         dst: Reg,
         ty: TyId,
         ptr: Operand,
+        order: MemOrder,
     },
     Store {
         ty: TyId,
         val: Operand,
         ptr: Operand,
+        order: MemOrder,
     },
-    Fence,
+    Fence {
+        order: MemOrder,
+    },
     CmpXchg {
         dst: Reg,
         ty: TyId,
         ptr: Operand,
         expected: Operand,
         new: Operand,
+        /// The success ordering (what a successful exchange synchronises as).
+        order: MemOrder,
     },
     AtomicRmw {
         dst: Reg,
@@ -308,6 +345,7 @@ pub(crate) enum Inst {
         ty: TyId,
         ptr: Operand,
         val: Operand,
+        order: MemOrder,
     },
     ExtractValue {
         dst: Reg,

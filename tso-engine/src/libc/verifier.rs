@@ -40,12 +40,15 @@ pub(crate) fn register(n: &mut Natives) {
     n.add("__VERIFIER_atomic_begin", Visibility::Always, |cx, _| {
         cx.fence()?;
         cx.state.atomic_owner = Some(cx.tid);
+        // Race detection: sections are ordered like the critical sections of one lock.
+        cx.race_acquire(0);
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("__VERIFIER_atomic_end", Visibility::Never, |cx, _| {
         if cx.state.atomic_owner == Some(cx.tid) {
             cx.fence()?;
             cx.state.atomic_owner = None;
+            cx.race_release(0);
         }
         Ok(NativeResult::Return(Val::Int(0)))
     });

@@ -6,7 +6,8 @@ use crate::value::Val;
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::prelude::*;
 use inkwell::llvm_sys::{
-    LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate, LLVMTypeKind,
+    LLVMAtomicOrdering, LLVMAtomicRMWBinOp, LLVMIntPredicate, LLVMOpcode, LLVMRealPredicate,
+    LLVMTypeKind,
 };
 use std::collections::HashMap;
 
@@ -262,6 +263,7 @@ impl Translator {
                 dst,
                 ty,
                 ptr: o(self, 0),
+                order: mem_order(LLVMGetOrdering(i)),
             },
             LLVMStore => {
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
@@ -269,6 +271,7 @@ impl Translator {
                     ty: vty,
                     val: o(self, 0),
                     ptr: o(self, 1),
+                    order: mem_order(LLVMGetOrdering(i)),
                 }
             }
             LLVMGetElementPtr => return Some(self.gep(cx, i, dst)),
@@ -408,7 +411,9 @@ impl Translator {
                 }
             }
             LLVMFreeze => Inst::Freeze { dst, a: o(self, 0) },
-            LLVMFence => Inst::Fence,
+            LLVMFence => Inst::Fence {
+                order: mem_order(LLVMGetOrdering(i)),
+            },
             LLVMAtomicCmpXchg => {
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 1)));
                 Inst::CmpXchg {
@@ -417,6 +422,7 @@ impl Translator {
                     ptr: o(self, 0),
                     expected: o(self, 1),
                     new: o(self, 2),
+                    order: mem_order(LLVMGetCmpXchgSuccessOrdering(i)),
                 }
             }
             LLVMAtomicRMW => {
@@ -446,6 +452,7 @@ impl Translator {
                     ty,
                     ptr: o(self, 0),
                     val: o(self, 1),
+                    order: mem_order(LLVMGetOrdering(i)),
                 }
             }
             LLVMVAArg => return unsupported("the va_arg instruction".into()),
@@ -642,5 +649,19 @@ impl Translator {
             byval: byval.into(),
             arg_tys,
         }))
+    }
+}
+
+/// An LLVM atomic ordering as the C11 memory order it implements (LLVM's `unordered`,
+/// Java's, is atomic and no stronger than relaxed; `monotonic` is relaxed).
+fn mem_order(o: LLVMAtomicOrdering) -> MemOrder {
+    use LLVMAtomicOrdering::*;
+    match o {
+        LLVMAtomicOrderingNotAtomic => MemOrder::NotAtomic,
+        LLVMAtomicOrderingUnordered | LLVMAtomicOrderingMonotonic => MemOrder::Relaxed,
+        LLVMAtomicOrderingAcquire => MemOrder::Acquire,
+        LLVMAtomicOrderingRelease => MemOrder::Release,
+        LLVMAtomicOrderingAcquireRelease => MemOrder::AcqRel,
+        LLVMAtomicOrderingSequentiallyConsistent => MemOrder::SeqCst,
     }
 }

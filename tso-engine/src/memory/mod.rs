@@ -228,8 +228,10 @@ impl Memory {
         self.get(obj).map(|o| (obj, o))
     }
 
-    /// Mark `start` and everything reachable from it as shared.
-    pub(crate) fn mark_shared(&mut self, start: ObjId) {
+    /// Mark `start` and everything reachable from it as shared; returns the objects
+    /// that were not shared before.
+    pub(crate) fn mark_shared(&mut self, start: ObjId) -> Vec<ObjId> {
+        let mut newly = Vec::new();
         let mut stack = vec![start];
         while let Some(id) = stack.pop() {
             let Some(o) = self.get(id) else { continue };
@@ -243,6 +245,7 @@ impl Memory {
                 .collect();
             if let Some(o) = self.get_mut(id) {
                 o.shared = true;
+                newly.push(id);
             }
             stack.extend(
                 targets
@@ -250,6 +253,7 @@ impl Memory {
                     .filter(|&t| t != 0 && t < FUNCTION_OBJECT_BASE),
             );
         }
+        newly
     }
 
     pub fn is_shared(&self, p: u64) -> bool {

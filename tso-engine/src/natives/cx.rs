@@ -311,7 +311,8 @@ impl<'a> NativeCx<'a> {
     pub fn share(&mut self, ptr: u64) {
         let (obj, _) = ptr_parts(ptr);
         if self.state.memory.get(obj).is_some() {
-            self.state.memory.mark_shared(obj);
+            let site = self.user_location();
+            self.state.share(self.tid, obj, site);
         }
     }
 
@@ -358,7 +359,7 @@ impl<'a> NativeCx<'a> {
             return Ok(());
         }
         self.check_releasable(ptr, family)?;
-        self.state.memory.kill(ptr_parts(ptr).0);
+        self.state.kill(ptr_parts(ptr).0);
         Ok(())
     }
 
@@ -396,8 +397,53 @@ impl<'a> NativeCx<'a> {
         self.state.print(bytes);
     }
 
-    /// Start a thread running `func(args)`; returns its id.
+    /// Start a thread running `func(args)`; returns its id. The new thread starts
+    /// after all its creator did (for race detection, create→start).
     pub(crate) fn spawn(&mut self, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
-        (self.spawn)(self.state, func, args)
+        // The arguments become reachable by the new thread: shared by its creator,
+        // before the creation publishes the creator's clock.
+        let site = self.user_location();
+        for a in &args {
+            let mut ps = Vec::new();
+            a.for_each_pointer(&mut |p| ps.push(p));
+            for p in ps {
+                let obj = ptr_parts(p).0;
+                if self.state.memory.get(obj).is_some() {
+                    self.state.share(self.tid, obj, site);
+                }
+            }
+        }
+        let child = (self.spawn)(self.state, func, args)?;
+        let parent = self.tid;
+        if let Some(r) = self.state.races_mut() {
+            r.spawn(parent, child);
+        }
+        Ok(child)
+    }
+
+    /// Race detection: this thread acquires what was released to the synchronisation
+    /// object at `ptr` (lock, wake, barrier exit, once done, join).
+    pub(crate) fn race_acquire(&mut self, ptr: u64) {
+        let (tid, key) = (self.tid, ptr_parts(ptr));
+        if let Some(r) = self.state.races_mut() {
+            r.acquire(tid, key);
+        }
+    }
+
+    /// Race detection: this thread releases all it did so far to the synchronisation
+    /// object at `ptr` (unlock, signal, barrier arrival, once completion).
+    pub(crate) fn race_release(&mut self, ptr: u64) {
+        let (tid, key) = (self.tid, ptr_parts(ptr));
+        if let Some(r) = self.state.races_mut() {
+            r.release(tid, key);
+        }
+    }
+
+    /// Race detection: this thread has seen thread `finished` end (join).
+    pub(crate) fn race_join(&mut self, finished: ThreadId) {
+        let tid = self.tid;
+        if let Some(r) = self.state.races_mut() {
+            r.join_thread(tid, finished);
+        }
     }
 }

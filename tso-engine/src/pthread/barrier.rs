@@ -17,6 +17,11 @@ const WAITING: u64 = 8;
 const EINVAL: u128 = 22;
 /// PTHREAD_BARRIER_SERIAL_THREAD (-1), as the int the call returns.
 const SERIAL_THREAD: u128 = u32::MAX as u128;
+/// Race detection: each arrival releases to `b + ARRIVALS_KEY`; the last arrival
+/// acquires that and releases it to `b + WAKE_KEY + t` for each waiter `t`, which
+/// acquires it as it leaves. Per-waiter keys keep the next round's arrivals out.
+const ARRIVALS_KEY: u64 = 1 << 16;
+const WAKE_KEY: u64 = 1 << 17;
 
 pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_barrier_init", Visibility::IfShared(0), |cx, a| {
@@ -67,11 +72,11 @@ fn wait(cx: &mut NativeCx<'_>, b: u64) -> Result<NativeResult, Failure> {
     let me = thread_bit(cx.tid)?;
     let waiting = cx.read_int(b + WAITING, 8)?;
     if cx.phase() == 1 {
-        return Ok(if waiting & me != 0 {
-            NativeResult::Block
-        } else {
-            NativeResult::Return(Val::Int(0))
-        });
+        if waiting & me != 0 {
+            return Ok(NativeResult::Block);
+        }
+        cx.race_acquire(b + WAKE_KEY + cx.tid as u64);
+        return Ok(NativeResult::Return(Val::Int(0)));
     }
     let count = cx.read_int(b + COUNT, 4)?;
     if count == 0 {
@@ -81,7 +86,12 @@ fn wait(cx: &mut NativeCx<'_>, b: u64) -> Result<NativeResult, Failure> {
         ));
     }
     let arrived = cx.read_int(b + ARRIVED, 4)? + 1;
+    cx.race_release(b + ARRIVALS_KEY);
     if arrived >= count {
+        cx.race_acquire(b + ARRIVALS_KEY);
+        for t in super::threads_in(waiting) {
+            cx.race_release(b + WAKE_KEY + t as u64);
+        }
         cx.write_int(b + ARRIVED, 4, 0)?;
         cx.write_int(b + WAITING, 8, 0)?;
         cx.note(|_, _| "last arrival releases the barrier".to_string());

@@ -26,6 +26,10 @@ const WAITERS: u64 = 0;
 const SIGNALLED: u64 = 8;
 const COND_SIZE: u64 = 48;
 const ETIMEDOUT: u128 = 110;
+/// Race detection: a signal releases to the key `c + WAKE_KEY + t` of the thread `t`
+/// it wakes, which acquires it as it wakes (signal→wake). Keys past the object's bytes
+/// are only names; they go with the condition variable's object.
+const WAKE_KEY: u64 = 1 << 16;
 
 pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_cond_init", Visibility::IfShared(0), |cx, a| {
@@ -145,6 +149,7 @@ pub(crate) fn wait(
     }
     if woken {
         cx.write_int(c + SIGNALLED, 8, signalled & !me)?;
+        cx.race_acquire(c + WAKE_KEY + cx.tid as u64);
     } else {
         cx.write_int(c + WAITERS, 8, waiters & !me)?;
         cx.note(|_, _| "the timed wait times out".to_string());
@@ -169,6 +174,7 @@ pub(crate) fn signal(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     let signalled = cx.read_int(c + SIGNALLED, 8)?;
     cx.write_int(c + WAITERS, 8, waiters & !bit)?;
     cx.write_int(c + SIGNALLED, 8, signalled | bit)?;
+    cx.race_release(c + WAKE_KEY + t as u64);
     cx.note(|_, _| format!("wakes thread {t}"));
     Ok(())
 }
@@ -181,6 +187,9 @@ pub(crate) fn broadcast(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     let signalled = cx.read_int(c + SIGNALLED, 8)?;
     cx.write_int(c + WAITERS, 8, 0)?;
     cx.write_int(c + SIGNALLED, 8, signalled | waiters)?;
+    for t in threads_in(waiters) {
+        cx.race_release(c + WAKE_KEY + t as u64);
+    }
     cx.note(|_, _| format!("wakes threads {:?}", threads_in(waiters)));
     Ok(())
 }

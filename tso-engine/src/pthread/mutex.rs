@@ -62,6 +62,7 @@ pub(crate) fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<Nati
     if owner == 0 {
         cx.write_int(m + OWNER, 4, me)?;
         cx.write_int(m + COUNT, 4, 1)?;
+        cx.race_acquire(m);
         return Ok(NativeResult::Return(Val::Int(0)));
     }
     if owner == me {
@@ -111,6 +112,7 @@ pub(crate) fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Fail
         return Err(Failure::new(ErrorKind::PthreadMisuse, why));
     }
     let c = cx.read_int(m + COUNT, 4)?;
+    cx.race_release(m);
     if c > 1 {
         cx.write_int(m + COUNT, 4, c - 1)?;
     } else {

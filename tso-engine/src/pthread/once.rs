@@ -32,10 +32,14 @@ fn once(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
         // What the routine wrote must be visible before anyone sees it done.
         cx.fence()?;
         cx.write_int(control, 4, DONE)?;
+        cx.race_release(control);
         return Ok(NativeResult::Return(Val::Int(0)));
     }
     match state {
-        DONE => Ok(NativeResult::Return(Val::Int(0))),
+        DONE => {
+            cx.race_acquire(control);
+            Ok(NativeResult::Return(Val::Int(0)))
+        }
         NOT_RUN => {
             cx.write_int(control, 4, mine)?;
             Ok(NativeResult::CallBack {

@@ -16,6 +16,10 @@ const READERS: u64 = 0;
 const WRITER: u64 = 8;
 const EBUSY: u128 = 16;
 const EDEADLK: u128 = 35;
+/// Race detection: writers release to the lock's address, readers to this key past
+/// it. A reader acquires what writers released; a writer what writers and readers did
+/// (readers do not order each other).
+const READERS_KEY: u64 = 1 << 16;
 
 pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_rwlock_init", Visibility::IfShared(0), |cx, a| {
@@ -94,6 +98,7 @@ fn read_lock(cx: &mut NativeCx<'_>, l: u64, try_only: bool) -> Result<NativeResu
         });
     }
     cx.write_int(l + READERS, 8, readers | me)?;
+    cx.race_acquire(l);
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
@@ -117,6 +122,8 @@ fn write_lock(cx: &mut NativeCx<'_>, l: u64, try_only: bool) -> Result<NativeRes
         return Ok(NativeResult::Block);
     }
     cx.write_int(l + WRITER, 4, cx.tid as u64 + 1)?;
+    cx.race_acquire(l);
+    cx.race_acquire(l + READERS_KEY);
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
@@ -126,8 +133,10 @@ fn unlock(cx: &mut NativeCx<'_>, l: u64) -> Result<NativeResult, Failure> {
     let writer = cx.read_int(l + WRITER, 4)?;
     if writer == cx.tid as u64 + 1 {
         cx.write_int(l + WRITER, 4, 0)?;
+        cx.race_release(l);
     } else if readers & me != 0 {
         cx.write_int(l + READERS, 8, readers & !me)?;
+        cx.race_release(l + READERS_KEY);
     } else {
         let why = if writer == 0 && readers == 0 {
             "unlock of an rwlock that is not locked"

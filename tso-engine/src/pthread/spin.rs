@@ -32,6 +32,7 @@ pub(crate) fn register(n: &mut Natives) {
             return Err(Failure::new(ErrorKind::PthreadMisuse, why));
         }
         cx.write_int(s, 4, 0)?;
+        cx.race_release(s);
         Ok(NativeResult::Return(Val::Int(0)))
     });
     n.add("pthread_spin_destroy", Visibility::IfShared(0), |cx, a| {
@@ -55,6 +56,7 @@ fn lock(cx: &mut NativeCx<'_>, s: u64, try_only: bool) -> Result<NativeResult, F
     let owner = cx.read_int(s, 4)?;
     if owner == 0 {
         cx.write_int(s, 4, me)?;
+        cx.race_acquire(s);
         return Ok(NativeResult::Return(Val::Int(0)));
     }
     if try_only {

@@ -102,6 +102,7 @@ pub(crate) fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Fai
         return Ok(NativeResult::Block);
     };
     cx.state.thread_mut(t).joined = true;
+    cx.race_join(t);
     if out != 0 {
         cx.write_ptr(out, &v)?;
     }

@@ -4,7 +4,8 @@ mod thread;
 pub use thread::{Frame, Thread};
 pub(crate) use thread::{ReturnTo, ThreadStatus};
 
-use crate::memory::Memory;
+use crate::memory::{Memory, ObjId};
+use crate::race::RaceState;
 use std::any::Any;
 use std::sync::Arc;
 
@@ -44,6 +45,8 @@ pub struct State {
     pub atexit: Vec<u64>,
     /// Thread inside a `__VERIFIER_atomic_begin` section, if any.
     pub atomic_owner: Option<ThreadId>,
+    /// Data-race detection (`crate::race`); `None` when races are not tracked.
+    pub races: Option<Arc<RaceState>>,
 }
 
 impl State {
@@ -57,6 +60,38 @@ impl State {
             next_key: 1,
             atexit: Vec::new(),
             atomic_owner: None,
+            races: None,
+        }
+    }
+
+    /// The race-detection data, to change it (`None`: races are not tracked).
+    #[inline]
+    pub fn races_mut(&mut self) -> Option<&mut RaceState> {
+        self.races.as_mut().map(Arc::make_mut)
+    }
+
+    /// The object dies (freed, or its frame returned); its race history goes with it.
+    pub fn kill(&mut self, id: ObjId) {
+        self.memory.kill(id);
+        if self.races.as_ref().is_some_and(|r| r.tracks(id)) {
+            if let Some(r) = self.races_mut() {
+                r.forget_object(id);
+            }
+        }
+    }
+
+    /// Make `obj` and all it reaches shared, `tid` sharing it at `site`: for race
+    /// detection, each newly shared object counts as written by `tid` now.
+    pub fn share(&mut self, tid: ThreadId, obj: ObjId, site: Option<u32>) {
+        let newly = self.memory.mark_shared(obj);
+        if newly.is_empty() || self.races.is_none() {
+            return;
+        }
+        for id in newly {
+            let size = self.memory.get(id).map_or(0, |o| o.data.len() as u32);
+            if let Some(r) = self.races_mut() {
+                r.publish(tid, id, size, site);
+            }
         }
     }
 

@@ -221,7 +221,7 @@ impl Canonicalizer {
         let b = &mut out.buf;
         write_len(b, st.threads.len());
         write_len(b, objects);
-        b.push(st.ext.is_some() as u8);
+        b.push(st.ext.is_some() as u8 | (st.races.is_some() as u8) << 1);
         b.extend_from_slice(&st.exit_code.map_or(u32::MAX, |c| c as u32).to_le_bytes());
         b.extend_from_slice(&st.next_key.to_le_bytes());
         b.extend_from_slice(&st.atomic_owner.map_or(u32::MAX, |t| t).to_le_bytes());
@@ -345,6 +345,28 @@ impl Canonicalizer {
         if let Some(ext) = &st.ext {
             let mut f = |p: u64| Self::map_ptr(&map, p);
             ext.serialize(&mut f, &mut out.buf);
+            out.end_chunk();
+        }
+        // Race detection's clocks and access histories (see `crate::race`).
+        if let Some(races) = &st.races {
+            let rename = |o: ObjId| {
+                map.get(o as usize)
+                    .copied()
+                    .filter(|&n| n != 0 && n != INVALID)
+            };
+            let running = |t: u32| {
+                st.threads
+                    .get(t as usize)
+                    .is_some_and(|t| t.status == ThreadStatus::Running)
+            };
+            let live = |t: u32| {
+                st.threads.get(t as usize).is_some_and(|t| match t.status {
+                    ThreadStatus::Running => true,
+                    ThreadStatus::Finished(_) => !t.joined && !t.detached,
+                    ThreadStatus::Stuck => false,
+                })
+            };
+            races.serialize(&rename, &running, &live, &mut out.buf);
             out.end_chunk();
         }
         self.map = map;

@@ -152,6 +152,26 @@ impl Reporter for Human {
                 }
             }
         }
+        // Races reported beside the verdicts (`--races warn`), whatever the verdict;
+        // left out of the terse report, like the expected failures.
+        let racy: Vec<&TestResult> = results
+            .iter()
+            .filter(|r| r.outcome.as_ref().is_some_and(|o| !o.races.is_empty()))
+            .collect();
+        if !racy.is_empty() && !self.terse {
+            text.push_str(
+                "
+data races:
+
+",
+            );
+            for result in &racy {
+                let _ = writeln!(text, "---- {} ----", result.name);
+                if let Some(outcome) = &result.outcome {
+                    text.push_str(&failure::races_block(outcome));
+                }
+            }
+        }
         // Expected failures pass; their counterexamples are still worth reading.
         let expected: Vec<&TestResult> = results
             .iter()

@@ -1,0 +1,23 @@
+// expect-sc: pass
+// check-args: --races deny
+// why: a release fence before a relaxed store and an acquire fence after a relaxed load publish the data
+#include <pthread.h>
+#include <stdatomic.h>
+int data;
+atomic_int flag;
+void *writer(void *a) {
+    data = 42;
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&flag, 1, memory_order_relaxed);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    while (!atomic_load_explicit(&flag, memory_order_relaxed))
+        ;
+    atomic_thread_fence(memory_order_acquire);
+    int v = data;
+    pthread_join(t, 0);
+    return v == 42 ? 0 : 1;
+}

@@ -1,0 +1,218 @@
+//! The interpreter's side of data-race detection (`crate::race`): each access a
+//! thread executes, with its atomicity, in program order, and what a race becomes under
+//! the policy (`--races`).
+
+use super::{attribute, describe_pointer, Machine};
+use crate::error::{ErrorKind, Failure};
+use crate::ir::MemOrder;
+use crate::race::{Access, Race, RacePolicy, ATOMIC_SECTION_KEY};
+use crate::state::{State, ThreadId};
+use crate::value::ptr_parts;
+use std::sync::Arc;
+
+/// One side of a reported race, in source terms.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RaceAccess {
+    pub thread: u32,
+    pub write: bool,
+    pub atomic: bool,
+    /// The source file and line, when debug information says.
+    pub file: Option<Arc<str>>,
+    pub line: u32,
+}
+
+/// A data race as reported: the memory (`counter`, `q->slots[1]`) and both accesses,
+/// `first` the one recorded earlier on the path.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct RaceReport {
+    pub location: String,
+    pub first: RaceAccess,
+    pub second: RaceAccess,
+}
+
+impl RaceAccess {
+    /// `thread 1 writes (not atomic) at inc.c:3`.
+    pub fn describe(&self) -> String {
+        let what = if self.write { "writes" } else { "reads" };
+        let how = if self.atomic { "atomic" } else { "not atomic" };
+        let at = match &self.file {
+            Some(f) => {
+                let name = std::path::Path::new(&**f)
+                    .file_name()
+                    .map_or_else(|| f.to_string(), |n| n.to_string_lossy().into_owned());
+                format!(" at {name}:{}", self.line)
+            }
+            None => String::new(),
+        };
+        format!("thread {} {what} ({how}){at}", self.thread)
+    }
+}
+
+impl RaceReport {
+    pub fn message(&self) -> String {
+        format!(
+            "data race on `{}`: {}, and {}, with no happens-before between them",
+            self.location,
+            self.first.describe(),
+            self.second.describe()
+        )
+    }
+}
+
+impl Machine<'_> {
+    /// Thread `tid` accesses `size` bytes at `p` (already checked valid). Accesses to
+    /// memory no other thread can reach are not recorded (see `crate::race`).
+    pub(super) fn race_access(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        p: u64,
+        size: u64,
+        write: bool,
+        order: MemOrder,
+    ) -> Result<(), Failure> {
+        if st.races.is_none() || size == 0 {
+            return Ok(());
+        }
+        let (obj, off) = ptr_parts(p);
+        if !st.memory.get(obj).is_some_and(|o| o.shared) {
+            return Ok(());
+        }
+        let site = self.user_site(st, tid);
+        let race = st.races_mut().and_then(|r| {
+            let race = r.access(
+                tid,
+                obj,
+                off,
+                size.min(u32::MAX as u64) as u32,
+                write,
+                order.is_atomic(),
+                site,
+            );
+            if order.is_atomic() {
+                let key = (obj, off);
+                match (write, order) {
+                    (false, _) => r.atomic_load(tid, key, order),
+                    (true, _) => r.atomic_store(tid, key, order),
+                }
+            }
+            race
+        });
+        self.on_race(st, p, size, race)
+    }
+
+    /// A read-modify-write or compare-exchange on `p`: one atomic access; `written`
+    /// says whether it wrote (a failed compare-exchange only reads).
+    pub(super) fn race_rmw(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        p: u64,
+        size: u64,
+        written: bool,
+        order: MemOrder,
+    ) -> Result<(), Failure> {
+        if st.races.is_none() {
+            return Ok(());
+        }
+        let (obj, off) = ptr_parts(p);
+        if !st.memory.get(obj).is_some_and(|o| o.shared) {
+            return Ok(());
+        }
+        let site = self.user_site(st, tid);
+        let race = st.races_mut().and_then(|r| {
+            let race = r.access(
+                tid,
+                obj,
+                off,
+                size.min(u32::MAX as u64) as u32,
+                written,
+                true,
+                site,
+            );
+            if written {
+                r.atomic_rmw(tid, (obj, off), order);
+            } else {
+                r.atomic_load(tid, (obj, off), order);
+            }
+            race
+        });
+        self.on_race(st, p, size, race)
+    }
+
+    pub(super) fn race_fence(&self, st: &mut State, tid: ThreadId, order: MemOrder) {
+        if let Some(r) = st.races_mut() {
+            r.fence(tid, order);
+        }
+    }
+
+    /// A `__VERIFIER_atomic_*` section starts (`begin`) or ends in thread `tid`.
+    pub(super) fn race_atomic_section(&self, st: &mut State, tid: ThreadId, begin: bool) {
+        if let Some(r) = st.races_mut() {
+            if begin {
+                r.acquire(tid, ATOMIC_SECTION_KEY);
+            } else {
+                r.release(tid, ATOMIC_SECTION_KEY);
+            }
+        }
+    }
+
+    /// The user's source line of what `tid` executes (through library frames).
+    pub(super) fn user_site(&self, st: &State, tid: ThreadId) -> Option<u32> {
+        let here = self.location(st, tid);
+        match here.and_then(|l| self.program.locations.get(l as usize)) {
+            Some(l) if l.system => attribute(self.program, st, tid, here).location(),
+            _ => here,
+        }
+    }
+
+    fn on_race(
+        &self,
+        st: &mut State,
+        p: u64,
+        size: u64,
+        race: Option<Race>,
+    ) -> Result<(), Failure> {
+        let Some(race) = race else { return Ok(()) };
+        let report = self.race_report(st, p, &race);
+        match self.opts.races {
+            RacePolicy::Deny => Err(Failure::new(ErrorKind::DataRace, report.message())),
+            RacePolicy::Warn => {
+                // Reported once per location: its history no longer matters.
+                let (obj, off) = ptr_parts(p);
+                if let Some(r) = st.races_mut() {
+                    r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
+                }
+                if let Ok(mut found) = self.races_found.lock() {
+                    match found.get_mut(&report.location) {
+                        Some(least) if *least <= report => {}
+                        Some(least) => *least = report,
+                        None => {
+                            found.insert(report.location.clone(), report);
+                        }
+                    }
+                }
+                Ok(())
+            }
+            RacePolicy::Allow => Ok(()),
+        }
+    }
+
+    fn race_report(&self, st: &State, p: u64, race: &Race) -> RaceReport {
+        let side = |a: &Access| {
+            let loc = a.site.and_then(|l| self.program.locations.get(l as usize));
+            RaceAccess {
+                thread: a.tid,
+                write: a.write,
+                atomic: a.atomic,
+                file: loc.map(|l| l.file.clone()),
+                line: loc.map_or(0, |l| l.line),
+            }
+        };
+        RaceReport {
+            location: describe_pointer(self.program, st, p),
+            first: side(&race.first),
+            second: side(&race.second),
+        }
+    }
+}

@@ -1,0 +1,593 @@
+//! Data-race detection: C11/C++11 races on non-atomic memory.
+//!
+//! **The definition.** Two accesses race when they touch overlapping bytes, come from
+//! different threads, at least one writes, at least one is not atomic (plain or
+//! `volatile`), and happens-before orders neither. Happens-before is program order
+//! plus synchronises-with: release/acquire and seq_cst atomics (RMW and compare-exchange
+//! included, release sequences as in C++20: a release store heads one and RMWs continue
+//! it), fences (a release fence publishes through later relaxed stores, an acquire
+//! fence takes what earlier relaxed loads saw), mutex and spin lock unlock→lock, rwlock
+//! unlock→lock, condition signal→wake, create→start, exit→join, barrier, once, and the
+//! `__VERIFIER_atomic_*` sections. Races are defined on the interleavings the engine
+//! explores under sequential consistency: every reachable interleaving is visited, so a
+//! race is reported exactly when some execution has one.
+//!
+//! **The bookkeeping** (FastTrack-style, *"FastTrack: Efficient and Precise Dynamic Race
+//! Detection"*, Flanagan and Freund): a vector clock per thread, one per
+//! synchronisation location (a mutex's or an atomic's address), and per byte of shared
+//! memory the accesses that may still race with a later one. An access is an epoch
+//! (thread, that thread's clock) with its kind. A new access drops an older one it
+//! makes redundant: one that happens-before it, when every later access racing with the
+//! old one would also race with the new one (the new one writes or the old one reads,
+//! and the new one is not atomic or the old one is). So a byte keeps at most a few
+//! accesses per thread. Accesses to memory only one thread can reach are not recorded:
+//! when an object becomes reachable by other threads (`Memory::mark_shared`), it counts
+//! as written by the thread that shared it, at that moment.
+//!
+//! **What is part of the state** (`serialize`, called by the canonical form): the race
+//! data decides future verdicts (`--races deny`) and reports, so two states that differ
+//! in it must not merge. But clock values grow forever, which would make every loop
+//! that synchronises an infinite state space, and most differences between clocks can
+//! never matter. A clock value is only ever compared with the epochs of recorded
+//! accesses (`epoch ≤ C[t]`: does this clock know that access?), joins are maxima, and
+//! a running thread's own component is larger than that component anywhere else, so
+//! its future accesses are unknown to every other clock whatever their values. So each
+//! component of every clock is serialised as *how many of that thread's recorded
+//! access epochs it covers*: states that agree on who knows which recorded access have
+//! the same future. Accesses every running thread already knows can never race again
+//! and are left out (and with them the distinctions they made), and so are objects the
+//! state no longer reaches, release clocks that cover nothing, and the clocks of
+//! threads nobody can join any more. Where an access happened (its source line) is
+//! kept for the report but is not part of the state: it never changes what is
+//! reachable, only which of two equivalent racing accesses a report names.
+
+mod clock;
+
+pub use clock::VectorClock;
+
+use crate::ir::MemOrder;
+use crate::memory::ObjId;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// What to do with data races (`--races`; its default is `Warn`, while the engine's
+/// `MachineOptions` default to `Allow`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RacePolicy {
+    /// Not tracked at all (no cost).
+    Allow,
+    /// Reported beside the verdict, which they do not change.
+    #[default]
+    Warn,
+    /// A race is a failure of kind `data-race`.
+    Deny,
+}
+
+impl RacePolicy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RacePolicy::Allow => "allow",
+            RacePolicy::Warn => "warn",
+            RacePolicy::Deny => "deny",
+        }
+    }
+    pub fn parse(s: &str) -> Option<RacePolicy> {
+        match s {
+            "allow" => Some(RacePolicy::Allow),
+            "warn" => Some(RacePolicy::Warn),
+            "deny" => Some(RacePolicy::Deny),
+            _ => None,
+        }
+    }
+}
+
+/// One recorded access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub tid: u32,
+    /// The thread's own clock component when it accessed.
+    clock: u32,
+    pub write: bool,
+    pub atomic: bool,
+    /// The source location (in the user's code) of the access; for the report only.
+    pub site: Option<u32>,
+}
+
+/// Two racing accesses to the byte `offset` of object `obj`: `first` was recorded
+/// earlier on the path, `second` is the access being executed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Race {
+    pub obj: ObjId,
+    pub offset: u32,
+    pub first: Access,
+    pub second: Access,
+}
+
+#[derive(Clone, Debug, Default)]
+struct ThreadClocks {
+    now: VectorClock,
+    /// The clock at this thread's last release fence: what its relaxed stores publish.
+    fence_release: Option<VectorClock>,
+    /// What this thread's relaxed atomic loads saw: its next acquire fence takes it.
+    acquired_relaxed: VectorClock,
+}
+
+/// The accesses that may still race with a later one, at one byte: usually one or two,
+/// kept inline (states are cloned on every transition).
+type Cell = smallvec::SmallVec<[Access; 2]>;
+
+/// The cells of one object, by byte offset.
+type Shadow = BTreeMap<u32, Cell>;
+
+/// The race-detection data of one state.
+#[derive(Clone, Debug)]
+pub struct RaceState {
+    threads: Vec<ThreadClocks>,
+    /// Release clocks of synchronisation locations, by (object, offset). Object 0 is
+    /// the engine's own: the `__VERIFIER_atomic_*` sections.
+    sync: BTreeMap<(ObjId, u32), VectorClock>,
+    shadow: BTreeMap<ObjId, Arc<Shadow>>,
+    /// Bytes already reported racing (`--races warn` reports a location once): no
+    /// longer tracked, so states stop differing in their histories.
+    raced: std::collections::BTreeSet<(ObjId, u32)>,
+}
+
+impl Default for RaceState {
+    fn default() -> Self {
+        RaceState::new()
+    }
+}
+
+/// The synchronisation key of the `__VERIFIER_atomic_*` sections.
+pub const ATOMIC_SECTION_KEY: (ObjId, u32) = (0, 0);
+
+impl RaceState {
+    /// The main thread (id 0) alone.
+    pub fn new() -> RaceState {
+        RaceState {
+            threads: vec![ThreadClocks {
+                now: VectorClock::for_new_thread(0),
+                ..Default::default()
+            }],
+            sync: BTreeMap::new(),
+            shadow: BTreeMap::new(),
+            raced: Default::default(),
+        }
+    }
+
+    fn thread(&mut self, tid: u32) -> &mut ThreadClocks {
+        if self.threads.len() <= tid as usize {
+            self.threads.resize_with(tid as usize + 1, Default::default);
+        }
+        &mut self.threads[tid as usize]
+    }
+
+    fn now(&self, tid: u32) -> Option<&VectorClock> {
+        self.threads.get(tid as usize).map(|t| &t.now)
+    }
+
+    /// Whether `a` happens-before the present of thread `tid`.
+    fn known(&self, tid: u32, a: &Access) -> bool {
+        a.tid == tid || self.now(tid).is_some_and(|c| a.clock <= c.get(a.tid))
+    }
+
+    /// Thread `tid` accesses `len` bytes at `off` of `obj`. Returns the first race it
+    /// has with a recorded access, and records it.
+    #[allow(clippy::too_many_arguments)]
+    pub fn access(
+        &mut self,
+        tid: u32,
+        obj: ObjId,
+        off: u32,
+        len: u32,
+        write: bool,
+        atomic: bool,
+        site: Option<u32>,
+    ) -> Option<Race> {
+        let clock = self.thread(tid).now.get(tid);
+        let new = Access {
+            tid,
+            clock,
+            write,
+            atomic,
+            site,
+        };
+        let mut race = None;
+        let RaceState {
+            threads,
+            shadow,
+            raced,
+            ..
+        } = self;
+        let now = &threads[tid as usize].now;
+        let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
+        let shadow = Arc::make_mut(shadow.entry(obj).or_default());
+        for b in off..off.saturating_add(len) {
+            if !raced.is_empty() && raced.contains(&(obj, b)) {
+                continue;
+            }
+            let cell = shadow.entry(b).or_default();
+            if race.is_none() {
+                if let Some(old) = cell
+                    .iter()
+                    .find(|a| (write || a.write) && !(atomic && a.atomic) && !known(a))
+                {
+                    race = Some(Race {
+                        obj,
+                        offset: b,
+                        first: *old,
+                        second: new,
+                    });
+                }
+            }
+            cell.retain(|a| !(known(a) && (write || !a.write) && (!atomic || a.atomic)));
+            cell.push(new);
+        }
+        if write && !atomic {
+            // A plain write ends the release sequence of an atomic location it covers.
+            let ended: Vec<(ObjId, u32)> = self
+                .sync
+                .range((obj, off)..(obj, off.saturating_add(len)))
+                .map(|(&k, _)| k)
+                .collect();
+            for k in ended {
+                self.sync.remove(&k);
+            }
+        }
+        race
+    }
+
+    /// Object `obj` (of `size` bytes) has just become reachable by other threads: it
+    /// counts as written by `tid` now (see the module documentation).
+    pub fn publish(&mut self, tid: u32, obj: ObjId, size: u32, site: Option<u32>) {
+        self.forget_object(obj);
+        if size > 0 {
+            self.access(tid, obj, 0, size, true, false, site);
+        }
+    }
+
+    /// The bytes `off..off+len` of `obj` raced and were reported: stop tracking them.
+    pub fn mark_raced(&mut self, obj: ObjId, off: u32, len: u32) {
+        let end = off.saturating_add(len);
+        if let Some(shadow) = self.shadow.get_mut(&obj) {
+            let shadow = Arc::make_mut(shadow);
+            for b in off..end {
+                shadow.remove(&b);
+            }
+        }
+        self.raced.extend((off..end).map(|b| (obj, b)));
+    }
+
+    /// Whether anything is recorded for `obj`.
+    pub fn tracks(&self, obj: ObjId) -> bool {
+        self.raced
+            .range((obj, 0)..=(obj, u32::MAX))
+            .next()
+            .is_some()
+            || self.shadow.contains_key(&obj)
+            || self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some()
+    }
+
+    /// A released or dead object: its history goes (a later object may reuse the id).
+    pub fn forget_object(&mut self, obj: ObjId) {
+        self.shadow.remove(&obj);
+        if self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some() {
+            self.sync.retain(|&(o, _), _| o != obj);
+        }
+        if self
+            .raced
+            .range((obj, 0)..=(obj, u32::MAX))
+            .next()
+            .is_some()
+        {
+            self.raced.retain(|&(o, _)| o != obj);
+        }
+    }
+
+    /// `tid` acquires what was released to `key` (lock, join, wake).
+    pub fn acquire(&mut self, tid: u32, key: (ObjId, u32)) {
+        if let Some(c) = self.sync.get(&key).cloned() {
+            self.thread(tid).now.join(&c);
+        }
+    }
+
+    /// `tid` releases its present to `key` (unlock, signal, barrier arrival).
+    pub fn release(&mut self, tid: u32, key: (ObjId, u32)) {
+        let now = self.thread(tid).now.clone();
+        self.sync.entry(key).or_default().join(&now);
+        self.thread(tid).now.tick(tid);
+    }
+
+    /// An atomic load with order `order` (the access itself is recorded by `access`).
+    pub fn atomic_load(&mut self, tid: u32, key: (ObjId, u32), order: MemOrder) {
+        let Some(c) = self.sync.get(&key).cloned() else {
+            return;
+        };
+        let t = self.thread(tid);
+        if order.acquires() {
+            t.now.join(&c);
+        } else {
+            t.acquired_relaxed.join(&c);
+        }
+    }
+
+    /// An atomic store: a release store heads a new release sequence; a relaxed one
+    /// ends the old one, publishing only what an earlier release fence covers.
+    pub fn atomic_store(&mut self, tid: u32, key: (ObjId, u32), order: MemOrder) {
+        let t = self.thread(tid);
+        let published = if order.releases() {
+            let c = t.now.clone();
+            t.now.tick(tid);
+            Some(c)
+        } else {
+            t.fence_release.clone()
+        };
+        match published {
+            Some(c) => {
+                self.sync.insert(key, c);
+            }
+            None => {
+                self.sync.remove(&key);
+            }
+        }
+    }
+
+    /// A read-modify-write (or a successful compare-exchange): it reads the release
+    /// sequence it continues, and adds its own release.
+    pub fn atomic_rmw(&mut self, tid: u32, key: (ObjId, u32), order: MemOrder) {
+        self.atomic_load(tid, key, order);
+        let t = self.thread(tid);
+        let published = if order.releases() {
+            let c = t.now.clone();
+            t.now.tick(tid);
+            Some(c)
+        } else {
+            t.fence_release.clone()
+        };
+        if let Some(c) = published {
+            self.sync.entry(key).or_default().join(&c);
+        }
+    }
+
+    pub fn fence(&mut self, tid: u32, order: MemOrder) {
+        let t = self.thread(tid);
+        if order.acquires() {
+            let seen = std::mem::take(&mut t.acquired_relaxed);
+            t.now.join(&seen);
+            t.acquired_relaxed = seen;
+        }
+        if order.releases() {
+            t.fence_release = Some(t.now.clone());
+            t.now.tick(tid);
+        }
+    }
+
+    /// `parent` created `child`: the child starts knowing all its creator did.
+    pub fn spawn(&mut self, parent: u32, child: u32) {
+        let mut c = self.thread(parent).now.clone();
+        c.set(child, 1);
+        self.thread(child).now = c;
+        self.thread(parent).now.tick(parent);
+    }
+
+    /// `joiner` has seen `finished` end (join): it knows all the thread did.
+    pub fn join_thread(&mut self, joiner: u32, finished: u32) {
+        let c = self.thread(finished).now.clone();
+        self.thread(joiner).now.join(&c);
+    }
+
+    /// Serialise canonically (see the module documentation). `map` renames an object to
+    /// its canonical id (`None`: the state no longer reaches it); `running` says which
+    /// threads can still act, `live` whose clock may still be used (running, or
+    /// finished and still joinable).
+    pub fn serialize(
+        &self,
+        map: &dyn Fn(ObjId) -> Option<u32>,
+        running: &dyn Fn(u32) -> bool,
+        live: &dyn Fn(u32) -> bool,
+        out: &mut Vec<u8>,
+    ) {
+        let relevant = |a: &Access| {
+            (0..self.threads.len() as u32).any(|u| running(u) && u != a.tid && !self.known(u, a))
+        };
+        let mut sync: Vec<(u32, u32, &VectorClock)> = self
+            .sync
+            .iter()
+            .filter_map(|(&(o, off), c)| {
+                let m = if o == 0 { Some(0) } else { map(o) }?;
+                Some((m, off, c))
+            })
+            .collect();
+        sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
+        let mut cells: Vec<(u32, u32, &Cell)> = Vec::new();
+        for (&o, shadow) in &self.shadow {
+            let Some(m) = map(o) else { continue };
+            for (&off, cell) in shadow.iter() {
+                if cell.iter().any(relevant) {
+                    cells.push((m, off, cell));
+                }
+            }
+        }
+        cells.sort_unstable_by_key(|c| (c.0, c.1));
+        // Each component is renamed to how many of that thread's recorded access epochs
+        // it covers (see the module documentation): all a clock value can ever decide.
+        let n = self.threads.len();
+        // (thread, epoch) of every recorded access that may still race, sorted.
+        let mut epochs: Vec<(u32, u32)> = Vec::new();
+        for (_, _, cell) in &cells {
+            epochs.extend(
+                cell.iter()
+                    .filter(|a| relevant(a))
+                    .map(|a| (a.tid, a.clock)),
+            );
+        }
+        epochs.sort_unstable();
+        epochs.dedup();
+        let cover = |k: u32, v: u32| -> u32 {
+            let upto = epochs.partition_point(|&(t, e)| (t, e) <= (k, v));
+            let from = epochs.partition_point(|&(t, _)| t < k);
+            upto.saturating_sub(from) as u32
+        };
+        let put = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
+        let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
+            // The count first (patched once known), then the components that cover any.
+            let at = out.len();
+            put(out, 0);
+            let mut count = 0u32;
+            for (k, v) in c.components() {
+                let c = cover(k, v);
+                if c != 0 {
+                    put(out, k);
+                    put(out, c);
+                    count += 1;
+                }
+            }
+            out[at..at + 4].copy_from_slice(&count.to_le_bytes());
+        };
+        put(out, n as u32);
+        for (tid, t) in self.threads.iter().enumerate() {
+            if !live(tid as u32) {
+                // Its clock can never be acquired again (joined, detached or stuck).
+                out.push(2);
+                continue;
+            }
+            put_clock(out, &t.now);
+            put_clock(out, &t.acquired_relaxed);
+            match &t.fence_release {
+                Some(f) => {
+                    out.push(1);
+                    put_clock(out, f);
+                }
+                None => out.push(0),
+            }
+        }
+        // A release clock that covers no recorded access acquires nothing that matters.
+        sync.retain(|(_, _, c)| c.components().any(|(k, v)| cover(k, v) != 0));
+        put(out, sync.len() as u32);
+        for (o, off, c) in &sync {
+            put(out, *o);
+            put(out, *off);
+            put_clock(out, c);
+        }
+        let mut raced: Vec<(u32, u32)> = self
+            .raced
+            .iter()
+            .filter_map(|&(o, b)| Some((map(o)?, b)))
+            .collect();
+        raced.sort_unstable();
+        put(out, raced.len() as u32);
+        for (o, b) in raced {
+            put(out, o);
+            put(out, b);
+        }
+        put(out, cells.len() as u32);
+        let mut keys: Vec<(u32, u32, u8)> = Vec::new();
+        for (o, off, cell) in &cells {
+            put(out, *o);
+            put(out, *off);
+            keys.clear();
+            keys.extend(cell.iter().filter(|a| relevant(a)).map(|a| {
+                (
+                    a.tid,
+                    cover(a.tid, a.clock),
+                    a.write as u8 | (a.atomic as u8) << 1,
+                )
+            }));
+            keys.sort_unstable();
+            put(out, keys.len() as u32);
+            for &(tid, r, kind) in &keys {
+                put(out, tid);
+                put(out, r);
+                out.push(kind);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(r: &RaceState) -> Vec<u8> {
+        let mut out = Vec::new();
+        r.serialize(&|o| Some(o), &|_| true, &|_| true, &mut out);
+        out
+    }
+
+    #[test]
+    fn unordered_plain_writes_race_and_a_lock_orders_them() {
+        let mut r = RaceState::new();
+        r.spawn(0, 1);
+        r.spawn(0, 2);
+        assert!(r.access(1, 5, 0, 4, true, false, None).is_none());
+        let race = r.access(2, 5, 2, 1, false, false, None).expect("a race");
+        assert_eq!((race.offset, race.first.tid, race.second.tid), (2, 1, 2));
+
+        let mut r = RaceState::new();
+        r.spawn(0, 1);
+        r.spawn(0, 2);
+        r.acquire(1, (9, 0));
+        r.access(1, 5, 0, 4, true, false, None);
+        r.release(1, (9, 0));
+        r.acquire(2, (9, 0));
+        assert!(r.access(2, 5, 0, 4, true, false, None).is_none());
+    }
+
+    #[test]
+    fn two_atomics_never_race_but_an_atomic_and_a_plain_access_do() {
+        let mut r = RaceState::new();
+        r.spawn(0, 1);
+        r.spawn(0, 2);
+        r.access(1, 5, 0, 4, true, true, None);
+        assert!(r.access(2, 5, 0, 4, true, true, None).is_none());
+        assert!(r.access(2, 5, 0, 4, false, false, None).is_some());
+    }
+
+    #[test]
+    fn release_acquire_orders_but_relaxed_does_not_without_fences() {
+        for (store, load, fences, racy) in [
+            (MemOrder::Release, MemOrder::Acquire, false, false),
+            (MemOrder::Relaxed, MemOrder::Acquire, false, true),
+            (MemOrder::Relaxed, MemOrder::Relaxed, true, false),
+            (MemOrder::Relaxed, MemOrder::Relaxed, false, true),
+        ] {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            r.spawn(0, 2);
+            r.access(1, 5, 0, 4, true, false, None);
+            if fences {
+                r.fence(1, MemOrder::Release);
+            }
+            r.atomic_store(1, (6, 0), store);
+            r.atomic_load(2, (6, 0), load);
+            if fences {
+                r.fence(2, MemOrder::Acquire);
+            }
+            assert_eq!(
+                r.access(2, 5, 0, 4, false, false, None).is_some(),
+                racy,
+                "{store:?} {load:?} fences {fences}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_serialised_form_keeps_only_which_clock_knows_which_access() {
+        // The same history reached after a different number of lock round trips.
+        let run = |rounds: usize| {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            for _ in 0..rounds {
+                r.acquire(1, (9, 0));
+                r.release(1, (9, 0));
+            }
+            r.access(1, 5, 0, 1, true, false, None);
+            r
+        };
+        assert_eq!(key(&run(1)), key(&run(4)));
+        // But a different history is a different state.
+        let mut other = run(1);
+        other.access(0, 5, 0, 1, false, false, None);
+        assert_ne!(key(&run(1)), key(&other));
+    }
+}
