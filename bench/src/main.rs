@@ -1,5 +1,6 @@
 //! `cargo run --release -p tso-bench [-- --quick] [-- PROGRAM...]`
 //! `cargo run --release -p tso-bench -- --scale [--jobs N] [--max-states N] [PROGRAM...]`
+//! `cargo run --release -p tso-bench -- --definedness [PROGRAM...]`
 //!
 //! Runs the fixed benchmark programs (`bench/programs/` and the corpus's mutual-exclusion
 //! programs, see [`CORPUS_ITERS`]) under SC and under TSO
@@ -151,6 +152,9 @@ fn main() {
     if args.iter().any(|a| a == "--scale") {
         return scale::run_all(&args);
     }
+    if args.iter().any(|a| a == "--definedness") {
+        return definedness::run_all(&args);
+    }
     let quick = args.iter().any(|a| a == "--quick");
     // `--races`: only the cost of race tracking on the mutual-exclusion programs (SC
     // without and with tracking, and the TSO run it comes before).
@@ -211,6 +215,7 @@ fn main() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+mod definedness;
 mod scale;
 
 fn compile(src: &Path, defines: &[String], out: &Path) -> Result<PathBuf, String> {
@@ -230,35 +235,28 @@ fn compile(src: &Path, defines: &[String], out: &Path) -> Result<PathBuf, String
     Ok(bc)
 }
 
-fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
+/// The program compiled, instrumented for `cfg` and translated, with its natives.
+fn prepare(
+    dir: &Path,
+    out: &Path,
+    program: &str,
+    cfg: &Config,
+    bound: u32,
+) -> Result<(tso_engine::ir::Program, Natives), String> {
     let (src, defines) = source(dir, program);
-    let bc = match compile(&src, &defines, out) {
-        Ok(b) => b,
-        Err(e) => {
-            println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);
-            return;
-        }
-    };
+    let bc = compile(&src, &defines, out)?;
     let ctx = inkwell::context::Context::create();
-    let module = match tso_engine::loader::parse_module(&ctx, &bc) {
-        Ok(m) => m,
-        Err(e) => {
-            println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);
-            return;
-        }
-    };
+    let module = tso_engine::loader::parse_module(&ctx, &bc).map_err(|e| e.to_string())?;
     let mut natives = Natives::standard();
     if cfg.tso {
-        if let Err(e) = instrument_module(
+        instrument_module(
             &module,
             &InstrumentOptions {
                 static_locals: cfg.static_locals,
                 ..InstrumentOptions::default()
             },
-        ) {
-            println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);
-            return;
-        }
+        )
+        .map_err(|e| e.to_string())?;
         runtime::register(
             &mut natives,
             &RuntimeOptions {
@@ -269,7 +267,17 @@ fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
             },
         );
     }
-    let prog = tso_engine::loader::translate(&module);
+    Ok((tso_engine::loader::translate(&module), natives))
+}
+
+fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
+    let (prog, natives) = match prepare(dir, out, program, cfg, bound) {
+        Ok(p) => p,
+        Err(e) => {
+            println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);
+            return;
+        }
+    };
     tso_engine::resources::reset_peak_rss();
     let mut opts = CheckOptions {
         limits: Limits {

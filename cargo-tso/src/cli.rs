@@ -96,6 +96,9 @@ pub struct CheckingArgs {
     /// spurious wake-ups, which are explored by default).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Do not track uninitialised bits (no `uninitialized` verdicts; measurement).
+    #[arg(long)]
+    pub no_definedness: bool,
     /// A loop no other thread can end stops that thread instead of failing as
     /// non-terminating (for monitor threads that loop forever on purpose).
     #[arg(long)]

@@ -40,6 +40,7 @@ impl CheckSettings {
             machine.max_steps = steps;
         }
         machine.spurious_wakeups = !args.no_spurious_wakeups;
+        machine.definedness = !args.no_definedness;
         machine.allow_nontermination = args.allow_nontermination;
         machine.races = args
             .races

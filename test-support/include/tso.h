@@ -16,8 +16,8 @@
  *
  * Kinds: assertion abort deadlock out_of_bounds use_after_free double_free
  * invalid_free null_dereference division_by_zero pthread_misuse stack_overflow
- * non_terminating exit_status data_race (a race fails a test only under
- * `--races deny`). Another name is a compile error.
+ * non_terminating exit_status uninitialized data_race (a race fails a test only
+ * under `--races deny`). Another name is a compile error.
  *
  * Each macro starts a function `void f(void)` with C linkage whose name carries the
  * test's name and expectation (see test-support's parse_test_symbol):
@@ -69,6 +69,7 @@ enum tso_failure_kind_ {
     tso_failure_kind__stack_overflow,
     tso_failure_kind__non_terminating,
     tso_failure_kind__exit_status,
+    tso_failure_kind__uninitialized,
     tso_failure_kind__data_race
 };
 

@@ -9,6 +9,7 @@
 
 mod check;
 pub(crate) mod cxx;
+pub mod definedness;
 pub(crate) mod error;
 pub mod explore;
 pub mod interp;

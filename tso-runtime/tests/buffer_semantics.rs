@@ -435,3 +435,30 @@ fn store_of_wrong_length_is_an_error() {
         })
     ));
 }
+
+/// A buffered store carries the definedness of its bytes (the engine's undefined-bit
+/// masks): a load forwarded from the buffer gets exactly the stored bytes' masks, a
+/// load mixing buffered and memory bytes gets each byte's own, and the flush writes
+/// them to memory. A later defined store hides the undefined one.
+#[test]
+fn buffered_stores_carry_their_undefined_bits() {
+    let mut w = world();
+    let mut partly = Payload::from_int(0x0403_0201, 4);
+    partly.undef = vec![0, 0xff, 0x0f, 0];
+    store(&mut w, 0, Range::new(OBJ, 0, 4), partly, 0);
+    // Bytes 1..3 forwarded from the buffer, byte 4 from memory (defined).
+    let results = loads(&w, 0, Range::new(OBJ, 1, 4));
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].1.undef, vec![0xff, 0x0f, 0, 0]);
+    // Flushed, the masks are in memory.
+    let mut flushed = w.clone();
+    let mut c = no_choice();
+    flushed.0.fence(&mut flushed.1, &mut c, 0).expect("fence");
+    let memory = flushed.1.object(OBJ).expect("object");
+    assert_eq!(&memory.undef[..4], &[0, 0xff, 0x0f, 0]);
+    // A defined store over byte 1 makes the load of bytes 1..2 defined there.
+    store(&mut w, 0, Range::new(OBJ, 1, 1), Payload::from_int(9, 1), 0);
+    let results = loads(&w, 0, Range::new(OBJ, 1, 2));
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].1.undef, vec![0, 0x0f]);
+}

@@ -30,6 +30,10 @@ pub enum ErrorKind {
     /// A state reachable under x86-TSO (with empty store buffers) that sequential
     /// consistency cannot reach (`--robustness`, `TSO_TEST_ROBUST`).
     NotRobust,
+    /// A branch, `switch` or `select` condition, an address, a divisor, a call target,
+    /// an inspected library argument or the exit status that depends on bits never
+    /// written (uninitialised stack or heap memory, `undef`).
+    Uninitialized,
     /// Two conflicting accesses, at least one of them not atomic, that happens-before
     /// does not order (C11 5.1.2.4, C++ [intro.races]); `--races deny` only.
     DataRace,
@@ -54,6 +58,7 @@ pub const ALL_KINDS: &[ErrorKind] = &[
     ErrorKind::StoreToReleasedMemory,
     ErrorKind::StepLimit,
     ErrorKind::NotRobust,
+    ErrorKind::Uninitialized,
     ErrorKind::DataRace,
 ];
 
@@ -73,6 +78,7 @@ pub const EXPECTABLE_KINDS: &[ErrorKind] = &[
     ErrorKind::StackOverflow,
     ErrorKind::NonTerminating,
     ErrorKind::ExitStatus,
+    ErrorKind::Uninitialized,
     ErrorKind::DataRace,
 ];
 
@@ -97,6 +103,7 @@ impl ErrorKind {
             ErrorKind::StoreToReleasedMemory => "store-to-released-memory",
             ErrorKind::StepLimit => "step-limit",
             ErrorKind::NotRobust => "not-robust",
+            ErrorKind::Uninitialized => "uninitialized",
             ErrorKind::DataRace => "data-race",
         }
     }

@@ -40,7 +40,8 @@ pub(crate) fn register(n: &mut Natives) {
 }
 
 fn new(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResult, Failure> {
-    match cx.allocate(size.max(1), family)? {
+    // Like malloc, `new` memory is undefined until the constructor writes it.
+    match cx.allocate_uninit(size.max(1), family)? {
         Some(p) => Ok(NativeResult::Return(Val::Ptr(p))),
         None => Err(Failure::new(ErrorKind::Abort, format!("operator new({size}) failed: allocation too large (std::bad_alloc with -fno-exceptions)"))),
     }

@@ -1,6 +1,7 @@
 //! Executing single instructions.
 
 use super::{arith, intrinsics, Exec, Machine};
+use crate::definedness::Undef;
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{CallAbi, Callee, FuncId, Inst, RmwOp, Ty, TyId};
 use crate::memory::{decode, encode, Fragment, ObjKind, Object};
@@ -19,6 +20,15 @@ impl<'p> Machine<'p> {
         notes: Option<&mut Vec<String>>,
     ) -> Result<Exec, Failure> {
         let types = &self.program.types;
+        // The result's undefined bits (see `crate::definedness`), after refusing uses
+        // that depend on undefined bits.
+        let mut result_undef = if self.opts.definedness
+            && (inst.builds_aggregate() || self.may_be_undefined(st, tid))
+        {
+            self.undef_before(st, tid, inst)?
+        } else {
+            None
+        };
         let th = st.thread(tid);
         let fr = th.top();
         macro_rules! ev {
@@ -73,7 +83,11 @@ impl<'p> Machine<'p> {
                 if size > crate::memory::MAX_OBJECT_SIZE {
                     return Err(Failure::new(ErrorKind::StackOverflow, format!("stack allocation of {size} bytes")));
                 }
-                let mut o = Object::new(size.max(1) as usize, ObjKind::Stack);
+                let mut o = if self.opts.definedness {
+                    Object::new_undefined(size.max(1) as usize, ObjKind::Stack)
+                } else {
+                    Object::new(size.max(1) as usize, ObjKind::Stack)
+                };
                 o.site = self.location(st, tid);
                 o.var = *var;
                 let id = st.memory.allocate(o);
@@ -82,13 +96,15 @@ impl<'p> Machine<'p> {
             }
             Inst::Load { dst, ty, ptr, order } => {
                 let p = ev!(ptr).as_u64();
-                let v = self.load(st, p, *ty)?;
+                let (v, u) = self.load_undef(st, p, *ty)?;
+                result_undef = u;
                 self.race_access(st, tid, p, types.size(*ty), false, *order)?;
                 (*dst, v)
             }
             Inst::Store { ty, val, ptr, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
-                self.store(st, tid, p, *ty, &v)?;
+                let u = self.shadow_if_tracked(st, tid, val);
+                self.store(st, tid, p, *ty, &v, u.as_ref())?;
                 self.race_access(st, tid, p, types.size(*ty), true, *order)?;
                 return self.advance(st, tid);
             }
@@ -98,21 +114,39 @@ impl<'p> Machine<'p> {
             }
             Inst::CmpXchg { dst, ty, ptr, expected, new, order } => {
                 let (p, e, n) = (ev!(ptr).as_u64(), ev!(expected), ev!(new));
-                let old = self.load(st, p, *ty)?;
+                let un = self.shadow_if_tracked(st, tid, new);
+                let (old, uold) = self.load_undef(st, p, *ty)?;
                 let bits = types.int_bits(*ty);
                 let ok = old.bits() & mask(bits) == e.bits() & mask(bits);
                 if ok {
-                    self.store(st, tid, p, *ty, &n)?;
+                    self.store(st, tid, p, *ty, &n, un.as_ref())?;
                 }
                 self.race_rmw(st, tid, p, types.size(*ty), ok, *order)?;
+                // The old value keeps its undefined bits; the success flag is taken
+                // as defined (the location's bits decide it, as hardware would).
+                result_undef = uold.map(|u| Undef {
+                    shadow: Val::Agg(Arc::from(vec![u.shadow, Val::Int(0)])),
+                    origin: u.origin,
+                });
                 (*dst, Val::Agg(Arc::from(vec![old, Val::bool(ok)])))
             }
             Inst::AtomicRmw { dst, op, ty, ptr, val, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
-                let old = self.load(st, p, *ty)?;
+                let uv = self.shadow_if_tracked(st, tid, val);
+                let (old, uold) = self.load_undef(st, p, *ty)?;
                 let new = rmw(types, *op, *ty, &old, &v)?;
-                self.store(st, tid, p, *ty, &new)?;
+                // The new value: exchanged bits as they were, any other operation
+                // wholly undefined if an input bit was.
+                let unew = match op {
+                    RmwOp::Xchg => uv,
+                    _ => uv.or(uold.clone()).map(|u| Undef {
+                        shadow: crate::definedness::all_undefined(&new),
+                        origin: u.origin,
+                    }),
+                };
+                self.store(st, tid, p, *ty, &new, unew.as_ref())?;
                 self.race_rmw(st, tid, p, types.size(*ty), true, *order)?;
+                result_undef = uold;
                 (*dst, old)
             }
             Inst::ExtractValue { dst, agg, indices } => {
@@ -144,7 +178,14 @@ impl<'p> Machine<'p> {
             Inst::Freeze { dst, a } => (*dst, ev!(a)),
             Inst::Call { dst, callee, args, abi, .. } => {
                 let argv: Vec<Val> = args.iter().map(|a| self.eval(fr, a)).collect();
-                return self.call(st, tid, *dst, callee, argv, abi.as_deref(), chooser, notes);
+                let mut arg_undef = Vec::new();
+                if self.opts.definedness && self.may_be_undefined(st, tid) {
+                    arg_undef = args.iter().map(|a| self.undef_of(st, tid, fr, a)).collect();
+                    if arg_undef.iter().all(Option::is_none) {
+                        arg_undef = Vec::new();
+                    }
+                }
+                return self.call(st, tid, *dst, callee, argv, arg_undef, abi.as_deref(), chooser, notes);
             }
             Inst::Br { target } => return self.jump(st, tid, *target),
             Inst::CondBr { cond, then_bb, else_bb } => {
@@ -158,13 +199,32 @@ impl<'p> Machine<'p> {
             }
             Inst::Ret { val } => {
                 let v = val.as_ref().map(|v| ev!(v));
-                return self.ret(st, tid, v.unwrap_or_default(), chooser);
+                let u = val.as_ref().and_then(|v| self.shadow_if_tracked(st, tid, v));
+                return self.ret(st, tid, v.unwrap_or_default(), u, chooser);
             }
             Inst::Unreachable => return Err(Failure::new(ErrorKind::Abort, "reached `unreachable` (undefined behaviour, e.g. falling off the end of a non-void function)")),
             Inst::Unsupported { what } => return Err(Failure::unsupported(format!("unsupported: {what}"))),
         };
-        st.thread_mut(tid).top_mut().set_reg(dst, val);
+        let fr = st.thread_mut(tid).top_mut();
+        fr.set_reg(dst, val);
+        if result_undef.is_some() {
+            fr.set_undef(dst, result_undef);
+        }
         self.advance(st, tid)
+    }
+
+    /// The undefined bits of `op` when definedness is tracked.
+    #[inline]
+    fn shadow_if_tracked(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        op: &crate::ir::Operand,
+    ) -> Option<Undef> {
+        if !self.opts.definedness {
+            return None;
+        }
+        self.undef_of(st, tid, st.thread(tid).top(), op)
     }
 
     #[inline]
@@ -183,7 +243,29 @@ impl<'p> Machine<'p> {
         let from = fr.block;
         let phis = &body.blocks[target as usize].phis;
         if !phis.is_empty() {
-            // φs read the old values simultaneously.
+            // φs read the old values (and their undefined bits) simultaneously.
+            let track = !fr.undef.is_empty() || body.has_undef_operands;
+            let undefs: Vec<Option<Undef>> = if self.opts.definedness && track {
+                phis.iter()
+                    .map(|phi| {
+                        let op = phi
+                            .incoming
+                            .iter()
+                            .find(|(b, _)| *b == from)
+                            .map(|(_, op)| op)?;
+                        match op {
+                            crate::ir::Operand::Reg(r) => fr.undef_of(*r).cloned(),
+                            crate::ir::Operand::Const(_) => None,
+                            crate::ir::Operand::Undef(v) => Some(Undef {
+                                shadow: crate::definedness::all_undefined(v),
+                                origin: None,
+                            }),
+                        }
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             let vals: Vec<Val> = phis
                 .iter()
                 .map(|phi| {
@@ -197,6 +279,11 @@ impl<'p> Machine<'p> {
             for (phi, v) in phis.iter().zip(vals) {
                 fr.set_reg(phi.dst, v);
             }
+            for (phi, u) in phis.iter().zip(undefs) {
+                if u.is_some() {
+                    fr.set_undef(phi.dst, u);
+                }
+            }
         }
         fr.block = target;
         fr.ip = 0;
@@ -204,9 +291,30 @@ impl<'p> Machine<'p> {
     }
 
     pub(super) fn load(&self, st: &State, p: u64, ty: TyId) -> Result<Val, Failure> {
+        self.load_undef(st, p, ty).map(|(v, _)| v)
+    }
+
+    /// A load, with the loaded bits that are undefined (when tracked).
+    pub(super) fn load_undef(
+        &self,
+        st: &State,
+        p: u64,
+        ty: TyId,
+    ) -> Result<(Val, Option<Undef>), Failure> {
         let types = &self.program.types;
         let size = types.size(ty);
         let (obj, off) = st.memory.check(p, size, false)?;
+        let undef = if self.opts.definedness {
+            self.memory_undef(st, obj, off, ty)
+        } else {
+            None
+        };
+        self.load_checked(st, obj, off, ty).map(|v| (v, undef))
+    }
+
+    fn load_checked(&self, st: &State, obj: u32, off: u32, ty: TyId) -> Result<Val, Failure> {
+        let types = &self.program.types;
+        let size = types.size(ty);
         let o = st.memory.get(obj).expect("checked");
         let bytes = &o.data[off as usize..(off as u64 + size) as usize];
         // Fast path: small integers without provenance.
@@ -225,6 +333,7 @@ impl<'p> Machine<'p> {
         Ok(decode(types, ty, bytes, off, &|x| o.has_ptr_at(x)))
     }
 
+    /// Store `v`, whose undefined bits are `undef` (None: all defined).
     pub(super) fn store(
         &self,
         st: &mut State,
@@ -232,6 +341,7 @@ impl<'p> Machine<'p> {
         p: u64,
         ty: TyId,
         v: &Val,
+        undef: Option<&Undef>,
     ) -> Result<(), Failure> {
         let types = &self.program.types;
         let size = types.size(ty);
@@ -248,6 +358,15 @@ impl<'p> Machine<'p> {
                 o.data[off as usize..(off as u64 + size) as usize]
                     .copy_from_slice(&(*x as u64).to_le_bytes()[..size as usize]);
                 o.clear_ptrs(off, size as u32);
+                match undef {
+                    Some(u) => o.set_undef(
+                        off,
+                        size as u32,
+                        &crate::definedness::encode_mask(types, ty, &u.shadow),
+                    ),
+                    None if !o.undef.is_empty() => o.set_undef(off, size as u32, &[]),
+                    None => {}
+                }
                 return Ok(());
             }
         }
@@ -260,6 +379,9 @@ impl<'p> Machine<'p> {
             &Fragment {
                 data: bytes,
                 ptrs: ptrs.clone(),
+                undef: undef
+                    .map(|u| crate::definedness::encode_mask(types, ty, &u.shadow))
+                    .unwrap_or_default(),
             },
         )?;
         if shared && !ptrs.is_empty() {
@@ -283,6 +405,7 @@ impl<'p> Machine<'p> {
         dst: Option<u32>,
         callee: &Callee,
         args: Vec<Val>,
+        arg_undef: Vec<Option<Undef>>,
         abi: Option<&CallAbi>,
         chooser: &mut dyn Chooser,
         notes: Option<&mut Vec<String>>,
@@ -309,9 +432,31 @@ impl<'p> Machine<'p> {
             }
             Callee::AsmFence => return self.advance(st, tid),
             Callee::Intrinsic(i) => {
+                // Undefined lengths and addresses are refused before the call acts.
+                let probe = Val::Int(0);
+                if !arg_undef.is_empty() {
+                    self.intrinsic_undef(i, &args, &arg_undef, &probe)?;
+                }
                 let v = intrinsics::call(self, st, tid, i, &args)?;
+                let u = if arg_undef.is_empty() {
+                    None
+                } else {
+                    self.intrinsic_undef(i, &args, &arg_undef, &v)?
+                };
+                if let (crate::ir::Intrinsic::Memset, Some(Some(_))) = (i, arg_undef.get(1)) {
+                    // memset with an undefined byte: the bytes written are undefined.
+                    let (d, n) = (args[0].as_u64(), args[2].as_u64());
+                    let (obj, off) = ptr_parts(d);
+                    if let Some(o) = st.memory.get_mut(obj).filter(|_| n > 0) {
+                        o.set_undef(off, n as u32, &vec![0xff; n as usize]);
+                    }
+                }
                 if let Some(d) = dst {
-                    st.thread_mut(tid).top_mut().set_reg(d, v);
+                    let fr = st.thread_mut(tid).top_mut();
+                    fr.set_reg(d, v);
+                    if u.is_some() {
+                        fr.set_undef(d, u);
+                    }
                 }
                 return self.advance(st, tid);
             }
@@ -328,7 +473,7 @@ impl<'p> Machine<'p> {
                 ret = ReturnTo::CallerEndsAtomic;
             }
             return self
-                .push_frame(st, tid, fid, args, abi, ret)
+                .push_frame(st, tid, fid, args, &arg_undef, abi, ret)
                 .map(|_| Exec::Next);
         }
         let Some(native) = self.natives[fid as usize].clone() else {
@@ -337,15 +482,24 @@ impl<'p> Machine<'p> {
                 func.name
             )));
         };
-        let r = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
-            (native.call)(cx, &args)
-        })?;
-        match r {
+        if !arg_undef.is_empty() {
+            crate::natives::require_defined_args(&native, &arg_undef, |o| self.origin_text(o))?;
+        }
+        let (r, ret_undef) = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
+            cx.arg_undef = arg_undef.into_iter().map(|u| u.map(|u| u.shadow)).collect();
+            let r = (native.call)(cx, &args);
+            (r, cx.ret_undef.take())
+        });
+        match r? {
             NativeResult::Return(v) => {
                 let t = st.thread_mut(tid);
                 t.phase = 0;
                 if let Some(d) = dst {
-                    t.top_mut().set_reg(d, v);
+                    let fr = t.top_mut();
+                    fr.set_reg(d, v);
+                    if ret_undef.is_some() {
+                        fr.set_undef(d, ret_undef);
+                    }
                 }
                 self.advance(st, tid)
             }
@@ -375,7 +529,7 @@ impl<'p> Machine<'p> {
                         self.program.functions[f as usize].name
                     )));
                 }
-                self.push_frame(st, tid, f, args, None, ReturnTo::Native)?;
+                self.push_frame(st, tid, f, args, &[], None, ReturnTo::Native)?;
                 Ok(Exec::Next)
             }
             NativeResult::Exit(code) => {
@@ -389,12 +543,14 @@ impl<'p> Machine<'p> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push_frame(
         &self,
         st: &mut State,
         tid: ThreadId,
         fid: FuncId,
         mut args: Vec<Val>,
+        arg_undef: &[Option<Undef>],
         abi: Option<&CallAbi>,
         ret: ReturnTo,
     ) -> Result<(), Failure> {
@@ -418,6 +574,7 @@ impl<'p> Machine<'p> {
                 let mut o = Object::new(size as usize, ObjKind::Stack);
                 o.data.copy_from_slice(&frag.data);
                 o.ptrs = frag.ptrs;
+                o.undef = frag.undef;
                 let id = st.memory.allocate(o);
                 byval_copies.push(id);
                 args[k as usize] = Val::Ptr(make_ptr(id, 0));
@@ -425,8 +582,16 @@ impl<'p> Machine<'p> {
         }
         let mut frame = self.frame(fid, args[..params.min(args.len())].to_vec(), ret);
         frame.allocas = byval_copies;
+        // Parameters are the first registers; they keep the arguments' undefined bits
+        // (a byval copy's are in its bytes).
+        for (k, u) in arg_undef.iter().enumerate().take(params) {
+            let byval = abi.is_some_and(|abi| abi.byval.iter().any(|(i, _)| *i as usize == k));
+            if u.is_some() && !byval {
+                frame.set_undef(k as u32, u.clone());
+            }
+        }
         if func.variadic && args.len() > params {
-            frame.varargs = Some(self.varargs_area(st, &args, params, abi)?);
+            frame.varargs = Some(self.varargs_area(st, &args, arg_undef, params, abi)?);
         }
         st.thread_mut(tid).frames.push(frame);
         Ok(())
@@ -438,32 +603,45 @@ impl<'p> Machine<'p> {
         &self,
         st: &mut State,
         args: &[Val],
+        arg_undef: &[Option<Undef>],
         params: usize,
         abi: Option<&CallAbi>,
     ) -> Result<u32, Failure> {
         let types = &self.program.types;
         let mut data: Vec<u8> = Vec::new();
         let mut ptrs = Vec::new();
+        let mut undef: Vec<u8> = Vec::new();
         for (k, a) in args.iter().enumerate().skip(params) {
             let start = data.len();
             let byval = abi
                 .and_then(|abi| abi.byval.iter().find(|(i, _)| *i as usize == k))
                 .map(|b| b.1);
             let ty = abi.and_then(|abi| abi.arg_tys.get(k).copied());
+            let u = arg_undef.get(k).and_then(|u| u.as_ref());
+            undef.resize(start, 0);
             if let Some(size) = byval {
                 let frag = st.memory.read_fragment(a.as_u64(), size)?;
                 data.extend_from_slice(&frag.data);
                 ptrs.extend(frag.ptrs.iter().map(|p| p + start as u32));
+                undef.extend_from_slice(&frag.undef);
             } else if let (Val::Agg(_), Some(ty)) = (a, ty) {
                 let mut bytes = vec![0u8; types.size(ty) as usize];
                 let mut local = Vec::new();
                 encode(types, ty, a, &mut bytes, 0, &mut local);
                 data.extend_from_slice(&bytes);
                 ptrs.extend(local.iter().map(|p| p + start as u32));
+                if let Some(u) = u {
+                    undef.extend(crate::definedness::encode_mask(types, ty, &u.shadow));
+                }
             } else {
                 data.extend_from_slice(&(a.bits() as u64).to_le_bytes());
                 if matches!(a, Val::Ptr(_)) {
                     ptrs.push(start as u32);
+                }
+                if let Some(u) = u {
+                    let width = ty.map_or(64, |t| types.int_bits(t).max(8));
+                    let bits = crate::definedness::smear(&u.shadow) & mask(width);
+                    undef.extend_from_slice(&(bits as u64).to_le_bytes());
                 }
             }
             data.resize(data.len().div_ceil(8) * 8, 0);
@@ -471,6 +649,10 @@ impl<'p> Machine<'p> {
         let mut o = Object::new(data.len().max(8), ObjKind::Internal);
         o.data[..data.len()].copy_from_slice(&data);
         o.ptrs = ptrs;
+        if undef.iter().any(|&b| b != 0) {
+            undef.resize(o.data.len(), 0);
+            o.undef = undef;
+        }
         Ok(st.memory.allocate(o))
     }
 
@@ -479,8 +661,21 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         v: Val,
+        undef: Option<Undef>,
         chooser: &mut dyn Chooser,
     ) -> Result<Exec, Failure> {
+        if tid == 0 && st.thread(tid).frames.len() == 1 && st.thread(tid).pending_exit.is_none() {
+            // main's return value is the exit status.
+            if let Some(u) = undef
+                .as_ref()
+                .filter(|u| crate::definedness::smear(&u.shadow) & 0xffff_ffff != 0)
+            {
+                return Err(crate::definedness::error(
+                    "main's return value (the exit status)",
+                    self.origin_text(u.origin).as_deref(),
+                ));
+            }
+        }
         let t = st.thread_mut(tid);
         let frame = t.frames.pop().expect("returning frame");
         // Stack objects die with the frame; dangling pointers to them are then caught.
@@ -509,7 +704,7 @@ impl<'p> Machine<'p> {
                         ));
                     };
                     st.thread_mut(tid).pending_exit = Some(status);
-                    self.push_frame(st, tid, fid, Vec::new(), None, ReturnTo::Nothing)?;
+                    self.push_frame(st, tid, fid, Vec::new(), &[], None, ReturnTo::Nothing)?;
                     return Ok(Exec::Next);
                 }
                 st.exit_code = Some(status.bits() as i32);
@@ -535,7 +730,7 @@ impl<'p> Machine<'p> {
                     ));
                 };
                 st.thread_mut(tid).pending_exit = Some(value);
-                self.push_frame(st, tid, fid, vec![arg], None, ReturnTo::Nothing)?;
+                self.push_frame(st, tid, fid, vec![arg], &[], None, ReturnTo::Nothing)?;
                 return Ok(Exec::Next);
             }
             self.finish_thread(st, tid, value, chooser)?;
@@ -559,6 +754,9 @@ impl<'p> Machine<'p> {
                     &body.blocks[top.block as usize].insts[top.ip as usize]
                 {
                     top.set_reg(*d, v);
+                    if undef.is_some() {
+                        top.set_undef(*d, undef);
+                    }
                 }
                 top.ip += 1;
                 Ok(Exec::Next)
@@ -634,6 +832,9 @@ impl<'p> Machine<'p> {
             spurious_wakeups: self.opts.spurious_wakeups,
             fence_hook: self.fence_hook.clone(),
             evict_hook: self.evict_hook.clone(),
+            definedness: self.opts.definedness,
+            arg_undef: Vec::new(),
+            ret_undef: None,
         };
         f(&mut cx)
     }

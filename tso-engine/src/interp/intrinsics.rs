@@ -242,8 +242,14 @@ fn scalar(
             };
             bytes[8..16].copy_from_slice(&area_ptr.to_le_bytes());
             ptrs.push(8);
-            st.memory
-                .write_fragment(list, &Fragment { data: bytes, ptrs })?;
+            st.memory.write_fragment(
+                list,
+                &Fragment {
+                    data: bytes,
+                    ptrs,
+                    undef: Vec::new(),
+                },
+            )?;
             Val::Int(0)
         }
         VaEnd => Val::Int(0),

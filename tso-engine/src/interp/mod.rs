@@ -8,7 +8,7 @@ mod races;
 mod trace;
 
 pub use races::{RaceAccess, RaceReport};
-pub(crate) use trace::attribute;
+pub(crate) use trace::{attribute, short};
 pub use trace::{describe_address, describe_pointer, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
@@ -34,6 +34,9 @@ pub struct MachineOptions {
     /// A thread in a loop no other thread can end stops there (that path ends for it)
     /// instead of failing as non-terminating (SV-COMP monitor threads).
     pub allow_nontermination: bool,
+    /// Track which bits were never written and report their uses (`uninitialized`);
+    /// off (`--no-definedness`): no memory or value is ever undefined.
+    pub definedness: bool,
     /// Data races: not tracked (the engine's default: `cargo tso` asks for `Warn`),
     /// reported beside the verdict, or failures.
     pub races: crate::race::RacePolicy,
@@ -48,6 +51,7 @@ impl Default for MachineOptions {
             outputs_visible: false,
             spurious_wakeups: true,
             allow_nontermination: false,
+            definedness: true,
             races: crate::race::RacePolicy::Allow,
         }
     }
@@ -181,6 +185,7 @@ impl<'p> Machine<'p> {
             block: 0,
             ip: 0,
             regs: Arc::new(args),
+            undef: Vec::new(),
             allocas: Vec::new(),
             varargs: None,
             ret,
@@ -219,7 +224,7 @@ impl<'p> Machine<'p> {
     fn eval(&self, frame: &Frame, op: &Operand) -> Val {
         match op {
             Operand::Reg(r) => frame.regs[*r as usize].clone(),
-            Operand::Const(c) => c.clone(),
+            Operand::Const(c) | Operand::Undef(c) => c.clone(),
         }
     }
 
@@ -609,3 +614,4 @@ enum Exec {
 }
 
 mod exec;
+mod undef;

@@ -55,6 +55,9 @@ impl std::fmt::Display for Location {
 pub(crate) enum Operand {
     Reg(Reg),
     Const(Val),
+    /// LLVM `undef` or `poison`: evaluates to this zero value, with every bit
+    /// undefined (see `crate::definedness`).
+    Undef(Val),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -407,6 +410,18 @@ pub(crate) enum Inst {
     },
 }
 
+impl Inst {
+    /// `insertvalue`, `insertelement`, `shufflevector`: built from `poison` so often
+    /// that definedness looks at them always instead of marking their functions.
+    #[inline]
+    pub fn builds_aggregate(&self) -> bool {
+        matches!(
+            self,
+            Inst::InsertValue { .. } | Inst::InsertElement { .. } | Inst::ShuffleVector { .. }
+        )
+    }
+}
+
 /// How a call passes arguments beyond plain values; only present when it matters.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct CallAbi {
@@ -449,6 +464,11 @@ pub(crate) struct Body {
     /// Registers live at the start of each instruction, for instructions where a state
     /// may be taken (see `liveness`): serialising only live registers keeps states canonical.
     pub live: crate::ir::liveness::Liveness,
+    /// Some operand is `undef`/`poison` (`Operand::Undef`): definedness must look at
+    /// every instruction even while no register of a frame is undefined. Operands of
+    /// instructions that build aggregates (`Inst::builds_aggregate`, often from
+    /// `poison`) do not count: those instructions are always looked at.
+    pub has_undef_operands: bool,
 }
 
 pub(crate) mod liveness;

@@ -80,6 +80,7 @@ fn table(base: u64, width: usize, entry: impl Fn(i64) -> i64) -> Fragment {
     Fragment {
         data,
         ptrs: vec![0],
+        undef: Vec::new(),
     }
 }
 

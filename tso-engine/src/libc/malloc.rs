@@ -10,16 +10,16 @@ pub(crate) const MALLOC: u8 = 0;
 
 pub(crate) fn register(n: &mut Natives) {
     n.add("malloc", Visibility::Never, |cx, a| {
-        alloc(cx, arg(a, 0)?, MALLOC)
+        alloc_uninit(cx, arg(a, 0)?, MALLOC)
     });
     n.add("calloc", Visibility::Never, |cx, a| {
         alloc(cx, arg(a, 0)?.saturating_mul(arg(a, 1)?), MALLOC)
     });
     n.add("aligned_alloc", Visibility::Never, |cx, a| {
-        alloc(cx, arg(a, 1)?, MALLOC)
+        alloc_uninit(cx, arg(a, 1)?, MALLOC)
     });
     n.add("memalign", Visibility::Never, |cx, a| {
-        alloc(cx, arg(a, 1)?, MALLOC)
+        alloc_uninit(cx, arg(a, 1)?, MALLOC)
     });
     n.add("posix_memalign", Visibility::Never, posix_memalign);
     n.add("realloc", Visibility::Never, realloc);
@@ -29,6 +29,21 @@ pub(crate) fn register(n: &mut Natives) {
     });
 }
 
+/// A block whose bytes are undefined until written (malloc; see `crate::definedness`).
+pub(crate) fn alloc_uninit(
+    cx: &mut NativeCx<'_>,
+    size: u64,
+    family: u8,
+) -> Result<NativeResult, Failure> {
+    Ok(NativeResult::Return(
+        match cx.allocate_uninit(size.max(1), family)? {
+            Some(p) => Val::Ptr(p),
+            None => Val::Int(0),
+        },
+    ))
+}
+
+/// A zeroed block (calloc).
 pub(crate) fn alloc(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<NativeResult, Failure> {
     Ok(NativeResult::Return(
         match cx.allocate(size.max(1), family)? {
@@ -41,7 +56,7 @@ pub(crate) fn alloc(cx: &mut NativeCx<'_>, size: u64, family: u8) -> Result<Nati
 fn posix_memalign(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     // The result slot is checked before anything is allocated.
     cx.ptr_arg(a, 0, Pointee::write(8))?;
-    match cx.allocate(arg(a, 2)?.max(1), MALLOC)? {
+    match cx.allocate_uninit(arg(a, 2)?.max(1), MALLOC)? {
         Some(p) => {
             cx.write_ptr(arg(a, 0)?, &Val::Ptr(p))?;
             Ok(NativeResult::Return(Val::Int(0)))
@@ -56,7 +71,8 @@ fn realloc(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     if old != 0 {
         cx.check_releasable(old, MALLOC)?;
     }
-    let Some(new) = cx.allocate(size.max(1), MALLOC)? else {
+    // The new tail is undefined; the copied part keeps the old block's definedness.
+    let Some(new) = cx.allocate_uninit(size.max(1), MALLOC)? else {
         return Ok(NativeResult::Return(Val::Int(0)));
     };
     if old != 0 {

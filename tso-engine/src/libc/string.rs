@@ -37,20 +37,28 @@ pub(crate) fn register(n: &mut Natives) {
         ret_ptr(d)
     });
     n.add("memcmp", Visibility::IfShared2(0, 1), |cx, a| {
-        let len = arg(a, 2)?;
-        let x = cx.read_bytes(arg(a, 0)?, len)?;
-        let y = cx.read_bytes(arg(a, 1)?, len)?;
+        let (p, q, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
+        let (x, y) = (
+            cx.read_bytes_unchecked(p, len)?,
+            cx.read_bytes_unchecked(q, len)?,
+        );
+        // The bytes up to the first difference decide the result.
+        let decided = x
+            .iter()
+            .zip(&y)
+            .position(|(u, v)| u != v)
+            .map_or(len, |i| i as u64 + 1);
+        cx.require_defined(p, decided)?;
+        cx.require_defined(q, decided)?;
         ret(cmp(x.cmp(&y)))
     });
     n.add("memchr", Visibility::IfShared(0), |cx, a| {
         let (p, c, len) = (arg(a, 0)?, arg(a, 1)? as u8, arg(a, 2)?);
-        let b = cx.read_bytes(p, len)?;
-        ret_ptr(
-            b.iter()
-                .position(|&x| x == c)
-                .map(|i| p + i as u64)
-                .unwrap_or(0),
-        )
+        let b = cx.read_bytes_unchecked(p, len)?;
+        let found = b.iter().position(|&x| x == c);
+        // The bytes up to the match decide the result.
+        cx.require_defined(p, found.map_or(len, |i| i as u64 + 1))?;
+        ret_ptr(found.map(|i| p + i as u64).unwrap_or(0))
     });
     n.add("strlen", Visibility::IfShared(0), |cx, a| {
         ret(cx.read_c_string(arg(a, 0)?)?.len() as u64)

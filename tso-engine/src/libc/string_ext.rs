@@ -48,8 +48,13 @@ pub(crate) fn register(n: &mut Natives) {
     });
     n.add("memrchr", Visibility::IfShared(0), |cx, a| {
         let (c, len) = (arg(a, 1)? as u8, arg(a, 2)?);
-        let b = cx.read_bytes(arg(a, 0)?, len)?;
-        ret_at(&first(a)?, b.iter().rposition(|&x| x == c))
+        let p = arg(a, 0)?;
+        let b = cx.read_bytes_unchecked(p, len)?;
+        let found = b.iter().rposition(|&x| x == c);
+        // The bytes from the match to the end decide the result.
+        let from = found.map_or(0, |i| i as u64);
+        cx.require_defined(p + from, len - from)?;
+        ret_at(&first(a)?, found)
     });
     n.add("stpcpy", Visibility::IfShared2(0, 1), |cx, a| {
         let mut s = cx.read_c_string(arg(a, 1)?)?;
@@ -67,8 +72,19 @@ pub(crate) fn register(n: &mut Natives) {
     });
     n.add("bcmp", Visibility::IfShared2(0, 1), |cx, a| {
         let len = arg(a, 2)?;
-        let equal = cx.read_bytes(arg(a, 0)?, len)? == cx.read_bytes(arg(a, 1)?, len)?;
-        ret(!equal as u64)
+        let (p, q) = (arg(a, 0)?, arg(a, 1)?);
+        let (x, y) = (
+            cx.read_bytes_unchecked(p, len)?,
+            cx.read_bytes_unchecked(q, len)?,
+        );
+        let decided = x
+            .iter()
+            .zip(&y)
+            .position(|(u, v)| u != v)
+            .map_or(len, |i| i as u64 + 1);
+        cx.require_defined(p, decided)?;
+        cx.require_defined(q, decided)?;
+        ret((x != y) as u64)
     });
     n.add("strcasecmp", Visibility::IfShared2(0, 1), |cx, a| {
         let x = cx.read_c_string(arg(a, 0)?)?.to_ascii_lowercase();

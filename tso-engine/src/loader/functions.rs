@@ -38,6 +38,7 @@ impl Translator {
     }
 
     pub(crate) unsafe fn translate_body(&mut self, f: LLVMValueRef, fid: FuncId) -> Body {
+        self.saw_undef = false;
         let mut cx = FnCtx {
             regs: HashMap::new(),
             blocks: HashMap::new(),
@@ -82,7 +83,15 @@ impl Translator {
                         dst: cx.regs[&i],
                         incoming: incoming.into(),
                     });
-                } else if let Some(inst) = self.inst(&cx, i) {
+                } else if let Some(inst) = {
+                    let saw_undef = self.saw_undef;
+                    let inst = self.inst(&cx, i);
+                    if inst.as_ref().is_some_and(Inst::builds_aggregate) {
+                        // The interpreter always looks at these (see `has_undef_operands`).
+                        self.saw_undef = saw_undef;
+                    }
+                    inst
+                } {
                     insts.push(inst);
                     locs.push(self.location_of(i));
                 }
@@ -106,6 +115,7 @@ impl Translator {
         Body {
             blocks: blocks.into(),
             live,
+            has_undef_operands: self.saw_undef,
         }
     }
 
@@ -142,7 +152,13 @@ impl Translator {
         if let Some(&r) = cx.regs.get(&v) {
             return Operand::Reg(r);
         }
+        // SAFETY: `v` is a live value of the module being translated.
+        let undef = unsafe { LLVMIsUndef(v) != 0 || LLVMIsPoison(v) != 0 };
         match self.const_val(v) {
+            Ok(c) if undef => {
+                self.saw_undef = true;
+                Operand::Undef(c)
+            }
             Ok(c) => Operand::Const(c),
             // Unknown constants evaluate to 0; the instruction using them is rare enough
             // (block addresses) that we do not special-case it.

@@ -76,6 +76,8 @@ pub(crate) struct Translator {
     constructors: Vec<FuncId>,
     pub debug: crate::ir::debug::DebugInfo,
     di: debuginfo::DiReader,
+    /// The body being translated has an `undef`/`poison` operand.
+    saw_undef: bool,
 }
 
 impl Translator {
@@ -95,6 +97,7 @@ impl Translator {
             constructors: Vec::new(),
             debug: Default::default(),
             di: Default::default(),
+            saw_undef: false,
         }
     }
 

@@ -6,6 +6,9 @@ pub struct Fragment {
     pub data: Vec<u8>,
     /// Offsets (relative to the start) at which an 8-byte pointer with provenance starts.
     pub ptrs: Vec<u32>,
+    /// Per byte, the bits never written (1 = undefined); empty when every bit is
+    /// defined (see `crate::definedness`).
+    pub undef: Vec<u8>,
 }
 
 impl Fragment {
@@ -13,6 +16,7 @@ impl Fragment {
         Fragment {
             data,
             ptrs: Vec::new(),
+            undef: Vec::new(),
         }
     }
     /// The pointer values this fragment holds.

@@ -63,6 +63,7 @@ impl Memory {
             o.freed = true;
             o.data = Vec::new();
             o.ptrs.clear();
+            o.undef = Vec::new();
         }
     }
 
@@ -169,6 +170,10 @@ impl Memory {
         Ok(Fragment {
             data: o.data[off as usize..off as usize + len as usize].to_vec(),
             ptrs: o.ptrs_in(off, len as u32).collect(),
+            undef: o
+                .undef_in(off, len as u32)
+                .map(<[u8]>::to_vec)
+                .unwrap_or_default(),
         })
     }
 
@@ -181,6 +186,7 @@ impl Memory {
         for &rel in &frag.ptrs {
             o.add_ptr(off + rel);
         }
+        o.set_undef(off, len as u32, &frag.undef);
         Ok(())
     }
 

@@ -18,6 +18,9 @@ pub struct Object {
     pub data: Vec<u8>,
     /// Sorted offsets at which an 8-byte pointer with provenance starts.
     pub ptrs: Vec<u32>,
+    /// Per byte, the bits never written (1 = undefined), as long as the object holds
+    /// any; empty once every bit is defined, so defined objects cost nothing.
+    pub(crate) undef: Vec<u8>,
     pub(crate) kind: ObjKind,
     /// Reachable by more than one thread (monotone: never reset).
     pub shared: bool,
@@ -65,6 +68,7 @@ impl Object {
         Object {
             data: vec![0; size],
             ptrs: Vec::new(),
+            undef: Vec::new(),
             kind,
             shared: false,
             freed: false,
@@ -79,6 +83,43 @@ impl Object {
     #[inline]
     pub(crate) fn size(&self) -> u64 {
         self.data.len() as u64
+    }
+
+    /// A new object whose bytes were never written (stack slots, `malloc`).
+    pub(crate) fn new_undefined(size: usize, kind: ObjKind) -> Object {
+        let mut o = Object::new(size, kind);
+        o.undef = vec![0xff; size];
+        o
+    }
+
+    /// The undefined bits of `[off, off+len)`, or None when all of them are defined.
+    #[inline]
+    pub(crate) fn undef_in(&self, off: u32, len: u32) -> Option<&[u8]> {
+        if self.undef.is_empty() {
+            return None;
+        }
+        let r = &self.undef[off as usize..off as usize + len as usize];
+        r.iter().any(|&b| b != 0).then_some(r)
+    }
+
+    /// Record the definedness of `[off, off+len)` after a write: `mask` holds its
+    /// undefined bits (empty: all defined). Drops the mask once nothing is undefined.
+    pub(crate) fn set_undef(&mut self, off: u32, len: u32, mask: &[u8]) {
+        let (start, end) = (off as usize, off as usize + len as usize);
+        if mask.iter().all(|&b| b == 0) {
+            if self.undef.is_empty() || self.undef[start..end].iter().all(|&b| b == 0) {
+                return;
+            }
+            self.undef[start..end].fill(0);
+            if self.undef.iter().all(|&b| b == 0) {
+                self.undef = Vec::new();
+            }
+            return;
+        }
+        if self.undef.is_empty() {
+            self.undef = vec![0; self.data.len()];
+        }
+        self.undef[start..end].copy_from_slice(mask);
     }
 
     /// Forget provenance of pointers overlapping `[off, off+len)`.

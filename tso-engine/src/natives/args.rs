@@ -35,6 +35,29 @@ pub fn arg(a: &[Val], i: usize) -> Result<u64, Failure> {
     arg_val(a, i).map(|v| v.as_u64())
 }
 
+/// Undefined bits in an argument a native inspects are an `uninitialized` error,
+/// raised before the call has any effect; `undef[i]` is argument i's shadow, if it has
+/// undefined bits (see `crate::definedness`). Arguments the native declared as carried
+/// (`Native::carries_undefined`: values stored or passed on, never looked at) may hold
+/// them.
+pub(crate) fn require_defined_args(
+    native: &super::Native,
+    undef: &[Option<crate::definedness::Undef>],
+    origin: impl Fn(Option<crate::definedness::Origin>) -> Option<String>,
+) -> Result<(), Failure> {
+    for (i, u) in undef.iter().enumerate() {
+        let Some(u) = u else { continue };
+        if i < 32 && native.carries_undefined & (1 << i) != 0 {
+            continue;
+        }
+        return Err(crate::definedness::error(
+            &format!("argument {} of `{}`", i + 1, native.name),
+            origin(u.origin).as_deref(),
+        ));
+    }
+    Ok(())
+}
+
 /// Whether a native reads or writes the memory a pointer argument points to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {

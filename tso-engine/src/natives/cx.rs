@@ -24,6 +24,13 @@ pub struct NativeCx<'a> {
     pub(crate) spurious_wakeups: bool,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
     pub(crate) evict_hook: Option<std::sync::Arc<super::Native>>,
+    /// Uninitialised values are tracked (`--no-definedness` switches it off).
+    pub(crate) definedness: bool,
+    /// The shadows of the arguments that hold undefined bits (see
+    /// `crate::definedness`), for natives that carry them (`Natives::carry_undefined`).
+    pub(crate) arg_undef: Vec<Option<Val>>,
+    /// The result's undefined bits and their origin, set by the native.
+    pub(crate) ret_undef: Option<crate::definedness::Undef>,
 }
 
 impl<'a> NativeCx<'a> {
@@ -115,6 +122,57 @@ impl<'a> NativeCx<'a> {
 
     pub(crate) fn callback_result(&mut self) -> Option<Val> {
         self.state.thread_mut(self.tid).callback_result.take()
+    }
+
+    // ---- definedness ----
+
+    /// Whether uninitialised values are tracked in this run.
+    pub fn definedness(&self) -> bool {
+        self.definedness
+    }
+
+    /// The undefined bits of argument `i` (a shadow shaped like the value), if any.
+    /// Only arguments the native declared with `Natives::carry_undefined` can have them.
+    pub fn arg_undefined(&self, i: usize) -> Option<&Val> {
+        self.arg_undef.get(i).and_then(|s| s.as_ref())
+    }
+
+    /// The call's result has the undefined bits `shadow`, which came from the memory
+    /// at `from` (named in the error if they are used).
+    pub fn set_result_undefined(&mut self, shadow: Val, from: u64) {
+        let origin = self
+            .state
+            .memory
+            .object_of(from)
+            .and_then(|(_, o)| crate::definedness::Origin::of(o));
+        self.ret_undef = Some(crate::definedness::Undef { shadow, origin });
+    }
+
+    /// Refuse bytes `[ptr, ptr+len)` if any bit of them was never written: a library
+    /// function inspects them (compares, prints, parses). For functions that look at a
+    /// prefix only (memcmp up to the first difference), with `read_bytes_unchecked`.
+    pub fn require_defined(&self, ptr: u64, len: u64) -> Result<(), Failure> {
+        if !self.definedness || len == 0 {
+            return Ok(());
+        }
+        let Some((_, o)) = self.state.memory.object_of(ptr) else {
+            return Ok(());
+        };
+        let off = ptr_parts(ptr).1;
+        if off as u64 + len > o.size() {
+            return Ok(());
+        }
+        if o.undef_in(off, len as u32).is_some() {
+            let origin = crate::definedness::Origin::of(o).and_then(|x| x.describe(self.program));
+            return Err(crate::definedness::error(
+                &format!(
+                    "`{}` reads bytes that it inspects; their value",
+                    self.native
+                ),
+                origin.as_deref(),
+            ));
+        }
+        Ok(())
     }
 
     // ---- memory ----
@@ -209,21 +267,39 @@ impl<'a> NativeCx<'a> {
         Ok(())
     }
 
-    /// Read `len` bytes (none, and no check, when `len` is 0).
-    pub(crate) fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+    /// Read `len` bytes without requiring them defined; the caller checks the part it
+    /// inspects with `require_defined`.
+    pub(crate) fn read_bytes_unchecked(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
         if len == 0 {
             return Ok(Vec::new());
         }
         Ok(self.state.memory.read_bytes(ptr, len)?.to_vec())
     }
 
+    /// Read `len` bytes the native inspects: every bit must be defined (none, and no
+    /// check, when `len` is 0).
+    pub(crate) fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let b = self.state.memory.read_bytes(ptr, len)?.to_vec();
+        self.require_defined(ptr, len)?;
+        Ok(b)
+    }
+
+    /// A NUL-terminated string; its bytes and the NUL must be defined.
     pub(crate) fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
-        self.state.memory.read_c_string(ptr)
+        let s = self.state.memory.read_c_string(ptr)?;
+        self.require_defined(ptr, s.len() as u64 + 1)?;
+        Ok(s)
     }
 
     /// A string of at most `max` bytes; only the bytes read are checked.
     pub(crate) fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
-        self.state.memory.read_c_string_max(ptr, max)
+        let s = self.state.memory.read_c_string_max(ptr, max)?;
+        let read = (s.len() as u64 + 1).min(max);
+        self.require_defined(ptr, read)?;
+        Ok(s)
     }
 
     /// Is the object `ptr` points into reachable by more than one thread?
@@ -245,11 +321,33 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Allocate a zeroed heap block; None when it exceeds the memory limit.
-    pub(crate) fn allocate(&mut self, size: u64, family: u8) -> Result<Option<u64>, Failure> {
+    pub fn allocate(&mut self, size: u64, family: u8) -> Result<Option<u64>, Failure> {
+        self.allocate_with(size, family, false)
+    }
+
+    /// Allocate a heap block whose bytes were never written (`malloc`, `new`): reading
+    /// them before writing is an uninitialised use. The block remembers the caller's
+    /// line, to say where such memory came from.
+    pub fn allocate_uninit(&mut self, size: u64, family: u8) -> Result<Option<u64>, Failure> {
+        self.allocate_with(size, family, self.definedness)
+    }
+
+    fn allocate_with(
+        &mut self,
+        size: u64,
+        family: u8,
+        uninit: bool,
+    ) -> Result<Option<u64>, Failure> {
         if size > MAX_OBJECT_SIZE || size > self.max_memory {
             return Ok(None);
         }
-        let mut obj = Object::new(size as usize, ObjKind::Heap);
+        let mut obj = if uninit {
+            let mut o = Object::new_undefined(size as usize, ObjKind::Heap);
+            o.site = self.user_location();
+            o
+        } else {
+            Object::new(size as usize, ObjKind::Heap)
+        };
         obj.alloc_family = family;
         let id = self.state.memory.allocate(obj);
         Ok(Some(make_ptr(id, 0)))

@@ -4,6 +4,7 @@
 
 mod args;
 mod cx;
+pub(crate) use args::require_defined_args;
 pub(crate) use args::Pointee;
 pub use args::{arg, arg_val, Access};
 pub use cx::NativeCx;
@@ -76,6 +77,11 @@ pub struct Native {
     /// Its trace lines are the checker's own bookkeeping, not something the program
     /// wrote (shown only on request).
     pub detail: bool,
+    /// Arguments (bit i = argument i) the native stores or passes on without
+    /// inspecting them: they may hold undefined bits, which it gets through
+    /// `NativeCx::arg_undefined`. Any other argument with an undefined bit is an
+    /// `uninitialized` error before the call (`args::require_defined_args`).
+    pub carries_undefined: u32,
 }
 
 impl Native {
@@ -94,6 +100,7 @@ impl Native {
             call: Arc::new(call),
             describe,
             detail: false,
+            carries_undefined: 0,
         })
     }
 }
@@ -201,7 +208,18 @@ impl Natives {
                 call: n.call.clone(),
                 describe: n.describe,
                 detail: true,
+                carries_undefined: n.carries_undefined,
             });
+        }
+    }
+
+    /// Let a registered native receive undefined bits in the arguments of `args`
+    /// (bit i = argument i): it stores or passes them on without inspecting them.
+    pub fn carry_undefined(&mut self, name: &str, args: u32) {
+        if let Some(n) = self.map.get_mut(name) {
+            let mut m = Native::clone(n);
+            m.carries_undefined = args;
+            *n = Arc::new(m);
         }
     }
 

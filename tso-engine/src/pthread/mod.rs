@@ -67,6 +67,11 @@ pub(crate) fn register(n: &mut Natives) {
     key::register(n);
     spin::register(n);
     cancel::register(n);
+    // Values handed on, never inspected: a thread's argument, a key's value, a
+    // thread's result.
+    n.carry_undefined("pthread_create", 1 << 3);
+    n.carry_undefined("pthread_setspecific", 1 << 1);
+    n.carry_undefined("pthread_exit", 1 << 0);
 }
 
 /// Sets of threads (cond waiters, rwlock readers, barrier arrivals) are 64-bit masks

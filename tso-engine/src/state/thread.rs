@@ -1,5 +1,6 @@
 //! Threads and their call stacks.
 
+use crate::definedness::Undef;
 use crate::ir::FuncId;
 use crate::memory::ObjId;
 use crate::value::Val;
@@ -22,6 +23,9 @@ pub struct Frame {
     /// Shared with the parent state until written: a transition copies only the
     /// registers of the frames it changes.
     pub regs: std::sync::Arc<Vec<Val>>,
+    /// The registers holding undefined bits, sorted by register; empty in the usual
+    /// case where every value is defined (see `crate::definedness`).
+    pub undef: Vec<(u32, Undef)>,
     /// Objects this frame allocated with alloca; they die when it returns.
     pub allocas: Vec<ObjId>,
     /// The overflow area of a variadic call, if any.
@@ -34,6 +38,34 @@ impl Frame {
     #[inline]
     pub(crate) fn set_reg(&mut self, r: u32, v: Val) {
         std::sync::Arc::make_mut(&mut self.regs)[r as usize] = v;
+        if !self.undef.is_empty() {
+            self.set_undef(r, None);
+        }
+    }
+
+    /// The undefined bits of register `r`, if it holds any.
+    #[inline]
+    pub fn undef_of(&self, r: u32) -> Option<&Undef> {
+        if self.undef.is_empty() {
+            return None;
+        }
+        self.undef
+            .binary_search_by_key(&r, |e| e.0)
+            .ok()
+            .map(|i| &self.undef[i].1)
+    }
+
+    /// Record register `r`'s undefined bits (None or an all-defined shadow: defined).
+    pub fn set_undef(&mut self, r: u32, u: Option<Undef>) {
+        let u = u.filter(|u| !crate::definedness::is_defined(&u.shadow));
+        match (self.undef.binary_search_by_key(&r, |e| e.0), u) {
+            (Ok(i), Some(u)) => self.undef[i].1 = u,
+            (Ok(i), None) => {
+                self.undef.remove(i);
+            }
+            (Err(i), Some(u)) => self.undef.insert(i, (r, u)),
+            (Err(_), None) => {}
+        }
     }
 }
 

@@ -265,6 +265,7 @@ impl Canonicalizer {
                 for_each_reg(program, f, self.all_registers, |_| regs += 1);
                 write_len(b, regs);
                 for_each_reg(program, f, self.all_registers, |v| write_val(b, &map, v));
+                write_undef_regs(b, program, f, self.all_registers);
                 let allocas = &mut self.scratch_ids;
                 allocas.clear();
                 allocas.extend(
@@ -334,6 +335,7 @@ impl Canonicalizer {
             for &off in &o.ptrs {
                 b.extend_from_slice(&off.to_le_bytes());
             }
+            write_undef_mask(b, &o.undef);
             if cacheable {
                 out.end_object_chunk(id);
             } else {
@@ -404,6 +406,59 @@ fn for_each_reg(
                 }
             }
         }
+    }
+}
+
+/// An object's definedness mask (as long as its data, or empty: all defined),
+/// compactly: a 0 for "all defined", else a 1, two bits per byte (defined, wholly
+/// undefined, partly undefined) and then the masks of the partly undefined bytes. Most
+/// masked objects are records with a few never-written padding bytes.
+fn write_undef_mask(b: &mut Vec<u8>, undef: &[u8]) {
+    if undef.is_empty() {
+        b.push(0);
+        return;
+    }
+    b.push(1);
+    for chunk in undef.chunks(4) {
+        let mut packed = 0u8;
+        for (i, &m) in chunk.iter().enumerate() {
+            let class = match m {
+                0 => 0u8,
+                0xff => 1,
+                _ => 2,
+            };
+            packed |= class << (2 * i);
+        }
+        b.push(packed);
+    }
+    b.extend(undef.iter().filter(|&&m| m != 0 && m != 0xff));
+}
+
+/// The undefined bits of the frame's registers that belong to the state (see
+/// `for_each_reg`), as (register, shadow) pairs after their count; origins are not
+/// state (a replay recomputes them).
+fn write_undef_regs(b: &mut Vec<u8>, program: &Program, f: &crate::state::Frame, all: bool) {
+    if f.undef.is_empty() {
+        b.push(0);
+        return;
+    }
+    let live = |r: u32| {
+        all || program.functions[f.func as usize]
+            .body
+            .as_ref()
+            .is_some_and(|body| {
+                (f.block as usize) < body.blocks.len()
+                    && (f.ip as usize) < body.blocks[f.block as usize].insts.len()
+                    && body.live.live_at(f.block, f.ip).contains(&r)
+            })
+    };
+    let kept: Vec<&(u32, crate::definedness::Undef)> =
+        f.undef.iter().filter(|(r, _)| live(*r)).collect();
+    write_len(b, kept.len());
+    for (r, u) in kept {
+        b.extend_from_slice(&r.to_le_bytes());
+        // A shadow holds no pointers: no renumbering.
+        write_val(b, &[], &u.shadow);
     }
 }
 
@@ -503,6 +558,7 @@ mod tests {
                     block: 0,
                     ip: 0,
                     regs: Arc::new(regs.iter().map(|&r| Val::Int(r as u128)).collect()),
+                    undef: Vec::new(),
                     allocas,
                     varargs: None,
                     ret: ReturnTo::Caller,
@@ -513,6 +569,7 @@ mod tests {
                 block: 0,
                 ip: 0,
                 regs: Arc::new(Vec::new()),
+                undef: Vec::new(),
                 allocas: Vec::new(),
                 varargs: None,
                 ret: ReturnTo::Caller,

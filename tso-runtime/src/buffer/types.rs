@@ -68,6 +68,10 @@ pub const POINTER_SIZE: u32 = 8;
 pub struct Payload {
     pub data: Vec<u8>,
     pub ptr_offsets: Vec<u32>,
+    /// Per byte, the bits never written (1 = undefined), as the engine's memory keeps
+    /// them; empty when every bit is defined. A buffered store carries the definedness
+    /// of what it stores to memory and to the loads it forwards to.
+    pub undef: Vec<u8>,
 }
 
 impl Payload {
@@ -75,6 +79,7 @@ impl Payload {
         Payload {
             data,
             ptr_offsets: Vec::new(),
+            undef: Vec::new(),
         }
     }
 
@@ -90,6 +95,7 @@ impl Payload {
         Payload {
             data: pointer.to_le_bytes().to_vec(),
             ptr_offsets: vec![0],
+            undef: Vec::new(),
         }
     }
 
@@ -135,6 +141,12 @@ impl Payload {
         for offset in &self.ptr_offsets {
             out.extend_from_slice(&offset.to_le_bytes());
         }
+        if self.undef.is_empty() {
+            out.push(0);
+        } else {
+            out.push(1);
+            out.extend_from_slice(&self.undef);
+        }
     }
 }
 
@@ -163,7 +175,31 @@ pub(crate) fn assemble(sources: &[&Payload], origins: &[ByteOrigin]) -> Payload 
             ptr_offsets.push(start as u32);
         }
     }
-    Payload { data, ptr_offsets }
+    // Definedness travels byte by byte with the data.
+    let undef = if sources.iter().all(|s| s.undef.is_empty()) {
+        Vec::new()
+    } else {
+        let u: Vec<u8> = origins
+            .iter()
+            .map(|&(source, offset)| {
+                sources[source]
+                    .undef
+                    .get(offset as usize)
+                    .copied()
+                    .unwrap_or(0)
+            })
+            .collect();
+        if u.iter().all(|&b| b == 0) {
+            Vec::new()
+        } else {
+            u
+        }
+    };
+    Payload {
+        data,
+        ptr_offsets,
+        undef,
+    }
 }
 
 /// The engine's shared memory as seen by the store buffers.

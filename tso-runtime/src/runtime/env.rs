@@ -35,11 +35,12 @@ pub(crate) fn pointer(addr: Addr) -> u64 {
     make_ptr(addr.object, addr.offset)
 }
 
-/// The engine's bytes with provenance as a buffer payload.
+/// The engine's bytes with provenance and definedness as a buffer payload.
 pub(crate) fn payload(f: Fragment) -> Payload {
     Payload {
         data: f.data,
         ptr_offsets: f.ptrs,
+        undef: f.undef,
     }
 }
 
@@ -48,6 +49,7 @@ pub(crate) fn fragment(p: &Payload) -> Fragment {
     Fragment {
         data: p.data.clone(),
         ptrs: p.ptr_offsets.clone(),
+        undef: p.undef.clone(),
     }
 }
 

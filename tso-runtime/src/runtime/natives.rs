@@ -26,6 +26,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             move |cx, a| {
                 let p = arg(a, 0)?;
                 let v = load(cx, &o, p, bits / 8)?;
+                set_result_undef(cx, &v, p);
                 Ok(NativeResult::Return(payload_to_val(&v)))
             },
         );
@@ -37,7 +38,8 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             move |cx, a| {
                 let p = arg(a, 0)?;
                 let v = arg_val(a, 1)?;
-                store(cx, &o, p, val_to_payload(&v, bits / 8))?;
+                let payload = val_to_payload(&v, cx.arg_undefined(1), bits / 8);
+                store(cx, &o, p, payload)?;
                 Ok(NativeResult::Return(Val::Int(0)))
             },
         );
@@ -53,14 +55,25 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                         "unsupported: read-modify-write operation code {code}"
                     )));
                 };
+                let operand_undef = cx.arg_undefined(1).cloned();
                 let old = locked(cx, &o, p, bits / 8, |old| {
                     let new = op.apply(bits, old.to_int(), operand.as_u64())?;
                     let mut payload = Payload::from_int(new, bits / 8);
                     if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
                         payload.ptr_offsets.push(0);
                     }
+                    // Exchanged bits keep their definedness; any other operation is
+                    // wholly undefined if an input bit was.
+                    payload.undef = match (op, &operand_undef) {
+                        (RmwOp::Xchg, Some(u)) => undef_bytes(u, bits / 8),
+                        (RmwOp::Xchg, None) => Vec::new(),
+                        (_, Some(_)) => vec![0xff; (bits / 8) as usize],
+                        (_, None) if !old.undef.is_empty() => vec![0xff; (bits / 8) as usize],
+                        (_, None) => Vec::new(),
+                    };
                     Some(payload)
                 })?;
+                set_result_undef(cx, &old, p);
                 Ok(NativeResult::Return(payload_to_val(&old)))
             },
         );
@@ -72,9 +85,12 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             move |cx, a| {
                 let (p, expected) = (arg(a, 0)?, arg(a, 1)?);
                 let desired = arg_val(a, 2)?;
+                let desired_undef = cx.arg_undefined(2).cloned();
                 let old = locked(cx, &o, p, bits / 8, |old| {
-                    (old.to_int() == expected).then(|| val_to_payload(&desired, bits / 8))
+                    (old.to_int() == expected)
+                        .then(|| val_to_payload(&desired, desired_undef.as_ref(), bits / 8))
                 })?;
+                set_result_undef(cx, &old, p);
                 Ok(NativeResult::Return(payload_to_val(&old)))
             },
         );
@@ -160,6 +176,13 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         },
     );
     n.mark_detail(abi::CALL_FENCE);
+    // The value a store, exchange or compare-exchange writes may hold undefined bits:
+    // the buffers carry them (addresses and the expected value must be defined).
+    for i in 0..abi::ACCESS_WIDTHS.len() {
+        n.carry_undefined(abi::STORE[i], 1 << 1);
+        n.carry_undefined(abi::RMW[i], 1 << 1);
+        n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
+    }
     let o = opts.clone();
     n.add_described(
         abi::EVICT,
@@ -209,12 +232,42 @@ fn payload_to_val(p: &Payload) -> Val {
     }
 }
 
-fn val_to_payload(v: &Val, len: u32) -> Payload {
+/// A stored value as buffer bytes; `undef` is its shadow (the engine's definedness
+/// bits, see `tso_engine::definedness`), carried byte for byte.
+fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
     let mut p = Payload::from_int(v.as_u64(), len);
     if len == 8 && matches!(v, Val::Ptr(_)) {
         p.ptr_offsets.push(0);
     }
+    if let Some(u) = undef {
+        p.undef = undef_bytes(u, len);
+    }
     p
+}
+
+/// The mask bytes of a scalar shadow of `len` bytes; empty when all are defined.
+fn undef_bytes(shadow: &Val, len: u32) -> Vec<u8> {
+    let bits = tso_engine::definedness::smear(shadow);
+    let bytes = (bits as u64).to_le_bytes()[..(len as usize).min(8)].to_vec();
+    if bytes.iter().all(|&b| b == 0) {
+        Vec::new()
+    } else {
+        bytes
+    }
+}
+
+/// A loaded payload's undefined bits become the call's result shadow.
+fn set_result_undef(cx: &mut NativeCx<'_>, p: &Payload, from: u64) {
+    if p.undef.is_empty() {
+        return;
+    }
+    let mut buf = [0u8; 8];
+    let n = p.undef.len().min(8);
+    buf[..n].copy_from_slice(&p.undef[..n]);
+    let bits = u64::from_le_bytes(buf);
+    if bits != 0 {
+        cx.set_result_undefined(Val::Int(bits as u128), from);
+    }
 }
 
 fn range_of(p: u64, len: u32) -> Range {

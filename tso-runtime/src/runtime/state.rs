@@ -238,12 +238,7 @@ impl ExtState for TsoState {
                         out.extend_from_slice(&e.origin.to_le_bytes());
                         let mut p = e.payload.clone();
                         p.for_each_pointer_mut(|x| *x = map(*x));
-                        out.extend_from_slice(&(p.data.len() as u32).to_le_bytes());
-                        out.extend_from_slice(&p.data);
-                        out.extend_from_slice(&(p.ptr_offsets.len() as u32).to_le_bytes());
-                        for o in &p.ptr_offsets {
-                            out.extend_from_slice(&o.to_le_bytes());
-                        }
+                        p.serialize_into(out);
                     }
                 }
             }
