@@ -1,6 +1,7 @@
 //! Determinism: the same input gives the same verdict, state count and
 //! counterexample (the JSON `trace`) across 5 runs, for failing and passing programs,
-//! under SC and under TSO, and with 1, 2 or 3 search workers (`--jobs`).
+//! under SC and under TSO, and with 1, 2 or 3 search workers (`--jobs`); races reported
+//! beside the verdict too.
 
 use serde_json::Value;
 use tso_suite::check::{CheckRun, Model};
@@ -23,6 +24,11 @@ const CASES: &[(&str, Model, bool)] = &[
     ("threads/mutex_counter.c", Model::Sc, false),
     ("threads/mutex_counter.c", Model::Tso, false),
     ("tso/sb_assert.c", Model::Sc, false),
+    // Races are reported beside a passing verdict (`--races warn`, the default): the
+    // same races for any number of workers.
+    ("races/mutex_racy.c", Model::Sc, false),
+    ("races/mutex_racy.c", Model::Tso, false),
+    ("races/release_publish_racy.c", Model::Tso, false),
 ];
 
 /// The parts of the JSON that must not vary between runs (time and memory may).
@@ -36,6 +42,7 @@ fn stable_part(json: &Value) -> Value {
         "trace",
         "memory_model",
         "sb_bound",
+        "races",
     ] {
         v.insert(
             key.to_string(),
@@ -85,6 +92,13 @@ fn same_input_same_verdict_states_and_trace() {
                 "{file} under {}: a failing run has no `trace` steps",
                 model.as_str()
             ));
+        }
+        let races = json
+            .get("races")
+            .and_then(|r| r.as_array())
+            .map_or(0, |r| r.len());
+        if file.contains("_racy") && races == 0 {
+            problems.push(format!("{file} under {}: no race reported", model.as_str()));
         }
         let reference = stable_part(json);
         for (i, r) in runs.iter().enumerate().skip(1) {
