@@ -182,10 +182,10 @@ fn cxx_failure() {
     ));
 }
 
-#[test]
-fn json_failure_event() {
-    let settings = CheckSettings {
-        memory_model: MemoryModel::Tso,
+/// The settings of a default run under `memory_model`.
+fn settings(memory_model: MemoryModel) -> CheckSettings {
+    CheckSettings {
+        memory_model,
         sb_bound: 32,
         static_locals: true,
         dynamic_bypass: true,
@@ -196,7 +196,12 @@ fn json_failure_event() {
         suggest_fences: false,
         jobs: 1,
         races_explicit: false,
-    };
+    }
+}
+
+#[test]
+fn json_failure_event() {
+    let settings = settings(MemoryModel::Tso);
     let mut fields = json::outcome_fields(&tso_failure(), &settings);
     fields.insert(
         "sc_rerun".into(),
@@ -286,19 +291,7 @@ fn race_warnings_name_both_accesses() {
         second: access(2, false, true),
     }];
     insta::assert_snapshot!(failure::races_block(&outcome));
-    let settings = CheckSettings {
-        memory_model: MemoryModel::Sc,
-        sb_bound: 32,
-        static_locals: true,
-        dynamic_bypass: true,
-        reference_machine: false,
-        limits: Default::default(),
-        machine: Default::default(),
-        show_details: false,
-        suggest_fences: false,
-        jobs: 1,
-        races_explicit: false,
-    };
+    let settings = settings(MemoryModel::Sc);
     let fields = json::outcome_fields(&outcome, &settings);
     insta::assert_snapshot!(serde_json::to_string_pretty(&fields["races"]).unwrap_or_default());
 }

@@ -5,7 +5,8 @@
 use super::{attribute, describe_pointer, Machine};
 use crate::error::{ErrorKind, Failure};
 use crate::ir::MemOrder;
-use crate::race::{Access, Race, RacePolicy, ATOMIC_SECTION_KEY};
+use crate::memory::ObjId;
+use crate::race::{Access, Race, RacePolicy, RaceState, ATOMIC_SECTION_KEY};
 use crate::state::{State, ThreadId};
 use crate::value::ptr_parts;
 use std::sync::Arc;
@@ -71,7 +72,52 @@ impl Machine<'_> {
         write: bool,
         order: MemOrder,
     ) -> Result<(), Failure> {
-        if st.races.is_none() || size == 0 {
+        if size == 0 {
+            return Ok(());
+        }
+        self.record_access(st, tid, (p, size), write, order, |r, key| {
+            match (order.is_atomic(), write) {
+                (false, _) => {}
+                (true, false) => r.atomic_load(tid, key, order),
+                (true, true) => r.atomic_store(tid, key, order),
+            }
+        })
+    }
+
+    /// A read-modify-write or compare-exchange on `p`: one atomic access (LLVM requires
+    /// `monotonic` or stronger of both, so `order` is atomic); `written` says whether it
+    /// wrote (a failed compare-exchange only reads).
+    pub(super) fn race_rmw(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        p: u64,
+        size: u64,
+        written: bool,
+        order: MemOrder,
+    ) -> Result<(), Failure> {
+        self.record_access(st, tid, (p, size), written, order, |r, key| {
+            if written {
+                r.atomic_rmw(tid, key, order);
+            } else {
+                r.atomic_load(tid, key, order);
+            }
+        })
+    }
+
+    /// Record one access of `size` bytes to shared memory at `p` (`at` = `(p, size)`),
+    /// atomic when `order` is, then let `synchronise` apply its ordering at
+    /// `(object, offset)`; a race found is reported.
+    fn record_access(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        (p, size): (u64, u64),
+        write: bool,
+        order: MemOrder,
+        synchronise: impl FnOnce(&mut RaceState, (ObjId, u32)),
+    ) -> Result<(), Failure> {
+        if st.races.is_none() {
             return Ok(());
         }
         let (obj, off) = ptr_parts(p);
@@ -89,52 +135,7 @@ impl Machine<'_> {
                 order.is_atomic(),
                 site,
             );
-            if order.is_atomic() {
-                let key = (obj, off);
-                match (write, order) {
-                    (false, _) => r.atomic_load(tid, key, order),
-                    (true, _) => r.atomic_store(tid, key, order),
-                }
-            }
-            race
-        });
-        self.on_race(st, p, size, race)
-    }
-
-    /// A read-modify-write or compare-exchange on `p`: one atomic access; `written`
-    /// says whether it wrote (a failed compare-exchange only reads).
-    pub(super) fn race_rmw(
-        &self,
-        st: &mut State,
-        tid: ThreadId,
-        p: u64,
-        size: u64,
-        written: bool,
-        order: MemOrder,
-    ) -> Result<(), Failure> {
-        if st.races.is_none() {
-            return Ok(());
-        }
-        let (obj, off) = ptr_parts(p);
-        if !st.memory.get(obj).is_some_and(|o| o.shared) {
-            return Ok(());
-        }
-        let site = self.user_site(st, tid);
-        let race = st.races_mut().and_then(|r| {
-            let race = r.access(
-                tid,
-                obj,
-                off,
-                size.min(u32::MAX as u64) as u32,
-                written,
-                true,
-                site,
-            );
-            if written {
-                r.atomic_rmw(tid, (obj, off), order);
-            } else {
-                r.atomic_load(tid, (obj, off), order);
-            }
+            synchronise(r, (obj, off));
             race
         });
         self.on_race(st, p, size, race)
