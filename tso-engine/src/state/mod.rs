@@ -19,6 +19,16 @@ pub trait ExtState: Any + Send + Sync {
     fn for_each_pointer(&self, f: &mut dyn FnMut(u64));
     /// Deterministic bytes for hashing; `map` renames a pointer to its canonical form.
     fn serialize(&self, map: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>);
+    /// Rebuilds data of this kind from exactly the bytes `serialize` wrote; `unmap`
+    /// turns a canonical pointer back into a pointer of the state being rebuilt. `None`
+    /// when the kind cannot be rebuilt: the search then keeps whole states.
+    fn decode(
+        &self,
+        _bytes: &[u8],
+        _unmap: &mut dyn FnMut(u64) -> u64,
+    ) -> Option<Box<dyn ExtState>> {
+        None
+    }
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
 }
