@@ -6,6 +6,8 @@ use crate::natives::{ChoiceKind, Chooser};
 pub struct ScriptChooser {
     script: Vec<(u32, u32)>,
     taken: Vec<(u32, u32)>,
+    /// Stores left delayed by the flush choices made (see `Chooser::delayed`).
+    delayed: u64,
 }
 
 impl ScriptChooser {
@@ -13,16 +15,23 @@ impl ScriptChooser {
         self.script.clear();
         self.script.extend_from_slice(script);
         self.taken.clear();
+        self.delayed = 0;
     }
     pub fn from_choices(choices: &[u32]) -> ScriptChooser {
         ScriptChooser {
             script: choices.iter().map(|&c| (c, u32::MAX)).collect(),
             taken: Vec::new(),
+            delayed: 0,
         }
     }
     /// (choice, arity) for each choice made.
     pub fn taken(&self) -> &[(u32, u32)] {
         &self.taken
+    }
+    /// Stores the flush choices since the last `reset` left delayed.
+    #[allow(dead_code)] // read by the counterexample tie-break (issue 9), not yet wired
+    pub fn delayed(&self) -> u64 {
+        self.delayed
     }
 }
 
@@ -37,5 +46,8 @@ impl Chooser for ScriptChooser {
             .min(n as u32 - 1);
         self.taken.push((c, n as u32));
         c as usize
+    }
+    fn delayed(&mut self, n: u32) {
+        self.delayed += u64::from(n);
     }
 }

@@ -48,6 +48,16 @@ impl<'a> NativeCx<'a> {
         }
     }
 
+    /// Which delayed stores to flush: option `i` leaves `delayed[i]` stores delayed
+    /// (every option is explored; the count only ranks counterexamples).
+    pub fn choose_flush(&mut self, delayed: &[u32]) -> usize {
+        let c = self.choose_as(delayed.len(), super::ChoiceKind::BufferFlush);
+        if let Some(&n) = delayed.get(c) {
+            self.chooser.delayed(n);
+        }
+        c
+    }
+
     /// May condition waits return without a signal (`--no-spurious-wakeups` clears it)?
     pub(crate) fn spurious_wakeups(&self) -> bool {
         self.spurious_wakeups

@@ -252,4 +252,7 @@ pub enum ChoiceKind {
 /// Nondeterministic choices, explored exhaustively by the engine.
 pub(crate) trait Chooser {
     fn choose(&mut self, n: usize, kind: ChoiceKind) -> usize;
+    /// The choice just made left `n` stores delayed past later accesses; the search
+    /// prefers, among equally short counterexamples, the one that delays fewest.
+    fn delayed(&mut self, _n: u32) {}
 }

@@ -213,4 +213,8 @@ pub trait SharedMemory {
 /// value in `0..n`. The buffers never ask with `n < 2`.
 pub trait Choice {
     fn choose(&mut self, n: usize) -> usize;
+    /// A flush choice where option `i` leaves `delayed[i]` stores delayed.
+    fn choose_flush(&mut self, delayed: &[u32]) -> usize {
+        self.choose(delayed.len())
+    }
 }

@@ -60,4 +60,8 @@ impl Choice for Chooser<'_, '_, '_> {
             .borrow_mut()
             .choose_as(n, tso_engine::natives::ChoiceKind::BufferFlush)
     }
+
+    fn choose_flush(&mut self, delayed: &[u32]) -> usize {
+        self.0.cx.borrow_mut().choose_flush(delayed)
+    }
 }
