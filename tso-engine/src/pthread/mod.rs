@@ -67,10 +67,10 @@ pub(crate) fn register(n: &mut Natives) {
     key::register(n);
     spin::register(n);
     cancel::register(n);
-    // Values handed on, never inspected: a thread's argument, a key's value, a
-    // thread's result.
+    // Values handed on with their undefined bits: a thread's argument (to its start
+    // routine), a thread's result (to its joiner). A key's value is not: the library
+    // inspects it (a destructor runs only for a non-NULL value).
     n.carry_undefined("pthread_create", 1 << 3);
-    n.carry_undefined("pthread_setspecific", 1 << 1);
     n.carry_undefined("pthread_exit", 1 << 0);
 }
 

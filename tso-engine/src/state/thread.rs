@@ -9,10 +9,19 @@ use crate::value::Val;
 pub(crate) enum ThreadStatus {
     Running,
     /// Returned from its start routine or called pthread_exit, with this value.
-    Finished(Val),
+    Finished(ExitValue),
     /// Caught in a loop no other thread can end (`--allow-nontermination`): it never
     /// moves again, and the program may end without it.
     Stuck,
+}
+
+/// What a thread ended with: its start routine's result or `pthread_exit`'s argument,
+/// with the value's undefined bits, which `pthread_join` hands on (a start routine that
+/// falls off its end returns an undefined value; that is only an error if it is used).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ExitValue {
+    pub(crate) value: Val,
+    pub(crate) undef: Option<Undef>,
 }
 
 #[derive(Clone, Debug)]
@@ -97,7 +106,7 @@ pub struct Thread {
     /// pthread_setspecific values: (key, value).
     pub specific: Vec<(u32, Val)>,
     /// The start routine's result while key destructors run after it returned.
-    pub pending_exit: Option<Val>,
+    pub(crate) pending_exit: Option<ExitValue>,
 }
 
 impl Thread {

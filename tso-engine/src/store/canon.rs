@@ -128,10 +128,11 @@ impl Canonicalizer {
             for (_, v) in &t.specific {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            if let ThreadStatus::Finished(v) = &t.status {
-                v.for_each_pointer(&mut |p| self.reach(st, p));
+            if let ThreadStatus::Finished(e) = &t.status {
+                e.value.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            for v in t.callback_result.iter().chain(t.pending_exit.iter()) {
+            let pending = t.pending_exit.iter().map(|e| &e.value);
+            for v in t.callback_result.iter().chain(pending) {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
         }
@@ -238,22 +239,27 @@ impl Canonicalizer {
             let b = &mut out.buf;
             match &t.status {
                 ThreadStatus::Running => b.push(0),
-                ThreadStatus::Finished(v) => {
+                ThreadStatus::Finished(e) => {
                     b.push(1);
-                    write_val(b, &map, v);
+                    write_exit_value(b, &map, e);
                 }
                 ThreadStatus::Stuck => b.push(2),
             }
             b.extend_from_slice(&t.phase.to_le_bytes());
             b.push(t.detached as u8 | (t.joined as u8) << 1);
-            for v in [&t.callback_result, &t.pending_exit] {
-                match v {
-                    Some(v) => {
-                        b.push(1);
-                        write_val(b, &map, v);
-                    }
-                    None => b.push(0),
+            match &t.callback_result {
+                Some(v) => {
+                    b.push(1);
+                    write_val(b, &map, v);
                 }
+                None => b.push(0),
+            }
+            match &t.pending_exit {
+                Some(e) => {
+                    b.push(1);
+                    write_exit_value(b, &map, e);
+                }
+                None => b.push(0),
             }
             write_len(b, t.frames.len());
             for f in &t.frames {
@@ -459,6 +465,19 @@ fn write_undef_regs(b: &mut Vec<u8>, program: &Program, f: &crate::state::Frame,
         b.extend_from_slice(&r.to_le_bytes());
         // A shadow holds no pointers: no renumbering.
         write_val(b, &[], &u.shadow);
+    }
+}
+
+/// A thread's result and its undefined bits (a joiner can still read them).
+fn write_exit_value(b: &mut Vec<u8>, map: &[u32], e: &crate::state::ExitValue) {
+    write_val(b, map, &e.value);
+    match &e.undef {
+        // A shadow holds no pointers: no renumbering.
+        Some(u) => {
+            b.push(1);
+            write_val(b, &[], &u.shadow);
+        }
+        None => b.push(0),
     }
 }
 
