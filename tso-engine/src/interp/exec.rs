@@ -529,7 +529,8 @@ impl<'p> Machine<'p> {
                         self.program.functions[f as usize].name
                     )));
                 }
-                self.push_frame(st, tid, f, args, &[], None, ReturnTo::Native)?;
+                let phase = std::mem::take(&mut st.thread_mut(tid).phase);
+                self.push_frame(st, tid, f, args, &[], None, ReturnTo::Native { phase })?;
                 Ok(Exec::Next)
             }
             NativeResult::Exit(code) => {
@@ -778,7 +779,17 @@ impl<'p> Machine<'p> {
                 top.ip += 1;
                 Ok(Exec::Next)
             }
-            ReturnTo::Native => {
+            ReturnTo::Native { phase } => {
+                // The library function that called back inspects the result (a
+                // comparator's order); the other callbacks return void.
+                if let Some(u) = undef.filter(|u| crate::definedness::smear(&u.shadow) != 0) {
+                    let name = &self.program.functions[frame.func as usize].name;
+                    return Err(crate::definedness::error(
+                        &format!("the result of callback `{name}`, which the library inspects,"),
+                        self.origin_text(u.origin).as_deref(),
+                    ));
+                }
+                t.phase = phase;
                 t.callback_result = Some(v);
                 Ok(Exec::Next)
             }

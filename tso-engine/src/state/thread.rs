@@ -85,8 +85,10 @@ pub(crate) enum ReturnTo {
     /// As `Caller`, and the atomic section this call opened ends (a function named
     /// `__VERIFIER_atomic_*` runs as one atomic step).
     CallerEndsAtomic,
-    /// A native called into the program: keep the value for it and re-enter the native.
-    Native,
+    /// A native called into the program: keep the value for it and re-enter the native
+    /// at `phase`, its progress when it called back (natives the callback calls start
+    /// at phase 0 and must not disturb it).
+    Native { phase: u32 },
     /// A static constructor or a thread's start routine: nothing to return into.
     Nothing,
 }

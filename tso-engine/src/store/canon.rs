@@ -5,7 +5,7 @@
 
 use crate::ir::{Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{read_u64, ObjId, ObjKind};
-use crate::state::{State, ThreadStatus};
+use crate::state::{ReturnTo, State, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 
 /// One chunk of a serialised state.
@@ -266,7 +266,15 @@ impl Canonicalizer {
                 b.extend_from_slice(&f.func.to_le_bytes());
                 b.extend_from_slice(&f.block.to_le_bytes());
                 b.extend_from_slice(&f.ip.to_le_bytes());
-                b.push(f.ret as u8);
+                match f.ret {
+                    ReturnTo::Caller => b.push(0),
+                    ReturnTo::CallerEndsAtomic => b.push(1),
+                    ReturnTo::Native { phase } => {
+                        b.push(2);
+                        b.extend_from_slice(&phase.to_le_bytes());
+                    }
+                    ReturnTo::Nothing => b.push(3),
+                }
                 let mut regs = 0usize;
                 for_each_reg(program, f, self.all_registers, |_| regs += 1);
                 write_len(b, regs);
