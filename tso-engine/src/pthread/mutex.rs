@@ -48,10 +48,19 @@ fn init(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let m = cx.ptr_arg(a, 0, MUTEX)?;
     let attr = cx.opt_ptr_arg(a, 1, MUTEXATTR_READ)?;
     let kind = if attr != 0 { cx.read_int(attr, 4)? } else { 0 };
+    write_unlocked(cx, m, kind)?;
+    Ok(NativeResult::Return(Val::Int(0)))
+}
+
+/// Initialise an unlocked mutex, recursive or normal (C11 `mtx_init`).
+pub(crate) fn init_kind(cx: &mut NativeCx<'_>, m: u64, recursive: bool) -> Result<(), Failure> {
+    write_unlocked(cx, m, if recursive { RECURSIVE } else { 0 })
+}
+
+fn write_unlocked(cx: &mut NativeCx<'_>, m: u64, kind: u64) -> Result<(), Failure> {
     cx.write_int(m, 8, 0)?;
     cx.write_int(m + OWNER, 8, 0)?;
-    cx.write_int(m + KIND, 4, kind)?;
-    Ok(NativeResult::Return(Val::Int(0)))
+    cx.write_int(m + KIND, 4, kind)
 }
 
 /// Lock (or try to). A thread blocked on a mutex is simply not enabled.
