@@ -1,7 +1,7 @@
 //! C11 `<threads.h>` on the pthread models, as glibc builds it: `thrd_t` is a
 //! `pthread_t`, `mtx_t`, `cnd_t`, `once_flag` and `tss_t` are the pthread objects. Only
 //! the start routine's type (`int (*)(void *)`) and the results differ: `thrd_success`,
-//! `thrd_busy`, `thrd_timedout`. `mtx_timedlock` is not modelled.
+//! `thrd_busy`, `thrd_timedout`.
 
 use super::thread::{join_into, start, JoinResult};
 use super::{cond, mutex, COND, MUTEX, PTHREAD_T, TIMESPEC_READ};
@@ -53,6 +53,11 @@ pub(crate) fn register(n: &mut Natives) {
     n.add("mtx_trylock", Visibility::Always, |cx, a| {
         let r = mutex::lock(cx, cx.ptr_arg(a, 0, MUTEX)?, true)?;
         Ok(translate(r, EBUSY, THRD_BUSY))
+    });
+    n.add("mtx_timedlock", Visibility::Always, |cx, a| {
+        cx.ptr_arg(a, 1, TIMESPEC_READ)?;
+        let r = mutex::timed_lock(cx, cx.ptr_arg(a, 0, MUTEX)?)?;
+        Ok(translate(r, ETIMEDOUT, THRD_TIMEDOUT))
     });
     n.add("cnd_init", Visibility::IfShared(0), |cx, a| {
         cond::init(cx, cx.ptr_arg(a, 0, COND)?)?;
