@@ -12,6 +12,7 @@ mod dfs;
 pub mod diagnosis;
 pub mod observers;
 mod parents;
+pub mod roundtrip;
 mod search;
 
 pub use counterexample::Counterexample;
