@@ -67,7 +67,14 @@ impl DecodeCheck {
             .store
             .insert_state(canon, scratch, machine.program, st, self.include_output);
         self.store
-            .decode(ins.id, base, machine.program, canon, scratch)
+            .decode(
+                ins.id,
+                base,
+                st.ext.as_deref(),
+                machine.program,
+                canon,
+                scratch,
+            )
             .ok_or_else(|| "the stored state cannot be rebuilt".to_string())
     }
 

@@ -1,7 +1,8 @@
 //! Level-synchronous breadth-first search over the store's state ids, by one or more
-//! workers sharing one store. Each level is a list of (id, state) in a fixed order; a
-//! state is dropped once its successors are generated, so memory holds the store plus
-//! one or two levels, never a path of whole states.
+//! workers sharing one store. Each level is a list of state ids in a fixed order (with
+//! what `held` keeps beside an id); a state is rebuilt from the store when it is
+//! expanded and dropped once its successors are generated, so memory holds the store
+//! plus one or two levels of ids.
 //!
 //! Determinism: every successor gets a key (its parent's index in the level, then its
 //! rank among the parent's successors). After a level, a new state's parent is the
@@ -12,6 +13,7 @@
 //! failing run does not depend on the workers either.
 
 use super::chooser::ScriptChooser;
+use super::held::{Held, Keeper};
 use super::observers::{Found, Observer};
 use super::parents::{Parents, StateId};
 use super::{Move, Stats};
@@ -37,7 +39,7 @@ const BATCH: usize = 16;
 /// Smaller levels are expanded by the merging thread alone.
 const PARALLEL_MIN: usize = 4 * BATCH;
 
-type Level = Vec<(StateId, State)>;
+type Level = Vec<(StateId, Held)>;
 
 pub struct Search<'a, 'p> {
     machine: &'a Machine<'p>,
@@ -53,6 +55,8 @@ pub struct Search<'a, 'p> {
     stop: AtomicBool,
     /// The last state of the level being expanded (where a limit's path leads).
     frontier: Mutex<Option<StateId>>,
+    /// Holds open states by id, or whole (set once the initial state is stored).
+    keeper: Option<Keeper>,
 }
 
 /// One worker's scratch space.
@@ -70,8 +74,8 @@ struct Candidate {
     key: u64,
     parent: StateId,
     mv: Move,
-    /// The state itself, kept by whoever inserted it first.
-    state: Option<State>,
+    /// The state itself (or its id's companion data), kept by whoever inserted it first.
+    state: Option<Held>,
 }
 
 /// An error and where: `rank` orders errors (shorter paths first, then by key).
@@ -119,6 +123,7 @@ impl<'a, 'p> Search<'a, 'p> {
             transitions: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             frontier: Mutex::new(None),
+            keeper: None,
         }
     }
 
@@ -133,6 +138,14 @@ impl<'a, 'p> Search<'a, 'p> {
             self.include_output,
         );
         self.parents_lock().root(root.id);
+        self.keeper = Some(Keeper::new(
+            self.machine,
+            &self.store,
+            &w0.canon,
+            &mut w0.scratch,
+            root.id,
+            &initial,
+        ));
         for o in self.observers {
             if let Some(found) = o.new_state(&initial) {
                 self.finish_stats();
@@ -142,7 +155,7 @@ impl<'a, 'p> Search<'a, 'p> {
                 });
             }
         }
-        let level = vec![(root.id, initial)];
+        let level = vec![(root.id, self.keeper().hold(initial))];
         let stop = if self.jobs == 1 {
             self.run_levels(level, |s, level| vec![s.expand_all(&mut w0, level)])
         } else {
@@ -171,8 +184,8 @@ impl<'a, 'p> Search<'a, 'p> {
                 if i0 >= level.len() || this.stop.load(Ordering::Relaxed) {
                     break;
                 }
-                for (i, (id, st)) in level.iter().enumerate().skip(i0).take(BATCH) {
-                    this.expand(w, i, *id, st, &mut out);
+                for (i, (id, held)) in level.iter().enumerate().skip(i0).take(BATCH) {
+                    this.expand(w, i, *id, held, &mut out);
                 }
             }
             drop(level);
@@ -275,8 +288,8 @@ impl<'a, 'p> Search<'a, 'p> {
     /// Expand a whole level on one worker.
     fn expand_all(&self, w: &mut Worker, level: &Level) -> LevelOut {
         let mut out = LevelOut::default();
-        for (i, (id, st)) in level.iter().enumerate() {
-            self.expand(w, i, *id, st, &mut out);
+        for (i, (id, held)) in level.iter().enumerate() {
+            self.expand(w, i, *id, held, &mut out);
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
@@ -355,8 +368,35 @@ impl<'a, 'p> Search<'a, 'p> {
         self.stats.lock_waits = self.store.lock_waits();
     }
 
-    /// Generate the successors of `st`, the `index`-th state of the level, stored as `id`.
-    fn expand(&self, w: &mut Worker, index: usize, id: StateId, st: &State, out: &mut LevelOut) {
+    fn keeper(&self) -> &Keeper {
+        self.keeper
+            .as_ref()
+            .expect("set when the initial state is stored")
+    }
+
+    /// Generate the successors of the `index`-th state of the level, stored as `id`.
+    fn expand(&self, w: &mut Worker, index: usize, id: StateId, held: &Held, out: &mut LevelOut) {
+        let rebuilt = self.keeper().rebuild(
+            self.machine,
+            &self.store,
+            &w.canon,
+            &mut w.scratch,
+            id,
+            held,
+        );
+        let st: &State = match &rebuilt {
+            Ok(st) => st,
+            Err(failure) => {
+                self.stop.store(true, Ordering::Relaxed);
+                out.error(ErrorAt {
+                    rank: (0, (index as u64) << 32),
+                    found: Found::new(failure.clone(), None),
+                    parent: id,
+                    mv: None,
+                });
+                return;
+            }
+        };
         if st.is_finished() {
             return;
         }
@@ -480,7 +520,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     return;
                 }
             }
-            Some(succ)
+            Some(self.keeper().hold(succ))
         } else {
             None
         };

@@ -7,13 +7,14 @@
 //! dead registers are 0, origins of undefined bits and the names of non-global objects
 //! (`Object::site`, `Object::var`) are unknown, and constant globals and the globals'
 //! names are taken from `base` (the initial state). The output is empty unless it is
-//! part of the state. Race data cannot be rebuilt: `decode` answers None for a state
-//! that tracks races, and for extension data whose `ExtState::decode` cannot rebuild it.
+//! part of the state. Extension data is rebuilt by `ExtState::decode` of a value of its
+//! kind. Race data cannot be rebuilt: `decode` answers None for a state that tracks
+//! races, and for extension data whose kind cannot rebuild it.
 
 use crate::definedness::Undef;
 use crate::ir::Program;
 use crate::memory::{Memory, ObjKind, Object};
-use crate::state::{Frame, ReturnTo, State, Thread, ThreadStatus};
+use crate::state::{ExtState, Frame, ReturnTo, State, Thread, ThreadStatus};
 use crate::value::Val;
 use std::sync::Arc;
 
@@ -99,6 +100,7 @@ pub struct StoredChunks<'a> {
 pub fn decode(
     program: &Program,
     base: &State,
+    ext: Option<&dyn ExtState>,
     chunks: &StoredChunks<'_>,
     all_registers: bool,
 ) -> Option<State> {
@@ -165,7 +167,7 @@ pub fn decode(
     }
     if flags & 1 != 0 {
         let (_, bytes) = parts.next()?;
-        st.ext = Some(base.ext.as_ref()?.decode(bytes, &mut |p| p)?);
+        st.ext = Some(ext?.decode(bytes, &mut |p| p)?);
     }
     if parts.next().is_some() {
         return None;

@@ -206,12 +206,14 @@ impl StateStore {
     }
 
     /// Rebuild the state stored as `id` (see `decode`): `base` is the initial state,
-    /// `canon` the canonicalizer it was serialised with. None when it cannot be rebuilt
-    /// (race data, or extension data that cannot decode itself).
+    /// `ext` a value of the kind of extension data the state holds, `canon` the
+    /// canonicalizer it was serialised with. None when it cannot be rebuilt (race data,
+    /// or extension data that cannot decode itself).
     pub fn decode(
         &self,
         id: u32,
         base: &crate::state::State,
+        ext: Option<&dyn crate::state::ExtState>,
         program: &crate::ir::Program,
         canon: &Canonicalizer,
         scratch: &mut Scratch,
@@ -245,7 +247,7 @@ impl StateStore {
             ids,
             generation: (self.generation as u64) << 32,
         };
-        decode::decode(program, base, &chunks, canon.all_registers)
+        decode::decode(program, base, ext, &chunks, canon.all_registers)
     }
 
     /// States inserted from now on are "this level" (see [`Inserted::this_level`]).
