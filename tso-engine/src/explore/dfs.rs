@@ -48,7 +48,8 @@ pub struct DepthFirst<'a, 'p> {
 struct Node {
     id: u32,
     /// The state, while it is kept whole (None: rebuild it from the store).
-    state: Option<State>,
+    /// Boxed: a path can be deep, and a node without its state should cost little.
+    state: Option<Box<State>>,
     /// What the state printed so far (not in the store unless outcomes are collected).
     output: Arc<Vec<u8>>,
     /// The thread whose transitions are being generated.
@@ -68,7 +69,7 @@ impl Node {
         Node {
             id,
             output: state.output.clone(),
-            state: Some(state),
+            state: Some(Box::new(state)),
             tid: 0,
             script: Vec::new(),
             any_enabled: false,
@@ -152,7 +153,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     node.id,
                     &node.output,
                 ) {
-                    Ok(st) => node.state = Some(st),
+                    Ok(st) => node.state = Some(Box::new(st)),
                     Err(failure) => {
                         let found = Found::new(failure, None);
                         let path = path_of(&stack);
@@ -232,7 +233,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let Some(state) = &node.state else {
             unreachable!("a node is expanded whole")
         };
-        let mut next = state.clone();
+        let mut next = State::clone(state);
         self.chooser.reset(&node.script);
         let result = self
             .machine
