@@ -42,6 +42,11 @@ fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let func = arg_val(a, 2)?;
     let param = arg_val(a, 3)?;
     let tid = cx.spawn(func.as_u64(), vec![param])?;
+    // The start routine's parameter keeps the argument's undefined bits: an error only
+    // if the thread uses them.
+    if let Some(u) = cx.arg_undefined_with_origin(3).cloned() {
+        cx.state.thread_mut(tid).top_mut().set_undef(0, Some(u));
+    }
     cx.write_int(out, 8, handle(tid))?;
     Ok(NativeResult::Return(Val::Int(0)))
 }
@@ -62,6 +67,9 @@ fn exit(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
             args: vec![value],
         });
     }
+    // The exit value keeps its undefined bits for the joiner (`ThreadExit` takes them
+    // from the result's).
+    cx.ret_undef = cx.arg_undefined_with_origin(0).cloned();
     Ok(NativeResult::ThreadExit(arg_val(a, 0)?))
 }
 
@@ -98,13 +106,14 @@ pub(crate) fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Fai
             format!("join of detached thread {t}"),
         ));
     }
-    let ThreadStatus::Finished(v) = th.status.clone() else {
+    let ThreadStatus::Finished(exit) = th.status.clone() else {
         return Ok(NativeResult::Block);
     };
     cx.state.thread_mut(t).joined = true;
     cx.race_join(t);
     if out != 0 {
-        cx.write_ptr(out, &v)?;
+        let shadow = exit.undef.as_ref().map(|u| &u.shadow);
+        cx.write_ptr_undefined(out, &exit.value, shadow)?;
     }
     Ok(NativeResult::Return(Val::Int(0)))
 }
