@@ -12,7 +12,8 @@ use tso_engine::explore::roundtrip::DecodeCheck;
 use tso_engine::Verdict;
 
 /// Programs whose state spaces cover threads, mutexes, condition variables, keys,
-/// thread-locals, setjmp, varargs, heap, uninitialised memory and exits.
+/// thread-locals, setjmp, semaphores, cancellation, callbacks from natives, thread
+/// results with undefined bits, varargs, heap and exits.
 const PROGRAMS: &[&str] = &[
     "tests/programs/threads/mutex_counter.c",
     "tests/programs/threads/condvar_prodcons.c",
@@ -25,6 +26,12 @@ const PROGRAMS: &[&str] = &[
     "tests/programs/threads/tso_choose_threads.c",
     "tests/programs/threads/verifier_atomic.c",
     "tests/programs/threads/one_bad_interleaving.c",
+    "tests/programs/threads/once_routine_calls_library.c",
+    "tests/programs/threads/semaphore_wait_variants.c",
+    "tests/programs/cancel/cleanup_handler_calls_library.c",
+    "tests/programs/libc/qsort_bsearch.c",
+    "tests/programs/uninit/thread_result_undefined.c",
+    "tso-engine/tests/engine_support/programs/varargs_structs.c",
     "bench/programs/mutex3.c",
     "bench/programs/treiber4.c",
 ];

@@ -14,7 +14,7 @@
 use crate::definedness::Undef;
 use crate::ir::Program;
 use crate::memory::{Memory, ObjKind, Object};
-use crate::state::{ExtState, Frame, ReturnTo, State, Thread, ThreadStatus};
+use crate::state::{ExitValue, ExtState, Frame, ReturnTo, State, Thread, ThreadStatus};
 use crate::value::Val;
 use std::sync::Arc;
 
@@ -82,6 +82,15 @@ impl<'a> Reader<'a> {
             1 => Some(Some(self.val()?)),
             _ => None,
         }
+    }
+    /// `canon::write_exit_value`; the origin of undefined bits is not state.
+    fn exit_value(&mut self) -> Option<ExitValue> {
+        let value = self.val()?;
+        let undef = self.opt_val()?.map(|shadow| Undef {
+            shadow,
+            origin: None,
+        });
+        Some(ExitValue { value, undef })
     }
     fn done(&self) -> bool {
         self.at == self.bytes.len()
@@ -188,14 +197,18 @@ fn thread(program: &Program, bytes: &[u8], all_registers: bool) -> Option<Thread
     let mut r = Reader::new(bytes);
     let status = match r.u8()? {
         0 => ThreadStatus::Running,
-        1 => ThreadStatus::Finished(r.val()?),
+        1 => ThreadStatus::Finished(r.exit_value()?),
         2 => ThreadStatus::Stuck,
         _ => return None,
     };
     let phase = r.u32()?;
     let flags = r.u8()?;
     let callback_result = r.opt_val()?;
-    let pending_exit = r.opt_val()?;
+    let pending_exit = match r.u8()? {
+        0 => None,
+        1 => Some(r.exit_value()?),
+        _ => return None,
+    };
     let n = r.len()?;
     let mut frames = Vec::with_capacity(n.min(bytes.len()));
     for _ in 0..n {
@@ -234,7 +247,7 @@ fn frame(program: &Program, r: &mut Reader<'_>, all_registers: bool) -> Option<F
     let ret = match r.u8()? {
         0 => ReturnTo::Caller,
         1 => ReturnTo::CallerEndsAtomic,
-        2 => ReturnTo::Native,
+        2 => ReturnTo::Native { phase: r.u32()? },
         3 => ReturnTo::Nothing,
         _ => return None,
     };
