@@ -29,7 +29,13 @@ const TICK: u32 = 256;
 /// counter, or store buffers that keep growing) and is searched breadth-first instead.
 const MAX_PATH_BYTES: usize = 8 << 20;
 
-/// The path grew past [`MAX_PATH_BYTES`] and its states cannot be rebuilt.
+/// Steps on the path beyond which the state space counts as too deep for this search
+/// even when its states are held by id: a node costs about 100 bytes, and such depths
+/// come from counters that never stop, where breadth-first levels stay small.
+const MAX_PATH_NODES: usize = 1 << 20;
+
+/// The path grew past [`MAX_PATH_NODES`], or past [`MAX_PATH_BYTES`] of states that
+/// cannot be rebuilt.
 pub struct TooDeep;
 
 pub struct DepthFirst<'a, 'p> {
@@ -189,6 +195,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 Next::Push(child) => {
                     kept_bytes += child.bytes;
                     stack.push(child);
+                    if stack.len() > MAX_PATH_NODES {
+                        return Err(TooDeep);
+                    }
                     self.stats.max_depth = self.stats.max_depth.max(stack.len() as u64);
                     while kept_bytes > MAX_PATH_BYTES {
                         // Drop the lowest whole state (never the one being expanded).

@@ -224,7 +224,7 @@ fn search_with(
     }
     let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start);
     let Ok(stop) = dfs.run(initial.clone()) else {
-        // Too deep for whole states on a path: start again breadth-first.
+        // Too deep (see `dfs::TooDeep`): start again breadth-first.
         drop(dfs);
         watching.iter().for_each(|o| o.restart());
         return breadth_first(initial);
