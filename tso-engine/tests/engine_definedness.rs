@@ -97,6 +97,10 @@ fn undefined_bits_pass_through_thread_creation_and_join() {
             "{threads}void *f(void *a) {{\n long *v = malloc(sizeof *v);\n volatile long *p = v;\n {end}\n}}\nint main(void) {{\n pthread_t t;\n void *r;\n pthread_create(&t, 0, f, 0);\n pthread_join(t, &r);\n if ((long)r > 0) /*HERE*/\n  puts(\"pos\");\n return 0;\n}}\n"
         ));
     }
+    // C11 threads hand an `int` result on the same way.
+    expect_uninitialized_at(
+        "#include <threads.h>\nint f(void *a) {\n int *v = malloc(sizeof *v);\n return *(volatile int *)v;\n}\nint main(void) {\n thrd_t t;\n int r;\n thrd_create(&t, f, 0);\n thrd_join(t, &r);\n if (r > 0) /*HERE*/\n  puts(\"pos\");\n return 0;\n}\n",
+    );
     // A result nobody reads (a start routine that falls off its end) is no error, and
     // defined values stay defined.
     expect_pass(&format!(

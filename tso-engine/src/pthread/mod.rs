@@ -3,6 +3,7 @@
 //! static initialisers (all zero) just work.
 
 pub(crate) mod barrier;
+pub(crate) mod c11;
 pub(crate) mod cancel;
 pub(crate) mod cond;
 pub(crate) mod key;
@@ -73,6 +74,8 @@ pub(crate) fn register(n: &mut Natives) {
     spin::register(n);
     semaphore::register(n);
     cancel::register(n);
+    // After the pthread functions: C11 threads alias some of them.
+    c11::register(n);
     // Values handed on with their undefined bits: a thread's argument (to its start
     // routine), a thread's result (to its joiner). A key's value is not: the library
     // inspects it (a destructor runs only for a non-NULL value).
