@@ -449,7 +449,7 @@ impl StoreBuffers {
                 let resolved = match resolution {
                     Resolution::Nothing => return Ok(()),
                     Resolution::Outcomes { first, outcomes } => {
-                        Rc::new(Resolved { first, outcomes })
+                        Rc::new(Resolved::new(first, outcomes))
                     }
                 };
                 // Only a choice is replayed by the engine.
@@ -461,7 +461,7 @@ impl StoreBuffers {
         };
         let picked = match resolved.outcomes.len() {
             0 | 1 => 0,
-            n => choice.choose(n).min(n - 1),
+            n => choice.choose_flush(&resolved.delayed).min(n - 1),
         };
         match resolved.outcomes.get(picked) {
             Some(outcome) => self.apply(memory, &resolved.first, outcome),

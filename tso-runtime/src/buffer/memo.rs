@@ -26,6 +26,30 @@ const WORD_CAPACITY: usize = 1 << 22;
 pub(crate) struct Resolved {
     pub first: Vec<usize>,
     pub outcomes: Vec<FlushOutcome>,
+    /// Per outcome, how many stores stay delayed after it (see [`delayed_stores`]).
+    pub delayed: Vec<u32>,
+}
+
+impl Resolved {
+    pub(crate) fn new(first: Vec<usize>, outcomes: Vec<FlushOutcome>) -> Resolved {
+        let delayed = outcomes.iter().map(delayed_stores).collect();
+        Resolved {
+            first,
+            outcomes,
+            delayed,
+        }
+    }
+}
+
+/// The stores an outcome leaves neither written nor flushed: they stay delayed past the
+/// operation (the counterexample tie-break prefers the least relaxed run).
+pub(crate) fn delayed_stores(outcome: &FlushOutcome) -> u32 {
+    outcome
+        .written
+        .iter()
+        .zip(&outcome.flushed)
+        .filter(|&(&written, &flushed)| !written && !flushed)
+        .count() as u32
 }
 
 #[derive(Default)]
