@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::entry::Entry;
+use super::entry_list::EntryList;
 use super::fx_hash::FxBuildHasher;
 use super::resolve::FlushOutcome;
 use super::types::{Range, ThreadId};
@@ -66,7 +66,7 @@ thread_local! {
 /// What `resolve` depends on, as words.
 pub(crate) fn build_key<'a>(
     key: &mut Vec<u32>,
-    buffers: impl Iterator<Item = (ThreadId, &'a [Entry])>,
+    buffers: impl Iterator<Item = (ThreadId, &'a EntryList)>,
     acting: ThreadId,
     seeds: &[Range],
     forced: u32,

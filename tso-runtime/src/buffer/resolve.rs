@@ -30,7 +30,7 @@
 
 use std::collections::HashSet;
 
-use super::entry::Entry;
+use super::entry_list::EntryList;
 use super::fx_hash::{FxBuildHasher, KeySet};
 use super::types::{Range, ThreadId};
 
@@ -39,7 +39,7 @@ pub(crate) const MAX_SEARCH_NODES: usize = 1 << 20;
 
 pub(crate) struct BufferView<'a> {
     pub thread: ThreadId,
-    pub entries: &'a [Entry],
+    pub entries: &'a EntryList,
 }
 
 /// One distinct outcome. Entries are numbered buffer by buffer, oldest first:
