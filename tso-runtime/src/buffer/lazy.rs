@@ -635,14 +635,22 @@ impl StoreBuffers {
                     .map_err(BufferError::Memory);
             }
         }
-        // Every written byte as (object, offset, writer rank, offset in writer); the
-        // last writer of a byte sorts last among its equals.
+        // Every written byte once, from its last writer, as (object, offset, writer
+        // rank, offset in writer): newest writers first, so a writer whose bytes are
+        // all overwritten later (a location stored in a loop) costs one lookup.
         let mut bytes: Vec<(u32, u64, usize, u32)> = Vec::new();
-        for (k, entry) in written.iter().enumerate() {
+        let mut covered = ByteSpans::default();
+        for (k, entry) in written.iter().enumerate().rev() {
             let r = entry.range;
+            if covered.contains(&r) {
+                continue;
+            }
             bytes.extend(
-                (r.start()..r.end()).map(|off| (r.addr.object, off, k, (off - r.start()) as u32)),
+                (r.start()..r.end())
+                    .filter(|&off| !covered.contains_byte(r.addr.object, off))
+                    .map(|off| (r.addr.object, off, k, (off - r.start()) as u32)),
             );
+            covered.add(r);
         }
         bytes.sort_unstable();
         let sources: Vec<&Payload> = written.iter().map(|e| &e.payload).collect();
@@ -786,6 +794,12 @@ impl ByteSpans {
         self.spans
             .iter()
             .any(|&(o, s, e)| o == range.addr.object && s <= range.start() && range.end() <= e)
+    }
+
+    fn contains_byte(&self, object: u32, offset: u64) -> bool {
+        self.spans
+            .iter()
+            .any(|&(o, s, e)| o == object && s <= offset && offset < e)
     }
 
     /// True if `range` shares a byte with the set.
