@@ -3,6 +3,7 @@
 
 use std::rc::Rc;
 
+use super::byte_spans::ByteSpans;
 use super::bytes::Reader;
 use super::entry::Entry;
 use super::entry_list::{self, EntryList};
@@ -759,61 +760,6 @@ impl StoreBuffers {
             }
         }
         self.buffers = rebuilt;
-    }
-}
-
-/// A set of bytes as disjoint, sorted spans `(object, start, end)`.
-#[derive(Default)]
-struct ByteSpans {
-    spans: Vec<(u32, u64, u64)>,
-}
-
-impl ByteSpans {
-    /// Adds the bytes of `range`; true when the set grew.
-    fn add(&mut self, range: Range) -> bool {
-        if range.len == 0 || self.contains(&range) {
-            return false;
-        }
-        let object = range.addr.object;
-        let (mut start, mut end) = (range.start(), range.end());
-        // Absorb the spans it overlaps or touches (their bytes stay in the set).
-        self.spans.retain(|&(o, s, e)| {
-            let joins = o == object && s <= end && start <= e;
-            if joins {
-                start = start.min(s);
-                end = end.max(e);
-            }
-            !joins
-        });
-        let at = self.spans.partition_point(|&k| k < (object, start, end));
-        self.spans.insert(at, (object, start, end));
-        true
-    }
-
-    fn contains(&self, range: &Range) -> bool {
-        self.spans
-            .iter()
-            .any(|&(o, s, e)| o == range.addr.object && s <= range.start() && range.end() <= e)
-    }
-
-    fn contains_byte(&self, object: u32, offset: u64) -> bool {
-        self.spans
-            .iter()
-            .any(|&(o, s, e)| o == object && s <= offset && offset < e)
-    }
-
-    /// True if `range` shares a byte with the set.
-    fn overlaps(&self, range: &Range) -> bool {
-        self.spans
-            .iter()
-            .any(|&(o, s, e)| o == range.addr.object && s < range.end() && range.start() < e)
-    }
-
-    /// The objects of the set, ascending, once each.
-    fn objects(&self) -> Vec<u32> {
-        let mut objects: Vec<u32> = self.spans.iter().map(|&(o, _, _)| o).collect();
-        objects.dedup();
-        objects
     }
 }
 

@@ -27,6 +27,7 @@
 //! - `evict` reports another thread's unflushed store to the released object
 //!   as `StoreToReleasedMemory` (a race with free); flushed ones are dropped.
 
+mod byte_spans;
 mod bytes;
 mod entry;
 mod entry_list;
