@@ -4,7 +4,7 @@
 //! only the chunks that may hold entries for its object.
 
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use super::entry::Entry;
 
@@ -23,18 +23,16 @@ fn object_bit(object: u32) -> u64 {
     1 << (object % 64)
 }
 
-/// A thread's buffered entries, oldest first. Cloning shares every chunk.
+/// A thread's buffered entries, oldest first. Cloning shares the list of chunks (one
+/// reference count, no allocation: states are cloned for every transition).
 #[derive(Clone, Debug, Default)]
 pub struct EntryList {
-    chunks: Vec<Arc<Chunk>>,
+    chunks: Arc<Vec<Arc<Chunk>>>,
     len: usize,
 }
 
 /// The list of a thread that has no entry.
-pub(crate) static EMPTY: EntryList = EntryList {
-    chunks: Vec::new(),
-    len: 0,
-};
+pub(crate) static EMPTY: LazyLock<EntryList> = LazyLock::new(EntryList::default);
 
 impl EntryList {
     pub fn len(&self) -> usize {
@@ -56,23 +54,31 @@ impl EntryList {
         self.chunks.iter().flat_map(|c| c.entries.iter())
     }
 
-    /// Appends an entry: copies at most the last chunk (when another state shares it).
+    /// Appends an entry. When other states share the list, copies the chunk pointers
+    /// (one per 32 entries) and at most the last chunk, never the entries of the others.
     pub(crate) fn push(&mut self, entry: Entry) {
         let bit = object_bit(entry.range.addr.object);
-        match self.chunks.last_mut() {
-            Some(last) if last.entries.len() < CHUNK => {
-                let last = Arc::make_mut(last);
-                last.objects |= bit;
-                last.entries.push(entry);
-            }
-            _ => {
-                let mut entries = Vec::with_capacity(CHUNK);
-                entries.push(entry);
-                self.chunks.push(Arc::new(Chunk {
-                    entries,
-                    objects: bit,
-                }));
-            }
+        let chunks = Arc::make_mut(&mut self.chunks);
+        match chunks.last_mut() {
+            Some(last) if last.entries.len() < CHUNK => match Arc::get_mut(last) {
+                Some(last) => {
+                    last.objects |= bit;
+                    last.entries.push(entry);
+                }
+                None => {
+                    let mut entries = Vec::with_capacity(last.entries.len() + 1);
+                    entries.extend(last.entries.iter().cloned());
+                    entries.push(entry);
+                    *last = Arc::new(Chunk {
+                        entries,
+                        objects: last.objects | bit,
+                    });
+                }
+            },
+            _ => chunks.push(Arc::new(Chunk {
+                entries: vec![entry],
+                objects: bit,
+            })),
         }
         self.len += 1;
     }
@@ -105,10 +111,10 @@ impl EntryList {
     /// Calls `f` on every entry; a chunk shared with other states is copied only when
     /// `f` changes one of its entries (it returns the changed entry).
     pub(crate) fn update(&mut self, mut f: impl FnMut(&Entry) -> Option<Entry>) {
-        for chunk in &mut self.chunks {
-            for i in 0..chunk.entries.len() {
-                if let Some(changed) = f(&chunk.entries[i]) {
-                    let chunk = Arc::make_mut(chunk);
+        for k in 0..self.chunks.len() {
+            for i in 0..self.chunks[k].entries.len() {
+                if let Some(changed) = f(&self.chunks[k].entries[i]) {
+                    let chunk = Arc::make_mut(&mut Arc::make_mut(&mut self.chunks)[k]);
                     chunk.entries[i] = changed;
                     chunk.objects = chunk
                         .entries
@@ -148,11 +154,12 @@ impl std::ops::Index<usize> for EntryList {
 impl PartialEq for EntryList {
     fn eq(&self, other: &Self) -> bool {
         self.len == other.len
-            && self
-                .chunks
-                .iter()
-                .zip(&other.chunks)
-                .all(|(a, b)| Arc::ptr_eq(a, b) || a.entries == b.entries)
+            && (Arc::ptr_eq(&self.chunks, &other.chunks)
+                || self
+                    .chunks
+                    .iter()
+                    .zip(other.chunks.iter())
+                    .all(|(a, b)| Arc::ptr_eq(a, b) || a.entries == b.entries))
     }
 }
 
