@@ -5,7 +5,7 @@
 
 use crate::ir::{Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{read_u64, ObjId, ObjKind};
-use crate::state::{State, ThreadStatus};
+use crate::state::{ReturnTo, State, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 
 /// One chunk of a serialised state.
@@ -128,10 +128,11 @@ impl Canonicalizer {
             for (_, v) in &t.specific {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            if let ThreadStatus::Finished(v) = &t.status {
-                v.for_each_pointer(&mut |p| self.reach(st, p));
+            if let ThreadStatus::Finished(e) = &t.status {
+                e.value.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            for v in t.callback_result.iter().chain(t.pending_exit.iter()) {
+            let pending = t.pending_exit.iter().map(|e| &e.value);
+            for v in t.callback_result.iter().chain(pending) {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
         }
@@ -218,13 +219,24 @@ impl Canonicalizer {
             .filter(|&&id| st.memory.get(id).is_some_and(|o| !o.constant))
             .count();
         // Process-wide data.
+        // `store/decode.rs` reads this format back: change both together.
         let b = &mut out.buf;
         write_len(b, st.threads.len());
         write_len(b, objects);
-        b.push(st.ext.is_some() as u8 | (st.races.is_some() as u8) << 1);
-        b.extend_from_slice(&st.exit_code.map_or(u32::MAX, |c| c as u32).to_le_bytes());
+        b.push(
+            st.ext.is_some() as u8
+                | (st.races.is_some() as u8) << 1
+                | (st.exit_code.is_some() as u8) << 2
+                | (st.atomic_owner.is_some() as u8) << 3
+                | (include_output as u8) << 4,
+        );
+        if let Some(c) = st.exit_code {
+            b.extend_from_slice(&c.to_le_bytes());
+        }
         b.extend_from_slice(&st.next_key.to_le_bytes());
-        b.extend_from_slice(&st.atomic_owner.map_or(u32::MAX, |t| t).to_le_bytes());
+        if let Some(t) = st.atomic_owner {
+            b.extend_from_slice(&t.to_le_bytes());
+        }
         write_len(b, st.atexit.len());
         for a in &st.atexit {
             b.extend_from_slice(&a.to_le_bytes());
@@ -238,29 +250,42 @@ impl Canonicalizer {
             let b = &mut out.buf;
             match &t.status {
                 ThreadStatus::Running => b.push(0),
-                ThreadStatus::Finished(v) => {
+                ThreadStatus::Finished(e) => {
                     b.push(1);
-                    write_val(b, &map, v);
+                    write_exit_value(b, &map, e);
                 }
                 ThreadStatus::Stuck => b.push(2),
             }
             b.extend_from_slice(&t.phase.to_le_bytes());
             b.push(t.detached as u8 | (t.joined as u8) << 1);
-            for v in [&t.callback_result, &t.pending_exit] {
-                match v {
-                    Some(v) => {
-                        b.push(1);
-                        write_val(b, &map, v);
-                    }
-                    None => b.push(0),
+            match &t.callback_result {
+                Some(v) => {
+                    b.push(1);
+                    write_val(b, &map, v);
                 }
+                None => b.push(0),
+            }
+            match &t.pending_exit {
+                Some(e) => {
+                    b.push(1);
+                    write_exit_value(b, &map, e);
+                }
+                None => b.push(0),
             }
             write_len(b, t.frames.len());
             for f in &t.frames {
                 b.extend_from_slice(&f.func.to_le_bytes());
                 b.extend_from_slice(&f.block.to_le_bytes());
                 b.extend_from_slice(&f.ip.to_le_bytes());
-                b.push(f.ret as u8);
+                match f.ret {
+                    ReturnTo::Caller => b.push(0),
+                    ReturnTo::CallerEndsAtomic => b.push(1),
+                    ReturnTo::Native { phase } => {
+                        b.push(2);
+                        b.extend_from_slice(&phase.to_le_bytes());
+                    }
+                    ReturnTo::Nothing => b.push(3),
+                }
                 let mut regs = 0usize;
                 for_each_reg(program, f, self.all_registers, |_| regs += 1);
                 write_len(b, regs);
@@ -271,7 +296,6 @@ impl Canonicalizer {
                 allocas.extend(
                     f.allocas
                         .iter()
-                        .chain(f.varargs.iter())
                         .map(|&a| map.get(a as usize).copied().unwrap_or(INVALID))
                         .filter(|&n| n != 0),
                 );
@@ -279,6 +303,18 @@ impl Canonicalizer {
                 write_len(b, allocas.len());
                 for a in allocas.iter() {
                     b.extend_from_slice(&a.to_le_bytes());
+                }
+                // The varargs area apart: it is not an alloca (setjmp looks for its
+                // marker among the allocas only).
+                match f
+                    .varargs
+                    .map(|a| map.get(a as usize).copied().unwrap_or(INVALID))
+                {
+                    Some(n) if n != 0 => {
+                        b.push(1);
+                        b.extend_from_slice(&n.to_le_bytes());
+                    }
+                    _ => b.push(0),
                 }
             }
             write_len(b, t.tls.len());
@@ -320,6 +356,10 @@ impl Canonicalizer {
                 ObjKind::Internal => 4,
             };
             b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4);
+            // A global's index follows from its id; a thread's copy names its global.
+            if let ObjKind::ThreadLocal(g) = o.kind {
+                b.extend_from_slice(&g.to_le_bytes());
+            }
             // A byte of its own: shifted into the flags byte, families 0 and 0xE0 collided.
             b.push(o.alloc_family);
             write_len(b, o.data.len());
@@ -375,7 +415,7 @@ impl Canonicalizer {
 
 /// A list length as LEB128: short for the usual small lists, and prefix-free.
 #[inline]
-fn write_len(b: &mut Vec<u8>, mut n: usize) {
+pub(super) fn write_len(b: &mut Vec<u8>, mut n: usize) {
     while n >= 0x80 {
         b.push(n as u8 | 0x80);
         n >>= 7;
@@ -459,6 +499,19 @@ fn write_undef_regs(b: &mut Vec<u8>, program: &Program, f: &crate::state::Frame,
         b.extend_from_slice(&r.to_le_bytes());
         // A shadow holds no pointers: no renumbering.
         write_val(b, &[], &u.shadow);
+    }
+}
+
+/// A thread's result and its undefined bits (a joiner can still read them).
+fn write_exit_value(b: &mut Vec<u8>, map: &[u32], e: &crate::state::ExitValue) {
+    write_val(b, map, &e.value);
+    match &e.undef {
+        // A shadow holds no pointers: no renumbering.
+        Some(u) => {
+            b.push(1);
+            write_val(b, &[], &u.shadow);
+        }
+        None => b.push(0),
     }
 }
 
