@@ -2,9 +2,11 @@
 //! "Model Checking of C++ Programs under the x86-TSO Memory Model", Štill and Barnat).
 
 use std::rc::Rc;
-use std::sync::Arc;
 
+use super::byte_spans::ByteSpans;
+use super::bytes::Reader;
 use super::entry::Entry;
+use super::entry_list::{self, EntryList};
 use super::error::BufferError;
 use super::memo::{self, Resolved};
 use super::resolve::{resolve, BufferView, FlushOutcome, Resolution, ResolveError};
@@ -20,12 +22,12 @@ type Result<T, M> = std::result::Result<T, BufferError<<M as SharedMemory>::Erro
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ThreadBuffer {
     thread: ThreadId,
-    /// Oldest first. Shared between cloned states until one of them writes.
-    entries: Arc<Vec<Entry>>,
+    /// Oldest first. Shared between cloned states chunk by chunk.
+    entries: EntryList,
 }
 
 /// The store buffers of all threads. Cheap to clone (buffers are shared
-/// copy-on-write); `Hash`/`Eq` compare contents. Empty buffers are not stored,
+/// copy-on-write, chunk by chunk); `Hash`/`Eq` compare contents. Empty buffers are not stored,
 /// so equal contents always give equal values.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StoreBuffers {
@@ -39,9 +41,9 @@ impl StoreBuffers {
     }
 
     /// The thread's buffer, oldest entry first (empty if it has none).
-    pub fn entries(&self, thread: ThreadId) -> &[Entry] {
+    pub fn entries(&self, thread: ThreadId) -> &EntryList {
         self.index(thread)
-            .map_or(&[], |i| &self.buffers[i].entries[..])
+            .map_or(&entry_list::EMPTY, |i| &self.buffers[i].entries)
     }
 
     /// True when the thread has no buffered entry at all (flushed ones included).
@@ -61,9 +63,11 @@ impl StoreBuffers {
 
     /// True if any buffered entry (of any thread) overlaps `range`.
     pub(crate) fn has_overlapping(&self, range: Range) -> bool {
-        self.buffers
-            .iter()
-            .any(|b| b.entries.iter().any(|e| e.range.overlaps(&range)))
+        self.buffers.iter().any(|b| {
+            b.entries
+                .of_object(range.addr.object)
+                .any(|(_, e)| e.range.overlaps(&range))
+        })
     }
 
     /// Loads `range` as `thread` sees it (TSO load).
@@ -115,7 +119,7 @@ impl StoreBuffers {
             .filter(|&(_, count)| count > 0)
             .collect();
         let i = self.index_or_insert(thread);
-        Arc::make_mut(&mut self.buffers[i].entries).push(entry);
+        self.buffers[i].entries.push(entry);
         Ok(())
     }
 
@@ -230,16 +234,15 @@ impl StoreBuffers {
             if buffer.thread == thread {
                 continue;
             }
-            if let Some(e) = buffer
-                .entries
-                .iter()
-                .find(|e| !e.flushed && e.range.addr.object == object)
-            {
+            if let Some((_, e)) = buffer.entries.of_object(object).find(|(_, e)| !e.flushed) {
                 return Err(BufferError::StoreToReleasedMemory {
                     thread: buffer.thread,
                     origin: e.origin,
                 });
             }
+        }
+        if !self.buffers.iter().any(|b| b.entries.writes_object(object)) {
+            return Ok(());
         }
         let doomed: Vec<Vec<bool>> = self
             .buffers
@@ -259,16 +262,17 @@ impl StoreBuffers {
     /// A buffer shared with other states is copied only if a value changes.
     pub fn for_each_pointer_mut(&mut self, mut f: impl FnMut(&mut u64)) {
         for buffer in &mut self.buffers {
-            for p in 0..buffer.entries.len() {
-                if buffer.entries[p].payload.ptr_offsets.is_empty() {
-                    continue;
+            buffer.entries.update(|e| {
+                if e.payload.ptr_offsets.is_empty() {
+                    return None;
                 }
-                let mut payload = buffer.entries[p].payload.clone();
+                let mut payload = e.payload.clone();
                 payload.for_each_pointer_mut(&mut f);
-                if payload != buffer.entries[p].payload {
-                    Arc::make_mut(&mut buffer.entries)[p].payload = payload;
-                }
-            }
+                (payload != e.payload).then(|| Entry {
+                    payload,
+                    ..e.clone()
+                })
+            });
         }
     }
 
@@ -276,26 +280,56 @@ impl StoreBuffers {
     /// shared with other states is copied only if an id changes.
     pub fn for_each_object_mut(&mut self, mut f: impl FnMut(&mut u32)) {
         for buffer in &mut self.buffers {
-            for p in 0..buffer.entries.len() {
-                let mut object = buffer.entries[p].range.addr.object;
+            buffer.entries.update(|e| {
+                let mut object = e.range.addr.object;
                 f(&mut object);
-                if object != buffer.entries[p].range.addr.object {
-                    Arc::make_mut(&mut buffer.entries)[p].range.addr.object = object;
-                }
-            }
+                (object != e.range.addr.object).then(|| {
+                    let mut e = e.clone();
+                    e.range.addr.object = object;
+                    e
+                })
+            });
         }
     }
 
     /// Deterministic serialisation (for state hashing and storage).
     pub fn serialize_into(&self, out: &mut Vec<u8>) {
+        self.serialize_mapped(&mut |p| p, out);
+    }
+
+    /// [`Self::serialize_into`] of the buffers with every stored pointer, and every
+    /// entry's object (as the pointer to its start), renamed by `pointer`, without
+    /// copying the buffers first.
+    pub fn serialize_mapped(&self, pointer: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>) {
         out.extend_from_slice(&(self.buffers.len() as u32).to_le_bytes());
         for buffer in &self.buffers {
             out.extend_from_slice(&buffer.thread.to_le_bytes());
             out.extend_from_slice(&(buffer.entries.len() as u32).to_le_bytes());
             for entry in buffer.entries.iter() {
-                entry.serialize_into(out);
+                entry.serialize_mapped(pointer, out);
             }
         }
+    }
+
+    /// The buffers [`Self::serialize_into`] wrote as `bytes` (all of them), or `None`
+    /// when they are not such bytes.
+    pub fn decode(bytes: &[u8]) -> Option<StoreBuffers> {
+        let mut r = Reader::new(bytes);
+        let nbuf = r.count(8)?;
+        let mut buffers: Vec<ThreadBuffer> = Vec::with_capacity(nbuf);
+        for _ in 0..nbuf {
+            let thread = r.u32()?;
+            let len = r.count(Entry::MIN_SERIALIZED)?;
+            let entries: EntryList = (0..len)
+                .map(|_| Entry::decode_from(&mut r))
+                .collect::<Option<EntryList>>()?;
+            // As kept: ascending threads, no empty buffer.
+            if entries.is_empty() || buffers.last().is_some_and(|b| b.thread >= thread) {
+                return None;
+            }
+            buffers.push(ThreadBuffer { thread, entries });
+        }
+        r.is_empty().then_some(StoreBuffers { buffers })
     }
 
     /// For the step-by-step tests (`buffer/tests.rs`):
@@ -336,7 +370,7 @@ impl StoreBuffers {
                     i,
                     ThreadBuffer {
                         thread,
-                        entries: Arc::new(Vec::new()),
+                        entries: EntryList::default(),
                     },
                 );
                 i
@@ -354,7 +388,9 @@ impl StoreBuffers {
         let from_memory = memory.read(range).map_err(BufferError::Memory)?;
         let own = self.entries(thread);
         if from_memory.len() == range.len
-            && !own.iter().any(|e| !e.flushed && e.range.overlaps(&range))
+            && !own
+                .of_object(range.addr.object)
+                .any(|(_, e)| !e.flushed && e.range.overlaps(&range))
             && is_well_formed(&from_memory)
         {
             // Assembling from memory alone would rebuild the same payload.
@@ -362,20 +398,24 @@ impl StoreBuffers {
         }
         let mut sources: Vec<&Payload> = vec![&from_memory];
         let mut origins: Vec<ByteOrigin> = Vec::with_capacity(range.len as usize);
-        let mut source_of_entry: Vec<Option<usize>> = vec![None; own.len()];
+        // (position in the buffer, source index) of the entries read so far.
+        let mut source_of_entry: Vec<(usize, usize)> = Vec::new();
         for i in 0..range.len {
             let off = range.start() + u64::from(i);
             let newest = own
-                .iter()
-                .enumerate()
+                .of_object(range.addr.object)
                 .rev()
                 .find(|(_, e)| !e.flushed && e.range.contains_byte(range.addr.object, off));
             match newest {
                 Some((k, e)) => {
-                    let source = *source_of_entry[k].get_or_insert_with(|| {
-                        sources.push(&e.payload);
-                        sources.len() - 1
-                    });
+                    let source = match source_of_entry.iter().find(|(p, _)| *p == k) {
+                        Some(&(_, source)) => source,
+                        None => {
+                            sources.push(&e.payload);
+                            source_of_entry.push((k, sources.len() - 1));
+                            sources.len() - 1
+                        }
+                    };
                     origins.push((source, (off - e.range.start()) as u32));
                 }
                 None => origins.push((0, i)),
@@ -416,7 +456,7 @@ impl StoreBuffers {
         let remembered = memo::lookup(|key| {
             memo::build_key(
                 key,
-                self.buffers.iter().map(|b| (b.thread, &b.entries[..])),
+                self.buffers.iter().map(|b| (b.thread, &b.entries)),
                 thread,
                 seeds,
                 forced_code,
@@ -430,7 +470,7 @@ impl StoreBuffers {
                     .iter()
                     .map(|b| BufferView {
                         thread: b.thread,
-                        entries: &b.entries[..],
+                        entries: &b.entries,
                     })
                     .collect();
                 let resolution = resolve(
@@ -449,7 +489,7 @@ impl StoreBuffers {
                 let resolved = match resolution {
                     Resolution::Nothing => return Ok(()),
                     Resolution::Outcomes { first, outcomes } => {
-                        Rc::new(Resolved { first, outcomes })
+                        Rc::new(Resolved::new(first, outcomes))
                     }
                 };
                 // Only a choice is replayed by the engine.
@@ -461,7 +501,7 @@ impl StoreBuffers {
         };
         let picked = match resolved.outcomes.len() {
             0 | 1 => 0,
-            n => choice.choose(n).min(n - 1),
+            n => choice.choose_flush(&resolved.delayed).min(n - 1),
         };
         match resolved.outcomes.get(picked) {
             Some(outcome) => self.apply(memory, &resolved.first, outcome),
@@ -474,27 +514,34 @@ impl StoreBuffers {
     /// decides nothing (the `Nothing` case of `resolve`, found without it).
     fn observes_only_own_unflushed(&self, thread: ThreadId, seeds: &[Range]) -> bool {
         let own = self.entries(thread);
-        // The closure within the thread's unflushed entries...
-        let mut member = vec![false; own.len()];
-        let mut work: Vec<Range> = seeds.to_vec();
-        let mut closure: Vec<Range> = seeds.to_vec();
-        while let Some(r) = work.pop() {
-            for (p, e) in own.iter().enumerate() {
-                if !member[p] && !e.flushed && e.range.overlaps(&r) {
-                    member[p] = true;
-                    work.push(e.range);
-                    closure.push(e.range);
+        // The bytes of the closure within the thread's unflushed entries (an entry
+        // joins when it shares a byte with them)...
+        let mut closure = ByteSpans::default();
+        for s in seeds {
+            closure.add(*s);
+        }
+        let objects = closure.objects();
+        loop {
+            let mut grew = false;
+            for &object in &objects {
+                for (_, e) in own.of_object(object) {
+                    if !e.flushed && closure.overlaps(&e.range) {
+                        grew |= closure.add(e.range);
+                    }
                 }
             }
+            if !grew {
+                break;
+            }
         }
-        // ...is the whole closure when no other entry overlaps it.
-        let outsider = |e: &Entry| closure.iter().any(|r| e.range.overlaps(r));
-        own.iter().all(|e| !e.flushed || !outsider(e))
-            && self
-                .buffers
-                .iter()
-                .filter(|b| b.thread != thread)
-                .all(|b| !b.entries.iter().any(outsider))
+        // ...are the whole closure's when no other entry shares a byte with them.
+        objects.iter().all(|&object| {
+            self.buffers.iter().all(|b| {
+                b.entries
+                    .of_object(object)
+                    .all(|(_, e)| (b.thread == thread && !e.flushed) || !closure.overlaps(&e.range))
+            })
+        })
     }
 
     fn apply<M: SharedMemory>(
@@ -519,7 +566,7 @@ impl StoreBuffers {
         let mut after: Vec<(ThreadId, u32)> = Vec::new();
         for (b, buffer) in self.buffers.iter().enumerate() {
             let ids = first[b]..first[b + 1];
-            let mut entries: Option<Vec<Entry>> = None;
+            let mut entries: Option<EntryList> = None;
             for (p, entry) in buffer.entries.iter().enumerate() {
                 let id = ids.start + p;
                 let written = outcome.written[id];
@@ -542,9 +589,7 @@ impl StoreBuffers {
                 let changed = written || flushed != entry.flushed || after != entry.after;
                 if changed && entries.is_none() {
                     // First difference in this buffer: copy what came before it.
-                    let mut copy = Vec::with_capacity(buffer.entries.len());
-                    copy.extend_from_slice(&buffer.entries[..p]);
-                    entries = Some(copy);
+                    entries = Some(buffer.entries.iter().take(p).cloned().collect());
                 }
                 if written {
                     continue;
@@ -561,7 +606,7 @@ impl StoreBuffers {
                 Some(entries) if entries.is_empty() => {}
                 Some(entries) => rebuilt.push(ThreadBuffer {
                     thread: buffer.thread,
-                    entries: Arc::new(entries),
+                    entries,
                 }),
             }
         }
@@ -591,14 +636,22 @@ impl StoreBuffers {
                     .map_err(BufferError::Memory);
             }
         }
-        // Every written byte as (object, offset, writer rank, offset in writer); the
-        // last writer of a byte sorts last among its equals.
+        // Every written byte once, from its last writer, as (object, offset, writer
+        // rank, offset in writer): newest writers first, so a writer whose bytes are
+        // all overwritten later (a location stored in a loop) costs one lookup.
         let mut bytes: Vec<(u32, u64, usize, u32)> = Vec::new();
-        for (k, entry) in written.iter().enumerate() {
+        let mut covered = ByteSpans::default();
+        for (k, entry) in written.iter().enumerate().rev() {
             let r = entry.range;
+            if covered.contains(&r) {
+                continue;
+            }
             bytes.extend(
-                (r.start()..r.end()).map(|off| (r.addr.object, off, k, (off - r.start()) as u32)),
+                (r.start()..r.end())
+                    .filter(|&off| !covered.contains_byte(r.addr.object, off))
+                    .map(|off| (r.addr.object, off, k, (off - r.start()) as u32)),
             );
+            covered.add(r);
         }
         bytes.sort_unstable();
         let sources: Vec<&Payload> = written.iter().map(|e| &e.payload).collect();
@@ -639,7 +692,7 @@ impl StoreBuffers {
     fn drop_shadowed_flushed(&mut self) {
         // Flushed entries form each buffer's oldest part; only a buffer with two
         // of them can hold a shadowed one.
-        let shadowed = |entries: &[Entry], p: usize| {
+        let shadowed = |entries: &[&Entry], p: usize| {
             let e = &entries[p];
             e.flushed
                 && (e.range.start()..e.range.end()).all(|off| {
@@ -649,27 +702,26 @@ impl StoreBuffers {
                 })
         };
         let candidates =
-            |entries: &[Entry]| entries.iter().filter(|e| e.flushed).take(2).count() == 2;
-        let any = self.buffers.iter().any(|b| {
-            let entries = &b.entries[..];
-            candidates(entries) && (0..entries.len()).any(|p| shadowed(entries, p))
-        });
-        if !any {
-            return;
-        }
+            |entries: &EntryList| entries.iter().filter(|e| e.flushed).take(2).count() == 2;
         let doomed: Vec<Vec<bool>> = self
             .buffers
             .iter()
             .map(|b| {
-                let entries = &b.entries[..];
-                (0..entries.len()).map(|p| shadowed(entries, p)).collect()
+                if !candidates(&b.entries) {
+                    return Vec::new();
+                }
+                let entries: Vec<&Entry> = b.entries.iter().collect();
+                (0..entries.len()).map(|p| shadowed(&entries, p)).collect()
             })
             .collect();
+        if !doomed.iter().flatten().any(|d| *d) {
+            return;
+        }
         self.remove_entries(&doomed);
     }
 
-    /// Removes entries (`doomed[buffer][position]`), keeping the ordering facts
-    /// of the others (counts are prefix lengths, so they shrink).
+    /// Removes entries (`doomed[buffer][position]`, missing = kept), keeping the
+    /// ordering facts of the others (counts are prefix lengths, so they shrink).
     fn remove_entries(&mut self, doomed: &[Vec<bool>]) {
         let threads: Vec<ThreadId> = self.buffers.iter().map(|b| b.thread).collect();
         let mut rebuilt = Vec::with_capacity(self.buffers.len());
@@ -678,9 +730,9 @@ impl StoreBuffers {
                 rebuilt.push(buffer.clone());
                 continue;
             }
-            let mut entries = Vec::new();
+            let mut entries = EntryList::default();
             for (p, entry) in buffer.entries.iter().enumerate() {
-                if doomed[b][p] {
+                if doomed[b].get(p).copied().unwrap_or(false) {
                     continue;
                 }
                 let mut kept = entry.clone();
@@ -703,7 +755,7 @@ impl StoreBuffers {
             if !entries.is_empty() {
                 rebuilt.push(ThreadBuffer {
                     thread: buffer.thread,
-                    entries: Arc::new(entries),
+                    entries,
                 });
             }
         }

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use super::entry::Entry;
+use super::entry_list::EntryList;
 use super::fx_hash::FxBuildHasher;
 use super::resolve::FlushOutcome;
 use super::types::{Range, ThreadId};
@@ -26,6 +26,30 @@ const WORD_CAPACITY: usize = 1 << 22;
 pub(crate) struct Resolved {
     pub first: Vec<usize>,
     pub outcomes: Vec<FlushOutcome>,
+    /// Per outcome, how many stores stay delayed after it (see [`delayed_stores`]).
+    pub delayed: Vec<u32>,
+}
+
+impl Resolved {
+    pub(crate) fn new(first: Vec<usize>, outcomes: Vec<FlushOutcome>) -> Resolved {
+        let delayed = outcomes.iter().map(delayed_stores).collect();
+        Resolved {
+            first,
+            outcomes,
+            delayed,
+        }
+    }
+}
+
+/// The stores an outcome leaves neither written nor flushed: they stay delayed past the
+/// operation (the counterexample tie-break prefers the least relaxed run).
+pub(crate) fn delayed_stores(outcome: &FlushOutcome) -> u32 {
+    outcome
+        .written
+        .iter()
+        .zip(&outcome.flushed)
+        .filter(|&(&written, &flushed)| !written && !flushed)
+        .count() as u32
 }
 
 #[derive(Default)]
@@ -42,7 +66,7 @@ thread_local! {
 /// What `resolve` depends on, as words.
 pub(crate) fn build_key<'a>(
     key: &mut Vec<u32>,
-    buffers: impl Iterator<Item = (ThreadId, &'a [Entry])>,
+    buffers: impl Iterator<Item = (ThreadId, &'a EntryList)>,
     acting: ThreadId,
     seeds: &[Range],
     forced: u32,

@@ -27,7 +27,10 @@
 //! - `evict` reports another thread's unflushed store to the released object
 //!   as `StoreToReleasedMemory` (a race with free); flushed ones are dropped.
 
+mod byte_spans;
+mod bytes;
 mod entry;
+mod entry_list;
 mod error;
 mod flat_memory;
 mod fx_hash;
@@ -38,6 +41,7 @@ mod resolve;
 mod types;
 
 pub use entry::Entry;
+pub use entry_list::EntryList;
 pub use error::BufferError;
 pub use flat_memory::{FlatMemory, FlatMemoryError};
 pub use lazy::{StoreBuffers, MAX_OUTCOMES};

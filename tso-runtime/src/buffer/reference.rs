@@ -6,8 +6,14 @@
 
 use std::collections::BTreeMap;
 
+use super::bytes::Reader;
 use super::error::BufferError;
-use super::types::{assemble, ByteOrigin, Payload, Range, SharedMemory, ThreadId};
+use super::types::{assemble, Addr, ByteOrigin, Payload, Range, SharedMemory, ThreadId};
+
+/// An address as the engine's pointer (`(object << 32) | offset`).
+fn address_pointer(addr: Addr) -> u64 {
+    (u64::from(addr.object) << 32) | u64::from(addr.offset)
+}
 
 type Result<T, M> = std::result::Result<T, BufferError<<M as SharedMemory>::Error>>;
 
@@ -39,6 +45,63 @@ impl ReferenceBuffers {
 
     pub fn entries(&self, thread: ThreadId) -> &[ReferenceEntry] {
         self.buffers.get(&thread).map_or(&[], |v| &v[..])
+    }
+
+    /// Deterministic serialisation, with every address and stored pointer renamed by
+    /// `pointer` (the engine's canonical names). Counts come before every list, so
+    /// entries cannot run into each other.
+    pub fn serialize_mapped(&self, pointer: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.buffers.len() as u32).to_le_bytes());
+        for (thread, entries) in &self.buffers {
+            out.extend_from_slice(&thread.to_le_bytes());
+            out.extend_from_slice(&(entries.len() as u32).to_le_bytes());
+            for e in entries {
+                let address = pointer(address_pointer(e.range.addr));
+                out.extend_from_slice(&((address >> 32) as u32).to_le_bytes());
+                out.extend_from_slice(&(address as u32).to_le_bytes());
+                out.extend_from_slice(&e.range.len.to_le_bytes());
+                out.extend_from_slice(&e.origin.to_le_bytes());
+                let mut p = e.payload.clone();
+                p.for_each_pointer_mut(|x| *x = pointer(*x));
+                p.serialize_into(out);
+            }
+        }
+    }
+
+    /// The buffers [`Self::serialize_mapped`] wrote as `bytes` (all of them), with
+    /// every address and stored pointer renamed back by `pointer`; `None` when they
+    /// are not such bytes.
+    pub fn decode(bytes: &[u8], pointer: &mut dyn FnMut(u64) -> u64) -> Option<Self> {
+        let mut r = Reader::new(bytes);
+        let threads = r.count(8)?;
+        let mut buffers = BTreeMap::new();
+        for _ in 0..threads {
+            let thread = r.u32()?;
+            let len = r.count(4 * 4 + 9)?;
+            let mut entries = Vec::with_capacity(len);
+            for _ in 0..len {
+                let address = (u64::from(r.u32()?) << 32) | u64::from(r.u32()?);
+                let addr = Addr::from_pointer(pointer(address));
+                let range = Range::new(addr.object, addr.offset, r.u32()?);
+                let origin = r.u32()?;
+                let mut payload = Payload::decode_from(&mut r)?;
+                if payload.len() != range.len {
+                    return None;
+                }
+                payload.for_each_pointer_mut(|x| *x = pointer(*x));
+                entries.push(ReferenceEntry {
+                    range,
+                    payload,
+                    origin,
+                });
+            }
+            // As kept: ascending threads, no empty buffer.
+            if entries.is_empty() || buffers.last_key_value().is_some_and(|(&t, _)| t >= thread) {
+                return None;
+            }
+            buffers.insert(thread, entries);
+        }
+        r.is_empty().then_some(ReferenceBuffers { buffers })
     }
 
     /// Threads with a non-empty buffer (the ones `flush_one` can act on).

@@ -30,7 +30,8 @@
 
 use std::collections::HashSet;
 
-use super::entry::Entry;
+use super::byte_spans::ByteSpans;
+use super::entry_list::EntryList;
 use super::fx_hash::{FxBuildHasher, KeySet};
 use super::types::{Range, ThreadId};
 
@@ -39,7 +40,7 @@ pub(crate) const MAX_SEARCH_NODES: usize = 1 << 20;
 
 pub(crate) struct BufferView<'a> {
     pub thread: ThreadId,
-    pub entries: &'a [Entry],
+    pub entries: &'a EntryList,
 }
 
 /// One distinct outcome. Entries are numbered buffer by buffer, oldest first:
@@ -150,30 +151,30 @@ pub(crate) fn resolve(
     let id_of =
         |(b, p): (usize, usize)| (b < nbuf && p < flat.ids(b).len()).then(|| flat.first[b] + p);
 
-    // Matching set C: overlap closure of the seeds and forced entries.
+    // Matching set C: overlap closure of the seeds and forced entries. An entry
+    // joins when it shares a byte with the seeds or a member, so passes over the
+    // entries against the union of their bytes reach the same fixpoint.
     let mut in_c = vec![false; n];
-    let mut work: Vec<usize> = Vec::new();
+    let mut closure = ByteSpans::default();
     for &f in forced {
         if let Some(id) = id_of(f) {
-            if !in_c[id] {
-                in_c[id] = true;
-                work.push(id);
-            }
-        }
-    }
-    for id in 0..n {
-        if !in_c[id] && seeds.iter().any(|s| s.overlaps(&flat.range[id])) {
             in_c[id] = true;
-            work.push(id);
+            closure.add(flat.range[id]);
         }
     }
-    while let Some(x) = work.pop() {
-        let rx = flat.range[x];
+    for s in seeds {
+        closure.add(*s);
+    }
+    loop {
+        let mut grew = false;
         for id in 0..n {
-            if !in_c[id] && flat.range[id].overlaps(&rx) {
+            if !in_c[id] && closure.overlaps(&flat.range[id]) {
                 in_c[id] = true;
-                work.push(id);
+                grew |= closure.add(flat.range[id]);
             }
+        }
+        if !grew {
+            break;
         }
     }
     // Only the acting thread's own unflushed entries match and none must be

@@ -30,10 +30,13 @@ fn name(r: Range) -> String {
     }
 }
 
+#[derive(Default)]
 struct Replay {
     script: Vec<usize>,
     next: usize,
     arities: Vec<usize>,
+    /// What each flush choice said its options leave delayed.
+    delayed: Vec<Vec<u32>>,
 }
 
 impl Choice for Replay {
@@ -44,6 +47,16 @@ impl Choice for Replay {
         self.arities.push(n);
         answer
     }
+
+    fn choose_flush(&mut self, delayed: &[u32]) -> usize {
+        self.delayed.push(delayed.to_vec());
+        self.choose(delayed.len())
+    }
+}
+
+/// Entries of all threads not yet known to be in memory.
+fn unflushed_total(bufs: &StoreBuffers) -> u32 {
+    bufs.threads().map(|t| bufs.unflushed_len(t) as u32).sum()
 }
 
 type World = (StoreBuffers, FlatMemory);
@@ -56,13 +69,19 @@ fn load_outcomes(world: &World, thread: ThreadId, range: Range) -> Vec<(World, u
         let (mut bufs, mut mem) = world.clone();
         let mut replay = Replay {
             script: vec![answer],
-            next: 0,
-            arities: Vec::new(),
+            ..Replay::default()
         };
         let value = bufs
             .load(&mut mem, &mut replay, thread, range)
             .expect("load");
         assert!(replay.arities.len() <= 1, "a load asks at most one choice");
+        // Every choice is a flush choice, and its count for the option taken is
+        // what the successor really leaves delayed.
+        assert_eq!(replay.delayed.len(), replay.arities.len());
+        if let Some(delayed) = replay.delayed.first() {
+            assert_eq!(delayed.len(), replay.arities[0]);
+            assert_eq!(delayed[answer], unflushed_total(&bufs));
+        }
         results.push(((bufs, mem), value.to_int()));
         match replay.arities.first() {
             Some(&n) if answer + 1 < n => answer += 1,
@@ -76,11 +95,7 @@ fn mem_value(mem: &FlatMemory, range: Range) -> u64 {
 }
 
 fn store(world: &mut World, thread: ThreadId, range: Range, value: u64, origin: u32) {
-    let mut replay = Replay {
-        script: vec![],
-        next: 0,
-        arities: vec![],
-    };
+    let mut replay = Replay::default();
     world
         .0
         .store(
@@ -177,4 +192,29 @@ fn load_with_nothing_buffered_asks_no_choice() {
     let outcomes = load_outcomes(&world, 0, x());
     assert_eq!(outcomes.len(), 1);
     assert_eq!(outcomes[0].1, 0);
+}
+
+#[test]
+fn flush_choices_count_the_stores_each_option_leaves_delayed() {
+    let mut mem = FlatMemory::new();
+    mem.add_object(X, 4);
+    mem.add_object(Y, 4);
+    let mut world: World = (StoreBuffers::new(), mem);
+    store(&mut world, 1, x(), 1, 10);
+    store(&mut world, 1, y(), 1, 11);
+    store(&mut world, 1, x(), 2, 12);
+    // Thread 0 loads x: buffer 1 wrote none, one or both of its x stores first.
+    // Writing x←1 leaves y←1 and x←2 delayed; writing x←2 also flushes y←1.
+    let mut replay = Replay {
+        script: vec![0],
+        ..Replay::default()
+    };
+    let (mut bufs, mut mem) = world.clone();
+    bufs.load(&mut mem, &mut replay, 0, x()).expect("load");
+    assert_eq!(replay.delayed, vec![vec![3, 2, 0]]);
+    let values: Vec<u64> = load_outcomes(&world, 0, x())
+        .iter()
+        .map(|(_, v)| *v)
+        .collect();
+    assert_eq!(values, vec![0, 1, 2], "options in the order of the counts");
 }

@@ -1,5 +1,7 @@
 //! Addresses, byte ranges and payloads shared by both store-buffer machines.
 
+use super::bytes::Reader;
+
 /// Thread identifier as the engine numbers threads.
 pub type ThreadId = u32;
 
@@ -147,6 +149,24 @@ impl Payload {
             out.push(1);
             out.extend_from_slice(&self.undef);
         }
+    }
+
+    /// The payload `serialize_into` wrote (definedness is one byte per data byte).
+    pub(crate) fn decode_from(r: &mut Reader<'_>) -> Option<Payload> {
+        let len = r.count(1)?;
+        let data = r.take(len)?.to_vec();
+        let ptrs = r.count(4)?;
+        let ptr_offsets = (0..ptrs).map(|_| r.u32()).collect::<Option<Vec<u32>>>()?;
+        let undef = if r.bool()? {
+            r.take(len)?.to_vec()
+        } else {
+            Vec::new()
+        };
+        Some(Payload {
+            data,
+            ptr_offsets,
+            undef,
+        })
     }
 }
 

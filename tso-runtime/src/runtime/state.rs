@@ -70,7 +70,7 @@ impl TsoState {
         match &self.buffers {
             Buffers::Lazy(b) => {
                 for t in b.threads() {
-                    for e in b.entries(t) {
+                    for e in b.entries(t).iter() {
                         f(
                             t,
                             e.range.addr.object,
@@ -217,32 +217,22 @@ impl ExtState for TsoState {
 
     fn serialize(&self, map: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>) {
         match &self.buffers {
-            Buffers::Lazy(b) => {
-                let mut c = b.clone();
-                c.for_each_object_mut(|o| *o = ptr_parts(map(make_ptr(*o, 0))).0);
-                c.for_each_pointer_mut(|p| *p = map(*p));
-                c.serialize_into(out);
-            }
-            Buffers::Reference(b) => {
-                // Counts before every list, so entries cannot run into each other.
-                out.extend_from_slice(&(b.threads().count() as u32).to_le_bytes());
-                for t in b.threads() {
-                    out.extend_from_slice(&t.to_le_bytes());
-                    out.extend_from_slice(&(b.entries(t).len() as u32).to_le_bytes());
-                    for e in b.entries(t) {
-                        let (obj, off) =
-                            ptr_parts(map(make_ptr(e.range.addr.object, e.range.addr.offset)));
-                        out.extend_from_slice(&obj.to_le_bytes());
-                        out.extend_from_slice(&off.to_le_bytes());
-                        out.extend_from_slice(&e.range.len.to_le_bytes());
-                        out.extend_from_slice(&e.origin.to_le_bytes());
-                        let mut p = e.payload.clone();
-                        p.for_each_pointer_mut(|x| *x = map(*x));
-                        p.serialize_into(out);
-                    }
-                }
-            }
+            Buffers::Lazy(b) => b.serialize_mapped(map, out),
+            Buffers::Reference(b) => b.serialize_mapped(map, out),
         }
+    }
+
+    fn decode(&self, bytes: &[u8], unmap: &mut dyn FnMut(u64) -> u64) -> Option<Box<dyn ExtState>> {
+        let buffers = match &self.buffers {
+            Buffers::Lazy(_) => {
+                let mut b = StoreBuffers::decode(bytes)?;
+                b.for_each_object_mut(|o| *o = ptr_parts(unmap(make_ptr(*o, 0))).0);
+                b.for_each_pointer_mut(|p| *p = unmap(*p));
+                Buffers::Lazy(b)
+            }
+            Buffers::Reference(_) => Buffers::Reference(ReferenceBuffers::decode(bytes, unmap)?),
+        };
+        Some(Box::new(TsoState { buffers }))
     }
 
     fn as_any(&self) -> &dyn Any {
@@ -251,5 +241,151 @@ impl ExtState for TsoState {
 
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::{Choice, FlatMemory, Range};
+
+    const X: u32 = 1;
+    const Y: u32 = 2;
+    const Z: u32 = 3;
+
+    /// Always takes the same option.
+    struct Take(usize);
+
+    impl Choice for Take {
+        fn choose(&mut self, n: usize) -> usize {
+            self.0.min(n - 1)
+        }
+    }
+
+    /// Canonical names differ from the state's: objects are shifted by 100.
+    fn map(p: u64) -> u64 {
+        let (object, offset) = ptr_parts(p);
+        make_ptr(object + 100, offset)
+    }
+
+    fn unmap(p: u64) -> u64 {
+        let (object, offset) = ptr_parts(p);
+        make_ptr(object - 100, offset)
+    }
+
+    fn with_undefined_byte() -> Payload {
+        Payload {
+            data: vec![1, 2, 3, 4],
+            ptr_offsets: Vec::new(),
+            undef: vec![0, 0xff, 0, 0],
+        }
+    }
+
+    fn memory() -> FlatMemory {
+        let mut mem = FlatMemory::new();
+        for object in [X, Y, Z] {
+            mem.add_object(object, 16);
+        }
+        mem
+    }
+
+    /// Serialises, decodes and serialises again; the bytes must be identical and the
+    /// rebuilt buffers equal to the original.
+    fn round_trip(state: &TsoState) -> Vec<u8> {
+        let mut bytes = Vec::new();
+        state.serialize(&mut map, &mut bytes);
+        let rebuilt = state.decode(&bytes, &mut unmap).expect("decodes");
+        let mut again = Vec::new();
+        rebuilt.serialize(&mut map, &mut again);
+        assert_eq!(again, bytes, "serialize → decode → serialize");
+        let rebuilt = rebuilt
+            .as_any()
+            .downcast_ref::<TsoState>()
+            .expect("a TsoState");
+        match (&state.buffers, &rebuilt.buffers) {
+            (Buffers::Lazy(a), Buffers::Lazy(b)) => assert_eq!(a, b),
+            (Buffers::Reference(a), Buffers::Reference(b)) => assert_eq!(a, b),
+            _ => panic!("decoded into another kind of buffers"),
+        }
+        // Truncated or extended bytes are not buffers.
+        assert!(state
+            .decode(&bytes[..bytes.len() - 1], &mut unmap)
+            .is_none());
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(state.decode(&longer, &mut unmap).is_none());
+        bytes
+    }
+
+    #[test]
+    fn delayed_flush_buffers_round_trip() {
+        let mut mem = memory();
+        let mut b = StoreBuffers::new();
+        let x = Range::new(X, 0, 4);
+        let y = Range::new(Y, 0, 8);
+        let z = Range::new(Z, 8, 8);
+        let p = |b: &mut StoreBuffers, mem: &mut FlatMemory, t, r, v: Payload, o| {
+            b.store(mem, &mut Take(0), t, r, v, o, 0).expect("store")
+        };
+        p(&mut b, &mut mem, 1, x, Payload::from_int(1, 4), 10);
+        p(
+            &mut b,
+            &mut mem,
+            1,
+            y,
+            Payload::from_pointer(make_ptr(Z, 8)),
+            11,
+        );
+        p(&mut b, &mut mem, 1, x, with_undefined_byte(), 12);
+        // Thread 0 reads x←2: both x stores are written, y←ptr becomes flushed.
+        b.load(&mut mem, &mut Take(2), 0, x).expect("load");
+        assert_eq!(b.entries(1).len(), 1);
+        assert!(b.entries(1)[0].flushed);
+        // Stores after it are ordered after the flushed entry of thread 1.
+        p(
+            &mut b,
+            &mut mem,
+            2,
+            z,
+            Payload::from_pointer(make_ptr(Y, 0)),
+            20,
+        );
+        p(&mut b, &mut mem, 2, x, Payload::from_int(7, 4), 21);
+        assert_eq!(b.entries(2)[0].after_count(1), 1);
+        let state = TsoState {
+            buffers: Buffers::Lazy(b),
+        };
+        let bytes = round_trip(&state);
+        // The canonical names are in the bytes, not the state's.
+        assert!(bytes.windows(4).any(|w| w == (Z + 100).to_le_bytes()));
+        round_trip(&TsoState::new(false));
+    }
+
+    #[test]
+    fn reference_buffers_round_trip() {
+        let mut mem = memory();
+        let mut b = ReferenceBuffers::new();
+        let stores = [
+            (1, Range::new(X, 4, 4), Payload::from_int(5, 4)),
+            (
+                1,
+                Range::new(Y, 0, 8),
+                Payload::from_pointer(make_ptr(X, 4)),
+            ),
+            (3, Range::new(Z, 0, 4), with_undefined_byte()),
+            (
+                0,
+                Range::new(X, 0, 8),
+                Payload::from_pointer(make_ptr(Z, 0)),
+            ),
+        ];
+        for (origin, (t, r, v)) in stores.into_iter().enumerate() {
+            b.store(&mut mem, t, r, v, origin as u32, 0).expect("store");
+        }
+        let state = TsoState {
+            buffers: Buffers::Reference(b),
+        };
+        round_trip(&state);
+        round_trip(&TsoState::new(true));
     }
 }
