@@ -82,6 +82,11 @@ pub struct Native {
     /// `NativeCx::arg_undefined`. Any other argument with an undefined bit is an
     /// `uninitialized` error before the call (`args::require_defined_args`).
     pub carries_undefined: u32,
+    /// A synchronisation primitive (pthreads, C++ threads): its memory is the
+    /// primitive's own state and its ordering is reported to race detection as
+    /// synchronisation, so its reads and writes are not data accesses. Every other
+    /// native's reads and writes of program memory are (see `NativeCx::read_fragment`).
+    pub synchronisation: bool,
 }
 
 impl Native {
@@ -101,6 +106,7 @@ impl Native {
             describe,
             detail: false,
             carries_undefined: 0,
+            synchronisation: false,
         })
     }
 }
@@ -118,6 +124,8 @@ pub struct Natives {
     /// normally (longjmp): the TSO runtime drops the caller's buffered stores to it, as
     /// it does before a return. None under SC.
     pub evict_hook: Option<Arc<Native>>,
+    /// Natives registered now are synchronisation primitives (`Natives::synchronisation`).
+    registering_synchronisation: bool,
 }
 
 impl Natives {
@@ -129,7 +137,7 @@ impl Natives {
     pub fn standard() -> Natives {
         let mut n = Natives::empty();
         crate::libc::register(&mut n);
-        crate::pthread::register(&mut n);
+        n.synchronisation(crate::pthread::register);
         crate::cxx::register(&mut n);
         n
     }
@@ -143,8 +151,25 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.map
-            .insert(name.to_string(), Native::new(name, visibility, None, call));
+        let native = self.mark(Native::new(name, visibility, None, call));
+        self.map.insert(name.to_string(), native);
+    }
+
+    /// Register synchronisation primitives: `register`'s natives get
+    /// `Native::synchronisation`.
+    pub(crate) fn synchronisation(&mut self, register: impl FnOnce(&mut Natives)) {
+        self.registering_synchronisation = true;
+        register(self);
+        self.registering_synchronisation = false;
+    }
+
+    fn mark(&self, mut native: Arc<Native>) -> Arc<Native> {
+        if self.registering_synchronisation {
+            if let Some(n) = Arc::get_mut(&mut native) {
+                n.synchronisation = true;
+            }
+        }
+        native
     }
 
     /// Like [`Natives::add`], with a custom trace description.
@@ -158,10 +183,8 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.map.insert(
-            name.to_string(),
-            Native::new(name, visibility, Some(describe), call),
-        );
+        let native = self.mark(Native::new(name, visibility, Some(describe), call));
+        self.map.insert(name.to_string(), native);
     }
 
     /// Set the memory barrier natives can ask for (see [`NativeCx::fence`]).
@@ -209,6 +232,7 @@ impl Natives {
                 describe: n.describe,
                 detail: true,
                 carries_undefined: n.carries_undefined,
+                synchronisation: n.synchronisation,
             });
         }
     }
