@@ -77,7 +77,7 @@ impl<'p> Machine<'p> {
                 };
                 (*dst, v)
             }
-            Inst::Alloca { dst, elem_size, count, var, .. } => {
+            Inst::Alloca { dst, elem_size, count, var, escapes } => {
                 let n = ev!(count).as_u64();
                 let size = elem_size.saturating_mul(n);
                 if size > crate::memory::MAX_OBJECT_SIZE {
@@ -90,6 +90,7 @@ impl<'p> Machine<'p> {
                 };
                 o.site = self.location(st, tid);
                 o.var = *var;
+                o.frame_private = !escapes;
                 let id = st.memory.allocate(o);
                 st.thread_mut(tid).top_mut().allocas.push(id);
                 (*dst, Val::Ptr(make_ptr(id, 0)))

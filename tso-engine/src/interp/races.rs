@@ -130,6 +130,10 @@ impl Machine<'_> {
             return Ok(());
         };
         if !o.shared {
+            if o.frame_private {
+                // No other thread can ever reach it: nothing of it can race.
+                return Ok(());
+            }
             if !atomic && races.private_covered(tid, obj, write, atomic) {
                 return Ok(());
             }
