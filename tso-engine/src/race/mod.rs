@@ -508,11 +508,21 @@ impl RaceState {
             let from = epochs.partition_point(|&(t, _)| t < k);
             upto.saturating_sub(from) as u32
         };
-        let put = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
+        // Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
+        let put = |out: &mut Vec<u8>, mut x: u32| loop {
+            if x < 0x80 {
+                out.push(x as u8);
+                break;
+            }
+            out.push(x as u8 | 0x80);
+            x >>= 7;
+        };
+        // A count patched once known: fixed width.
+        let put_fixed = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
         let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
             // The count first (patched once known), then the components that cover any.
             let at = out.len();
-            put(out, 0);
+            put_fixed(out, 0);
             let mut count = 0u32;
             for (k, v) in c.components() {
                 let c = cover(k, v);
@@ -560,8 +570,9 @@ impl RaceState {
             put(out, o);
             put(out, b);
         }
-        let mut keys: Vec<(u32, u32, u8)> = Vec::new();
-        let mut put_cell = |out: &mut Vec<u8>, cell: &Cell| {
+        // A cell as the state sees it: (thread, covered count, kind) of its relevant
+        // accesses, sorted.
+        let keys_of = |cell: &Cell, keys: &mut Vec<(u32, u32, u8)>| {
             keys.clear();
             keys.extend(cell.iter().filter(|a| relevant(a)).map(|a| {
                 (
@@ -571,23 +582,52 @@ impl RaceState {
                 )
             }));
             keys.sort_unstable();
+        };
+        let put_keys = |out: &mut Vec<u8>, keys: &[(u32, u32, u8)]| {
             put(out, keys.len() as u32);
-            for &(tid, r, kind) in &keys {
+            for &(tid, r, kind) in keys {
                 put(out, tid);
                 put(out, r);
                 out.push(kind);
             }
         };
-        put(out, cells.len() as u32);
-        for (o, off, cell) in &cells {
-            put(out, *o);
-            put(out, *off);
-            put_cell(out, cell);
+        // Runs of consecutive bytes with the same history (a variable written or read
+        // whole) are one entry: (object, first byte, length, history). Maximal runs keep
+        // the form canonical.
+        let (mut keys, mut next) = (Vec::new(), Vec::new());
+        let at = out.len();
+        put_fixed(out, 0);
+        let mut runs = 0u32;
+        let mut i = 0;
+        while i < cells.len() {
+            let (o, off, cell) = cells[i];
+            keys_of(cell, &mut keys);
+            let mut j = i + 1;
+            while let Some(&(o2, off2, cell2)) = cells.get(j) {
+                if o2 != o || off2 != off.wrapping_add((j - i) as u32) {
+                    break;
+                }
+                if cell2 != cell {
+                    keys_of(cell2, &mut next);
+                    if next != keys {
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            put(out, o);
+            put(out, off);
+            put(out, (j - i) as u32);
+            put_keys(out, &keys);
+            runs += 1;
+            i = j;
         }
+        out[at..at + 4].copy_from_slice(&runs.to_le_bytes());
         put(out, pending.len() as u32);
         for (o, cell) in &pending {
             put(out, *o);
-            put_cell(out, cell);
+            keys_of(cell, &mut keys);
+            put_keys(out, &keys);
         }
     }
 }
