@@ -50,12 +50,13 @@
 //! reachable, only which of two equivalent racing accesses a report names.
 
 mod clock;
+mod sorted;
 
 pub use clock::VectorClock;
 
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
-use std::collections::BTreeMap;
+use sorted::SortedMap;
 use std::sync::Arc;
 
 /// What to do with data races (`--races`; its default is `Warn`, while the engine's
@@ -125,7 +126,7 @@ struct ThreadClocks {
 type Cell = smallvec::SmallVec<[Access; 2]>;
 
 /// The cells of one object, by byte offset.
-type Shadow = BTreeMap<u32, Cell>;
+type Shadow = SortedMap<u32, Cell>;
 
 /// The race-detection data of one state.
 #[derive(Clone, Debug)]
@@ -133,14 +134,14 @@ pub struct RaceState {
     threads: Vec<ThreadClocks>,
     /// Release clocks of synchronisation locations, by (object, offset). Object 0 is
     /// the engine's own: the `__VERIFIER_atomic_*` sections.
-    sync: BTreeMap<(ObjId, u32), VectorClock>,
-    shadow: BTreeMap<ObjId, Arc<Shadow>>,
+    sync: SortedMap<(ObjId, u32), VectorClock>,
+    shadow: SortedMap<ObjId, Arc<Shadow>>,
     /// The history of objects no other thread can reach yet, object-wide (see the
     /// module documentation).
-    pending: BTreeMap<ObjId, Cell>,
+    pending: SortedMap<ObjId, Cell>,
     /// Bytes already reported racing (`--races warn` reports a location once): no
     /// longer tracked, so states stop differing in their histories.
-    raced: std::collections::BTreeSet<(ObjId, u32)>,
+    raced: SortedMap<(ObjId, u32), ()>,
 }
 
 impl Default for RaceState {
@@ -160,9 +161,9 @@ impl RaceState {
                 now: VectorClock::for_new_thread(0),
                 ..Default::default()
             }],
-            sync: BTreeMap::new(),
-            shadow: BTreeMap::new(),
-            pending: BTreeMap::new(),
+            sync: SortedMap::default(),
+            shadow: SortedMap::default(),
+            pending: SortedMap::default(),
             raced: Default::default(),
         }
     }
@@ -176,11 +177,6 @@ impl RaceState {
 
     fn now(&self, tid: u32) -> Option<&VectorClock> {
         self.threads.get(tid as usize).map(|t| &t.now)
-    }
-
-    /// Whether `a` happens-before the present of thread `tid`.
-    fn known(&self, tid: u32, a: &Access) -> bool {
-        a.tid == tid || self.now(tid).is_some_and(|c| a.clock <= c.get(a.tid))
     }
 
     /// Thread `tid` accesses `len` bytes at `off` of `obj`. Returns the first race it
@@ -213,12 +209,12 @@ impl RaceState {
         } = self;
         let now = &threads[tid as usize].now;
         let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
-        let shadow = Arc::make_mut(shadow.entry(obj).or_default());
+        let shadow = Arc::make_mut(shadow.or_default(obj));
         for b in off..off.saturating_add(len) {
-            if !raced.is_empty() && raced.contains(&(obj, b)) {
+            if !raced.is_empty() && raced.contains_key(&(obj, b)) {
                 continue;
             }
-            let cell = shadow.entry(b).or_default();
+            let cell = shadow.or_default(b);
             if race.is_none() {
                 if let Some(old) = cell
                     .iter()
@@ -299,7 +295,7 @@ impl RaceState {
         } = self;
         let now = &threads[tid as usize].now;
         let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
-        add_access(pending.entry(obj).or_default(), new, known);
+        add_access(pending.or_default(obj), new, known);
         if write && !atomic {
             self.end_release_sequences(obj, off, off.saturating_add(len));
         }
@@ -312,7 +308,7 @@ impl RaceState {
         let history = self.pending.remove(&obj);
         self.shadow.remove(&obj);
         if let Some(cell) = history.filter(|_| size > 0) {
-            let shadow: Shadow = (0..size).map(|b| (b, cell.clone())).collect();
+            let shadow = Shadow::from_sorted((0..size).map(|b| (b, cell.clone())).collect());
             self.shadow.insert(obj, Arc::new(shadow));
         }
     }
@@ -326,7 +322,9 @@ impl RaceState {
                 shadow.remove(&b);
             }
         }
-        self.raced.extend((off..end).map(|b| (obj, b)));
+        for b in off..end {
+            self.raced.insert((obj, b), ());
+        }
     }
 
     /// Whether anything is recorded for `obj`.
@@ -353,7 +351,7 @@ impl RaceState {
             .next()
             .is_some()
         {
-            self.raced.retain(|&(o, _)| o != obj);
+            self.raced.retain(|&(o, _), _| o != obj);
         }
     }
 
@@ -367,7 +365,7 @@ impl RaceState {
     /// `tid` releases its present to `key` (unlock, signal, barrier arrival).
     pub fn release(&mut self, tid: u32, key: (ObjId, u32)) {
         let now = self.thread(tid).now.clone();
-        self.sync.entry(key).or_default().join(&now);
+        self.sync.or_default(key).join(&now);
         self.thread(tid).now.tick(tid);
     }
 
@@ -418,7 +416,7 @@ impl RaceState {
             t.fence_release.clone()
         };
         if let Some(c) = published {
-            self.sync.entry(key).or_default().join(&c);
+            self.sync.or_default(key).join(&c);
         }
     }
 
@@ -460,8 +458,15 @@ impl RaceState {
         live: &dyn Fn(u32) -> bool,
         out: &mut Vec<u8>,
     ) {
+        // An access matters while some other running thread does not know it.
+        let watchers: Vec<(u32, &VectorClock)> = (0..self.threads.len() as u32)
+            .filter(|&u| running(u))
+            .map(|u| (u, &self.threads[u as usize].now))
+            .collect();
         let relevant = |a: &Access| {
-            (0..self.threads.len() as u32).any(|u| running(u) && u != a.tid && !self.known(u, a))
+            watchers
+                .iter()
+                .any(|&(u, c)| u != a.tid && a.clock > c.get(a.tid))
         };
         let mut sync: Vec<(u32, u32, &VectorClock)> = self
             .sync
@@ -473,7 +478,7 @@ impl RaceState {
             .collect();
         sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
         let mut cells: Vec<(u32, u32, &Cell)> = Vec::new();
-        for (&o, shadow) in &self.shadow {
+        for (&o, shadow) in self.shadow.iter() {
             let Some(m) = map(o) else { continue };
             for (&off, cell) in shadow.iter() {
                 if cell.iter().any(relevant) {
@@ -562,7 +567,7 @@ impl RaceState {
         let mut raced: Vec<(u32, u32)> = self
             .raced
             .iter()
-            .filter_map(|&(o, b)| Some((map(o)?, b)))
+            .filter_map(|(&(o, b), _)| Some((map(o)?, b)))
             .collect();
         raced.sort_unstable();
         put(out, raced.len() as u32);
