@@ -10,7 +10,7 @@ use crate::natives::Natives;
 
 pub(crate) fn register(n: &mut Natives) {
     new_delete::register(n);
-    n.synchronisation(|n| {
+    n.without_data_accesses(|n| {
         thread::register(n);
         condvar::register(n);
         guard::register(n);

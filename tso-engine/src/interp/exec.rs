@@ -486,7 +486,7 @@ impl<'p> Machine<'p> {
         }
         let (r, ret_undef, accessed) = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
             cx.arg_undef = arg_undef.into_iter().map(|u| u.map(|u| u.shadow)).collect();
-            if native.synchronisation {
+            if !native.data_accesses {
                 cx.data_accesses = None;
             }
             let r = (native.call)(cx, &args);

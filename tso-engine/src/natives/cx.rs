@@ -34,8 +34,8 @@ pub struct NativeCx<'a> {
     pub(crate) ret_undef: Option<crate::definedness::Undef>,
     /// The program memory the native read and wrote through this API, for race
     /// detection: recorded as plain accesses of the calling thread when the call
-    /// returns (`None`: not recorded, because races are not tracked or the native is a
-    /// synchronisation primitive, `Native::synchronisation`).
+    /// returns (`None`: not recorded, because races are not tracked or the native's
+    /// accesses are not data accesses, `Native::data_accesses`).
     pub(crate) data_accesses: Option<RefCell<Vec<DataAccess>>>,
 }
 

@@ -82,11 +82,13 @@ pub struct Native {
     /// `NativeCx::arg_undefined`. Any other argument with an undefined bit is an
     /// `uninitialized` error before the call (`args::require_defined_args`).
     pub carries_undefined: u32,
-    /// A synchronisation primitive (pthreads, C++ threads): its memory is the
-    /// primitive's own state and its ordering is reported to race detection as
-    /// synchronisation, so its reads and writes are not data accesses. Every other
-    /// native's reads and writes of program memory are (see `NativeCx::read_fragment`).
-    pub synchronisation: bool,
+    /// Its reads and writes of program memory are data accesses of the calling thread
+    /// for race detection (library functions: `memcpy`, `strlen`, `printf`). Not for
+    /// synchronisation primitives (pthreads, C++ threads: their memory is the
+    /// primitive's own state, and their ordering is reported as synchronisation) nor
+    /// for the TSO runtime (it models memory itself): see
+    /// `Natives::without_data_accesses`.
+    pub data_accesses: bool,
 }
 
 impl Native {
@@ -106,7 +108,7 @@ impl Native {
             describe,
             detail: false,
             carries_undefined: 0,
-            synchronisation: false,
+            data_accesses: true,
         })
     }
 }
@@ -124,8 +126,8 @@ pub struct Natives {
     /// normally (longjmp): the TSO runtime drops the caller's buffered stores to it, as
     /// it does before a return. None under SC.
     pub evict_hook: Option<Arc<Native>>,
-    /// Natives registered now are synchronisation primitives (`Natives::synchronisation`).
-    registering_synchronisation: bool,
+    /// Natives registered now make no data accesses (`Natives::without_data_accesses`).
+    registering_without_data: bool,
 }
 
 impl Natives {
@@ -137,7 +139,7 @@ impl Natives {
     pub fn standard() -> Natives {
         let mut n = Natives::empty();
         crate::libc::register(&mut n);
-        n.synchronisation(crate::pthread::register);
+        n.without_data_accesses(crate::pthread::register);
         crate::cxx::register(&mut n);
         n
     }
@@ -155,18 +157,19 @@ impl Natives {
         self.map.insert(name.to_string(), native);
     }
 
-    /// Register synchronisation primitives: `register`'s natives get
-    /// `Native::synchronisation`.
-    pub(crate) fn synchronisation(&mut self, register: impl FnOnce(&mut Natives)) {
-        self.registering_synchronisation = true;
+    /// Register natives whose memory reads and writes are not data accesses
+    /// (synchronisation primitives, the TSO runtime): `register`'s natives get
+    /// `Native::data_accesses` false.
+    pub fn without_data_accesses(&mut self, register: impl FnOnce(&mut Natives)) {
+        self.registering_without_data = true;
         register(self);
-        self.registering_synchronisation = false;
+        self.registering_without_data = false;
     }
 
     fn mark(&self, mut native: Arc<Native>) -> Arc<Native> {
-        if self.registering_synchronisation {
+        if self.registering_without_data {
             if let Some(n) = Arc::get_mut(&mut native) {
-                n.synchronisation = true;
+                n.data_accesses = false;
             }
         }
         native
@@ -232,7 +235,7 @@ impl Natives {
                 describe: n.describe,
                 detail: true,
                 carries_undefined: n.carries_undefined,
-                synchronisation: n.synchronisation,
+                data_accesses: n.data_accesses,
             });
         }
     }
