@@ -89,7 +89,7 @@ pub fn run_all(args: &[String]) {
         std::process::exit(2);
     };
     println!(
-        "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9} {:>8}",
+        "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9} {:>8} {:>9}",
         "program",
         "mm",
         "bound",
@@ -101,7 +101,8 @@ pub fn run_all(args: &[String]) {
         "per worker",
         "B/state",
         "peak RSS",
-        "speedup"
+        "speedup",
+        "waits/1k"
     );
     for r in RUNS
         .iter()
@@ -127,7 +128,8 @@ pub fn run_all(args: &[String]) {
                 Ok(o) => String::from_utf8_lossy(&o.stdout).trim().to_string(),
                 Err(e) => format!("error: {e}"),
             };
-            // The child prints: verdict states seconds stored_bytes peak_rss.
+            // The child prints: verdict states seconds stored_bytes peak_rss lock_waits
+            // cpu_seconds.
             let f: Vec<&str> = line.split_whitespace().collect();
             let (Some(verdict), Some(states), Some(secs), Some(bytes), Some(rss)) = (
                 f.first(),
@@ -145,8 +147,11 @@ pub fn run_all(args: &[String]) {
             }
             counts.push(states);
             let speedup = one_worker_time.map_or("-".into(), |t| format!("{:.2}x", t / secs));
+            // Contention on the shared store: times a worker found a shard locked, per
+            // 1,000 stored states.
+            let waits = f.get(5).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
             println!(
-                "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>7.2}s {:>10.0} {:>10.0} {:>8.0} {:>9} {:>8}",
+                "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>7.2}s {:>10.0} {:>10.0} {:>8.0} {:>9} {:>8} {:>9.2}",
                 r.program,
                 if r.tso { "tso" } else { "sc" },
                 if r.tso { r.bound.to_string() } else { "-".into() },
@@ -158,7 +163,8 @@ pub fn run_all(args: &[String]) {
                 states as f64 / secs / j as f64,
                 bytes as f64 / states.max(1) as f64,
                 tso_engine::resources::format_bytes(rss),
-                speedup
+                speedup,
+                waits as f64 * 1000.0 / states.max(1) as f64
             );
         }
         if counts.windows(2).any(|w| w[0] != w[1]) && max.is_none() {
@@ -170,7 +176,8 @@ pub fn run_all(args: &[String]) {
     }
 }
 
-/// Child process: check one program and print `verdict states seconds bytes peak_rss`.
+/// Child process: check one program and print `verdict states seconds bytes peak_rss
+/// lock_waits cpu_seconds`.
 pub fn run_one(args: &[String]) {
     let [program, mm, bound, max, jobs] = args else {
         println!("error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS");

@@ -10,7 +10,8 @@
 //! Where undefined bits come from: stack allocas, `malloc`, `realloc`'s new tail,
 //! `new`, and LLVM `undef`/`poison` operands. Globals, `calloc`, `memset` and every
 //! library write are defined. Loads, stores, `memcpy`/`memmove` and the TSO store
-//! buffers copy masks byte for byte.
+//! buffers copy masks byte for byte; a thread's argument and result keep their
+//! undefined bits through `pthread_create`, `pthread_exit` and `pthread_join`.
 //!
 //! Propagation (the rules below, one function each):
 //! - `and`: a result bit is defined when either input bit is a defined 0; `or`: when

@@ -83,6 +83,45 @@ fn strcmp_of_unwritten_bytes() {
     );
 }
 
+/// The thread library hands a value's undefined bits on: to the start routine's
+/// parameter, and from the thread's result (returned or passed to `pthread_exit`) to
+/// the joiner. Using them there is the error.
+#[test]
+fn undefined_bits_pass_through_thread_creation_and_join() {
+    let threads = "#include <pthread.h>\n";
+    expect_uninitialized_at(&format!(
+        "{threads}void *f(void *a) {{\n if ((long)a > 0) /*HERE*/\n  puts(\"pos\");\n return 0;\n}}\nint main(void) {{\n long *v = malloc(sizeof *v);\n volatile long *p = v;\n pthread_t t;\n pthread_create(&t, 0, f, (void *)*p);\n pthread_join(t, 0);\n return 0;\n}}\n"
+    ));
+    for end in ["return (void *)*p;", "pthread_exit((void *)*p);"] {
+        expect_uninitialized_at(&format!(
+            "{threads}void *f(void *a) {{\n long *v = malloc(sizeof *v);\n volatile long *p = v;\n {end}\n}}\nint main(void) {{\n pthread_t t;\n void *r;\n pthread_create(&t, 0, f, 0);\n pthread_join(t, &r);\n if ((long)r > 0) /*HERE*/\n  puts(\"pos\");\n return 0;\n}}\n"
+        ));
+    }
+    // C11 threads hand an `int` result on the same way.
+    expect_uninitialized_at(
+        "#include <threads.h>\nint f(void *a) {\n int *v = malloc(sizeof *v);\n return *(volatile int *)v;\n}\nint main(void) {\n thrd_t t;\n int r;\n thrd_create(&t, f, 0);\n thrd_join(t, &r);\n if (r > 0) /*HERE*/\n  puts(\"pos\");\n return 0;\n}\n",
+    );
+    // A result nobody reads (a start routine that falls off its end) is no error, and
+    // defined values stay defined.
+    expect_pass(&format!(
+        "{threads}int x;\nvoid *g(void *a) {{\n x = 1;\n}}\nvoid *f(void *a) {{\n if ((long)a > 0)\n  puts(\"pos\");\n return a;\n}}\nint main(void) {{\n pthread_t t;\n void *r;\n pthread_create(&t, 0, g, 0);\n pthread_join(t, 0);\n pthread_create(&t, 0, f, (void *)1);\n pthread_join(t, &r);\n if ((long)r > 0)\n  puts(\"pos\");\n return 0;\n}}\n"
+    ));
+}
+
+/// A key's value is inspected by the library (destructors run for non-NULL values), so
+/// an undefined one is refused where it is set.
+#[test]
+fn undefined_thread_specific_value() {
+    let messages = expect_uninitialized_at(
+        "#include <pthread.h>\npthread_key_t k;\nint main(void) {\n long *v = malloc(sizeof *v);\n volatile long *p = v;\n pthread_key_create(&k, 0);\n pthread_setspecific(k, (void *)*p); /*HERE*/\n return 0;\n}\n",
+    );
+    assert!(
+        messages[0].contains("`pthread_setspecific`"),
+        "{}",
+        messages[0]
+    );
+}
+
 #[test]
 fn copies_and_masked_partial_words_pass() {
     expect_pass(

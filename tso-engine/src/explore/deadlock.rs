@@ -272,7 +272,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
                 need: Need::All(holders),
             })
         }
-        "pthread_join" => joining(arg(0)),
+        "pthread_join" | "thrd_join" => joining(arg(0)),
         "_ZNSt6thread4joinEv" => joining(crate::pthread::peek(st, arg(0), 8)?),
         "pthread_cond_wait"
         | "pthread_cond_timedwait"

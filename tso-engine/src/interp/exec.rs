@@ -6,7 +6,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::ir::{CallAbi, Callee, FuncId, Inst, MemOrder, RmwOp, Ty, TyId};
 use crate::memory::{decode, encode, Fragment, ObjKind, Object};
 use crate::natives::{Chooser, NativeCx, NativeResult};
-use crate::state::{ReturnTo, State, Thread, ThreadId, ThreadStatus};
+use crate::state::{ExitValue, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
 use std::sync::Arc;
 
@@ -485,7 +485,7 @@ impl<'p> Machine<'p> {
             crate::natives::require_defined_args(&native, &arg_undef, |o| self.origin_text(o))?;
         }
         let (r, ret_undef, accessed) = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
-            cx.arg_undef = arg_undef.into_iter().map(|u| u.map(|u| u.shadow)).collect();
+            cx.arg_undef = arg_undef;
             if !native.data_accesses {
                 cx.data_accesses = None;
             }
@@ -538,14 +538,20 @@ impl<'p> Machine<'p> {
                         self.program.functions[f as usize].name
                     )));
                 }
-                self.push_frame(st, tid, f, args, &[], None, ReturnTo::Native)?;
+                let phase = std::mem::take(&mut st.thread_mut(tid).phase);
+                self.push_frame(st, tid, f, args, &[], None, ReturnTo::Native { phase })?;
                 Ok(Exec::Next)
             }
             NativeResult::Exit(code) => {
                 st.exit_code = Some(code);
                 Ok(Exec::EndTransition)
             }
-            NativeResult::ThreadExit(v) => {
+            NativeResult::ThreadExit(value) => {
+                // pthread_exit's argument keeps its undefined bits (`ret_undef`).
+                let v = ExitValue {
+                    value,
+                    undef: ret_undef,
+                };
                 self.finish_thread(st, tid, v, chooser)?;
                 Ok(Exec::EndTransition)
             }
@@ -696,7 +702,12 @@ impl<'p> Machine<'p> {
             if tid == 0 {
                 // Returning from main is exit(status): atexit handlers run first, last
                 // registered first.
-                let status = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
+                // (Checked above: the status has no undefined bit.)
+                let status = st
+                    .thread_mut(tid)
+                    .pending_exit
+                    .take()
+                    .map_or(v, |e| e.value);
                 if let Some(handler) = st.atexit.pop() {
                     if handler == 0 {
                         return Err(Failure::new(
@@ -712,7 +723,10 @@ impl<'p> Machine<'p> {
                             "unsupported: an atexit handler that is not a program function",
                         ));
                     };
-                    st.thread_mut(tid).pending_exit = Some(status);
+                    st.thread_mut(tid).pending_exit = Some(ExitValue {
+                        value: status,
+                        undef: None,
+                    });
                     self.push_frame(st, tid, fid, Vec::new(), &[], None, ReturnTo::Nothing)?;
                     return Ok(Exec::Next);
                 }
@@ -720,7 +734,11 @@ impl<'p> Machine<'p> {
                 return Ok(Exec::EndTransition);
             }
             // Key destructors run when a start routine returns, as with pthread_exit.
-            let value = st.thread_mut(tid).pending_exit.take().unwrap_or(v);
+            let value = st
+                .thread_mut(tid)
+                .pending_exit
+                .take()
+                .unwrap_or(ExitValue { value: v, undef });
             let next = self.with_cx(
                 st,
                 tid,
@@ -770,7 +788,17 @@ impl<'p> Machine<'p> {
                 top.ip += 1;
                 Ok(Exec::Next)
             }
-            ReturnTo::Native => {
+            ReturnTo::Native { phase } => {
+                // The library function that called back inspects the result (a
+                // comparator's order); the other callbacks return void.
+                if let Some(u) = undef.filter(|u| crate::definedness::smear(&u.shadow) != 0) {
+                    let name = &self.program.functions[frame.func as usize].name;
+                    return Err(crate::definedness::error(
+                        &format!("the result of callback `{name}`, which the library inspects,"),
+                        self.origin_text(u.origin).as_deref(),
+                    ));
+                }
+                t.phase = phase;
                 t.callback_result = Some(v);
                 Ok(Exec::Next)
             }
@@ -782,7 +810,7 @@ impl<'p> Machine<'p> {
         &self,
         st: &mut State,
         tid: ThreadId,
-        v: Val,
+        v: ExitValue,
         chooser: &mut dyn Chooser,
     ) -> Result<(), Failure> {
         if let Some(hook) = &self.thread_exit_hook {

@@ -19,6 +19,7 @@ mod time;
 mod verifier;
 
 use crate::natives::Natives;
+pub(crate) use errno::set_errno;
 
 pub(crate) fn register(n: &mut Natives) {
     exit::register(n);

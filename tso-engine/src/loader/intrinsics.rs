@@ -27,6 +27,12 @@ pub(crate) fn classify(name: &str) -> Option<Intrinsic> {
         ("donothing", NoOp),
         ("prefetch", NoOp),
         ("var.annotation", NoOp),
+        // x86 fences order nothing under SC (the TSO pass makes mfence a fence);
+        // pause is a spin-loop hint.
+        ("x86.sse2.mfence", NoOp),
+        ("x86.sse2.lfence", NoOp),
+        ("x86.sse.sfence", NoOp),
+        ("x86.sse2.pause", NoOp),
         ("expect.with.probability", Expect),
         ("expect", Expect),
         ("umin", UMin),

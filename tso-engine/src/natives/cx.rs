@@ -29,7 +29,7 @@ pub struct NativeCx<'a> {
     pub(crate) definedness: bool,
     /// The shadows of the arguments that hold undefined bits (see
     /// `crate::definedness`), for natives that carry them (`Natives::carry_undefined`).
-    pub(crate) arg_undef: Vec<Option<Val>>,
+    pub(crate) arg_undef: Vec<Option<crate::definedness::Undef>>,
     /// The result's undefined bits and their origin, set by the native.
     pub(crate) ret_undef: Option<crate::definedness::Undef>,
     /// The program memory the native read and wrote through this API, for race
@@ -158,6 +158,11 @@ impl<'a> NativeCx<'a> {
     /// The undefined bits of argument `i` (a shadow shaped like the value), if any.
     /// Only arguments the native declared with `Natives::carry_undefined` can have them.
     pub fn arg_undefined(&self, i: usize) -> Option<&Val> {
+        self.arg_undefined_with_origin(i).map(|u| &u.shadow)
+    }
+
+    /// As `arg_undefined`, with where the undefined bits came from.
+    pub(crate) fn arg_undefined_with_origin(&self, i: usize) -> Option<&crate::definedness::Undef> {
         self.arg_undef.get(i).and_then(|s| s.as_ref())
     }
 
@@ -271,9 +276,24 @@ impl<'a> NativeCx<'a> {
     }
 
     pub(crate) fn write_ptr(&mut self, ptr: u64, v: &Val) -> Result<(), Failure> {
+        self.write_ptr_undefined(ptr, v, None)
+    }
+
+    /// Write a pointer-sized value that has the undefined bits `shadow`.
+    pub(crate) fn write_ptr_undefined(
+        &mut self,
+        ptr: u64,
+        v: &Val,
+        shadow: Option<&Val>,
+    ) -> Result<(), Failure> {
         let mut frag = Fragment::from_bytes(v.as_u64().to_le_bytes().to_vec());
         if matches!(v, Val::Ptr(_)) {
             frag.ptrs.push(0);
+        }
+        if let Some(bits) = shadow.map(|s| crate::definedness::smear(s) as u64) {
+            if bits != 0 {
+                frag.undef = bits.to_le_bytes().to_vec();
+            }
         }
         self.write_fragment(ptr, &frag)
     }

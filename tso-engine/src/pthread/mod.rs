@@ -3,12 +3,14 @@
 //! static initialisers (all zero) just work.
 
 pub(crate) mod barrier;
+pub(crate) mod c11;
 pub(crate) mod cancel;
 pub(crate) mod cond;
 pub(crate) mod key;
 pub(crate) mod mutex;
 pub(crate) mod once;
 pub(crate) mod rwlock;
+pub(crate) mod semaphore;
 pub(crate) mod spin;
 pub(crate) mod thread;
 
@@ -36,6 +38,10 @@ pub(crate) const BARRIERATTR_READ: Pointee = Pointee::read(4);
 pub(crate) const ONCE: Pointee = Pointee::write(4);
 pub(crate) const KEY: Pointee = Pointee::write(4);
 pub(crate) const SPINLOCK: Pointee = Pointee::write(4);
+/// `sem_t` (glibc x86-64: 32 bytes).
+pub(crate) const SEMAPHORE: Pointee = Pointee::write(32);
+/// An `int *` result (sem_getvalue).
+pub(crate) const INT_SLOT: Pointee = Pointee::write(4);
 /// A `struct timespec` deadline, read by timed waits.
 pub(crate) const TIMESPEC_READ: Pointee = Pointee::read(16);
 /// A pointer-sized result slot (pthread_join's `void **`).
@@ -66,11 +72,14 @@ pub(crate) fn register(n: &mut Natives) {
     once::register(n);
     key::register(n);
     spin::register(n);
+    semaphore::register(n);
     cancel::register(n);
-    // Values handed on, never inspected: a thread's argument, a key's value, a
-    // thread's result.
+    // After the pthread functions: C11 threads alias some of them.
+    c11::register(n);
+    // Values handed on with their undefined bits: a thread's argument (to its start
+    // routine), a thread's result (to its joiner). A key's value is not: the library
+    // inspects it (a destructor runs only for a non-NULL value).
     n.carry_undefined("pthread_create", 1 << 3);
-    n.carry_undefined("pthread_setspecific", 1 << 1);
     n.carry_undefined("pthread_exit", 1 << 0);
 }
 

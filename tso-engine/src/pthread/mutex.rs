@@ -4,7 +4,7 @@
 //! offset 4 holds the recursion count, 8 the owner (thread id + 1, 0 = unlocked), and
 //! 16 the kind (0 normal, 1 recursive, 2 errorcheck).
 
-use super::{check_only, MUTEX, MUTEXATTR, MUTEXATTR_READ};
+use super::{check_only, MUTEX, MUTEXATTR, MUTEXATTR_READ, TIMESPEC_READ};
 use crate::error::{ErrorKind, Failure};
 use crate::natives::arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
@@ -16,6 +16,7 @@ const KIND: u64 = 16;
 const RECURSIVE: u64 = 1;
 const ERRORCHECK: u64 = 2;
 const EBUSY: u128 = 16;
+const ETIMEDOUT: u128 = 110;
 
 pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_mutex_init", Visibility::IfShared(0), init);
@@ -24,6 +25,15 @@ pub(crate) fn register(n: &mut Natives) {
     });
     n.add("pthread_mutex_trylock", Visibility::Always, |cx, a| {
         lock(cx, cx.ptr_arg(a, 0, MUTEX)?, true)
+    });
+    n.add("pthread_mutex_timedlock", Visibility::Always, |cx, a| {
+        cx.ptr_arg(a, 1, TIMESPEC_READ)?;
+        timed_lock(cx, cx.ptr_arg(a, 0, MUTEX)?)
+    });
+    // (mutex, clockid, abstime): what libstdc++'s timed_mutex uses.
+    n.add("pthread_mutex_clocklock", Visibility::Always, |cx, a| {
+        cx.ptr_arg(a, 2, TIMESPEC_READ)?;
+        timed_lock(cx, cx.ptr_arg(a, 0, MUTEX)?)
     });
     n.add("pthread_mutex_unlock", Visibility::Always, |cx, a| {
         unlock(cx, cx.ptr_arg(a, 0, MUTEX)?)
@@ -48,10 +58,19 @@ fn init(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let m = cx.ptr_arg(a, 0, MUTEX)?;
     let attr = cx.opt_ptr_arg(a, 1, MUTEXATTR_READ)?;
     let kind = if attr != 0 { cx.read_int(attr, 4)? } else { 0 };
+    write_unlocked(cx, m, kind)?;
+    Ok(NativeResult::Return(Val::Int(0)))
+}
+
+/// Initialise an unlocked mutex, recursive or normal (C11 `mtx_init`).
+pub(crate) fn init_kind(cx: &mut NativeCx<'_>, m: u64, recursive: bool) -> Result<(), Failure> {
+    write_unlocked(cx, m, if recursive { RECURSIVE } else { 0 })
+}
+
+fn write_unlocked(cx: &mut NativeCx<'_>, m: u64, kind: u64) -> Result<(), Failure> {
     cx.write_int(m, 8, 0)?;
     cx.write_int(m + OWNER, 8, 0)?;
-    cx.write_int(m + KIND, 4, kind)?;
-    Ok(NativeResult::Return(Val::Int(0)))
+    cx.write_int(m + KIND, 4, kind)
 }
 
 /// Lock (or try to). A thread blocked on a mutex is simply not enabled.
@@ -86,6 +105,23 @@ pub(crate) fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<Nati
         return Ok(NativeResult::Return(Val::Int(EBUSY)));
     }
     Ok(NativeResult::Block)
+}
+
+/// A timed lock takes a free mutex at once. Otherwise it first yields, so other threads
+/// may unlock it, and then takes it or times out (`ETIMEDOUT`, also when the caller
+/// holds a normal mutex itself, as glibc does).
+pub(crate) fn timed_lock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
+    match lock(cx, m, true)? {
+        NativeResult::Return(Val::Int(EBUSY)) if cx.phase() == 0 => {
+            cx.set_phase(1);
+            Ok(NativeResult::Yield)
+        }
+        NativeResult::Return(Val::Int(EBUSY)) => {
+            cx.note(|_, _| "the timed lock times out".to_string());
+            Ok(NativeResult::Return(Val::Int(ETIMEDOUT)))
+        }
+        other => Ok(other),
+    }
 }
 
 /// The thread holding mutex `m` in a state, if any.

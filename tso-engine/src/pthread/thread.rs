@@ -39,11 +39,25 @@ fn create(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     // glibc writes the new thread's id through `out` unconditionally.
     let out = cx.ptr_arg(a, 0, PTHREAD_T)?;
     cx.opt_ptr_arg(a, 1, ATTR_READ)?;
-    let func = arg_val(a, 2)?;
-    let param = arg_val(a, 3)?;
-    let tid = cx.spawn(func.as_u64(), vec![param])?;
-    cx.write_int(out, 8, handle(tid))?;
+    start(cx, a, out, 2)?;
     Ok(NativeResult::Return(Val::Int(0)))
+}
+
+/// Start a thread running `a[func](a[func + 1])` and write its handle through `out`.
+/// The parameter keeps the argument's undefined bits: an error only if the thread
+/// uses them.
+pub(crate) fn start(
+    cx: &mut NativeCx<'_>,
+    a: &[Val],
+    out: u64,
+    func: usize,
+) -> Result<(), Failure> {
+    let (f, param) = (arg_val(a, func)?, arg_val(a, func + 1)?);
+    let tid = cx.spawn(f.as_u64(), vec![param])?;
+    if let Some(u) = cx.arg_undefined_with_origin(func + 1).cloned() {
+        cx.state.thread_mut(tid).top_mut().set_undef(0, Some(u));
+    }
+    cx.write_int(out, 8, handle(tid))
 }
 
 /// pthread_exit: run the thread's cleanup handlers (see `cancel`), or else its key
@@ -62,6 +76,9 @@ fn exit(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
             args: vec![value],
         });
     }
+    // The exit value keeps its undefined bits for the joiner (`ThreadExit` takes them
+    // from the result's).
+    cx.ret_undef = cx.arg_undefined_with_origin(0).cloned();
     Ok(NativeResult::ThreadExit(arg_val(a, 0)?))
 }
 
@@ -76,12 +93,33 @@ fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
 }
 
 pub(crate) fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
+    join_into(cx, a, JoinResult::Pointer)
+}
+
+/// What a join writes through its second argument: `pthread_join`'s `void *` or
+/// `thrd_join`'s `int`.
+#[derive(Clone, Copy)]
+pub(crate) enum JoinResult {
+    Pointer,
+    Int,
+}
+
+/// Join the thread `a[0]`, storing its result through `a[1]` (if not NULL).
+pub(crate) fn join_into(
+    cx: &mut NativeCx<'_>,
+    a: &[Val],
+    result: JoinResult,
+) -> Result<NativeResult, Failure> {
     // A cancellation point (also while blocked: a cancel request wakes the joiner).
     if let Some(r) = super::cancel::point(cx)? {
         return Ok(r);
     }
     let t = target(cx, arg(a, 0)?)?;
-    let out = cx.opt_ptr_arg(a, 1, RESULT_SLOT)?;
+    let slot = match result {
+        JoinResult::Pointer => RESULT_SLOT,
+        JoinResult::Int => super::INT_SLOT,
+    };
+    let out = cx.opt_ptr_arg(a, 1, slot)?;
     if t == cx.tid {
         return Err(Failure::new(ErrorKind::Deadlock, "a thread joined itself"));
     }
@@ -98,13 +136,26 @@ pub(crate) fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Fai
             format!("join of detached thread {t}"),
         ));
     }
-    let ThreadStatus::Finished(v) = th.status.clone() else {
+    let ThreadStatus::Finished(exit) = th.status.clone() else {
         return Ok(NativeResult::Block);
     };
     cx.state.thread_mut(t).joined = true;
     cx.race_join(t);
     if out != 0 {
-        cx.write_ptr(out, &v)?;
+        let shadow = exit.undef.as_ref().map(|u| &u.shadow);
+        match result {
+            JoinResult::Pointer => cx.write_ptr_undefined(out, &exit.value, shadow)?,
+            JoinResult::Int => {
+                let undef = shadow.map_or(0, |s| crate::definedness::smear(s) as u32);
+                let mut frag = crate::memory::Fragment::from_bytes(
+                    (exit.value.bits() as u32).to_le_bytes().to_vec(),
+                );
+                if undef != 0 {
+                    frag.undef = undef.to_le_bytes().to_vec();
+                }
+                cx.write_fragment(out, &frag)?;
+            }
+        }
     }
     Ok(NativeResult::Return(Val::Int(0)))
 }

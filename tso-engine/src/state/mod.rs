@@ -1,8 +1,8 @@
 //! A state of the program under test: threads, memory, runtime extension data.
 
 mod thread;
+pub(crate) use thread::{ExitValue, ReturnTo, ThreadStatus};
 pub use thread::{Frame, Thread};
-pub(crate) use thread::{ReturnTo, ThreadStatus};
 
 use crate::memory::{Memory, ObjId};
 use crate::race::RaceState;

@@ -9,10 +9,19 @@ use crate::value::Val;
 pub(crate) enum ThreadStatus {
     Running,
     /// Returned from its start routine or called pthread_exit, with this value.
-    Finished(Val),
+    Finished(ExitValue),
     /// Caught in a loop no other thread can end (`--allow-nontermination`): it never
     /// moves again, and the program may end without it.
     Stuck,
+}
+
+/// What a thread ended with: its start routine's result or `pthread_exit`'s argument,
+/// with the value's undefined bits, which `pthread_join` hands on (a start routine that
+/// falls off its end returns an undefined value; that is only an error if it is used).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ExitValue {
+    pub(crate) value: Val,
+    pub(crate) undef: Option<Undef>,
 }
 
 #[derive(Clone, Debug)]
@@ -76,8 +85,10 @@ pub(crate) enum ReturnTo {
     /// As `Caller`, and the atomic section this call opened ends (a function named
     /// `__VERIFIER_atomic_*` runs as one atomic step).
     CallerEndsAtomic,
-    /// A native called into the program: keep the value for it and re-enter the native.
-    Native,
+    /// A native called into the program: keep the value for it and re-enter the native
+    /// at `phase`, its progress when it called back (natives the callback calls start
+    /// at phase 0 and must not disturb it).
+    Native { phase: u32 },
     /// A static constructor or a thread's start routine: nothing to return into.
     Nothing,
 }
@@ -97,7 +108,7 @@ pub struct Thread {
     /// pthread_setspecific values: (key, value).
     pub specific: Vec<(u32, Val)>,
     /// The start routine's result while key destructors run after it returned.
-    pub pending_exit: Option<Val>,
+    pub(crate) pending_exit: Option<ExitValue>,
 }
 
 impl Thread {

@@ -5,7 +5,7 @@
 
 use crate::ir::{Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{read_u64, ObjId, ObjKind};
-use crate::state::{State, ThreadStatus};
+use crate::state::{ReturnTo, State, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 
 /// One chunk of a serialised state.
@@ -128,10 +128,11 @@ impl Canonicalizer {
             for (_, v) in &t.specific {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            if let ThreadStatus::Finished(v) = &t.status {
-                v.for_each_pointer(&mut |p| self.reach(st, p));
+            if let ThreadStatus::Finished(e) = &t.status {
+                e.value.for_each_pointer(&mut |p| self.reach(st, p));
             }
-            for v in t.callback_result.iter().chain(t.pending_exit.iter()) {
+            let pending = t.pending_exit.iter().map(|e| &e.value);
+            for v in t.callback_result.iter().chain(pending) {
                 v.for_each_pointer(&mut |p| self.reach(st, p));
             }
         }
@@ -238,29 +239,42 @@ impl Canonicalizer {
             let b = &mut out.buf;
             match &t.status {
                 ThreadStatus::Running => b.push(0),
-                ThreadStatus::Finished(v) => {
+                ThreadStatus::Finished(e) => {
                     b.push(1);
-                    write_val(b, &map, v);
+                    write_exit_value(b, &map, e);
                 }
                 ThreadStatus::Stuck => b.push(2),
             }
             b.extend_from_slice(&t.phase.to_le_bytes());
             b.push(t.detached as u8 | (t.joined as u8) << 1);
-            for v in [&t.callback_result, &t.pending_exit] {
-                match v {
-                    Some(v) => {
-                        b.push(1);
-                        write_val(b, &map, v);
-                    }
-                    None => b.push(0),
+            match &t.callback_result {
+                Some(v) => {
+                    b.push(1);
+                    write_val(b, &map, v);
                 }
+                None => b.push(0),
+            }
+            match &t.pending_exit {
+                Some(e) => {
+                    b.push(1);
+                    write_exit_value(b, &map, e);
+                }
+                None => b.push(0),
             }
             write_len(b, t.frames.len());
             for f in &t.frames {
                 b.extend_from_slice(&f.func.to_le_bytes());
                 b.extend_from_slice(&f.block.to_le_bytes());
                 b.extend_from_slice(&f.ip.to_le_bytes());
-                b.push(f.ret as u8);
+                match f.ret {
+                    ReturnTo::Caller => b.push(0),
+                    ReturnTo::CallerEndsAtomic => b.push(1),
+                    ReturnTo::Native { phase } => {
+                        b.push(2);
+                        b.extend_from_slice(&phase.to_le_bytes());
+                    }
+                    ReturnTo::Nothing => b.push(3),
+                }
                 let mut regs = 0usize;
                 for_each_reg(program, f, self.all_registers, |_| regs += 1);
                 write_len(b, regs);
@@ -459,6 +473,19 @@ fn write_undef_regs(b: &mut Vec<u8>, program: &Program, f: &crate::state::Frame,
         b.extend_from_slice(&r.to_le_bytes());
         // A shadow holds no pointers: no renumbering.
         write_val(b, &[], &u.shadow);
+    }
+}
+
+/// A thread's result and its undefined bits (a joiner can still read them).
+fn write_exit_value(b: &mut Vec<u8>, map: &[u32], e: &crate::state::ExitValue) {
+    write_val(b, map, &e.value);
+    match &e.undef {
+        // A shadow holds no pointers: no renumbering.
+        Some(u) => {
+            b.push(1);
+            write_val(b, &[], &u.shadow);
+        }
+        None => b.push(0),
     }
 }
 

@@ -122,6 +122,9 @@ fn rewrite_intrinsic<'ctx>(
     if let Some(kind) = MemIntrinsic::from_name(name) {
         return memory_ops::rewrite_mem_intrinsic(rw, call, kind, placed_fence);
     }
+    if let Some(text) = x86_intrinsic_asm(name) {
+        return rewrite_asm(rw, call, text);
+    }
     if name.starts_with("llvm.lifetime.end.") {
         // The slot's memory is dead until a later lifetime.start: no delayed store may land in it.
         if let Some(BasicValueEnum::PointerValue(ptr)) =
@@ -175,6 +178,18 @@ fn asm_effect(text: &str) -> AsmEffect {
     }
 }
 
+/// The x86 fence and spin-hint intrinsics (`_mm_mfence`, `_mm_lfence`, `_mm_sfence`,
+/// `_mm_pause`) are the instructions of the same name: treated as that inline asm.
+fn x86_intrinsic_asm(name: &str) -> Option<&'static str> {
+    match name {
+        "llvm.x86.sse2.mfence" => Some("mfence"),
+        "llvm.x86.sse2.lfence" => Some("lfence"),
+        "llvm.x86.sse.sfence" => Some("sfence"),
+        "llvm.x86.sse2.pause" => Some("pause"),
+        _ => None,
+    }
+}
+
 fn rewrite_asm<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     call: InstructionValue<'ctx>,
@@ -218,6 +233,18 @@ mod tests {
         assert_eq!(asm_effect("lfence"), AsmEffect::NoOpFence);
         assert_eq!(asm_effect("sfence\n"), AsmEffect::NoOpFence);
         assert_eq!(asm_effect("lock; addl $$0,(%rsp)"), AsmEffect::Unknown);
+        let intrinsic = |n| x86_intrinsic_asm(n).map(asm_effect);
+        assert_eq!(
+            intrinsic("llvm.x86.sse2.mfence"),
+            Some(AsmEffect::FullFence)
+        );
+        assert_eq!(
+            intrinsic("llvm.x86.sse2.lfence"),
+            Some(AsmEffect::NoOpFence)
+        );
+        assert_eq!(intrinsic("llvm.x86.sse.sfence"), Some(AsmEffect::NoOpFence));
+        assert_eq!(intrinsic("llvm.x86.sse2.pause"), Some(AsmEffect::Harmless));
+        assert_eq!(intrinsic("llvm.x86.sse2.clflush"), None);
         assert_eq!(asm_effect("movl $1, $0"), AsmEffect::Unknown);
     }
 

@@ -1,0 +1,35 @@
+// expect-sc: pass
+// why: store buffering with _mm_mfence() (the SSE2 intrinsic) between store and load on both threads: at least one load sees 1 under TSO too.
+#include <assert.h>
+#include <pthread.h>
+#include <emmintrin.h>
+#include <stddef.h>
+
+volatile int x, y;
+int r0, r1;
+
+static void *left(void *arg) {
+    (void)arg;
+    x = 1;
+    _mm_mfence();
+    r0 = y;
+    return NULL;
+}
+
+static void *right(void *arg) {
+    (void)arg;
+    y = 1;
+    _mm_mfence();
+    r1 = x;
+    return NULL;
+}
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, left, NULL);
+    pthread_create(&b, NULL, right, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    assert(r0 == 1 || r1 == 1);
+    return 0;
+}
