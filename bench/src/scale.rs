@@ -61,6 +61,25 @@ const RUNS: &[ScaleRun] = &[
         bound: 32,
         max_states: None,
     },
+    ScaleRun {
+        program: "mcs4",
+        tso: true,
+        bound: 32,
+        max_states: None,
+    },
+    ScaleRun {
+        program: "wsdeque3",
+        tso: true,
+        bound: 32,
+        max_states: None,
+    },
+    // Millions of states without a partial-order reduction: capped.
+    ScaleRun {
+        program: "mpmc3x3",
+        tso: true,
+        bound: 32,
+        max_states: Some(1_000_000),
+    },
 ];
 
 fn flag_value(args: &[String], flag: &str) -> Option<u64> {

@@ -29,7 +29,6 @@ impl ScriptChooser {
         &self.taken
     }
     /// Stores the flush choices since the last `reset` left delayed.
-    #[allow(dead_code)] // read by the counterexample tie-break (issue 9), not yet wired
     pub fn delayed(&self) -> u64 {
         self.delayed
     }

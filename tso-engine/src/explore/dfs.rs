@@ -1,31 +1,41 @@
 //! Depth-first search on one worker: the cheapest way to show that no error is
-//! reachable. Its stack holds one state per step of the current path and nothing else,
-//! and a state is generated, stored and expanded without ever being queued.
+//! reachable. Its stack holds the ids of the states on the current path, and whole
+//! states only near its top, up to [`MAX_PATH_BYTES`]: a state lower down is rebuilt
+//! from the store when the search backtracks to it (see `held`). A state is generated,
+//! stored and expanded without ever being queued.
 //!
 //! It reports the first error it meets, on a path that is usually long; `explore` then
 //! asks the breadth-first search (`search`) for the shortest one, so the counterexample
 //! and the failing run's figures do not depend on which search found the error.
 
 use super::chooser::ScriptChooser;
+use super::held::Keeper;
 use super::observers::{Found, Observer};
 use super::search::{advance_script, Stop};
 use super::{Move, Stats};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId, ThreadStatus};
-use crate::store::{Canonicalizer, Scratch, StateStore};
+use crate::store::{Canonicalizer, Inserted, Scratch, StateStore};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Transitions between two calls of the observers' `tick`.
 const TICK: u32 = 256;
 
-/// Serialised bytes of the states on the path beyond which the state space counts as
-/// too deep for this search (an unbounded counter, or store buffers that keep growing):
-/// it is then searched breadth-first, where memory follows the states stored, not the
-/// depth times the size of a state.
+/// Serialised bytes of the whole states kept on the path. Past it, the states lowest on
+/// the path are dropped and rebuilt when the search comes back to them; when states
+/// cannot be rebuilt, the state space counts as too deep for this search (an unbounded
+/// counter, or store buffers that keep growing) and is searched breadth-first instead.
 const MAX_PATH_BYTES: usize = 8 << 20;
 
-/// The path grew past [`MAX_PATH_BYTES`].
+/// Steps on the path beyond which the state space counts as too deep for this search
+/// even when its states are held by id: a node costs about 100 bytes, and such depths
+/// come from counters that never stop, where breadth-first levels stay small.
+const MAX_PATH_NODES: usize = 1 << 20;
+
+/// The path grew past [`MAX_PATH_NODES`], or past [`MAX_PATH_BYTES`] of states that
+/// cannot be rebuilt.
 pub struct TooDeep;
 
 pub struct DepthFirst<'a, 'p> {
@@ -42,7 +52,12 @@ pub struct DepthFirst<'a, 'p> {
 
 /// A state on the current path and where its expansion stands.
 struct Node {
-    state: State,
+    id: u32,
+    /// The state, while it is kept whole (None: rebuild it from the store).
+    /// Boxed: a path can be deep, and a node without its state should cost little.
+    state: Option<Box<State>>,
+    /// What the state printed so far (not in the store unless outcomes are collected).
+    output: Arc<Vec<u8>>,
     /// The thread whose transitions are being generated.
     tid: ThreadId,
     /// The next choice script for `tid`.
@@ -56,9 +71,11 @@ struct Node {
 }
 
 impl Node {
-    fn new(state: State, via: Option<Move>, bytes: usize) -> Node {
+    fn new(id: u32, state: State, via: Option<Move>, bytes: usize) -> Node {
         Node {
-            state,
+            id,
+            output: state.output.clone(),
+            state: Some(Box::new(state)),
             tid: 0,
             script: Vec::new(),
             any_enabled: false,
@@ -111,42 +128,90 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     }
 
     fn search(&mut self, initial: State) -> Result<Option<Stop>, TooDeep> {
-        self.insert(&initial);
+        let root = self.insert(&initial);
         if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&initial)) {
             return Ok(Some(Stop::Found {
                 found,
                 path: Vec::new(),
             }));
         }
-        let mut path_bytes = self.canon.chunks.byte_len();
-        let mut stack = vec![Node::new(initial, None, path_bytes)];
+        let keeper = Keeper::new(
+            self.machine,
+            &self.store,
+            &self.canon,
+            &mut self.scratch,
+            root.id,
+            &initial,
+        );
+        // Nodes from `first_kept` up keep their states whole, `kept_bytes` in all.
+        let mut kept_bytes = self.canon.chunks.byte_len();
+        let mut first_kept = 0;
+        let mut stack = vec![Node::new(root.id, initial, None, kept_bytes)];
         let mut ticks = 0;
         while let Some(node) = stack.last_mut() {
-            if node.state.is_finished() || node.tid as usize >= node.state.threads.len() {
-                if !node.state.is_finished() {
-                    let (st, any) = (&node.state, node.any_enabled);
-                    if let Some(found) = self.observers.iter().find_map(|o| o.expanded(st, any)) {
+            if node.state.is_none() {
+                // Back to a state dropped on the way down.
+                match keeper.rebuild_id(
+                    self.machine,
+                    &self.store,
+                    &self.canon,
+                    &mut self.scratch,
+                    node.id,
+                    &node.output,
+                ) {
+                    Ok(st) => node.state = Some(Box::new(st)),
+                    Err(failure) => {
+                        let found = Found::new(failure, None);
                         let path = path_of(&stack);
                         return Ok(Some(Stop::Found { found, path }));
                     }
                 }
-                path_bytes -= node.bytes;
+                kept_bytes += node.bytes;
+                first_kept = stack.len() - 1;
+            }
+            let node = stack.last_mut().expect("the loop holds a node");
+            let Some(state) = &node.state else {
+                unreachable!("rebuilt above")
+            };
+            if state.is_finished() || node.tid as usize >= state.threads.len() {
+                if !state.is_finished() {
+                    let any = node.any_enabled;
+                    if let Some(found) = self.observers.iter().find_map(|o| o.expanded(state, any))
+                    {
+                        let path = path_of(&stack);
+                        return Ok(Some(Stop::Found { found, path }));
+                    }
+                }
+                kept_bytes -= node.bytes;
                 stack.pop();
                 continue;
             }
-            if node.state.thread(node.tid).status != ThreadStatus::Running {
+            if state.thread(node.tid).status != ThreadStatus::Running {
                 node.next_thread();
                 continue;
             }
             match self.transition(node) {
                 Next::Nothing => {}
                 Next::Push(child) => {
-                    path_bytes += child.bytes;
-                    if path_bytes > MAX_PATH_BYTES {
+                    kept_bytes += child.bytes;
+                    stack.push(child);
+                    if stack.len() > MAX_PATH_NODES {
                         return Err(TooDeep);
                     }
-                    stack.push(child);
                     self.stats.max_depth = self.stats.max_depth.max(stack.len() as u64);
+                    while kept_bytes > MAX_PATH_BYTES {
+                        // Drop the lowest whole state (never the one being expanded).
+                        if first_kept + 1 >= stack.len() {
+                            break;
+                        }
+                        let low = &mut stack[first_kept];
+                        if !low.state.as_ref().is_some_and(|s| keeper.by_id(s)) {
+                            return Err(TooDeep);
+                        }
+                        low.state = None;
+                        kept_bytes -= low.bytes;
+                        first_kept += 1;
+                    }
                 }
                 Next::Stop(Stop::Found { found, path: last }) => {
                     let mut path = path_of(&stack);
@@ -174,7 +239,10 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     /// failing move only; the caller prefixes the path.
     fn transition(&mut self, node: &mut Node) -> Next {
         let tid = node.tid;
-        let mut next = node.state.clone();
+        let Some(state) = &node.state else {
+            unreachable!("a node is expanded whole")
+        };
+        let mut next = State::clone(state);
         self.chooser.reset(&node.script);
         let result = self
             .machine
@@ -210,7 +278,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         if let Some(f) = self.observers.iter().find_map(|o| o.transition(tid, &next)) {
             return found(f, mv);
         }
-        if !self.insert(&next) {
+        let ins = self.insert(&next);
+        if !ins.new {
             return Next::Nothing;
         }
         self.canon.collect_garbage(&mut next);
@@ -224,20 +293,23 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 path: Vec::new(),
             });
         }
-        Next::Push(Node::new(next, Some(mv), self.canon.chunks.byte_len()))
+        Next::Push(Node::new(
+            ins.id,
+            next,
+            Some(mv),
+            self.canon.chunks.byte_len(),
+        ))
     }
 
-    /// Store `st`; true when it was new.
-    fn insert(&mut self, st: &State) -> bool {
-        self.store
-            .insert_state(
-                &mut self.canon,
-                &mut self.scratch,
-                self.machine.program,
-                st,
-                self.include_output,
-            )
-            .new
+    /// Store `st`.
+    fn insert(&mut self, st: &State) -> Inserted {
+        self.store.insert_state(
+            &mut self.canon,
+            &mut self.scratch,
+            self.machine.program,
+            st,
+            self.include_output,
+        )
     }
 
     fn tick(&self) -> Option<String> {

@@ -10,8 +10,10 @@ pub mod counterexample;
 mod deadlock;
 mod dfs;
 pub mod diagnosis;
+mod held;
 pub mod observers;
 mod parents;
+pub mod roundtrip;
 mod search;
 
 pub use counterexample::Counterexample;
@@ -146,15 +148,18 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(n) = &new_states {
         watching.push(n);
     }
-    let (stop, stats) = search_with(machine, &watching, opts, start, initial);
+    let (stop, stats) = search_with(machine, &watching, opts, start, initial.clone());
     let conclusion = match stop {
         None => Conclusion::Pass,
         Some(search::Stop::Limit { reason, path }) => Conclusion::Inconclusive { reason, path },
-        Some(search::Stop::Found { found, path }) => Conclusion::Fail {
+        Some(search::Stop::Found { mut found, path }) => Conclusion::Fail {
+            failure: {
+                reword(machine, initial, &path, &mut found);
+                found.failure.clone()
+            },
             thread: found
                 .thread
                 .or_else(|| deadlock::closing_thread(&found.last_mover_of, &path)),
-            failure: found.failure,
             path,
         },
     };
@@ -164,6 +169,36 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         stats,
         first_output: outcomes.first.into_inner().ok().flatten(),
         outcomes: outcomes.all.into_inner().unwrap_or_default(),
+    }
+}
+
+/// Words `found`'s message as the original states along `path` give it: a state
+/// rebuilt from the store (`held`) no longer knows what names its objects had or where
+/// its undefined bits came from, which messages quote. The verdict does not change:
+/// only a failure of the same kind at the same step replaces the message.
+fn reword(machine: &Machine<'_>, initial: State, path: &[Move], found: &mut observers::Found) {
+    let Some((last, prefix)) = path.split_last() else {
+        return;
+    };
+    let mut st = initial;
+    for mv in prefix {
+        let mut chooser = chooser::ScriptChooser::from_choices(&mv.choices);
+        if machine
+            .run_transition(&mut st, mv.tid, &mut chooser, None)
+            .is_err()
+        {
+            return;
+        }
+    }
+    let mut chooser = chooser::ScriptChooser::from_choices(&last.choices);
+    let again = match machine.run_transition(&mut st, last.tid, &mut chooser, None) {
+        Err(f) => Some(f),
+        // A circular wait (`observers::WaitFor`) names the objects waited on.
+        Ok(_) if !found.last_mover_of.is_empty() => deadlock::find(machine, &st).map(|d| d.failure),
+        Ok(_) => None,
+    };
+    if let Some(f) = again.filter(|f| f.kind == found.failure.kind) {
+        found.failure.message = f.message;
     }
 }
 
@@ -189,7 +224,7 @@ fn search_with(
     }
     let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start);
     let Ok(stop) = dfs.run(initial.clone()) else {
-        // Too deep for whole states on a path: start again breadth-first.
+        // Too deep (see `dfs::TooDeep`): start again breadth-first.
         drop(dfs);
         watching.iter().for_each(|o| o.restart());
         return breadth_first(initial);

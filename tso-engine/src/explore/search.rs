@@ -1,17 +1,22 @@
 //! Level-synchronous breadth-first search over the store's state ids, by one or more
-//! workers sharing one store. Each level is a list of (id, state) in a fixed order; a
-//! state is dropped once its successors are generated, so memory holds the store plus
-//! one or two levels, never a path of whole states.
+//! workers sharing one store. Each level is a list of state ids in a fixed order (with
+//! what `held` keeps beside an id); a state is rebuilt from the store when it is
+//! expanded and dropped once its successors are generated, so memory holds the store
+//! plus one or two levels of ids.
 //!
 //! Determinism: every successor gets a key (its parent's index in the level, then its
-//! rank among the parent's successors). After a level, a new state's parent is the
-//! discoverer with the smallest key and the next level is sorted by key, so the tree,
-//! the state count and every counterexample are the same for any number of workers.
-//! Breadth-first order makes a counterexample a shortest one. A level in which an error
-//! shows up is still finished, so that the smallest error wins and the state count of a
-//! failing run does not depend on the workers either.
+//! rank among the parent's successors) and a weight (the stores left delayed by the
+//! flush choices on its path, `NativeCx::choose_flush`). After a level, a new state's
+//! parent is the discoverer with the smallest (weight, key) and the next level is
+//! sorted by key, so the tree, the state count and every counterexample are the same
+//! for any number of workers. Breadth-first order makes a counterexample a shortest
+//! one, and the weight makes it, among the shortest, one that delays fewest stores: the
+//! least relaxed run explains a TSO bug best. A level in which an error shows up is
+//! still finished, so that the smallest error wins and the state count of a failing
+//! run does not depend on the workers either.
 
 use super::chooser::ScriptChooser;
+use super::held::{Held, Keeper};
 use super::observers::{Found, Observer};
 use super::parents::{Parents, StateId};
 use super::{Move, Stats};
@@ -37,7 +42,14 @@ const BATCH: usize = 16;
 /// Smaller levels are expanded by the merging thread alone.
 const PARALLEL_MIN: usize = 4 * BATCH;
 
-type Level = Vec<(StateId, State)>;
+/// A state of the level: its id, the weight of its path, and what is held beside it.
+struct Open {
+    id: StateId,
+    weight: u64,
+    held: Held,
+}
+
+type Level = Vec<Open>;
 
 pub struct Search<'a, 'p> {
     machine: &'a Machine<'p>,
@@ -53,6 +65,8 @@ pub struct Search<'a, 'p> {
     stop: AtomicBool,
     /// The last state of the level being expanded (where a limit's path leads).
     frontier: Mutex<Option<StateId>>,
+    /// Holds open states by id, or whole (set once the initial state is stored).
+    keeper: Option<Keeper>,
 }
 
 /// One worker's scratch space.
@@ -68,15 +82,18 @@ struct Worker {
 struct Candidate {
     id: StateId,
     key: u64,
+    /// Stores left delayed on the path through `parent` (see the module documentation).
+    weight: u64,
     parent: StateId,
     mv: Move,
-    /// The state itself, kept by whoever inserted it first.
-    state: Option<State>,
+    /// The state itself (or its id's companion data), kept by whoever inserted it first.
+    state: Option<Held>,
 }
 
-/// An error and where: `rank` orders errors (shorter paths first, then by key).
+/// An error and where: `rank` orders errors (shorter paths first, then by weight, then
+/// by key).
 struct ErrorAt {
-    rank: (u8, u64),
+    rank: (u8, u64, u64),
     found: Found,
     parent: StateId,
     /// The failing move; None when the error is a property of `parent` itself.
@@ -119,6 +136,7 @@ impl<'a, 'p> Search<'a, 'p> {
             transitions: AtomicU64::new(0),
             stop: AtomicBool::new(false),
             frontier: Mutex::new(None),
+            keeper: None,
         }
     }
 
@@ -133,6 +151,14 @@ impl<'a, 'p> Search<'a, 'p> {
             self.include_output,
         );
         self.parents_lock().root(root.id);
+        self.keeper = Some(Keeper::new(
+            self.machine,
+            &self.store,
+            &w0.canon,
+            &mut w0.scratch,
+            root.id,
+            &initial,
+        ));
         for o in self.observers {
             if let Some(found) = o.new_state(&initial) {
                 self.finish_stats();
@@ -142,7 +168,11 @@ impl<'a, 'p> Search<'a, 'p> {
                 });
             }
         }
-        let level = vec![(root.id, initial)];
+        let level = vec![Open {
+            id: root.id,
+            weight: 0,
+            held: self.keeper().hold(initial),
+        }];
         let stop = if self.jobs == 1 {
             self.run_levels(level, |s, level| vec![s.expand_all(&mut w0, level)])
         } else {
@@ -171,8 +201,8 @@ impl<'a, 'p> Search<'a, 'p> {
                 if i0 >= level.len() || this.stop.load(Ordering::Relaxed) {
                     break;
                 }
-                for (i, (id, st)) in level.iter().enumerate().skip(i0).take(BATCH) {
-                    this.expand(w, i, *id, st, &mut out);
+                for (i, open) in level.iter().enumerate().skip(i0).take(BATCH) {
+                    this.expand(w, i, open, &mut out);
                 }
             }
             drop(level);
@@ -275,8 +305,8 @@ impl<'a, 'p> Search<'a, 'p> {
     /// Expand a whole level on one worker.
     fn expand_all(&self, w: &mut Worker, level: &Level) -> LevelOut {
         let mut out = LevelOut::default();
-        for (i, (id, st)) in level.iter().enumerate() {
-            self.expand(w, i, *id, st, &mut out);
+        for (i, open) in level.iter().enumerate() {
+            self.expand(w, i, open, &mut out);
             if self.stop.load(Ordering::Relaxed) {
                 break;
             }
@@ -285,7 +315,7 @@ impl<'a, 'p> Search<'a, 'p> {
     }
 
     fn begin_level(&self, level: &Level) {
-        *self.frontier.lock().unwrap_or_else(|e| e.into_inner()) = level.last().map(|l| l.0);
+        *self.frontier.lock().unwrap_or_else(|e| e.into_inner()) = level.last().map(|l| l.id);
         self.store.begin_level();
     }
 
@@ -328,7 +358,7 @@ impl<'a, 'p> Search<'a, 'p> {
                 path,
             });
         }
-        candidates.sort_unstable_by_key(|c| (c.id, c.key));
+        candidates.sort_unstable_by_key(|c| (c.id, c.weight, c.key));
         let mut winners: Vec<Candidate> = Vec::new();
         for mut c in candidates {
             match winners.last_mut() {
@@ -355,8 +385,36 @@ impl<'a, 'p> Search<'a, 'p> {
         self.stats.lock_waits = self.store.lock_waits();
     }
 
-    /// Generate the successors of `st`, the `index`-th state of the level, stored as `id`.
-    fn expand(&self, w: &mut Worker, index: usize, id: StateId, st: &State, out: &mut LevelOut) {
+    fn keeper(&self) -> &Keeper {
+        self.keeper
+            .as_ref()
+            .expect("set when the initial state is stored")
+    }
+
+    /// Generate the successors of `open`, the `index`-th state of the level.
+    fn expand(&self, w: &mut Worker, index: usize, open: &Open, out: &mut LevelOut) {
+        let (id, held, weight) = (open.id, &open.held, open.weight);
+        let rebuilt = self.keeper().rebuild(
+            self.machine,
+            &self.store,
+            &w.canon,
+            &mut w.scratch,
+            id,
+            held,
+        );
+        let st: &State = match &rebuilt {
+            Ok(st) => st,
+            Err(failure) => {
+                self.stop.store(true, Ordering::Relaxed);
+                out.error(ErrorAt {
+                    rank: (0, weight, (index as u64) << 32),
+                    found: Found::new(failure.clone(), None),
+                    parent: id,
+                    mv: None,
+                });
+                return;
+            }
+        };
         if st.is_finished() {
             return;
         }
@@ -376,6 +434,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     .machine
                     .run_transition(&mut succ, tid, &mut w.chooser, None);
                 let taken = w.chooser.taken();
+                let weight = weight + w.chooser.delayed();
                 let mv = Move {
                     tid,
                     choices: taken.iter().map(|c| c.0).collect(),
@@ -388,7 +447,7 @@ impl<'a, 'p> Search<'a, 'p> {
                         let thread = failure.thread.or(Some(tid));
                         out.error(ErrorAt {
                             // A step limit ends the search at once (inconclusive).
-                            rank: (if step_limit { 0 } else { 2 }, key),
+                            rank: (if step_limit { 0 } else { 2 }, weight, key),
                             found: Found::new(failure, thread),
                             parent: id,
                             mv: Some(mv),
@@ -402,7 +461,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     Ok(Step::Pruned) => any_enabled = true,
                     Ok(Step::Progress) => {
                         any_enabled = true;
-                        self.successor(w, key, id, mv, succ, out);
+                        self.successor(w, (key, weight), id, mv, succ, out);
                         if out.limit.is_some() {
                             return;
                         }
@@ -419,7 +478,7 @@ impl<'a, 'p> Search<'a, 'p> {
                 // A property of this state: its path is one step shorter than the
                 // failing transitions of this level.
                 out.error(ErrorAt {
-                    rank: (1, (index as u64) << 32),
+                    rank: (1, weight, (index as u64) << 32),
                     found,
                     parent: id,
                     mv: None,
@@ -434,7 +493,7 @@ impl<'a, 'p> Search<'a, 'p> {
     fn successor(
         &self,
         w: &mut Worker,
-        key: u64,
+        (key, weight): (u64, u64),
         parent: StateId,
         mv: Move,
         mut succ: State,
@@ -444,7 +503,7 @@ impl<'a, 'p> Search<'a, 'p> {
         for o in self.observers {
             if let Some(found) = o.transition(mv.tid, &succ) {
                 out.error(ErrorAt {
-                    rank: (2, key),
+                    rank: (2, weight, key),
                     found,
                     parent,
                     mv: Some(mv),
@@ -464,7 +523,7 @@ impl<'a, 'p> Search<'a, 'p> {
             for o in self.observers {
                 if let Some(found) = o.new_state(&succ) {
                     out.error(ErrorAt {
-                        rank: (2, key),
+                        rank: (2, weight, key),
                         found,
                         parent,
                         mv: Some(mv),
@@ -480,7 +539,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     return;
                 }
             }
-            Some(succ)
+            Some(self.keeper().hold(succ))
         } else {
             None
         };
@@ -488,6 +547,7 @@ impl<'a, 'p> Search<'a, 'p> {
             out.candidates.push(Candidate {
                 id: ins.id,
                 key,
+                weight,
                 parent,
                 mv,
                 state: keep,
@@ -518,8 +578,12 @@ fn finish_level(parents: &mut Parents, winners: Vec<Candidate>) -> Level {
     let mut level = Vec::with_capacity(winners.len());
     for c in winners {
         parents.set(c.id, c.parent, &c.mv);
-        if let Some(st) = c.state {
-            level.push((c.id, st));
+        if let Some(held) = c.state {
+            level.push(Open {
+                id: c.id,
+                weight: c.weight,
+                held,
+            });
         }
     }
     level

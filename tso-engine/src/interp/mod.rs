@@ -595,6 +595,9 @@ impl Chooser for CountingChooser<'_> {
         self.asked += 1;
         self.inner.choose(n, kind)
     }
+    fn delayed(&mut self, n: u32) {
+        self.inner.delayed(n)
+    }
 }
 
 /// SV-COMP: a call to a program function with this name prefix is one atomic step.

@@ -67,6 +67,21 @@ impl Memory {
         }
     }
 
+    /// Put `obj` at `id` (rebuilding a stored state: `store::decode` places objects at
+    /// their canonical ids).
+    pub(crate) fn place(&mut self, id: ObjId, obj: Arc<Object>) {
+        if self.objects.len() <= id as usize {
+            self.objects.resize(id as usize + 1, None);
+        }
+        self.objects[id as usize] = Some(obj);
+        // `free_hint` stays a lower bound of the free ids: nothing to update.
+    }
+
+    /// The shared object at `id` (to place it unchanged in a rebuilt state).
+    pub(crate) fn get_arc(&self, id: ObjId) -> Option<&Arc<Object>> {
+        self.objects.get(id as usize).and_then(|o| o.as_ref())
+    }
+
     /// Drop an object entirely (used when canonical GC finds it unreachable).
     pub(crate) fn remove(&mut self, id: ObjId) {
         if let Some(slot) = self.objects.get_mut(id as usize) {

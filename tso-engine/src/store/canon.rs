@@ -219,13 +219,24 @@ impl Canonicalizer {
             .filter(|&&id| st.memory.get(id).is_some_and(|o| !o.constant))
             .count();
         // Process-wide data.
+        // `store/decode.rs` reads this format back: change both together.
         let b = &mut out.buf;
         write_len(b, st.threads.len());
         write_len(b, objects);
-        b.push(st.ext.is_some() as u8 | (st.races.is_some() as u8) << 1);
-        b.extend_from_slice(&st.exit_code.map_or(u32::MAX, |c| c as u32).to_le_bytes());
+        b.push(
+            st.ext.is_some() as u8
+                | (st.races.is_some() as u8) << 1
+                | (st.exit_code.is_some() as u8) << 2
+                | (st.atomic_owner.is_some() as u8) << 3
+                | (include_output as u8) << 4,
+        );
+        if let Some(c) = st.exit_code {
+            b.extend_from_slice(&c.to_le_bytes());
+        }
         b.extend_from_slice(&st.next_key.to_le_bytes());
-        b.extend_from_slice(&st.atomic_owner.map_or(u32::MAX, |t| t).to_le_bytes());
+        if let Some(t) = st.atomic_owner {
+            b.extend_from_slice(&t.to_le_bytes());
+        }
         write_len(b, st.atexit.len());
         for a in &st.atexit {
             b.extend_from_slice(&a.to_le_bytes());
@@ -285,7 +296,6 @@ impl Canonicalizer {
                 allocas.extend(
                     f.allocas
                         .iter()
-                        .chain(f.varargs.iter())
                         .map(|&a| map.get(a as usize).copied().unwrap_or(INVALID))
                         .filter(|&n| n != 0),
                 );
@@ -293,6 +303,18 @@ impl Canonicalizer {
                 write_len(b, allocas.len());
                 for a in allocas.iter() {
                     b.extend_from_slice(&a.to_le_bytes());
+                }
+                // The varargs area apart: it is not an alloca (setjmp looks for its
+                // marker among the allocas only).
+                match f
+                    .varargs
+                    .map(|a| map.get(a as usize).copied().unwrap_or(INVALID))
+                {
+                    Some(n) if n != 0 => {
+                        b.push(1);
+                        b.extend_from_slice(&n.to_le_bytes());
+                    }
+                    _ => b.push(0),
                 }
             }
             write_len(b, t.tls.len());
@@ -334,6 +356,10 @@ impl Canonicalizer {
                 ObjKind::Internal => 4,
             };
             b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4);
+            // A global's index follows from its id; a thread's copy names its global.
+            if let ObjKind::ThreadLocal(g) = o.kind {
+                b.extend_from_slice(&g.to_le_bytes());
+            }
             // A byte of its own: shifted into the flags byte, families 0 and 0xE0 collided.
             b.push(o.alloc_family);
             write_len(b, o.data.len());
@@ -389,7 +415,7 @@ impl Canonicalizer {
 
 /// A list length as LEB128: short for the usual small lists, and prefix-free.
 #[inline]
-fn write_len(b: &mut Vec<u8>, mut n: usize) {
+pub(super) fn write_len(b: &mut Vec<u8>, mut n: usize) {
     while n >= 0x80 {
         b.push(n as u8 | 0x80);
         n >>= 7;

@@ -6,6 +6,7 @@
 //! into shards by hash, each behind its own lock, so workers rarely wait for each other.
 
 mod canon;
+mod decode;
 mod hash;
 mod interner;
 mod tree;
@@ -77,6 +78,10 @@ struct StateShard {
 pub struct Scratch {
     /// The chunk ids of the state inserted last.
     pub ids: Vec<u32>,
+    /// The chunk ids and bytes of the state rebuilt last.
+    decoded_ids: Vec<u32>,
+    decoded_bytes: Vec<u8>,
+    decoded_ends: Vec<usize>,
     levels: tree::Levels,
     /// Recently seen tree nodes, ((left << 32) | right, id), direct-mapped by hash:
     /// successors share most nodes with their parent and siblings, and a node's id never
@@ -198,6 +203,51 @@ impl StateStore {
             new,
             this_level,
         }
+    }
+
+    /// Rebuild the state stored as `id` (see `decode`): `base` is the initial state,
+    /// `ext` a value of the kind of extension data the state holds, `canon` the
+    /// canonicalizer it was serialised with. None when it cannot be rebuilt (race data,
+    /// or extension data that cannot decode itself).
+    pub fn decode(
+        &self,
+        id: u32,
+        base: &crate::state::State,
+        ext: Option<&dyn crate::state::ExtState>,
+        program: &crate::ir::Program,
+        canon: &Canonicalizer,
+        scratch: &mut Scratch,
+    ) -> Option<crate::state::State> {
+        let (shard, local) = split_id(id);
+        let (root, n) = self.states.lock(shard).table.get(local as u32);
+        let ids = &mut scratch.decoded_ids;
+        tree::unfold(root, n as usize, ids, |node| {
+            let (shard, local) = split_id(node);
+            self.nodes.lock(shard).get(local as u32)
+        });
+        // Copied out one lock at a time: holding two shard locks could deadlock.
+        let (bytes, ends) = (&mut scratch.decoded_bytes, &mut scratch.decoded_ends);
+        bytes.clear();
+        ends.clear();
+        for &c in ids.iter() {
+            let (shard, local) = split_id(c);
+            bytes.extend_from_slice(self.chunks.lock(shard).get(local as u32)?);
+            ends.push(bytes.len());
+        }
+        let mut start = 0;
+        let chunks = decode::StoredChunks {
+            bytes: ends
+                .iter()
+                .map(|&end| {
+                    let s = &bytes[start..end];
+                    start = end;
+                    s
+                })
+                .collect(),
+            ids,
+            generation: (self.generation as u64) << 32,
+        };
+        decode::decode(program, base, ext, &chunks, canon.all_registers)
     }
 
     /// States inserted from now on are "this level" (see [`Inserted::this_level`]).

@@ -43,6 +43,11 @@ impl NodeTable {
     pub fn bytes(&self) -> usize {
         self.nodes.capacity() * 8 + self.table.capacity() * 5
     }
+
+    /// The pair interned as `id`.
+    pub fn get(&self, id: u32) -> [u32; 2] {
+        self.nodes[id as usize]
+    }
 }
 
 /// Interned states: a state is its tree's root and its number of chunks, packed in one
@@ -86,6 +91,12 @@ impl RootTable {
         self.keys.len()
     }
 
+    /// (root, number of chunks) of the state interned as `id`.
+    pub fn get(&self, id: u32) -> (u32, u32) {
+        let key = self.keys[id as usize];
+        (key as u32, (key >> 32) as u32)
+    }
+
     pub fn bytes(&self) -> usize {
         self.keys.capacity() * 8 + self.table.capacity() * 5
     }
@@ -111,6 +122,32 @@ fn fold(level: &mut Vec<u32>, mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
         level.truncate(w);
     }
     level.first().copied().unwrap_or(u32::MAX)
+}
+
+/// The leaves of the tree with root `root` and `n` leaves (the inverse of the fold):
+/// each level is rebuilt from the one above it with `pair`, which returns a node's
+/// children.
+pub fn unfold(root: u32, n: usize, out: &mut Vec<u32>, mut pair: impl FnMut(u32) -> [u32; 2]) {
+    out.clear();
+    if n == 0 {
+        return;
+    }
+    let mut sizes = vec![n];
+    while let Some(&s) = sizes.last().filter(|&&s| s > 1) {
+        sizes.push(s.div_ceil(2));
+    }
+    out.push(root);
+    let mut below = Vec::with_capacity(n);
+    for &size in sizes.iter().rev().skip(1) {
+        below.clear();
+        for &node in &out[..size / 2] {
+            below.extend_from_slice(&pair(node));
+        }
+        if size % 2 == 1 {
+            below.push(out[size / 2]);
+        }
+        std::mem::swap(out, &mut below);
+    }
 }
 
 /// The levels of a folded tree: `levels[0]` holds the leaves, each next level the ids
@@ -230,6 +267,18 @@ mod tests {
             let expected = root_of(&mut t, &list).0;
             let got = levels.fold(&list, |a, b| t.intern(hash_pair(a, b), a, b));
             assert_eq!(got, expected, "{list:?}");
+        }
+    }
+
+    #[test]
+    fn unfolding_a_root_gives_back_its_leaves() {
+        let mut t = NodeTable::default();
+        for n in 0..40u32 {
+            let leaves: Vec<u32> = (0..n).map(|i| i * 7 % 11).collect();
+            let (root, len) = root_of(&mut t, &leaves);
+            let mut back = Vec::new();
+            unfold(root, len, &mut back, |id| t.get(id));
+            assert_eq!(back, leaves);
         }
     }
 

@@ -1,0 +1,361 @@
+//! Rebuilding a state from its canonical chunks (the inverse of `canon.rs`), so a
+//! search can hold state ids and rebuild a state only when it expands it.
+//!
+//! The rebuilt state is the canonical one: object `k` of the serialisation is object
+//! id `k`, so pointers need no renaming, and serialising it again gives the same
+//! chunks. What the canonical form leaves out is not state, and comes back as follows:
+//! dead registers are 0, origins of undefined bits and the names of non-global objects
+//! (`Object::site`, `Object::var`) are unknown, and constant globals and the globals'
+//! names are taken from `base` (the initial state). The output is empty unless it is
+//! part of the state. Extension data is rebuilt by `ExtState::decode` of a value of its
+//! kind. Race data cannot be rebuilt: `decode` answers None for a state that tracks
+//! races, and for extension data whose kind cannot rebuild it.
+
+use crate::definedness::Undef;
+use crate::ir::Program;
+use crate::memory::{Memory, ObjKind, Object};
+use crate::state::{ExitValue, ExtState, Frame, ReturnTo, State, Thread, ThreadStatus};
+use crate::value::Val;
+use std::sync::Arc;
+
+/// Reads the bytes of one chunk; every read fails (None) past its end.
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, at: 0 }
+    }
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+    fn u8(&mut self) -> Option<u8> {
+        Some(self.take(1)?[0])
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+    fn u128(&mut self) -> Option<u128> {
+        Some(u128::from_le_bytes(self.take(16)?.try_into().ok()?))
+    }
+    /// A LEB128 length (`canon::write_len`).
+    fn len(&mut self) -> Option<usize> {
+        let mut n = 0usize;
+        let mut shift = 0;
+        loop {
+            let b = self.u8()?;
+            n |= ((b & 0x7f) as usize).checked_shl(shift)?;
+            if b & 0x80 == 0 {
+                return Some(n);
+            }
+            shift += 7;
+        }
+    }
+    fn val(&mut self) -> Option<Val> {
+        Some(match self.u8()? {
+            1 => Val::Int(self.u64()? as u128),
+            2 => Val::Int(self.u128()?),
+            3 => Val::Ptr(self.u64()?),
+            4 => Val::F32(self.u32()?),
+            5 => Val::F64(self.u64()?),
+            6 => {
+                let n = self.len()?;
+                let mut l = Vec::with_capacity(n.min(self.bytes.len()));
+                for _ in 0..n {
+                    l.push(self.val()?);
+                }
+                Val::Agg(l.into())
+            }
+            _ => return None,
+        })
+    }
+    fn opt_val(&mut self) -> Option<Option<Val>> {
+        match self.u8()? {
+            0 => Some(None),
+            1 => Some(Some(self.val()?)),
+            _ => None,
+        }
+    }
+    /// `canon::write_exit_value`; the origin of undefined bits is not state.
+    fn exit_value(&mut self) -> Option<ExitValue> {
+        let value = self.val()?;
+        let undef = self.opt_val()?.map(|shadow| Undef {
+            shadow,
+            origin: None,
+        });
+        Some(ExitValue { value, undef })
+    }
+    fn done(&self) -> bool {
+        self.at == self.bytes.len()
+    }
+}
+
+/// The chunks of one stored state: their bytes and their ids in the store.
+pub struct StoredChunks<'a> {
+    pub bytes: Vec<&'a [u8]>,
+    pub ids: &'a [u32],
+    /// `(store generation << 32)`, to seed the rebuilt objects' chunk caches (0: none).
+    pub generation: u64,
+}
+
+/// Rebuild the state serialised as `chunks` (see the module documentation).
+pub fn decode(
+    program: &Program,
+    base: &State,
+    ext: Option<&dyn ExtState>,
+    chunks: &StoredChunks<'_>,
+    all_registers: bool,
+) -> Option<State> {
+    let mut parts = chunks.bytes.iter().copied().enumerate();
+    let (_, header) = parts.next()?;
+    let mut r = Reader::new(header);
+    let threads = r.len()?;
+    let objects = r.len()?;
+    let flags = r.u8()?;
+    if flags & 2 != 0 {
+        // Race data is serialised as an abstraction that cannot be rebuilt.
+        return None;
+    }
+    let mut st = State::new(Memory::new());
+    if flags & 4 != 0 {
+        st.exit_code = Some(r.u32()? as i32);
+    }
+    st.next_key = r.u32()?;
+    if flags & 8 != 0 {
+        st.atomic_owner = Some(r.u32()?);
+    }
+    let atexit = r.len()?;
+    for _ in 0..atexit {
+        st.atexit.push(r.u64()?);
+    }
+    if flags & 16 != 0 {
+        let n = r.len()?;
+        st.output = Arc::new(r.take(n)?.to_vec());
+    }
+    if !r.done() {
+        return None;
+    }
+    for _ in 0..threads {
+        let (_, bytes) = parts.next()?;
+        st.threads
+            .push(Arc::new(thread(program, bytes, all_registers)?));
+    }
+    // Objects: the globals keep their ids (constant ones are not serialised: taken
+    // from `base`), then the others in canonical order.
+    let globals = base.memory.globals;
+    st.memory.globals = globals;
+    let mut left = objects;
+    for g in 1..=globals {
+        let Some(b) = base.memory.get_arc(g) else {
+            continue;
+        };
+        if b.constant {
+            st.memory.place(g, b.clone());
+            continue;
+        }
+        let (i, bytes) = parts.next()?;
+        left = left.checked_sub(1)?;
+        let mut o = object(bytes, Some(b))?;
+        o.site = b.site;
+        o.var = b.var;
+        seed_cache(&o, chunks, i);
+        st.memory.place(g, Arc::new(o));
+    }
+    for k in 0..left {
+        let (i, bytes) = parts.next()?;
+        let o = object(bytes, None)?;
+        seed_cache(&o, chunks, i);
+        st.memory.place(globals + 1 + k as u32, Arc::new(o));
+    }
+    if flags & 1 != 0 {
+        let (_, bytes) = parts.next()?;
+        st.ext = Some(ext?.decode(bytes, &mut |p| p)?);
+    }
+    if parts.next().is_some() {
+        return None;
+    }
+    Some(st)
+}
+
+/// A pointer-free object's chunk id is what the store would find for it again.
+fn seed_cache(o: &Object, chunks: &StoredChunks<'_>, i: usize) {
+    if o.ptrs.is_empty() && chunks.generation != 0 {
+        if let Some(&id) = chunks.ids.get(i) {
+            o.chunk_cache.set(chunks.generation | id as u64);
+        }
+    }
+}
+
+fn thread(program: &Program, bytes: &[u8], all_registers: bool) -> Option<Thread> {
+    let mut r = Reader::new(bytes);
+    let status = match r.u8()? {
+        0 => ThreadStatus::Running,
+        1 => ThreadStatus::Finished(r.exit_value()?),
+        2 => ThreadStatus::Stuck,
+        _ => return None,
+    };
+    let phase = r.u32()?;
+    let flags = r.u8()?;
+    let callback_result = r.opt_val()?;
+    let pending_exit = match r.u8()? {
+        0 => None,
+        1 => Some(r.exit_value()?),
+        _ => return None,
+    };
+    let n = r.len()?;
+    let mut frames = Vec::with_capacity(n.min(bytes.len()));
+    for _ in 0..n {
+        frames.push(frame(program, &mut r, all_registers)?);
+    }
+    let n = r.len()?;
+    let mut tls = Vec::with_capacity(n.min(bytes.len()));
+    for _ in 0..n {
+        tls.push((r.u32()?, r.u32()?));
+    }
+    let n = r.len()?;
+    let mut specific = Vec::with_capacity(n.min(bytes.len()));
+    for _ in 0..n {
+        specific.push((r.u32()?, r.val()?));
+    }
+    if !r.done() {
+        return None;
+    }
+    Some(Thread {
+        frames,
+        status,
+        phase,
+        callback_result,
+        detached: flags & 1 != 0,
+        joined: flags & 2 != 0,
+        tls,
+        specific,
+        pending_exit,
+    })
+}
+
+fn frame(program: &Program, r: &mut Reader<'_>, all_registers: bool) -> Option<Frame> {
+    let func = r.u32()?;
+    let block = r.u32()?;
+    let ip = r.u32()?;
+    let ret = match r.u8()? {
+        0 => ReturnTo::Caller,
+        1 => ReturnTo::CallerEndsAtomic,
+        2 => ReturnTo::Native { phase: r.u32()? },
+        3 => ReturnTo::Nothing,
+        _ => return None,
+    };
+    let function = program.functions.get(func as usize)?;
+    let count = r.len()?;
+    let mut regs = vec![Val::Int(0); (function.num_regs as usize).max(count)];
+    if all_registers {
+        regs.truncate(count);
+        for v in regs.iter_mut() {
+            *v = r.val()?;
+        }
+    } else {
+        // The live registers where the frame stopped, in `live_at` order.
+        let live = function
+            .body
+            .as_ref()
+            .filter(|b| {
+                (block as usize) < b.blocks.len()
+                    && (ip as usize) < b.blocks[block as usize].insts.len()
+            })
+            .map_or(&[][..], |b| b.live.live_at(block, ip));
+        let held = regs.len();
+        let mut kept = live.iter().filter(|&&reg| (reg as usize) < held);
+        for _ in 0..count {
+            let &reg = kept.next()?;
+            regs[reg as usize] = r.val()?;
+        }
+    }
+    let n = r.len()?;
+    let mut undef = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        let reg = r.u32()?;
+        undef.push((
+            reg,
+            Undef {
+                shadow: r.val()?,
+                origin: None,
+            },
+        ));
+    }
+    let n = r.len()?;
+    let mut allocas = Vec::with_capacity(n.min(64));
+    for _ in 0..n {
+        allocas.push(r.u32()?);
+    }
+    let varargs = match r.u8()? {
+        0 => None,
+        1 => Some(r.u32()?),
+        _ => return None,
+    };
+    Some(Frame {
+        func,
+        block,
+        ip,
+        regs: Arc::new(regs),
+        undef,
+        allocas,
+        varargs,
+        ret,
+    })
+}
+
+/// One object; `global` is the base state's object when it is a global.
+fn object(bytes: &[u8], global: Option<&Arc<Object>>) -> Option<Object> {
+    let mut r = Reader::new(bytes);
+    let flags = r.u8()?;
+    let kind = match (flags & 7, global) {
+        (0, Some(g)) => g.kind,
+        (1, _) => ObjKind::ThreadLocal(r.u32()?),
+        (2, _) => ObjKind::Stack,
+        (3, _) => ObjKind::Heap,
+        (4, _) => ObjKind::Internal,
+        _ => return None,
+    };
+    let alloc_family = r.u8()?;
+    let len = r.len()?;
+    let mut o = Object::new(0, kind);
+    o.data = r.take(len)?.to_vec();
+    o.freed = flags & 8 != 0;
+    o.shared = flags & 16 != 0;
+    o.alloc_family = alloc_family;
+    let n = r.len()?;
+    o.ptrs = (0..n).map(|_| r.u32()).collect::<Option<_>>()?;
+    match r.u8()? {
+        0 => {}
+        1 => {
+            // Two bits per byte (defined, wholly undefined, partly), then the partial
+            // masks (`canon::write_undef_mask`).
+            let classes = r.take(len.div_ceil(4))?;
+            let mut undef = vec![0u8; len];
+            let mut partial = Vec::new();
+            for (i, m) in undef.iter_mut().enumerate() {
+                match (classes[i / 4] >> (2 * (i % 4))) & 3 {
+                    0 => {}
+                    1 => *m = 0xff,
+                    2 => partial.push(i),
+                    _ => return None,
+                }
+            }
+            for i in partial {
+                undef[i] = r.u8()?;
+            }
+            o.undef = undef;
+        }
+        _ => return None,
+    }
+    if !r.done() {
+        return None;
+    }
+    Some(o)
+}
