@@ -199,7 +199,7 @@ pub fn run_all(args: &[String]) {
 /// lock_waits cpu_seconds`.
 pub fn run_one(args: &[String]) {
     let [program, mm, bound, max, jobs] = args else {
-        println!("error: --one PROGRAM sc|tso BOUND MAX_STATES JOBS");
+        println!("error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS");
         return;
     };
     let bound: u32 = bound.parse().unwrap_or(32);
@@ -248,7 +248,7 @@ pub fn run_one(args: &[String]) {
         );
     }
     let prog = tso_engine::loader::translate(&module);
-    let opts = CheckOptions {
+    let mut opts = CheckOptions {
         limits: Limits {
             max_states: (max > 0).then_some(max),
             timeout: Some(Duration::from_secs(600)),
@@ -257,6 +257,9 @@ pub fn run_one(args: &[String]) {
         jobs,
         ..CheckOptions::default()
     };
+    if mm == "sc+races" {
+        opts.machine.races = tso_engine::race::RacePolicy::Warn;
+    }
     let cpu_before = cpu_seconds();
     let r = check(&prog, &natives, &opts);
     let cpu = cpu_seconds() - cpu_before;

@@ -10,8 +10,10 @@ use crate::natives::Natives;
 
 pub(crate) fn register(n: &mut Natives) {
     new_delete::register(n);
-    thread::register(n);
-    condvar::register(n);
-    guard::register(n);
+    n.without_data_accesses(|n| {
+        thread::register(n);
+        condvar::register(n);
+        guard::register(n);
+    });
     runtime::register(n);
 }

@@ -3,7 +3,7 @@
 use super::{arith, intrinsics, Exec, Machine};
 use crate::definedness::Undef;
 use crate::error::{ErrorKind, Failure};
-use crate::ir::{CallAbi, Callee, FuncId, Inst, RmwOp, Ty, TyId};
+use crate::ir::{CallAbi, Callee, FuncId, Inst, MemOrder, RmwOp, Ty, TyId};
 use crate::memory::{decode, encode, Fragment, ObjKind, Object};
 use crate::natives::{Chooser, NativeCx, NativeResult};
 use crate::state::{ExitValue, ReturnTo, State, Thread, ThreadId, ThreadStatus};
@@ -77,7 +77,7 @@ impl<'p> Machine<'p> {
                 };
                 (*dst, v)
             }
-            Inst::Alloca { dst, elem_size, count, var, .. } => {
+            Inst::Alloca { dst, elem_size, count, var, escapes } => {
                 let n = ev!(count).as_u64();
                 let size = elem_size.saturating_mul(n);
                 if size > crate::memory::MAX_OBJECT_SIZE {
@@ -90,6 +90,7 @@ impl<'p> Machine<'p> {
                 };
                 o.site = self.location(st, tid);
                 o.var = *var;
+                o.frame_private = !escapes;
                 let id = st.memory.allocate(o);
                 st.thread_mut(tid).top_mut().allocas.push(id);
                 (*dst, Val::Ptr(make_ptr(id, 0)))
@@ -104,7 +105,7 @@ impl<'p> Machine<'p> {
             Inst::Store { ty, val, ptr, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
                 let u = self.shadow_if_tracked(st, tid, val);
-                self.store(st, tid, p, *ty, &v, u.as_ref())?;
+                self.store(st, p, *ty, &v, u.as_ref())?;
                 self.race_access(st, tid, p, types.size(*ty), true, *order)?;
                 return self.advance(st, tid);
             }
@@ -119,7 +120,7 @@ impl<'p> Machine<'p> {
                 let bits = types.int_bits(*ty);
                 let ok = old.bits() & mask(bits) == e.bits() & mask(bits);
                 if ok {
-                    self.store(st, tid, p, *ty, &n, un.as_ref())?;
+                    self.store(st, p, *ty, &n, un.as_ref())?;
                 }
                 self.race_rmw(st, tid, p, types.size(*ty), ok, *order)?;
                 // The old value keeps its undefined bits; the success flag is taken
@@ -144,7 +145,7 @@ impl<'p> Machine<'p> {
                         origin: u.origin,
                     }),
                 };
-                self.store(st, tid, p, *ty, &new, unew.as_ref())?;
+                self.store(st, p, *ty, &new, unew.as_ref())?;
                 self.race_rmw(st, tid, p, types.size(*ty), true, *order)?;
                 result_undef = uold;
                 (*dst, old)
@@ -337,7 +338,6 @@ impl<'p> Machine<'p> {
     pub(super) fn store(
         &self,
         st: &mut State,
-        tid: ThreadId,
         p: u64,
         ty: TyId,
         v: &Val,
@@ -388,10 +388,9 @@ impl<'p> Machine<'p> {
             // Storing a pointer into shared memory shares what it points to.
             let mut stack = Vec::new();
             v.for_each_pointer(&mut |q| stack.push(q));
-            let site = self.user_site(st, tid);
             for q in stack {
                 let (obj, _) = ptr_parts(q);
-                st.share(tid, obj, site);
+                st.share(obj);
             }
         }
         Ok(())
@@ -485,12 +484,22 @@ impl<'p> Machine<'p> {
         if !arg_undef.is_empty() {
             crate::natives::require_defined_args(&native, &arg_undef, |o| self.origin_text(o))?;
         }
-        let (r, ret_undef) = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
+        let (r, ret_undef, accessed) = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
             cx.arg_undef = arg_undef;
+            if !native.data_accesses {
+                cx.data_accesses = None;
+            }
             let r = (native.call)(cx, &args);
-            (r, cx.ret_undef.take())
+            (r, cx.ret_undef.take(), cx.data_accesses.take())
         });
-        match r? {
+        let r = r?;
+        if !matches!(r, NativeResult::Block) {
+            // What the library function read and wrote, as plain accesses of this call.
+            for a in accessed.map(|a| a.into_inner()).unwrap_or_default() {
+                self.race_access(st, tid, a.ptr, a.len, a.write, MemOrder::NotAtomic)?;
+            }
+        }
+        match r {
             NativeResult::Return(v) => {
                 let t = st.thread_mut(tid);
                 t.phase = 0;
@@ -848,6 +857,7 @@ impl<'p> Machine<'p> {
         f: impl FnOnce(&mut NativeCx<'_>) -> R,
     ) -> R {
         let spawn = |s: &mut State, func: u64, a: Vec<Val>| self.spawn(s, func, a);
+        let data_accesses = st.races.is_some().then(Default::default);
         let mut cx = NativeCx {
             state: st,
             program: self.program,
@@ -863,6 +873,7 @@ impl<'p> Machine<'p> {
             definedness: self.opts.definedness,
             arg_undef: Vec::new(),
             ret_undef: None,
+            data_accesses,
         };
         f(&mut cx)
     }

@@ -106,9 +106,8 @@ fn scalar(
                 let shared = st.memory.is_shared(d);
                 st.memory.write_fragment(d, &frag)?;
                 if shared {
-                    let site = m.user_site(st, tid);
                     for p in frag.pointers().collect::<Vec<_>>() {
-                        st.share(tid, ptr_parts(p).0, site);
+                        st.share(ptr_parts(p).0);
                     }
                 }
                 // A copy is a plain read of its source and a plain write of its target.

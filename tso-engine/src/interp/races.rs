@@ -8,7 +8,7 @@ use crate::ir::MemOrder;
 use crate::memory::ObjId;
 use crate::race::{Access, Race, RacePolicy, RaceState, ATOMIC_SECTION_KEY};
 use crate::state::{State, ThreadId};
-use crate::value::ptr_parts;
+use crate::value::{make_ptr, ptr_parts};
 use std::sync::Arc;
 
 /// One side of a reported race, in source terms.
@@ -62,7 +62,7 @@ impl RaceReport {
 
 impl Machine<'_> {
     /// Thread `tid` accesses `size` bytes at `p` (already checked valid). Accesses to
-    /// memory no other thread can reach are not recorded (see `crate::race`).
+    /// memory no other thread can reach are kept object-wide (see `crate::race`).
     pub(super) fn race_access(
         &self,
         st: &mut State,
@@ -105,9 +105,11 @@ impl Machine<'_> {
         })
     }
 
-    /// Record one access of `size` bytes to shared memory at `p` (`at` = `(p, size)`),
-    /// atomic when `order` is, then let `synchronise` apply its ordering at
-    /// `(object, offset)`; a race found is reported.
+    /// Record one access of `size` bytes at `p` (`at` = `(p, size)`), atomic when
+    /// `order` is, then let `synchronise` apply its ordering at `(object, offset)`; a
+    /// race found is reported. Memory no other thread can reach cannot race yet: its
+    /// access is kept object-wide, and not even that when an access of the same thread
+    /// at the same epoch already stands for it (the common case: no copy of the state).
     fn record_access(
         &self,
         st: &mut State,
@@ -117,24 +119,34 @@ impl Machine<'_> {
         order: MemOrder,
         synchronise: impl FnOnce(&mut RaceState, (ObjId, u32)),
     ) -> Result<(), Failure> {
-        if st.races.is_none() {
+        let Some(races) = &st.races else {
             return Ok(());
-        }
+        };
         let (obj, off) = ptr_parts(p);
-        if !st.memory.get(obj).is_some_and(|o| o.shared) {
+        let len = size.min(u32::MAX as u64) as u32;
+        let atomic = order.is_atomic();
+        let Some(o) = st.memory.get(obj).filter(|o| !o.freed) else {
+            // Released during a library call (realloc's old block): nothing to keep.
+            return Ok(());
+        };
+        if !o.shared {
+            if o.frame_private {
+                // No other thread can ever reach it: nothing of it can race.
+                return Ok(());
+            }
+            if !atomic && races.private_covered(tid, obj, write, atomic) {
+                return Ok(());
+            }
+            let site = self.user_site(st, tid);
+            if let Some(r) = st.races_mut() {
+                r.access_private(tid, obj, off, len, write, atomic, site);
+                synchronise(r, (obj, off));
+            }
             return Ok(());
         }
         let site = self.user_site(st, tid);
         let race = st.races_mut().and_then(|r| {
-            let race = r.access(
-                tid,
-                obj,
-                off,
-                size.min(u32::MAX as u64) as u32,
-                write,
-                order.is_atomic(),
-                site,
-            );
+            let race = r.access(tid, obj, off, len, write, atomic, site);
             synchronise(r, (obj, off));
             race
         });
@@ -175,7 +187,7 @@ impl Machine<'_> {
         race: Option<Race>,
     ) -> Result<(), Failure> {
         let Some(race) = race else { return Ok(()) };
-        let report = self.race_report(st, p, &race);
+        let report = self.race_report(st, &race);
         match self.opts.races {
             RacePolicy::Deny => Err(Failure::new(ErrorKind::DataRace, report.message())),
             RacePolicy::Warn => {
@@ -199,7 +211,7 @@ impl Machine<'_> {
         }
     }
 
-    fn race_report(&self, st: &State, p: u64, race: &Race) -> RaceReport {
+    fn race_report(&self, st: &State, race: &Race) -> RaceReport {
         let side = |a: &Access| {
             let loc = a.site.and_then(|l| self.program.locations.get(l as usize));
             RaceAccess {
@@ -211,7 +223,8 @@ impl Machine<'_> {
             }
         };
         RaceReport {
-            location: describe_pointer(self.program, st, p),
+            // The first byte that races, which a longer access (strlen) may only end at.
+            location: describe_pointer(self.program, st, make_ptr(race.obj, race.offset)),
             first: side(&race.first),
             second: side(&race.second),
         }

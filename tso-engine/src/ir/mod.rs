@@ -314,6 +314,9 @@ pub(crate) enum Inst {
         count: Operand,
         /// The source variable living here (index into `DebugInfo::locals`).
         var: Option<u32>,
+        /// Its address may leave the frame's registers (`escape`): unless it does, no
+        /// other thread can ever reach the slot.
+        escapes: bool,
     },
     Load {
         dst: Reg,
@@ -471,6 +474,7 @@ pub(crate) struct Body {
     pub has_undef_operands: bool,
 }
 
+pub(crate) mod escape;
 pub(crate) mod liveness;
 
 #[derive(Clone, Debug)]

@@ -104,6 +104,7 @@ impl Translator {
             });
         }
         self.functions[fid as usize].num_regs = next_reg;
+        crate::ir::escape::mark_allocas(&mut blocks);
         let functions = &self.functions;
         let live = liveness::Liveness::compute(&blocks, next_reg, |inst| match inst {
             Inst::Call {
@@ -257,6 +258,8 @@ impl Translator {
                     elem_size: self.alloc_size(at),
                     count: o(self, 0),
                     var: cx.vars.get(&i).copied(),
+                    // Decided once the whole body is known (`escape::mark_allocas`).
+                    escapes: true,
                 }
             }
             LLVMLoad => Inst::Load {

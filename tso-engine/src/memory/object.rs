@@ -36,6 +36,11 @@ pub struct Object {
     pub var: Option<u32>,
     /// Heap blocks from `new` must be released with `delete`, etc.
     pub alloc_family: u8,
+    /// A stack slot whose address never leaves its frame's registers
+    /// (`Inst::Alloca::escapes` is false): it can never be shared, so race detection
+    /// keeps nothing for it. Follows from the allocating instruction, so not part of
+    /// the state.
+    pub(crate) frame_private: bool,
     /// The state store's id for this object's serialised form, valid while the object
     /// is unchanged and holds no pointers: `(store generation << 32) | chunk id`, 0 if
     /// unknown. Reset by every mutable access (see `Memory::get_mut`).
@@ -76,6 +81,7 @@ impl Object {
             site: None,
             var: None,
             alloc_family: 0,
+            frame_private: false,
             chunk_cache: ChunkCache::default(),
         }
     }

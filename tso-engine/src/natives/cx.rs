@@ -6,6 +6,7 @@ use crate::ir::Program;
 use crate::memory::{Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts, Val};
+use std::cell::RefCell;
 
 /// How natives start threads: (state, start routine, arguments) → new thread id.
 pub(crate) type SpawnFn<'a> = dyn Fn(&mut State, u64, Vec<Val>) -> Result<ThreadId, Failure> + 'a;
@@ -31,6 +32,19 @@ pub struct NativeCx<'a> {
     pub(crate) arg_undef: Vec<Option<crate::definedness::Undef>>,
     /// The result's undefined bits and their origin, set by the native.
     pub(crate) ret_undef: Option<crate::definedness::Undef>,
+    /// The program memory the native read and wrote through this API, for race
+    /// detection: recorded as plain accesses of the calling thread when the call
+    /// returns (`None`: not recorded, because races are not tracked or the native's
+    /// accesses are not data accesses, `Native::data_accesses`).
+    pub(crate) data_accesses: Option<RefCell<Vec<DataAccess>>>,
+}
+
+/// A native's plain access to program memory: `len` bytes at `ptr`, written or read.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DataAccess {
+    pub ptr: u64,
+    pub len: u64,
+    pub write: bool,
 }
 
 impl<'a> NativeCx<'a> {
@@ -192,6 +206,15 @@ impl<'a> NativeCx<'a> {
 
     // ---- memory ----
 
+    /// Note a data access the native made (see `data_accesses`).
+    fn accessed(&self, ptr: u64, len: u64, write: bool) {
+        if let Some(list) = &self.data_accesses {
+            if len > 0 {
+                list.borrow_mut().push(DataAccess { ptr, len, write });
+            }
+        }
+    }
+
     /// Check an access of `len` bytes at `ptr` exactly as a program load or store is
     /// checked. Accessing nothing (`len == 0`) checks nothing, as in the real functions.
     pub fn check(&self, ptr: u64, len: u64, access: Access) -> Result<(), Failure> {
@@ -233,6 +256,7 @@ impl<'a> NativeCx<'a> {
         let b = self.state.memory.read_bytes(ptr, size)?;
         let mut buf = [0u8; 8];
         buf[..size as usize].copy_from_slice(b);
+        self.accessed(ptr, size, false);
         Ok(u64::from_le_bytes(buf))
     }
 
@@ -279,7 +303,9 @@ impl<'a> NativeCx<'a> {
         if len == 0 {
             return Ok(Fragment::from_bytes(Vec::new()));
         }
-        self.state.memory.read_fragment(ptr, len)
+        let frag = self.state.memory.read_fragment(ptr, len)?;
+        self.accessed(ptr, len, false);
+        Ok(frag)
     }
 
     /// Write bytes; storing a pointer into shared memory shares its target. Writing
@@ -289,6 +315,7 @@ impl<'a> NativeCx<'a> {
             return Ok(());
         }
         self.state.memory.write_fragment(ptr, frag)?;
+        self.accessed(ptr, frag.data.len() as u64, true);
         if !frag.ptrs.is_empty() && self.state.memory.is_shared(ptr) {
             for p in frag.pointers().collect::<Vec<_>>() {
                 self.share(p);
@@ -303,7 +330,9 @@ impl<'a> NativeCx<'a> {
         if len == 0 {
             return Ok(Vec::new());
         }
-        Ok(self.state.memory.read_bytes(ptr, len)?.to_vec())
+        let b = self.state.memory.read_bytes(ptr, len)?.to_vec();
+        self.accessed(ptr, len, false);
+        Ok(b)
     }
 
     /// Read `len` bytes the native inspects: every bit must be defined (none, and no
@@ -314,6 +343,7 @@ impl<'a> NativeCx<'a> {
         }
         let b = self.state.memory.read_bytes(ptr, len)?.to_vec();
         self.require_defined(ptr, len)?;
+        self.accessed(ptr, len, false);
         Ok(b)
     }
 
@@ -321,6 +351,7 @@ impl<'a> NativeCx<'a> {
     pub(crate) fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
         let s = self.state.memory.read_c_string(ptr)?;
         self.require_defined(ptr, s.len() as u64 + 1)?;
+        self.accessed(ptr, s.len() as u64 + 1, false);
         Ok(s)
     }
 
@@ -329,6 +360,7 @@ impl<'a> NativeCx<'a> {
         let s = self.state.memory.read_c_string_max(ptr, max)?;
         let read = (s.len() as u64 + 1).min(max);
         self.require_defined(ptr, read)?;
+        self.accessed(ptr, read, false);
         Ok(s)
     }
 
@@ -341,8 +373,7 @@ impl<'a> NativeCx<'a> {
     pub fn share(&mut self, ptr: u64) {
         let (obj, _) = ptr_parts(ptr);
         if self.state.memory.get(obj).is_some() {
-            let site = self.user_location();
-            self.state.share(self.tid, obj, site);
+            self.state.share(obj);
         }
     }
 
@@ -380,6 +411,10 @@ impl<'a> NativeCx<'a> {
         };
         obj.alloc_family = family;
         let id = self.state.memory.allocate(obj);
+        if !uninit {
+            // Zeroing the block is a write (calloc's zeros are data like any other).
+            self.accessed(make_ptr(id, 0), size, true);
+        }
         Ok(Some(make_ptr(id, 0)))
     }
 
@@ -430,16 +465,14 @@ impl<'a> NativeCx<'a> {
     /// Start a thread running `func(args)`; returns its id. The new thread starts
     /// after all its creator did (for race detection, create→start).
     pub(crate) fn spawn(&mut self, func: u64, args: Vec<Val>) -> Result<ThreadId, Failure> {
-        // The arguments become reachable by the new thread: shared by its creator,
-        // before the creation publishes the creator's clock.
-        let site = self.user_location();
+        // The arguments become reachable by the new thread.
         for a in &args {
             let mut ps = Vec::new();
             a.for_each_pointer(&mut |p| ps.push(p));
             for p in ps {
                 let obj = ptr_parts(p).0;
                 if self.state.memory.get(obj).is_some() {
-                    self.state.share(self.tid, obj, site);
+                    self.state.share(obj);
                 }
             }
         }

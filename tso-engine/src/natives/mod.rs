@@ -82,6 +82,13 @@ pub struct Native {
     /// `NativeCx::arg_undefined`. Any other argument with an undefined bit is an
     /// `uninitialized` error before the call (`args::require_defined_args`).
     pub carries_undefined: u32,
+    /// Its reads and writes of program memory are data accesses of the calling thread
+    /// for race detection (library functions: `memcpy`, `strlen`, `printf`). Not for
+    /// synchronisation primitives (pthreads, C++ threads: their memory is the
+    /// primitive's own state, and their ordering is reported as synchronisation) nor
+    /// for the TSO runtime (it models memory itself): see
+    /// `Natives::without_data_accesses`.
+    pub data_accesses: bool,
 }
 
 impl Native {
@@ -101,6 +108,7 @@ impl Native {
             describe,
             detail: false,
             carries_undefined: 0,
+            data_accesses: true,
         })
     }
 }
@@ -118,6 +126,8 @@ pub struct Natives {
     /// normally (longjmp): the TSO runtime drops the caller's buffered stores to it, as
     /// it does before a return. None under SC.
     pub evict_hook: Option<Arc<Native>>,
+    /// Natives registered now make no data accesses (`Natives::without_data_accesses`).
+    registering_without_data: bool,
 }
 
 impl Natives {
@@ -129,7 +139,7 @@ impl Natives {
     pub fn standard() -> Natives {
         let mut n = Natives::empty();
         crate::libc::register(&mut n);
-        crate::pthread::register(&mut n);
+        n.without_data_accesses(crate::pthread::register);
         crate::cxx::register(&mut n);
         n
     }
@@ -143,8 +153,26 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.map
-            .insert(name.to_string(), Native::new(name, visibility, None, call));
+        let native = self.mark(Native::new(name, visibility, None, call));
+        self.map.insert(name.to_string(), native);
+    }
+
+    /// Register natives whose memory reads and writes are not data accesses
+    /// (synchronisation primitives, the TSO runtime): `register`'s natives get
+    /// `Native::data_accesses` false.
+    pub fn without_data_accesses(&mut self, register: impl FnOnce(&mut Natives)) {
+        self.registering_without_data = true;
+        register(self);
+        self.registering_without_data = false;
+    }
+
+    fn mark(&self, mut native: Arc<Native>) -> Arc<Native> {
+        if self.registering_without_data {
+            if let Some(n) = Arc::get_mut(&mut native) {
+                n.data_accesses = false;
+            }
+        }
+        native
     }
 
     /// Like [`Natives::add`], with a custom trace description.
@@ -158,10 +186,8 @@ impl Natives {
             + Sync
             + 'static,
     ) {
-        self.map.insert(
-            name.to_string(),
-            Native::new(name, visibility, Some(describe), call),
-        );
+        let native = self.mark(Native::new(name, visibility, Some(describe), call));
+        self.map.insert(name.to_string(), native);
     }
 
     /// Set the memory barrier natives can ask for (see [`NativeCx::fence`]).
@@ -209,6 +235,7 @@ impl Natives {
                 describe: n.describe,
                 detail: true,
                 carries_undefined: n.carries_undefined,
+                data_accesses: n.data_accesses,
             });
         }
     }

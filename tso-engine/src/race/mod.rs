@@ -20,9 +20,17 @@
 //! makes redundant: one that happens-before it, when every later access racing with the
 //! old one would also race with the new one (the new one writes or the old one reads,
 //! and the new one is not atomic or the old one is). So a byte keeps at most a few
-//! accesses per thread. Accesses to memory only one thread can reach are not recorded:
-//! when an object becomes reachable by other threads (`Memory::mark_shared`), it counts
-//! as written by the thread that shared it, at that moment.
+//! accesses per thread. Memory only one thread can reach (an object not yet shared,
+//! `Memory::mark_shared`) has no per-byte history: its accesses are kept object-wide
+//! (`pending`), by the same rule, so at most one write and one read per kind. When the
+//! object becomes shared, every byte gets that history: a fresh node written, then
+//! published after a release fence by a relaxed store, is known to a reader that
+//! acquired it. Object-wide can only claim more: the latest access stands for the
+//! bytes an earlier one touched, and whoever knows the later access knows the earlier
+//! (both are in one thread's program order or ordered by a join), so no race is hidden;
+//! an earlier byte written before a release that a reader did acquire, with another
+//! byte written after it, is reported (a finer history would cost every private
+//! access, which is most of them).
 //!
 //! **What is part of the state** (`serialize`, called by the canonical form): the race
 //! data decides future verdicts (`--races deny`) and reports, so two states that differ
@@ -42,12 +50,13 @@
 //! reachable, only which of two equivalent racing accesses a report names.
 
 mod clock;
+mod sorted;
 
 pub use clock::VectorClock;
 
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
-use std::collections::BTreeMap;
+use sorted::SortedMap;
 use std::sync::Arc;
 
 /// What to do with data races (`--races`; its default is `Warn`, while the engine's
@@ -117,7 +126,7 @@ struct ThreadClocks {
 type Cell = smallvec::SmallVec<[Access; 2]>;
 
 /// The cells of one object, by byte offset.
-type Shadow = BTreeMap<u32, Cell>;
+type Shadow = SortedMap<u32, Cell>;
 
 /// The race-detection data of one state.
 #[derive(Clone, Debug)]
@@ -125,11 +134,14 @@ pub struct RaceState {
     threads: Vec<ThreadClocks>,
     /// Release clocks of synchronisation locations, by (object, offset). Object 0 is
     /// the engine's own: the `__VERIFIER_atomic_*` sections.
-    sync: BTreeMap<(ObjId, u32), VectorClock>,
-    shadow: BTreeMap<ObjId, Arc<Shadow>>,
+    sync: SortedMap<(ObjId, u32), VectorClock>,
+    shadow: SortedMap<ObjId, Arc<Shadow>>,
+    /// The history of objects no other thread can reach yet, object-wide (see the
+    /// module documentation).
+    pending: SortedMap<ObjId, Cell>,
     /// Bytes already reported racing (`--races warn` reports a location once): no
     /// longer tracked, so states stop differing in their histories.
-    raced: std::collections::BTreeSet<(ObjId, u32)>,
+    raced: SortedMap<(ObjId, u32), ()>,
 }
 
 impl Default for RaceState {
@@ -149,8 +161,9 @@ impl RaceState {
                 now: VectorClock::for_new_thread(0),
                 ..Default::default()
             }],
-            sync: BTreeMap::new(),
-            shadow: BTreeMap::new(),
+            sync: SortedMap::default(),
+            shadow: SortedMap::default(),
+            pending: SortedMap::default(),
             raced: Default::default(),
         }
     }
@@ -164,11 +177,6 @@ impl RaceState {
 
     fn now(&self, tid: u32) -> Option<&VectorClock> {
         self.threads.get(tid as usize).map(|t| &t.now)
-    }
-
-    /// Whether `a` happens-before the present of thread `tid`.
-    fn known(&self, tid: u32, a: &Access) -> bool {
-        a.tid == tid || self.now(tid).is_some_and(|c| a.clock <= c.get(a.tid))
     }
 
     /// Thread `tid` accesses `len` bytes at `off` of `obj`. Returns the first race it
@@ -201,12 +209,12 @@ impl RaceState {
         } = self;
         let now = &threads[tid as usize].now;
         let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
-        let shadow = Arc::make_mut(shadow.entry(obj).or_default());
+        let shadow = Arc::make_mut(shadow.or_default(obj));
         for b in off..off.saturating_add(len) {
-            if !raced.is_empty() && raced.contains(&(obj, b)) {
+            if !raced.is_empty() && raced.contains_key(&(obj, b)) {
                 continue;
             }
-            let cell = shadow.entry(b).or_default();
+            let cell = shadow.or_default(b);
             if race.is_none() {
                 if let Some(old) = cell
                     .iter()
@@ -220,29 +228,88 @@ impl RaceState {
                     });
                 }
             }
-            cell.retain(|a| !(known(a) && (write || !a.write) && (!atomic || a.atomic)));
-            cell.push(new);
+            add_access(cell, new, known);
         }
         if write && !atomic {
-            // A plain write ends the release sequence of an atomic location it covers.
-            let ended: Vec<(ObjId, u32)> = self
-                .sync
-                .range((obj, off)..(obj, off.saturating_add(len)))
-                .map(|(&k, _)| k)
-                .collect();
-            for k in ended {
-                self.sync.remove(&k);
-            }
+            self.end_release_sequences(obj, off, off.saturating_add(len));
         }
         race
     }
 
-    /// Object `obj` (of `size` bytes) has just become reachable by other threads: it
-    /// counts as written by `tid` now (see the module documentation).
-    pub fn publish(&mut self, tid: u32, obj: ObjId, size: u32, site: Option<u32>) {
-        self.forget_object(obj);
-        if size > 0 {
-            self.access(tid, obj, 0, size, true, false, site);
+    /// A plain write to `obj`'s bytes `off..end` ends the release sequence of any
+    /// atomic location there.
+    fn end_release_sequences(&mut self, obj: ObjId, off: u32, end: u32) {
+        if self.sync.range((obj, off)..(obj, end)).next().is_none() {
+            return;
+        }
+        let ended: Vec<(ObjId, u32)> = self
+            .sync
+            .range((obj, off)..(obj, end))
+            .map(|(&k, _)| k)
+            .collect();
+        for k in ended {
+            self.sync.remove(&k);
+        }
+    }
+
+    /// Whether recording an access of this kind by `tid` to the object `obj` that no
+    /// other thread can reach would change nothing (the fast path of private memory):
+    /// an access of the same thread at the same epoch already stands for it.
+    pub fn private_covered(&self, tid: u32, obj: ObjId, write: bool, atomic: bool) -> bool {
+        let Some(cell) = self.pending.get(&obj) else {
+            return false;
+        };
+        let Some(now) = self.now(tid) else {
+            return false;
+        };
+        let clock = now.get(tid);
+        cell.iter().any(|a| {
+            a.tid == tid && a.clock == clock && (a.write || !write) && (!a.atomic || atomic)
+        })
+    }
+
+    /// Thread `tid` accesses `len` bytes at `off` of `obj`, which no other thread can
+    /// reach yet: kept object-wide until it is shared (see the module documentation).
+    /// Nothing can race with it yet.
+    #[allow(clippy::too_many_arguments)]
+    pub fn access_private(
+        &mut self,
+        tid: u32,
+        obj: ObjId,
+        off: u32,
+        len: u32,
+        write: bool,
+        atomic: bool,
+        site: Option<u32>,
+    ) {
+        let clock = self.thread(tid).now.get(tid);
+        let new = Access {
+            tid,
+            clock,
+            write,
+            atomic,
+            site,
+        };
+        let RaceState {
+            threads, pending, ..
+        } = self;
+        let now = &threads[tid as usize].now;
+        let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
+        add_access(pending.or_default(obj), new, known);
+        if write && !atomic {
+            self.end_release_sequences(obj, off, off.saturating_add(len));
+        }
+    }
+
+    /// Object `obj` (of `size` bytes) has just become reachable by other threads: each
+    /// of its bytes gets the object-wide history it had while private (see the module
+    /// documentation).
+    pub fn publish(&mut self, obj: ObjId, size: u32) {
+        let history = self.pending.remove(&obj);
+        self.shadow.remove(&obj);
+        if let Some(cell) = history.filter(|_| size > 0) {
+            let shadow = Shadow::from_sorted((0..size).map(|b| (b, cell.clone())).collect());
+            self.shadow.insert(obj, Arc::new(shadow));
         }
     }
 
@@ -255,7 +322,9 @@ impl RaceState {
                 shadow.remove(&b);
             }
         }
-        self.raced.extend((off..end).map(|b| (obj, b)));
+        for b in off..end {
+            self.raced.insert((obj, b), ());
+        }
     }
 
     /// Whether anything is recorded for `obj`.
@@ -265,12 +334,14 @@ impl RaceState {
             .next()
             .is_some()
             || self.shadow.contains_key(&obj)
+            || self.pending.contains_key(&obj)
             || self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some()
     }
 
     /// A released or dead object: its history goes (a later object may reuse the id).
     pub fn forget_object(&mut self, obj: ObjId) {
         self.shadow.remove(&obj);
+        self.pending.remove(&obj);
         if self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some() {
             self.sync.retain(|&(o, _), _| o != obj);
         }
@@ -280,7 +351,7 @@ impl RaceState {
             .next()
             .is_some()
         {
-            self.raced.retain(|&(o, _)| o != obj);
+            self.raced.retain(|&(o, _), _| o != obj);
         }
     }
 
@@ -294,7 +365,7 @@ impl RaceState {
     /// `tid` releases its present to `key` (unlock, signal, barrier arrival).
     pub fn release(&mut self, tid: u32, key: (ObjId, u32)) {
         let now = self.thread(tid).now.clone();
-        self.sync.entry(key).or_default().join(&now);
+        self.sync.or_default(key).join(&now);
         self.thread(tid).now.tick(tid);
     }
 
@@ -345,7 +416,7 @@ impl RaceState {
             t.fence_release.clone()
         };
         if let Some(c) = published {
-            self.sync.entry(key).or_default().join(&c);
+            self.sync.or_default(key).join(&c);
         }
     }
 
@@ -387,8 +458,15 @@ impl RaceState {
         live: &dyn Fn(u32) -> bool,
         out: &mut Vec<u8>,
     ) {
+        // An access matters while some other running thread does not know it.
+        let watchers: Vec<(u32, &VectorClock)> = (0..self.threads.len() as u32)
+            .filter(|&u| running(u))
+            .map(|u| (u, &self.threads[u as usize].now))
+            .collect();
         let relevant = |a: &Access| {
-            (0..self.threads.len() as u32).any(|u| running(u) && u != a.tid && !self.known(u, a))
+            watchers
+                .iter()
+                .any(|&(u, c)| u != a.tid && a.clock > c.get(a.tid))
         };
         let mut sync: Vec<(u32, u32, &VectorClock)> = self
             .sync
@@ -400,7 +478,7 @@ impl RaceState {
             .collect();
         sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
         let mut cells: Vec<(u32, u32, &Cell)> = Vec::new();
-        for (&o, shadow) in &self.shadow {
+        for (&o, shadow) in self.shadow.iter() {
             let Some(m) = map(o) else { continue };
             for (&off, cell) in shadow.iter() {
                 if cell.iter().any(relevant) {
@@ -409,12 +487,19 @@ impl RaceState {
             }
         }
         cells.sort_unstable_by_key(|c| (c.0, c.1));
+        let mut pending: Vec<(u32, &Cell)> = self
+            .pending
+            .iter()
+            .filter(|(_, cell)| cell.iter().any(relevant))
+            .filter_map(|(&o, cell)| Some((map(o)?, cell)))
+            .collect();
+        pending.sort_unstable_by_key(|p| p.0);
         // Each component is renamed to how many of that thread's recorded access epochs
         // it covers (see the module documentation): all a clock value can ever decide.
         let n = self.threads.len();
         // (thread, epoch) of every recorded access that may still race, sorted.
         let mut epochs: Vec<(u32, u32)> = Vec::new();
-        for (_, _, cell) in &cells {
+        for cell in cells.iter().map(|c| c.2).chain(pending.iter().map(|p| p.1)) {
             epochs.extend(
                 cell.iter()
                     .filter(|a| relevant(a))
@@ -428,11 +513,21 @@ impl RaceState {
             let from = epochs.partition_point(|&(t, _)| t < k);
             upto.saturating_sub(from) as u32
         };
-        let put = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
+        // Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
+        let put = |out: &mut Vec<u8>, mut x: u32| loop {
+            if x < 0x80 {
+                out.push(x as u8);
+                break;
+            }
+            out.push(x as u8 | 0x80);
+            x >>= 7;
+        };
+        // A count patched once known: fixed width.
+        let put_fixed = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
         let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
             // The count first (patched once known), then the components that cover any.
             let at = out.len();
-            put(out, 0);
+            put_fixed(out, 0);
             let mut count = 0u32;
             for (k, v) in c.components() {
                 let c = cover(k, v);
@@ -472,7 +567,7 @@ impl RaceState {
         let mut raced: Vec<(u32, u32)> = self
             .raced
             .iter()
-            .filter_map(|&(o, b)| Some((map(o)?, b)))
+            .filter_map(|(&(o, b), _)| Some((map(o)?, b)))
             .collect();
         raced.sort_unstable();
         put(out, raced.len() as u32);
@@ -480,11 +575,9 @@ impl RaceState {
             put(out, o);
             put(out, b);
         }
-        put(out, cells.len() as u32);
-        let mut keys: Vec<(u32, u32, u8)> = Vec::new();
-        for (o, off, cell) in &cells {
-            put(out, *o);
-            put(out, *off);
+        // A cell as the state sees it: (thread, covered count, kind) of its relevant
+        // accesses, sorted.
+        let keys_of = |cell: &Cell, keys: &mut Vec<(u32, u32, u8)>| {
             keys.clear();
             keys.extend(cell.iter().filter(|a| relevant(a)).map(|a| {
                 (
@@ -494,14 +587,62 @@ impl RaceState {
                 )
             }));
             keys.sort_unstable();
+        };
+        let put_keys = |out: &mut Vec<u8>, keys: &[(u32, u32, u8)]| {
             put(out, keys.len() as u32);
-            for &(tid, r, kind) in &keys {
+            for &(tid, r, kind) in keys {
                 put(out, tid);
                 put(out, r);
                 out.push(kind);
             }
+        };
+        // Runs of consecutive bytes with the same history (a variable written or read
+        // whole) are one entry: (object, first byte, length, history). Maximal runs keep
+        // the form canonical.
+        let (mut keys, mut next) = (Vec::new(), Vec::new());
+        let at = out.len();
+        put_fixed(out, 0);
+        let mut runs = 0u32;
+        let mut i = 0;
+        while i < cells.len() {
+            let (o, off, cell) = cells[i];
+            keys_of(cell, &mut keys);
+            let mut j = i + 1;
+            while let Some(&(o2, off2, cell2)) = cells.get(j) {
+                if o2 != o || off2 != off.wrapping_add((j - i) as u32) {
+                    break;
+                }
+                if cell2 != cell {
+                    keys_of(cell2, &mut next);
+                    if next != keys {
+                        break;
+                    }
+                }
+                j += 1;
+            }
+            put(out, o);
+            put(out, off);
+            put(out, (j - i) as u32);
+            put_keys(out, &keys);
+            runs += 1;
+            i = j;
+        }
+        out[at..at + 4].copy_from_slice(&runs.to_le_bytes());
+        put(out, pending.len() as u32);
+        for (o, cell) in &pending {
+            put(out, *o);
+            keys_of(cell, &mut keys);
+            put_keys(out, &keys);
         }
     }
+}
+
+/// Add `new` to `cell`, dropping the accesses it makes redundant: those `known` to it
+/// (they happen-before it) that every later access racing with them would race with
+/// it too (it writes or they read, and it is not atomic or they are).
+fn add_access(cell: &mut Cell, new: Access, known: impl Fn(&Access) -> bool) {
+    cell.retain(|a| !(known(a) && (new.write || !a.write) && (!new.atomic || a.atomic)));
+    cell.push(new);
 }
 
 #[cfg(test)]
@@ -569,6 +710,44 @@ mod tests {
                 "{store:?} {load:?} fences {fences}"
             );
         }
+    }
+
+    #[test]
+    fn a_published_object_keeps_the_epochs_of_its_private_accesses() {
+        // Thread 1 accesses a private object (7), then a release fence, then publishes
+        // it; thread 2 has acquired the fence's clock when it accesses the object.
+        let run = |before_fence: (bool, bool), after_fence: Option<bool>, reader_writes| {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            r.spawn(0, 2);
+            let (write, atomic) = before_fence;
+            r.access_private(1, 7, 0, 4, write, atomic, None);
+            r.fence(1, MemOrder::Release);
+            if let Some(write) = after_fence {
+                r.access_private(1, 7, 0, 4, write, false, None);
+            }
+            assert!(r.private_covered(1, 7, false, false) || after_fence.is_none());
+            r.atomic_store(1, (6, 0), MemOrder::Relaxed);
+            r.publish(7, 8);
+            r.atomic_load(2, (6, 0), MemOrder::Relaxed);
+            r.fence(2, MemOrder::Acquire);
+            r.access(2, 7, 4, 4, reader_writes, false, None).is_some()
+        };
+        // Written before the fence: ordered for a reader and a writer.
+        assert!(!run((true, false), None, false));
+        assert!(!run((true, false), None, true));
+        // Written after the fence: races with a read.
+        assert!(run((true, false), Some(true), false));
+        // Read after the fence: a later read does not race with it, a later write does.
+        assert!(!run((true, false), Some(false), false));
+        assert!(run((true, false), Some(false), true));
+        // An atomic write before the fence: a plain write after acquiring is ordered.
+        assert!(!run((true, true), None, true));
+        // Never accessed while private: nothing to race with.
+        let mut r = RaceState::new();
+        r.spawn(0, 1);
+        r.publish(7, 8);
+        assert!(r.access(1, 7, 0, 8, true, false, None).is_none());
     }
 
     #[test]

@@ -90,9 +90,9 @@ impl State {
         }
     }
 
-    /// Make `obj` and all it reaches shared, `tid` sharing it at `site`: for race
-    /// detection, each newly shared object counts as written by `tid` now.
-    pub fn share(&mut self, tid: ThreadId, obj: ObjId, site: Option<u32>) {
+    /// Make `obj` and all it reaches shared: for race detection, each newly shared
+    /// object's private history becomes its bytes' history (`RaceState::publish`).
+    pub fn share(&mut self, obj: ObjId) {
         let newly = self.memory.mark_shared(obj);
         if newly.is_empty() || self.races.is_none() {
             return;
@@ -100,7 +100,7 @@ impl State {
         for id in newly {
             let size = self.memory.get(id).map_or(0, |o| o.data.len() as u32);
             if let Some(r) = self.races_mut() {
-                r.publish(tid, id, size, site);
+                r.publish(id, size);
             }
         }
     }
