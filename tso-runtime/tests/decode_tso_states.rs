@@ -65,8 +65,10 @@ fn check_decoding(file: &str, reference_machine: bool) -> u64 {
     );
     let program = tso_engine::loader::translate(&module);
     let check = Arc::new(DecodeCheck::new(false));
-    let mut opts = CheckOptions::default();
-    opts.observer = Some(check.clone());
+    let mut opts = CheckOptions {
+        observer: Some(check.clone()),
+        ..CheckOptions::default()
+    };
     opts.limits.max_states = Some(3000);
     let report = tso_engine::check(&program, &natives, &opts);
     if let Some(f) = &report.failure {
