@@ -2,7 +2,8 @@
 //! a search reaches in TSO programs (delayed flushing and the reference machine), the
 //! rebuilt state, store buffers included (`TsoState::decode`), serialises to the same
 //! bytes and every transition leads from it where it leads from the original
-//! (`tso_engine::explore::roundtrip::DecodeCheck`).
+//! (`tso_engine::explore::roundtrip::DecodeCheck`). And the one-worker search, which
+//! holds ids, does not fill the store with states that grow with depth.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,9 +47,13 @@ fn compile(file: &str) -> PathBuf {
     out
 }
 
-/// Explores `file` under TSO with every new state decoded and compared; returns the
-/// number of states checked.
-fn check_decoding(file: &str, reference_machine: bool) -> u64 {
+/// Explores `file` under TSO (buffers bounded at `sb_bound`, 0 = unbounded) with `opts`.
+fn run_tso(
+    file: &str,
+    reference_machine: bool,
+    sb_bound: u32,
+    opts: &CheckOptions,
+) -> tso_engine::CheckReport {
     let context = Context::create();
     let module = tso_engine::loader::parse_module(&context, &compile(file)).expect("load");
     instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
@@ -56,7 +61,7 @@ fn check_decoding(file: &str, reference_machine: bool) -> u64 {
     register(
         &mut natives,
         &RuntimeOptions {
-            sb_bound: 4,
+            sb_bound,
             dynamic_bypass: true,
             reference_machine,
             sequential: false,
@@ -64,13 +69,19 @@ fn check_decoding(file: &str, reference_machine: bool) -> u64 {
         },
     );
     let program = tso_engine::loader::translate(&module);
+    tso_engine::check(&program, &natives, opts)
+}
+
+/// Explores `file` under TSO with every new state decoded and compared; returns the
+/// number of states checked.
+fn check_decoding(file: &str, reference_machine: bool) -> u64 {
     let check = Arc::new(DecodeCheck::new(false));
     let mut opts = CheckOptions {
         observer: Some(check.clone()),
         ..CheckOptions::default()
     };
     opts.limits.max_states = Some(3000);
-    let report = tso_engine::check(&program, &natives, &opts);
+    let report = run_tso(file, reference_machine, 4, &opts);
     if let Some(f) = &report.failure {
         assert!(
             !f.message.starts_with("state decoding"),
@@ -98,4 +109,22 @@ fn rebuilt_tso_states_serialise_and_step_like_the_originals() {
 fn rebuilt_reference_machine_states_serialise_and_step_like_the_originals() {
     let total: u64 = PROGRAMS[..4].iter().map(|f| check_decoding(f, true)).sum();
     assert!(total > 500, "only {total} states checked");
+}
+
+/// Unbounded store buffers that keep growing make every deeper state bigger and share
+/// little with the others: the one-worker search must not fill the store with them by
+/// going deep (it goes breadth-first instead, where states stay short).
+#[test]
+fn growing_buffers_do_not_fill_the_store_depth_first() {
+    let mut opts = CheckOptions::default();
+    opts.limits.max_states = Some(20_000);
+    let report = run_tso("bench/programs/shared_counter.c", false, 0, &opts);
+    assert_eq!(
+        report.verdict,
+        Verdict::Inconclusive,
+        "{:?}",
+        report.failure
+    );
+    let per_state = report.stats.stored_bytes / report.stats.states.max(1);
+    assert!(per_state < 1024, "{per_state} stored bytes per state");
 }

@@ -34,8 +34,15 @@ const MAX_PATH_BYTES: usize = 8 << 20;
 /// come from counters that never stop, where breadth-first levels stay small.
 const MAX_PATH_NODES: usize = 1 << 20;
 
-/// The path grew past [`MAX_PATH_NODES`], or past [`MAX_PATH_BYTES`] of states that
-/// cannot be rebuilt.
+/// Serialised bytes of all the states on the path, held or not. States that grow with
+/// depth (store buffers that keep growing, `--sb-bound 0`) make each deeper state
+/// bigger and share little with the others, so a deep path fills the store with big
+/// states; breadth-first keeps them short. Measured on `shared_counter`: 20,000 states
+/// took 1.8 GiB depth-first without this bound, 70 MiB breadth-first.
+const MAX_PATH_TOTAL_BYTES: usize = 32 << 20;
+
+/// The path grew past [`MAX_PATH_NODES`] or [`MAX_PATH_TOTAL_BYTES`], or past
+/// [`MAX_PATH_BYTES`] of states that cannot be rebuilt.
 pub struct TooDeep;
 
 pub struct DepthFirst<'a, 'p> {
@@ -145,6 +152,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         );
         // Nodes from `first_kept` up keep their states whole, `kept_bytes` in all.
         let mut kept_bytes = self.canon.chunks.byte_len();
+        let mut path_bytes = kept_bytes;
         let mut first_kept = 0;
         let mut stack = vec![Node::new(root.id, initial, None, kept_bytes)];
         let mut ticks = 0;
@@ -183,6 +191,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     }
                 }
                 kept_bytes -= node.bytes;
+                path_bytes -= node.bytes;
                 stack.pop();
                 continue;
             }
@@ -194,8 +203,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 Next::Nothing => {}
                 Next::Push(child) => {
                     kept_bytes += child.bytes;
+                    path_bytes += child.bytes;
                     stack.push(child);
-                    if stack.len() > MAX_PATH_NODES {
+                    if stack.len() > MAX_PATH_NODES || path_bytes > MAX_PATH_TOTAL_BYTES {
                         return Err(TooDeep);
                     }
                     self.stats.max_depth = self.stats.max_depth.max(stack.len() as u64);
