@@ -1,7 +1,8 @@
 //! States rebuilt from the store are the states that were stored: for every state a
 //! search reaches in corpus and benchmark programs (under SC), decoding its stored form
 //! and serialising it again gives the same bytes, and every transition leads from the
-//! rebuilt state where it leads from the original (`explore::roundtrip::DecodeCheck`).
+//! rebuilt state where it leads from the original (`explore::roundtrip::DecodeCheck`),
+//! with and without data-race tracking.
 
 mod engine_support;
 
@@ -9,6 +10,7 @@ use engine_support::*;
 use std::path::Path;
 use std::sync::Arc;
 use tso_engine::explore::roundtrip::DecodeCheck;
+use tso_engine::race::RacePolicy;
 use tso_engine::Verdict;
 
 /// Programs whose state spaces cover threads, mutexes, condition variables, keys,
@@ -36,16 +38,39 @@ const PROGRAMS: &[&str] = &[
     "bench/programs/treiber4.c",
 ];
 
-#[test]
-fn rebuilt_states_serialise_and_step_like_the_originals() {
+/// Race programs, racy and race-free, whose race data covers locks, condition
+/// variables, create/join, barriers, release/acquire and seq_cst atomics, fences, a
+/// fresh node published after a fence, calloc'd memory and library reads.
+const RACE_PROGRAMS: &[&str] = &[
+    "tests/programs/races/mutex.c",
+    "tests/programs/races/mutex_racy.c",
+    "tests/programs/races/cond_racy.c",
+    "tests/programs/races/create_join_racy.c",
+    "tests/programs/races/barrier.c",
+    "tests/programs/races/release_publish.c",
+    "tests/programs/races/relaxed_publish_racy.c",
+    "tests/programs/races/seq_cst_publish.c",
+    "tests/programs/races/fence_publish.c",
+    "tests/programs/races/fence_publish_racy.c",
+    "tests/programs/races/fresh_node_fence_publish.c",
+    "tests/programs/races/fresh_node_read_after_fence_racy.c",
+    "tests/programs/races/calloc_publish_racy.c",
+    "tests/programs/races/library_read_racy.c",
+    "tests/programs/races/relaxed_counter.c",
+];
+
+/// Runs `DecodeCheck` over every state (up to 3000) of each of `files`, with `races`;
+/// the number of states checked.
+fn round_trip(files: &[&str], races: RacePolicy) -> u64 {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut total = 0;
-    for file in PROGRAMS {
+    for file in files {
         let src = std::fs::read_to_string(root.join(file)).expect("read program");
         let check = Arc::new(DecodeCheck::new(false));
         let mut opts = options();
         opts.observer = Some(check.clone());
         opts.limits.max_states = Some(3000);
+        opts.machine.races = races;
         let r = check_with(&src, "-O1", &[], &opts);
         if let Some(f) = &r.failure {
             assert!(
@@ -68,5 +93,22 @@ fn rebuilt_states_serialise_and_step_like_the_originals() {
         assert!(check.successors() >= check.checked(), "{file}");
         total += check.checked();
     }
+    total
+}
+
+#[test]
+fn rebuilt_states_serialise_and_step_like_the_originals() {
+    let total = round_trip(PROGRAMS, RacePolicy::Allow);
     assert!(total > 5000, "only {total} states checked");
+}
+
+/// With race tracking, the rebuilt race data serialises to the same bytes, and every
+/// transition (each access checked for races, a race marking its bytes) leads to the
+/// same successor.
+#[test]
+fn rebuilt_race_data_serialises_and_steps_like_the_original() {
+    let total = round_trip(PROGRAMS, RacePolicy::Warn);
+    let races = round_trip(RACE_PROGRAMS, RacePolicy::Warn);
+    assert!(total > 5000, "only {total} states checked");
+    assert!(races > 100, "only {races} states of race programs checked");
 }

@@ -5,12 +5,15 @@
 //! the parent until the program prints).
 //!
 //! States that cannot be rebuilt are held whole, as before: all of them when the
-//! initial state cannot be rebuilt to the same bytes (race data), and those with
+//! initial state cannot be rebuilt to the same bytes, or when races are reported as
+//! warnings (a report quotes access sites and object names, which a rebuilt state has
+//! lost), and those with
 //! extension data whose kind cannot rebuild itself (`ExtState::decode` answers None, or
 //! other bytes). Both are found out once per search, on the first state of each sort.
 
 use crate::error::Failure;
 use crate::interp::Machine;
+use crate::race::RacePolicy;
 use crate::state::{ExtState, State};
 use crate::store::{Canonicalizer, Chunk, Scratch, StateStore};
 use std::borrow::Cow;
@@ -62,7 +65,12 @@ impl Keeper {
             decodable: true,
             ext: OnceLock::new(),
         };
-        let decodable = keeper.by_id(initial)
+        // Race reports under `--races warn` are taken from the states a search expands,
+        // and name accesses by their source lines and objects by their names, which a
+        // rebuilt state no longer knows (under `deny` a race is a failure, reworded
+        // from a replay like any other).
+        let decodable = machine.opts.races != RacePolicy::Warn
+            && keeper.by_id(initial)
             && store
                 .decode(id, initial, keeper.ext(), machine.program, canon, scratch)
                 .is_some_and(|mut rebuilt| {

@@ -56,6 +56,7 @@ pub use clock::VectorClock;
 
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
+use crate::store::decode::Reader;
 use sorted::SortedMap;
 use std::sync::Arc;
 
@@ -149,6 +150,9 @@ impl Default for RaceState {
         RaceState::new()
     }
 }
+
+/// The serialised tag of a thread whose clock is no longer used (`serialize`).
+const THREAD_GONE: u8 = 4;
 
 /// The synchronisation key of the `__VERIFIER_atomic_*` sections.
 pub const ATOMIC_SECTION_KEY: (ObjId, u32) = (0, 0);
@@ -541,19 +545,26 @@ impl RaceState {
         };
         put(out, n as u32);
         for (tid, t) in self.threads.iter().enumerate() {
-            if !live(tid as u32) {
+            let tid = tid as u32;
+            if !live(tid) {
                 // Its clock can never be acquired again (joined, detached or stuck).
-                out.push(2);
+                out.push(THREAD_GONE);
                 continue;
             }
+            // A running thread's own component covers all its recorded epochs; whether
+            // its next access shares the latest one's epoch (`private_covered`, and one
+            // rank or two) is the one thing that count loses: a flag keeps it, so the
+            // form can be decoded (`decode`).
+            let latest = epochs[..epochs.partition_point(|&(k, _)| k <= tid)]
+                .last()
+                .filter(|&&(k, _)| k == tid)
+                .map_or(0, |&(_, e)| e);
+            let fresh = running(tid) && t.now.get(tid) > latest;
+            out.push(t.fence_release.is_some() as u8 | (fresh as u8) << 1);
             put_clock(out, &t.now);
             put_clock(out, &t.acquired_relaxed);
-            match &t.fence_release {
-                Some(f) => {
-                    out.push(1);
-                    put_clock(out, f);
-                }
-                None => out.push(0),
+            if let Some(f) = &t.fence_release {
+                put_clock(out, f);
             }
         }
         // A release clock that covers no recorded access acquires nothing that matters.
@@ -634,6 +645,117 @@ impl RaceState {
             keys_of(cell, &mut keys);
             put_keys(out, &keys);
         }
+    }
+}
+
+impl RaceState {
+    /// The race data serialised as `bytes` (the inverse of `serialize`, objects in
+    /// their canonical numbering). It is not the state that was serialised but an
+    /// equivalent one: each clock component and access epoch is its rank among the
+    /// recorded epochs of its thread (a running thread's own component one more when
+    /// its next access starts a new epoch), which keeps every comparison that decides
+    /// races, so it serialises to the same bytes and steps to the same successors. The
+    /// accesses every running thread knows are gone (they can never race), and so are
+    /// the sites of accesses (not state: a report names them).
+    pub(crate) fn decode(bytes: &[u8]) -> Option<RaceState> {
+        let mut r = Reader::new(bytes);
+        let leb = |r: &mut Reader<'_>| u32::try_from(r.len()?).ok();
+        let clock = |r: &mut Reader<'_>| {
+            let mut c = VectorClock::default();
+            for _ in 0..r.u32()? {
+                let k = leb(r)?;
+                c.set(k, leb(r)?);
+            }
+            Some(c)
+        };
+        let mut st = RaceState {
+            threads: Vec::new(),
+            sync: SortedMap::default(),
+            shadow: SortedMap::default(),
+            pending: SortedMap::default(),
+            raced: SortedMap::default(),
+        };
+        for tid in 0..leb(&mut r)? {
+            let tag = r.u8()?;
+            if tag == THREAD_GONE {
+                st.threads.push(ThreadClocks::default());
+                continue;
+            }
+            let mut now = clock(&mut r)?;
+            if tag & 2 != 0 {
+                now.tick(tid);
+            }
+            let acquired_relaxed = clock(&mut r)?;
+            let fence_release = if tag & 1 != 0 {
+                Some(clock(&mut r)?)
+            } else {
+                None
+            };
+            st.threads.push(ThreadClocks {
+                now,
+                fence_release,
+                acquired_relaxed,
+            });
+        }
+        let mut sync = Vec::new();
+        for _ in 0..leb(&mut r)? {
+            let key = (leb(&mut r)?, leb(&mut r)?);
+            sync.push((key, clock(&mut r)?));
+        }
+        let mut raced = Vec::new();
+        for _ in 0..leb(&mut r)? {
+            raced.push(((leb(&mut r)?, leb(&mut r)?), ()));
+        }
+        let cell = |r: &mut Reader<'_>| {
+            let mut cell = Cell::new();
+            for _ in 0..leb(r)? {
+                let (tid, clock, kind) = (leb(r)?, leb(r)?, r.u8()?);
+                cell.push(Access {
+                    tid,
+                    clock,
+                    write: kind & 1 != 0,
+                    atomic: kind & 2 != 0,
+                    site: None,
+                });
+            }
+            Some(cell)
+        };
+        let mut objects: Vec<(ObjId, Vec<(u32, Cell)>)> = Vec::new();
+        for _ in 0..r.u32()? {
+            let (o, off, len) = (leb(&mut r)?, leb(&mut r)?, leb(&mut r)?);
+            let c = cell(&mut r)?;
+            if objects.last().is_none_or(|l| l.0 != o) {
+                objects.push((o, Vec::new()));
+            }
+            let bytes = &mut objects.last_mut()?.1;
+            for b in off..off.checked_add(len)? {
+                bytes.push((b, c.clone()));
+            }
+        }
+        let mut pending = Vec::new();
+        for _ in 0..leb(&mut r)? {
+            let o = leb(&mut r)?;
+            pending.push((o, cell(&mut r)?));
+        }
+        if !r.done() {
+            return None;
+        }
+        // Every list was written sorted and without repeats; other bytes are no state.
+        fn sorted<K: Ord + Copy, V>(v: Vec<(K, V)>) -> Option<SortedMap<K, V>> {
+            v.windows(2)
+                .all(|w| w[0].0 < w[1].0)
+                .then(|| SortedMap::from_sorted(v))
+        }
+        st.sync = sorted(sync)?;
+        st.raced = sorted(raced)?;
+        st.pending = sorted(pending)?;
+        st.shadow = sorted(
+            objects
+                .into_iter()
+                .map(|(o, bytes)| Some((o, Arc::new(sorted(bytes)?))))
+                .collect::<Option<Vec<_>>>()?,
+        )?;
+        Some(st)
     }
 }
 

@@ -8,35 +8,36 @@
 //! (`Object::site`, `Object::var`) are unknown, and constant globals and the globals'
 //! names are taken from `base` (the initial state). The output is empty unless it is
 //! part of the state. Extension data is rebuilt by `ExtState::decode` of a value of its
-//! kind. Race data cannot be rebuilt: `decode` answers None for a state that tracks
-//! races, and for extension data whose kind cannot rebuild it.
+//! kind (None for a kind that cannot rebuild it), race data by `RaceState::decode`
+//! (an equivalent race state: see there).
 
 use crate::definedness::Undef;
 use crate::ir::Program;
 use crate::memory::{Memory, ObjKind, Object};
+use crate::race::RaceState;
 use crate::state::{ExitValue, ExtState, Frame, ReturnTo, State, Thread, ThreadStatus};
 use crate::value::Val;
 use std::sync::Arc;
 
 /// Reads the bytes of one chunk; every read fails (None) past its end.
-struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn new(bytes: &'a [u8]) -> Self {
+    pub(crate) fn new(bytes: &'a [u8]) -> Self {
         Reader { bytes, at: 0 }
     }
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
         self.at += n;
         Some(s)
     }
-    fn u8(&mut self) -> Option<u8> {
+    pub(crate) fn u8(&mut self) -> Option<u8> {
         Some(self.take(1)?[0])
     }
-    fn u32(&mut self) -> Option<u32> {
+    pub(crate) fn u32(&mut self) -> Option<u32> {
         Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
     }
     fn u64(&mut self) -> Option<u64> {
@@ -46,7 +47,7 @@ impl<'a> Reader<'a> {
         Some(u128::from_le_bytes(self.take(16)?.try_into().ok()?))
     }
     /// A LEB128 length (`canon::write_len`).
-    fn len(&mut self) -> Option<usize> {
+    pub(crate) fn len(&mut self) -> Option<usize> {
         let mut n = 0usize;
         let mut shift = 0;
         loop {
@@ -92,7 +93,7 @@ impl<'a> Reader<'a> {
         });
         Some(ExitValue { value, undef })
     }
-    fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.at == self.bytes.len()
     }
 }
@@ -119,10 +120,6 @@ pub fn decode(
     let threads = r.len()?;
     let objects = r.len()?;
     let flags = r.u8()?;
-    if flags & 2 != 0 {
-        // Race data is serialised as an abstraction that cannot be rebuilt.
-        return None;
-    }
     let mut st = State::new(Memory::new());
     if flags & 4 != 0 {
         st.exit_code = Some(r.u32()? as i32);
@@ -177,6 +174,10 @@ pub fn decode(
     if flags & 1 != 0 {
         let (_, bytes) = parts.next()?;
         st.ext = Some(ext?.decode(bytes, &mut |p| p)?);
+    }
+    if flags & 2 != 0 {
+        let (_, bytes) = parts.next()?;
+        st.races = Some(Arc::new(RaceState::decode(bytes)?));
     }
     if parts.next().is_some() {
         return None;

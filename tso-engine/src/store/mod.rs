@@ -6,7 +6,7 @@
 //! into shards by hash, each behind its own lock, so workers rarely wait for each other.
 
 mod canon;
-mod decode;
+pub(crate) mod decode;
 mod hash;
 mod interner;
 mod tree;
