@@ -873,6 +873,34 @@ mod tests {
     }
 
     #[test]
+    fn decoding_keeps_whether_the_next_access_starts_a_new_epoch() {
+        // Thread 1 writes a private object, then (or not) releases a lock nobody
+        // acquires: the count of epochs its clock covers is the same, but only after the
+        // release does its next write start a new epoch (not covered, a second rank).
+        for release in [false, true] {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            r.access_private(1, 7, 0, 4, true, false, None);
+            if release {
+                r.release(1, (9, 0));
+            }
+            let bytes = key(&r);
+            let back = RaceState::decode(&bytes).expect("decodes");
+            assert_eq!(key(&back), bytes, "release {release}");
+            assert_eq!(
+                back.private_covered(1, 7, true, false),
+                r.private_covered(1, 7, true, false),
+                "release {release}"
+            );
+            assert_eq!(r.private_covered(1, 7, true, false), !release);
+            let (mut a, mut b) = (r.clone(), back);
+            a.access_private(1, 7, 0, 4, false, false, None);
+            b.access_private(1, 7, 0, 4, false, false, None);
+            assert_eq!(key(&a), key(&b), "release {release}");
+        }
+    }
+
+    #[test]
     fn the_serialised_form_keeps_only_which_clock_knows_which_access() {
         // The same history reached after a different number of lock round trips.
         let run = |rounds: usize| {
