@@ -59,9 +59,10 @@ const RACE_PROGRAMS: &[&str] = &[
     "tests/programs/races/relaxed_counter.c",
 ];
 
-/// Runs `DecodeCheck` over every state (up to 3000) of each of `files`, with `races`;
+/// Runs `DecodeCheck` over every state (up to 3000) of each of `files` compiled at
+/// `opt`, with `races`;
 /// the number of states checked.
-fn round_trip(files: &[&str], races: RacePolicy) -> u64 {
+fn round_trip(files: &[&str], opt: &str, races: RacePolicy) -> u64 {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut total = 0;
     for file in files {
@@ -71,7 +72,7 @@ fn round_trip(files: &[&str], races: RacePolicy) -> u64 {
         opts.observer = Some(check.clone());
         opts.limits.max_states = Some(3000);
         opts.machine.races = races;
-        let r = check_with(&src, "-O1", &[], &opts);
+        let r = check_with(&src, opt, &[], &opts);
         if let Some(f) = &r.failure {
             assert!(
                 !f.message.starts_with("state decoding"),
@@ -98,7 +99,7 @@ fn round_trip(files: &[&str], races: RacePolicy) -> u64 {
 
 #[test]
 fn rebuilt_states_serialise_and_step_like_the_originals() {
-    let total = round_trip(PROGRAMS, RacePolicy::Allow);
+    let total = round_trip(PROGRAMS, "-O1", RacePolicy::Allow);
     assert!(total > 5000, "only {total} states checked");
 }
 
@@ -107,8 +108,8 @@ fn rebuilt_states_serialise_and_step_like_the_originals() {
 /// same successor.
 #[test]
 fn rebuilt_race_data_serialises_and_steps_like_the_original() {
-    let total = round_trip(PROGRAMS, RacePolicy::Warn);
-    let races = round_trip(RACE_PROGRAMS, RacePolicy::Warn);
+    let total = round_trip(PROGRAMS, "-O1", RacePolicy::Warn);
+    let races = round_trip(RACE_PROGRAMS, "-O1", RacePolicy::Warn);
     assert!(total > 5000, "only {total} states checked");
     assert!(races > 100, "only {races} states of race programs checked");
 }

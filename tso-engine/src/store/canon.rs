@@ -355,7 +355,12 @@ impl Canonicalizer {
                 ObjKind::Heap => 3,
                 ObjKind::Internal => 4,
             };
-            b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4);
+            // Whether race detection ignores a stack slot (`Object::frame_private`)
+            // follows from the lost allocation site: kept while races are tracked.
+            let frame_private = o.frame_private && st.races.is_some();
+            b.push(
+                kind | (o.freed as u8) << 3 | (o.shared as u8) << 4 | (frame_private as u8) << 5,
+            );
             // A global's index follows from its id; a thread's copy names its global.
             if let ObjKind::ThreadLocal(g) = o.kind {
                 b.extend_from_slice(&g.to_le_bytes());

@@ -329,6 +329,7 @@ fn object(bytes: &[u8], global: Option<&Arc<Object>>) -> Option<Object> {
     o.data = r.take(len)?.to_vec();
     o.freed = flags & 8 != 0;
     o.shared = flags & 16 != 0;
+    o.frame_private = flags & 32 != 0;
     o.alloc_family = alloc_family;
     let n = r.len()?;
     o.ptrs = (0..n).map(|_| r.u32()).collect::<Option<_>>()?;
