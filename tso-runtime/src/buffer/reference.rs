@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::bytes::Reader;
 use super::error::BufferError;
-use super::types::{assemble, Addr, ByteOrigin, Payload, Range, SharedMemory, ThreadId};
+use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId};
 
 /// An address as the engine's pointer (`(object << 32) | offset`).
 fn address_pointer(addr: Addr) -> u64 {
@@ -163,6 +163,31 @@ impl ReferenceBuffers {
                 origin,
             });
         Ok(())
+    }
+
+    /// Before a memory operation: any buffer may write its oldest entry, any number of
+    /// times, in any order (every choice is explored). Stopping leaves every remaining
+    /// entry delayed past the operation; that count ranks counterexamples
+    /// (`Choice::choose_flush`), flushing one more leaves the decision to the next choice.
+    pub fn flush_any<M: SharedMemory, C: Choice + ?Sized>(
+        &mut self,
+        memory: &mut M,
+        choice: &mut C,
+    ) -> Result<(), M> {
+        loop {
+            let threads: Vec<ThreadId> = self.threads().collect();
+            if threads.is_empty() {
+                return Ok(());
+            }
+            let mut delayed = vec![0u32; threads.len() + 1];
+            delayed[0] = threads.iter().map(|&t| self.len(t) as u32).sum();
+            match choice.choose_flush(&delayed) {
+                0 => return Ok(()),
+                c => {
+                    self.flush_one(memory, threads[c - 1])?;
+                }
+            }
+        }
     }
 
     /// Writes the thread's oldest entry to memory. Returns false if it had none.

@@ -218,3 +218,25 @@ fn flush_choices_count_the_stores_each_option_leaves_delayed() {
         .collect();
     assert_eq!(values, vec![0, 1, 2], "options in the order of the counts");
 }
+
+#[test]
+fn reference_machine_flush_choices_count_what_stopping_leaves_delayed() {
+    let mut mem = FlatMemory::new();
+    mem.add_object(X, 4);
+    mem.add_object(Y, 4);
+    let mut bufs = ReferenceBuffers::new();
+    for (thread, range, value) in [(1, x(), 1), (1, y(), 1), (2, x(), 3)] {
+        bufs.store(&mut mem, thread, range, Payload::from_int(value, 4), 0, 0)
+            .expect("store");
+    }
+    // Flush thread 1's oldest entry (option 1), then stop (option 0).
+    let mut replay = Replay {
+        script: vec![1, 0],
+        ..Replay::default()
+    };
+    bufs.flush_any(&mut mem, &mut replay).expect("flush");
+    // Stopping first would have left all three stores delayed, then the two left.
+    assert_eq!(replay.delayed, vec![vec![3, 0, 0], vec![2, 0, 0]]);
+    assert_eq!(mem_value(&mem, x()), 1);
+    assert_eq!(bufs.len(1) + bufs.len(2), 2);
+}

@@ -5,7 +5,7 @@ use super::observe;
 use super::state::{Buffers, TsoState};
 use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
-use crate::buffer::{BufferError, Choice, Payload, Range};
+use crate::buffer::{BufferError, Payload, Range};
 use std::cell::RefCell;
 use tso_engine::interp::{describe_address, describe_pointer};
 use tso_engine::ir::Program;
@@ -311,22 +311,12 @@ fn with_buffers<R>(
 }
 
 /// The reference machine: before any memory operation, any buffer may write its oldest
-/// entry, any number of times, in any order.
+/// entry, any number of times, in any order (`ReferenceBuffers::flush_any`).
 fn reference_flushes(ts: &mut TsoState, env: &Env<'_, '_>) -> BufResult<()> {
     let Buffers::Reference(b) = &mut ts.buffers else {
         return Ok(());
     };
-    loop {
-        let threads: Vec<ThreadId> = b.threads().collect();
-        if threads.is_empty() {
-            return Ok(());
-        }
-        let c = Chooser(env).choose(threads.len() + 1);
-        if c == 0 {
-            return Ok(());
-        }
-        b.flush_one(&mut Mem(env), threads[c - 1])?;
-    }
+    b.flush_any(&mut Mem(env), &mut Chooser(env))
 }
 
 fn buffer_failure(program: &Program, e: BufferError<Failure>) -> Failure {
