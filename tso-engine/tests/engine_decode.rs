@@ -113,3 +113,13 @@ fn rebuilt_race_data_serialises_and_steps_like_the_original() {
     assert!(total > 5000, "only {total} states checked");
     assert!(races > 100, "only {races} states of race programs checked");
 }
+
+/// At -O0 every local is a stack slot: a frame's slots come back in the frame's order,
+/// so a rebuilt state numbers its successors' objects like the original.
+#[test]
+fn rebuilt_states_with_many_stack_slots_step_like_the_originals() {
+    let total = round_trip(PROGRAMS, "-O0", RacePolicy::Allow);
+    let races = round_trip(RACE_PROGRAMS, "-O0", RacePolicy::Warn);
+    assert!(total > 5000, "only {total} states checked");
+    assert!(races > 100, "only {races} states of race programs checked");
+}

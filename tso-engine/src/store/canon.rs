@@ -299,7 +299,9 @@ impl Canonicalizer {
                         .map(|&a| map.get(a as usize).copied().unwrap_or(INVALID))
                         .filter(|&n| n != 0),
                 );
-                allocas.sort_unstable();
+                // In the frame's order (not sorted): the objects were numbered in the
+                // order the traversal reached them, which follows this list, so a
+                // state rebuilt from these bytes numbers its successors the same way.
                 write_len(b, allocas.len());
                 for a in allocas.iter() {
                     b.extend_from_slice(&a.to_le_bytes());
