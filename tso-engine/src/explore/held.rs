@@ -37,10 +37,15 @@ pub struct Keeper {
 }
 
 /// The canonical bytes of `st`, chunk by chunk.
-fn serialised(machine: &Machine<'_>, all_registers: bool, st: &State) -> Vec<Vec<u8>> {
+pub(super) fn serialised(
+    machine: &Machine<'_>,
+    all_registers: bool,
+    include_output: bool,
+    st: &State,
+) -> Vec<Vec<u8>> {
     let mut c = Canonicalizer::new();
     c.all_registers = all_registers;
-    c.run(machine.program, st, true);
+    c.run(machine.program, st, include_output);
     c.chunks
         .iter()
         .map(|ch| match ch {
@@ -75,8 +80,8 @@ impl Keeper {
                 .decode(id, initial, keeper.ext(), machine.program, canon, scratch)
                 .is_some_and(|mut rebuilt| {
                     rebuilt.output = initial.output.clone();
-                    serialised(machine, canon.all_registers, &rebuilt)
-                        == serialised(machine, canon.all_registers, initial)
+                    serialised(machine, canon.all_registers, true, &rebuilt)
+                        == serialised(machine, canon.all_registers, true, initial)
                 });
         Keeper {
             decodable,

@@ -9,7 +9,7 @@ use super::{advance_script, StateCheck};
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId, ThreadStatus};
-use crate::store::{Canonicalizer, Chunk, Scratch, StateStore};
+use crate::store::{Canonicalizer, Scratch, StateStore};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -48,15 +48,7 @@ impl DecodeCheck {
 
     /// The canonical bytes of `st`, chunk by chunk (no cached chunk ids).
     fn bytes(&self, machine: &Machine<'_>, st: &State) -> Vec<Vec<u8>> {
-        let mut c = Canonicalizer::new();
-        c.run(machine.program, st, self.include_output);
-        c.chunks
-            .iter()
-            .map(|ch| match ch {
-                Chunk::Bytes(b) => b.to_vec(),
-                Chunk::Known(id) => id.to_le_bytes().to_vec(),
-            })
-            .collect()
+        super::held::serialised(machine, false, self.include_output, st)
     }
 
     fn rebuild(&self, machine: &Machine<'_>, st: &State) -> Result<State, String> {
