@@ -183,6 +183,17 @@ impl RaceState {
         self.threads.get(tid as usize).map(|t| &t.now)
     }
 
+    /// An access by `tid` at its current epoch.
+    fn stamp(&mut self, tid: u32, write: bool, atomic: bool, site: Option<u32>) -> Access {
+        Access {
+            tid,
+            clock: self.thread(tid).now.get(tid),
+            write,
+            atomic,
+            site,
+        }
+    }
+
     /// Thread `tid` accesses `len` bytes at `off` of `obj`. Returns the first race it
     /// has with a recorded access, and records it.
     #[allow(clippy::too_many_arguments)]
@@ -196,14 +207,7 @@ impl RaceState {
         atomic: bool,
         site: Option<u32>,
     ) -> Option<Race> {
-        let clock = self.thread(tid).now.get(tid);
-        let new = Access {
-            tid,
-            clock,
-            write,
-            atomic,
-            site,
-        };
+        let new = self.stamp(tid, write, atomic, site);
         let mut race = None;
         let RaceState {
             threads,
@@ -212,7 +216,7 @@ impl RaceState {
             ..
         } = self;
         let now = &threads[tid as usize].now;
-        let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
+        let known = |a: &Access| known_to(tid, now, a);
         let shadow = Arc::make_mut(shadow.or_default(obj));
         for b in off..off.saturating_add(len) {
             if !raced.is_empty() && raced.contains_key(&(obj, b)) {
@@ -286,19 +290,12 @@ impl RaceState {
         atomic: bool,
         site: Option<u32>,
     ) {
-        let clock = self.thread(tid).now.get(tid);
-        let new = Access {
-            tid,
-            clock,
-            write,
-            atomic,
-            site,
-        };
+        let new = self.stamp(tid, write, atomic, site);
         let RaceState {
             threads, pending, ..
         } = self;
         let now = &threads[tid as usize].now;
-        let known = |a: &Access| a.tid == tid || a.clock <= now.get(a.tid);
+        let known = |a: &Access| known_to(tid, now, a);
         add_access(pending.or_default(obj), new, known);
         if write && !atomic {
             self.end_release_sequences(obj, off, off.saturating_add(len));
@@ -762,6 +759,12 @@ impl RaceState {
 /// Add `new` to `cell`, dropping the accesses it makes redundant: those `known` to it
 /// (they happen-before it) that every later access racing with them would race with
 /// it too (it writes or they read, and it is not atomic or they are).
+/// Whether `tid`, whose clock is `now`, has seen an access: its own, or one its clock
+/// covers (happens-before).
+fn known_to(tid: u32, now: &VectorClock, a: &Access) -> bool {
+    a.tid == tid || a.clock <= now.get(a.tid)
+}
+
 fn add_access(cell: &mut Cell, new: Access, known: impl Fn(&Access) -> bool) {
     cell.retain(|a| !(known(a) && (new.write || !a.write) && (!new.atomic || a.atomic)));
     cell.push(new);
