@@ -118,7 +118,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             machine,
             observers,
             include_output,
-            store: StateStore::new(),
+            store: StateStore::new().with_symmetry(machine.opts.symmetry),
             canon: Canonicalizer::new(),
             scratch: Scratch::default(),
             chooser: ScriptChooser::default(),
@@ -292,7 +292,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         if !ins.new {
             return Next::Nothing;
         }
-        self.canon.collect_garbage(&mut next);
+        self.canon.to_representative(&mut next);
         if let Some(f) = self.observers.iter().find_map(|o| o.new_state(&next)) {
             return found(f, mv);
         }

@@ -15,6 +15,7 @@ pub mod observers;
 mod parents;
 pub mod roundtrip;
 mod search;
+mod symmetric_path;
 
 pub use counterexample::Counterexample;
 pub use search::advance_script;
@@ -148,7 +149,24 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(n) = &new_states {
         watching.push(n);
     }
-    let (stop, stats) = search_with(machine, &watching, opts, start, initial.clone());
+    let (mut stop, stats) = search_with(machine, &watching, opts, start, initial.clone());
+    if machine.opts.symmetry {
+        // Moves name the threads of representatives: make them the program's own.
+        match &mut stop {
+            Some(search::Stop::Found { found, path }) => {
+                if let Some(real) = symmetric_path::real_path(machine, &initial, path) {
+                    symmetric_path::rename_found(&real, found);
+                    *path = real.moves;
+                }
+            }
+            Some(search::Stop::Limit { path, .. }) => {
+                if let Some(real) = symmetric_path::real_path(machine, &initial, path) {
+                    *path = real.moves;
+                }
+            }
+            None => {}
+        }
+    }
     let conclusion = match stop {
         None => Conclusion::Pass,
         Some(search::Stop::Limit { reason, path }) => Conclusion::Inconclusive { reason, path },

@@ -129,7 +129,7 @@ impl<'a, 'p> Search<'a, 'p> {
             observers,
             include_output,
             jobs: jobs.max(1),
-            store: StateStore::new(),
+            store: StateStore::new().with_symmetry(machine.opts.symmetry),
             parents: Mutex::new(Parents::default()),
             stats: Stats::default(),
             start,
@@ -519,7 +519,7 @@ impl<'a, 'p> Search<'a, 'p> {
             self.include_output,
         );
         let keep = if ins.new {
-            w.canon.collect_garbage(&mut succ);
+            w.canon.to_representative(&mut succ);
             for o in self.observers {
                 if let Some(found) = o.new_state(&succ) {
                     out.error(ErrorAt {

@@ -40,6 +40,9 @@ pub struct MachineOptions {
     /// Data races: not tracked (the engine's default: `cargo tso` asks for `Warn`),
     /// reported beside the verdict, or failures.
     pub races: crate::race::RacePolicy,
+    /// Store states up to a permutation of threads (`store/symmetry.rs`); off:
+    /// `--no-symmetry`.
+    pub symmetry: bool,
 }
 
 impl Default for MachineOptions {
@@ -53,6 +56,7 @@ impl Default for MachineOptions {
             allow_nontermination: false,
             definedness: true,
             races: crate::race::RacePolicy::Allow,
+            symmetry: true,
         }
     }
 }
@@ -173,7 +177,7 @@ impl<'p> Machine<'p> {
                 ReturnTo::Nothing,
             ));
         }
-        st.threads.push(Arc::new(thread));
+        st.add_thread(thread);
         Ok(st)
     }
 

@@ -94,6 +94,13 @@ pub(crate) fn thread_bit(tid: ThreadId) -> Result<u64, Failure> {
     Ok(1u64 << tid)
 }
 
+/// The caller is about to store a thread's number (or a mask of them) in the program's
+/// memory, where renaming threads cannot reach it: thread symmetry is off for this state
+/// and all that follow (`store/symmetry.rs`).
+pub(crate) fn stores_thread_ids(cx: &mut crate::natives::NativeCx<'_>) {
+    cx.state.thread_ids_in_memory = true;
+}
+
 /// An unsigned little-endian integer of `len` bytes read straight from a state's memory
 /// (for the deadlock analysis, which inspects synchronisation objects between steps).
 pub(crate) fn peek(st: &crate::state::State, p: u64, len: u64) -> Option<u64> {

@@ -9,6 +9,7 @@ mod canon;
 pub(crate) mod decode;
 mod hash;
 mod interner;
+pub(crate) mod symmetry;
 mod tree;
 
 pub use canon::{Canonicalizer, Chunk, Chunks};
@@ -109,6 +110,8 @@ pub struct StateStore {
     count: AtomicU64,
     /// Distinguishes this store's chunk ids from another store's in object caches.
     generation: u32,
+    /// States are stored up to a permutation of threads (`symmetry.rs`).
+    symmetry: bool,
 }
 
 static GENERATION: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
@@ -128,7 +131,14 @@ impl StateStore {
             states: Sharded::new(),
             count: AtomicU64::new(0),
             generation,
+            symmetry: false,
         }
+    }
+
+    /// This store, storing states up to a permutation of threads when `on`.
+    pub fn with_symmetry(mut self, on: bool) -> StateStore {
+        self.symmetry = on;
+        self
     }
 
     /// Serialise `st` canonically and insert it.
@@ -141,6 +151,7 @@ impl StateStore {
         include_output: bool,
     ) -> Inserted {
         canon.cache_generation = self.generation;
+        canon.symmetry = self.symmetry;
         canon.run(program, st, include_output);
         let r = self.insert(&canon.chunks, scratch);
         // Remember the ids of unchanged pointer-free objects for the next state.
