@@ -25,7 +25,8 @@ pub struct DecodeCheck {
     /// The first state shown: the initial state (what `StateStore::decode` rebuilds from).
     base: std::sync::OnceLock<State>,
     include_output: bool,
-    store: StateStore,
+    /// Stores states up to thread symmetry when the search does (set on first use).
+    store: std::sync::OnceLock<StateStore>,
     work: Mutex<(Canonicalizer, Scratch)>,
     checked: AtomicU64,
     successors: AtomicU64,
@@ -37,7 +38,7 @@ impl DecodeCheck {
         DecodeCheck {
             base: Default::default(),
             include_output,
-            store: StateStore::new(),
+            store: std::sync::OnceLock::new(),
             work: Mutex::new((Canonicalizer::new(), Scratch::default())),
             checked: AtomicU64::new(0),
             successors: AtomicU64::new(0),
@@ -64,11 +65,12 @@ impl DecodeCheck {
         let base = self.base.get_or_init(|| st.clone());
         let mut guard = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let (canon, scratch) = &mut *guard;
-        let ins = self
+        let store = self
             .store
-            .insert_state(canon, scratch, machine.program, st, self.include_output);
+            .get_or_init(|| StateStore::new().with_symmetry(machine.opts.symmetry));
+        let ins = store.insert_state(canon, scratch, machine.program, st, self.include_output);
         let order = canon.thread_order().to_vec();
-        self.store
+        store
             .decode(
                 ins.id,
                 base,
