@@ -79,7 +79,10 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         natives,
         MachineOptions {
             outputs_visible: opts.collect_outcomes,
-            symmetry: opts.machine.symmetry && symmetry_applies(program),
+            // Race data is thread-indexed and not renamed (`store/symmetry.rs`).
+            symmetry: opts.machine.symmetry
+                && opts.machine.races == crate::race::RacePolicy::Allow
+                && symmetry_applies(program),
             ..opts.machine.clone()
         },
     );

@@ -105,6 +105,9 @@ pub struct Stats {
     pub instructions: u64,
     /// Times a worker found a shard of the shared store locked (contention).
     pub lock_waits: u64,
+    /// Thread symmetry was on (`store/symmetry.rs`), and the sizes of the groups of
+    /// interchangeable threads it found.
+    pub symmetry: Option<Vec<u32>>,
 }
 
 pub struct ExploreResult {

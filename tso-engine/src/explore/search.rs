@@ -383,6 +383,11 @@ impl<'a, 'p> Search<'a, 'p> {
         self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
         self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
         self.stats.lock_waits = self.store.lock_waits();
+        self.stats.symmetry = self
+            .machine
+            .opts
+            .symmetry
+            .then(|| self.store.symmetry_groups());
     }
 
     fn keeper(&self) -> &Keeper {

@@ -93,6 +93,9 @@ pub struct Canonicalizer {
     /// The extension data with its threads renamed by `new_of`, when that is not the
     /// identity.
     permuted_ext: Option<Box<dyn ExtState>>,
+    /// After `run` up to symmetry: the start routine of each running thread whose place
+    /// the keys decided (interchangeable with others of its routine), sorted.
+    pub(super) free_starts: Vec<u32>,
     /// Scratch space reused across runs (root pointers, symmetry keys).
     scratch: Vec<u64>,
     keys: symmetry::Keys,
@@ -120,6 +123,7 @@ impl Canonicalizer {
         self.perm.clear();
         self.new_of.clear();
         self.permuted_ext = None;
+        self.free_starts.clear();
         for g in 1..=st.memory.globals {
             self.map[g as usize] = g;
             self.order.push(g);
@@ -177,6 +181,11 @@ impl Canonicalizer {
         self.breadth_first(st, &mut cursor);
         if free.len() > 1 {
             self.keys.sort(program, st, self.all_registers, &mut free);
+            self.free_starts.extend(
+                free.iter()
+                    .filter_map(|&t| st.threads[t as usize].frames.first().map(|f| f.func)),
+            );
+            self.free_starts.sort_unstable();
         }
         let mut i = 0;
         while i < free.len() {
