@@ -334,7 +334,7 @@ impl<'a, 'p> Search<'a, 'p> {
     /// candidates, one per new state (the smallest key), in key order.
     fn sort_out(&self, outs: Vec<LevelOut>) -> Result<Vec<Candidate>, Stop> {
         let mut error: Option<ErrorAt> = None;
-        let mut candidates = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::new();
         for out in outs {
             if let Some(reason) = out.limit {
                 let frontier = *self.frontier.lock().unwrap_or_else(|e| e.into_inner());
@@ -348,7 +348,11 @@ impl<'a, 'p> Search<'a, 'p> {
                     error = Some(e);
                 }
             }
-            candidates.extend(out.candidates);
+            if candidates.is_empty() {
+                candidates = out.candidates;
+            } else {
+                candidates.extend(out.candidates);
+            }
         }
         if let Some(e) = error {
             let mut path = self.parents_lock().path_to(e.parent);
@@ -358,20 +362,17 @@ impl<'a, 'p> Search<'a, 'p> {
                 path,
             });
         }
+        // In place: a level's candidates are the search's largest transient data.
         candidates.sort_unstable_by_key(|c| (c.id, c.weight, c.key));
-        let mut winners: Vec<Candidate> = Vec::new();
-        for mut c in candidates {
-            match winners.last_mut() {
-                Some(w) if w.id == c.id => {
-                    if w.state.is_none() {
-                        w.state = c.state.take();
-                    }
-                }
-                _ => winners.push(c),
+        candidates.dedup_by(|later, winner| {
+            let same = later.id == winner.id;
+            if same && winner.state.is_none() {
+                winner.state = later.state.take();
             }
-        }
-        winners.sort_unstable_by_key(|c| c.key);
-        Ok(winners)
+            same
+        });
+        candidates.sort_unstable_by_key(|c| c.key);
+        Ok(candidates)
     }
 
     fn finish_stats(&mut self) {
