@@ -67,6 +67,8 @@ pub struct Search<'a, 'p> {
     frontier: Mutex<Option<StateId>>,
     /// Holds open states by id, or whole (set once the initial state is stored).
     keeper: Option<Keeper>,
+    /// Run first on each worker thread this search starts.
+    pub worker_start: Option<super::WorkerStart>,
 }
 
 /// One worker's scratch space.
@@ -137,6 +139,7 @@ impl<'a, 'p> Search<'a, 'p> {
             stop: AtomicBool::new(false),
             frontier: Mutex::new(None),
             keeper: None,
+            worker_start: None,
         }
     }
 
@@ -223,6 +226,7 @@ impl<'a, 'p> Search<'a, 'p> {
         std::thread::scope(|s| {
             for _ in 1..jobs {
                 s.spawn(|| {
+                    let _started = this.worker_start.as_ref().map(|hook| hook());
                     let mut w = Worker::default();
                     loop {
                         start_level.wait();
