@@ -1,5 +1,5 @@
-//! How much heap one exploration used: a counting wrapper around the system allocator
-//! that charges each allocation to the *account* of the run its thread works for.
+//! How much heap one exploration used: a counting wrapper around the allocator
+//! (mimalloc) that charges each allocation to the *account* of the run its thread works for.
 //!
 //! Each check runs on a thread of its own (`pipeline::on_large_stack`, the test runner's
 //! workers) and its search workers join that run's account when they start
@@ -9,7 +9,8 @@
 //! batches of 64 KiB, so the shared counter is not touched on every allocation; the
 //! peak is exact to within a batch per thread.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
@@ -64,29 +65,29 @@ fn switch_to(account: *const Account) {
     ACCOUNT.with(|a| a.set(account));
 }
 
-// SAFETY: every call is forwarded unchanged to `System`; the counters are plain
+// SAFETY: every call is forwarded unchanged to `MiMalloc`; the counters are plain
 // thread-local cells and atomics that never allocate.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc(layout);
+        let p = MiMalloc.alloc(layout);
         if !p.is_null() {
             add(layout.size() as i64);
         }
         p
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = System.alloc_zeroed(layout);
+        let p = MiMalloc.alloc_zeroed(layout);
         if !p.is_null() {
             add(layout.size() as i64);
         }
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout);
+        MiMalloc.dealloc(ptr, layout);
         add(-(layout.size() as i64));
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = System.realloc(ptr, layout, new_size);
+        let p = MiMalloc.realloc(ptr, layout, new_size);
         if !p.is_null() {
             add(new_size as i64 - layout.size() as i64);
         }
