@@ -42,7 +42,7 @@ const UNSUPPORTED_MEMORY_INTRINSICS: &[&str] = &[
 ];
 
 /// Library functions whose real implementations hold no locked instruction and no
-/// fence (glibc's string and character functions): on x86 their loads may pass the
+/// fence (glibc's string, character and string-formatting functions): on x86 their loads may pass the
 /// caller's buffered stores, so they are called without fences, and the runtime
 /// routes their memory accesses through the store buffers instead
 /// (`runtime::natives::BufferedData`). Fencing them would hide store-buffering bugs.
@@ -74,11 +74,21 @@ pub const UNFENCED_LIBRARY: &[&str] = &[
     "strcspn",
     "strpbrk",
     "strtok_r",
+    "strtok",
     "atoi",
     "atol",
+    "atoll",
     "strtol",
+    "strtoll",
+    "strtoul",
+    "strtoull",
     "toupper",
     "tolower",
+    // Formatting into a string: glibc's string streams take no lock.
+    "sprintf",
+    "snprintf",
+    "rand_r",
+    "bsearch",
 ];
 
 /// Declared functions called without fences: the runtime, the checker's own
