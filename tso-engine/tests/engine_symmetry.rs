@@ -69,6 +69,15 @@ fn identical_threads_under_a_mutex_are_stored_once_per_arrangement() {
             with.stats.states,
             without.stats.states
         );
+        // The representatives do not depend on the search: the same states with the
+        // breadth-first search on two workers.
+        let mut opts = options();
+        opts.jobs = 2;
+        let two = check_with(MUTEX_COUNTER, opt, &[], &opts);
+        assert_eq!(
+            two.stats.states, with.stats.states,
+            "{opt}: 1 and 2 workers"
+        );
     }
 }
 

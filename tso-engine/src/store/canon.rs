@@ -600,7 +600,7 @@ pub(super) fn write_len(b: &mut Vec<u8>, mut n: usize) {
 /// The registers of a frame that belong to the state: the live ones where the frame
 /// stopped, or all of them.
 #[inline]
-fn for_each_reg(
+pub(super) fn for_each_reg(
     program: &Program,
     f: &crate::state::Frame,
     all: bool,

@@ -24,10 +24,15 @@
 //! thread alone that does not depend on object numbering (`Keys`), ties keeping their
 //! current order: any deterministic choice is sound; a finer key merges more.
 
-use super::canon::{write_len, write_thread};
+use super::canon::{for_each_reg, write_len, write_thread};
 use crate::ir::Program;
 use crate::memory::read_u64;
+use crate::memory::ObjId;
 use crate::state::{State, ThreadId};
+use crate::value::ptr_parts;
+
+/// Objects a thread's sort key looks at, at most.
+const DEEP: usize = 64;
 
 /// Whether the state's thread ids can all be renamed (see the module documentation).
 pub(crate) fn renamable(st: &State) -> bool {
@@ -65,15 +70,37 @@ impl Keys {
             let t = &st.threads[tid as usize];
             let start = self.bytes.len();
             write_thread(&mut self.bytes, program, t, &self.blind, all_registers);
-            // The bytes of the thread's own stack slots and thread-local copies, which
-            // at -O0 hold its locals: pointers blinded like the registers.
+            // The bytes of the objects the thread leads to (its stack slots and
+            // thread-local copies, which at -O0 hold its locals, then what its
+            // registers and those point to, breadth-first, up to `DEEP` objects),
+            // pointers blinded like the registers: threads that differ only in what
+            // their pointers lead to are ordered by it, not by their current order.
+            let mut seen: Vec<ObjId> = Vec::new();
             for f in &t.frames {
-                for &a in f.allocas.iter().chain(f.varargs.iter()) {
-                    self.object(st, a);
-                }
+                seen.extend(f.allocas.iter().chain(f.varargs.iter()));
             }
-            for &(_, o) in &t.tls {
-                self.object(st, o);
+            seen.extend(t.tls.iter().map(|&(_, o)| o));
+            for f in &t.frames {
+                for_each_reg(program, f, all_registers, |v| {
+                    v.for_each_pointer(&mut |p| seen.push(ptr_parts(p).0))
+                });
+            }
+            let mut i = 0;
+            while i < seen.len() && i < DEEP {
+                let id = seen[i];
+                i += 1;
+                if id as usize <= globals || id >= crate::ir::FUNCTION_OBJECT_BASE {
+                    continue;
+                }
+                if seen[..i - 1].contains(&id) {
+                    continue;
+                }
+                self.object(st, id);
+                if let Some(o) = st.memory.get(id) {
+                    for &off in &o.ptrs {
+                        seen.push(ptr_parts(read_u64(&o.data, off)).0);
+                    }
+                }
             }
             self.spans[tid as usize] = (start, self.bytes.len());
         }
