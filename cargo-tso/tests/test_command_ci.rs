@@ -474,5 +474,11 @@ fn a_small_test_reports_its_own_memory_after_a_big_one() {
     // With one test thread `program` runs after `grid::three_workers` (thousands of states).
     let after_big = memory_of_program(&[]);
     let alone = memory_of_program(&["program"]);
-    assert_eq!(after_big, alone);
+    // Not to the byte: a test that runs alone gets every core, and its search workers
+    // allocate side by side, so the peak moves by a few bytes between runs. The big
+    // test's memory would show as megabytes.
+    assert!(
+        after_big.abs_diff(alone) <= alone / 16,
+        "{after_big} after the big test, {alone} alone"
+    );
 }

@@ -35,7 +35,9 @@ pub struct CheckRun {
     pub show_output: bool,
     pub reference_machine: bool,
     pub clang_args: Vec<String>,
-    /// Workers (`--jobs`); `None` takes `TSO_CHECK_JOBS`, else the tool's default.
+    /// Workers (`--jobs`); `None` takes `TSO_CHECK_JOBS`, else 1: the suites run their
+    /// checks side by side on every core (`parallel::map`), as `cargo tso test` shares
+    /// the cores between its tests.
     pub jobs: Option<usize>,
     /// Further `cargo tso check` options (e.g. `--allow-nontermination`).
     pub tool_args: Vec<String>,
@@ -107,10 +109,9 @@ impl CheckRun {
         }
         let jobs = self
             .jobs
-            .or_else(|| std::env::var("TSO_CHECK_JOBS").ok()?.parse().ok());
-        if let Some(j) = jobs {
-            a.extend(["--jobs".into(), j.to_string()]);
-        }
+            .or_else(|| std::env::var("TSO_CHECK_JOBS").ok()?.parse().ok())
+            .unwrap_or(1);
+        a.extend(["--jobs".into(), jobs.to_string()]);
         if self.outcomes {
             a.push("--outcomes".into());
         }
