@@ -452,12 +452,18 @@ impl RaceState {
     /// its canonical id (`None`: the state no longer reaches it); `running` says which
     /// threads can still act, `live` whose clock may still be used (running, or
     /// finished and still joinable).
+    ///
+    /// The data is written as several chunks, their ends pushed to `ends`: first the
+    /// clocks, release clocks and object-wide histories, then one chunk per object with
+    /// per-byte histories. An access changes one object's chunk, and the store keeps
+    /// the others' chunk ids (tree compression shares them between states).
     pub fn serialize(
         &self,
         map: &dyn Fn(ObjId) -> Option<u32>,
         running: &dyn Fn(u32) -> bool,
         live: &dyn Fn(u32) -> bool,
         out: &mut Vec<u8>,
+        ends: &mut Vec<usize>,
     ) {
         // An access matters while some other running thread does not know it.
         let watchers: Vec<(u32, &VectorClock)> = (0..self.threads.len() as u32)
@@ -478,16 +484,32 @@ impl RaceState {
             })
             .collect();
         sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
-        let mut cells: Vec<(u32, u32, &Cell)> = Vec::new();
-        for (&o, shadow) in self.shadow.iter() {
-            let Some(m) = map(o) else { continue };
-            for (&off, cell) in shadow.iter() {
+        // The per-byte histories by object in canonical order, as groups of consecutive
+        // bytes with equal cells: (object, first byte, length, cell). A group is written
+        // when it holds an access that may still race.
+        let mut objects: Vec<(u32, &Shadow)> = self
+            .shadow
+            .iter()
+            .filter_map(|(&o, shadow)| Some((map(o)?, &**shadow)))
+            .collect();
+        objects.sort_unstable_by_key(|o| o.0);
+        let mut groups: Vec<(u32, u32, u32, &Cell)> = Vec::new();
+        for &(m, shadow) in &objects {
+            let mut bytes = shadow.iter().peekable();
+            while let Some((&off, cell)) = bytes.next() {
+                let mut len = 1u32;
+                while let Some(&(&next, same)) = bytes.peek() {
+                    if next != off.wrapping_add(len) || same != cell {
+                        break;
+                    }
+                    len += 1;
+                    bytes.next();
+                }
                 if cell.iter().any(relevant) {
-                    cells.push((m, off, cell));
+                    groups.push((m, off, len, cell));
                 }
             }
         }
-        cells.sort_unstable_by_key(|c| (c.0, c.1));
         let mut pending: Vec<(u32, &Cell)> = self
             .pending
             .iter()
@@ -500,7 +522,11 @@ impl RaceState {
         let n = self.threads.len();
         // (thread, epoch) of every recorded access that may still race, sorted.
         let mut epochs: Vec<(u32, u32)> = Vec::new();
-        for cell in cells.iter().map(|c| c.2).chain(pending.iter().map(|p| p.1)) {
+        for cell in groups
+            .iter()
+            .map(|g| g.3)
+            .chain(pending.iter().map(|p| p.1))
+        {
             epochs.extend(
                 cell.iter()
                     .filter(|a| relevant(a))
@@ -604,43 +630,49 @@ impl RaceState {
                 out.push(kind);
             }
         };
-        // Runs of consecutive bytes with the same history (a variable written or read
-        // whole) are one entry: (object, first byte, length, history). Maximal runs keep
-        // the form canonical.
-        let (mut keys, mut next) = (Vec::new(), Vec::new());
-        let at = out.len();
-        put_fixed(out, 0);
-        let mut runs = 0u32;
-        let mut i = 0;
-        while i < cells.len() {
-            let (o, off, cell) = cells[i];
-            keys_of(cell, &mut keys);
-            let mut j = i + 1;
-            while let Some(&(o2, off2, cell2)) = cells.get(j) {
-                if o2 != o || off2 != off.wrapping_add((j - i) as u32) {
-                    break;
-                }
-                if cell2 != cell {
-                    keys_of(cell2, &mut next);
-                    if next != keys {
-                        break;
-                    }
-                }
-                j += 1;
-            }
-            put(out, o);
-            put(out, off);
-            put(out, (j - i) as u32);
-            put_keys(out, &keys);
-            runs += 1;
-            i = j;
-        }
-        out[at..at + 4].copy_from_slice(&runs.to_le_bytes());
+        let mut keys = Vec::new();
         put(out, pending.len() as u32);
         for (o, cell) in &pending {
             put(out, *o);
             keys_of(cell, &mut keys);
             put_keys(out, &keys);
+        }
+        let objects = groups.chunk_by(|a, b| a.0 == b.0).count();
+        put(out, objects as u32);
+        ends.push(out.len());
+        // Per object: runs of consecutive bytes with the same history (a variable
+        // written or read whole) are one entry: (first byte, length, history). Maximal
+        // runs keep the form canonical.
+        let mut next = Vec::new();
+        for object in groups.chunk_by(|a, b| a.0 == b.0) {
+            put(out, object[0].0);
+            let at = out.len();
+            put_fixed(out, 0);
+            let mut runs = 0u32;
+            let mut i = 0;
+            while i < object.len() {
+                let (_, off, mut len, cell) = object[i];
+                keys_of(cell, &mut keys);
+                let mut j = i + 1;
+                while let Some(&(_, off2, len2, cell2)) = object.get(j) {
+                    if off2 != off.wrapping_add(len) {
+                        break;
+                    }
+                    keys_of(cell2, &mut next);
+                    if next != keys {
+                        break;
+                    }
+                    len += len2;
+                    j += 1;
+                }
+                put(out, off);
+                put(out, len);
+                put_keys(out, &keys);
+                runs += 1;
+                i = j;
+            }
+            out[at..at + 4].copy_from_slice(&runs.to_le_bytes());
+            ends.push(out.len());
         }
     }
 }
@@ -654,8 +686,9 @@ impl RaceState {
     /// races, so it serialises to the same bytes and steps to the same successors. The
     /// accesses every running thread knows are gone (they can never race), and so are
     /// the sites of accesses (not state: a report names them).
-    pub(crate) fn decode(bytes: &[u8]) -> Option<RaceState> {
-        let mut r = Reader::new(bytes);
+    pub(crate) fn decode(chunks: &[&[u8]]) -> Option<RaceState> {
+        let (header, objects_chunks) = chunks.split_first()?;
+        let mut r = Reader::new(header);
         let leb = |r: &mut Reader<'_>| u32::try_from(r.len()?).ok();
         let clock = |r: &mut Reader<'_>| {
             let mut c = VectorClock::default();
@@ -717,25 +750,30 @@ impl RaceState {
             }
             Some(cell)
         };
-        let mut objects: Vec<(ObjId, Vec<(u32, Cell)>)> = Vec::new();
-        for _ in 0..r.u32()? {
-            let (o, off, len) = (leb(&mut r)?, leb(&mut r)?, leb(&mut r)?);
-            let c = cell(&mut r)?;
-            if objects.last().is_none_or(|l| l.0 != o) {
-                objects.push((o, Vec::new()));
-            }
-            let bytes = &mut objects.last_mut()?.1;
-            for b in off..off.checked_add(len)? {
-                bytes.push((b, c.clone()));
-            }
-        }
         let mut pending = Vec::new();
         for _ in 0..leb(&mut r)? {
             let o = leb(&mut r)?;
             pending.push((o, cell(&mut r)?));
         }
-        if !r.done() {
+        if leb(&mut r)? as usize != objects_chunks.len() || !r.done() {
             return None;
+        }
+        let mut objects: Vec<(ObjId, Vec<(u32, Cell)>)> = Vec::new();
+        for chunk in objects_chunks {
+            let mut r = Reader::new(chunk);
+            let o = leb(&mut r)?;
+            let mut bytes = Vec::new();
+            for _ in 0..r.u32()? {
+                let (off, len) = (leb(&mut r)?, leb(&mut r)?);
+                let c = cell(&mut r)?;
+                for b in off..off.checked_add(len)? {
+                    bytes.push((b, c.clone()));
+                }
+            }
+            if !r.done() {
+                return None;
+            }
+            objects.push((o, bytes));
         }
         // Every list was written sorted and without repeats; other bytes are no state.
         fn sorted<K: Ord + Copy, V>(v: Vec<(K, V)>) -> Option<SortedMap<K, V>> {
@@ -774,10 +812,19 @@ fn add_access(cell: &mut Cell, new: Access, known: impl Fn(&Access) -> bool) {
 mod tests {
     use super::*;
 
-    fn key(r: &RaceState) -> Vec<u8> {
+    /// The serialised chunks.
+    fn key(r: &RaceState) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
-        r.serialize(&|o| Some(o), &|_| true, &|_| true, &mut out);
-        out
+        let mut ends = Vec::new();
+        r.serialize(&|o| Some(o), &|_| true, &|_| true, &mut out, &mut ends);
+        let mut start = 0;
+        ends.iter()
+            .map(|&end| {
+                let chunk = out[start..end].to_vec();
+                start = end;
+                chunk
+            })
+            .collect()
     }
 
     #[test]
@@ -888,7 +935,8 @@ mod tests {
                 r.release(1, (9, 0));
             }
             let bytes = key(&r);
-            let back = RaceState::decode(&bytes).expect("decodes");
+            let back = RaceState::decode(&bytes.iter().map(|c| &c[..]).collect::<Vec<_>>())
+                .expect("decodes");
             assert_eq!(key(&back), bytes, "release {release}");
             assert_eq!(
                 back.private_covered(1, 7, true, false),

@@ -87,6 +87,8 @@ pub struct Canonicalizer {
     /// Scratch space reused across runs (root pointers, a frame's allocas).
     scratch: Vec<u64>,
     scratch_ids: Vec<u32>,
+    /// The ends of the race data's chunks.
+    scratch_ends: Vec<usize>,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -413,8 +415,12 @@ impl Canonicalizer {
                     ThreadStatus::Stuck => false,
                 })
             };
-            races.serialize(&rename, &running, &live, &mut out.buf);
-            out.end_chunk();
+            let mut ends = std::mem::take(&mut self.scratch_ends);
+            ends.clear();
+            races.serialize(&rename, &running, &live, &mut out.buf, &mut ends);
+            out.parts
+                .extend(ends.iter().map(|&end| Part::Bytes { end, object: None }));
+            self.scratch_ends = ends;
         }
         self.map = map;
     }
