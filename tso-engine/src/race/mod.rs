@@ -50,6 +50,7 @@
 //! reachable, only which of two equivalent racing accesses a report names.
 
 mod clock;
+mod shadow;
 mod sorted;
 
 pub use clock::VectorClock;
@@ -57,6 +58,7 @@ pub use clock::VectorClock;
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
 use crate::store::decode::Reader;
+use shadow::{Run, Shadow};
 use sorted::SortedMap;
 use std::sync::Arc;
 
@@ -125,9 +127,6 @@ struct ThreadClocks {
 /// The accesses that may still race with a later one, at one byte: usually one or two,
 /// kept inline (states are cloned on every transition).
 type Cell = smallvec::SmallVec<[Access; 2]>;
-
-/// The cells of one object, by byte offset.
-type Shadow = SortedMap<u32, Cell>;
 
 /// The race-detection data of one state.
 #[derive(Clone, Debug)]
@@ -218,25 +217,41 @@ impl RaceState {
         let now = &threads[tid as usize].now;
         let known = |a: &Access| known_to(tid, now, a);
         let shadow = Arc::make_mut(shadow.or_default(obj));
-        for b in off..off.saturating_add(len) {
-            if !raced.is_empty() && raced.contains_key(&(obj, b)) {
-                continue;
-            }
-            let cell = shadow.or_default(b);
-            if race.is_none() {
-                if let Some(old) = cell
-                    .iter()
-                    .find(|a| (write || a.write) && !(atomic && a.atomic) && !known(a))
-                {
-                    race = Some(Race {
-                        obj,
-                        offset: b,
-                        first: *old,
-                        second: new,
-                    });
+        let end = off.saturating_add(len);
+        let mut record = |start: u32, end: u32| {
+            for run in shadow.cover(start, end) {
+                let cell = &mut run.cell;
+                if race.is_none() {
+                    if let Some(old) = cell
+                        .iter()
+                        .find(|a| (write || a.write) && !(atomic && a.atomic) && !known(a))
+                    {
+                        race = Some(Race {
+                            obj,
+                            offset: run.start,
+                            first: *old,
+                            second: new,
+                        });
+                    }
                 }
+                add_access(cell, new, known);
             }
-            add_access(cell, new, known);
+        };
+        if raced.range((obj, off)..(obj, end)).next().is_none() {
+            record(off, end);
+        } else {
+            // Bytes already reported are no longer tracked: record the others, in order.
+            let mut b = off;
+            while b < end {
+                let from = b;
+                while b < end && !raced.contains_key(&(obj, b)) {
+                    b += 1;
+                }
+                if from < b {
+                    record(from, b);
+                }
+                b += 1;
+            }
         }
         if write && !atomic {
             self.end_release_sequences(obj, off, off.saturating_add(len));
@@ -309,7 +324,8 @@ impl RaceState {
         let history = self.pending.remove(&obj);
         self.shadow.remove(&obj);
         if let Some(cell) = history.filter(|_| size > 0) {
-            let shadow = Shadow::from_sorted((0..size).map(|b| (b, cell.clone())).collect());
+            let mut shadow = Shadow::default();
+            shadow.cover(0, size)[0].cell = cell;
             self.shadow.insert(obj, Arc::new(shadow));
         }
     }
@@ -318,10 +334,7 @@ impl RaceState {
     pub fn mark_raced(&mut self, obj: ObjId, off: u32, len: u32) {
         let end = off.saturating_add(len);
         if let Some(shadow) = self.shadow.get_mut(&obj) {
-            let shadow = Arc::make_mut(shadow);
-            for b in off..end {
-                shadow.remove(&b);
-            }
+            Arc::make_mut(shadow).remove(off, end);
         }
         for b in off..end {
             self.raced.insert((obj, b), ());
@@ -495,18 +508,20 @@ impl RaceState {
         objects.sort_unstable_by_key(|o| o.0);
         let mut groups: Vec<(u32, u32, u32, &Cell)> = Vec::new();
         for &(m, shadow) in &objects {
-            let mut bytes = shadow.iter().peekable();
-            while let Some((&off, cell)) = bytes.next() {
-                let mut len = 1u32;
-                while let Some(&(&next, same)) = bytes.peek() {
-                    if next != off.wrapping_add(len) || same != cell {
+            let runs = shadow.runs();
+            let mut i = 0;
+            while let Some(run) = runs.get(i) {
+                let mut end = run.end;
+                i += 1;
+                while let Some(next) = runs.get(i) {
+                    if next.start != end || next.cell != run.cell {
                         break;
                     }
-                    len += 1;
-                    bytes.next();
+                    end = next.end;
+                    i += 1;
                 }
-                if cell.iter().any(relevant) {
-                    groups.push((m, off, len, cell));
+                if run.cell.iter().any(relevant) {
+                    groups.push((m, run.start, end - run.start, &run.cell));
                 }
             }
         }
@@ -758,22 +773,24 @@ impl RaceState {
         if leb(&mut r)? as usize != objects_chunks.len() || !r.done() {
             return None;
         }
-        let mut objects: Vec<(ObjId, Vec<(u32, Cell)>)> = Vec::new();
+        let mut objects: Vec<(ObjId, Arc<Shadow>)> = Vec::new();
         for chunk in objects_chunks {
             let mut r = Reader::new(chunk);
             let o = leb(&mut r)?;
-            let mut bytes = Vec::new();
+            let mut runs = Vec::new();
             for _ in 0..r.u32()? {
-                let (off, len) = (leb(&mut r)?, leb(&mut r)?);
-                let c = cell(&mut r)?;
-                for b in off..off.checked_add(len)? {
-                    bytes.push((b, c.clone()));
-                }
+                let (start, len) = (leb(&mut r)?, leb(&mut r)?);
+                let end = start.checked_add(len)?;
+                runs.push(Run {
+                    start,
+                    end,
+                    cell: cell(&mut r)?,
+                });
             }
             if !r.done() {
                 return None;
             }
-            objects.push((o, bytes));
+            objects.push((o, Arc::new(Shadow::from_runs(runs)?)));
         }
         // Every list was written sorted and without repeats; other bytes are no state.
         fn sorted<K: Ord + Copy, V>(v: Vec<(K, V)>) -> Option<SortedMap<K, V>> {
@@ -784,12 +801,7 @@ impl RaceState {
         st.sync = sorted(sync)?;
         st.raced = sorted(raced)?;
         st.pending = sorted(pending)?;
-        st.shadow = sorted(
-            objects
-                .into_iter()
-                .map(|(o, bytes)| Some((o, Arc::new(sorted(bytes)?))))
-                .collect::<Option<Vec<_>>>()?,
-        )?;
+        st.shadow = sorted(objects)?;
         Some(st)
     }
 }
@@ -809,8 +821,18 @@ fn add_access(cell: &mut Cell, new: Access, known: impl Fn(&Access) -> bool) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
+
+    pub(in crate::race) fn some_access() -> Access {
+        Access {
+            tid: 1,
+            clock: 1,
+            write: true,
+            atomic: false,
+            site: None,
+        }
+    }
 
     /// The serialised chunks.
     fn key(r: &RaceState) -> Vec<Vec<u8>> {
