@@ -1,5 +1,6 @@
 //! Data-race detection against an independent oracle: generated straight-line
-//! programs (plain and atomic loads and stores, RMWs, awaits, a mutex); the engine must
+//! programs (plain and atomic loads and stores, RMWs, awaits, a mutex, fences, accesses
+//! through a pointer passed to the thread or read from a shared pointer); the engine must
 //! report a race exactly when the oracle, which enumerates every interleaving and
 //! builds happens-before from its definition (tests/src/gen_race.rs), finds one. Both
 //! directions count: no race reported that no execution has, none missed.
