@@ -86,11 +86,20 @@ pub struct RaceProgram {
 }
 
 /// The program of `seed`: 2–3 threads of 1–4 operations (a locked section, and a fence
-/// with the relaxed operation it orders, count as one) on 2 globals and a pointer.
+/// with the relaxed operation it orders, count as one) on 2 globals and a pointer; or
+/// message passing with fences between two threads.
 pub fn generate(seed: u64) -> RaceProgram {
     let mut rng = Rng::new(seed);
     let globals = 2;
-    let threads: usize = rng.range(2, 3) as usize;
+    // One program in three is message passing between two threads, each side with or
+    // without a fence of some order (random threads almost never line up a fence with
+    // the write and the read it would order).
+    let message_passing = rng.below(3) == 0;
+    let threads: usize = if message_passing {
+        2
+    } else {
+        rng.range(2, 3) as usize
+    };
     let loads = [Order::Relaxed, Order::Acquire, Order::SeqCst];
     let stores = [Order::Relaxed, Order::Release, Order::SeqCst];
     let rmws = [
@@ -120,9 +129,51 @@ pub fn generate(seed: u64) -> RaceProgram {
     ];
     let mut out = Vec::new();
     let mut args = Vec::new();
-    for _ in 0..threads {
+    for t in 0..threads {
         let mut ops = Vec::new();
         args.push(rng.below(globals as u64) as usize);
+        if message_passing {
+            let fence = |rng: &mut Rng| {
+                (rng.below(4) != 0).then(|| Op::Fence {
+                    order: *rng.pick(&fences),
+                })
+            };
+            if t == 0 {
+                ops.push(Op::Store { g: 0, v: 1 });
+                ops.extend(fence(&mut rng));
+                ops.push(match rng.below(3) {
+                    0 => Op::FetchAdd {
+                        g: 1,
+                        v: 1,
+                        order: Order::Relaxed,
+                    },
+                    1 => Op::AtomicStore {
+                        g: 1,
+                        v: 1,
+                        order: Order::Release,
+                    },
+                    _ => Op::AtomicStore {
+                        g: 1,
+                        v: 1,
+                        order: Order::Relaxed,
+                    },
+                });
+            } else {
+                ops.push(Op::Await {
+                    g: 1,
+                    v: 1,
+                    order: *rng.pick(&[Order::Relaxed, Order::Relaxed, Order::Acquire]),
+                });
+                ops.extend(fence(&mut rng));
+                ops.push(if rng.below(2) == 0 {
+                    Op::Load { g: 0 }
+                } else {
+                    Op::Store { g: 0, v: 2 }
+                });
+            }
+            out.push(ops);
+            continue;
+        }
         for _ in 0..rng.range(1, if threads == 3 { 3 } else { 4 }) {
             let g = rng.below(globals as u64) as usize;
             match rng.below(11) {
@@ -291,6 +342,25 @@ impl RaceProgram {
         }
         c.push_str("    return 0;\n}\n");
         c
+    }
+
+    /// The same program with its fences removed.
+    pub fn without_fences(&self) -> RaceProgram {
+        let mut p = self.clone();
+        for ops in &mut p.threads {
+            ops.retain(|op| !matches!(op, Op::Fence { .. }));
+        }
+        p
+    }
+
+    /// Whether a thread accesses memory through a pointer.
+    pub fn uses_pointers(&self) -> bool {
+        self.threads.iter().flatten().any(|op| {
+            matches!(
+                op,
+                Op::LoadPtr | Op::SetPtr { .. } | Op::LoadVia | Op::StoreVia { .. }
+            )
+        })
     }
 
     /// Whether some execution has a data race: two accesses of different threads to
