@@ -478,16 +478,21 @@ impl RaceState {
         out: &mut Vec<u8>,
         ends: &mut Vec<usize>,
     ) {
-        // An access matters while some other running thread does not know it.
-        let watchers: Vec<(u32, &VectorClock)> = (0..self.threads.len() as u32)
-            .filter(|&u| running(u))
-            .map(|u| (u, &self.threads[u as usize].now))
-            .collect();
-        let relevant = |a: &Access| {
-            watchers
-                .iter()
-                .any(|&(u, c)| u != a.tid && a.clock > c.get(a.tid))
-        };
+        // An access matters while some other running thread does not know it: while
+        // its epoch is above the least that the other running threads know of its
+        // thread (`known[t]`, u32::MAX when no other thread runs).
+        let n = self.threads.len();
+        let mut known: smallvec::SmallVec<[u32; 8]> = smallvec::smallvec![u32::MAX; n];
+        for (u, t) in self.threads.iter().enumerate() {
+            if running(u as u32) {
+                for (k, least) in known.iter_mut().enumerate() {
+                    if k != u {
+                        *least = (*least).min(t.now.get(k as u32));
+                    }
+                }
+            }
+        }
+        let relevant = |a: &Access| known.get(a.tid as usize).is_some_and(|&k| a.clock > k);
         let mut sync: Vec<(u32, u32, &VectorClock)> = self
             .sync
             .iter()
@@ -534,7 +539,6 @@ impl RaceState {
         pending.sort_unstable_by_key(|p| p.0);
         // Each component is renamed to how many of that thread's recorded access epochs
         // it covers (see the module documentation): all a clock value can ever decide.
-        let n = self.threads.len();
         // (thread, epoch) of every recorded access that may still race, sorted.
         let mut epochs: Vec<(u32, u32)> = Vec::new();
         for cell in groups
@@ -550,10 +554,22 @@ impl RaceState {
         }
         epochs.sort_unstable();
         epochs.dedup();
+        // Where each thread's epochs start in `epochs`.
+        let mut starts: smallvec::SmallVec<[u32; 9]> = smallvec::smallvec![0; n + 1];
+        for &(t, _) in &epochs {
+            if let Some(s) = starts.get_mut(t as usize + 1) {
+                *s += 1;
+            }
+        }
+        for k in 0..n {
+            starts[k + 1] += starts[k];
+        }
         let cover = |k: u32, v: u32| -> u32 {
-            let upto = epochs.partition_point(|&(t, e)| (t, e) <= (k, v));
-            let from = epochs.partition_point(|&(t, _)| t < k);
-            upto.saturating_sub(from) as u32
+            let (Some(&from), Some(&to)) = (starts.get(k as usize), starts.get(k as usize + 1))
+            else {
+                return 0;
+            };
+            epochs[from as usize..to as usize].partition_point(|&(_, e)| e <= v) as u32
         };
         // Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
         let put = |out: &mut Vec<u8>, mut x: u32| loop {
@@ -665,9 +681,14 @@ impl RaceState {
             put_fixed(out, 0);
             let mut runs = 0u32;
             let mut i = 0;
+            // Whether `keys` already holds the history of group `i`.
+            let mut ready = false;
             while i < object.len() {
                 let (_, off, mut len, cell) = object[i];
-                keys_of(cell, &mut keys);
+                if !ready {
+                    keys_of(cell, &mut keys);
+                }
+                ready = false;
                 let mut j = i + 1;
                 while let Some(&(_, off2, len2, cell2)) = object.get(j) {
                     if off2 != off.wrapping_add(len) {
@@ -675,6 +696,7 @@ impl RaceState {
                     }
                     keys_of(cell2, &mut next);
                     if next != keys {
+                        ready = true;
                         break;
                     }
                     len += len2;
@@ -683,6 +705,9 @@ impl RaceState {
                 put(out, off);
                 put(out, len);
                 put_keys(out, &keys);
+                if ready {
+                    std::mem::swap(&mut keys, &mut next);
+                }
                 runs += 1;
                 i = j;
             }
