@@ -59,8 +59,12 @@ use crate::ir::MemOrder;
 use crate::memory::ObjId;
 use crate::store::decode::Reader;
 use shadow::{Run, Shadow};
+use smallvec::SmallVec;
 use sorted::SortedMap;
 use std::sync::Arc;
+
+/// A history as serialised: (thread, covered count, kind) of its accesses.
+type Keys = SmallVec<[(u32, u32, u8); 8]>;
 
 /// What to do with data races (`--races`; its default is `Warn`, while the engine's
 /// `MachineOptions` default to `Allow`).
@@ -126,7 +130,7 @@ struct ThreadClocks {
 
 /// The accesses that may still race with a later one, at one byte: usually one or two,
 /// kept inline (states are cloned on every transition).
-type Cell = smallvec::SmallVec<[Access; 2]>;
+type Cell = SmallVec<[Access; 2]>;
 
 /// The race-detection data of one state.
 #[derive(Clone, Debug)]
@@ -548,7 +552,7 @@ impl RaceState {
         // its epoch is above the least that the other running threads know of its
         // thread (`known[t]`, u32::MAX when no other thread runs).
         let n = self.threads.len();
-        let mut known: smallvec::SmallVec<[u32; 8]> = smallvec::smallvec![u32::MAX; n];
+        let mut known: SmallVec<[u32; 8]> = smallvec::smallvec![u32::MAX; n];
         for (u, t) in self.threads.iter().enumerate() {
             if running(u as u32) {
                 for (k, least) in known.iter_mut().enumerate() {
@@ -559,7 +563,7 @@ impl RaceState {
             }
         }
         let relevant = |a: &Access| known.get(a.tid as usize).is_some_and(|&k| a.clock > k);
-        let mut sync: Vec<(u32, u32, &VectorClock)> = self
+        let mut sync: SmallVec<[(u32, u32, &VectorClock); 4]> = self
             .sync
             .iter()
             .filter_map(|(&(o, off), c)| {
@@ -571,13 +575,13 @@ impl RaceState {
         // The per-byte histories by object in canonical order, as groups of consecutive
         // bytes with equal cells: (object, first byte, length, cell). A group is written
         // when it holds an access that may still race.
-        let mut objects: Vec<(u32, &Shadow)> = self
+        let mut objects: SmallVec<[(u32, &Shadow); 8]> = self
             .shadow
             .iter()
             .filter_map(|(&o, shadow)| Some((map(o)?, &**shadow)))
             .collect();
         objects.sort_unstable_by_key(|o| o.0);
-        let mut groups: Vec<(u32, u32, u32, &Cell)> = Vec::new();
+        let mut groups: SmallVec<[(u32, u32, u32, &Cell); 32]> = SmallVec::new();
         for &(m, shadow) in &objects {
             let runs = shadow.runs();
             let mut i = 0;
@@ -596,7 +600,7 @@ impl RaceState {
                 }
             }
         }
-        let mut pending: Vec<(u32, &Cell)> = self
+        let mut pending: SmallVec<[(u32, &Cell); 4]> = self
             .pending
             .iter()
             .filter(|(_, cell)| cell.iter().any(relevant))
@@ -606,7 +610,7 @@ impl RaceState {
         // Each component is renamed to how many of that thread's recorded access epochs
         // it covers (see the module documentation): all a clock value can ever decide.
         // (thread, epoch) of every recorded access that may still race, sorted.
-        let mut epochs: Vec<(u32, u32)> = Vec::new();
+        let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
         for cell in groups
             .iter()
             .map(|g| g.3)
@@ -621,7 +625,7 @@ impl RaceState {
         epochs.sort_unstable();
         epochs.dedup();
         // Where each thread's epochs start in `epochs`.
-        let mut starts: smallvec::SmallVec<[u32; 9]> = smallvec::smallvec![0; n + 1];
+        let mut starts: SmallVec<[u32; 9]> = smallvec::smallvec![0; n + 1];
         for &(t, _) in &epochs {
             if let Some(s) = starts.get_mut(t as usize + 1) {
                 *s += 1;
@@ -695,7 +699,7 @@ impl RaceState {
             put(out, *off);
             put_clock(out, c);
         }
-        let mut raced: Vec<(u32, u32)> = self
+        let mut raced: SmallVec<[(u32, u32); 8]> = self
             .raced
             .iter()
             .filter_map(|(&(o, b), _)| Some((map(o)?, b)))
@@ -708,7 +712,7 @@ impl RaceState {
         }
         // A cell as the state sees it: (thread, covered count, kind) of its relevant
         // accesses, sorted.
-        let keys_of = |cell: &Cell, keys: &mut Vec<(u32, u32, u8)>| {
+        let keys_of = |cell: &Cell, keys: &mut Keys| {
             keys.clear();
             keys.extend(cell.iter().filter(|a| relevant(a)).map(|a| {
                 (
@@ -727,7 +731,7 @@ impl RaceState {
                 out.push(kind);
             }
         };
-        let mut keys = Vec::new();
+        let mut keys = Keys::new();
         put(out, pending.len() as u32);
         for (o, cell) in &pending {
             put(out, *o);
@@ -740,7 +744,7 @@ impl RaceState {
         // Per object: runs of consecutive bytes with the same history (a variable
         // written or read whole) are one entry: (first byte, length, history). Maximal
         // runs keep the form canonical.
-        let mut next = Vec::new();
+        let mut next = Keys::new();
         for object in groups.chunk_by(|a, b| a.0 == b.0) {
             put(out, object[0].0);
             let at = out.len();
