@@ -15,7 +15,8 @@
 //! **The bookkeeping** (FastTrack-style, *"FastTrack: Efficient and Precise Dynamic Race
 //! Detection"*, Flanagan and Freund): a vector clock per thread, one per
 //! synchronisation location (a mutex's or an atomic's address), and per byte of shared
-//! memory the accesses that may still race with a later one. An access is an epoch
+//! memory the accesses that may still race with a later one (kept per run of bytes with
+//! the same history, `shadow.rs`). An access is an epoch
 //! (thread, that thread's clock) with its kind. A new access drops an older one it
 //! makes redundant: one that happens-before it, when every later access racing with the
 //! old one would also race with the new one (the new one writes or the old one reads,
