@@ -67,6 +67,8 @@ pub struct Search<'a, 'p> {
     frontier: Mutex<Option<StateId>>,
     /// Holds open states by id, or whole (set once the initial state is stored).
     keeper: Option<Keeper>,
+    /// Run first on each worker thread this search starts.
+    pub worker_start: Option<super::WorkerStart>,
 }
 
 /// One worker's scratch space.
@@ -137,6 +139,7 @@ impl<'a, 'p> Search<'a, 'p> {
             stop: AtomicBool::new(false),
             frontier: Mutex::new(None),
             keeper: None,
+            worker_start: None,
         }
     }
 
@@ -223,6 +226,7 @@ impl<'a, 'p> Search<'a, 'p> {
         std::thread::scope(|s| {
             for _ in 1..jobs {
                 s.spawn(|| {
+                    let _started = this.worker_start.as_ref().map(|hook| hook());
                     let mut w = Worker::default();
                     loop {
                         start_level.wait();
@@ -334,7 +338,7 @@ impl<'a, 'p> Search<'a, 'p> {
     /// candidates, one per new state (the smallest key), in key order.
     fn sort_out(&self, outs: Vec<LevelOut>) -> Result<Vec<Candidate>, Stop> {
         let mut error: Option<ErrorAt> = None;
-        let mut candidates = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::new();
         for out in outs {
             if let Some(reason) = out.limit {
                 let frontier = *self.frontier.lock().unwrap_or_else(|e| e.into_inner());
@@ -348,7 +352,11 @@ impl<'a, 'p> Search<'a, 'p> {
                     error = Some(e);
                 }
             }
-            candidates.extend(out.candidates);
+            if candidates.is_empty() {
+                candidates = out.candidates;
+            } else {
+                candidates.extend(out.candidates);
+            }
         }
         if let Some(e) = error {
             let mut path = self.parents_lock().path_to(e.parent);
@@ -358,20 +366,17 @@ impl<'a, 'p> Search<'a, 'p> {
                 path,
             });
         }
+        // In place: a level's candidates are the search's largest transient data.
         candidates.sort_unstable_by_key(|c| (c.id, c.weight, c.key));
-        let mut winners: Vec<Candidate> = Vec::new();
-        for mut c in candidates {
-            match winners.last_mut() {
-                Some(w) if w.id == c.id => {
-                    if w.state.is_none() {
-                        w.state = c.state.take();
-                    }
-                }
-                _ => winners.push(c),
+        candidates.dedup_by(|later, winner| {
+            let same = later.id == winner.id;
+            if same && winner.state.is_none() {
+                winner.state = later.state.take();
             }
-        }
-        winners.sort_unstable_by_key(|c| c.key);
-        Ok(winners)
+            same
+        });
+        candidates.sort_unstable_by_key(|c| c.key);
+        Ok(candidates)
     }
 
     fn finish_stats(&mut self) {
