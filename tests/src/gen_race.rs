@@ -5,9 +5,10 @@
 //! the engine's detector (vector clocks with epochs, history pruning, canonical
 //! states): it enumerates every interleaving of the threads' operations on plain
 //! integers, and for each execution builds happens-before from its definition, as a
-//! graph (program order; unlock → next lock; a release write, or the head of the
-//! release sequence a read-from write belongs to → an acquire read of it), closes it
-//! transitively, and compares every pair of conflicting accesses.
+//! graph (program order; unlock → next lock; thread creation and join; the C11
+//! synchronises-with rules of release/acquire operations and fences, spelled out in
+//! `race_in`), closes it transitively, and compares every pair of conflicting accesses.
+//! Accesses through pointers name the global the pointer holds when they run.
 
 use crate::prng::Rng;
 use std::fmt::Write;
@@ -60,6 +61,17 @@ pub enum Op {
     Lock,
     /// `pthread_mutex_unlock(&m);`
     Unlock,
+    /// `__atomic_thread_fence(order);`
+    Fence { order: Order },
+    /// `q = p;`: the thread's local pointer `q` (it starts as the thread's argument)
+    /// takes the shared pointer `p` (a plain read of `p`).
+    LoadPtr,
+    /// `p = &gG;` (a plain write of `p`).
+    SetPtr { g: usize },
+    /// `r += *q;`
+    LoadVia,
+    /// `*q = v;`
+    StoreVia { v: i32 },
 }
 
 #[derive(Clone, Debug)]
@@ -67,14 +79,27 @@ pub struct RaceProgram {
     pub seed: u64,
     pub globals: usize,
     pub threads: Vec<Vec<Op>>,
+    /// The global each thread's argument points to (its `q` at the start).
+    pub args: Vec<usize>,
+    /// The global `p` points to at the start.
+    pub ptr: usize,
 }
 
-/// The program of `seed`: 2–3 threads of 1–4 operations (a locked section counts as
-/// one) on 2 globals.
+/// The program of `seed`: 2–3 threads of 1–4 operations (a locked section, and a fence
+/// with the relaxed operation it orders, count as one) on 2 globals and a pointer; or
+/// message passing with fences between two threads.
 pub fn generate(seed: u64) -> RaceProgram {
     let mut rng = Rng::new(seed);
     let globals = 2;
-    let threads: usize = rng.range(2, 3) as usize;
+    // One program in three is message passing between two threads, each side with or
+    // without a fence of some order (random threads almost never line up a fence with
+    // the write and the read it would order).
+    let message_passing = rng.below(3) == 0;
+    let threads: usize = if message_passing {
+        2
+    } else {
+        rng.range(2, 3) as usize
+    };
     let loads = [Order::Relaxed, Order::Acquire, Order::SeqCst];
     let stores = [Order::Relaxed, Order::Release, Order::SeqCst];
     let rmws = [
@@ -95,12 +120,63 @@ pub fn generate(seed: u64) -> RaceProgram {
             }
         }
     };
+    let fences = [
+        Order::Relaxed,
+        Order::Acquire,
+        Order::Release,
+        Order::AcqRel,
+        Order::SeqCst,
+    ];
     let mut out = Vec::new();
-    for _ in 0..threads {
+    let mut args = Vec::new();
+    for t in 0..threads {
         let mut ops = Vec::new();
+        args.push(rng.below(globals as u64) as usize);
+        if message_passing {
+            let fence = |rng: &mut Rng| {
+                (rng.below(4) != 0).then(|| Op::Fence {
+                    order: *rng.pick(&fences),
+                })
+            };
+            if t == 0 {
+                ops.push(Op::Store { g: 0, v: 1 });
+                ops.extend(fence(&mut rng));
+                ops.push(match rng.below(3) {
+                    0 => Op::FetchAdd {
+                        g: 1,
+                        v: 1,
+                        order: Order::Relaxed,
+                    },
+                    1 => Op::AtomicStore {
+                        g: 1,
+                        v: 1,
+                        order: Order::Release,
+                    },
+                    _ => Op::AtomicStore {
+                        g: 1,
+                        v: 1,
+                        order: Order::Relaxed,
+                    },
+                });
+            } else {
+                ops.push(Op::Await {
+                    g: 1,
+                    v: 1,
+                    order: *rng.pick(&[Order::Relaxed, Order::Relaxed, Order::Acquire]),
+                });
+                ops.extend(fence(&mut rng));
+                ops.push(if rng.below(2) == 0 {
+                    Op::Load { g: 0 }
+                } else {
+                    Op::Store { g: 0, v: 2 }
+                });
+            }
+            out.push(ops);
+            continue;
+        }
         for _ in 0..rng.range(1, if threads == 3 { 3 } else { 4 }) {
             let g = rng.below(globals as u64) as usize;
-            match rng.below(7) {
+            match rng.below(11) {
                 0 | 1 => ops.push(plain(&mut rng)),
                 2 => ops.push(Op::AtomicLoad {
                     g,
@@ -121,12 +197,72 @@ pub fn generate(seed: u64) -> RaceProgram {
                     v: rng.range(1, 2) as i32,
                     order: *rng.pick(&loads),
                 }),
-                _ => {
+                6 => {
                     ops.push(Op::Lock);
                     for _ in 0..rng.range(1, 2) {
                         ops.push(plain(&mut rng));
                     }
                     ops.push(Op::Unlock);
+                }
+                // A fence before a relaxed write (release fence publication), or alone.
+                7 => {
+                    ops.push(Op::Fence {
+                        order: *rng.pick(&fences),
+                    });
+                    match rng.below(3) {
+                        0 => ops.push(Op::AtomicStore {
+                            g,
+                            v: rng.range(1, 2) as i32,
+                            order: Order::Relaxed,
+                        }),
+                        1 => ops.push(Op::FetchAdd {
+                            g,
+                            v: 1,
+                            order: Order::Relaxed,
+                        }),
+                        _ => {}
+                    }
+                }
+                // A relaxed read before a fence (acquire fence reception).
+                8 => {
+                    let v = rng.range(1, 2) as i32;
+                    ops.push(if rng.below(2) == 0 {
+                        Op::Await {
+                            g,
+                            v,
+                            order: Order::Relaxed,
+                        }
+                    } else {
+                        Op::AtomicLoad {
+                            g,
+                            order: Order::Relaxed,
+                        }
+                    });
+                    ops.push(Op::Fence {
+                        order: *rng.pick(&fences),
+                    });
+                }
+                // Through pointers: the thread's argument, or the shared pointer.
+                9 => ops.push(if rng.below(2) == 0 {
+                    Op::LoadVia
+                } else {
+                    Op::StoreVia {
+                        v: rng.range(1, 2) as i32,
+                    }
+                }),
+                _ => {
+                    if rng.below(3) == 0 {
+                        ops.push(Op::SetPtr { g });
+                    } else {
+                        ops.push(Op::LoadPtr);
+                        ops.push(if rng.below(2) == 0 {
+                            Op::LoadVia
+                        } else {
+                            Op::StoreVia {
+                                v: rng.range(1, 2) as i32,
+                            }
+                        });
+                    }
                 }
             }
         }
@@ -136,6 +272,8 @@ pub fn generate(seed: u64) -> RaceProgram {
         seed,
         globals,
         threads: out,
+        args,
+        ptr: rng.below(globals as u64) as usize,
     }
 }
 
@@ -152,8 +290,12 @@ impl RaceProgram {
         for g in 0..self.globals {
             let _ = writeln!(c, "int g{g};");
         }
+        let _ = writeln!(c, "int *p = &g{};", self.ptr);
         for (t, ops) in self.threads.iter().enumerate() {
-            let _ = writeln!(c, "void *t{t}(void *arg) {{\n    int r = 0;");
+            let _ = writeln!(
+                c,
+                "void *t{t}(void *arg) {{\n    int r = 0;\n    int *q = arg;"
+            );
             for op in ops {
                 let line = match op {
                     Op::Load { g } => format!("r += g{g};"),
@@ -173,6 +315,13 @@ impl RaceProgram {
                     ),
                     Op::Lock => "pthread_mutex_lock(&m);".to_owned(),
                     Op::Unlock => "pthread_mutex_unlock(&m);".to_owned(),
+                    Op::Fence { order } => {
+                        format!("__atomic_thread_fence({});", order.c_name())
+                    }
+                    Op::LoadPtr => "q = p;".to_owned(),
+                    Op::SetPtr { g } => format!("p = &g{g};"),
+                    Op::LoadVia => "r += *q;".to_owned(),
+                    Op::StoreVia { v } => format!("*q = {v};"),
                 };
                 let _ = writeln!(c, "    {line}");
             }
@@ -182,7 +331,11 @@ impl RaceProgram {
         let n = self.threads.len();
         let _ = writeln!(c, "    pthread_t t[{n}];");
         for t in 0..n {
-            let _ = writeln!(c, "    pthread_create(&t[{t}], 0, t{t}, 0);");
+            let _ = writeln!(
+                c,
+                "    pthread_create(&t[{t}], 0, t{t}, &g{});",
+                self.args[t]
+            );
         }
         for t in 0..n {
             let _ = writeln!(c, "    pthread_join(t[{t}], 0);");
@@ -191,14 +344,35 @@ impl RaceProgram {
         c
     }
 
+    /// The same program with its fences removed.
+    pub fn without_fences(&self) -> RaceProgram {
+        let mut p = self.clone();
+        for ops in &mut p.threads {
+            ops.retain(|op| !matches!(op, Op::Fence { .. }));
+        }
+        p
+    }
+
+    /// Whether a thread accesses memory through a pointer.
+    pub fn uses_pointers(&self) -> bool {
+        self.threads.iter().flatten().any(|op| {
+            matches!(
+                op,
+                Op::LoadPtr | Op::SetPtr { .. } | Op::LoadVia | Op::StoreVia { .. }
+            )
+        })
+    }
+
     /// Whether some execution has a data race: two accesses of different threads to
-    /// the same global, at least one a write and one not atomic, that happens-before
-    /// does not order.
+    /// the same global (or to `p`), at least one a write and one not atomic, that
+    /// happens-before does not order.
     pub fn has_race(&self) -> bool {
         let mut search = Search {
             program: self,
             pcs: vec![0; self.threads.len()],
             values: vec![0; self.globals],
+            ptr: self.ptr,
+            qs: self.args.clone(),
             lock_owner: None,
             trace: Vec::new(),
             racy: false,
@@ -212,7 +386,8 @@ impl RaceProgram {
 #[derive(Clone, Copy, Debug)]
 struct Event {
     thread: usize,
-    /// The global accessed, if any (lock and unlock access none).
+    /// The location accessed, if any (lock, unlock and fences access none): a global's
+    /// index, or the number of globals for `p`.
     g: Option<usize>,
     reads: bool,
     writes: bool,
@@ -221,12 +396,18 @@ struct Event {
     release: bool,
     lock: bool,
     unlock: bool,
+    fence_acquire: bool,
+    fence_release: bool,
 }
 
 struct Search<'p> {
     program: &'p RaceProgram,
     pcs: Vec<usize>,
     values: Vec<i32>,
+    /// The global `p` points to.
+    ptr: usize,
+    /// The global each thread's `q` points to.
+    qs: Vec<usize>,
     lock_owner: Option<usize>,
     trace: Vec<Event>,
     racy: bool,
@@ -249,6 +430,7 @@ impl Search<'_> {
             }
             moved = true;
             let (saved_values, saved_owner) = (self.values.clone(), self.lock_owner);
+            let (saved_ptr, saved_q) = (self.ptr, self.qs[t]);
             let (event, feasible) = self.execute(t, &op);
             self.trace.push(event);
             self.pcs[t] += 1;
@@ -261,6 +443,7 @@ impl Search<'_> {
             self.trace.pop();
             self.values = saved_values;
             self.lock_owner = saved_owner;
+            (self.ptr, self.qs[t]) = (saved_ptr, saved_q);
             if self.racy {
                 return;
             }
@@ -282,6 +465,8 @@ impl Search<'_> {
             release: false,
             lock: false,
             unlock: false,
+            fence_acquire: false,
+            fence_release: false,
         };
         let mut feasible = true;
         match *op {
@@ -331,8 +516,65 @@ impl Search<'_> {
                 e.unlock = true;
                 self.lock_owner = None;
             }
+            Op::Fence { order } => {
+                e.fence_acquire = order.acquires();
+                e.fence_release = order.releases();
+            }
+            Op::LoadPtr => {
+                e.g = Some(self.program.globals);
+                e.reads = true;
+                self.qs[t] = self.ptr;
+            }
+            Op::SetPtr { g } => {
+                e.g = Some(self.program.globals);
+                e.writes = true;
+                self.ptr = g;
+            }
+            Op::LoadVia => {
+                e.g = Some(self.qs[t]);
+                e.reads = true;
+            }
+            Op::StoreVia { v } => {
+                e.g = Some(self.qs[t]);
+                e.writes = true;
+                self.values[self.qs[t]] = v;
+            }
         }
         (e, feasible)
+    }
+}
+
+/// The writes X whose (hypothetical, C++20) release sequence holds the write the read
+/// `r` reads from: that write, and while it is a read-modify-write the write before it,
+/// back to an atomic store that is not one. None past a non-atomic write.
+fn heads(trace: &[Event], r: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    for w in (0..r).rev() {
+        let write = trace[w];
+        if write.g != trace[r].g || !write.writes {
+            continue;
+        }
+        if !write.atomic {
+            break;
+        }
+        out.push(w);
+        if !write.reads {
+            break;
+        }
+    }
+    out
+}
+
+/// `x`, a write read by (or before) the acquire `to`, makes `to` synchronise with `x`
+/// if `x` releases, and with every release fence sequenced before `x`.
+fn synchronises(trace: &[Event], x: usize, to: usize, hb: &mut [Vec<bool>]) {
+    if trace[x].release {
+        hb[x][to] = true;
+    }
+    for a in 0..x {
+        if trace[a].thread == trace[x].thread && trace[a].fence_release {
+            hb[a][to] = true;
+        }
     }
 }
 
@@ -353,25 +595,23 @@ fn race_in(trace: &[Event]) -> bool {
                 hb[i][j] = true;
             }
         }
-        // An acquire read synchronises with the release heads of the release sequence
-        // the write it reads from belongs to (C++20: a release write followed by
-        // read-modify-writes only).
+        // An acquire read synchronises with each release write X whose release
+        // sequence holds the write it reads from, and with each release fence
+        // sequenced before such an X even if X is relaxed (C11 fences rule 2).
         if b.reads && b.atomic && b.acquire {
-            let g = b.g;
-            let writes: Vec<usize> = (0..j)
-                .filter(|&i| trace[i].g == g && trace[i].writes)
-                .collect();
-            for &w in writes.iter().rev() {
-                let write = trace[w];
-                if !write.atomic {
-                    break;
-                }
-                if write.release {
-                    hb[w][j] = true;
-                }
-                // A read-modify-write continues the sequence of the write before it.
-                if !write.reads {
-                    break;
+            for x in heads(trace, j) {
+                synchronises(trace, x, j, &mut hb);
+            }
+        }
+        // An acquire fence does so for every atomic read sequenced before it (rules 1
+        // and 3): what a relaxed read saw becomes ordered at the fence.
+        if b.fence_acquire {
+            for y in (0..j).filter(|&y| {
+                let e = trace[y];
+                e.thread == b.thread && e.reads && e.atomic
+            }) {
+                for x in heads(trace, y) {
+                    synchronises(trace, x, j, &mut hb);
                 }
             }
         }
@@ -408,7 +648,9 @@ mod tests {
         RaceProgram {
             seed: 0,
             globals: 2,
+            args: vec![0; threads.len()],
             threads,
+            ptr: 0,
         }
     }
 
@@ -501,5 +743,131 @@ mod tests {
         };
         assert!(!with_middle(rmw).has_race());
         assert!(with_middle(store).has_race());
+    }
+
+    #[test]
+    fn oracle_on_fences() {
+        // Thread 0 writes g0, fences, sets g1 relaxed; thread 1 waits for g1 relaxed,
+        // fences, reads g0.
+        let publish = |release: Option<Order>, acquire: Option<Order>, rmw: bool| {
+            let mut writer = vec![Op::Store { g: 0, v: 1 }];
+            writer.extend(release.map(|order| Op::Fence { order }));
+            writer.push(if rmw {
+                Op::FetchAdd {
+                    g: 1,
+                    v: 1,
+                    order: Order::Relaxed,
+                }
+            } else {
+                Op::AtomicStore {
+                    g: 1,
+                    v: 1,
+                    order: Order::Relaxed,
+                }
+            });
+            let mut reader = vec![Op::Await {
+                g: 1,
+                v: 1,
+                order: Order::Relaxed,
+            }];
+            reader.extend(acquire.map(|order| Op::Fence { order }));
+            reader.push(Op::Load { g: 0 });
+            program(vec![writer, reader])
+        };
+        let (rel, acq) = (Some(Order::Release), Some(Order::Acquire));
+        assert!(!publish(rel, acq, false).has_race());
+        assert!(!publish(rel, acq, true).has_race());
+        assert!(!publish(Some(Order::SeqCst), Some(Order::AcqRel), false).has_race());
+        assert!(publish(None, acq, false).has_race());
+        assert!(publish(rel, None, false).has_race());
+        assert!(publish(Some(Order::Acquire), Some(Order::Release), false).has_race());
+        assert!(publish(Some(Order::Relaxed), Some(Order::Relaxed), false).has_race());
+        // A release fence and an acquire read (rule 2); a release write and an acquire
+        // fence (rule 3).
+        let mixed = |store: Order, fence: Option<Order>, load: Order, fence2: Option<Order>| {
+            let mut writer = vec![Op::Store { g: 0, v: 1 }];
+            writer.extend(fence.map(|order| Op::Fence { order }));
+            writer.push(Op::AtomicStore {
+                g: 1,
+                v: 1,
+                order: store,
+            });
+            let mut reader = vec![Op::Await {
+                g: 1,
+                v: 1,
+                order: load,
+            }];
+            reader.extend(fence2.map(|order| Op::Fence { order }));
+            reader.push(Op::Load { g: 0 });
+            program(vec![writer, reader])
+        };
+        assert!(!mixed(Order::Relaxed, rel, Order::Acquire, None).has_race());
+        assert!(!mixed(Order::Release, None, Order::Relaxed, acq).has_race());
+        assert!(mixed(Order::Relaxed, None, Order::Relaxed, acq).has_race());
+        // A fence after the relaxed store publishes nothing.
+        let late = program(vec![
+            vec![
+                Op::Store { g: 0, v: 1 },
+                Op::AtomicStore {
+                    g: 1,
+                    v: 1,
+                    order: Order::Relaxed,
+                },
+                Op::Fence {
+                    order: Order::Release,
+                },
+            ],
+            vec![
+                Op::Await {
+                    g: 1,
+                    v: 1,
+                    order: Order::Acquire,
+                },
+                Op::Load { g: 0 },
+            ],
+        ]);
+        assert!(late.has_race());
+    }
+
+    #[test]
+    fn oracle_on_pointers() {
+        // Through the threads' arguments: the same global races, different ones do not.
+        let mut p = program(vec![vec![Op::StoreVia { v: 1 }], vec![Op::LoadVia]]);
+        assert!(p.has_race());
+        p.args = vec![0, 1];
+        assert!(!p.has_race());
+        // Through the shared pointer: a write of g1 races with a read through `p` only
+        // once `p` may point to g1; setting `p` races with reading it.
+        let through_p = |ptr: usize| RaceProgram {
+            ptr,
+            ..program(vec![
+                vec![Op::Store { g: 1, v: 1 }],
+                vec![Op::LoadPtr, Op::LoadVia],
+            ])
+        };
+        assert!(!through_p(0).has_race());
+        assert!(through_p(1).has_race());
+        let set = program(vec![vec![Op::SetPtr { g: 1 }], vec![Op::LoadPtr]]);
+        assert!(set.has_race());
+        // Reading `p` after a lock-protected set is ordered, and follows the new target.
+        let locked = program(vec![
+            vec![Op::Lock, Op::SetPtr { g: 1 }, Op::Unlock],
+            vec![Op::Lock, Op::LoadPtr, Op::Unlock, Op::StoreVia { v: 1 }],
+            vec![Op::Load { g: 1 }],
+        ]);
+        assert!(locked.has_race());
+        let mut locked_other = locked.clone();
+        locked_other.threads[2] = vec![Op::Load { g: 0 }];
+        // g0 is written through `q` only when thread 1 read `p` before the set.
+        assert!(locked_other.has_race());
+        locked_other.threads[1].insert(
+            0,
+            Op::Await {
+                g: 0,
+                v: 7,
+                order: Order::Relaxed,
+            },
+        );
+        assert!(!locked_other.has_race());
     }
 }

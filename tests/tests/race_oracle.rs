@@ -1,5 +1,6 @@
 //! Data-race detection against an independent oracle: generated straight-line
-//! programs (plain and atomic loads and stores, RMWs, awaits, a mutex); the engine must
+//! programs (plain and atomic loads and stores, RMWs, awaits, a mutex, fences, accesses
+//! through a pointer passed to the thread or read from a shared pointer); the engine must
 //! report a race exactly when the oracle, which enumerates every interleaving and
 //! builds happens-before from its definition (tests/src/gen_race.rs), finds one. Both
 //! directions count: no race reported that no execution has, none missed.
@@ -23,6 +24,20 @@ fn races_match_the_interleaving_oracle() {
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let seeds: Vec<u64> = (base..base + count).collect();
     let started = Instant::now();
+    // The fences and pointers must be exercised too: programs whose verdict a fence
+    // decides, and programs that access memory through pointers.
+    let programs: Vec<gen_race::RaceProgram> =
+        seeds.iter().map(|&s| gen_race::generate(s)).collect();
+    let fence_decides = programs
+        .iter()
+        .filter(|p| p.has_race() != p.without_fences().has_race())
+        .count();
+    let through_pointers = programs.iter().filter(|p| p.uses_pointers()).count();
+    assert!(
+        fence_decides * 40 >= count as usize && through_pointers * 5 >= count as usize,
+        "the generator must give programs whose race a fence decides ({fence_decides} of \
+         {count}) and programs with pointer accesses ({through_pointers} of {count})"
+    );
     let results: Vec<(bool, Option<String>)> = parallel::map(&seeds, |&seed| {
         let program = gen_race::generate(seed);
         let racy = program.has_race();

@@ -145,6 +145,9 @@ impl Machine<'_> {
             return Ok(());
         }
         let site = self.user_site(st, tid);
+        if !atomic && races.access_changes_nothing(tid, obj, off, len, write, site) {
+            return Ok(());
+        }
         let race = st.races_mut().and_then(|r| {
             let race = r.access(tid, obj, off, len, write, atomic, site);
             synchronise(r, (obj, off));

@@ -1,10 +1,11 @@
 //! Vector clocks: one counter per thread, indexed by thread id.
 
 /// A vector clock. Missing components are 0 ("knows nothing of that thread"). Up to
-/// four threads fit inline: states are cloned on every transition, and a clock that
-/// needs no allocation keeps that cheap.
+/// eight threads fit inline: the race data is copied on every transition that records
+/// an access, and a clock that needs no allocation keeps that cheap (four would not
+/// hold a program of four threads and main).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct VectorClock(smallvec::SmallVec<[u32; 4]>);
+pub struct VectorClock(smallvec::SmallVec<[u32; 8]>);
 
 impl VectorClock {
     /// The clock of a thread that has done nothing yet: its own component is 1, so its

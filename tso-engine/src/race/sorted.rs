@@ -70,10 +70,6 @@ impl<K: Ord + Copy, V> SortedMap<K, V> {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.0.iter().map(|(k, v)| (k, v))
     }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl<K: Ord + Copy, V: Default> SortedMap<K, V> {

@@ -99,6 +99,8 @@ pub struct Canonicalizer {
     /// Scratch space reused across runs (root pointers, symmetry keys).
     scratch: Vec<u64>,
     keys: symmetry::Keys,
+    /// The ends of the race data's chunks.
+    scratch_ends: Vec<usize>,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -495,8 +497,12 @@ impl Canonicalizer {
                     ThreadStatus::Stuck => false,
                 })
             };
-            races.serialize(&rename, &running, &live, &mut out.buf);
-            out.end_chunk();
+            let mut ends = std::mem::take(&mut self.scratch_ends);
+            ends.clear();
+            races.serialize(&rename, &running, &live, &mut out.buf, &mut ends);
+            out.parts
+                .extend(ends.iter().map(|&end| Part::Bytes { end, object: None }));
+            self.scratch_ends = ends;
         }
         self.map = map;
     }

@@ -177,8 +177,8 @@ pub fn decode(
         st.ext = Some(ext?.decode(bytes, &mut |p| p)?);
     }
     if flags & 2 != 0 {
-        let (_, bytes) = parts.next()?;
-        st.races = Some(Arc::new(RaceState::decode(bytes)?));
+        let rest: Vec<&[u8]> = parts.by_ref().map(|(_, b)| b).collect();
+        st.races = Some(Arc::new(RaceState::decode(&rest)?));
     }
     if parts.next().is_some() {
         return None;
