@@ -17,6 +17,18 @@ use std::cell::{Cell, RefCell};
 /// state, printing threads are ordered).
 pub(crate) const OUTPUT: u32 = u32::MAX;
 
+/// A pseudo-object standing for whether thread `t` has ended (its exit writes it, a
+/// join or cancellation of it reads it). Real objects lie below `FUNCTION_OBJECT_BASE`.
+pub(crate) fn thread_object(t: crate::state::ThreadId) -> u32 {
+    OUTPUT - 1 - t.min(0x03ff_ffff)
+}
+
+/// A pseudo-object for the shape of extension data kept for thread `t`
+/// (`NativeCx::footprint_thread_data`), between function objects and thread objects.
+pub(crate) fn thread_data_object(t: crate::state::ThreadId) -> u32 {
+    0xF800_0000 + t.min(0x03ff_ffff)
+}
+
 /// Accesses kept per footprint before it is coarsened to `everything`.
 const MAX_ACCESSES: usize = 256;
 
@@ -113,6 +125,17 @@ impl Footprint {
         for a in &other.accesses {
             self.add(a.obj, a.start as u64, (a.end - a.start) as u64, a.write);
         }
+    }
+
+    /// Does it write anything but memory: a thread's end, extension data's shape,
+    /// output? Other threads' footprints can depend on those (how many threads still
+    /// run, which buffers hold entries) even where they commute with it.
+    pub(crate) fn writes_beyond_memory(&self) -> bool {
+        self.everything
+            || self
+                .accesses
+                .iter()
+                .any(|a| a.write && a.obj >= crate::ir::FUNCTION_OBJECT_BASE)
     }
 
     /// Does it write any byte of `obj`?

@@ -546,7 +546,7 @@ impl<'a, 'p> Search<'a, 'p> {
             let z = match sleep_of {
                 Some((t, z)) if t == tid => z,
                 _ => {
-                    let z = sleep::child_sleep(open.sleep, &footprints, tid);
+                    let z = sleep::child_sleep(open.sleep, open.expand, &footprints, tid);
                     sleep_of = Some((tid, z));
                     z
                 }

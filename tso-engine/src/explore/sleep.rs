@@ -42,16 +42,25 @@ impl Expand {
     }
 }
 
-/// The sleep set of the successors by `t` of a state expanded with `sleep`, where
-/// `footprints[u]` is thread u's footprint there (None: u did not run).
-pub(crate) fn child_sleep(sleep: Sleep, footprints: &[Option<Footprint>], t: ThreadId) -> Sleep {
+/// The sleep set of the successors by `t` of a state expanded with `sleep` for the
+/// threads `expand` names, where `footprints[u]` is thread u's footprint there (None:
+/// u did not run or cannot move): the sleepers and the threads expanded before t in
+/// this expansion, when independent of t. (On a revisit, the threads expanded the
+/// first time do not count: their successors were given sleep sets holding threads
+/// that are only now expanded.)
+pub(crate) fn child_sleep(
+    sleep: Sleep,
+    expand: Expand,
+    footprints: &[Option<Footprint>],
+    t: ThreadId,
+) -> Sleep {
     let Some(Some(ft)) = footprints.get(t as usize) else {
         return 0;
     };
     let mut child = 0;
     for (u, fu) in footprints.iter().enumerate().take(64) {
         let u = u as ThreadId;
-        if u == t || !(contains(sleep, u) || u < t) {
+        if u == t || !(contains(sleep, u) || (u < t && expand.includes(sleep, u))) {
             continue;
         }
         if fu.as_ref().is_some_and(|fu| fu.independent(ft)) {
@@ -81,17 +90,25 @@ mod tests {
     fn independent_earlier_threads_and_sleepers_sleep() {
         // Threads 0 and 1 write different objects; 2 writes 0's object.
         let fps = vec![write(1), write(2), write(1)];
-        assert_eq!(child_sleep(0, &fps, 0), 0);
-        assert_eq!(child_sleep(0, &fps, 1), 0b001);
-        assert_eq!(child_sleep(0, &fps, 2), 0b010);
+        let all = Expand::AllAwake;
+        assert_eq!(child_sleep(0, all, &fps, 0), 0);
+        assert_eq!(child_sleep(0, all, &fps, 1), 0b001);
+        assert_eq!(child_sleep(0, all, &fps, 2), 0b010);
         // A sleeper after t stays asleep when independent.
-        assert_eq!(child_sleep(0b100, &fps, 1), 0b101);
+        assert_eq!(child_sleep(0b100, all, &fps, 1), 0b101);
+    }
+
+    #[test]
+    fn a_revisit_puts_to_sleep_only_what_it_expands_itself() {
+        // Thread 0 was expanded the first time; 1 and 2 only now.
+        let fps = vec![write(1), write(2), write(3)];
+        assert_eq!(child_sleep(0, Expand::Only(0b110), &fps, 2), 0b010);
     }
 
     #[test]
     fn a_thread_that_did_not_run_never_sleeps() {
         let fps = vec![None, write(2)];
-        assert_eq!(child_sleep(0b01, &fps, 1), 0);
+        assert_eq!(child_sleep(0b01, Expand::AllAwake, &fps, 1), 0);
     }
 
     #[test]

@@ -393,13 +393,7 @@ impl<'p> Machine<'p> {
                 .iter()
                 .zip(&before.threads)
                 .enumerate()
-                .any(|(u, (a, b))| {
-                    if u as ThreadId == tid {
-                        a.status != b.status
-                    } else {
-                        !Arc::ptr_eq(a, b)
-                    }
-                })
+                .any(|(u, (a, b))| u as ThreadId != tid && !Arc::ptr_eq(a, b))
             || st.exit_code.is_some()
             || st.atomic_owner.is_some()
             || before.atomic_owner.is_some()
@@ -409,6 +403,15 @@ impl<'p> Machine<'p> {
         if lifecycle {
             recorder.with(|f| f.set_everything());
             return (r, recorder.finish());
+        }
+        if st.thread(tid).status != before.thread(tid).status {
+            if st.running_threads() <= 1 {
+                // The last other thread now runs alone: what is visible changes.
+                recorder.with(|f| f.set_everything());
+                return (r, recorder.finish());
+            }
+            // The thread ended: seen by joins (`NativeCx::footprint_thread`).
+            recorder.with(|f| f.add_object(footprint::thread_object(tid), true));
         }
         // A changed shared object that no hook saw written: the whole object.
         for id in before.memory.ids() {

@@ -502,6 +502,32 @@ impl<'a> NativeCx<'a> {
         crate::explore::footprint::recording()
     }
 
+    /// Partial-order reduction: this call read (or changed) the shape of the data an
+    /// extension keeps for thread `t` (the TSO runtime: which entries its buffer holds,
+    /// which later facts count by position). Distinct from every object.
+    pub fn footprint_thread_data(&self, t: ThreadId, write: bool) {
+        if crate::explore::footprint::recording() {
+            crate::explore::footprint::note(
+                crate::explore::footprint::thread_data_object(t),
+                0,
+                u32::MAX as u64,
+                write,
+            );
+        }
+    }
+
+    /// Partial-order reduction: this call reads whether thread `t` has ended.
+    pub(crate) fn footprint_thread(&self, t: ThreadId) {
+        if crate::explore::footprint::recording() {
+            crate::explore::footprint::note(
+                crate::explore::footprint::thread_object(t),
+                0,
+                u32::MAX as u64,
+                false,
+            );
+        }
+    }
+
     /// Partial-order reduction: this call did something that cannot be described as
     /// accesses to objects; it is dependent on every other transition.
     pub fn footprint_everything(&self) {
