@@ -25,6 +25,11 @@ use tso_engine::{check, CheckOptions, Natives};
 use tso_runtime::instrument::{instrument_module, InstrumentOptions};
 use tso_runtime::runtime::{self, RuntimeOptions};
 
+// The allocator cargo-tso uses (its `memory_use` wraps the same one), so the figures are
+// the tool's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// One way of checking a program.
 #[derive(Clone)]
 struct Config {

@@ -188,7 +188,7 @@ fn check_robustness(
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
-    settings.jobs = args.jobs.unwrap_or(1).max(1);
+    settings.jobs = args.jobs.unwrap_or_else(crate::settings::cores).max(1);
     settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
         && settings.memory_model == crate::cli::MemoryModel::Sc

@@ -133,8 +133,8 @@ pub struct CheckArgs {
     /// Store-buffer bound: unflushed stores per thread; 0 means unbounded.
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub sb_bound: u32,
-    /// Workers exploring the state space (default 1: a depth-first search; more run a
-    /// breadth-first search that holds whole levels of states, so it needs more memory).
+    /// Workers exploring the state space (default: all cores). One worker searches
+    /// depth-first; more search breadth-first, level by level, which needs more memory.
     /// The states, verdict and counterexample are the same for any number.
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,

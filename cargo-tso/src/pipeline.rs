@@ -148,25 +148,25 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
             })?;
     }
     let program = tso_engine::loader::translate(&module);
-    let options = CheckOptions {
-        entry: request.entry.to_owned(),
-        machine: request.settings.machine.clone(),
-        limits: request.settings.limits.clone(),
-        collect_outcomes: request.collect_outcomes,
-        progress: request.progress.clone(),
-        jobs: request.settings.jobs,
-        observer: extras.observer.clone(),
-    };
-    let (report, exploration_bytes) =
-        crate::memory_use::peak_during(|| tso_engine::check(&program, &natives, &options));
+    let (report, exploration_bytes) = crate::memory_use::peak_during(|joiner| {
+        let joiner = joiner.clone();
+        let options = CheckOptions {
+            entry: request.entry.to_owned(),
+            machine: request.settings.machine.clone(),
+            limits: request.settings.limits.clone(),
+            collect_outcomes: request.collect_outcomes,
+            progress: request.progress.clone(),
+            jobs: request.settings.jobs,
+            observer: extras.observer.clone(),
+            // The search's workers count for this run's memory.
+            worker_start: Some(std::sync::Arc::new(move || {
+                Box::new(joiner.join_this_thread()) as Box<dyn std::any::Any>
+            })),
+        };
+        tso_engine::check(&program, &natives, &options)
+    });
     let mut outcome = RunReport::from_report(&report);
-    // Several search workers allocate on threads of their own, which the per-thread
-    // count does not see: the process's peak is the honest figure then.
-    outcome.figures.exploration_bytes = if options.jobs > 1 {
-        report.stats.peak_rss
-    } else {
-        exploration_bytes
-    };
+    outcome.figures.exploration_bytes = exploration_bytes;
     if !request.settings.show_details {
         outcome.hide_details();
     }

@@ -226,6 +226,34 @@ fn long_double_arithmetic_is_unsupported() {
 }
 
 #[test]
+fn non_temporal_store_is_unsupported_under_tso() {
+    // Weaker than x86-TSO (later stores may pass it): an ordinary store would pass the
+    // fixture, whose consumer can see the flag before the data on x86.
+    let name = "non_temporal_store.c";
+    let run = check(
+        name,
+        &[&path_arg(&fixture(name)), "--memory-model", "tso"],
+        QUICK,
+    );
+    assert_answer(&run, TOOL_ERROR, &["unsupported", "non-temporal store"]);
+    // Under SC every store is ordered: nothing to refuse.
+    let run = check(
+        name,
+        &[
+            &path_arg(&fixture(name)),
+            "--memory-model",
+            "sc",
+            "--races",
+            "allow",
+            "--format",
+            "json",
+        ],
+        QUICK,
+    );
+    assert_eq!(json_answer(&run).0, "pass", "{}", run.text());
+}
+
+#[test]
 fn inline_assembly_is_unsupported() {
     assert_unsupported("inline_asm.c", &["unsupported", "rdtsc"]);
 }

@@ -20,6 +20,8 @@ pub struct CheckOptions {
     pub jobs: usize,
     /// Sees every new state (see [`crate::explore::StateObserver`]).
     pub observer: Option<crate::explore::StateObserver>,
+    /// Run first on each worker thread of the search (see [`crate::explore::WorkerStart`]).
+    pub worker_start: Option<crate::explore::WorkerStart>,
 }
 
 impl Default for CheckOptions {
@@ -32,6 +34,7 @@ impl Default for CheckOptions {
             progress: None,
             jobs: 1,
             observer: None,
+            worker_start: None,
         }
     }
 }
@@ -132,6 +135,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         progress: opts.progress.clone(),
         jobs: opts.jobs,
         observer: opts.observer.clone(),
+        worker_start: opts.worker_start.clone(),
     };
     let result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);

@@ -164,10 +164,8 @@ fn run_jobs(
     let progress = progress::Progress::new(plan.jobs.len(), options.format != TestFormat::Json);
     let mut slow = slow::SlowWatch::new(Duration::from_secs_f64(args.slow_timeout));
     let threads = options.test_threads.unwrap_or_else(crate::settings::cores);
-    // The cores go to tests side by side, one search worker each: one worker searches
-    // depth-first, which needs far less memory than the breadth-first search of several.
-    let mut base = plan.base.clone();
-    base.jobs = 1;
+    // Each job's search workers are its share of the cores (`runner::search_workers`).
+    let base = plan.base.clone();
     let config = RunConfig {
         threads,
         fail_fast: args.fail_fast,

@@ -58,6 +58,17 @@ pub enum Event {
 const TICK: Duration = Duration::from_millis(250);
 
 /// The settings of one run: the base ones at the job's bound.
+/// Search workers for a job that starts while `running` jobs (itself included) run and
+/// `left` more wait: the machine's cores shared by the tests that run side by side.
+/// While the queue is long each test gets its share (one worker each when there are
+/// as many test threads as cores: the depth-first search, the least memory); a test
+/// that starts alone at the end of a run gets every core. Running tests are not
+/// re-balanced, so the machine is never oversubscribed.
+fn search_workers(cores: usize, test_threads: usize, running: usize, left: usize) -> usize {
+    let side_by_side = test_threads.min(running + left).max(1);
+    (cores / side_by_side).max(1)
+}
+
 fn settings_at(base: &CheckSettings, bound: u32) -> CheckSettings {
     CheckSettings {
         sb_bound: bound,
@@ -208,6 +219,8 @@ fn inject_fault(name: &str) {
 struct JobContext<'a> {
     index: usize,
     name: String,
+    /// Search workers for this job (`search_workers`).
+    workers: usize,
     sc_memo: &'a OnceLock<ScRerun>,
     progress: Option<&'a JobProgressFn>,
 }
@@ -219,7 +232,8 @@ fn run_job(
     context: JobContext<'_>,
 ) -> TestResult {
     let start = Instant::now();
-    let settings = settings_at(base, job.bound);
+    let mut settings = settings_at(base, job.bound);
+    settings.jobs = context.workers;
     let index = context.index;
     let progress = context.progress.map(|report| {
         let report = Arc::clone(report);
@@ -280,10 +294,13 @@ pub fn run(
     } = config;
     let stop = AtomicBool::new(false);
     let next = AtomicUsize::new(0);
+    let running = AtomicUsize::new(0);
+    let cores = crate::settings::cores();
     let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
-    let context = |index: usize| JobContext {
+    let context = |index: usize, running: usize| JobContext {
         index,
         name: names[index].clone(),
+        workers: search_workers(cores, threads, running, jobs.len() - index - 1),
         sc_memo: &sc_memos[jobs[index].case],
         progress: progress.as_ref(),
     };
@@ -293,7 +310,7 @@ pub fn run(
         let mut spawned = 0;
         for worker in 0..workers {
             let sender = sender.clone();
-            let (next, context, stop) = (&next, &context, &stop);
+            let (next, context, stop, running) = (&next, &context, &stop, &running);
             let body = move || loop {
                 if stop.load(Ordering::SeqCst) {
                     break;
@@ -303,7 +320,9 @@ pub fn run(
                 if sender.send(Event::Started(index)).is_err() {
                     break;
                 }
-                let result = run_job(cases, job, base, context(index));
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                let result = run_job(cases, job, base, context(index, now));
+                running.fetch_sub(1, Ordering::SeqCst);
                 if fail_fast && result.judgement.status.is_failure() {
                     stop.store(true, Ordering::SeqCst);
                 }
@@ -327,7 +346,7 @@ pub fn run(
             // No thread could be started: run everything here.
             for (index, &job) in jobs.iter().enumerate() {
                 on_event(Event::Started(index));
-                let result = run_job(cases, job, base, context(index));
+                let result = run_job(cases, job, base, context(index, 1));
                 let failed = result.judgement.status.is_failure();
                 on_event(Event::Finished(index, Box::new(result)));
                 if fail_fast && failed {
@@ -344,4 +363,24 @@ pub fn run(
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::search_workers;
+
+    #[test]
+    fn cores_are_shared_between_tests_side_by_side() {
+        // A long queue on 2 cores and 2 test threads: one worker per test.
+        assert_eq!(search_workers(2, 2, 1, 10), 1);
+        assert_eq!(search_workers(8, 2, 2, 10), 4);
+        // The last test, started alone: every core.
+        assert_eq!(search_workers(8, 2, 1, 0), 8);
+        // The last test, started while another still runs: its share only.
+        assert_eq!(search_workers(8, 2, 2, 0), 4);
+        // `--test-threads 1`: each test gets every core.
+        assert_eq!(search_workers(4, 1, 1, 5), 4);
+        // More test threads than cores: never fewer than one worker.
+        assert_eq!(search_workers(2, 16, 3, 40), 1);
+    }
 }

@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 pub enum Held {
     /// Rebuilt from the store when expanded; the output it printed so far.
     Id(Arc<Vec<u8>>),
-    Whole(State),
+    Whole(Box<State>),
 }
 
 /// Rebuilds held states: the initial state (what decoding starts from) and whether
@@ -119,7 +119,7 @@ impl Keeper {
         if self.by_id(&st) {
             Held::Id(st.output)
         } else {
-            Held::Whole(st)
+            Held::Whole(Box::new(st))
         }
     }
 

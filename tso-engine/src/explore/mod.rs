@@ -38,6 +38,11 @@ pub struct Limits {
 /// Called now and then during exploration with the figures so far (progress bars).
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
+/// Called first on every worker thread a search starts (the caller's per-run
+/// bookkeeping, such as which run a thread's memory counts for); what it returns is
+/// dropped when the worker ends.
+pub type WorkerStart = std::sync::Arc<dyn Fn() -> Box<dyn std::any::Any> + Send + Sync>;
+
 /// A caller's check of each newly stored state (and the initial one); an error ends the
 /// search with that failure along the path to the state (robustness checks). Workers
 /// call it concurrently. Any `Fn(&Machine, &State) -> Result<(), Failure>` is one.
@@ -69,6 +74,7 @@ pub struct ExploreOptions {
     /// Workers exploring the one state space (0 or 1: the calling thread alone).
     pub jobs: usize,
     pub observer: Option<StateObserver>,
+    pub worker_start: Option<WorkerStart>,
 }
 
 /// One transition on a path: which thread ran, and the choices it made.
@@ -231,6 +237,7 @@ fn search_with(
             start,
             por,
         );
+        bfs.worker_start = opts.worker_start.clone();
         let stop = bfs.run(initial);
         (stop, bfs.stats)
     };

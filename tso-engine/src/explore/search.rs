@@ -78,6 +78,8 @@ pub struct Search<'a, 'p> {
     /// The sleep set each state of the earlier levels keeps (absent: empty); written
     /// only between levels.
     sleeps: RwLock<HashMap<StateId, Sleep>>,
+    /// Run first on each worker thread this search starts.
+    pub worker_start: Option<super::WorkerStart>,
 }
 
 /// One worker's scratch space.
@@ -164,6 +166,7 @@ impl<'a, 'p> Search<'a, 'p> {
             stop: AtomicBool::new(false),
             frontier: Mutex::new(None),
             keeper: None,
+            worker_start: None,
         }
     }
 
@@ -252,6 +255,7 @@ impl<'a, 'p> Search<'a, 'p> {
         std::thread::scope(|s| {
             for _ in 1..jobs {
                 s.spawn(|| {
+                    let _started = this.worker_start.as_ref().map(|hook| hook());
                     let mut w = Worker::default();
                     loop {
                         start_level.wait();
@@ -370,7 +374,7 @@ impl<'a, 'p> Search<'a, 'p> {
     /// candidates, one per new state (the smallest key), in key order.
     fn sort_out(&self, outs: Vec<LevelOut>) -> Result<Vec<Candidate>, Stop> {
         let mut error: Option<ErrorAt> = None;
-        let mut candidates = Vec::new();
+        let mut candidates: Vec<Candidate> = Vec::new();
         for out in outs {
             if let Some(reason) = out.limit {
                 let frontier = *self.frontier.lock().unwrap_or_else(|e| e.into_inner());
@@ -384,7 +388,11 @@ impl<'a, 'p> Search<'a, 'p> {
                     error = Some(e);
                 }
             }
-            candidates.extend(out.candidates);
+            if candidates.is_empty() {
+                candidates = out.candidates;
+            } else {
+                candidates.extend(out.candidates);
+            }
         }
         if let Some(e) = error {
             let mut path = self.parents_lock().path_to(e.parent);
@@ -394,21 +402,20 @@ impl<'a, 'p> Search<'a, 'p> {
                 path,
             });
         }
+        // In place: a level's candidates are the search's largest transient data.
         candidates.sort_unstable_by_key(|c| (c.id, c.weight, c.key));
-        let mut winners: Vec<Candidate> = Vec::new();
-        for mut c in candidates {
-            match winners.last_mut() {
-                Some(w) if w.id == c.id => {
-                    w.sleep &= c.sleep;
-                    if w.state.is_none() {
-                        w.state = c.state.take();
-                    }
+        candidates.dedup_by(|later, winner| {
+            let same = later.id == winner.id;
+            if same {
+                winner.sleep &= later.sleep;
+                if winner.state.is_none() {
+                    winner.state = later.state.take();
                 }
-                _ => winners.push(c),
             }
-        }
-        winners.sort_unstable_by_key(|c| c.key);
-        Ok(winners)
+            same
+        });
+        candidates.sort_unstable_by_key(|c| c.key);
+        Ok(candidates)
     }
 
     fn finish_stats(&mut self) {

@@ -486,7 +486,9 @@ impl<'p> Machine<'p> {
         }
         let (r, ret_undef, accessed) = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
             cx.arg_undef = arg_undef;
-            if !native.data_accesses {
+            if native.data_accesses {
+                cx.data_view = self.data_view.clone();
+            } else {
                 cx.data_accesses = None;
             }
             let r = (native.call)(cx, &args);
@@ -874,6 +876,8 @@ impl<'p> Machine<'p> {
             arg_undef: Vec::new(),
             ret_undef: None,
             data_accesses,
+            data_view: None,
+            viewed: Vec::new(),
         };
         f(&mut cx)
     }

@@ -76,6 +76,7 @@ pub struct Machine<'p> {
     natives: Vec<Option<Arc<Native>>>,
     thread_exit_hook: Option<Arc<Native>>,
     fence_hook: Option<Arc<Native>>,
+    data_view: Option<Arc<dyn crate::natives::DataView>>,
     evict_hook: Option<Arc<Native>>,
     /// Per function: is it a `__VERIFIER_atomic_*` function whose calls run atomically?
     atomic_functions: Vec<bool>,
@@ -122,6 +123,7 @@ impl<'p> Machine<'p> {
             atomic_functions,
             thread_exit_hook: natives.thread_exit_hook.clone(),
             fence_hook: natives.fence_hook.clone(),
+            data_view: natives.data_view.clone(),
             evict_hook: natives.evict_hook.clone(),
             opts,
             instructions: std::sync::atomic::AtomicU64::new(0),

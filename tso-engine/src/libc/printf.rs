@@ -5,7 +5,7 @@ use crate::value::Val;
 
 /// The program memory printf reads (%s strings) and writes (%n counts).
 pub(crate) trait StringSource {
-    fn c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure>;
+    fn c_string(&mut self, ptr: u64) -> Result<Vec<u8>, Failure>;
     /// Store `count` as a `bytes`-byte integer at `ptr` (%n).
     fn store_count(&mut self, ptr: u64, count: u64, bytes: u64) -> Result<(), Failure>;
 }
@@ -314,7 +314,7 @@ mod tests {
     /// %s strings: a pointer is an index into a fixed table.
     struct Table(Vec<&'static str>, Vec<(u64, u64, u64)>);
     impl StringSource for Table {
-        fn c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
+        fn c_string(&mut self, ptr: u64) -> Result<Vec<u8>, Failure> {
             self.0
                 .get(ptr as usize - 1)
                 .map(|s| s.as_bytes().to_vec())

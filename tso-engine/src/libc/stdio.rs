@@ -9,7 +9,7 @@ use crate::natives::{NativeCx, NativeResult, Natives, Pointee, Visibility};
 use crate::value::Val;
 
 impl StringSource for NativeCx<'_> {
-    fn c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
+    fn c_string(&mut self, ptr: u64) -> Result<Vec<u8>, Failure> {
         self.read_c_string(ptr)
     }
     fn store_count(&mut self, ptr: u64, count: u64, bytes: u64) -> Result<(), Failure> {

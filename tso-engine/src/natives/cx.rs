@@ -37,6 +37,13 @@ pub struct NativeCx<'a> {
     /// returns (`None`: not recorded, because races are not tracked or the native's
     /// accesses are not data accesses, `Native::data_accesses`).
     pub(crate) data_accesses: Option<RefCell<Vec<DataAccess>>>,
+    /// How this native sees shared memory, if not directly (a library function under
+    /// TSO, see `DataView`). Taken while it runs, so the view's own memory accesses go
+    /// straight to memory.
+    pub(crate) data_view: Option<std::sync::Arc<dyn super::DataView>>,
+    /// What the data view gave this native, by address: its definedness is what
+    /// `require_defined` must judge, not the bytes in memory.
+    pub(crate) viewed: Vec<(u64, Fragment)>,
 }
 
 /// A native's plain access to program memory: `len` bytes at `ptr`, written or read.
@@ -184,6 +191,28 @@ impl<'a> NativeCx<'a> {
         if !self.definedness || len == 0 {
             return Ok(());
         }
+        let seen = self.viewed.iter().find(|(at, f)| {
+            ptr_parts(*at).0 == ptr_parts(ptr).0
+                && *at <= ptr
+                && ptr + len <= *at + f.data.len() as u64
+        });
+        if let Some((at, f)) = seen {
+            let from = (ptr - at) as usize;
+            let undefined = f
+                .undef
+                .get(from..from + len as usize)
+                .is_some_and(|u| u.iter().any(|&b| b != 0));
+            if undefined {
+                return Err(crate::definedness::error(
+                    &format!(
+                        "`{}` reads bytes that it inspects; their value",
+                        self.native
+                    ),
+                    None,
+                ));
+            }
+            return Ok(());
+        }
         let Some((_, o)) = self.state.memory.object_of(ptr) else {
             return Ok(());
         };
@@ -252,10 +281,37 @@ impl<'a> NativeCx<'a> {
         self.ptr_arg(a, i, pointee)
     }
 
-    pub(crate) fn read_int(&self, ptr: u64, size: u64) -> Result<u64, Failure> {
-        let b = self.state.memory.read_bytes(ptr, size)?;
+    /// `len` (> 0) bytes at `ptr` through the data view, if this native has one and
+    /// the object is shared (None: read memory directly). What it gives is remembered
+    /// for `require_defined`.
+    fn viewed_read(&mut self, ptr: u64, len: u64) -> Result<Option<Fragment>, Failure> {
+        let Some(view) = self.data_view.take() else {
+            return Ok(None);
+        };
+        let read = if self.state.memory.is_shared(ptr) {
+            view.read(self, ptr, len).map(Some)
+        } else {
+            Ok(None)
+        };
+        self.data_view = Some(view);
+        if let Ok(Some(f)) = &read {
+            self.viewed.push((ptr, f.clone()));
+        }
+        read
+    }
+
+    /// `len` (> 0) bytes at `ptr`, as this native sees them.
+    fn fragment_at(&mut self, ptr: u64, len: u64) -> Result<Fragment, Failure> {
+        match self.viewed_read(ptr, len)? {
+            Some(f) => Ok(f),
+            None => self.state.memory.read_fragment(ptr, len),
+        }
+    }
+
+    pub(crate) fn read_int(&mut self, ptr: u64, size: u64) -> Result<u64, Failure> {
+        let f = self.fragment_at(ptr, size)?;
         let mut buf = [0u8; 8];
-        buf[..size as usize].copy_from_slice(b);
+        buf[..size as usize].copy_from_slice(&f.data[..size as usize]);
         self.accessed(ptr, size, false);
         Ok(u64::from_le_bytes(buf))
     }
@@ -265,7 +321,7 @@ impl<'a> NativeCx<'a> {
         self.write_fragment(ptr, &Fragment::from_bytes(b[..size as usize].to_vec()))
     }
 
-    pub(crate) fn read_ptr(&self, ptr: u64) -> Result<Val, Failure> {
+    pub(crate) fn read_ptr(&mut self, ptr: u64) -> Result<Val, Failure> {
         let frag = self.read_fragment(ptr, 8)?;
         let v = u64::from_le_bytes(frag.data[..8].try_into().unwrap_or([0; 8]));
         Ok(if frag.ptrs.contains(&0) {
@@ -299,20 +355,36 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Read `len` bytes (none, and no check, when `len` is 0).
-    pub fn read_fragment(&self, ptr: u64, len: u64) -> Result<Fragment, Failure> {
+    pub fn read_fragment(&mut self, ptr: u64, len: u64) -> Result<Fragment, Failure> {
         if len == 0 {
             return Ok(Fragment::from_bytes(Vec::new()));
         }
-        let frag = self.state.memory.read_fragment(ptr, len)?;
+        let frag = self.fragment_at(ptr, len)?;
         self.accessed(ptr, len, false);
         Ok(frag)
     }
 
     /// Write bytes; storing a pointer into shared memory shares its target. Writing
-    /// nothing checks nothing.
+    /// nothing checks nothing. Through the data view, if any (a buffered store).
     pub fn write_fragment(&mut self, ptr: u64, frag: &Fragment) -> Result<(), Failure> {
         if frag.data.is_empty() {
             return Ok(());
+        }
+        if let Some(view) = self.data_view.take() {
+            let written = if self.state.memory.is_shared(ptr) {
+                Some(view.write(self, ptr, frag))
+            } else {
+                None
+            };
+            self.data_view = Some(view);
+            if let Some(written) = written {
+                written?;
+                // Later reads of these bytes go through the view again.
+                self.viewed
+                    .retain(|(at, _)| ptr_parts(*at).0 != ptr_parts(ptr).0);
+                self.accessed(ptr, frag.data.len() as u64, true);
+                return Ok(());
+            }
         }
         self.state.memory.write_fragment(ptr, frag)?;
         self.accessed(ptr, frag.data.len() as u64, true);
@@ -326,42 +398,80 @@ impl<'a> NativeCx<'a> {
 
     /// Read `len` bytes without requiring them defined; the caller checks the part it
     /// inspects with `require_defined`.
-    pub(crate) fn read_bytes_unchecked(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_bytes_unchecked(&mut self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
         if len == 0 {
             return Ok(Vec::new());
         }
-        let b = self.state.memory.read_bytes(ptr, len)?.to_vec();
+        let b = self.fragment_at(ptr, len)?.data;
         self.accessed(ptr, len, false);
         Ok(b)
     }
 
     /// Read `len` bytes the native inspects: every bit must be defined (none, and no
     /// check, when `len` is 0).
-    pub(crate) fn read_bytes(&self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
+    pub(crate) fn read_bytes(&mut self, ptr: u64, len: u64) -> Result<Vec<u8>, Failure> {
         if len == 0 {
             return Ok(Vec::new());
         }
-        let b = self.state.memory.read_bytes(ptr, len)?.to_vec();
+        let b = self.fragment_at(ptr, len)?.data;
         self.require_defined(ptr, len)?;
         self.accessed(ptr, len, false);
         Ok(b)
     }
 
     /// A NUL-terminated string; its bytes and the NUL must be defined.
-    pub(crate) fn read_c_string(&self, ptr: u64) -> Result<Vec<u8>, Failure> {
-        let s = self.state.memory.read_c_string(ptr)?;
+    pub(crate) fn read_c_string(&mut self, ptr: u64) -> Result<Vec<u8>, Failure> {
+        let s = match self.viewed_string(ptr, u64::MAX)? {
+            Some(s) => s,
+            None => self.state.memory.read_c_string(ptr)?,
+        };
         self.require_defined(ptr, s.len() as u64 + 1)?;
         self.accessed(ptr, s.len() as u64 + 1, false);
         Ok(s)
     }
 
     /// A string of at most `max` bytes; only the bytes read are checked.
-    pub(crate) fn read_c_string_max(&self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
-        let s = self.state.memory.read_c_string_max(ptr, max)?;
+    pub(crate) fn read_c_string_max(&mut self, ptr: u64, max: u64) -> Result<Vec<u8>, Failure> {
+        if max == 0 {
+            return Ok(Vec::new());
+        }
+        let s = match self.viewed_string(ptr, max)? {
+            Some(s) => s,
+            None => self.state.memory.read_c_string_max(ptr, max)?,
+        };
         let read = (s.len() as u64 + 1).min(max);
         self.require_defined(ptr, read)?;
         self.accessed(ptr, read, false);
         Ok(s)
+    }
+
+    /// A string of at most `max` bytes read through the data view (None: no view, or
+    /// not a shared object). Read up to the end of the object or `max` at once, which
+    /// is one load: reading bytes past the NUL constrains nothing a real `strlen`
+    /// could not also have seen.
+    fn viewed_string(&mut self, ptr: u64, max: u64) -> Result<Option<Vec<u8>>, Failure> {
+        if self.data_view.is_none() || !self.state.memory.is_shared(ptr) {
+            return Ok(None);
+        }
+        let (obj, off) = self.state.memory.check(ptr, 0, false)?;
+        let size = self.state.memory.get(obj).map_or(0, |o| o.size());
+        let rest = size.saturating_sub(off as u64).min(max);
+        let data = if rest == 0 {
+            Vec::new()
+        } else {
+            match self.viewed_read(ptr, rest)? {
+                Some(f) => f.data,
+                None => return Ok(None),
+            }
+        };
+        match data.iter().position(|&b| b == 0) {
+            Some(n) => Ok(Some(data[..n].to_vec())),
+            None if rest == max => Ok(Some(data)),
+            None => Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                "string is not NUL-terminated within its object",
+            )),
+        }
     }
 
     /// Is the object `ptr` points into reachable by more than one thread?

@@ -10,6 +10,7 @@ pub use args::{arg, arg_val, Access};
 pub use cx::NativeCx;
 
 use crate::error::Failure;
+use crate::memory::Fragment;
 use crate::value::Val;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -126,8 +127,22 @@ pub struct Natives {
     /// normally (longjmp): the TSO runtime drops the caller's buffered stores to it, as
     /// it does before a return. None under SC.
     pub evict_hook: Option<Arc<Native>>,
+    /// How library functions see shared memory (see [`DataView`]). None under SC:
+    /// straight to memory.
+    pub data_view: Option<Arc<dyn DataView>>,
     /// Natives registered now make no data accesses (`Natives::without_data_accesses`).
     registering_without_data: bool,
+}
+
+/// The memory a library function (a native with `data_accesses`) reads and writes,
+/// when the memory model is not SC: each read of a shared object through `NativeCx`
+/// is `read` (under TSO: a load through the store buffers, which may make choices),
+/// each write `write` (a buffered store). So `x = 1; strlen(y)` can read `y` before
+/// `x = 1` is visible to others, as on x86, where these functions hold no locked
+/// instruction. Synchronisation primitives never go through it.
+pub trait DataView: Send + Sync {
+    fn read(&self, cx: &mut NativeCx<'_>, ptr: u64, len: u64) -> Result<Fragment, Failure>;
+    fn write(&self, cx: &mut NativeCx<'_>, ptr: u64, frag: &Fragment) -> Result<(), Failure>;
 }
 
 impl Natives {
@@ -188,6 +203,11 @@ impl Natives {
     ) {
         let native = self.mark(Native::new(name, visibility, Some(describe), call));
         self.map.insert(name.to_string(), native);
+    }
+
+    /// Set how library functions see shared memory (see [`DataView`]).
+    pub fn set_data_view(&mut self, view: Arc<dyn DataView>) {
+        self.data_view = Some(view);
     }
 
     /// Set the memory barrier natives can ask for (see [`NativeCx::fence`]).
@@ -255,6 +275,12 @@ impl Natives {
         if let Some(n) = self.map.get(of).cloned() {
             self.map.insert(alias.to_string(), n);
         }
+    }
+
+    /// Is `name` a native whose memory accesses are data accesses (see
+    /// `Native::data_accesses`), which go through the data view?
+    pub fn makes_data_accesses(&self, name: &str) -> bool {
+        self.get(name).is_some_and(|n| n.data_accesses)
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&Arc<Native>> {

@@ -130,7 +130,7 @@ pub(crate) fn owner_in(st: &crate::state::State, m: u64) -> Option<crate::state:
 }
 
 /// The holder of mutex `m` as thread id + 1 (0 = unlocked), and its recursion count.
-pub(crate) fn holder(cx: &NativeCx<'_>, m: u64) -> Result<(u64, u64), Failure> {
+pub(crate) fn holder(cx: &mut NativeCx<'_>, m: u64) -> Result<(u64, u64), Failure> {
     Ok((cx.read_int(m + OWNER, 4)?, cx.read_int(m + COUNT, 4)?))
 }
 

@@ -41,9 +41,61 @@ const UNSUPPORTED_MEMORY_INTRINSICS: &[&str] = &[
     "llvm.experimental.vp.strided.",
 ];
 
-/// Declared functions called without fences: the runtime and the checker's own primitives.
+/// Library functions whose real implementations hold no locked instruction and no
+/// fence (glibc's string, character and string-formatting functions): on x86 their loads may pass the
+/// caller's buffered stores, so they are called without fences, and the runtime
+/// routes their memory accesses through the store buffers instead
+/// (`runtime::natives::BufferedData`). Fencing them would hide store-buffering bugs.
+/// Every name here must be a native that makes data accesses (tested).
+pub const UNFENCED_LIBRARY: &[&str] = &[
+    "memcpy",
+    "memmove",
+    "memset",
+    "memcmp",
+    "memchr",
+    "memrchr",
+    "bcmp",
+    "bzero",
+    "strlen",
+    "strnlen",
+    "strcmp",
+    "strncmp",
+    "strcasecmp",
+    "strncasecmp",
+    "strcpy",
+    "strncpy",
+    "stpcpy",
+    "strcat",
+    "strncat",
+    "strchr",
+    "strrchr",
+    "strstr",
+    "strspn",
+    "strcspn",
+    "strpbrk",
+    "strtok_r",
+    "strtok",
+    "atoi",
+    "atol",
+    "atoll",
+    "strtol",
+    "strtoll",
+    "strtoul",
+    "strtoull",
+    "toupper",
+    "tolower",
+    // Formatting into a string: glibc's string streams take no lock.
+    "sprintf",
+    "snprintf",
+    "rand_r",
+    "bsearch",
+];
+
+/// Declared functions called without fences: the runtime, the checker's own
+/// primitives, and the library functions that have none (`UNFENCED_LIBRARY`).
 fn is_unfenced(name: &str) -> bool {
-    name.starts_with(abi::PREFIX)
+    UNFENCED_LIBRARY.contains(&name)
+        || name.starts_with(abi::PREFIX)
         || name.starts_with("llvm.")
         || name == "tso_choose"
         || name.starts_with("__VERIFIER_nondet_")
@@ -222,6 +274,17 @@ fn rewrite_asm<'ctx>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unfenced_library_functions_access_memory_through_the_buffers() {
+        // Called without fences, a function that read memory directly would miss its
+        // own thread's buffered stores: each must be a data-access native, whose reads
+        // and writes of shared memory go through the runtime's data view.
+        let natives = tso_engine::Natives::standard();
+        for name in UNFENCED_LIBRARY {
+            assert!(natives.makes_data_accesses(name), "{name}");
+        }
+    }
 
     #[test]
     fn asm_text_classification() {

@@ -7,6 +7,16 @@ use inkwell::llvm_sys::prelude::LLVMValueRef;
 use inkwell::llvm_sys::LLVMAtomicOrdering;
 use inkwell::values::{AsValueRef, FunctionValue, InstructionValue};
 
+/// Does the instruction carry `!nontemporal` (a streaming store, `_mm_stream_*`)?
+pub(crate) fn is_nontemporal(inst: InstructionValue<'_>) -> bool {
+    const KIND: &str = "nontemporal";
+    // SAFETY: `inst` is a live instruction; the kind name is a valid buffer of its length.
+    unsafe {
+        let kind = c::LLVMGetMDKindID(KIND.as_ptr().cast(), KIND.len() as u32);
+        !c::LLVMGetMetadata(inst.as_value_ref(), kind).is_null()
+    }
+}
+
 /// The callee operand of a call/invoke/callbr.
 pub(crate) fn called_value(call: InstructionValue<'_>) -> LLVMValueRef {
     // SAFETY: `call` is a live call-like instruction of a live module.

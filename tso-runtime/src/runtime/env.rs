@@ -19,7 +19,7 @@ pub(crate) struct Chooser<'e, 'c, 'a>(pub &'e Env<'c, 'a>);
 impl SharedMemory for Mem<'_, '_, '_> {
     type Error = Failure;
     fn read(&self, range: Range) -> Result<Payload, Failure> {
-        let cx = self.0.cx.borrow();
+        let mut cx = self.0.cx.borrow_mut();
         Ok(payload(
             cx.read_fragment(pointer(range.addr), range.len as u64)?,
         ))

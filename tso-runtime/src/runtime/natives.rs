@@ -10,7 +10,10 @@ use crate::buffer::{BufferError, Payload, Range};
 use std::cell::RefCell;
 use tso_engine::interp::{describe_address, describe_pointer};
 use tso_engine::ir::Program;
-use tso_engine::natives::{arg, arg_val, Access, NativeCx, NativeResult, Natives, Visibility};
+use tso_engine::memory::Fragment;
+use tso_engine::natives::{
+    arg, arg_val, Access, DataView, NativeCx, NativeResult, Natives, Visibility,
+};
 use tso_engine::state::{State, ThreadId};
 use tso_engine::value::{ptr_parts, Val};
 use tso_engine::{ErrorKind, Failure};
@@ -210,6 +213,22 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
     });
+    n.set_data_view(std::sync::Arc::new(BufferedData(opts.clone())));
+}
+
+/// Library functions (string functions and the like, which the pass calls without
+/// fences: `instrument::calls::UNFENCED_LIBRARY`) load and store shared memory
+/// through the store buffers, like the program's own accesses.
+struct BufferedData(RuntimeOptions);
+
+impl DataView for BufferedData {
+    fn read(&self, cx: &mut NativeCx<'_>, ptr: u64, len: u64) -> Result<Fragment, Failure> {
+        Ok(fragment(&load(cx, &self.0, ptr, checked_len(len)?)?))
+    }
+    fn write(&self, cx: &mut NativeCx<'_>, ptr: u64, frag: &Fragment) -> Result<(), Failure> {
+        checked_len(frag.data.len() as u64)?;
+        store(cx, &self.0, ptr, payload(frag.clone()))
+    }
 }
 
 fn checked_len(len: u64) -> Result<u32, Failure> {
