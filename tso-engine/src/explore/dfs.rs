@@ -475,12 +475,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let z = sleep::child_sleep(node.sleep, node.expand, &node.footprints, tid);
         // A sleeper's transition is the same in the successor (nothing on the way
         // touched what it touches), and the successor numbers objects as this state
-        // does: it keeps its footprint, unless `tid` changed what footprints are
-        // judged by (a thread's end, a buffer's shape); then sleepers run again. A
-        // rebuilt state drops them.
+        // does: it keeps its footprint, unless `tid` ended a thread (footprints depend
+        // on how many run); then sleepers run again. A rebuilt state drops them.
         let stable = !node.footprints[tid as usize]
             .as_ref()
-            .is_none_or(Footprint::writes_beyond_memory);
+            .is_none_or(Footprint::ends_a_thread);
         let carried = (0..node.footprints.len())
             .map(|u| {
                 if stable && sleep::contains(z, u as ThreadId) {

@@ -20,13 +20,13 @@ pub(crate) const OUTPUT: u32 = u32::MAX;
 /// A pseudo-object standing for whether thread `t` has ended (its exit writes it, a
 /// join or cancellation of it reads it). Real objects lie below `FUNCTION_OBJECT_BASE`.
 pub(crate) fn thread_object(t: crate::state::ThreadId) -> u32 {
-    OUTPUT - 1 - t.min(0x03ff_ffff)
+    OUTPUT - 1 - t.min(0x03ff_fffe)
 }
 
 /// A pseudo-object for the shape of extension data kept for thread `t`
 /// (`NativeCx::footprint_thread_data`), between function objects and thread objects.
 pub(crate) fn thread_data_object(t: crate::state::ThreadId) -> u32 {
-    0xF800_0000 + t.min(0x03ff_ffff)
+    0xF800_0000 + t.min(0x03ff_fffe)
 }
 
 /// Accesses kept per footprint before it is coarsened to `everything`.
@@ -127,15 +127,15 @@ impl Footprint {
         }
     }
 
-    /// Does it write anything but memory: a thread's end, extension data's shape,
-    /// output? Other threads' footprints can depend on those (how many threads still
-    /// run, which buffers hold entries) even where they commute with it.
-    pub(crate) fn writes_beyond_memory(&self) -> bool {
+    /// Does it end a thread (or touch everything)? Other threads' footprints depend on
+    /// how many threads still run (`Machine::run_transition_recorded`) without reading
+    /// it, so theirs may differ after it even where they commute with it.
+    pub(crate) fn ends_a_thread(&self) -> bool {
         self.everything
             || self
                 .accesses
                 .iter()
-                .any(|a| a.write && a.obj >= crate::ir::FUNCTION_OBJECT_BASE)
+                .any(|a| a.write && a.obj >= thread_object(0x03ff_fffe) && a.obj != OUTPUT)
     }
 
     /// Does it write any byte of `obj`?

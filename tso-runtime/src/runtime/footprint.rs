@@ -13,7 +13,10 @@
 //!   the remaining entries are recounted over every buffer) reads every thread's
 //!   buffer shape, empty or not.
 //! - An appended entry records how many leading entries of each other buffer are
-//!   flushed: it reads the objects of those and of the first unflushed one.
+//!   flushed: it reads the objects of those and of the first unflushed one, or, when
+//!   that buffer holds no unflushed entry (or none at all), its shape. So what a call
+//!   reads does not change under calls independent of it, and a depth-first search
+//!   may carry a sleeping thread's footprint to the successors.
 //!
 //! The object a load, locked operation or eviction acts on is reported by the natives
 //! themselves (`natives.rs`); memory the buffers write goes through the engine's memory
@@ -66,12 +69,19 @@ pub(crate) fn report(cx: &NativeCx<'_>, before: Option<&TsoState>, after: &TsoSt
         }
     }
     if appended {
-        for t in old_or_none.threads().filter(|&t| t != cx.tid) {
+        for t in (0..cx.state.threads.len() as u32).filter(|&t| t != cx.tid) {
+            let mut unflushed = false;
             for e in old_or_none.entries(t).iter() {
                 cx.footprint_object(e.range.addr.object, false);
                 if !e.flushed {
+                    unflushed = true;
                     break;
                 }
+            }
+            if !unflushed {
+                // Which entry will end the count is not known yet: any change of
+                // that buffer's shape matters.
+                cx.footprint_thread_data(t, false);
             }
         }
     }
