@@ -13,6 +13,9 @@
 //! `--races` runs only the mutual-exclusion programs under SC without and with data-race
 //! tracking (`sc+races`, what `--races warn` adds) and under TSO (bound 32).
 //!
+//! `--symmetry` runs the many-thread programs and the mutual-exclusion set under TSO
+//! (bound 32) with and without thread symmetry, each capped at 300,000 states.
+//!
 //! `--scale` runs the larger programs (4-thread lock-free stack and locks, unbounded
 //! counters), each in a process of its own so its peak memory is its own, with 1 and
 //! N workers, and prints states/s per worker and in total and the speedup.
@@ -40,6 +43,8 @@ struct Config {
     dynamic_bypass: bool,
     /// Track data races (`--races warn`); off everywhere else (`--races allow`).
     races: bool,
+    /// Store states up to a permutation of threads (the default; off: `--no-symmetry`).
+    symmetry: bool,
 }
 
 const SC: Config = Config {
@@ -49,6 +54,7 @@ const SC: Config = Config {
     static_locals: true,
     dynamic_bypass: true,
     races: false,
+    symmetry: true,
 };
 const TSO: Config = Config {
     name: "tso",
@@ -57,6 +63,7 @@ const TSO: Config = Config {
     static_locals: true,
     dynamic_bypass: true,
     races: false,
+    symmetry: true,
 };
 const TSO_REF: Config = Config {
     name: "tso-reference",
@@ -65,6 +72,7 @@ const TSO_REF: Config = Config {
     static_locals: true,
     dynamic_bypass: true,
     races: false,
+    symmetry: true,
 };
 const TSO_NO_S: Config = Config {
     name: "tso-no-static",
@@ -73,6 +81,7 @@ const TSO_NO_S: Config = Config {
     static_locals: false,
     dynamic_bypass: true,
     races: false,
+    symmetry: true,
 };
 const TSO_NO_D: Config = Config {
     name: "tso-no-dynamic",
@@ -81,6 +90,7 @@ const TSO_NO_D: Config = Config {
     static_locals: true,
     dynamic_bypass: false,
     races: false,
+    symmetry: true,
 };
 const TSO_BASE: Config = Config {
     name: "tso-base",
@@ -89,6 +99,7 @@ const TSO_BASE: Config = Config {
     static_locals: false,
     dynamic_bypass: false,
     races: false,
+    symmetry: true,
 };
 
 /// SC with data-race tracking: what `--races warn` (the default of `cargo tso`) adds,
@@ -100,6 +111,7 @@ const SC_RACES: Config = Config {
     static_locals: true,
     dynamic_bypass: true,
     races: true,
+    symmetry: true,
 };
 
 const MUTEX_PROGRAMS: &[&str] = &[
@@ -123,6 +135,34 @@ const TSO_PROGRAMS: &[&str] = &[
     "indexer",
 ];
 const BOUNDS: &[u32] = &[1, 4, 32, 0];
+
+/// TSO without thread symmetry (`--no-symmetry`).
+const TSO_NO_SYM: Config = Config {
+    name: "tso-no-symmetry",
+    symmetry: false,
+    ..TSO
+};
+
+/// `--symmetry`: the programs of the state-space reduction issue (as written, their
+/// workers are told apart by the handles `main` keeps and joins in order), their
+/// `_detached` variants (workers `main` does not keep handles to: interchangeable), and
+/// the mutual-exclusion set.
+const SYMMETRY_PROGRAMS: &[&str] = &[
+    "mpmc3x3",
+    "mpmc3x3_detached",
+    "ticket4x2",
+    "ticket4x2_detached",
+    "mcs4",
+    "mcs4_detached",
+    "treiber4",
+    "mutex3",
+    "peterson_fenced",
+    "dekker_fenced",
+    "bakery_fenced",
+    "szymanski_fenced",
+    "indexer",
+];
+const SYMMETRY_STATES: u64 = 300_000;
 
 /// The mutual-exclusion programs are the verdict corpus's (`tests/programs/mutex/`), built
 /// with more critical-section entries per thread (`-DITERS=N`) than the corpus's one.
@@ -190,6 +230,14 @@ fn main() {
         "peak mem",
         "instr/s"
     );
+    if args.iter().any(|a| a == "--symmetry") {
+        for p in SYMMETRY_PROGRAMS.iter().filter(|p| wanted(p)) {
+            run_capped(&dir, &out, p, &TSO, 32, SYMMETRY_STATES);
+            run_capped(&dir, &out, p, &TSO_NO_SYM, 32, SYMMETRY_STATES);
+        }
+        let _ = std::fs::remove_dir_all(&out);
+        return;
+    }
     if races_only {
         for p in MUTEX_PROGRAMS.iter().filter(|p| wanted(p)) {
             run(&dir, &out, p, &SC, 32);
@@ -313,6 +361,7 @@ fn run_capped(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32, m
     if cfg.races {
         opts.machine.races = tso_engine::race::RacePolicy::Warn;
     }
+    opts.machine.symmetry = cfg.symmetry;
     let r = check(&prog, &natives, &opts);
     let s = &r.stats;
     let secs = s.time.as_secs_f64().max(1e-9);

@@ -362,6 +362,10 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
     }
     out.push_str(&figures::line(&outcome.figures));
     out.push('\n');
+    if args.verbose {
+        out.push_str(&figures::symmetry_line(&outcome.figures));
+        out.push('\n');
+    }
     out
 }
 

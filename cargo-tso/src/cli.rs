@@ -103,6 +103,10 @@ pub struct CheckingArgs {
     /// Do not track uninitialised bits (no `uninitialized` verdicts; measurement).
     #[arg(long)]
     pub no_definedness: bool,
+    /// Store every state as it is, not up to a permutation of interchangeable
+    /// threads (measurement; thread symmetry is on by default).
+    #[arg(long)]
+    pub no_symmetry: bool,
     /// A loop no other thread can end stops that thread instead of failing as
     /// non-terminating (for monitor threads that loop forever on purpose).
     #[arg(long)]

@@ -27,6 +27,9 @@ pub struct Figures {
     /// search workers, the process's peak resident memory instead.
     pub exploration_bytes: u64,
     pub peak_memory: u64,
+    /// Thread symmetry was on, and the sizes of the groups of interchangeable threads
+    /// it found (None: off, by `--no-symmetry` or for the program).
+    pub symmetry: Option<Vec<u32>>,
 }
 
 impl Figures {
@@ -78,6 +81,7 @@ impl RunReport {
                 stored_bytes: report.stats.stored_bytes,
                 exploration_bytes: 0,
                 peak_memory: report.stats.peak_rss.max(tso_engine::resources::peak_rss()),
+                symmetry: report.stats.symmetry.clone(),
             },
             output: report.output.clone(),
             outcomes: report.outcomes.clone(),

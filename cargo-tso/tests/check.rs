@@ -504,3 +504,31 @@ fn heap_blocks_are_named_by_the_record_they_hold() {
     assert!(!text.contains("heap#"), "{text}");
     assert_readable(&steps);
 }
+
+/// `-v` says what thread symmetry did: the groups of interchangeable threads it found,
+/// none (workers whose handles `main` keeps are told apart), or that it was off.
+#[test]
+fn verbose_output_reports_thread_symmetry() {
+    let line = |args: &[&str]| {
+        let out = run(check().args(args).args(["-v", "--races", "allow"]));
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("symmetry:"))
+            .unwrap_or_else(|| panic!("no symmetry line:\n{}", out.stdout))
+            .to_string()
+    };
+    // `main`'s `t` still holds the last worker's handle, which tells that one apart.
+    assert_eq!(
+        line(&["identical_workers.c"]),
+        "symmetry: 1 group of interchangeable threads (2)"
+    );
+    assert_eq!(
+        line(&["mutex_counter.c"]),
+        "symmetry: no interchangeable threads"
+    );
+    assert_eq!(
+        line(&["identical_workers.c", "--no-symmetry"]),
+        "symmetry: off"
+    );
+}

@@ -82,6 +82,10 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         natives,
         MachineOptions {
             outputs_visible: opts.collect_outcomes,
+            // Race data is thread-indexed and not renamed (`store/symmetry.rs`).
+            symmetry: opts.machine.symmetry
+                && opts.machine.races == crate::race::RacePolicy::Allow
+                && symmetry_applies(program),
             ..opts.machine.clone()
         },
     );
@@ -184,4 +188,13 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         }
     }
     report
+}
+
+/// Thread symmetry is off for a program that calls a library function whose model
+/// stores thread numbers in memory (`pthread::stores_thread_ids_name`).
+pub(crate) fn symmetry_applies(program: &Program) -> bool {
+    !program
+        .functions
+        .iter()
+        .any(|f| f.body.is_none() && crate::pthread::stores_thread_ids_name(&f.name))
 }

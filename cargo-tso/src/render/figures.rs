@@ -16,6 +16,24 @@ pub fn line(figures: &Figures) -> String {
     )
 }
 
+/// What thread symmetry did (`-v`): `symmetry: 2 groups of interchangeable threads
+/// (3, 3)`, `symmetry: no interchangeable threads`, or `symmetry: off`.
+pub fn symmetry_line(figures: &Figures) -> String {
+    match figures.symmetry.as_deref() {
+        None => "symmetry: off".to_string(),
+        Some([]) => "symmetry: no interchangeable threads".to_string(),
+        Some(sizes) => {
+            let list: Vec<String> = sizes.iter().map(u32::to_string).collect();
+            let groups = if sizes.len() == 1 { "group" } else { "groups" };
+            format!(
+                "symmetry: {} {groups} of interchangeable threads ({})",
+                sizes.len(),
+                list.join(", ")
+            )
+        }
+    }
+}
+
 /// `1234 states, 0.12s`, for one-line test results.
 pub fn short(figures: &Figures) -> String {
     format!(

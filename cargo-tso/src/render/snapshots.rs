@@ -35,6 +35,7 @@ fn figures() -> Figures {
         stored_bytes: 6_100,
         exploration_bytes: 150_000,
         peak_memory: 53 << 20,
+        symmetry: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn acquire(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let me = cx.tid as u64 + 1;
     match cx.read_int(g + OWNER, 4)? {
         0 => {
+            crate::pthread::stores_thread_ids(cx);
             cx.write_int(g + OWNER, 4, me)?;
             Ok(NativeResult::Return(Val::Int(1)))
         }

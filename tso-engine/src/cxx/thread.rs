@@ -1,7 +1,7 @@
 //! std::thread's out-of-line libstdc++ members, and std::this_thread.
 //!
-//! A `std::thread` is its native handle (8 bytes, our pthread_t: thread id + 1, 0 = not
-//! joinable). `_M_start_thread(this, unique_ptr<_State>*, fn)` takes ownership of the
+//! A `std::thread` is its native handle (8 bytes, our pthread_t: a pointer to the thread's
+//! handle object, 0 = not joinable). `_M_start_thread(this, unique_ptr<_State>*, fn)` takes ownership of the
 //! heap `_State` (it nulls the caller's unique_ptr, as libstdc++ does, so the caller's
 //! unique_ptr destructor does not free it) and starts a thread directly at the state's
 //! virtual `_M_run(this)`: vtable slot 2 (slots 0 and 1 are the complete and deleting
@@ -58,7 +58,8 @@ fn start(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let run = cx.read_ptr(vptr + M_RUN_SLOT)?.as_u64();
     cx.write_ptr(owner, &Val::Int(0))?;
     let tid = cx.spawn(run, vec![state])?;
-    cx.write_int(this, 8, pthread::handle(tid))?;
+    let h = pthread::handle(cx.state, tid);
+    cx.write_ptr(this, &h)?;
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
@@ -76,14 +77,14 @@ fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     if h == 0 {
         return Err(not_joinable("join"));
     }
-    if h == pthread::handle(cx.tid) {
+    if h == pthread::handle(cx.state, cx.tid).as_u64() {
         // libstdc++ checks this itself and throws (EDEADLK).
         return Err(Failure::new(
             ErrorKind::Abort,
             "std::thread::join called by the thread itself (std::system_error)",
         ));
     }
-    match pthread::join(cx, &[Val::Int(h as u128), Val::Int(0)])? {
+    match pthread::join(cx, &[Val::Ptr(h), Val::Int(0)])? {
         NativeResult::Return(_) => {
             cx.write_int(this, 8, 0)?;
             Ok(NativeResult::Return(Val::Int(0)))
@@ -98,7 +99,7 @@ fn detach(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     if h == 0 {
         return Err(not_joinable("detach"));
     }
-    pthread::detach(cx, &[Val::Int(h as u128)])?;
+    pthread::detach(cx, &[Val::Ptr(h)])?;
     cx.write_int(this, 8, 0)?;
     Ok(NativeResult::Return(Val::Int(0)))
 }

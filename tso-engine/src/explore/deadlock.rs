@@ -235,7 +235,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
         if cancelled {
             return None; // the join acts on the cancel request instead
         }
-        let target = crate::pthread::thread_of(h)?;
+        let target = crate::pthread::thread::thread_of_handle(st, h)?;
         let th = st.threads.get(target as usize)?;
         if target == t || th.joined || th.detached || th.status != ThreadStatus::Running {
             return None;

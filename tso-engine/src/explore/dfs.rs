@@ -153,7 +153,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             machine,
             observers,
             include_output,
-            store: StateStore::new(),
+            store: StateStore::new().with_symmetry(machine.opts.symmetry),
             canon: Canonicalizer::new(),
             scratch: Scratch::default(),
             chooser: ScriptChooser::default(),
@@ -539,7 +539,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         if sleep != 0 {
             self.sleeps.insert(ins.id, sleep);
         }
-        self.canon.collect_garbage(&mut next);
+        self.canon.to_representative(&mut next);
         if let Some(f) = self.observers.iter().find_map(|o| o.new_state(&next)) {
             return found(f, mv);
         }
@@ -583,6 +583,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     fn finish_stats(&mut self) {
         self.stats.states = self.store.states() as u64;
         self.stats.stored_bytes = self.store.bytes() as u64;
+        self.stats.symmetry = self
+            .machine
+            .opts
+            .symmetry
+            .then(|| self.store.symmetry_groups());
         self.stats.time = self.start.elapsed();
         self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
         self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);

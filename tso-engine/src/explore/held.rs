@@ -45,6 +45,7 @@ pub(super) fn serialised(
 ) -> Vec<Vec<u8>> {
     let mut c = Canonicalizer::new();
     c.all_registers = all_registers;
+    c.symmetry = machine.opts.symmetry;
     c.run(machine.program, st, include_output);
     c.chunks
         .iter()

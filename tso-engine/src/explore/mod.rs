@@ -17,6 +17,7 @@ mod parents;
 pub mod roundtrip;
 mod search;
 mod sleep;
+mod symmetric_path;
 
 pub use counterexample::Counterexample;
 pub use search::advance_script;
@@ -112,6 +113,9 @@ pub struct Stats {
     pub instructions: u64,
     /// Times a worker found a shard of the shared store locked (contention).
     pub lock_waits: u64,
+    /// Thread symmetry was on (`store/symmetry.rs`), and the sizes of the groups of
+    /// interchangeable threads it found.
+    pub symmetry: Option<Vec<u32>>,
 }
 
 pub struct ExploreResult {
@@ -156,7 +160,24 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Some(n) = &new_states {
         watching.push(n);
     }
-    let (stop, stats) = search_with(machine, &watching, opts, start, initial.clone());
+    let (mut stop, stats) = search_with(machine, &watching, opts, start, initial.clone());
+    if machine.opts.symmetry {
+        // Moves name the threads of representatives: make them the program's own.
+        match &mut stop {
+            Some(search::Stop::Found { found, path }) => {
+                if let Some(real) = symmetric_path::real_path(machine, &initial, path) {
+                    symmetric_path::rename_found(&real, found);
+                    *path = real.moves;
+                }
+            }
+            Some(search::Stop::Limit { path, .. }) => {
+                if let Some(real) = symmetric_path::real_path(machine, &initial, path) {
+                    *path = real.moves;
+                }
+            }
+            None => {}
+        }
+    }
     let conclusion = match stop {
         None => Conclusion::Pass,
         Some(search::Stop::Limit { reason, path }) => Conclusion::Inconclusive { reason, path },
@@ -226,8 +247,11 @@ fn search_with(
     start: Instant,
     initial: State,
 ) -> (Option<search::Stop>, Stats) {
-    // Race data is global (clocks): every transition would touch everything.
-    let por = machine.opts.por && initial.races.is_none();
+    // Race data is global (clocks): every transition would touch everything. With
+    // thread symmetry the store merges states whose threads are permuted, while sleep
+    // sets name threads in one numbering (the permutation the store applied is not
+    // known here): the reduction is off then.
+    let por = machine.opts.por && !machine.opts.symmetry && initial.races.is_none();
     let breadth_first = |initial: State, por: bool| {
         let mut bfs = search::Search::new(
             machine,

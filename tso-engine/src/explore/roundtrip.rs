@@ -3,6 +3,14 @@
 //! serialisations must be equal byte for byte; then every transition of every thread,
 //! under every choice script, must lead from the rebuilt state where it leads from the
 //! original. Used as `ExploreOptions::observer`, so it sees every new state of a search.
+//!
+//! Under thread symmetry the rebuilt state is the representative, whose thread `i` is
+//! the original's `Canonicalizer::thread_order()[i]`: each thread is compared with its
+//! image, by the set of what it can do under all its choice scripts (options may be
+//! listed in another order when threads are renumbered). `SymmetryCheck` goes further:
+//! it renames the threads of every state by a permutation of its own and requires the
+//! same successors, renamed, of each thread and its image, which fails if some thread
+//! id is left un-renamed anywhere (memory, extension data, a model's own fields).
 
 use super::chooser::ScriptChooser;
 use super::{advance_script, StateCheck};
@@ -17,7 +25,8 @@ pub struct DecodeCheck {
     /// The first state shown: the initial state (what `StateStore::decode` rebuilds from).
     base: std::sync::OnceLock<State>,
     include_output: bool,
-    store: StateStore,
+    /// Stores states up to thread symmetry when the search does (set on first use).
+    store: std::sync::OnceLock<StateStore>,
     work: Mutex<(Canonicalizer, Scratch)>,
     checked: AtomicU64,
     successors: AtomicU64,
@@ -29,7 +38,7 @@ impl DecodeCheck {
         DecodeCheck {
             base: Default::default(),
             include_output,
-            store: StateStore::new(),
+            store: std::sync::OnceLock::new(),
             work: Mutex::new((Canonicalizer::new(), Scratch::default())),
             checked: AtomicU64::new(0),
             successors: AtomicU64::new(0),
@@ -51,14 +60,17 @@ impl DecodeCheck {
         super::held::serialised(machine, false, self.include_output, st)
     }
 
-    fn rebuild(&self, machine: &Machine<'_>, st: &State) -> Result<State, String> {
+    /// The rebuilt state, and which thread of `st` each of its threads is.
+    fn rebuild(&self, machine: &Machine<'_>, st: &State) -> Result<(State, Vec<ThreadId>), String> {
         let base = self.base.get_or_init(|| st.clone());
         let mut guard = self.work.lock().unwrap_or_else(|e| e.into_inner());
         let (canon, scratch) = &mut *guard;
-        let ins = self
+        let store = self
             .store
-            .insert_state(canon, scratch, machine.program, st, self.include_output);
-        self.store
+            .get_or_init(|| StateStore::new().with_symmetry(machine.opts.symmetry));
+        let ins = store.insert_state(canon, scratch, machine.program, st, self.include_output);
+        let order = canon.thread_order().to_vec();
+        store
             .decode(
                 ins.id,
                 base,
@@ -67,17 +79,33 @@ impl DecodeCheck {
                 canon,
                 scratch,
             )
+            .map(|rebuilt| (rebuilt, order))
             .ok_or_else(|| "the stored state cannot be rebuilt".to_string())
     }
 
     fn compare(&self, machine: &Machine<'_>, st: &State) -> Result<(), String> {
-        let mut rebuilt = self.rebuild(machine, st)?;
+        let (mut rebuilt, order) = self.rebuild(machine, st)?;
         rebuilt.output = st.output.clone();
         let (a, b) = (self.bytes(machine, st), self.bytes(machine, &rebuilt));
         if a != b {
             return Err(format!(
                 "serialising the rebuilt state gives other bytes:\n{a:?}\n{b:?}"
             ));
+        }
+        if order.iter().enumerate().any(|(i, &t)| i as ThreadId != t) {
+            for (new, &old) in order.iter().enumerate() {
+                let bytes = |s: &State| Some(self.bytes(machine, s));
+                let x = successors(machine, st, old, bytes);
+                let y = successors(machine, &rebuilt, new as ThreadId, bytes);
+                if x != y {
+                    return Err(format!(
+                        "thread {old} does not step like its image {new} in the rebuilt state"
+                    ));
+                }
+                self.successors.fetch_add(x.len() as u64, Ordering::Relaxed);
+            }
+            self.checked.fetch_add(1, Ordering::Relaxed);
+            return Ok(());
         }
         let mut chooser = ScriptChooser::default();
         for tid in 0..st.threads.len() as ThreadId {
@@ -128,5 +156,118 @@ impl StateCheck for DecodeCheck {
             // Not a property of the program: a kind no expected verdict uses.
             Failure::new(ErrorKind::NotRobust, format!("state decoding: {m}"))
         })
+    }
+}
+
+/// What thread `tid` of `st` can do, over all its choice scripts: a failure's kind, a
+/// blocked or pruned step, or the successor as `key` gives it (None: not compared).
+fn successors(
+    machine: &Machine<'_>,
+    st: &State,
+    tid: ThreadId,
+    key: impl Fn(&State) -> Option<Vec<Vec<u8>>>,
+) -> std::collections::BTreeSet<Result<Option<Vec<Vec<u8>>>, String>> {
+    let mut out = std::collections::BTreeSet::new();
+    if st.thread(tid).status != ThreadStatus::Running {
+        return out;
+    }
+    let mut chooser = ScriptChooser::default();
+    let mut script = Vec::new();
+    loop {
+        let mut next = st.clone();
+        chooser.reset(&script);
+        let r = machine.run_transition(&mut next, tid, &mut chooser, None);
+        out.insert(match r {
+            Err(f) => Err(format!("{:?}", f.kind)),
+            Ok(Step::Progress) => Ok(key(&next)),
+            Ok(Step::Blocked) => Err("blocked".into()),
+            Ok(Step::Pruned) => Err("pruned".into()),
+        });
+        match advance_script(chooser.taken()) {
+            Some(s) => script = s,
+            None => return out,
+        }
+    }
+}
+
+/// A test observer: every state's threads other than `main` renamed in reverse order
+/// must step like the originals, renamed. The successors are compared by their bytes
+/// without symmetry, after renaming the original's successor the same way (threads it
+/// created keep their ids), so a thread id that some part of the state keeps but the
+/// renaming misses makes them differ.
+#[derive(Default)]
+pub struct SymmetryCheck {
+    include_output: bool,
+    permuted: AtomicU64,
+}
+
+impl SymmetryCheck {
+    pub fn new(include_output: bool) -> SymmetryCheck {
+        SymmetryCheck {
+            include_output,
+            permuted: AtomicU64::new(0),
+        }
+    }
+
+    /// States whose renamed copy was compared.
+    pub fn permuted(&self) -> u64 {
+        self.permuted.load(Ordering::Relaxed)
+    }
+
+    fn compare(&self, machine: &Machine<'_>, st: &State) -> Result<(), String> {
+        let n = st.threads.len();
+        if n < 3 {
+            return Ok(());
+        }
+        // Reverse 1..n; a thread created later keeps its id.
+        let reverse = |len: usize| -> Vec<ThreadId> {
+            (0..len)
+                .map(|t| if t == 0 || t >= n { t } else { n - t })
+                .map(|t| t as ThreadId)
+                .collect()
+        };
+        let Some(renamed) = st.permute_threads(&reverse(n)) else {
+            return Ok(()); // thread ids that cannot be renamed: symmetry is off here
+        };
+        let mut plain = Canonicalizer::new();
+        let include_output = self.include_output;
+        let mut bytes = |s: &State| -> Vec<Vec<u8>> {
+            plain.run(machine.program, s, include_output);
+            plain
+                .chunks
+                .iter()
+                .map(|c| match c {
+                    crate::store::Chunk::Bytes(b) => b.to_vec(),
+                    crate::store::Chunk::Known(id) => id.to_le_bytes().to_vec(),
+                })
+                .collect()
+        };
+        let plain_bytes = std::cell::RefCell::new(&mut bytes);
+        for t in 1..n as ThreadId {
+            let image = reverse(n)[t as usize];
+            let x = successors(machine, st, t, |s| {
+                let r = s.permute_threads(&reverse(s.threads.len()))?;
+                Some((plain_bytes.borrow_mut())(&r))
+            });
+            let y = successors(machine, &renamed, image, |s| {
+                // Compared only where the original's successor could be renamed.
+                s.permute_threads(&reverse(s.threads.len()))?;
+                Some((plain_bytes.borrow_mut())(s))
+            });
+            if x != y {
+                return Err(format!(
+                    "thread {t} and its image {image} in the renamed state step differently"
+                ));
+            }
+        }
+        self.permuted.fetch_add(1, Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+impl StateCheck for SymmetryCheck {
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
+        self.compare(machine, st)
+            .map_err(|m| Failure::new(ErrorKind::NotRobust, format!("thread symmetry: {m}")))
     }
 }

@@ -158,7 +158,7 @@ impl<'a, 'p> Search<'a, 'p> {
             observers,
             include_output,
             jobs: jobs.max(1),
-            store: StateStore::new(),
+            store: StateStore::new().with_symmetry(machine.opts.symmetry),
             parents: Mutex::new(Parents::default()),
             stats: Stats::default(),
             start,
@@ -427,6 +427,11 @@ impl<'a, 'p> Search<'a, 'p> {
         self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
         self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
         self.stats.lock_waits = self.store.lock_waits();
+        self.stats.symmetry = self
+            .machine
+            .opts
+            .symmetry
+            .then(|| self.store.symmetry_groups());
     }
 
     fn keeper(&self) -> &Keeper {
@@ -666,7 +671,7 @@ impl<'a, 'p> Search<'a, 'p> {
             self.include_output,
         );
         let keep = if ins.new {
-            w.canon.collect_garbage(&mut succ);
+            w.canon.to_representative(&mut succ);
             for o in self.observers {
                 if let Some(found) = o.new_state(&succ) {
                     out.error(ErrorAt {

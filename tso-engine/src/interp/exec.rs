@@ -916,13 +916,7 @@ impl<'p> Machine<'p> {
                 st.memory.mark_shared(ptr_parts(p).0);
             }
         }
-        let tid = st.threads.len() as ThreadId;
-        st.threads.push(Arc::new(Thread::new(self.frame(
-            fid,
-            args,
-            ReturnTo::Nothing,
-        ))));
-        Ok(tid)
+        Ok(st.add_thread(Thread::new(self.frame(fid, args, ReturnTo::Nothing))))
     }
 }
 

@@ -43,6 +43,9 @@ pub struct MachineOptions {
     pub races: crate::race::RacePolicy,
     /// Partial-order reduction (sleep sets, `explore::sleep`); off: `--no-por`.
     pub por: bool,
+    /// Store states up to a permutation of threads (`store/symmetry.rs`); off:
+    /// `--no-symmetry`.
+    pub symmetry: bool,
 }
 
 impl Default for MachineOptions {
@@ -57,6 +60,7 @@ impl Default for MachineOptions {
             definedness: true,
             races: crate::race::RacePolicy::Allow,
             por: true,
+            symmetry: true,
         }
     }
 }
@@ -179,7 +183,7 @@ impl<'p> Machine<'p> {
                 ReturnTo::Nothing,
             ));
         }
-        st.threads.push(Arc::new(thread));
+        st.add_thread(thread);
         Ok(st)
     }
 

@@ -42,6 +42,10 @@ pub fn describe_address(program: &Program, st: &State, p: u64) -> String {
     if obj >= crate::ir::FUNCTION_OBJECT_BASE {
         return name_memory(program, st, p, false);
     }
+    // A `pthread_t` points to its thread's handle object (`pthread::thread::handle`).
+    if let Some(t) = crate::pthread::thread::thread_of_handle(st, p) {
+        return format!("thread {t}");
+    }
     let name = name_memory(program, st, p, false);
     let heap_start = off == 0 && st.memory.get(obj).is_some_and(|o| o.kind == ObjKind::Heap);
     if heap_start {

@@ -98,6 +98,7 @@ fn wait(cx: &mut NativeCx<'_>, b: u64) -> Result<NativeResult, Failure> {
         return Ok(NativeResult::Return(Val::Int(SERIAL_THREAD)));
     }
     cx.write_int(b + ARRIVED, 4, arrived)?;
+    crate::pthread::stores_thread_ids(cx);
     cx.write_int(b + WAITING, 8, waiting | me)?;
     cx.set_phase(1);
     Ok(NativeResult::Yield)

@@ -52,7 +52,7 @@ const ESRCH: u128 = 3;
 pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_cancel", Visibility::Always, |cx, a| {
         let h = arg(a, 0)?;
-        let Some(t) = super::thread_of(h).filter(|&t| (t as usize) < cx.state.threads.len()) else {
+        let Some(t) = super::thread::thread_of_handle(cx.state, h) else {
             return Ok(NativeResult::Return(Val::Int(ESRCH)));
         };
         cx.footprint_thread(t);

@@ -117,10 +117,12 @@ pub(crate) fn wait(
         mutex::unlock(cx, m)?;
         if cx.spurious_wakeups() && cx.choose(2) == 1 {
             let signalled = cx.read_int(c + SIGNALLED, 8)?;
+            crate::pthread::stores_thread_ids(cx);
             cx.write_int(c + SIGNALLED, 8, signalled | me)?;
             cx.note(|_, _| "wakes up spuriously (no signal)".to_string());
         } else {
             let waiters = cx.read_int(c + WAITERS, 8)?;
+            crate::pthread::stores_thread_ids(cx);
             cx.write_int(c + WAITERS, 8, waiters | me)?;
         }
         cx.set_phase(1);

@@ -94,6 +94,28 @@ pub(crate) fn thread_bit(tid: ThreadId) -> Result<u64, Failure> {
     Ok(1u64 << tid)
 }
 
+/// The caller is about to store a thread's number (or a mask of them) in the program's
+/// memory, where renaming threads cannot reach it: thread symmetry is off for this state
+/// and all that follow (`store/symmetry.rs`).
+pub(crate) fn stores_thread_ids(cx: &mut crate::natives::NativeCx<'_>) {
+    cx.state.thread_ids_in_memory = true;
+}
+
+/// Whether the model of library function `name` may store thread numbers in memory
+/// (`stores_thread_ids`). A program that declares one is checked without thread
+/// symmetry from the start: turning it off only once such a call is made would keep
+/// the representatives' thread orders reached before, each stored apart.
+pub(crate) fn stores_thread_ids_name(name: &str) -> bool {
+    let cond_wait = (name.contains("cond") || name.starts_with("cnd_")) && name.contains("wait");
+    cond_wait
+        || name.starts_with("pthread_rwlock_")
+        || name.starts_with("pthread_spin_")
+        || matches!(
+            name,
+            "pthread_barrier_wait" | "pthread_once" | "call_once" | "__cxa_guard_acquire"
+        )
+}
+
 /// An unsigned little-endian integer of `len` bytes read straight from a state's memory
 /// (for the deadlock analysis, which inspects synchronisation objects between steps).
 pub(crate) fn peek(st: &crate::state::State, p: u64, len: u64) -> Option<u64> {

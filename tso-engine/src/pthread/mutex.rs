@@ -1,9 +1,12 @@
 //! pthread_mutex_*: normal, errorcheck and recursive mutexes.
 //!
 //! Layout follows glibc's `pthread_mutex_t` (x86-64) so its static initialisers work:
-//! offset 4 holds the recursion count, 8 the owner (thread id + 1, 0 = unlocked), and
-//! 16 the kind (0 normal, 1 recursive, 2 errorcheck).
+//! offset 4 holds the recursion count and 16 the kind (0 normal, 1 recursive, 2
+//! errorcheck). The owner is the owning thread's handle (`thread::handle`, a pointer)
+//! at offset 24, in glibc's `__list` field, which an all-zero initialiser leaves null
+//! (unlocked); a pointer, not a thread number, so renaming threads renames it.
 
+use super::thread::{handle, thread_of_handle};
 use super::{check_only, MUTEX, MUTEXATTR, MUTEXATTR_READ, TIMESPEC_READ};
 use crate::error::{ErrorKind, Failure};
 use crate::natives::arg;
@@ -11,7 +14,7 @@ use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
 const COUNT: u64 = 4;
-const OWNER: u64 = 8;
+const OWNER: u64 = 24;
 const KIND: u64 = 16;
 const RECURSIVE: u64 = 1;
 const ERRORCHECK: u64 = 2;
@@ -69,22 +72,23 @@ pub(crate) fn init_kind(cx: &mut NativeCx<'_>, m: u64, recursive: bool) -> Resul
 
 fn write_unlocked(cx: &mut NativeCx<'_>, m: u64, kind: u64) -> Result<(), Failure> {
     cx.write_int(m, 8, 0)?;
+    cx.write_int(m + 8, 8, 0)?;
     cx.write_int(m + OWNER, 8, 0)?;
     cx.write_int(m + KIND, 4, kind)
 }
 
 /// Lock (or try to). A thread blocked on a mutex is simply not enabled.
 pub(crate) fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResult, Failure> {
-    let me = cx.tid as u64 + 1;
-    let owner = cx.read_int(m + OWNER, 4)?;
+    let me = handle(cx.state, cx.tid);
+    let owner = cx.read_int(m + OWNER, 8)?;
     let kind = cx.read_int(m + KIND, 4)?;
     if owner == 0 {
-        cx.write_int(m + OWNER, 4, me)?;
+        cx.write_ptr(m + OWNER, &me)?;
         cx.write_int(m + COUNT, 4, 1)?;
         cx.race_acquire(m);
         return Ok(NativeResult::Return(Val::Int(0)));
     }
-    if owner == me {
+    if owner == me.as_u64() {
         match kind {
             RECURSIVE => {
                 let c = cx.read_int(m + COUNT, 4)?;
@@ -126,17 +130,23 @@ pub(crate) fn timed_lock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, 
 
 /// The thread holding mutex `m` in a state, if any.
 pub(crate) fn owner_in(st: &crate::state::State, m: u64) -> Option<crate::state::ThreadId> {
-    super::thread_of(super::peek(st, m + OWNER, 4)?)
+    thread_of_handle(st, super::peek(st, m + OWNER, 8)?)
 }
 
 /// The holder of mutex `m` as thread id + 1 (0 = unlocked), and its recursion count.
 pub(crate) fn holder(cx: &mut NativeCx<'_>, m: u64) -> Result<(u64, u64), Failure> {
-    Ok((cx.read_int(m + OWNER, 4)?, cx.read_int(m + COUNT, 4)?))
+    let owner = cx.read_int(m + OWNER, 8)?;
+    let owner = match thread_of_handle(cx.state, owner) {
+        Some(t) => t as u64 + 1,
+        None if owner == 0 => 0,
+        None => u64::MAX, // not a thread's handle: held by no thread that can unlock it
+    };
+    Ok((owner, cx.read_int(m + COUNT, 4)?))
 }
 
 pub(crate) fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Failure> {
-    let me = cx.tid as u64 + 1;
-    let owner = cx.read_int(m + OWNER, 4)?;
+    let me = handle(cx.state, cx.tid).as_u64();
+    let owner = cx.read_int(m + OWNER, 8)?;
     if owner != me {
         // Reported for every kind, errorcheck included (where POSIX returns EPERM): the
         // unlock is a bug whether or not the program looks at the result.
@@ -153,14 +163,14 @@ pub(crate) fn unlock(cx: &mut NativeCx<'_>, m: u64) -> Result<NativeResult, Fail
         cx.write_int(m + COUNT, 4, c - 1)?;
     } else {
         cx.write_int(m + COUNT, 4, 0)?;
-        cx.write_int(m + OWNER, 4, 0)?;
+        cx.write_int(m + OWNER, 8, 0)?;
     }
     Ok(NativeResult::Return(Val::Int(0)))
 }
 
 fn destroy(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
     let m = cx.ptr_arg(a, 0, MUTEX)?;
-    if cx.read_int(m + OWNER, 4)? != 0 {
+    if cx.read_int(m + OWNER, 8)? != 0 {
         return Err(Failure::new(
             ErrorKind::PthreadMisuse,
             "destroy of a locked mutex",

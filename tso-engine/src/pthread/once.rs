@@ -41,6 +41,7 @@ fn once(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
             Ok(NativeResult::Return(Val::Int(0)))
         }
         NOT_RUN => {
+            crate::pthread::stores_thread_ids(cx);
             cx.write_int(control, 4, mine)?;
             Ok(NativeResult::CallBack {
                 func: routine,

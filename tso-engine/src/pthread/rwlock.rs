@@ -97,6 +97,7 @@ fn read_lock(cx: &mut NativeCx<'_>, l: u64, try_only: bool) -> Result<NativeResu
             NativeResult::Block
         });
     }
+    crate::pthread::stores_thread_ids(cx);
     cx.write_int(l + READERS, 8, readers | me)?;
     cx.race_acquire(l);
     Ok(NativeResult::Return(Val::Int(0)))
@@ -121,6 +122,7 @@ fn write_lock(cx: &mut NativeCx<'_>, l: u64, try_only: bool) -> Result<NativeRes
         }
         return Ok(NativeResult::Block);
     }
+    crate::pthread::stores_thread_ids(cx);
     cx.write_int(l + WRITER, 4, cx.tid as u64 + 1)?;
     cx.race_acquire(l);
     cx.race_acquire(l + READERS_KEY);

@@ -55,6 +55,7 @@ fn lock(cx: &mut NativeCx<'_>, s: u64, try_only: bool) -> Result<NativeResult, F
     let me = cx.tid as u64 + 1;
     let owner = cx.read_int(s, 4)?;
     if owner == 0 {
+        crate::pthread::stores_thread_ids(cx);
         cx.write_int(s, 4, me)?;
         cx.race_acquire(s);
         return Ok(NativeResult::Return(Val::Int(0)));

@@ -4,12 +4,27 @@ use super::{check_only, key, ATTR, ATTR_READ, PTHREAD_T, RESULT_SLOT};
 use crate::error::{ErrorKind, Failure};
 use crate::natives::{arg, arg_val};
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
-use crate::state::ThreadStatus;
-use crate::value::Val;
+use crate::state::{State, ThreadId, ThreadStatus};
+use crate::value::{make_ptr, ptr_parts, Val};
 
-/// pthread_t values are thread index + 1, so 0 is never a valid thread.
-pub(crate) fn handle(tid: u32) -> u64 {
-    tid as u64 + 1
+/// A thread's `pthread_t`: a pointer to its handle object (`Thread::handle`), as
+/// glibc's is a pointer to the thread's descriptor. Never 0. Being a pointer, it is
+/// renamed with the objects when a state is canonicalised up to a permutation of
+/// threads (`store/symmetry.rs`), wherever the program keeps it.
+pub(crate) fn handle(st: &State, tid: ThreadId) -> Val {
+    Val::Ptr(make_ptr(st.thread(tid).handle, 0))
+}
+
+/// The thread whose handle is `h` (None: `h` is no thread's handle).
+pub(crate) fn thread_of_handle(st: &State, h: u64) -> Option<ThreadId> {
+    let (obj, off) = ptr_parts(h);
+    if obj == 0 || off != 0 {
+        return None;
+    }
+    st.threads
+        .iter()
+        .position(|t| t.handle == obj)
+        .map(|t| t as ThreadId)
 }
 
 pub(crate) fn register(n: &mut Natives) {
@@ -17,7 +32,7 @@ pub(crate) fn register(n: &mut Natives) {
     n.add("pthread_join", Visibility::Always, join);
     n.add("pthread_exit", Visibility::Always, exit);
     n.add("pthread_self", Visibility::Never, |cx, _| {
-        Ok(NativeResult::Return(Val::Int(handle(cx.tid) as u128)))
+        Ok(NativeResult::Return(handle(cx.state, cx.tid)))
     });
     n.add("pthread_equal", Visibility::Never, |_, a| {
         Ok(NativeResult::Return(Val::bool(arg(a, 0)? == arg(a, 1)?)))
@@ -57,7 +72,8 @@ pub(crate) fn start(
     if let Some(u) = cx.arg_undefined_with_origin(func + 1).cloned() {
         cx.state.thread_mut(tid).top_mut().set_undef(0, Some(u));
     }
-    cx.write_int(out, 8, handle(tid))
+    let h = handle(cx.state, tid);
+    cx.write_ptr(out, &h)
 }
 
 /// pthread_exit: run the thread's cleanup handlers (see `cancel`), or else its key
@@ -83,13 +99,12 @@ fn exit(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {
 }
 
 fn target(cx: &NativeCx<'_>, h: u64) -> Result<u32, Failure> {
-    if h == 0 || h as usize > cx.state.threads.len() {
-        return Err(Failure::new(
+    thread_of_handle(cx.state, h).ok_or_else(|| {
+        Failure::new(
             ErrorKind::PthreadMisuse,
-            format!("no thread with handle {h}"),
-        ));
-    }
-    Ok((h - 1) as u32)
+            format!("no thread with handle {h:#x}"),
+        )
+    })
 }
 
 pub(crate) fn join(cx: &mut NativeCx<'_>, a: &[Val]) -> Result<NativeResult, Failure> {

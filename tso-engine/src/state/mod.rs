@@ -38,6 +38,12 @@ pub trait ExtState: Any + Send + Sync {
     fn objects_of_thread(&self, _tid: ThreadId) -> Option<Vec<u32>> {
         None
     }
+    /// This data with thread `t` renamed to `new_of[t]` everywhere it names a thread
+    /// (thread symmetry, `store/symmetry.rs`). None when it cannot rename its threads:
+    /// states holding it are then never permuted.
+    fn permute_threads(&self, _new_of: &[ThreadId]) -> Option<Box<dyn ExtState>> {
+        None
+    }
 }
 
 impl Clone for Box<dyn ExtState> {
@@ -64,6 +70,11 @@ pub struct State {
     pub atomic_owner: Option<ThreadId>,
     /// Data-race detection (`crate::race`); `None` when races are not tracked.
     pub races: Option<Arc<RaceState>>,
+    /// A model stored a thread's number in the program's memory (a condition
+    /// variable's waiters, an rwlock's or spin lock's holder...), where renaming
+    /// threads cannot reach it: this state and all after it are never permuted
+    /// (`store/symmetry.rs`).
+    pub thread_ids_in_memory: bool,
 }
 
 impl State {
@@ -78,6 +89,47 @@ impl State {
             atexit: Vec::new(),
             atomic_owner: None,
             races: None,
+            thread_ids_in_memory: false,
+        }
+    }
+
+    /// This state with thread `t` renamed `new_of[t]` (`main` must stay 0): the thread
+    /// list, the atomic-section owner and the extension data. Handles and mutex owners
+    /// are pointers to the threads' handle objects and need no change. None when the
+    /// state holds thread ids that cannot be renamed (`store/symmetry.rs`).
+    pub fn permute_threads(&self, new_of: &[ThreadId]) -> Option<State> {
+        if self.races.is_some() || self.thread_ids_in_memory {
+            return None;
+        }
+        let ext = match &self.ext {
+            Some(e) => Some(e.permute_threads(new_of)?),
+            None => None,
+        };
+        Some(self.with_threads_renamed(new_of, ext))
+    }
+
+    /// `permute_threads` with the extension data already renamed.
+    pub(crate) fn with_threads_renamed(
+        &self,
+        new_of: &[ThreadId],
+        ext: Option<Box<dyn ExtState>>,
+    ) -> State {
+        let mut threads = self.threads.clone();
+        for (old, t) in self.threads.iter().enumerate() {
+            threads[new_of[old] as usize] = t.clone();
+        }
+        State {
+            threads,
+            memory: self.memory.clone(),
+            ext,
+            output: self.output.clone(),
+            exit_code: self.exit_code,
+            next_key: self.next_key,
+            atexit: self.atexit.clone(),
+            atomic_owner: self.atomic_owner.map(|t| new_of[t as usize]),
+            // Never set when threads are renamed (see `permute_threads`).
+            races: self.races.clone(),
+            thread_ids_in_memory: self.thread_ids_in_memory,
         }
     }
 
@@ -110,6 +162,17 @@ impl State {
                 r.publish(id, size);
             }
         }
+    }
+
+    /// Add a thread, with the object its `pthread_t` points to; returns its id.
+    pub(crate) fn add_thread(&mut self, mut thread: Thread) -> ThreadId {
+        let tid = self.threads.len() as ThreadId;
+        thread.handle = self.memory.allocate(crate::memory::Object::new(
+            8,
+            crate::memory::ObjKind::Internal,
+        ));
+        self.threads.push(Arc::new(thread));
+        tid
     }
 
     #[inline]

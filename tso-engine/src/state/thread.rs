@@ -109,6 +109,11 @@ pub struct Thread {
     pub specific: Vec<(u32, Val)>,
     /// The start routine's result while key destructors run after it returned.
     pub(crate) pending_exit: Option<ExitValue>,
+    /// The object a pointer-valued `pthread_t` of this thread points to (0: none yet).
+    /// Handles and mutex owners are such pointers, not thread numbers, so they are
+    /// renamed with the objects when a state is canonicalised up to a permutation of
+    /// threads (`store/symmetry.rs`).
+    pub handle: ObjId,
 }
 
 impl Thread {
@@ -123,6 +128,7 @@ impl Thread {
             tls: Vec::new(),
             specific: Vec::new(),
             pending_exit: None,
+            handle: 0,
         }
     }
     #[inline]

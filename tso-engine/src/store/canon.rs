@@ -3,9 +3,10 @@
 //! differ only in allocation order or object numbering serialise identically.
 //! Unreachable objects (garbage, dead stack slots nobody points to) are left out.
 
+use super::symmetry;
 use crate::ir::{Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{read_u64, ObjId, ObjKind};
-use crate::state::{ReturnTo, State, ThreadStatus};
+use crate::state::{ExtState, ReturnTo, State, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 
 /// One chunk of a serialised state.
@@ -84,9 +85,20 @@ pub struct Canonicalizer {
     pub all_registers: bool,
     /// Generation of the store whose cached object chunk ids may be used (0: none).
     pub cache_generation: u32,
-    /// Scratch space reused across runs (root pointers, a frame's allocas).
+    /// Canonicalise up to a permutation of threads (`symmetry.rs`).
+    pub symmetry: bool,
+    /// The threads in the order they are serialised (old ids), and each thread's new id.
+    perm: Vec<ThreadId>,
+    new_of: Vec<ThreadId>,
+    /// The extension data with its threads renamed by `new_of`, when that is not the
+    /// identity.
+    permuted_ext: Option<Box<dyn ExtState>>,
+    /// After `run` up to symmetry: the start routine of each running thread whose place
+    /// the keys decided (interchangeable with others of its routine), sorted.
+    pub(super) free_starts: Vec<u32>,
+    /// Scratch space reused across runs (root pointers, symmetry keys).
     scratch: Vec<u64>,
-    scratch_ids: Vec<u32>,
+    keys: symmetry::Keys,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -98,52 +110,178 @@ impl Canonicalizer {
 
     /// Serialise `st` canonically into `self.chunks`.
     pub fn run(&mut self, program: &Program, st: &State, include_output: bool) {
+        if !(self.symmetry && symmetry::renamable(st) && self.traverse_symmetric(program, st)) {
+            self.traverse(program, st);
+        }
+        self.serialize(program, st, include_output);
+    }
+
+    fn begin_traversal(&mut self, st: &State) {
         self.map.clear();
         self.map.resize(st.memory.len(), 0);
         self.order.clear();
-        let globals = st.memory.globals;
-        for g in 1..=globals {
+        self.perm.clear();
+        self.new_of.clear();
+        self.permuted_ext = None;
+        self.free_starts.clear();
+        for g in 1..=st.memory.globals {
             self.map[g as usize] = g;
             self.order.push(g);
         }
-        // Roots, in a fixed order.
-        for t in &st.threads {
-            for f in &t.frames {
-                let mut roots = std::mem::take(&mut self.scratch);
-                roots.clear();
-                for_each_reg(program, f, self.all_registers, |v| {
-                    v.for_each_pointer(&mut |p| roots.push(p))
-                });
-                for &p in &roots {
-                    self.reach(st, p);
-                }
-                self.scratch = roots;
-                for &a in f.allocas.iter().chain(f.varargs.iter()) {
-                    self.reach_obj(st, a);
-                }
-            }
-            for &(_, o) in &t.tls {
-                self.reach_obj(st, o);
-            }
-            for (_, v) in &t.specific {
-                v.for_each_pointer(&mut |p| self.reach(st, p));
-            }
-            if let ThreadStatus::Finished(e) = &t.status {
-                e.value.for_each_pointer(&mut |p| self.reach(st, p));
-            }
-            let pending = t.pending_exit.iter().map(|e| &e.value);
-            for v in t.callback_result.iter().chain(pending) {
-                v.for_each_pointer(&mut |p| self.reach(st, p));
-            }
+    }
+
+    /// Number the objects in the order a fixed traversal reaches them: globals, then
+    /// each thread's roots in thread order, the extension data's pointers, then
+    /// breadth-first through memory.
+    fn traverse(&mut self, program: &Program, st: &State) {
+        self.begin_traversal(st);
+        let n = st.threads.len() as ThreadId;
+        self.perm.extend(0..n);
+        self.new_of.extend(0..n);
+        for t in 0..n {
+            self.reach_thread(program, st, t);
         }
         if let Some(ext) = &st.ext {
             ext.for_each_pointer(&mut |p| self.reach(st, p));
         }
-        // Breadth-first through memory.
+        let mut cursor = 0;
+        self.breadth_first(st, &mut cursor);
+    }
+
+    /// The traversal up to thread symmetry (see `symmetry.rs`): `main`'s roots and what
+    /// they reach come first. Then the other threads that this has reached (through a
+    /// kept handle, a queue node on their stack...) in the order it reached them, each
+    /// followed by what it reaches; then the threads not reached, sorted by
+    /// `symmetry::Keys`, where among threads with equal keys the one that what is
+    /// numbered so far reaches first goes first (ties keep their order). Every step
+    /// depends only on the state up to the numbering of objects and threads, so two
+    /// states that are each other with threads renamed get the same order. False when
+    /// the extension data cannot rename its threads (the caller then numbers without
+    /// symmetry).
+    fn traverse_symmetric(&mut self, program: &Program, st: &State) -> bool {
+        self.begin_traversal(st);
+        let n = st.threads.len();
+        let mut cursor = 0;
+        self.perm.push(0);
+        self.reach_thread(program, st, 0);
+        self.breadth_first(st, &mut cursor);
+        let mut reached: Vec<(u32, ThreadId)> = Vec::new();
+        let mut free: Vec<ThreadId> = Vec::new();
+        for t in 1..n as ThreadId {
+            match self.first_reached(st, t) {
+                Some(k) => reached.push((k, t)),
+                None => free.push(t),
+            }
+        }
+        reached.sort_unstable();
+        for &(_, t) in &reached {
+            self.perm.push(t);
+            self.reach_thread(program, st, t);
+        }
+        self.breadth_first(st, &mut cursor);
+        if free.len() > 1 {
+            self.keys.sort(program, st, self.all_registers, &mut free);
+            self.free_starts.extend(
+                free.iter()
+                    .filter_map(|&t| st.threads[t as usize].frames.first().map(|f| f.func)),
+            );
+            self.free_starts.sort_unstable();
+        }
         let mut i = 0;
-        while i < self.order.len() {
-            let id = self.order[i];
-            i += 1;
+        while i < free.len() {
+            let mut j = i + 1;
+            while j < free.len() && self.keys.tied(free[i], free[j]) {
+                j += 1;
+            }
+            // Equal keys: the first reached from what is numbered so far, one by one.
+            while i < j {
+                let at = |t: ThreadId| self.first_reached(st, t).unwrap_or(INVALID);
+                // The first of the smallest: ties keep their order.
+                let best = (i..j).min_by_key(|&k| (at(free[k]), k)).unwrap_or(i);
+                free[i..=best].rotate_right(1);
+                let t = free[i];
+                self.perm.push(t);
+                self.reach_thread(program, st, t);
+                self.breadth_first(st, &mut cursor);
+                i += 1;
+            }
+        }
+        self.new_of.resize(n, 0);
+        for (new, &old) in self.perm.iter().enumerate() {
+            self.new_of[old as usize] = new as ThreadId;
+        }
+        let identity = self
+            .perm
+            .iter()
+            .enumerate()
+            .all(|(i, &t)| i as ThreadId == t);
+        let ext = match &st.ext {
+            Some(ext) if !identity => match ext.permute_threads(&self.new_of) {
+                Some(e) => Some(e),
+                None => return false,
+            },
+            _ => None,
+        };
+        if let Some(e) = ext.as_deref().or(st.ext.as_deref()) {
+            e.for_each_pointer(&mut |p| self.reach(st, p));
+        }
+        self.permuted_ext = ext;
+        self.breadth_first(st, &mut cursor);
+        true
+    }
+
+    /// The smallest number given so far to an object that is thread `t`'s own (its
+    /// handle, stack slots, thread-local copies).
+    fn first_reached(&self, st: &State, t: ThreadId) -> Option<u32> {
+        let t = &st.threads[t as usize];
+        let frames = t.frames.iter();
+        std::iter::once(t.handle)
+            .chain(frames.flat_map(|f| f.allocas.iter().chain(f.varargs.iter()).copied()))
+            .chain(t.tls.iter().map(|&(_, o)| o))
+            .filter_map(|o| self.map.get(o as usize).copied())
+            .filter(|&k| k != 0 && k != INVALID)
+            .min()
+    }
+
+    /// Reach thread `tid`'s roots: its handle, then per frame the live registers'
+    /// pointers and its stack slots, thread-local copies, key values and results.
+    fn reach_thread(&mut self, program: &Program, st: &State, tid: ThreadId) {
+        let t = &st.threads[tid as usize];
+        self.reach_obj(st, t.handle);
+        for f in &t.frames {
+            let mut roots = std::mem::take(&mut self.scratch);
+            roots.clear();
+            for_each_reg(program, f, self.all_registers, |v| {
+                v.for_each_pointer(&mut |p| roots.push(p))
+            });
+            for &p in &roots {
+                self.reach(st, p);
+            }
+            self.scratch = roots;
+            for &a in f.allocas.iter().chain(f.varargs.iter()) {
+                self.reach_obj(st, a);
+            }
+        }
+        for &(_, o) in &t.tls {
+            self.reach_obj(st, o);
+        }
+        for (_, v) in &t.specific {
+            v.for_each_pointer(&mut |p| self.reach(st, p));
+        }
+        if let ThreadStatus::Finished(e) = &t.status {
+            e.value.for_each_pointer(&mut |p| self.reach(st, p));
+        }
+        let pending = t.pending_exit.iter().map(|e| &e.value);
+        for v in t.callback_result.iter().chain(pending) {
+            v.for_each_pointer(&mut |p| self.reach(st, p));
+        }
+    }
+
+    /// Go on breadth-first through memory from `order[*cursor]`.
+    fn breadth_first(&mut self, st: &State, cursor: &mut usize) {
+        while *cursor < self.order.len() {
+            let id = self.order[*cursor];
+            *cursor += 1;
             if let Some(o) = st.memory.get(id) {
                 for &off in &o.ptrs {
                     let p = read_u64(&o.data, off);
@@ -151,7 +289,29 @@ impl Canonicalizer {
                 }
             }
         }
-        self.serialize(program, st, include_output);
+    }
+
+    /// After `run`: make `st` the state its chunks describe, up to object numbering:
+    /// drop its dead objects (`collect_garbage`) and put its threads in the order they
+    /// were serialised, so a search holds the same thread order whether it keeps a
+    /// state whole or rebuilds it from the store (moves name threads by that order).
+    pub fn to_representative(&self, st: &mut State) {
+        self.collect_garbage(st);
+        if self
+            .perm
+            .iter()
+            .enumerate()
+            .any(|(i, &t)| i as ThreadId != t)
+        {
+            let ext = self.permuted_ext.clone();
+            *st = st.with_threads_renamed(&self.new_of, ext);
+        }
+    }
+
+    /// After `run`: the old id of each thread in the order it was serialised (a
+    /// state rebuilt from the chunks has thread `i` = `order()[i]` of this state).
+    pub fn thread_order(&self) -> &[ThreadId] {
+        &self.perm
     }
 
     /// After `run`: drop dead objects (freed heap blocks, returned stack slots) that
@@ -228,13 +388,15 @@ impl Canonicalizer {
                 | (st.races.is_some() as u8) << 1
                 | (st.exit_code.is_some() as u8) << 2
                 | (st.atomic_owner.is_some() as u8) << 3
-                | (include_output as u8) << 4,
+                | (include_output as u8) << 4
+                | (st.thread_ids_in_memory as u8) << 5,
         );
         if let Some(c) = st.exit_code {
             b.extend_from_slice(&c.to_le_bytes());
         }
         b.extend_from_slice(&st.next_key.to_le_bytes());
         if let Some(t) = st.atomic_owner {
+            let t = self.new_of.get(t as usize).copied().unwrap_or(t);
             b.extend_from_slice(&t.to_le_bytes());
         }
         write_len(b, st.atexit.len());
@@ -246,94 +408,14 @@ impl Canonicalizer {
             b.extend_from_slice(&st.output);
         }
         out.end_chunk();
-        for t in &st.threads {
-            let b = &mut out.buf;
-            match &t.status {
-                ThreadStatus::Running => b.push(0),
-                ThreadStatus::Finished(e) => {
-                    b.push(1);
-                    write_exit_value(b, &map, e);
-                }
-                ThreadStatus::Stuck => b.push(2),
-            }
-            b.extend_from_slice(&t.phase.to_le_bytes());
-            b.push(t.detached as u8 | (t.joined as u8) << 1);
-            match &t.callback_result {
-                Some(v) => {
-                    b.push(1);
-                    write_val(b, &map, v);
-                }
-                None => b.push(0),
-            }
-            match &t.pending_exit {
-                Some(e) => {
-                    b.push(1);
-                    write_exit_value(b, &map, e);
-                }
-                None => b.push(0),
-            }
-            write_len(b, t.frames.len());
-            for f in &t.frames {
-                b.extend_from_slice(&f.func.to_le_bytes());
-                b.extend_from_slice(&f.block.to_le_bytes());
-                b.extend_from_slice(&f.ip.to_le_bytes());
-                match f.ret {
-                    ReturnTo::Caller => b.push(0),
-                    ReturnTo::CallerEndsAtomic => b.push(1),
-                    ReturnTo::Native { phase } => {
-                        b.push(2);
-                        b.extend_from_slice(&phase.to_le_bytes());
-                    }
-                    ReturnTo::Nothing => b.push(3),
-                }
-                let mut regs = 0usize;
-                for_each_reg(program, f, self.all_registers, |_| regs += 1);
-                write_len(b, regs);
-                for_each_reg(program, f, self.all_registers, |v| write_val(b, &map, v));
-                write_undef_regs(b, program, f, self.all_registers);
-                let allocas = &mut self.scratch_ids;
-                allocas.clear();
-                allocas.extend(
-                    f.allocas
-                        .iter()
-                        .map(|&a| map.get(a as usize).copied().unwrap_or(INVALID))
-                        .filter(|&n| n != 0),
-                );
-                // In the frame's order (not sorted): the objects were numbered in the
-                // order the traversal reached them, which follows this list, so a
-                // state rebuilt from these bytes numbers its successors the same way.
-                write_len(b, allocas.len());
-                for a in allocas.iter() {
-                    b.extend_from_slice(&a.to_le_bytes());
-                }
-                // The varargs area apart: it is not an alloca (setjmp looks for its
-                // marker among the allocas only).
-                match f
-                    .varargs
-                    .map(|a| map.get(a as usize).copied().unwrap_or(INVALID))
-                {
-                    Some(n) if n != 0 => {
-                        b.push(1);
-                        b.extend_from_slice(&n.to_le_bytes());
-                    }
-                    _ => b.push(0),
-                }
-            }
-            write_len(b, t.tls.len());
-            for (g, o) in &t.tls {
-                b.extend_from_slice(&g.to_le_bytes());
-                b.extend_from_slice(
-                    &map.get(*o as usize)
-                        .copied()
-                        .unwrap_or(INVALID)
-                        .to_le_bytes(),
-                );
-            }
-            write_len(b, t.specific.len());
-            for (k, v) in &t.specific {
-                b.extend_from_slice(&k.to_le_bytes());
-                write_val(b, &map, v);
-            }
+        for &tid in &self.perm {
+            write_thread(
+                &mut out.buf,
+                program,
+                &st.threads[tid as usize],
+                &map,
+                self.all_registers,
+            );
             out.end_chunk();
         }
         for &id in &self.order {
@@ -389,7 +471,7 @@ impl Canonicalizer {
                 out.end_chunk();
             }
         }
-        if let Some(ext) = &st.ext {
+        if let Some(ext) = self.permuted_ext.as_deref().or(st.ext.as_deref()) {
             let mut f = |p: u64| Self::map_ptr(&map, p);
             ext.serialize(&mut f, &mut out.buf);
             out.end_chunk();
@@ -420,6 +502,91 @@ impl Canonicalizer {
     }
 }
 
+/// One thread: status, progress, frames (with live registers and stack slots), thread-
+/// local copies, key values and its handle object, pointers and objects renamed by `map`.
+pub(super) fn write_thread(
+    b: &mut Vec<u8>,
+    program: &Program,
+    t: &crate::state::Thread,
+    map: &[u32],
+    all_registers: bool,
+) {
+    let rename = |o: ObjId| map.get(o as usize).copied().unwrap_or(INVALID);
+    match &t.status {
+        ThreadStatus::Running => b.push(0),
+        ThreadStatus::Finished(e) => {
+            b.push(1);
+            write_exit_value(b, map, e);
+        }
+        ThreadStatus::Stuck => b.push(2),
+    }
+    b.extend_from_slice(&t.phase.to_le_bytes());
+    b.push(t.detached as u8 | (t.joined as u8) << 1);
+    match &t.callback_result {
+        Some(v) => {
+            b.push(1);
+            write_val(b, map, v);
+        }
+        None => b.push(0),
+    }
+    match &t.pending_exit {
+        Some(e) => {
+            b.push(1);
+            write_exit_value(b, map, e);
+        }
+        None => b.push(0),
+    }
+    write_len(b, t.frames.len());
+    for f in &t.frames {
+        b.extend_from_slice(&f.func.to_le_bytes());
+        b.extend_from_slice(&f.block.to_le_bytes());
+        b.extend_from_slice(&f.ip.to_le_bytes());
+        match f.ret {
+            ReturnTo::Caller => b.push(0),
+            ReturnTo::CallerEndsAtomic => b.push(1),
+            ReturnTo::Native { phase } => {
+                b.push(2);
+                b.extend_from_slice(&phase.to_le_bytes());
+            }
+            ReturnTo::Nothing => b.push(3),
+        }
+        let mut regs = 0usize;
+        for_each_reg(program, f, all_registers, |_| regs += 1);
+        write_len(b, regs);
+        for_each_reg(program, f, all_registers, |v| write_val(b, map, v));
+        write_undef_regs(b, program, f, all_registers);
+        // In the frame's order (not sorted): the objects were numbered in the order the
+        // traversal reached them, which follows this list, so a state rebuilt from
+        // these bytes numbers its successors the same way.
+        let allocas = || f.allocas.iter().map(|&a| rename(a)).filter(|&n| n != 0);
+        write_len(b, allocas().count());
+        for a in allocas() {
+            b.extend_from_slice(&a.to_le_bytes());
+        }
+        // The varargs area apart: it is not an alloca (setjmp looks for its marker
+        // among the allocas only).
+        match f.varargs.map(rename) {
+            Some(n) if n != 0 => {
+                b.push(1);
+                b.extend_from_slice(&n.to_le_bytes());
+            }
+            _ => b.push(0),
+        }
+    }
+    write_len(b, t.tls.len());
+    for (g, o) in &t.tls {
+        b.extend_from_slice(&g.to_le_bytes());
+        b.extend_from_slice(&rename(*o).to_le_bytes());
+    }
+    write_len(b, t.specific.len());
+    for (k, v) in &t.specific {
+        b.extend_from_slice(&k.to_le_bytes());
+        write_val(b, map, v);
+    }
+    let handle = if t.handle == 0 { 0 } else { rename(t.handle) };
+    b.extend_from_slice(&handle.to_le_bytes());
+}
+
 /// A list length as LEB128: short for the usual small lists, and prefix-free.
 #[inline]
 pub(super) fn write_len(b: &mut Vec<u8>, mut n: usize) {
@@ -433,7 +600,7 @@ pub(super) fn write_len(b: &mut Vec<u8>, mut n: usize) {
 /// The registers of a frame that belong to the state: the live ones where the frame
 /// stopped, or all of them.
 #[inline]
-fn for_each_reg(
+pub(super) fn for_each_reg(
     program: &Program,
     f: &crate::state::Frame,
     all: bool,

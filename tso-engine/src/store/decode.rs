@@ -124,6 +124,7 @@ pub fn decode(
     if flags & 4 != 0 {
         st.exit_code = Some(r.u32()? as i32);
     }
+    st.thread_ids_in_memory = flags & 32 != 0;
     st.next_key = r.u32()?;
     if flags & 8 != 0 {
         st.atomic_owner = Some(r.u32()?);
@@ -225,6 +226,7 @@ fn thread(program: &Program, bytes: &[u8], all_registers: bool) -> Option<Thread
     for _ in 0..n {
         specific.push((r.u32()?, r.val()?));
     }
+    let handle = r.u32()?;
     if !r.done() {
         return None;
     }
@@ -238,6 +240,7 @@ fn thread(program: &Program, bytes: &[u8], all_registers: bool) -> Option<Thread
         tls,
         specific,
         pending_exit,
+        handle,
     })
 }
 

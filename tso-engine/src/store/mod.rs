@@ -9,6 +9,7 @@ mod canon;
 pub(crate) mod decode;
 mod hash;
 mod interner;
+pub(crate) mod symmetry;
 mod tree;
 
 pub use canon::{Canonicalizer, Chunk, Chunks};
@@ -87,6 +88,9 @@ pub struct Scratch {
     /// successors share most nodes with their parent and siblings, and a node's id never
     /// changes, so most lookups end here without a lock or a miss in the big table.
     nodes: Vec<(u64, u32)>,
+    /// The largest group of interchangeable threads seen per start routine by this
+    /// worker (see `StateStore::symmetry_groups`).
+    groups_seen: std::collections::BTreeMap<u32, u32>,
 }
 
 const NODE_CACHE: usize = 1 << 14;
@@ -109,6 +113,11 @@ pub struct StateStore {
     count: AtomicU64,
     /// Distinguishes this store's chunk ids from another store's in object caches.
     generation: u32,
+    /// States are stored up to a permutation of threads (`symmetry.rs`).
+    symmetry: bool,
+    /// Per start routine, the most running threads of it whose order symmetry decided
+    /// in one state.
+    groups: Mutex<std::collections::BTreeMap<u32, u32>>,
 }
 
 static GENERATION: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
@@ -128,7 +137,15 @@ impl StateStore {
             states: Sharded::new(),
             count: AtomicU64::new(0),
             generation,
+            symmetry: false,
+            groups: Mutex::new(Default::default()),
         }
+    }
+
+    /// This store, storing states up to a permutation of threads when `on`.
+    pub fn with_symmetry(mut self, on: bool) -> StateStore {
+        self.symmetry = on;
+        self
     }
 
     /// Serialise `st` canonically and insert it.
@@ -141,7 +158,9 @@ impl StateStore {
         include_output: bool,
     ) -> Inserted {
         canon.cache_generation = self.generation;
+        canon.symmetry = self.symmetry;
         canon.run(program, st, include_output);
+        self.note_groups(&canon.free_starts, scratch);
         let r = self.insert(&canon.chunks, scratch);
         // Remember the ids of unchanged pointer-free objects for the next state.
         for (i, obj) in canon.chunks.cacheable() {
@@ -248,6 +267,30 @@ impl StateStore {
             generation: (self.generation as u64) << 32,
         };
         decode::decode(program, base, ext, &chunks, canon.all_registers)
+    }
+
+    /// Remember the groups of interchangeable threads of a state (start routines,
+    /// sorted); the worker's own record spares the lock when nothing grew.
+    fn note_groups(&self, starts: &[u32], scratch: &mut Scratch) {
+        for run in starts.chunk_by(|a, b| a == b) {
+            let n = run.len() as u32;
+            let seen = scratch.groups_seen.entry(run[0]).or_insert(0);
+            if n > *seen {
+                *seen = n;
+                let mut all = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+                let g = all.entry(run[0]).or_insert(0);
+                *g = (*g).max(n);
+            }
+        }
+    }
+
+    /// The sizes of the groups of interchangeable threads (threads of one start
+    /// routine whose order symmetry decided in some state), largest first.
+    pub fn symmetry_groups(&self) -> Vec<u32> {
+        let all = self.groups.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sizes: Vec<u32> = all.values().copied().filter(|&n| n > 1).collect();
+        sizes.sort_unstable_by(|a, b| b.cmp(a));
+        sizes
     }
 
     /// States inserted from now on are "this level" (see [`Inserted::this_level`]).

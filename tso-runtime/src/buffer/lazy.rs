@@ -311,6 +311,35 @@ impl StoreBuffers {
         }
     }
 
+    /// These buffers with thread `t` renamed `new_of[t]`: each buffer's owner and the
+    /// threads the entries' ordering facts name (thread symmetry).
+    pub fn permute_threads(&self, new_of: &[ThreadId]) -> Option<StoreBuffers> {
+        let rename = |t: ThreadId| new_of.get(t as usize).copied();
+        let mut buffers = Vec::with_capacity(self.buffers.len());
+        for b in &self.buffers {
+            let entries = if b.entries.iter().all(|e| e.after.is_empty()) {
+                b.entries.clone()
+            } else {
+                let mut list = Vec::new();
+                for e in b.entries.iter() {
+                    let mut e = e.clone();
+                    for (t, _) in e.after.iter_mut() {
+                        *t = rename(*t)?;
+                    }
+                    e.after.sort_unstable();
+                    list.push(e);
+                }
+                list.into_iter().collect()
+            };
+            buffers.push(ThreadBuffer {
+                thread: rename(b.thread)?,
+                entries,
+            });
+        }
+        buffers.sort_by_key(|b| b.thread);
+        Some(StoreBuffers { buffers })
+    }
+
     /// The buffers [`Self::serialize_into`] wrote as `bytes` (all of them), or `None`
     /// when they are not such bytes.
     pub fn decode(bytes: &[u8]) -> Option<StoreBuffers> {

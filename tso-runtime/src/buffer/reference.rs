@@ -35,6 +35,15 @@ impl ReferenceBuffers {
         ReferenceBuffers::default()
     }
 
+    /// These buffers with thread `t` renamed `new_of[t]` (thread symmetry).
+    pub fn permute_threads(&self, new_of: &[ThreadId]) -> Option<ReferenceBuffers> {
+        let mut buffers = BTreeMap::new();
+        for (t, entries) in &self.buffers {
+            buffers.insert(*new_of.get(*t as usize)?, entries.clone());
+        }
+        Some(ReferenceBuffers { buffers })
+    }
+
     pub fn is_empty(&self, thread: ThreadId) -> bool {
         !self.buffers.contains_key(&thread)
     }

@@ -250,6 +250,16 @@ impl ExtState for TsoState {
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }
+
+    /// The buffers are the only per-thread data; their owners and the entries'
+    /// ordering facts are renamed.
+    fn permute_threads(&self, new_of: &[ThreadId]) -> Option<Box<dyn ExtState>> {
+        let buffers = match &self.buffers {
+            Buffers::Lazy(b) => Buffers::Lazy(b.permute_threads(new_of)?),
+            Buffers::Reference(b) => Buffers::Reference(b.permute_threads(new_of)?),
+        };
+        Some(Box::new(TsoState { buffers }))
+    }
 }
 
 #[cfg(test)]

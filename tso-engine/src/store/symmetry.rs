@@ -1,0 +1,147 @@
+//! Thread symmetry: a state is serialised with its threads in a canonical order, so
+//! states that differ only in which thread is which are stored once.
+//!
+//! Soundness. Renaming threads by a permutation π maps the transition system onto
+//! itself, as long as π renames *every* place a thread id lives: the thread list, the
+//! atomic-section owner, the extension data (`ExtState::permute_threads`: the TSO
+//! runtime's per-thread buffers and their ordering facts), and the program's own memory.
+//! A thread's `pthread_t` and a mutex's owner are pointers to the thread's handle
+//! object (`Thread::handle`), so the object renaming that already makes states
+//! canonical renames them with the threads. A state is serialised with π applied only
+//! when nothing else holds a thread id: `renamable` refuses states with race data
+//! (vector clocks are thread-indexed) and states in which a model stored a thread
+//! number in memory (`State::thread_ids_in_memory`: condition variable, rwlock and
+//! barrier masks, spin lock, once and static-guard owners). Then π is the identity and
+//! the state is stored as it is. So two states share their bytes only when one is the
+//! other with threads and objects renamed, which have the same futures.
+//!
+//! Which threads are interchangeable is decided by the state alone: any two threads
+//! other than `main` (thread 0, never moved) may trade places, since their whole state
+//! (start routine, stack, registers) is part of what is compared. Threads started with
+//! the same routine and equal arguments reach equal states; threads whose arguments
+//! differ stay apart while the argument is live and may merge once it is dead, which is
+//! sound for the same reason. π sorts the other threads by a key computed from each
+//! thread alone that does not depend on object numbering (`Keys`), ties keeping their
+//! current order: any deterministic choice is sound; a finer key merges more.
+
+use super::canon::{for_each_reg, write_len, write_thread};
+use crate::ir::Program;
+use crate::memory::read_u64;
+use crate::memory::ObjId;
+use crate::state::{State, ThreadId};
+use crate::value::ptr_parts;
+
+/// Objects a thread's sort key looks at, at most.
+const DEEP: usize = 64;
+
+/// Whether the state's thread ids can all be renamed (see the module documentation).
+pub(crate) fn renamable(st: &State) -> bool {
+    st.threads.len() > 2 && st.races.is_none() && !st.thread_ids_in_memory
+}
+
+/// Scratch for the sort keys of threads, reused across states.
+#[derive(Default)]
+pub(crate) struct Keys {
+    bytes: Vec<u8>,
+    /// (start, end) of each thread's key in `bytes`.
+    spans: Vec<(usize, usize)>,
+    /// Renames globals to themselves and every other object to "unknown".
+    blind: Vec<u32>,
+}
+
+impl Keys {
+    /// Sort `threads` by key (ties keep their order).
+    pub(crate) fn sort(
+        &mut self,
+        program: &Program,
+        st: &State,
+        all_registers: bool,
+        threads: &mut [ThreadId],
+    ) {
+        let globals = st.memory.globals as usize;
+        if self.blind.len() != globals + 1 {
+            self.blind.clear();
+            self.blind.extend(0..=globals as u32);
+        }
+        self.bytes.clear();
+        self.spans.clear();
+        self.spans.resize(st.threads.len(), (0, 0));
+        for &tid in threads.iter() {
+            let t = &st.threads[tid as usize];
+            let start = self.bytes.len();
+            write_thread(&mut self.bytes, program, t, &self.blind, all_registers);
+            // The bytes of the objects the thread leads to (its stack slots and
+            // thread-local copies, which at -O0 hold its locals, then what its
+            // registers and those point to, breadth-first, up to `DEEP` objects),
+            // pointers blinded like the registers: threads that differ only in what
+            // their pointers lead to are ordered by it, not by their current order.
+            let mut seen: Vec<ObjId> = Vec::new();
+            for f in &t.frames {
+                seen.extend(f.allocas.iter().chain(f.varargs.iter()));
+            }
+            seen.extend(t.tls.iter().map(|&(_, o)| o));
+            for f in &t.frames {
+                for_each_reg(program, f, all_registers, |v| {
+                    v.for_each_pointer(&mut |p| seen.push(ptr_parts(p).0))
+                });
+            }
+            let mut i = 0;
+            while i < seen.len() && i < DEEP {
+                let id = seen[i];
+                i += 1;
+                if id as usize <= globals || id >= crate::ir::FUNCTION_OBJECT_BASE {
+                    continue;
+                }
+                if seen[..i - 1].contains(&id) {
+                    continue;
+                }
+                self.object(st, id);
+                if let Some(o) = st.memory.get(id) {
+                    for &off in &o.ptrs {
+                        seen.push(ptr_parts(read_u64(&o.data, off)).0);
+                    }
+                }
+            }
+            self.spans[tid as usize] = (start, self.bytes.len());
+        }
+        let (bytes, spans) = (&self.bytes, &self.spans);
+        threads.sort_by(|&a, &b| {
+            let key = |t: ThreadId| {
+                let (s, e) = spans[t as usize];
+                &bytes[s..e]
+            };
+            key(a).cmp(key(b))
+        });
+    }
+
+    /// Threads `a` and `b` have equal keys (after `sort`).
+    pub(crate) fn tied(&self, a: ThreadId, b: ThreadId) -> bool {
+        let key = |t: ThreadId| {
+            let (s, e) = self.spans[t as usize];
+            &self.bytes[s..e]
+        };
+        key(a) == key(b)
+    }
+
+    fn object(&mut self, st: &State, id: crate::memory::ObjId) {
+        let Some(o) = st.memory.get(id) else {
+            self.bytes.push(0);
+            return;
+        };
+        self.bytes
+            .push(1 | (o.freed as u8) << 1 | (o.shared as u8) << 2);
+        write_len(&mut self.bytes, o.data.len());
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(&o.data);
+        for &off in &o.ptrs {
+            // The object number, the pointer's upper half.
+            let (obj, _) = crate::value::ptr_parts(read_u64(&o.data, off));
+            if obj as usize > st.memory.globals as usize && obj < crate::ir::FUNCTION_OBJECT_BASE {
+                let at = start + off as usize;
+                self.bytes[at + 4..at + 8].fill(0xff);
+            }
+        }
+        write_len(&mut self.bytes, o.ptrs.len());
+        self.bytes.extend_from_slice(&o.undef);
+    }
+}
