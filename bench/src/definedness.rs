@@ -29,7 +29,7 @@ const RUNS: &[(&str, &Config, Option<u64>)] = &[
 ];
 
 /// This process's user + system CPU time.
-fn cpu_time() -> Duration {
+pub(crate) fn cpu_time() -> Duration {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     // Fields after the command name (which is in parentheses): utime is the 12th and
     // stime the 13th of them, in clock ticks (100 per second on Linux).

@@ -1,6 +1,7 @@
 //! `cargo run --release -p tso-bench [-- --quick] [-- PROGRAM...]`
 //! `cargo run --release -p tso-bench -- --scale [--jobs N] [--max-states N] [PROGRAM...]`
 //! `cargo run --release -p tso-bench -- --definedness [PROGRAM...]`
+//! `cargo run --release -p tso-bench -- --por [PROGRAM...]`
 //!
 //! Runs the fixed benchmark programs (`bench/programs/` and the corpus's mutual-exclusion
 //! programs, see [`CORPUS_ITERS`]) under SC and under TSO
@@ -197,6 +198,9 @@ fn main() {
     if args.iter().any(|a| a == "--scale") {
         return scale::run_all(&args);
     }
+    if args.iter().any(|a| a == "--por") {
+        return por::run_all(&args);
+    }
     if args.iter().any(|a| a == "--definedness") {
         return definedness::run_all(&args);
     }
@@ -275,6 +279,7 @@ fn main() {
 }
 
 mod definedness;
+mod por;
 mod scale;
 
 fn compile(src: &Path, defines: &[String], out: &Path) -> Result<PathBuf, String> {

@@ -96,6 +96,10 @@ pub struct CheckingArgs {
     /// spurious wake-ups, which are explored by default).
     #[arg(long)]
     pub no_spurious_wakeups: bool,
+    /// Switch off partial-order reduction (sleep sets; measurement: the same states
+    /// and verdicts, more transitions).
+    #[arg(long)]
+    pub no_por: bool,
     /// Do not track uninitialised bits (no `uninitialized` verdicts; measurement).
     #[arg(long)]
     pub no_definedness: bool,

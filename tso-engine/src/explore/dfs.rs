@@ -9,13 +9,16 @@
 //! and the failing run's figures do not depend on which search found the error.
 
 use super::chooser::ScriptChooser;
+use super::footprint::Footprint;
 use super::held::Keeper;
 use super::observers::{Found, Observer};
 use super::search::{advance_script, Stop};
+use super::sleep::{self, Expand, Sleep};
 use super::{Move, Stats};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId, ThreadStatus};
 use crate::store::{Canonicalizer, Inserted, Scratch, StateStore};
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -55,6 +58,10 @@ pub struct DepthFirst<'a, 'p> {
     chooser: ScriptChooser,
     pub stats: Stats,
     start: Instant,
+    /// Partial-order reduction by sleep sets (`sleep`).
+    por: bool,
+    /// The sleep set each stored state keeps (absent: empty).
+    sleeps: HashMap<u32, Sleep>,
 }
 
 /// A state on the current path and where its expansion stands.
@@ -75,6 +82,17 @@ struct Node {
     via: Option<Move>,
     /// Size of the state, serialised.
     bytes: usize,
+    /// With partial-order reduction: the sleep set it is expanded with, which threads
+    /// to expand, every thread's footprint here (all its choice variants), and the
+    /// successors of the thread being expanded not yet stored.
+    sleep: Sleep,
+    expand: Expand,
+    footprints: Vec<Option<Footprint>>,
+    /// The threads not expanded here have run (for their footprints).
+    prepared: bool,
+    /// `tid`'s transitions have run; `pending` holds what they reached.
+    ran: bool,
+    pending: VecDeque<(Move, State)>,
 }
 
 impl Node {
@@ -88,13 +106,27 @@ impl Node {
             any_enabled: false,
             via,
             bytes,
+            sleep: 0,
+            expand: Expand::AllAwake,
+            footprints: Vec::new(),
+            prepared: false,
+            ran: false,
+            pending: VecDeque::new(),
         }
+    }
+
+    fn asleep(mut self, sleep: Sleep, expand: Expand, footprints: Vec<Option<Footprint>>) -> Node {
+        self.sleep = sleep;
+        self.expand = expand;
+        self.footprints = footprints;
+        self
     }
 
     /// Go on with the next thread.
     fn next_thread(&mut self) {
         self.tid += 1;
         self.script.clear();
+        self.ran = false;
     }
 }
 
@@ -113,8 +145,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         observers: &'a [&'a dyn Observer],
         include_output: bool,
         start: Instant,
+        por: bool,
     ) -> Self {
         DepthFirst {
+            por,
+            sleeps: HashMap::new(),
             machine,
             observers,
             include_output,
@@ -167,7 +202,13 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     node.id,
                     &node.output,
                 ) {
-                    Ok(st) => node.state = Some(Box::new(st)),
+                    Ok(st) => {
+                        node.state = Some(Box::new(st));
+                        // A rebuilt state numbers its objects canonically: footprints
+                        // taken on the dropped one do not apply to it.
+                        node.prepared = false;
+                        node.footprints.clear();
+                    }
                     Err(failure) => {
                         let found = Found::new(failure, None);
                         let path = path_of(&stack);
@@ -182,7 +223,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 unreachable!("rebuilt above")
             };
             if state.is_finished() || node.tid as usize >= state.threads.len() {
-                if !state.is_finished() {
+                if !state.is_finished() && node.expand == Expand::AllAwake {
                     let any = node.any_enabled;
                     if let Some(found) = self.observers.iter().find_map(|o| o.expanded(state, any))
                     {
@@ -195,11 +236,35 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 stack.pop();
                 continue;
             }
-            if state.thread(node.tid).status != ThreadStatus::Running {
+            if self.por && !node.prepared {
+                node.prepared = true;
+                if let Some(stop) = self.run_sleepers(node) {
+                    let path = path_of(&stack);
+                    return Ok(Some(match stop {
+                        Stop::Found { found, path: last } => Stop::Found {
+                            found,
+                            path: path.into_iter().chain(last).collect(),
+                        },
+                        Stop::Limit { reason, .. } => Stop::Limit { reason, path },
+                    }));
+                }
+                continue;
+            }
+            let Some(state) = &node.state else {
+                unreachable!("rebuilt above")
+            };
+            if state.thread(node.tid).status != ThreadStatus::Running
+                || (self.por && !node.expand.includes(node.sleep, node.tid))
+            {
                 node.next_thread();
                 continue;
             }
-            match self.transition(node) {
+            let next = if self.por {
+                self.reduced_transition(node)
+            } else {
+                self.transition(node)
+            };
+            match next {
                 Next::Nothing => {}
                 Next::Push(child) => {
                     kept_bytes += child.bytes;
@@ -284,13 +349,195 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             }
             Ok(Step::Progress) => node.any_enabled = true,
         }
+        self.arrive(mv, next, 0, Vec::new())
+    }
+
+    /// With the reduction: the threads `node` does not expand run once, for their
+    /// footprints, whether they could move, their errors and the transition observers;
+    /// nothing they reach is stored.
+    fn run_sleepers(&mut self, node: &mut Node) -> Option<Stop> {
+        let Some(state) = &node.state else {
+            unreachable!("a node is expanded whole")
+        };
+        node.footprints.resize(state.threads.len(), None);
+        if node.expand != Expand::AllAwake {
+            // A revisit: the state was judged and its other threads run when it was
+            // first expanded; a thread without a footprint here just does not sleep.
+            return None;
+        }
+        for tid in 0..state.threads.len() as ThreadId {
+            if node.footprints[tid as usize].is_some() {
+                // Asleep, with the footprint it had where it was run: it can move.
+                node.any_enabled = true;
+                continue;
+            }
+            // Threads expanded before `node.tid` (or `node.tid` itself once it ran)
+            // run again only after a rebuild.
+            let done = tid < node.tid || (tid == node.tid && node.ran);
+            if state.thread(tid).status != ThreadStatus::Running
+                || (node.expand.includes(node.sleep, tid) && !done)
+            {
+                continue;
+            }
+            let (touched, _, stop) = self.run_all(state, tid, false, &mut node.any_enabled);
+            node.footprints[tid as usize] = touched;
+            if stop.is_some() {
+                return stop;
+            }
+        }
+        None
+    }
+
+    /// Every choice variant of `tid`'s transition from `state`: their footprints
+    /// together, what they reached (when `keep`), or the first error.
+    fn run_all(
+        &mut self,
+        state: &State,
+        tid: ThreadId,
+        keep: bool,
+        any_enabled: &mut bool,
+    ) -> (Option<Footprint>, VecDeque<(Move, State)>, Option<Stop>) {
+        let mut touched = Footprint::default();
+        let mut enabled = false;
+        let mut reached = VecDeque::new();
+        let mut script = Vec::new();
+        loop {
+            let mut next = State::clone(state);
+            self.chooser.reset(&script);
+            let (result, f) =
+                self.machine
+                    .run_transition_recorded(&mut next, tid, &mut self.chooser);
+            touched.union(&f);
+            let taken = self.chooser.taken();
+            let mv = Move {
+                tid,
+                choices: taken.iter().map(|c| c.0).collect(),
+            };
+            let advanced = advance_script(taken);
+            let stop = |found: Found, mv: Move| {
+                Some(Stop::Found {
+                    found,
+                    path: vec![mv],
+                })
+            };
+            match result {
+                Err(failure) => {
+                    let thread = failure.thread.or(Some(tid));
+                    return (None, reached, stop(Found::new(failure, thread), mv));
+                }
+                Ok(Step::Blocked) => {}
+                Ok(Step::Pruned) => {
+                    *any_enabled = true;
+                    enabled = true;
+                }
+                Ok(Step::Progress) => {
+                    *any_enabled = true;
+                    enabled = true;
+                    if keep {
+                        reached.push_back((mv, next));
+                    } else if let Some(f) =
+                        self.observers.iter().find_map(|o| o.transition(tid, &next))
+                    {
+                        return (None, reached, stop(f, mv));
+                    }
+                }
+            }
+            match advanced {
+                Some(s) => script = s,
+                // Only a thread that can move may sleep (see `sleep::child_sleep`).
+                None => return (enabled.then_some(touched), reached, None),
+            }
+        }
+    }
+
+    /// With the reduction: run all of `node.tid`'s variants first (its footprint must
+    /// be whole before its successors get their sleep sets), then store what they
+    /// reached one at a time.
+    fn reduced_transition(&mut self, node: &mut Node) -> Next {
+        let tid = node.tid;
+        if !node.ran {
+            node.ran = true;
+            let Some(state) = node.state.take() else {
+                unreachable!("a node is expanded whole")
+            };
+            let (touched, reached, stop) = self.run_all(&state, tid, true, &mut node.any_enabled);
+            node.state = Some(state);
+            if let Some(stop) = stop {
+                return Next::Stop(stop);
+            }
+            node.footprints[tid as usize] = touched;
+            node.pending = reached;
+        }
+        let Some((mv, next)) = node.pending.pop_front() else {
+            node.next_thread();
+            return Next::Nothing;
+        };
+        let z = sleep::child_sleep(node.sleep, node.expand, &node.footprints, tid);
+        // A sleeper's transition is the same in the successor (nothing on the way
+        // touched what it touches), and the successor numbers objects as this state
+        // does: it keeps its footprint, unless `tid` ended a thread (footprints depend
+        // on how many run); then sleepers run again. A rebuilt state drops them.
+        let stable = !node.footprints[tid as usize]
+            .as_ref()
+            .is_none_or(Footprint::ends_a_thread);
+        let carried = (0..node.footprints.len())
+            .map(|u| {
+                if stable && sleep::contains(z, u as ThreadId) {
+                    node.footprints[u].clone()
+                } else {
+                    None
+                }
+            })
+            .collect();
+        self.arrive(mv, next, z, carried)
+    }
+
+    /// A transition by `mv` reached `next`, which gets the sleep set `sleep`: show it
+    /// to the observers and store it; a new state, or a known one that must be expanded
+    /// again for some threads (`sleep::revisit`), is pushed.
+    fn arrive(
+        &mut self,
+        mv: Move,
+        mut next: State,
+        sleep: Sleep,
+        carried: Vec<Option<Footprint>>,
+    ) -> Next {
+        let tid = mv.tid;
+        let found = |found: Found, mv: Move| {
+            Next::Stop(Stop::Found {
+                found,
+                path: vec![mv],
+            })
+        };
         self.stats.transitions += 1;
         if let Some(f) = self.observers.iter().find_map(|o| o.transition(tid, &next)) {
             return found(f, mv);
         }
         let ins = self.insert(&next);
         if !ins.new {
-            return Next::Nothing;
+            if !self.por {
+                return Next::Nothing;
+            }
+            let old = self.sleeps.get(&ins.id).copied().unwrap_or(0);
+            let (need, keep) = sleep::revisit(old, sleep);
+            if need == 0 {
+                return Next::Nothing;
+            }
+            if keep == 0 {
+                self.sleeps.remove(&ins.id);
+            } else {
+                self.sleeps.insert(ins.id, keep);
+            }
+            self.canon.collect_garbage(&mut next);
+            let bytes = self.canon.chunks.byte_len();
+            return Next::Push(Node::new(ins.id, next, Some(mv), bytes).asleep(
+                keep,
+                Expand::Only(need),
+                carried,
+            ));
+        }
+        if sleep != 0 {
+            self.sleeps.insert(ins.id, sleep);
         }
         self.canon.to_representative(&mut next);
         if let Some(f) = self.observers.iter().find_map(|o| o.new_state(&next)) {
@@ -303,12 +550,13 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 path: Vec::new(),
             });
         }
-        Next::Push(Node::new(
-            ins.id,
-            next,
-            Some(mv),
-            self.canon.chunks.byte_len(),
-        ))
+        Next::Push(
+            Node::new(ins.id, next, Some(mv), self.canon.chunks.byte_len()).asleep(
+                sleep,
+                Expand::AllAwake,
+                carried,
+            ),
+        )
     }
 
     /// Store `st`.

@@ -10,11 +10,13 @@ pub mod counterexample;
 mod deadlock;
 mod dfs;
 pub mod diagnosis;
+pub mod footprint;
 mod held;
 pub mod observers;
 mod parents;
 pub mod roundtrip;
 mod search;
+mod sleep;
 mod symmetric_path;
 
 pub use counterexample::Counterexample;
@@ -233,6 +235,11 @@ fn reword(machine: &Machine<'_>, initial: State, path: &[Move], found: &mut obse
 /// search again for the shortest counterexample (so a failing run reports the same
 /// path and figures for any number of workers); a state space too deep for it is
 /// searched breadth-first from the start. More workers: the breadth-first search.
+///
+/// With partial-order reduction (`sleep`), an error found is searched for again
+/// breadth-first without it: sleep sets keep every state, but a state may first be
+/// reached at a deeper level, so only the unreduced search guarantees the shortest
+/// counterexample, and a failing run's figures stay those of the full search.
 fn search_with(
     machine: &Machine<'_>,
     watching: &[&dyn observers::Observer],
@@ -240,31 +247,49 @@ fn search_with(
     start: Instant,
     initial: State,
 ) -> (Option<search::Stop>, Stats) {
-    let breadth_first = |initial: State| {
-        let mut bfs =
-            search::Search::new(machine, watching, opts.collect_outcomes, opts.jobs, start);
+    // Race data is global (clocks): every transition would touch everything. With
+    // thread symmetry the store merges states whose threads are permuted, while sleep
+    // sets name threads in one numbering (the permutation the store applied is not
+    // known here): the reduction is off then.
+    let por = machine.opts.por && !machine.opts.symmetry && initial.races.is_none();
+    let breadth_first = |initial: State, por: bool| {
+        let mut bfs = search::Search::new(
+            machine,
+            watching,
+            opts.collect_outcomes,
+            opts.jobs,
+            start,
+            por,
+        );
         bfs.worker_start = opts.worker_start.clone();
         let stop = bfs.run(initial);
         (stop, bfs.stats)
     };
-    if opts.jobs > 1 {
-        return breadth_first(initial);
-    }
-    let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start);
-    let Ok(stop) = dfs.run(initial.clone()) else {
-        // Too deep (see `dfs::TooDeep`): start again breadth-first.
-        drop(dfs);
-        watching.iter().for_each(|o| o.restart());
-        return breadth_first(initial);
+    let first = if opts.jobs > 1 {
+        breadth_first(initial.clone(), por)
+    } else {
+        let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start, por);
+        match dfs.run(initial.clone()) {
+            Ok(stop) => (stop, std::mem::take(&mut dfs.stats)),
+            Err(dfs::TooDeep) => {
+                // Too deep (see `dfs::TooDeep`): start again breadth-first.
+                drop(dfs);
+                watching.iter().for_each(|o| o.restart());
+                breadth_first(initial.clone(), por)
+            }
+        }
     };
-    if !matches!(stop, Some(search::Stop::Found { .. })) {
-        return (stop, dfs.stats);
+    if !matches!(first.0, Some(search::Stop::Found { .. })) {
+        return first;
+    }
+    if opts.jobs > 1 && !por {
+        return first;
     }
     watching.iter().for_each(|o| o.restart());
-    match breadth_first(initial) {
+    match breadth_first(initial, false) {
         found @ (Some(search::Stop::Found { .. }), _) => found,
         // A limit stopped the second search before the error's depth: keep the first
         // search's counterexample.
-        _ => (stop, dfs.stats),
+        _ => first,
     }
 }

@@ -16,14 +16,17 @@
 //! run does not depend on the workers either.
 
 use super::chooser::ScriptChooser;
+use super::footprint::Footprint;
 use super::held::{Held, Keeper};
 use super::observers::{Found, Observer};
 use super::parents::{Parents, StateId};
+use super::sleep::{self, Expand, Sleep};
 use super::{Move, Stats};
 use crate::error::ErrorKind;
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId, ThreadStatus};
 use crate::store::{Canonicalizer, StateStore};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
@@ -42,11 +45,14 @@ const BATCH: usize = 16;
 /// Smaller levels are expanded by the merging thread alone.
 const PARALLEL_MIN: usize = 4 * BATCH;
 
-/// A state of the level: its id, the weight of its path, and what is held beside it.
+/// A state of the level: its id, the weight of its path, and what is held beside it;
+/// with partial-order reduction, its sleep set and which threads to expand.
 struct Open {
     id: StateId,
     weight: u64,
     held: Held,
+    sleep: Sleep,
+    expand: Expand,
 }
 
 type Level = Vec<Open>;
@@ -67,6 +73,11 @@ pub struct Search<'a, 'p> {
     frontier: Mutex<Option<StateId>>,
     /// Holds open states by id, or whole (set once the initial state is stored).
     keeper: Option<Keeper>,
+    /// Partial-order reduction by sleep sets (`sleep`).
+    por: bool,
+    /// The sleep set each state of the earlier levels keeps (absent: empty); written
+    /// only between levels.
+    sleeps: RwLock<HashMap<StateId, Sleep>>,
     /// Run first on each worker thread this search starts.
     pub worker_start: Option<super::WorkerStart>,
 }
@@ -90,6 +101,18 @@ struct Candidate {
     mv: Move,
     /// The state itself (or its id's companion data), kept by whoever inserted it first.
     state: Option<Held>,
+    /// The sleep set this discoverer gives it (all discoverers' sets are intersected).
+    sleep: Sleep,
+}
+
+/// A state of an earlier level reached again with a sleep set that lacks threads it
+/// was expanded without (see `sleep::revisit`).
+struct Revisit {
+    id: StateId,
+    key: u64,
+    weight: u64,
+    sleep: Sleep,
+    state: Held,
 }
 
 /// An error and where: `rank` orders errors (shorter paths first, then by weight, then
@@ -106,6 +129,7 @@ struct ErrorAt {
 #[derive(Default)]
 struct LevelOut {
     candidates: Vec<Candidate>,
+    revisits: Vec<Revisit>,
     error: Option<ErrorAt>,
     limit: Option<String>,
 }
@@ -125,8 +149,11 @@ impl<'a, 'p> Search<'a, 'p> {
         include_output: bool,
         jobs: usize,
         start: Instant,
+        por: bool,
     ) -> Self {
         Search {
+            por,
+            sleeps: RwLock::new(HashMap::new()),
             machine,
             observers,
             include_output,
@@ -175,6 +202,8 @@ impl<'a, 'p> Search<'a, 'p> {
             id: root.id,
             weight: 0,
             held: self.keeper().hold(initial),
+            sleep: 0,
+            expand: Expand::AllAwake,
         }];
         let stop = if self.jobs == 1 {
             self.run_levels(level, |s, level| vec![s.expand_all(&mut w0, level)])
@@ -324,9 +353,16 @@ impl<'a, 'p> Search<'a, 'p> {
     }
 
     /// After a level: the next level, or why the search stops.
-    fn merge(&self, outs: Vec<LevelOut>) -> Result<Level, Stop> {
+    fn merge(&self, mut outs: Vec<LevelOut>) -> Result<Level, Stop> {
+        let revisits: Vec<Revisit> = outs
+            .iter_mut()
+            .flat_map(|o| std::mem::take(&mut o.revisits))
+            .collect();
         let winners = self.sort_out(outs)?;
-        Ok(finish_level(&mut self.parents_lock(), winners))
+        let mut sleeps = self.sleeps.write().unwrap_or_else(|e| e.into_inner());
+        let mut level = finish_level(&mut self.parents_lock(), winners, &mut sleeps);
+        level.extend(revisit_level(revisits, &mut sleeps));
+        Ok(level)
     }
 
     /// Only the merging thread touches the parents, between levels.
@@ -370,8 +406,11 @@ impl<'a, 'p> Search<'a, 'p> {
         candidates.sort_unstable_by_key(|c| (c.id, c.weight, c.key));
         candidates.dedup_by(|later, winner| {
             let same = later.id == winner.id;
-            if same && winner.state.is_none() {
-                winner.state = later.state.take();
+            if same {
+                winner.sleep &= later.sleep;
+                if winner.state.is_none() {
+                    winner.state = later.state.take();
+                }
             }
             same
         });
@@ -428,21 +467,38 @@ impl<'a, 'p> Search<'a, 'p> {
         if st.is_finished() {
             return;
         }
+        let por = self.por;
+        // With the reduction: every thread's footprint here, and the successors of the
+        // threads expanded, stored once all footprints are known.
+        let mut footprints: Vec<Option<Footprint>> = Vec::new();
+        let mut pending: Vec<((u64, u64), Move, State)> = Vec::new();
+        if por {
+            footprints.resize(st.threads.len(), None);
+        }
         let mut any_enabled = false;
         let mut ordinal: u32 = 0;
         for tid in 0..st.threads.len() as ThreadId {
             if st.thread(tid).status != ThreadStatus::Running {
                 continue;
             }
+            let expanding = !por || open.expand.includes(open.sleep, tid);
+            let mut touched = Footprint::default();
             let mut script: Vec<(u32, u32)> = Vec::new();
             loop {
                 let key = (index as u64) << 32 | ordinal as u64;
                 ordinal = ordinal.saturating_add(1);
                 let mut succ = st.clone();
                 w.chooser.reset(&script);
-                let result = self
-                    .machine
-                    .run_transition(&mut succ, tid, &mut w.chooser, None);
+                let result = if por {
+                    let (r, f) =
+                        self.machine
+                            .run_transition_recorded(&mut succ, tid, &mut w.chooser);
+                    touched.union(&f);
+                    r
+                } else {
+                    self.machine
+                        .run_transition(&mut succ, tid, &mut w.chooser, None)
+                };
                 let taken = w.chooser.taken();
                 let weight = weight + w.chooser.delayed();
                 let mv = Move {
@@ -469,9 +525,19 @@ impl<'a, 'p> Search<'a, 'p> {
                     }
                     Ok(Step::Blocked) => {}
                     Ok(Step::Pruned) => any_enabled = true,
+                    Ok(Step::Progress) if !expanding => {
+                        // Asleep: what it reaches is reached through another order;
+                        // the observers still see the transition.
+                        any_enabled = true;
+                        self.observe_transition((key, weight), id, mv, &succ, out);
+                    }
+                    Ok(Step::Progress) if por => {
+                        any_enabled = true;
+                        pending.push(((key, weight), mv, succ));
+                    }
                     Ok(Step::Progress) => {
                         any_enabled = true;
-                        self.successor(w, (key, weight), id, mv, succ, out);
+                        self.successor(w, (key, weight), id, mv, succ, 0, out);
                         if out.limit.is_some() {
                             return;
                         }
@@ -482,6 +548,29 @@ impl<'a, 'p> Search<'a, 'p> {
                     None => break,
                 }
             }
+            if por {
+                footprints[tid as usize] = Some(touched);
+            }
+        }
+        let mut sleep_of: Option<(ThreadId, Sleep)> = None;
+        for (kw, mv, succ) in pending {
+            let tid = mv.tid;
+            let z = match sleep_of {
+                Some((t, z)) if t == tid => z,
+                _ => {
+                    let z = sleep::child_sleep(open.sleep, open.expand, &footprints, tid);
+                    sleep_of = Some((tid, z));
+                    z
+                }
+            };
+            self.successor(w, kw, id, mv, succ, z, out);
+            if out.limit.is_some() {
+                return;
+            }
+        }
+        if open.expand != Expand::AllAwake {
+            // A revisit: the state itself was judged when first expanded.
+            return;
         }
         for o in self.observers {
             if let Some(found) = o.expanded(st, any_enabled) {
@@ -498,8 +587,60 @@ impl<'a, 'p> Search<'a, 'p> {
         }
     }
 
+    /// `succ`, stored in an earlier level as `id`, was reached again with `sleep`: it
+    /// goes to the merge if it must be expanded again (`sleep::revisit`).
+    fn revisited(
+        &self,
+        (key, weight): (u64, u64),
+        id: StateId,
+        succ: State,
+        sleep: Sleep,
+        out: &mut LevelOut,
+    ) {
+        let old = self
+            .sleeps
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .copied()
+            .unwrap_or(0);
+        if sleep::revisit(old, sleep).0 != 0 {
+            out.revisits.push(Revisit {
+                id,
+                key,
+                weight,
+                sleep,
+                state: self.keeper().hold(succ),
+            });
+        }
+    }
+
+    /// A sleeping thread's transition from `parent`: not stored, but shown to the
+    /// observers (exit status, outcomes) like any other.
+    fn observe_transition(
+        &self,
+        (key, weight): (u64, u64),
+        parent: StateId,
+        mv: Move,
+        succ: &State,
+        out: &mut LevelOut,
+    ) {
+        for o in self.observers {
+            if let Some(found) = o.transition(mv.tid, succ) {
+                out.error(ErrorAt {
+                    rank: (2, weight, key),
+                    found,
+                    parent,
+                    mv: Some(mv),
+                });
+                return;
+            }
+        }
+    }
+
     /// A transition from `parent` by `mv` reached `succ`: show it to the observers and
     /// store it.
+    #[allow(clippy::too_many_arguments)]
     fn successor(
         &self,
         w: &mut Worker,
@@ -507,6 +648,7 @@ impl<'a, 'p> Search<'a, 'p> {
         parent: StateId,
         mv: Move,
         mut succ: State,
+        sleep: Sleep,
         out: &mut LevelOut,
     ) {
         self.transitions.fetch_add(1, Ordering::Relaxed);
@@ -550,6 +692,10 @@ impl<'a, 'p> Search<'a, 'p> {
                 }
             }
             Some(self.keeper().hold(succ))
+        } else if !ins.this_level && self.por {
+            w.canon.collect_garbage(&mut succ);
+            self.revisited((key, weight), ins.id, succ, sleep, out);
+            None
         } else {
             None
         };
@@ -561,6 +707,7 @@ impl<'a, 'p> Search<'a, 'p> {
                 parent,
                 mv,
                 state: keep,
+                sleep,
             });
         }
         w.ticks += 1;
@@ -583,18 +730,67 @@ impl<'a, 'p> Search<'a, 'p> {
     }
 }
 
-/// Record the parents of a level's new states and make them the next level.
-fn finish_level(parents: &mut Parents, winners: Vec<Candidate>) -> Level {
+/// Record the parents and sleep sets of a level's new states and make them the next
+/// level.
+fn finish_level(
+    parents: &mut Parents,
+    winners: Vec<Candidate>,
+    sleeps: &mut HashMap<StateId, Sleep>,
+) -> Level {
     let mut level = Vec::with_capacity(winners.len());
     for c in winners {
         parents.set(c.id, c.parent, &c.mv);
+        if c.sleep != 0 {
+            sleeps.insert(c.id, c.sleep);
+        }
         if let Some(held) = c.state {
             level.push(Open {
                 id: c.id,
                 weight: c.weight,
                 held,
+                sleep: c.sleep,
+                expand: Expand::AllAwake,
             });
         }
+    }
+    level
+}
+
+/// States of earlier levels reached again in this one: each is expanded again, in the
+/// next level, for the threads that all of this level's sleep sets for it lack; it
+/// keeps the intersection. In key order, after the new states (deterministic).
+fn revisit_level(mut revisits: Vec<Revisit>, sleeps: &mut HashMap<StateId, Sleep>) -> Level {
+    revisits.sort_unstable_by_key(|r| (r.id, r.key));
+    let mut merged: Vec<Revisit> = Vec::new();
+    for r in revisits {
+        match merged.last_mut() {
+            Some(m) if m.id == r.id => {
+                m.sleep &= r.sleep;
+                m.weight = m.weight.min(r.weight);
+            }
+            _ => merged.push(r),
+        }
+    }
+    merged.sort_unstable_by_key(|r| r.key);
+    let mut level = Vec::new();
+    for r in merged {
+        let old = sleeps.get(&r.id).copied().unwrap_or(0);
+        let (need, keep) = sleep::revisit(old, r.sleep);
+        if need == 0 {
+            continue;
+        }
+        if keep == 0 {
+            sleeps.remove(&r.id);
+        } else {
+            sleeps.insert(r.id, keep);
+        }
+        level.push(Open {
+            id: r.id,
+            weight: r.weight,
+            held: r.state,
+            sleep: keep,
+            expand: Expand::Only(need),
+        });
     }
     level
 }

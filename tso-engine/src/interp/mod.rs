@@ -12,6 +12,7 @@ pub(crate) use trace::{attribute, short};
 pub use trace::{describe_address, describe_pointer, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
+use crate::explore::footprint::{self, Footprint, Recorder};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{Memory, ObjKind, Object};
 use crate::natives::{ChoiceKind, Chooser, Native, Natives, Visibility};
@@ -40,6 +41,8 @@ pub struct MachineOptions {
     /// Data races: not tracked (the engine's default: `cargo tso` asks for `Warn`),
     /// reported beside the verdict, or failures.
     pub races: crate::race::RacePolicy,
+    /// Partial-order reduction (sleep sets, `explore::sleep`); off: `--no-por`.
+    pub por: bool,
     /// Store states up to a permutation of threads (`store/symmetry.rs`); off:
     /// `--no-symmetry`.
     pub symmetry: bool,
@@ -56,6 +59,7 @@ impl Default for MachineOptions {
             allow_nontermination: false,
             definedness: true,
             races: crate::race::RacePolicy::Allow,
+            por: true,
             symmetry: true,
         }
     }
@@ -374,6 +378,93 @@ impl<'p> Machine<'p> {
         self.instructions
             .fetch_add(steps + 1, std::sync::atomic::Ordering::Relaxed);
         r
+    }
+
+    /// `run_transition`, and what the transition touched that another thread could
+    /// observe (see `explore::footprint`). A thread created, ended or changed by
+    /// another, the exit code, an atomic section, keys and atexit handlers make it
+    /// dependent on everything; so does race tracking (its clocks are global data).
+    pub(crate) fn run_transition_recorded(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+    ) -> (Result<Step, Failure>, Footprint) {
+        let before = st.clone();
+        let recorder = Recorder::start();
+        let r = self.run_transition(st, tid, chooser, None);
+        let lifecycle = st.threads.len() != before.threads.len()
+            || st
+                .threads
+                .iter()
+                .zip(&before.threads)
+                .enumerate()
+                .any(|(u, (a, b))| u as ThreadId != tid && !Arc::ptr_eq(a, b))
+            || st.exit_code.is_some()
+            || st.atomic_owner.is_some()
+            || before.atomic_owner.is_some()
+            || st.next_key != before.next_key
+            || st.atexit.len() != before.atexit.len()
+            || st.races.is_some();
+        if lifecycle {
+            recorder.with(|f| f.set_everything());
+            return (r, recorder.finish());
+        }
+        if st.thread(tid).status != before.thread(tid).status {
+            if st.running_threads() <= 1 {
+                // The last other thread now runs alone: what is visible changes.
+                recorder.with(|f| f.set_everything());
+                return (r, recorder.finish());
+            }
+            // The thread ended: seen by joins (`NativeCx::footprint_thread`).
+            recorder.with(|f| f.add_object(footprint::thread_object(tid), true));
+        }
+        // A changed shared object that no hook saw written: the whole object.
+        for id in before.memory.ids() {
+            let Some(old) = before.memory.get_arc(id) else {
+                continue;
+            };
+            if old.shared
+                && !st
+                    .memory
+                    .get_arc(id)
+                    .is_some_and(|new| Arc::ptr_eq(old, new))
+                && !recorder.writes(id)
+            {
+                recorder.with(|f| f.add_object(id, true));
+            }
+        }
+        if self.opts.outputs_visible && st.output.len() != before.output.len() {
+            recorder.with(|f| f.add_object(footprint::OUTPUT, true));
+        }
+        if r == Ok(Step::Progress) && self.stops_at_custom_visibility(st, tid) {
+            // Where this transition ended depends on extension data held for `tid`.
+            match st.ext.as_ref().map(|e| e.objects_of_thread(tid)) {
+                None => {}
+                Some(None) => recorder.with(|f| f.set_everything()),
+                Some(Some(objects)) => recorder.with(|f| {
+                    for o in objects {
+                        f.add_object(o, false);
+                    }
+                }),
+            }
+        }
+        (r, recorder.finish())
+    }
+
+    /// Is `tid` stopped at an action whose visibility a `Visibility::Custom` test or
+    /// the thread-exit hook decides?
+    fn stops_at_custom_visibility(&self, st: &State, tid: ThreadId) -> bool {
+        let Some(pc) = Self::pc(st, tid) else {
+            return false;
+        };
+        match self.inst_at(&pc).0 {
+            Inst::Ret { .. } => st.thread(tid).frames.len() == 1 && self.thread_exit_hook.is_some(),
+            Inst::Call { .. } => self
+                .at_native(st, tid)
+                .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Custom(_))),
+            _ => false,
+        }
     }
 
     /// Threads that are not at a visible action (a thread just created, or one left

@@ -541,6 +541,10 @@ impl<'a> NativeCx<'a> {
     /// Would releasing `ptr` (not NULL) with `family` be valid? The errors of `release`.
     pub(crate) fn check_releasable(&self, ptr: u64, family: u8) -> Result<(), Failure> {
         let (obj, off) = ptr_parts(ptr);
+        if self.state.memory.is_shared(ptr) {
+            // Whether it can be freed depends on what other threads did to it.
+            self.footprint_object(obj, false);
+        }
         let Some(o) = self.state.memory.get(obj) else {
             return Err(Failure::new(
                 ErrorKind::InvalidFree,
@@ -592,6 +596,52 @@ impl<'a> NativeCx<'a> {
             r.spawn(parent, child);
         }
         Ok(child)
+    }
+
+    /// Partial-order reduction: this call read (or wrote) state of object `obj` kept
+    /// outside its bytes (the TSO runtime's buffered stores to it). Accesses through
+    /// this API's memory functions are recorded without it.
+    pub fn footprint_object(&self, obj: u32, write: bool) {
+        if crate::explore::footprint::recording() {
+            crate::explore::footprint::note(obj, 0, u32::MAX as u64, write);
+        }
+    }
+
+    /// Is a search with partial-order reduction recording this transition's accesses?
+    pub fn footprint_recording(&self) -> bool {
+        crate::explore::footprint::recording()
+    }
+
+    /// Partial-order reduction: this call read (or changed) the shape of the data an
+    /// extension keeps for thread `t` (the TSO runtime: which entries its buffer holds,
+    /// which later facts count by position). Distinct from every object.
+    pub fn footprint_thread_data(&self, t: ThreadId, write: bool) {
+        if crate::explore::footprint::recording() {
+            crate::explore::footprint::note(
+                crate::explore::footprint::thread_data_object(t),
+                0,
+                u32::MAX as u64,
+                write,
+            );
+        }
+    }
+
+    /// Partial-order reduction: this call reads whether thread `t` has ended.
+    pub(crate) fn footprint_thread(&self, t: ThreadId) {
+        if crate::explore::footprint::recording() {
+            crate::explore::footprint::note(
+                crate::explore::footprint::thread_object(t),
+                0,
+                u32::MAX as u64,
+                false,
+            );
+        }
+    }
+
+    /// Partial-order reduction: this call did something that cannot be described as
+    /// accesses to objects; it is dependent on every other transition.
+    pub fn footprint_everything(&self) {
+        crate::explore::footprint::note_everything();
     }
 
     /// Race detection: this thread acquires what was released to the synchronisation

@@ -55,6 +55,7 @@ pub(crate) fn register(n: &mut Natives) {
         let Some(t) = super::thread::thread_of_handle(cx.state, h) else {
             return Ok(NativeResult::Return(Val::Int(ESRCH)));
         };
+        cx.footprint_thread(t);
         if cx.state.thread(t).status == ThreadStatus::Running {
             let f = flags(cx.state, t);
             set_flags(cx.state, t, f | PENDING);

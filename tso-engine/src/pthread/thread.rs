@@ -138,6 +138,7 @@ pub(crate) fn join_into(
     if t == cx.tid {
         return Err(Failure::new(ErrorKind::Deadlock, "a thread joined itself"));
     }
+    cx.footprint_thread(t);
     let th = cx.state.thread(t);
     if th.joined {
         return Err(Failure::new(

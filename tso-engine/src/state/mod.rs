@@ -31,6 +31,13 @@ pub trait ExtState: Any + Send + Sync {
     }
     fn as_any(&self) -> &dyn Any;
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// Partial-order reduction: the objects whose data held for thread `tid` decides
+    /// whether that thread's next action is visible (a `Visibility::Custom` test or the
+    /// thread-exit hook). None: unknown, and a transition stopping at such an action is
+    /// then dependent on every other one.
+    fn objects_of_thread(&self, _tid: ThreadId) -> Option<Vec<u32>> {
+        None
+    }
     /// This data with thread `t` renamed to `new_of[t]` everywhere it names a thread
     /// (thread symmetry, `store/symmetry.rs`). None when it cannot rename its threads:
     /// states holding it are then never permuted.

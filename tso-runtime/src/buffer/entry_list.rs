@@ -43,6 +43,11 @@ impl EntryList {
         self.len == 0
     }
 
+    /// The same list, shared (not merely equal contents).
+    pub(crate) fn same_as(&self, other: &EntryList) -> bool {
+        Arc::ptr_eq(&self.chunks, &other.chunks) && self.len == other.len
+    }
+
     pub fn get(&self, position: usize) -> Option<&Entry> {
         self.chunks
             .get(position / CHUNK)

@@ -4,6 +4,7 @@
 
 mod drain;
 mod env;
+mod footprint;
 mod natives;
 mod observe;
 mod state;

@@ -1,6 +1,7 @@
 //! The `__tso_*` natives.
 
 use super::env::{fragment, payload, Chooser, Env, Mem};
+use super::footprint;
 use super::observe;
 use super::state::{Buffers, TsoState};
 use super::RuntimeOptions;
@@ -302,7 +303,8 @@ fn with_buffers<R>(
     opts: &RuntimeOptions,
     f: impl FnOnce(&mut TsoState, &Env<'_, '_>) -> BufResult<R>,
 ) -> Result<R, Failure> {
-    let mut ts = match cx.state.ext.take() {
+    let original = cx.state.ext.take();
+    let mut ts = match original.as_ref() {
         Some(b) => match b.as_any().downcast_ref::<TsoState>() {
             Some(t) => t.clone(),
             None => TsoState::new(opts.reference_machine),
@@ -322,6 +324,12 @@ fn with_buffers<R>(
     };
     if let Some(before) = before {
         note_buffers(cx, &before, &ts);
+    }
+    if cx.footprint_recording() {
+        let old = original
+            .as_ref()
+            .and_then(|b| b.as_any().downcast_ref::<TsoState>());
+        footprint::report(cx, old, &ts);
     }
     if ts.any_nonempty() {
         cx.state.ext = Some(Box::new(ts));
@@ -453,6 +461,10 @@ fn load(
         .as_ref()
         .filter(|_| cx.tracing() && !bypass);
     let passed = observing.map(|log| observe::before_load(cx, log, range));
+    if !bypass {
+        // What the load may read depends on every buffer's entries for the object.
+        cx.footprint_object(range.addr.object, false);
+    }
     let v = with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => {
             if bypass {
@@ -550,6 +562,7 @@ fn locked(
     cx.check(p, len as u64, Access::Write)?;
     let tid = cx.tid;
     let range = range_of(p, len);
+    cx.footprint_object(range.addr.object, true);
     with_buffers(cx, opts, |ts, env| match &mut ts.buffers {
         Buffers::Lazy(b) => b.locked_rmw(&mut Mem(env), &mut Chooser(env), tid, range, update),
         Buffers::Reference(b) => b.locked_rmw(&mut Mem(env), tid, range, update),
@@ -572,6 +585,11 @@ fn evict(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64) -> Result<(), Fai
     // free(NULL), already released or unknown memory: nothing is buffered for it.
     if p == 0 || cx.state.memory.get(obj).is_none_or(|o| o.freed) {
         return Ok(());
+    }
+    // Whether another thread still buffers a store to it is read even when no
+    // buffer holds anything now.
+    if cx.is_shared(p) {
+        cx.footprint_object(obj, false);
     }
     if TsoState::of(cx.state).is_none() {
         return Ok(());

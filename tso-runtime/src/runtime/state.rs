@@ -239,6 +239,14 @@ impl ExtState for TsoState {
         self
     }
 
+    fn objects_of_thread(&self, tid: ThreadId) -> Option<Vec<u32>> {
+        match &self.buffers {
+            Buffers::Lazy(b) => Some(b.entries(tid).iter().map(|e| e.range.addr.object).collect()),
+            // Its fences depend on every buffer.
+            Buffers::Reference(_) => None,
+        }
+    }
+
     fn as_any_mut(&mut self) -> &mut dyn Any {
         self
     }

@@ -1,0 +1,197 @@
+//! Partial-order reduction (sleep sets) against the full search: a sample of the
+//! litmus tests, generated TSO programs and the verdict corpus, each under SC and TSO,
+//! with the reduction on one worker (depth-first) and two (breadth-first) and without
+//! it. The exit status, verdict, error kind, stored state count and set of final
+//! outcomes must be identical, and a failing run's counterexample (replayed to its
+//! error to give the JSON `trace`) the same. `TSO_POR_ALL=1` checks every litmus and
+//! corpus program, `TSO_SOAK=N` N generated programs (`scripts/soak-por.sh`).
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tso_suite::check::{CheckResult, CheckRun, Model};
+use tso_suite::{corpus, gen_tso, parallel};
+
+/// Generated programs per CI run, and one in how many litmus and corpus programs (a
+/// sample keeps the CI cost near a minute).
+const CI_GENERATED: u64 = 24;
+const CI_LITMUS_EVERY: usize = 3;
+const CI_CORPUS_EVERY: usize = 8;
+
+/// One case: a program, how to check it, a name for messages.
+struct Case {
+    path: PathBuf,
+    model: Model,
+    tool_args: Vec<String>,
+    clang_args: Vec<String>,
+    outcomes: bool,
+}
+
+fn run(case: &Case, por: bool, jobs: usize) -> CheckResult {
+    // The reduction is off under thread symmetry (tso_engine::explore::search_with).
+    let mut args = case.tool_args.clone();
+    args.push("--no-symmetry".into());
+    if !por {
+        args.push("--no-por".into());
+    }
+    let mut r = CheckRun::new(&case.path, case.model)
+        .tool_args(&args)
+        .clang_args(&case.clang_args)
+        .jobs(jobs);
+    if case.outcomes {
+        r = r.outcomes();
+    }
+    r.run()
+}
+
+fn field<'a>(r: &'a CheckResult, key: &str) -> Option<&'a Value> {
+    r.json.as_ref()?.get(key)
+}
+
+/// Every difference between the reduced runs and the full one.
+fn compare(case: &Case) -> Vec<String> {
+    let name = format!(
+        "{} under {} [{}]",
+        corpus::short(&case.path),
+        case.model.as_str(),
+        case.clang_args.join(" ")
+    );
+    let full = run(case, false, 1);
+    if full.json.is_none() {
+        return vec![format!("{name}: the full search gave no JSON: {full}")];
+    }
+    let mut problems = Vec::new();
+    for jobs in [1, 2] {
+        let reduced = run(case, true, jobs);
+        let mut differs = Vec::new();
+        if reduced.exit != full.exit {
+            differs.push("exit");
+        }
+        for key in ["verdict", "error", "states", "outcomes"] {
+            if field(&reduced, key) != field(&full, key) {
+                differs.push(key);
+            }
+        }
+        // A failing run's path and figures come from the unreduced breadth-first
+        // search: the same trace, ending at the same error.
+        if full.verdict() == Some("fail") && field(&reduced, "trace") != field(&full, "trace") {
+            differs.push("trace");
+        }
+        if full.verdict() == Some("pass") {
+            let t = |r: &CheckResult| field(r, "transitions").and_then(Value::as_u64);
+            if t(&reduced) > t(&full) {
+                differs.push("more transitions");
+            }
+        }
+        if !differs.is_empty() {
+            problems.push(format!(
+                "{name} -j{jobs}: {} differ\n  with:    {reduced}\n  without: {full}",
+                differs.join(", ")
+            ));
+        }
+    }
+    problems
+}
+
+fn sample<T>(items: Vec<T>, every: usize) -> Vec<T> {
+    if std::env::var_os("TSO_POR_ALL").is_some() {
+        return items;
+    }
+    items.into_iter().step_by(every).collect()
+}
+
+fn litmus_cases() -> Vec<Case> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(tso_suite::suite_dir().join("litmus"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "c"));
+    files.sort();
+    sample(files, CI_LITMUS_EVERY)
+        .into_iter()
+        .flat_map(|path| {
+            [Model::Sc, Model::Tso].map(|model| Case {
+                path: path.clone(),
+                model,
+                tool_args: Vec::new(),
+                clang_args: Vec::new(),
+                outcomes: true,
+            })
+        })
+        .collect()
+}
+
+fn corpus_cases() -> Vec<Case> {
+    let files = corpus::sources_under(&tso_suite::suite_dir().join("programs"));
+    let programs: Vec<corpus::Program> = files
+        .iter()
+        .filter_map(|f| corpus::read_program(f).ok())
+        .collect();
+    sample(programs, CI_CORPUS_EVERY)
+        .into_iter()
+        .flat_map(|p| {
+            let args = p.clang_arg_sets().pop().unwrap_or_default();
+            [Model::Sc, Model::Tso].map(|model| Case {
+                path: p.path.clone(),
+                model,
+                tool_args: p.check_args.clone(),
+                clang_args: args.clone(),
+                outcomes: false,
+            })
+        })
+        .collect()
+}
+
+fn generated_cases(dir: &Path) -> Vec<Case> {
+    let count = tso_suite::env_number("TSO_SOAK", CI_GENERATED);
+    let base = tso_suite::env_number("TSO_SEED", 0);
+    (base..base + count)
+        .filter_map(|seed| {
+            let program = gen_tso::generate(seed);
+            let path = dir.join(format!("seed_{seed}.c"));
+            std::fs::write(&path, program.to_c()).ok()?;
+            Some(path)
+        })
+        .flat_map(|path| {
+            [(Model::Sc, 0), (Model::Tso, 2), (Model::Tso, 0)].map(|(model, bound)| Case {
+                path: path.clone(),
+                model,
+                tool_args: vec!["--sb-bound".into(), bound.to_string()],
+                clang_args: Vec::new(),
+                outcomes: true,
+            })
+        })
+        .collect()
+}
+
+fn check_all(cases: Vec<Case>, what: &str) {
+    assert!(!cases.is_empty(), "no {what} cases");
+    let problems: Vec<String> = parallel::map(&cases, compare)
+        .into_iter()
+        .flatten()
+        .collect();
+    let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
+    assert!(
+        problems.is_empty(),
+        "{} problem(s) in {} {what} runs (first {} shown):\n\n{}",
+        problems.len(),
+        cases.len(),
+        shown.len(),
+        shown.join("\n\n")
+    );
+}
+
+#[test]
+fn litmus_tests_agree_with_and_without_reduction() {
+    check_all(litmus_cases(), "litmus");
+}
+
+#[test]
+fn corpus_programs_agree_with_and_without_reduction() {
+    check_all(corpus_cases(), "corpus");
+}
+
+#[test]
+fn generated_tso_programs_agree_with_and_without_reduction() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_por");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    check_all(generated_cases(&dir), "generated");
+}

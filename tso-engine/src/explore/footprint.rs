@@ -1,0 +1,286 @@
+//! What one transition touched that another thread could observe, for partial-order
+//! reduction (`sleep`): byte ranges of shared objects read and written, or
+//! `everything` when the transition did something no range describes (a thread
+//! created, ended or changed by another, the process's exit, an atomic section,
+//! pthread keys, anything the runtime cannot name). Two transitions are independent
+//! when neither writes what the other reads or writes and neither touches everything:
+//! then both orders reach the same state and neither changes whether the other can
+//! run. When in doubt a recorder says `everything`.
+//!
+//! Recording is per worker thread (a thread-local) and only while a search with the
+//! reduction runs a transition (`Machine::run_transition_recorded`): `Memory::check`
+//! and the other hooks test one flag and return when it is off.
+
+use std::cell::{Cell, RefCell};
+
+/// A pseudo-object standing for the program's output (when output is part of the
+/// state, printing threads are ordered).
+pub(crate) const OUTPUT: u32 = u32::MAX;
+
+/// A pseudo-object standing for whether thread `t` has ended (its exit writes it, a
+/// join or cancellation of it reads it). Real objects lie below `FUNCTION_OBJECT_BASE`.
+pub(crate) fn thread_object(t: crate::state::ThreadId) -> u32 {
+    OUTPUT - 1 - t.min(0x03ff_fffe)
+}
+
+/// A pseudo-object for the shape of extension data kept for thread `t`
+/// (`NativeCx::footprint_thread_data`), between function objects and thread objects.
+pub(crate) fn thread_data_object(t: crate::state::ThreadId) -> u32 {
+    0xF800_0000 + t.min(0x03ff_fffe)
+}
+
+/// Accesses kept per footprint before it is coarsened to `everything`.
+const MAX_ACCESSES: usize = 256;
+
+/// One access: bytes `start..end` of object `obj`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Access {
+    obj: u32,
+    start: u32,
+    end: u32,
+    write: bool,
+}
+
+impl Access {
+    fn conflicts(&self, o: &Access) -> bool {
+        self.obj == o.obj && (self.write || o.write) && self.start < o.end && o.start < self.end
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Footprint {
+    everything: bool,
+    accesses: Vec<Access>,
+}
+
+impl Footprint {
+    pub const EMPTY: Footprint = Footprint {
+        everything: false,
+        accesses: Vec::new(),
+    };
+
+    pub fn everything() -> Footprint {
+        Footprint {
+            everything: true,
+            accesses: Vec::new(),
+        }
+    }
+
+    pub fn touches_everything(&self) -> bool {
+        self.everything
+    }
+
+    pub fn set_everything(&mut self) {
+        self.everything = true;
+        self.accesses = Vec::new();
+    }
+
+    /// `len` bytes at `off` of object `obj` (ranges past `u32` are clamped, which only
+    /// widens them).
+    pub fn add(&mut self, obj: u32, off: u64, len: u64, write: bool) {
+        if self.everything || len == 0 {
+            return;
+        }
+        let start = off.min(u32::MAX as u64) as u32;
+        let end = off.saturating_add(len).min(u32::MAX as u64) as u32;
+        let a = Access {
+            obj,
+            start,
+            end: end.max(start.saturating_add(1)),
+            write,
+        };
+        // The common case: the same access again, or the last one grown.
+        if let Some(last) = self.accesses.last_mut() {
+            if last.obj == a.obj
+                && last.write == a.write
+                && a.start <= last.end
+                && last.start <= a.end
+            {
+                last.start = last.start.min(a.start);
+                last.end = last.end.max(a.end);
+                return;
+            }
+        }
+        if self.accesses.contains(&a) {
+            return;
+        }
+        if self.accesses.len() >= MAX_ACCESSES {
+            self.set_everything();
+            return;
+        }
+        self.accesses.push(a);
+    }
+
+    /// The whole of object `obj`.
+    pub fn add_object(&mut self, obj: u32, write: bool) {
+        self.add(obj, 0, u32::MAX as u64, write);
+    }
+
+    /// Everything `other` touched too (the choice variants of one thread's transition).
+    pub fn union(&mut self, other: &Footprint) {
+        if other.everything {
+            self.set_everything();
+            return;
+        }
+        for a in &other.accesses {
+            self.add(a.obj, a.start as u64, (a.end - a.start) as u64, a.write);
+        }
+    }
+
+    /// Does it end a thread (or touch everything)? Other threads' footprints depend on
+    /// how many threads still run (`Machine::run_transition_recorded`) without reading
+    /// it, so theirs may differ after it even where they commute with it.
+    pub(crate) fn ends_a_thread(&self) -> bool {
+        self.everything
+            || self
+                .accesses
+                .iter()
+                .any(|a| a.write && a.obj >= thread_object(0x03ff_fffe) && a.obj != OUTPUT)
+    }
+
+    /// Does it write any byte of `obj`?
+    fn writes(&self, obj: u32) -> bool {
+        self.accesses.iter().any(|a| a.obj == obj && a.write)
+    }
+
+    /// Do the two transitions commute: neither writes what the other reads or writes,
+    /// and neither touches everything?
+    pub fn independent(&self, other: &Footprint) -> bool {
+        if self.everything || other.everything {
+            return false;
+        }
+        !self
+            .accesses
+            .iter()
+            .any(|a| other.accesses.iter().any(|b| a.conflicts(b)))
+    }
+}
+
+thread_local! {
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
+    static CURRENT: RefCell<Footprint> = const { RefCell::new(Footprint::EMPTY) };
+}
+
+/// Is a transition being recorded on this thread?
+#[inline]
+pub(crate) fn recording() -> bool {
+    RECORDING.with(Cell::get)
+}
+
+/// Note an access of the running transition (only call when `recording()`).
+pub(crate) fn note(obj: u32, off: u64, len: u64, write: bool) {
+    CURRENT.with(|c| c.borrow_mut().add(obj, off, len, write));
+}
+
+/// Note that the running transition touched something no range describes.
+pub(crate) fn note_everything() {
+    if recording() {
+        CURRENT.with(|c| c.borrow_mut().set_everything());
+    }
+}
+
+/// Records the accesses of one transition on this thread until `finish` (or drop,
+/// on a panic).
+pub(crate) struct Recorder(());
+
+impl Recorder {
+    pub(crate) fn start() -> Recorder {
+        CURRENT.with(|c| *c.borrow_mut() = Footprint::EMPTY);
+        RECORDING.with(|r| r.set(true));
+        Recorder(())
+    }
+
+    /// Add to what was recorded so far (checks the recorder makes after the run).
+    pub(crate) fn with(&self, f: impl FnOnce(&mut Footprint)) {
+        CURRENT.with(|c| f(&mut c.borrow_mut()));
+    }
+
+    pub(crate) fn writes(&self, obj: u32) -> bool {
+        CURRENT.with(|c| c.borrow().writes(obj))
+    }
+
+    pub(crate) fn finish(self) -> Footprint {
+        RECORDING.with(|r| r.set(false));
+        CURRENT.with(|c| std::mem::take(&mut *c.borrow_mut()))
+    }
+}
+
+impl Drop for Recorder {
+    fn drop(&mut self) {
+        RECORDING.with(|r| r.set(false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(accesses: &[(u32, u64, u64, bool)]) -> Footprint {
+        let mut f = Footprint::default();
+        for &(o, off, len, w) in accesses {
+            f.add(o, off, len, w);
+        }
+        f
+    }
+
+    #[test]
+    fn two_reads_of_one_object_are_independent() {
+        assert!(fp(&[(3, 0, 4, false)]).independent(&fp(&[(3, 0, 4, false)])));
+    }
+
+    #[test]
+    fn a_write_and_a_read_of_the_same_bytes_are_dependent() {
+        assert!(!fp(&[(3, 0, 4, true)]).independent(&fp(&[(3, 2, 4, false)])));
+        assert!(!fp(&[(3, 2, 4, false)]).independent(&fp(&[(3, 0, 4, true)])));
+        assert!(!fp(&[(3, 0, 4, true)]).independent(&fp(&[(3, 0, 4, true)])));
+    }
+
+    #[test]
+    fn writes_to_disjoint_bytes_or_objects_are_independent() {
+        assert!(fp(&[(3, 0, 4, true)]).independent(&fp(&[(3, 4, 4, true)])));
+        assert!(fp(&[(3, 0, 4, true)]).independent(&fp(&[(4, 0, 4, true)])));
+    }
+
+    #[test]
+    fn a_whole_object_access_meets_every_range_of_it() {
+        let mut whole = Footprint::default();
+        whole.add_object(3, false);
+        assert!(!whole.independent(&fp(&[(3, 1000, 1, true)])));
+        assert!(whole.independent(&fp(&[(5, 0, 1, true)])));
+    }
+
+    #[test]
+    fn everything_is_dependent_on_everything() {
+        assert!(!Footprint::everything().independent(&Footprint::default()));
+        assert!(!Footprint::default().independent(&Footprint::everything()));
+    }
+
+    #[test]
+    fn a_union_keeps_every_variant() {
+        let mut u = fp(&[(3, 0, 4, false)]);
+        u.union(&fp(&[(7, 0, 1, true)]));
+        assert!(!u.independent(&fp(&[(7, 0, 1, false)])));
+        u.union(&Footprint::everything());
+        assert!(u.touches_everything());
+    }
+
+    #[test]
+    fn too_many_accesses_become_everything() {
+        let mut f = Footprint::default();
+        for i in 0..=MAX_ACCESSES as u32 {
+            f.add(i + 1, 0, 1, false);
+        }
+        assert!(f.touches_everything());
+    }
+
+    #[test]
+    fn recording_is_off_outside_a_recorder() {
+        assert!(!recording());
+        let r = Recorder::start();
+        assert!(recording());
+        note(9, 0, 8, true);
+        let f = r.finish();
+        assert!(!recording());
+        assert!(!f.independent(&fp(&[(9, 4, 1, false)])));
+    }
+}

@@ -1,0 +1,129 @@
+//! Sleep sets with a state cache (Godefroid, "Partial-Order Methods for the
+//! Verification of Concurrent Systems", ch. 5 and 6): partial-order reduction that
+//! keeps every reachable state. A state is expanded in thread order; the successor by
+//! thread t gets as its sleep set the threads of the state's own sleep set and the
+//! threads expanded before t whose transitions are independent of t's (their
+//! footprints, all choice variants together, see `footprint`). A sleeping thread is not
+//! expanded: the state it leads to is reached through the other order. A state reached
+//! again with a sleep set lacking threads it was expanded without is expanded again for
+//! those threads, and keeps the intersection. So the stored states are exactly those
+//! of the full search; only transitions into known states are skipped. Both searches
+//! still run every sleeping thread (not storing what it reaches), which keeps
+//! deadlock detection (a sleeping thread is enabled), errors inside transitions and
+//! the transition observers exact.
+//!
+//! A sleep set is a bitmask of thread ids; threads from 64 on never sleep.
+
+use super::footprint::Footprint;
+use crate::state::ThreadId;
+
+pub(crate) type Sleep = u64;
+
+/// Is `t` in `set`?
+#[inline]
+pub(crate) fn contains(set: Sleep, t: ThreadId) -> bool {
+    t < 64 && set & (1 << t) != 0
+}
+
+/// Which threads to expand at a state: all but its sleep set (first expansion), or
+/// only those its stored sleep set lost (a revisit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Expand {
+    AllAwake,
+    Only(Sleep),
+}
+
+impl Expand {
+    pub(crate) fn includes(self, sleep: Sleep, t: ThreadId) -> bool {
+        match self {
+            Expand::AllAwake => !contains(sleep, t),
+            Expand::Only(set) => contains(set, t),
+        }
+    }
+}
+
+/// The sleep set of the successors by `t` of a state expanded with `sleep` for the
+/// threads `expand` names, where `footprints[u]` is thread u's footprint there (None:
+/// u did not run or cannot move): the sleepers and the threads expanded before t in
+/// this expansion, when independent of t. (On a revisit, the threads expanded the
+/// first time do not count: their successors were given sleep sets holding threads
+/// that are only now expanded.)
+pub(crate) fn child_sleep(
+    sleep: Sleep,
+    expand: Expand,
+    footprints: &[Option<Footprint>],
+    t: ThreadId,
+) -> Sleep {
+    let Some(Some(ft)) = footprints.get(t as usize) else {
+        return 0;
+    };
+    let mut child = 0;
+    for (u, fu) in footprints.iter().enumerate().take(64) {
+        let u = u as ThreadId;
+        if u == t || !(contains(sleep, u) || (u < t && expand.includes(sleep, u))) {
+            continue;
+        }
+        if fu.as_ref().is_some_and(|fu| fu.independent(ft)) {
+            child |= 1 << u;
+        }
+    }
+    child
+}
+
+/// The threads a state stored with sleep set `old` must be expanded for when it is
+/// reached again with `new`, and the set it keeps.
+pub(crate) fn revisit(old: Sleep, new: Sleep) -> (Sleep, Sleep) {
+    (old & !new, old & new)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(obj: u32) -> Option<Footprint> {
+        let mut f = Footprint::default();
+        f.add(obj, 0, 4, true);
+        Some(f)
+    }
+
+    #[test]
+    fn independent_earlier_threads_and_sleepers_sleep() {
+        // Threads 0 and 1 write different objects; 2 writes 0's object.
+        let fps = vec![write(1), write(2), write(1)];
+        let all = Expand::AllAwake;
+        assert_eq!(child_sleep(0, all, &fps, 0), 0);
+        assert_eq!(child_sleep(0, all, &fps, 1), 0b001);
+        assert_eq!(child_sleep(0, all, &fps, 2), 0b010);
+        // A sleeper after t stays asleep when independent.
+        assert_eq!(child_sleep(0b100, all, &fps, 1), 0b101);
+    }
+
+    #[test]
+    fn a_revisit_puts_to_sleep_only_what_it_expands_itself() {
+        // Thread 0 was expanded the first time; 1 and 2 only now.
+        let fps = vec![write(1), write(2), write(3)];
+        assert_eq!(child_sleep(0, Expand::Only(0b110), &fps, 2), 0b010);
+    }
+
+    #[test]
+    fn a_thread_that_did_not_run_never_sleeps() {
+        let fps = vec![None, write(2)];
+        assert_eq!(child_sleep(0b01, Expand::AllAwake, &fps, 1), 0);
+    }
+
+    #[test]
+    fn a_revisit_expands_what_the_new_set_lacks() {
+        assert_eq!(revisit(0b110, 0b011), (0b100, 0b010));
+        assert_eq!(revisit(0b010, 0b011), (0, 0b010));
+    }
+
+    #[test]
+    fn expansion_sets() {
+        assert!(Expand::AllAwake.includes(0b01, 1));
+        assert!(!Expand::AllAwake.includes(0b01, 0));
+        assert!(Expand::Only(0b10).includes(0, 1));
+        assert!(!Expand::Only(0b10).includes(0, 0));
+        assert!(Expand::AllAwake.includes(!0, 70));
+        assert!(!Expand::Only(!0).includes(0, 70));
+    }
+}

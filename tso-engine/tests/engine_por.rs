@@ -1,0 +1,130 @@
+//! Partial-order reduction (sleep sets): the same states and verdicts as the full
+//! search, fewer transitions where threads touch different memory.
+
+mod engine_support;
+
+use engine_support::{check_bc, compile, options};
+use tso_engine::{CheckReport, ErrorKind, Verdict};
+
+const PRELUDE: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdio.h>\n";
+
+fn run(src: &str, por: bool, jobs: usize) -> CheckReport {
+    let bc = compile(src, "-O1", &[]);
+    let mut opts = options();
+    opts.machine.por = por;
+    // The reduction is off under thread symmetry (see `explore::search_with`).
+    opts.machine.symmetry = false;
+    opts.jobs = jobs;
+    opts.collect_outcomes = true;
+    check_bc(&bc, &opts)
+}
+
+/// Checks `src` with and without the reduction, on one and two workers: the verdicts,
+/// state counts and outcomes must agree; returns (transitions with, without) on one
+/// worker.
+fn compare(src: &str) -> (u64, u64) {
+    let full = run(src, false, 1);
+    let mut with = 0;
+    for jobs in [1, 2] {
+        let reduced = run(src, true, jobs);
+        assert_eq!(reduced.verdict, full.verdict, "-j{jobs}");
+        assert_eq!(reduced.outcomes, full.outcomes, "-j{jobs}");
+        assert_eq!(
+            reduced.failure.as_ref().map(|f| f.kind),
+            full.failure.as_ref().map(|f| f.kind),
+            "-j{jobs}"
+        );
+        assert_eq!(reduced.stats.states, full.stats.states, "-j{jobs}: states");
+        assert!(
+            reduced.stats.transitions <= full.stats.transitions,
+            "-j{jobs}"
+        );
+        if jobs == 1 {
+            with = reduced.stats.transitions;
+        }
+    }
+    (with, full.stats.transitions)
+}
+
+#[test]
+fn threads_writing_different_globals_need_fewer_transitions() {
+    let src = format!(
+        "{PRELUDE}volatile int a, b, c;
+void *ta(void *p) {{ for (int i = 0; i < 3; i++) a = a + 1; return p; }}
+void *tb(void *p) {{ for (int i = 0; i < 3; i++) b = b + 1; return p; }}
+void *tc(void *p) {{ for (int i = 0; i < 3; i++) c = c + 1; return p; }}
+int main(void) {{ pthread_t x, y, z;
+    pthread_create(&x, NULL, ta, NULL); pthread_create(&y, NULL, tb, NULL);
+    pthread_create(&z, NULL, tc, NULL);
+    pthread_join(x, NULL); pthread_join(y, NULL); pthread_join(z, NULL);
+    printf(\"%d %d %d\\n\", a, b, c); return 0; }}"
+    );
+    let (with, without) = compare(&src);
+    assert!(
+        with * 3 / 2 < without,
+        "independent writers: {with} transitions with the reduction, {without} without"
+    );
+}
+
+#[test]
+fn threads_racing_on_one_global_keep_every_outcome() {
+    // Every transition writes `x`: nothing is independent, every order is explored.
+    let src = format!(
+        "{PRELUDE}int x;
+void *t(void *p) {{ int v = x; x = v + (int)(long)p; return NULL; }}
+int main(void) {{ pthread_t a, b;
+    pthread_create(&a, NULL, t, (void *)1); pthread_create(&b, NULL, t, (void *)10);
+    pthread_join(a, NULL); pthread_join(b, NULL);
+    printf(\"%d\\n\", x); return 0; }}"
+    );
+    compare(&src);
+    let r = run(&src, true, 1);
+    let want: std::collections::BTreeSet<String> = ["1\n", "10\n", "11\n"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(r.outcomes, want);
+}
+
+#[test]
+fn an_error_behind_independent_steps_is_found_with_the_shortest_path() {
+    let src = format!(
+        "{PRELUDE}int a, b, flag;
+void *ta(void *p) {{ a = 1; a = 2; flag = 1; return p; }}
+void *tb(void *p) {{ b = 1; b = 2; assert(flag == 0 || a == 2); return p; }}
+void *tc(void *p) {{ if (flag) a = 3; return p; }}
+int main(void) {{ pthread_t x, y, z;
+    pthread_create(&x, NULL, ta, NULL); pthread_create(&y, NULL, tb, NULL);
+    pthread_create(&z, NULL, tc, NULL);
+    pthread_join(x, NULL); pthread_join(y, NULL); pthread_join(z, NULL); return 0; }}"
+    );
+    let full = run(&src, false, 1);
+    for jobs in [1, 2] {
+        let reduced = run(&src, true, jobs);
+        assert_eq!(reduced.verdict, Verdict::Fail);
+        assert_eq!(
+            reduced.failure.as_ref().map(|f| f.kind),
+            Some(ErrorKind::Assertion)
+        );
+        // A failing run's path and figures come from the unreduced breadth-first search.
+        assert_eq!(reduced.stats.states, full.stats.states);
+        assert_eq!(
+            reduced.counterexample.as_ref().map(|c| c.steps.len()),
+            full.counterexample.as_ref().map(|c| c.steps.len())
+        );
+    }
+}
+
+#[test]
+fn a_deadlock_between_locks_is_found() {
+    let src = format!("{PRELUDE}pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER; int u, v;
+void *o(void *p) {{ u = 1; pthread_mutex_lock(&m2); pthread_mutex_lock(&m1); pthread_mutex_unlock(&m1); pthread_mutex_unlock(&m2); return p; }}
+int main(void) {{ pthread_t t; pthread_create(&t, NULL, o, NULL); v = 1;
+    pthread_mutex_lock(&m1); pthread_mutex_lock(&m2); pthread_mutex_unlock(&m2); pthread_mutex_unlock(&m1);
+    pthread_join(t, NULL); return 0; }}");
+    compare(&src);
+    assert_eq!(
+        run(&src, true, 1).failure.map(|f| f.kind),
+        Some(ErrorKind::Deadlock)
+    );
+}
