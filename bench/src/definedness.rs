@@ -6,11 +6,12 @@
 //! process, from `/proc/self/stat`) is less disturbed than wall time when other work
 //! shares the machine.
 
+use super::measure::{repeated, verdict_text, Repeated};
 use super::{prepare, Config, SC, TSO};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tso_engine::explore::Limits;
-use tso_engine::{check, CheckOptions};
+use tso_engine::CheckOptions;
 
 /// (program, configuration, state limit): the mutual-exclusion programs under SC and
 /// (fenced, so they pass) under TSO, and the 4-thread Treiber stack under TSO.
@@ -27,20 +28,6 @@ const RUNS: &[(&str, &Config, Option<u64>)] = &[
     ("mutex3", &TSO, None),
     ("treiber4", &TSO, Some(200_000)),
 ];
-
-/// This process's user + system CPU time.
-pub(crate) fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which is in parentheses): utime is the 12th and
-    // stime the 13th of them, in clock ticks (100 per second on Linux).
-    let rest = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<u64> = rest
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
-    Duration::from_millis(ticks * 10)
-}
 
 pub fn run_all(args: &[String]) {
     let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
@@ -75,24 +62,14 @@ pub fn run_all(args: &[String]) {
                 ..CheckOptions::default()
             };
             opts.machine.definedness = definedness;
-            let (wall0, cpu0) = (Instant::now(), cpu_time());
-            let mut runs = 0u32;
-            let report = loop {
-                let r = check(&prog, &natives, &opts);
-                runs += 1;
-                if wall0.elapsed() >= Duration::from_secs(1) || runs >= 200 {
-                    break r;
-                }
-            };
-            let wall = wall0.elapsed() / runs;
-            let cpu = (cpu_time() - cpu0) / runs;
+            let Repeated {
+                report,
+                runs,
+                wall,
+                cpu,
+            } = repeated(&prog, &natives, &opts);
             let s = &report.stats;
-            let verdict = match &report.failure {
-                Some(f) if report.verdict != tso_engine::Verdict::Inconclusive => {
-                    format!("{} {}", report.verdict.as_str(), f.kind)
-                }
-                _ => report.verdict.as_str().to_string(),
-            };
+            let verdict = verdict_text(&report, " ");
             println!(
                 "{program:<18} {:<5} {:<5} {verdict:<13} {:>9} {runs:>5} {:>9.4}s {:>9.4}s {:>8.0}",
                 if cfg.tso { "tso" } else { "sc" },

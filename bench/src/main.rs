@@ -279,6 +279,7 @@ fn main() {
 }
 
 mod definedness;
+mod measure;
 mod por;
 mod scale;
 
@@ -365,12 +366,7 @@ fn run_capped(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32, m
     let r = check(&prog, &natives, &opts);
     let s = &r.stats;
     let secs = s.time.as_secs_f64().max(1e-9);
-    let verdict = match &r.failure {
-        Some(f) if r.verdict != tso_engine::Verdict::Inconclusive => {
-            format!("{} {}", r.verdict.as_str(), f.kind)
-        }
-        _ => r.verdict.as_str().to_string(),
-    };
+    let verdict = measure::verdict_text(&r, " ");
     let instr = if program == "compute" {
         format!("{:.1}M", s.instructions as f64 / secs / 1e6)
     } else {

@@ -5,12 +5,12 @@
 //! CPU time per run. Small programs are repeated until a second of wall time has
 //! passed, so their per-run figures are averages.
 
-use super::definedness::cpu_time;
+use super::measure::{repeated, verdict_text, Repeated};
 use super::{prepare, Config, SC, TSO};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tso_engine::explore::Limits;
-use tso_engine::{check, CheckOptions};
+use tso_engine::CheckOptions;
 
 /// (program, configuration): the mutual-exclusion programs under SC and (fenced, so
 /// they pass) under TSO, and the locks and lock-free structures of issue 15.
@@ -73,24 +73,14 @@ pub fn run_all(args: &[String]) {
             opts.machine.por = por;
             // The reduction is off under thread symmetry.
             opts.machine.symmetry = false;
-            let (wall0, cpu0) = (Instant::now(), cpu_time());
-            let mut runs = 0u32;
-            let report = loop {
-                let r = check(&prog, &natives, &opts);
-                runs += 1;
-                if wall0.elapsed() >= Duration::from_secs(1) || runs >= 200 {
-                    break r;
-                }
-            };
-            let wall = wall0.elapsed() / runs;
-            let cpu = (cpu_time() - cpu0) / runs;
+            let Repeated {
+                report,
+                runs,
+                wall,
+                cpu,
+            } = repeated(&prog, &natives, &opts);
             let s = &report.stats;
-            let verdict = match &report.failure {
-                Some(f) if report.verdict != tso_engine::Verdict::Inconclusive => {
-                    format!("{} {}", report.verdict.as_str(), f.kind)
-                }
-                _ => report.verdict.as_str().to_string(),
-            };
+            let verdict = verdict_text(&report, " ");
             println!(
                 "{program:<18} {:<5} {:<5} {verdict:<13} {:>9} {:>11} {runs:>5} {:>9.4}s {:>9.4}s",
                 if cfg.tso { "tso" } else { "sc" },

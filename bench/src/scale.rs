@@ -1,6 +1,7 @@
 //! The scaling benchmark: programs whose state spaces reach millions of states, each run
 //! in a child process (so its peak resident memory is its own) with 1 and N workers.
 
+use super::measure::{cpu_time, verdict_text};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -260,16 +261,11 @@ pub fn run_one(args: &[String]) {
     if mm == "sc+races" {
         opts.machine.races = tso_engine::race::RacePolicy::Warn;
     }
-    let cpu_before = cpu_seconds();
+    let cpu_before = cpu_time();
     let r = check(&prog, &natives, &opts);
-    let cpu = cpu_seconds() - cpu_before;
+    let cpu = (cpu_time() - cpu_before).as_secs_f64();
     let s = &r.stats;
-    let verdict = match &r.failure {
-        Some(f) if r.verdict != tso_engine::Verdict::Inconclusive => {
-            format!("{}:{}", r.verdict.as_str(), f.kind)
-        }
-        _ => r.verdict.as_str().to_string(),
-    };
+    let verdict = verdict_text(&r, ":");
     println!(
         "{verdict} {} {:.4} {} {} {} {cpu:.2}",
         s.states,
@@ -278,19 +274,4 @@ pub fn run_one(args: &[String]) {
         s.peak_rss.max(tso_engine::resources::peak_rss()),
         s.lock_waits
     );
-}
-
-/// CPU time (user + system) this process used so far, from /proc/self/stat (Linux),
-/// for comparing runs on a machine other work shares.
-fn cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which is in parentheses): utime is the 12th.
-    let rest = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<u64> = rest
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|v| v.parse().ok())
-        .collect();
-    f.iter().sum::<u64>() as f64 / 100.0
 }

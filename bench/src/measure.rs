@@ -1,0 +1,60 @@
+//! What every benchmark mode measures the same way: CPU time, a check repeated until
+//! it has run for a second, and a report's verdict as text.
+
+use std::time::{Duration, Instant};
+use tso_engine::{check, CheckOptions, CheckReport, Natives};
+
+/// This process's user + system CPU time.
+pub(crate) fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the command name (which is in parentheses): utime is the 12th and
+    // stime the 13th of them, in clock ticks (100 per second on Linux).
+    let rest = stat.rsplit(')').next().unwrap_or("");
+    let fields: Vec<u64> = rest
+        .split_whitespace()
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
+    Duration::from_millis(ticks * 10)
+}
+
+/// "pass", "inconclusive", or "fail" and the error kind, joined by `sep`.
+pub(crate) fn verdict_text(r: &CheckReport, sep: &str) -> String {
+    match &r.failure {
+        Some(f) if r.verdict != tso_engine::Verdict::Inconclusive => {
+            format!("{}{sep}{}", r.verdict.as_str(), f.kind)
+        }
+        _ => r.verdict.as_str().to_string(),
+    }
+}
+
+/// A check run again and again for at least a second (at most 200 times): the last
+/// report, and the wall and CPU time of one run on average.
+pub(crate) struct Repeated {
+    pub report: CheckReport,
+    pub runs: u32,
+    pub wall: Duration,
+    pub cpu: Duration,
+}
+
+pub(crate) fn repeated(
+    prog: &tso_engine::ir::Program,
+    natives: &Natives,
+    opts: &CheckOptions,
+) -> Repeated {
+    let (wall0, cpu0) = (Instant::now(), cpu_time());
+    let mut runs = 0u32;
+    let report = loop {
+        let r = check(prog, natives, opts);
+        runs += 1;
+        if wall0.elapsed() >= Duration::from_secs(1) || runs >= 200 {
+            break r;
+        }
+    };
+    Repeated {
+        report,
+        runs,
+        wall: wall0.elapsed() / runs,
+        cpu: (cpu_time() - cpu0) / runs,
+    }
+}
