@@ -529,7 +529,7 @@ impl<'a, 'p> Search<'a, 'p> {
                         // Asleep: what it reaches is reached through another order;
                         // the observers still see the transition.
                         any_enabled = true;
-                        self.observe_transition((key, weight), id, mv, &succ, out);
+                        self.observe_transition((key, weight), id, &mv, &succ, out);
                     }
                     Ok(Step::Progress) if por => {
                         any_enabled = true;
@@ -615,27 +615,29 @@ impl<'a, 'p> Search<'a, 'p> {
         }
     }
 
-    /// A sleeping thread's transition from `parent`: not stored, but shown to the
-    /// observers (exit status, outcomes) like any other.
+    /// Show the transition from `parent` by `mv` to the observers (a sleeping
+    /// thread's too: not stored, but seen like any other); true when one of them found
+    /// an error.
     fn observe_transition(
         &self,
         (key, weight): (u64, u64),
         parent: StateId,
-        mv: Move,
+        mv: &Move,
         succ: &State,
         out: &mut LevelOut,
-    ) {
+    ) -> bool {
         for o in self.observers {
             if let Some(found) = o.transition(mv.tid, succ) {
                 out.error(ErrorAt {
                     rank: (2, weight, key),
                     found,
                     parent,
-                    mv: Some(mv),
+                    mv: Some(mv.clone()),
                 });
-                return;
+                return true;
             }
         }
+        false
     }
 
     /// A transition from `parent` by `mv` reached `succ`: show it to the observers and
@@ -652,16 +654,8 @@ impl<'a, 'p> Search<'a, 'p> {
         out: &mut LevelOut,
     ) {
         self.transitions.fetch_add(1, Ordering::Relaxed);
-        for o in self.observers {
-            if let Some(found) = o.transition(mv.tid, &succ) {
-                out.error(ErrorAt {
-                    rank: (2, weight, key),
-                    found,
-                    parent,
-                    mv: Some(mv),
-                });
-                return;
-            }
+        if self.observe_transition((key, weight), parent, &mv, &succ, out) {
+            return;
         }
         let ins = self.store.insert_state(
             &mut w.canon,
