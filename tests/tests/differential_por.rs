@@ -1,15 +1,16 @@
 //! Partial-order reduction (sleep sets) against the full search: a sample of the
-//! litmus tests, generated TSO programs and the verdict corpus, each under SC and TSO,
-//! with the reduction on one worker (depth-first) and two (breadth-first) and without
-//! it. The exit status, verdict, error kind, stored state count and set of final
-//! outcomes must be identical, and a failing run's counterexample (replayed to its
-//! error to give the JSON `trace`) the same. `TSO_POR_ALL=1` checks every litmus and
+//! litmus tests, generated TSO programs, generated race programs and the verdict
+//! corpus, each under SC and TSO, with the reduction on one worker (depth-first) and
+//! two (breadth-first) and without it, with thread symmetry (the default) and without.
+//! The exit status, verdict, error kind, stored state count, races found and set of
+//! final outcomes must be identical, and a failing run's counterexample (replayed to
+//! its error to give the JSON `trace`) the same. `TSO_POR_ALL=1` checks every litmus and
 //! corpus program, `TSO_SOAK=N` N generated programs (`scripts/soak-por.sh`).
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use tso_suite::check::{CheckResult, CheckRun, Model};
-use tso_suite::{corpus, gen_tso, parallel};
+use tso_suite::{corpus, gen_race, gen_tso, parallel};
 
 /// Generated programs per CI run, and one in how many litmus and corpus programs (a
 /// sample keeps the CI cost near a minute).
@@ -26,10 +27,11 @@ struct Case {
     outcomes: bool,
 }
 
-fn run(case: &Case, por: bool, jobs: usize) -> CheckResult {
-    // The reduction is off under thread symmetry (tso_engine::explore::search_with).
+fn run(case: &Case, por: bool, symmetry: bool, jobs: usize) -> CheckResult {
     let mut args = case.tool_args.clone();
-    args.push("--no-symmetry".into());
+    if !symmetry {
+        args.push("--no-symmetry".into());
+    }
     if !por {
         args.push("--no-por".into());
     }
@@ -47,7 +49,10 @@ fn field<'a>(r: &'a CheckResult, key: &str) -> Option<&'a Value> {
     r.json.as_ref()?.get(key)
 }
 
-/// Every difference between the reduced runs and the full one.
+/// Every difference between the reduced runs and the full one: with thread symmetry
+/// (the default) on one and two workers, and without it on one. The races found
+/// (`--races warn`, the default: race data in every SC run and in the SC race run of a
+/// TSO check) must be the same too.
 fn compare(case: &Case) -> Vec<String> {
     let name = format!(
         "{} under {} [{}]",
@@ -55,38 +60,42 @@ fn compare(case: &Case) -> Vec<String> {
         case.model.as_str(),
         case.clang_args.join(" ")
     );
-    let full = run(case, false, 1);
-    if full.json.is_none() {
-        return vec![format!("{name}: the full search gave no JSON: {full}")];
-    }
     let mut problems = Vec::new();
-    for jobs in [1, 2] {
-        let reduced = run(case, true, jobs);
-        let mut differs = Vec::new();
-        if reduced.exit != full.exit {
-            differs.push("exit");
+    for symmetry in [true, false] {
+        let full = run(case, false, symmetry, 1);
+        if full.json.is_none() {
+            return vec![format!("{name}: the full search gave no JSON: {full}")];
         }
-        for key in ["verdict", "error", "states", "outcomes"] {
-            if field(&reduced, key) != field(&full, key) {
-                differs.push(key);
+        let jobs: &[usize] = if symmetry { &[1, 2] } else { &[1] };
+        for &jobs in jobs {
+            let reduced = run(case, true, symmetry, jobs);
+            let mut differs = Vec::new();
+            if reduced.exit != full.exit {
+                differs.push("exit");
             }
-        }
-        // A failing run's path and figures come from the unreduced breadth-first
-        // search: the same trace, ending at the same error.
-        if full.verdict() == Some("fail") && field(&reduced, "trace") != field(&full, "trace") {
-            differs.push("trace");
-        }
-        if full.verdict() == Some("pass") {
-            let t = |r: &CheckResult| field(r, "transitions").and_then(Value::as_u64);
-            if t(&reduced) > t(&full) {
-                differs.push("more transitions");
+            for key in ["verdict", "error", "states", "outcomes", "races"] {
+                if field(&reduced, key) != field(&full, key) {
+                    differs.push(key);
+                }
             }
-        }
-        if !differs.is_empty() {
-            problems.push(format!(
-                "{name} -j{jobs}: {} differ\n  with:    {reduced}\n  without: {full}",
-                differs.join(", ")
-            ));
+            // A failing run's path and figures come from the unreduced breadth-first
+            // search: the same trace, ending at the same error.
+            if full.verdict() == Some("fail") && field(&reduced, "trace") != field(&full, "trace") {
+                differs.push("trace");
+            }
+            if full.verdict() == Some("pass") {
+                let t = |r: &CheckResult| field(r, "transitions").and_then(Value::as_u64);
+                if t(&reduced) > t(&full) {
+                    differs.push("more transitions");
+                }
+            }
+            if !differs.is_empty() {
+                let sym = if symmetry { "" } else { " --no-symmetry" };
+                problems.push(format!(
+                    "{name} -j{jobs}{sym}: {} differ\n  with:    {reduced}\n  without: {full}",
+                    differs.join(", ")
+                ));
+            }
         }
     }
     problems
@@ -162,6 +171,28 @@ fn generated_cases(dir: &Path) -> Vec<Case> {
         .collect()
 }
 
+/// Generated race programs (`gen_race`: plain and atomic accesses, locks, fences,
+/// pointers) under SC with `--races warn`: the reduction must find the same races.
+fn race_cases(dir: &Path) -> Vec<Case> {
+    let count = tso_suite::env_number("TSO_SOAK", CI_GENERATED);
+    let base = tso_suite::env_number("TSO_SEED", 0);
+    (base..base + count)
+        .filter_map(|seed| {
+            let program = gen_race::generate(seed);
+            let path = dir.join(format!("race_{seed}.c"));
+            std::fs::write(&path, program.to_c()).ok()?;
+            Some(path)
+        })
+        .map(|path| Case {
+            path,
+            model: Model::Sc,
+            tool_args: vec!["--races".into(), "warn".into()],
+            clang_args: Vec::new(),
+            outcomes: false,
+        })
+        .collect()
+}
+
 fn check_all(cases: Vec<Case>, what: &str) {
     assert!(!cases.is_empty(), "no {what} cases");
     let problems: Vec<String> = parallel::map(&cases, compare)
@@ -194,4 +225,11 @@ fn generated_tso_programs_agree_with_and_without_reduction() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_por");
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     check_all(generated_cases(&dir), "generated");
+}
+
+#[test]
+fn generated_race_programs_find_the_same_races_with_and_without_reduction() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_por_races");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    check_all(race_cases(&dir), "race");
 }

@@ -4,29 +4,46 @@
 mod engine_support;
 
 use engine_support::{check_bc, compile, options};
+use tso_engine::race::RacePolicy;
 use tso_engine::{CheckReport, ErrorKind, Verdict};
 
 const PRELUDE: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdio.h>\n";
 
-fn run(src: &str, por: bool, jobs: usize) -> CheckReport {
+/// How a program is checked beside the reduction.
+#[derive(Clone, Copy)]
+struct Config {
+    symmetry: bool,
+    races: RacePolicy,
+}
+
+const PLAIN: Config = Config {
+    symmetry: false,
+    races: RacePolicy::Allow,
+};
+
+fn run_with(src: &str, por: bool, jobs: usize, config: Config) -> CheckReport {
     let bc = compile(src, "-O1", &[]);
     let mut opts = options();
     opts.machine.por = por;
-    // The reduction is off under thread symmetry (see `explore::search_with`).
-    opts.machine.symmetry = false;
+    opts.machine.symmetry = config.symmetry;
+    opts.machine.races = config.races;
     opts.jobs = jobs;
     opts.collect_outcomes = true;
     check_bc(&bc, &opts)
 }
 
+fn run(src: &str, por: bool, jobs: usize) -> CheckReport {
+    run_with(src, por, jobs, PLAIN)
+}
+
 /// Checks `src` with and without the reduction, on one and two workers: the verdicts,
-/// state counts and outcomes must agree; returns (transitions with, without) on one
-/// worker.
-fn compare(src: &str) -> (u64, u64) {
-    let full = run(src, false, 1);
+/// state counts, outcomes and races found must agree; returns (transitions with,
+/// without) on one worker.
+fn compare_with(src: &str, config: Config) -> (u64, u64) {
+    let full = run_with(src, false, 1, config);
     let mut with = 0;
     for jobs in [1, 2] {
-        let reduced = run(src, true, jobs);
+        let reduced = run_with(src, true, jobs, config);
         assert_eq!(reduced.verdict, full.verdict, "-j{jobs}");
         assert_eq!(reduced.outcomes, full.outcomes, "-j{jobs}");
         assert_eq!(
@@ -35,6 +52,10 @@ fn compare(src: &str) -> (u64, u64) {
             "-j{jobs}"
         );
         assert_eq!(reduced.stats.states, full.stats.states, "-j{jobs}: states");
+        let locations = |r: &CheckReport| -> Vec<String> {
+            r.races.iter().map(|r| r.location.clone()).collect()
+        };
+        assert_eq!(locations(&reduced), locations(&full), "-j{jobs}: races");
         assert!(
             reduced.stats.transitions <= full.stats.transitions,
             "-j{jobs}"
@@ -44,6 +65,10 @@ fn compare(src: &str) -> (u64, u64) {
         }
     }
     (with, full.stats.transitions)
+}
+
+fn compare(src: &str) -> (u64, u64) {
+    compare_with(src, PLAIN)
 }
 
 #[test]
@@ -127,4 +152,85 @@ int main(void) {{ pthread_t t; pthread_create(&t, NULL, o, NULL); v = 1;
         run(&src, true, 1).failure.map(|f| f.kind),
         Some(ErrorKind::Deadlock)
     );
+}
+
+/// Identical threads (one routine, one argument) that take a slot each and write it:
+/// thread symmetry merges the states where they are permuted, and the store renames
+/// threads into each representative's order, so sleep sets must be renamed with them.
+const SLOT_WRITERS: &str = "#include <stdatomic.h>
+volatile int slot[3], steps = 3; atomic_int next, done;
+void *w(void *p) {
+    int i = atomic_fetch_add(&next, 1);
+    for (int k = steps; k > 0; k--) slot[i] = k;
+    atomic_fetch_add(&done, 1); return p; }
+int main(void) {
+    for (int i = 0; i < 3; i++) { pthread_t t; pthread_create(&t, NULL, w, NULL); pthread_detach(t); }
+    while (atomic_load(&done) != 3) ;
+    printf(\"%d %d %d\\n\", slot[0], slot[1], slot[2]); return 0; }";
+
+#[test]
+fn the_reduction_works_with_thread_symmetry() {
+    let src = format!("{PRELUDE}{SLOT_WRITERS}");
+    let config = Config {
+        symmetry: true,
+        races: RacePolicy::Allow,
+    };
+    let (with, without) = compare_with(&src, config);
+    assert!(with < without, "{with} transitions with, {without} without");
+    // Symmetry merged something: fewer states than without it.
+    let plain = run(&src, true, 1);
+    let symmetric = run_with(&src, true, 1, config);
+    assert!(symmetric.stats.states < plain.stats.states);
+    assert_eq!(symmetric.outcomes, plain.outcomes);
+}
+
+#[test]
+fn the_reduction_finds_every_race_with_race_data() {
+    // `x` races between the writers and the reader; `a` and `b` are each one thread's.
+    let src = format!(
+        "{PRELUDE}int a, b, x;
+void *ta(void *p) {{ a = 1; x = 1; a = 2; return p; }}
+void *tb(void *p) {{ b = 1; b = 2; if (x) b = 3; return p; }}
+void *tc(void *p) {{ int v = a; return (void *)(long)v; }}
+int main(void) {{ pthread_t t1, t2, t3;
+    pthread_create(&t1, NULL, ta, NULL); pthread_create(&t2, NULL, tb, NULL);
+    pthread_create(&t3, NULL, tc, NULL);
+    pthread_join(t1, NULL); pthread_join(t2, NULL); pthread_join(t3, NULL);
+    printf(\"%d %d\\n\", a, b); return 0; }}"
+    );
+    let config = Config {
+        symmetry: true,
+        races: RacePolicy::Warn,
+    };
+    let (with, without) = compare_with(&src, config);
+    assert!(with < without, "{with} transitions with, {without} without");
+    let r = run_with(&src, true, 1, config);
+    let mut locations: Vec<String> = r.races.iter().map(|r| r.location.clone()).collect();
+    locations.sort();
+    assert_eq!(locations, ["a", "x"]);
+}
+
+#[test]
+fn with_race_data_two_readers_of_one_byte_commute() {
+    // Reads of `x` each add themselves to its access history; in either order the
+    // history holds the same accesses, and the store must see the same states.
+    let src = format!(
+        "{PRELUDE}int x, y;
+void *r1(void *p) {{ int v = x; int w = x; return (void *)(long)(v + w); }}
+void *r2(void *p) {{ int v = x; return (void *)(long)v; }}
+void *wr(void *p) {{ y = 1; x = 1; return p; }}
+int main(void) {{ pthread_t t1, t2, t3;
+    pthread_create(&t1, NULL, r1, NULL); pthread_create(&t2, NULL, r2, NULL);
+    pthread_create(&t3, NULL, wr, NULL);
+    pthread_join(t1, NULL); pthread_join(t2, NULL); pthread_join(t3, NULL);
+    return 0; }}"
+    );
+    let (with, without) = compare_with(
+        &src,
+        Config {
+            symmetry: false,
+            races: RacePolicy::Warn,
+        },
+    );
+    assert!(with < without, "{with} transitions with, {without} without");
 }

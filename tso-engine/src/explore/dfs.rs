@@ -514,6 +514,19 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             return found(f, mv);
         }
         let ins = self.insert(&next);
+        let (sleep, carried) = if self.por && self.machine.opts.symmetry {
+            // Name threads as the representative does (`sleep::renamed`); footprints
+            // name threads too (their ends, their extension data): on a permuted
+            // arrival sleepers run again.
+            let order = self.canon.thread_order();
+            if order.iter().enumerate().any(|(i, &t)| i as ThreadId != t) {
+                (sleep::renamed(sleep, order), vec![None; carried.len()])
+            } else {
+                (sleep, carried)
+            }
+        } else {
+            (sleep, carried)
+        };
         if !ins.new {
             if !self.por {
                 return Next::Nothing;
@@ -528,7 +541,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             } else {
                 self.sleeps.insert(ins.id, keep);
             }
-            self.canon.collect_garbage(&mut next);
+            self.canon.to_representative(&mut next);
             let bytes = self.canon.chunks.byte_len();
             return Next::Push(Node::new(ins.id, next, Some(mv), bytes).asleep(
                 keep,

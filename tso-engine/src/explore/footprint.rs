@@ -7,6 +7,27 @@
 //! then both orders reach the same state and neither changes whether the other can
 //! run. When in doubt a recorder says `everything`.
 //!
+//! Race data. A state with race detection on also holds vector clocks and per-byte
+//! access histories (`race/`), and two transitions with independent footprints must
+//! commute on those too, and neither may read race data the other writes. What a
+//! transition of thread t changes there: t's own clocks; the histories of the bytes it
+//! accesses; the release clock of a synchronisation location, which is an atomic it
+//! accesses (its bytes are in the footprint) or an object a pthread model names
+//! (`NativeCx::race_acquire`/`race_release` note the location: an acquire reads its
+//! clock, a release writes it); `raced` for the bytes of an access it reports.
+//! Creating a thread (the child's clock) is a lifecycle event, dependent on
+//! everything; a join reads the clock of a thread that has ended (its end is in both
+//! footprints). Two reads of one byte stay independent: each adds itself to the
+//! byte's history and drops only accesses that happen before it, and neither read is
+//! known to the other thread (a thread's current epoch is known to no other thread:
+//! it ticks after every release), so both orders leave the same set of accesses, which
+//! is what the store serialises (sorted, `RaceState::serialize`). Which threads still
+//! run decides what is serialised, not what is recorded, so a thread's end commutes.
+//! A race is a property of a Mazurkiewicz trace (two accesses unordered by
+//! happens-before) and so shows in every linearisation; sleep sets keep every state
+//! and run every enabled transition from each (sleepers too), so every race the full
+//! search reports is reported.
+//!
 //! Recording is per worker thread (a thread-local) and only while a search with the
 //! reduction runs a transition (`Machine::run_transition_recorded`): `Memory::check`
 //! and the other hooks test one flag and return when it is off.

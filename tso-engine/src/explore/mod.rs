@@ -247,11 +247,10 @@ fn search_with(
     start: Instant,
     initial: State,
 ) -> (Option<search::Stop>, Stats) {
-    // Race data is global (clocks): every transition would touch everything. With
-    // thread symmetry the store merges states whose threads are permuted, while sleep
-    // sets name threads in one numbering (the permutation the store applied is not
-    // known here): the reduction is off then.
-    let por = machine.opts.por && !machine.opts.symmetry && initial.races.is_none();
+    // With thread symmetry, sleep sets are renamed into each representative's thread
+    // order (`sleep::renamed`); with race data, footprints count race-data effects
+    // (`footprint`, "Race data").
+    let por = machine.opts.por;
     let breadth_first = |initial: State, por: bool| {
         let mut bfs = search::Search::new(
             machine,

@@ -664,6 +664,12 @@ impl<'a, 'p> Search<'a, 'p> {
             &succ,
             self.include_output,
         );
+        // Sleep sets name threads as the representative does (`sleep::renamed`).
+        let sleep = if self.por && self.machine.opts.symmetry {
+            sleep::renamed(sleep, w.canon.thread_order())
+        } else {
+            sleep
+        };
         let keep = if ins.new {
             w.canon.to_representative(&mut succ);
             for o in self.observers {
@@ -687,7 +693,7 @@ impl<'a, 'p> Search<'a, 'p> {
             }
             Some(self.keeper().hold(succ))
         } else if !ins.this_level && self.por {
-            w.canon.collect_garbage(&mut succ);
+            w.canon.to_representative(&mut succ);
             self.revisited((key, weight), ins.id, succ, sleep, out);
             None
         } else {

@@ -70,6 +70,30 @@ pub(crate) fn child_sleep(
     child
 }
 
+/// `set` of a state whose threads the store put in the order `order` (thread `i` of
+/// the representative is thread `order[i]` of the state, `Canonicalizer::thread_order`).
+///
+/// Thread symmetry stores states up to a permutation π of threads, and the searches
+/// hold representatives, so a sleep set must name threads as the representative does.
+/// Sound because π maps the transition system onto itself (`store/symmetry.rs`): a
+/// sleep set valid at s is, renamed by π, valid at π(s), since π maps each thread's
+/// transition at s and every path after it to the renamed thread's at π(s), and
+/// independence to independence. Where π is not unique (threads in identical states),
+/// each choice names a thread whose successors are the same states up to renaming,
+/// which the store does not tell apart.
+pub(crate) fn renamed(set: Sleep, order: &[ThreadId]) -> Sleep {
+    if set == 0 {
+        return 0;
+    }
+    let mut out = 0;
+    for (new, &old) in order.iter().enumerate().take(64) {
+        if contains(set, old) {
+            out |= 1 << new;
+        }
+    }
+    out
+}
+
 /// The threads a state stored with sleep set `old` must be expanded for when it is
 /// reached again with `new`, and the set it keeps.
 pub(crate) fn revisit(old: Sleep, new: Sleep) -> (Sleep, Sleep) {
@@ -115,6 +139,15 @@ mod tests {
     fn a_revisit_expands_what_the_new_set_lacks() {
         assert_eq!(revisit(0b110, 0b011), (0b100, 0b010));
         assert_eq!(revisit(0b010, 0b011), (0, 0b010));
+    }
+
+    #[test]
+    fn renaming_follows_the_representative_order() {
+        // Representative thread 1 is the state's thread 2, and 2 is 1.
+        assert_eq!(renamed(0b100, &[0, 2, 1]), 0b010);
+        assert_eq!(renamed(0b011, &[0, 2, 1]), 0b101);
+        assert_eq!(renamed(0b110, &[0, 1, 2]), 0b110);
+        assert_eq!(renamed(0, &[0, 2, 1]), 0);
     }
 
     #[test]

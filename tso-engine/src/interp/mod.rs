@@ -404,8 +404,7 @@ impl<'p> Machine<'p> {
             || st.atomic_owner.is_some()
             || before.atomic_owner.is_some()
             || st.next_key != before.next_key
-            || st.atexit.len() != before.atexit.len()
-            || st.races.is_some();
+            || st.atexit.len() != before.atexit.len();
         if lifecycle {
             recorder.with(|f| f.set_everything());
             return (r, recorder.finish());

@@ -649,6 +649,10 @@ impl<'a> NativeCx<'a> {
     pub(crate) fn race_acquire(&mut self, ptr: u64) {
         let (tid, key) = (self.tid, ptr_parts(ptr));
         if let Some(r) = self.state.races_mut() {
+            // Reads the location's release clock (`explore::footprint`, race data).
+            if crate::explore::footprint::recording() {
+                crate::explore::footprint::note(key.0, key.1 as u64, 1, false);
+            }
             r.acquire(tid, key);
         }
     }
@@ -658,6 +662,10 @@ impl<'a> NativeCx<'a> {
     pub(crate) fn race_release(&mut self, ptr: u64) {
         let (tid, key) = (self.tid, ptr_parts(ptr));
         if let Some(r) = self.state.races_mut() {
+            // Writes the location's release clock (`explore::footprint`, race data).
+            if crate::explore::footprint::recording() {
+                crate::explore::footprint::note(key.0, key.1 as u64, 1, true);
+            }
             r.release(tid, key);
         }
     }
