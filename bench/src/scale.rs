@@ -149,7 +149,7 @@ pub fn run_all(args: &[String]) {
                 Err(e) => format!("error: {e}"),
             };
             // The child prints: verdict states seconds stored_bytes peak_rss lock_waits
-            // cpu_seconds.
+            // cpu_seconds transitions.
             let f: Vec<&str> = line.split_whitespace().collect();
             let (Some(verdict), Some(states), Some(secs), Some(bytes), Some(rss)) = (
                 f.first(),
@@ -199,8 +199,10 @@ pub fn run_all(args: &[String]) {
 /// Child process: check one program and print `verdict states seconds bytes peak_rss
 /// lock_waits cpu_seconds`.
 pub fn run_one(args: &[String]) {
-    let [program, mm, bound, max, jobs] = args else {
-        println!("error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS");
+    let [program, mm, bound, max, jobs, switches @ ..] = args else {
+        println!(
+            "error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS [--no-por] [--no-symmetry]"
+        );
         return;
     };
     let bound: u32 = bound.parse().unwrap_or(32);
@@ -261,17 +263,20 @@ pub fn run_one(args: &[String]) {
     if mm == "sc+races" {
         opts.machine.races = tso_engine::race::RacePolicy::Warn;
     }
+    opts.machine.por = !switches.iter().any(|s| s == "--no-por");
+    opts.machine.symmetry = !switches.iter().any(|s| s == "--no-symmetry");
     let cpu_before = cpu_time();
     let r = check(&prog, &natives, &opts);
     let cpu = (cpu_time() - cpu_before).as_secs_f64();
     let s = &r.stats;
     let verdict = verdict_text(&r, ":");
     println!(
-        "{verdict} {} {:.4} {} {} {} {cpu:.2}",
+        "{verdict} {} {:.4} {} {} {} {cpu:.2} {}",
         s.states,
         s.time.as_secs_f64(),
         s.stored_bytes,
         s.peak_rss.max(tso_engine::resources::peak_rss()),
-        s.lock_waits
+        s.lock_waits,
+        s.transitions
     );
 }

@@ -234,3 +234,29 @@ int main(void) {{ pthread_t t1, t2, t3;
     );
     assert!(with < without, "{with} transitions with, {without} without");
 }
+
+#[test]
+fn with_race_data_reads_that_report_a_race_are_ordered() {
+    // Both readers race with the half-word write. The first to report marks the bytes
+    // it read as raced, so the other records only the rest: the two reads no longer
+    // commute, though neither writes memory.
+    let src = format!(
+        "{PRELUDE}#include <stdint.h>
+volatile uint64_t v;
+void *r1(void *p) {{ uint64_t x = v; return (void *)(uintptr_t)x; }}
+void *r2(void *p) {{ uint32_t x = __sync_val_compare_and_swap((volatile uint32_t *)&v, 7u, 9u);
+    return (void *)(uintptr_t)x; }}
+void *w(void *p) {{ *(volatile uint16_t *)((volatile char *)&v + 2) = 1; return p; }}
+int main(void) {{ pthread_t t[3]; void *(*body[3])(void *) = {{r1, r2, w}};
+    for (int i = 0; i < 3; i++) pthread_create(&t[i], NULL, body[i], NULL);
+    for (int i = 0; i < 3; i++) pthread_join(t[i], NULL);
+    return 0; }}"
+    );
+    compare_with(
+        &src,
+        Config {
+            symmetry: false,
+            races: RacePolicy::Warn,
+        },
+    );
+}

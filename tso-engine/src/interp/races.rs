@@ -195,6 +195,9 @@ impl Machine<'_> {
             RacePolicy::Deny => Err(Failure::new(ErrorKind::DataRace, report.message())),
             RacePolicy::Warn => {
                 // Reported once per location: its history no longer matters.
+                // Partial-order reduction: marking the bytes raced changes what a later
+                // access of them records, a read's too (`explore::footprint`).
+                crate::explore::footprint::note_everything();
                 let (obj, off) = ptr_parts(p);
                 if let Some(r) = st.races_mut() {
                     r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
