@@ -260,3 +260,21 @@ int main(void) {{ pthread_t t[3]; void *(*body[3])(void *) = {{r1, r2, w}};
         },
     );
 }
+
+#[test]
+fn a_search_where_little_sleeps_stops_recording_and_keeps_every_state() {
+    // Every step of every thread touches `x`: nothing sleeps, and past the first
+    // sample (`sleep::Payoff`) successors get empty sleep sets. The states stored
+    // before and after the switch are those of the full search.
+    let src = format!(
+        "{PRELUDE}volatile int x;
+void *t(void *p) {{ for (int i = 0; i < 3; i++) x = x + 1; return p; }}
+int main(void) {{ pthread_t a[3];
+    for (int i = 0; i < 3; i++) pthread_create(&a[i], NULL, t, NULL);
+    for (int i = 0; i < 3; i++) pthread_join(a[i], NULL);
+    printf(\"%d\\n\", x); return 0; }}"
+    );
+    let (with, without) = compare(&src);
+    assert!(without > 20_000, "too small to pass the sample: {without}");
+    assert!(with <= without);
+}

@@ -13,7 +13,7 @@ use super::footprint::Footprint;
 use super::held::Keeper;
 use super::observers::{Found, Observer};
 use super::search::{advance_script, Stop};
-use super::sleep::{self, Expand, Sleep};
+use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId, ThreadStatus};
@@ -62,6 +62,9 @@ pub struct DepthFirst<'a, 'p> {
     por: bool,
     /// The sleep set each stored state keeps (absent: empty).
     sleeps: HashMap<u32, Sleep>,
+    /// Footprints are still recorded and successors given sleep sets (`Payoff`).
+    recording: bool,
+    payoff: Payoff,
 }
 
 /// A state on the current path and where its expansion stands.
@@ -150,6 +153,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         DepthFirst {
             por,
             sleeps: HashMap::new(),
+            recording: por,
+            payoff: Payoff::default(),
             machine,
             observers,
             include_output,
@@ -238,6 +243,10 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             }
             if self.por && !node.prepared {
                 node.prepared = true;
+                if !self.recording && node.sleep == 0 {
+                    // Nothing sleeps here and no successor will get a sleep set.
+                    continue;
+                }
                 if let Some(stop) = self.run_sleepers(node) {
                     let path = path_of(&stack);
                     return Ok(Some(match stop {
@@ -253,13 +262,21 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             let Some(state) = &node.state else {
                 unreachable!("rebuilt above")
             };
-            if state.thread(node.tid).status != ThreadStatus::Running
-                || (self.por && !node.expand.includes(node.sleep, node.tid))
-            {
+            if state.thread(node.tid).status != ThreadStatus::Running {
                 node.next_thread();
                 continue;
             }
-            let next = if self.por {
+            if self.por && !node.expand.includes(node.sleep, node.tid) {
+                if node.expand == Expand::AllAwake && sleep::contains(node.sleep, node.tid) {
+                    // A sleeper: its successors are not stored (or even run, when its
+                    // footprint was carried here).
+                    self.payoff.slept += 1;
+                }
+                node.next_thread();
+                continue;
+            }
+            // A thread whose variants already ran finishes as it started.
+            let next = if self.por && (self.recording || node.ran) {
                 self.reduced_transition(node)
             } else {
                 self.transition(node)
@@ -408,6 +425,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 self.machine
                     .run_transition_recorded(&mut next, tid, &mut self.chooser);
             touched.union(&f);
+            self.payoff.run += 1;
             let taken = self.chooser.taken();
             let mv = Move {
                 tid,
@@ -444,8 +462,13 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             }
             match advanced {
                 Some(s) => script = s,
-                // Only a thread that can move may sleep (see `sleep::child_sleep`).
-                None => return (enabled.then_some(touched), reached, None),
+                None => {
+                    if self.recording && !self.payoff.pays() {
+                        self.recording = false;
+                    }
+                    // Only a thread that can move may sleep (see `sleep::child_sleep`).
+                    return (enabled.then_some(touched), reached, None);
+                }
             }
         }
     }

@@ -20,7 +20,7 @@ use super::footprint::Footprint;
 use super::held::{Held, Keeper};
 use super::observers::{Found, Observer};
 use super::parents::{Parents, StateId};
-use super::sleep::{self, Expand, Sleep};
+use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
 use crate::error::ErrorKind;
 use crate::interp::{Machine, Step};
@@ -78,6 +78,11 @@ pub struct Search<'a, 'p> {
     /// The sleep set each state of the earlier levels keeps (absent: empty); written
     /// only between levels.
     sleeps: RwLock<HashMap<StateId, Sleep>>,
+    /// Footprints are still recorded and successors given sleep sets (`Payoff`);
+    /// changed only between levels, from the sums of `payoff_run` and `payoff_slept`.
+    recording: AtomicBool,
+    payoff_run: AtomicU64,
+    payoff_slept: AtomicU64,
     /// Run first on each worker thread this search starts.
     pub worker_start: Option<super::WorkerStart>,
 }
@@ -154,6 +159,9 @@ impl<'a, 'p> Search<'a, 'p> {
         Search {
             por,
             sleeps: RwLock::new(HashMap::new()),
+            recording: AtomicBool::new(por),
+            payoff_run: AtomicU64::new(0),
+            payoff_slept: AtomicU64::new(0),
             machine,
             observers,
             include_output,
@@ -362,6 +370,13 @@ impl<'a, 'p> Search<'a, 'p> {
         let mut sleeps = self.sleeps.write().unwrap_or_else(|e| e.into_inner());
         let mut level = finish_level(&mut self.parents_lock(), winners, &mut sleeps);
         level.extend(revisit_level(revisits, &mut sleeps));
+        let payoff = Payoff {
+            run: self.payoff_run.load(Ordering::Relaxed),
+            slept: self.payoff_slept.load(Ordering::Relaxed),
+        };
+        if !payoff.pays() {
+            self.recording.store(false, Ordering::Relaxed);
+        }
         Ok(level)
     }
 
@@ -468,11 +483,14 @@ impl<'a, 'p> Search<'a, 'p> {
             return;
         }
         let por = self.por;
-        // With the reduction: every thread's footprint here, and the successors of the
-        // threads expanded, stored once all footprints are known.
+        // While the reduction pays (`sleep::Payoff`): every thread's footprint here,
+        // and the successors of the threads expanded, stored once all footprints are
+        // known. Afterwards successors get empty sleep sets.
+        let record = por && self.recording.load(Ordering::Relaxed);
+        let mut payoff = Payoff::default();
         let mut footprints: Vec<Option<Footprint>> = Vec::new();
         let mut pending: Vec<((u64, u64), Move, State)> = Vec::new();
-        if por {
+        if record {
             footprints.resize(st.threads.len(), None);
         }
         let mut any_enabled = false;
@@ -482,6 +500,9 @@ impl<'a, 'p> Search<'a, 'p> {
                 continue;
             }
             let expanding = !por || open.expand.includes(open.sleep, tid);
+            if record && open.expand == Expand::AllAwake && sleep::contains(open.sleep, tid) {
+                payoff.slept += 1;
+            }
             let mut touched = Footprint::default();
             let mut script: Vec<(u32, u32)> = Vec::new();
             loop {
@@ -489,11 +510,12 @@ impl<'a, 'p> Search<'a, 'p> {
                 ordinal = ordinal.saturating_add(1);
                 let mut succ = st.clone();
                 w.chooser.reset(&script);
-                let result = if por {
+                let result = if record {
                     let (r, f) =
                         self.machine
                             .run_transition_recorded(&mut succ, tid, &mut w.chooser);
                     touched.union(&f);
+                    payoff.run += 1;
                     r
                 } else {
                     self.machine
@@ -531,7 +553,7 @@ impl<'a, 'p> Search<'a, 'p> {
                         any_enabled = true;
                         self.observe_transition((key, weight), id, &mv, &succ, out);
                     }
-                    Ok(Step::Progress) if por => {
+                    Ok(Step::Progress) if record => {
                         any_enabled = true;
                         pending.push(((key, weight), mv, succ));
                     }
@@ -548,9 +570,13 @@ impl<'a, 'p> Search<'a, 'p> {
                     None => break,
                 }
             }
-            if por {
+            if record {
                 footprints[tid as usize] = Some(touched);
             }
+        }
+        if record {
+            self.payoff_run.fetch_add(payoff.run, Ordering::Relaxed);
+            self.payoff_slept.fetch_add(payoff.slept, Ordering::Relaxed);
         }
         let mut sleep_of: Option<(ThreadId, Sleep)> = None;
         for (kw, mv, succ) in pending {
