@@ -1,25 +1,28 @@
-//! `tso-bench --por [PROGRAM...]`: partial-order reduction (sleep sets). Each program
-//! runs with the reduction on (the default) and off (`--no-por`), on one search worker
-//! (depth-first), capped at 300,000 states; a row reports the verdict, states (equal
-//! with and without: the reduction keeps every state), transitions stored, and wall and
-//! CPU time per run. Small programs are repeated until a second of wall time has
+//! `tso-bench --por [PROGRAM...]`: partial-order reduction (sleep sets) and thread
+//! symmetry. Each program runs with both reductions (the default), without POR
+//! (`--no-por`), without symmetry (`--no-symmetry`) and without either, on one search
+//! worker (depth-first), capped at 300,000 states; a row reports the verdict, states
+//! (POR keeps every state; symmetry merges permuted ones), transitions stored, and
+//! wall and CPU time per run. Small programs are repeated until a second of wall time has
 //! passed, so their per-run figures are averages.
 
 use super::measure::{repeated, verdict_text, Repeated};
-use super::{prepare, Config, SC, TSO};
+use super::{prepare, Config, SC, SC_RACES, TSO};
 use std::path::Path;
 use std::time::Duration;
 use tso_engine::explore::Limits;
 use tso_engine::CheckOptions;
 
-/// (program, configuration): the mutual-exclusion programs under SC and (fenced, so
-/// they pass) under TSO, and the locks and lock-free structures of issue 15.
+/// (program, configuration): the mutual-exclusion programs under SC (mutex3 with race
+/// tracking too) and (fenced, so they pass) under TSO, and the locks and lock-free
+/// structures of issue 15.
 const RUNS: &[(&str, &Config)] = &[
     ("peterson", &SC),
     ("dekker", &SC),
     ("bakery", &SC),
     ("szymanski", &SC),
     ("mutex3", &SC),
+    ("mutex3", &SC_RACES),
     ("peterson_fenced", &TSO),
     ("dekker_fenced", &TSO),
     ("bakery_fenced", &TSO),
@@ -33,6 +36,9 @@ const RUNS: &[(&str, &Config)] = &[
     ("treiber4", &SC),
     ("treiber4", &TSO),
     ("mpmc3x3", &TSO),
+    // Identical detached workers: thread symmetry merges their permutations.
+    ("ticket4x2_detached", &TSO),
+    ("mcs4_detached", &TSO),
 ];
 
 /// States at most per run (the larger programs are cut there).
@@ -47,8 +53,17 @@ pub fn run_all(args: &[String]) {
         std::process::exit(2);
     }
     println!(
-        "{:<18} {:<5} {:<5} {:<13} {:>9} {:>11} {:>5} {:>10} {:>10}",
-        "program", "mm", "por", "verdict", "states", "transitions", "runs", "wall/run", "cpu/run"
+        "{:<18} {:<9} {:<4} {:<4} {:<13} {:>9} {:>11} {:>5} {:>10} {:>10}",
+        "program",
+        "mm",
+        "por",
+        "sym",
+        "verdict",
+        "states",
+        "transitions",
+        "runs",
+        "wall/run",
+        "cpu/run"
     );
     for &(program, cfg) in RUNS {
         if !only.is_empty() && !only.iter().any(|o| o.as_str() == program) {
@@ -61,7 +76,7 @@ pub fn run_all(args: &[String]) {
                 continue;
             }
         };
-        for por in [true, false] {
+        for (por, symmetry) in [(true, true), (false, true), (true, false), (false, false)] {
             let mut opts = CheckOptions {
                 limits: Limits {
                     max_states: Some(MAX_STATES),
@@ -71,8 +86,10 @@ pub fn run_all(args: &[String]) {
                 ..CheckOptions::default()
             };
             opts.machine.por = por;
-            // The reduction is off under thread symmetry.
-            opts.machine.symmetry = false;
+            opts.machine.symmetry = symmetry;
+            if cfg.races {
+                opts.machine.races = tso_engine::race::RacePolicy::Warn;
+            }
             let Repeated {
                 report,
                 runs,
@@ -81,10 +98,12 @@ pub fn run_all(args: &[String]) {
             } = repeated(&prog, &natives, &opts);
             let s = &report.stats;
             let verdict = verdict_text(&report, " ");
+            let on = |b: bool| if b { "on" } else { "off" };
             println!(
-                "{program:<18} {:<5} {:<5} {verdict:<13} {:>9} {:>11} {runs:>5} {:>9.4}s {:>9.4}s",
-                if cfg.tso { "tso" } else { "sc" },
-                if por { "on" } else { "off" },
+                "{program:<18} {:<9} {:<4} {:<4} {verdict:<13} {:>9} {:>11} {runs:>5} {:>9.4}s {:>9.4}s",
+                cfg.name,
+                on(por),
+                on(symmetry),
                 s.states,
                 s.transitions,
                 wall.as_secs_f64(),
