@@ -33,6 +33,10 @@
 //! byte written after it, is reported (a finer history would cost every private
 //! access, which is most of them).
 //!
+//! A global that only atomic operations name (`atomic_only.rs`) keeps no history at
+//! all: two atomics never race and no plain access can reach it, so its accesses only
+//! synchronise.
+//!
 //! **What is part of the state** (`serialize`, called by the canonical form): the race
 //! data decides future verdicts (`--races deny`) and reports, so two states that differ
 //! in it must not merge. But clock values grow forever, which would make every loop
@@ -50,10 +54,12 @@
 //! kept for the report but is not part of the state: it never changes what is
 //! reachable, only which of two equivalent racing accesses a report names.
 
+mod atomic_only;
 mod clock;
 mod shadow;
 mod sorted;
 
+pub(crate) use atomic_only::{atomic_only_globals, is_atomic_only};
 pub use clock::VectorClock;
 
 use crate::ir::MemOrder;
