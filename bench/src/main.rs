@@ -11,7 +11,9 @@
 //! single-threaded program interpreted instructions/s.
 //!
 //! `--races` runs only the mutual-exclusion programs under SC without and with data-race
-//! tracking (`sc+races`, what `--races warn` adds) and under TSO (bound 32).
+//! tracking (`sc+races`, what `--races warn` adds) and under TSO (bound 32), and the
+//! first 200,000 states of `treiber4` without and with it; a `races cost` line per
+//! program gives the time, states and bytes/state with tracking against without.
 //!
 //! `--symmetry` runs the many-thread programs and the mutual-exclusion set under TSO
 //! (bound 32) with and without thread symmetry, each capped at 300,000 states.
@@ -240,15 +242,17 @@ fn main() {
     }
     if races_only {
         for p in MUTEX_PROGRAMS.iter().filter(|p| wanted(p)) {
-            run(&dir, &out, p, &SC, 32);
-            run(&dir, &out, p, &SC_RACES, 32);
+            let without = run(&dir, &out, p, &SC, 32);
+            let with = run(&dir, &out, p, &SC_RACES, 32);
             run(&dir, &out, p, &TSO, 32);
+            print_race_cost(p, without, with);
         }
         // The Treiber stack's state space is too large to finish: the same number of
         // states with and without tracking, and the time they take.
         if wanted("treiber4") {
-            run_capped(&dir, &out, "treiber4", &SC, 32, RACES_TREIBER_STATES);
-            run_capped(&dir, &out, "treiber4", &SC_RACES, 32, RACES_TREIBER_STATES);
+            let without = run_capped(&dir, &out, "treiber4", &SC, 32, RACES_TREIBER_STATES);
+            let with = run_capped(&dir, &out, "treiber4", &SC_RACES, 32, RACES_TREIBER_STATES);
+            print_race_cost("treiber4", without, with);
         }
         let _ = std::fs::remove_dir_all(&out);
         return;
@@ -338,16 +342,46 @@ fn prepare(
 /// How many states `--races` explores of `treiber4` with and without tracking.
 const RACES_TREIBER_STATES: u64 = 200_000;
 
-fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) {
+fn run(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32) -> Option<Row> {
     run_capped(dir, out, program, cfg, bound, 5_000_000)
 }
 
-fn run_capped(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32, max_states: u64) {
+/// What a row reports that `--races` compares: seconds, states and stored bytes/state.
+#[derive(Clone, Copy)]
+struct Row {
+    secs: f64,
+    states: u64,
+    bytes_per_state: f64,
+}
+
+/// `--races`: race tracking's cost on one program, `with` against `without`.
+fn print_race_cost(program: &str, without: Option<Row>, with: Option<Row>) {
+    if let (Some(a), Some(b)) = (without, with) {
+        println!(
+            "{program:<18} {:<15} time {:.2}x, states {:.2}x, B/state {:.0} -> {:.0} ({:.2}x)",
+            "races cost",
+            b.secs / a.secs,
+            b.states as f64 / a.states.max(1) as f64,
+            a.bytes_per_state,
+            b.bytes_per_state,
+            b.bytes_per_state / a.bytes_per_state.max(1e-9)
+        );
+    }
+}
+
+fn run_capped(
+    dir: &Path,
+    out: &Path,
+    program: &str,
+    cfg: &Config,
+    bound: u32,
+    max_states: u64,
+) -> Option<Row> {
     let (prog, natives) = match prepare(dir, out, program, cfg, bound) {
         Ok(p) => p,
         Err(e) => {
             println!("{program:<18} {:<15} {bound:>5} error: {e}", cfg.name);
-            return;
+            return None;
         }
     };
     tso_engine::resources::reset_peak_rss();
@@ -388,4 +422,9 @@ fn run_capped(dir: &Path, out: &Path, program: &str, cfg: &Config, bound: u32, m
         tso_engine::resources::format_bytes(s.peak_rss),
         instr
     );
+    Some(Row {
+        secs,
+        states: s.states,
+        bytes_per_state: s.stored_bytes as f64 / s.states.max(1) as f64,
+    })
 }

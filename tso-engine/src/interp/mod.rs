@@ -93,6 +93,8 @@ pub struct Machine<'p> {
     /// report: the same race found on many paths, or by other threads in the other
     /// order, is one report, whatever order the workers find them in).
     pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
+    /// Per object id: a global only atomic operations name (`race::atomic_only`).
+    atomic_only: Vec<bool>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -121,6 +123,11 @@ impl<'p> Machine<'p> {
             .iter()
             .map(|f| f.body.is_some() && f.name.starts_with(ATOMIC_FUNCTION_PREFIX))
             .collect();
+        let atomic_only = if opts.races == crate::race::RacePolicy::Allow {
+            Vec::new()
+        } else {
+            crate::race::atomic_only_globals(program)
+        };
         Machine {
             program,
             natives: table,
@@ -133,6 +140,7 @@ impl<'p> Machine<'p> {
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),
             races_found: Default::default(),
+            atomic_only,
         }
     }
 

@@ -6,7 +6,7 @@ use super::{attribute, describe_pointer, Machine};
 use crate::error::{ErrorKind, Failure};
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
-use crate::race::{Access, Race, RacePolicy, RaceState, ATOMIC_SECTION_KEY};
+use crate::race::{is_atomic_only, Access, Race, RacePolicy, RaceState, ATOMIC_SECTION_KEY};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts};
 use std::sync::Arc;
@@ -125,6 +125,22 @@ impl Machine<'_> {
         let (obj, off) = ptr_parts(p);
         let len = size.min(u32::MAX as u64) as u32;
         let atomic = order.is_atomic();
+        if is_atomic_only(&self.atomic_only, obj) {
+            if !atomic {
+                return Err(Failure::unsupported(format!(
+                    "a non-atomic access to `{}`, which the program names only in atomic \
+                     operations, through a pointer made without it (an integer or \
+                     arithmetic past another object): race detection cannot follow it",
+                    describe_pointer(self.program, st, p)
+                )));
+            }
+            // Two atomics never race, and no plain access can reach it: only its
+            // synchronisation matters (see `crate::race::atomic_only`).
+            if let Some(r) = st.races_mut() {
+                synchronise(r, (obj, off));
+            }
+            return Ok(());
+        }
         let Some(o) = st.memory.get(obj).filter(|o| !o.freed) else {
             // Released during a library call (realloc's old block): nothing to keep.
             return Ok(());

@@ -253,12 +253,16 @@ pub(crate) fn def_of(inst: &Inst) -> Option<Reg> {
 }
 
 pub(crate) fn for_each_use(inst: &Inst, mut f: impl FnMut(Reg)) {
-    use Inst::*;
-    let mut op = |o: &Operand| {
+    for_each_operand(inst, |o| {
         if let Operand::Reg(r) = o {
             f(*r)
         }
-    };
+    })
+}
+
+/// Every operand `inst` reads (registers and constants).
+pub(crate) fn for_each_operand(inst: &Inst, mut op: impl FnMut(&Operand)) {
+    use Inst::*;
     match inst {
         Bin { a, b, .. } | ICmp { a, b, .. } | FCmp { a, b, .. } => {
             op(a);

@@ -217,13 +217,7 @@ impl Memory {
     pub(crate) fn read_c_string(&self, p: u64) -> Result<Vec<u8>, Failure> {
         let (obj, off) = self.check(p, 0, false)?;
         let o = self.get(obj).expect("checked");
-        match o.data[off as usize..].iter().position(|&b| b == 0) {
-            Some(n) => Ok(o.data[off as usize..off as usize + n].to_vec()),
-            None => Err(Failure::new(
-                ErrorKind::OutOfBounds,
-                "string is not NUL-terminated within its object",
-            )),
-        }
+        c_string_in(&o.data[off as usize..], u64::MAX)
     }
 
     /// Read a string of at most `max` bytes (strnlen, strncmp, ...): the bytes up to a
@@ -234,16 +228,7 @@ impl Memory {
         }
         let (obj, off) = self.check(p, 0, false)?;
         let o = self.get(obj).expect("checked");
-        let rest = &o.data[off as usize..];
-        let limit = rest.len().min(usize::try_from(max).unwrap_or(usize::MAX));
-        match rest[..limit].iter().position(|&b| b == 0) {
-            Some(n) => Ok(rest[..n].to_vec()),
-            None if limit as u64 == max => Ok(rest[..limit].to_vec()),
-            None => Err(Failure::new(
-                ErrorKind::OutOfBounds,
-                "string is not NUL-terminated within its object",
-            )),
-        }
+        c_string_in(&o.data[off as usize..], max)
     }
 
     pub(crate) fn object_of(&self, p: u64) -> Option<(ObjId, &Object)> {
@@ -288,4 +273,19 @@ impl Memory {
 pub(crate) fn read_u64(data: &[u8], off: u32) -> u64 {
     let o = off as usize;
     u64::from_le_bytes(data[o..o + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// The C string `bytes` start with (`bytes`: the rest of its object from the string's
+/// first byte): the bytes before its NUL, or its first `max` bytes when no NUL comes
+/// first; an error when the object ends before either.
+pub(crate) fn c_string_in(bytes: &[u8], max: u64) -> Result<Vec<u8>, Failure> {
+    let limit = bytes.len().min(usize::try_from(max).unwrap_or(usize::MAX));
+    match bytes[..limit].iter().position(|&b| b == 0) {
+        Some(n) => Ok(bytes[..n].to_vec()),
+        None if limit as u64 == max => Ok(bytes[..limit].to_vec()),
+        None => Err(Failure::new(
+            ErrorKind::OutOfBounds,
+            "string is not NUL-terminated within its object",
+        )),
+    }
 }

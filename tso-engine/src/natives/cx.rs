@@ -281,18 +281,16 @@ impl<'a> NativeCx<'a> {
         self.ptr_arg(a, i, pointee)
     }
 
-    /// `len` (> 0) bytes at `ptr` through the data view, if this native has one and
-    /// the object is shared (None: read memory directly). What it gives is remembered
-    /// for `require_defined`.
+    /// `len` (> 0) bytes at `ptr` through the data view, if this native has one
+    /// (None: read memory directly). Unshared memory too: the thread's own buffered
+    /// stores may hold its newest bytes, and the view alone knows whether they do (the
+    /// "+d" bypass is the view's to take). What it gives is remembered for
+    /// `require_defined`.
     fn viewed_read(&mut self, ptr: u64, len: u64) -> Result<Option<Fragment>, Failure> {
         let Some(view) = self.data_view.take() else {
             return Ok(None);
         };
-        let read = if self.state.memory.is_shared(ptr) {
-            view.read(self, ptr, len).map(Some)
-        } else {
-            Ok(None)
-        };
+        let read = view.read(self, ptr, len).map(Some);
         self.data_view = Some(view);
         if let Ok(Some(f)) = &read {
             self.viewed.push((ptr, f.clone()));
@@ -365,26 +363,22 @@ impl<'a> NativeCx<'a> {
     }
 
     /// Write bytes; storing a pointer into shared memory shares its target. Writing
-    /// nothing checks nothing. Through the data view, if any (a buffered store).
+    /// nothing checks nothing. Through the data view, if any (a buffered store), to
+    /// unshared memory too: written around the view, it could be overtaken by the
+    /// thread's own older buffered stores to the same bytes.
     pub fn write_fragment(&mut self, ptr: u64, frag: &Fragment) -> Result<(), Failure> {
         if frag.data.is_empty() {
             return Ok(());
         }
         if let Some(view) = self.data_view.take() {
-            let written = if self.state.memory.is_shared(ptr) {
-                Some(view.write(self, ptr, frag))
-            } else {
-                None
-            };
+            let written = view.write(self, ptr, frag);
             self.data_view = Some(view);
-            if let Some(written) = written {
-                written?;
-                // Later reads of these bytes go through the view again.
-                self.viewed
-                    .retain(|(at, _)| ptr_parts(*at).0 != ptr_parts(ptr).0);
-                self.accessed(ptr, frag.data.len() as u64, true);
-                return Ok(());
-            }
+            written?;
+            // Later reads of these bytes go through the view again.
+            self.viewed
+                .retain(|(at, _)| ptr_parts(*at).0 != ptr_parts(ptr).0);
+            self.accessed(ptr, frag.data.len() as u64, true);
+            return Ok(());
         }
         self.state.memory.write_fragment(ptr, frag)?;
         self.accessed(ptr, frag.data.len() as u64, true);
@@ -445,12 +439,11 @@ impl<'a> NativeCx<'a> {
         Ok(s)
     }
 
-    /// A string of at most `max` bytes read through the data view (None: no view, or
-    /// not a shared object). Read up to the end of the object or `max` at once, which
-    /// is one load: reading bytes past the NUL constrains nothing a real `strlen`
-    /// could not also have seen.
+    /// A string of at most `max` bytes read through the data view (None: no view).
+    /// Read up to the end of the object or `max` at once, which is one load: reading
+    /// bytes past the NUL constrains nothing a real `strlen` could not also have seen.
     fn viewed_string(&mut self, ptr: u64, max: u64) -> Result<Option<Vec<u8>>, Failure> {
-        if self.data_view.is_none() || !self.state.memory.is_shared(ptr) {
+        if self.data_view.is_none() {
             return Ok(None);
         }
         let (obj, off) = self.state.memory.check(ptr, 0, false)?;
@@ -464,14 +457,7 @@ impl<'a> NativeCx<'a> {
                 None => return Ok(None),
             }
         };
-        match data.iter().position(|&b| b == 0) {
-            Some(n) => Ok(Some(data[..n].to_vec())),
-            None if rest == max => Ok(Some(data)),
-            None => Err(Failure::new(
-                ErrorKind::OutOfBounds,
-                "string is not NUL-terminated within its object",
-            )),
-        }
+        crate::memory::c_string_in(&data, max).map(Some)
     }
 
     /// Is the object `ptr` points into reachable by more than one thread?

@@ -4,8 +4,16 @@
 /// eight threads fit inline: the race data is copied on every transition that records
 /// an access, and a clock that needs no allocation keeps that cheap (four would not
 /// hold a program of four threads and main).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct VectorClock(smallvec::SmallVec<[u32; 8]>);
+
+impl Clone for VectorClock {
+    /// One copy of the components (the derived clone copies them one by one; clocks
+    /// are cloned with the race data on every transition that changes it).
+    fn clone(&self) -> Self {
+        VectorClock(smallvec::SmallVec::from_slice(&self.0))
+    }
+}
 
 impl VectorClock {
     /// The clock of a thread that has done nothing yet: its own component is 1, so its

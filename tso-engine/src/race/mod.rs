@@ -33,6 +33,10 @@
 //! byte written after it, is reported (a finer history would cost every private
 //! access, which is most of them).
 //!
+//! A global that only atomic operations name (`atomic_only.rs`) keeps no history at
+//! all: two atomics never race and no plain access can reach it, so its accesses only
+//! synchronise.
+//!
 //! **What is part of the state** (`serialize`, called by the canonical form): the race
 //! data decides future verdicts (`--races deny`) and reports, so two states that differ
 //! in it must not merge. But clock values grow forever, which would make every loop
@@ -50,10 +54,12 @@
 //! kept for the report but is not part of the state: it never changes what is
 //! reachable, only which of two equivalent racing accesses a report names.
 
+mod atomic_only;
 mod clock;
 mod shadow;
 mod sorted;
 
+pub(crate) use atomic_only::{atomic_only_globals, is_atomic_only};
 pub use clock::VectorClock;
 
 use crate::ir::MemOrder;
@@ -564,23 +570,24 @@ impl RaceState {
             }
         }
         let relevant = |a: &Access| known.get(a.tid as usize).is_some_and(|&k| a.clock > k);
-        let mut sync: SmallVec<[(u32, u32, &VectorClock); 4]> = self
-            .sync
-            .iter()
-            .filter_map(|(&(o, off), c)| {
-                let m = if o == 0 { Some(0) } else { map(o) }?;
-                Some((m, off, c))
-            })
-            .collect();
+        // (SmallVec's `extend` and `collect` cost more than these pushes: this runs
+        // for every state.)
+        let mut sync: SmallVec<[(u32, u32, &VectorClock); 4]> = SmallVec::new();
+        for (&(o, off), c) in self.sync.iter() {
+            if let Some(m) = if o == 0 { Some(0) } else { map(o) } {
+                sync.push((m, off, c));
+            }
+        }
         sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
         // The per-byte histories by object in canonical order, as groups of consecutive
         // bytes with equal cells: (object, first byte, length, cell). A group is written
         // when it holds an access that may still race.
-        let mut objects: SmallVec<[(u32, &Shadow); 8]> = self
-            .shadow
-            .iter()
-            .filter_map(|(&o, shadow)| Some((map(o)?, &**shadow)))
-            .collect();
+        let mut objects: SmallVec<[(u32, &Shadow); 8]> = SmallVec::new();
+        for (&o, shadow) in self.shadow.iter() {
+            if let Some(m) = map(o) {
+                objects.push((m, &**shadow));
+            }
+        }
         objects.sort_unstable_by_key(|o| o.0);
         let mut groups: SmallVec<[(u32, u32, u32, &Cell); 32]> = SmallVec::new();
         for &(m, shadow) in &objects {
@@ -601,12 +608,14 @@ impl RaceState {
                 }
             }
         }
-        let mut pending: SmallVec<[(u32, &Cell); 4]> = self
-            .pending
-            .iter()
-            .filter(|(_, cell)| cell.iter().any(relevant))
-            .filter_map(|(&o, cell)| Some((map(o)?, cell)))
-            .collect();
+        let mut pending: SmallVec<[(u32, &Cell); 4]> = SmallVec::new();
+        for (&o, cell) in self.pending.iter() {
+            if cell.iter().any(relevant) {
+                if let Some(m) = map(o) {
+                    pending.push((m, cell));
+                }
+            }
+        }
         pending.sort_unstable_by_key(|p| p.0);
         // Each component is renamed to how many of that thread's recorded access epochs
         // it covers (see the module documentation): all a clock value can ever decide.
@@ -617,11 +626,11 @@ impl RaceState {
             .map(|g| g.3)
             .chain(pending.iter().map(|p| p.1))
         {
-            epochs.extend(
-                cell.iter()
-                    .filter(|a| relevant(a))
-                    .map(|a| (a.tid, a.clock)),
-            );
+            for a in cell.iter() {
+                if relevant(a) {
+                    epochs.push((a.tid, a.clock));
+                }
+            }
         }
         epochs.sort_unstable();
         epochs.dedup();
@@ -640,7 +649,11 @@ impl RaceState {
             else {
                 return 0;
             };
-            epochs[from as usize..to as usize].partition_point(|&(_, e)| e <= v) as u32
+            match epochs.get(from as usize..to as usize) {
+                None | Some([]) => 0,
+                Some([(_, e)]) => (*e <= v) as u32,
+                Some(mine) => mine.partition_point(|&(_, e)| e <= v) as u32,
+            }
         };
         // Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
         let put = |out: &mut Vec<u8>, mut x: u32| loop {
@@ -700,11 +713,12 @@ impl RaceState {
             put(out, *off);
             put_clock(out, c);
         }
-        let mut raced: SmallVec<[(u32, u32); 8]> = self
-            .raced
-            .iter()
-            .filter_map(|(&(o, b), _)| Some((map(o)?, b)))
-            .collect();
+        let mut raced: SmallVec<[(u32, u32); 8]> = SmallVec::new();
+        for (&(o, b), _) in self.raced.iter() {
+            if let Some(m) = map(o) {
+                raced.push((m, b));
+            }
+        }
         raced.sort_unstable();
         put(out, raced.len() as u32);
         for (o, b) in raced {
@@ -715,14 +729,15 @@ impl RaceState {
         // accesses, sorted.
         let keys_of = |cell: &Cell, keys: &mut Keys| {
             keys.clear();
-            keys.extend(cell.iter().filter(|a| relevant(a)).map(|a| {
-                (
-                    a.tid,
-                    cover(a.tid, a.clock),
-                    a.write as u8 | (a.atomic as u8) << 1,
-                )
-            }));
-            keys.sort_unstable();
+            for a in cell.iter() {
+                if relevant(a) {
+                    let kind = a.write as u8 | (a.atomic as u8) << 1;
+                    keys.push((a.tid, cover(a.tid, a.clock), kind));
+                }
+            }
+            if keys.len() > 1 {
+                keys.sort_unstable();
+            }
         };
         let put_keys = |out: &mut Vec<u8>, keys: &[(u32, u32, u8)]| {
             put(out, keys.len() as u32);

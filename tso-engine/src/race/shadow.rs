@@ -6,11 +6,23 @@
 use super::Cell;
 
 /// The bytes `start..end` and their history.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub(super) struct Run {
     pub start: u32,
     pub end: u32,
     pub cell: Cell,
+}
+
+impl Clone for Run {
+    /// The history copied at once (the derived clone copies accesses one by one; an
+    /// object's runs are copied whenever an access changes it).
+    fn clone(&self) -> Self {
+        Run {
+            start: self.start,
+            end: self.end,
+            cell: Cell::from_slice(&self.cell),
+        }
+    }
 }
 
 /// Runs sorted by offset, not overlapping; bytes in no run have no history.

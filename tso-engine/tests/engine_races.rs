@@ -1,0 +1,120 @@
+//! Race tracking's rule for globals that only atomic operations name
+//! (`race/atomic_only.rs`): their accesses keep no history, so they split no states,
+//! while a global also named by a plain access keeps its races, and a plain access that
+//! reaches such a global through a made-up pointer is unsupported, never a pass.
+
+mod engine_support;
+
+use engine_support::*;
+use tso_engine::race::RacePolicy;
+use tso_engine::{ErrorKind, Verdict};
+
+/// Two workers add to `counter` atomically three times; `plain_read` is what main does after the
+/// joins (`{}`: nothing), `worker_read` what each worker does after its adds.
+fn counter(plain_read: &str, worker_read: &str) -> String {
+    format!(
+        r#"
+#include <pthread.h>
+int counter;
+static void *work(void *a) {{
+    (void)a;
+    for (int i = 0; i < 3; i++) {{
+        __atomic_fetch_add(&counter, 1, __ATOMIC_SEQ_CST);
+    }}
+    {worker_read}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) pthread_create(&t[i], 0, work, 0);
+    for (int i = 0; i < 2; i++) pthread_join(t[i], 0);
+    {plain_read}
+    return 0;
+}}
+"#
+    )
+}
+
+fn states(src: &str, races: RacePolicy) -> (Verdict, u64, usize) {
+    let mut opts = options();
+    opts.machine.races = races;
+    let r = check_with(src, "-O1", &[], &opts);
+    (r.verdict, r.stats.states, r.races.len())
+}
+
+#[test]
+fn an_atomic_only_global_splits_no_states() {
+    // `counter` is only ever updated atomically: who has seen which update (a history
+    // keeps an access while another thread does not know it) must not make states.
+    let src = counter("", "");
+    let (v, without, _) = states(&src, RacePolicy::Allow);
+    assert_eq!(v, Verdict::Pass);
+    let (v, with, races) = states(&src, RacePolicy::Warn);
+    assert_eq!((v, races), (Verdict::Pass, 0));
+    assert_eq!(
+        with, without,
+        "race tracking split states on an atomic-only global"
+    );
+}
+
+#[test]
+fn a_global_also_accessed_plainly_keeps_its_races() {
+    // Main reads `counter` plainly after joining both workers: ordered, no race.
+    let joined = counter("if (counter != 6) return 1;", "");
+    let (v, _, _) = states(&joined, RacePolicy::Deny);
+    assert_eq!(v, Verdict::Pass);
+    // A worker reads it plainly while the other may still add: a race with an atomic.
+    let racy = counter("", "if (counter > 100) return (void *)1;");
+    let mut opts = options();
+    opts.machine.races = RacePolicy::Deny;
+    let r = check_with(&racy, "-O1", &[], &opts);
+    assert_failure(
+        &r,
+        ErrorKind::DataRace,
+        None,
+        "plain read against atomic adds",
+    );
+    let message = &r.failure.as_ref().expect("a failure").message;
+    assert!(message.contains("counter"), "{message}");
+}
+
+#[test]
+fn a_made_up_pointer_to_an_atomic_only_global_is_unsupported() {
+    // `target` is named only by atomic adds, but the worker reaches it through an
+    // address computed from `before`'s (globals are laid out one object after another:
+    // the next object number is `before`'s plus one in the pointer's upper half).
+    let src = r#"
+#include <pthread.h>
+#include <stdint.h>
+int before;
+int target;
+static void *work(void *a) {
+    (void)a;
+    __atomic_fetch_add(&target, 1, __ATOMIC_SEQ_CST);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, work, 0);
+    volatile uintptr_t step = (uintptr_t)1 << 32;
+    int *p = (int *)((uintptr_t)&before + step);
+    *p = 5;
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+    let mut opts = options();
+    opts.machine.races = RacePolicy::Warn;
+    let r = check_with(src, "-O0", &[], &opts);
+    assert_failure(
+        &r,
+        ErrorKind::Unsupported,
+        None,
+        "plain store through a made-up pointer",
+    );
+    let message = &r.failure.as_ref().expect("a failure").message;
+    assert!(message.contains("names only in atomic"), "{message}");
+    // Without race tracking the store is an ordinary (if undefined) write.
+    opts.machine.races = RacePolicy::Allow;
+    assert_eq!(check_with(src, "-O0", &[], &opts).verdict, Verdict::Pass);
+}
