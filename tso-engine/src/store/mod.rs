@@ -9,6 +9,7 @@ mod canon;
 pub(crate) mod decode;
 mod hash;
 mod interner;
+mod reuse;
 pub(crate) mod symmetry;
 mod tree;
 
@@ -162,14 +163,8 @@ impl StateStore {
         canon.run(program, st, include_output);
         self.note_groups(&canon.free_starts, scratch);
         let r = self.insert(&canon.chunks, scratch);
-        // Remember the ids of unchanged pointer-free objects for the next state.
-        for (i, obj) in canon.chunks.cacheable() {
-            if let Some(o) = st.memory.get(obj) {
-                let id = scratch.ids[i];
-                o.chunk_cache
-                    .set((self.generation as u64) << 32 | id as u64);
-            }
-        }
+        // Remember the chunk ids for the next states that share objects and threads.
+        canon.remember_ids(st, &scratch.ids);
         r
     }
 

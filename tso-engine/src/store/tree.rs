@@ -153,49 +153,105 @@ pub fn unfold(root: u32, n: usize, out: &mut Vec<u32>, mut pair: impl FnMut(u32)
 /// The levels of a folded tree: `levels[0]` holds the leaves, each next level the ids
 /// of the pairs below it, the last one the root. Kept from one insertion to the next:
 /// a successor shares most subtrees with the state inserted just before it (its parent
-/// or a sibling), and a pair found unchanged at the same place keeps its id without a
-/// lookup.
+/// or a sibling). When the new state has as many leaves, only the leaves that changed
+/// are marked, and only the nodes above them are interned again: the cost follows what
+/// changed, not the state's size. The last trees of a few different sizes are kept,
+/// since allocations and returns change the number of leaves from one state to the next.
 #[derive(Default)]
 pub struct Levels {
     levels: Vec<Vec<u32>>,
-    /// Levels of the previous tree (same shape when it had as many leaves).
-    previous: Vec<Vec<u32>>,
+    /// Earlier trees of other sizes, the most recent first.
+    others: Vec<Vec<Vec<u32>>>,
+    /// Positions changed at the level being folded, ascending, and those above them.
+    dirty: Vec<u32>,
+    above: Vec<u32>,
 }
+
+/// How many trees of other sizes `Levels` keeps besides the last one.
+const KEPT_TREES: usize = 7;
 
 impl Levels {
     /// Fold `leaves` up to a root with `intern`, reusing the previous tree's ids where
     /// both children are unchanged.
     pub fn fold(&mut self, leaves: &[u32], mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
-        std::mem::swap(&mut self.levels, &mut self.previous);
-        let same_shape = self
-            .previous
-            .first()
-            .is_some_and(|l| l.len() == leaves.len());
+        if self.levels.first().is_none_or(|l| l.len() != leaves.len()) {
+            let same = self
+                .others
+                .iter()
+                .position(|t| t.first().is_some_and(|l| l.len() == leaves.len()));
+            let tree = match same {
+                Some(i) => self.others.remove(i),
+                None if self.others.len() >= KEPT_TREES => self.others.pop().unwrap_or_default(),
+                None => Vec::new(),
+            };
+            let last = std::mem::replace(&mut self.levels, tree);
+            if !last.is_empty() {
+                self.others.insert(0, last);
+            }
+            if same.is_none() {
+                return self.fold_all(leaves, intern);
+            }
+        }
+        let dirty = &mut self.dirty;
+        dirty.clear();
+        let first = &mut self.levels[0];
+        for (i, (old, &new)) in first.iter_mut().zip(leaves).enumerate() {
+            if *old != new {
+                *old = new;
+                dirty.push(i as u32);
+            }
+        }
+        for depth in 0..self.levels.len() - 1 {
+            if self.dirty.is_empty() {
+                break;
+            }
+            let (lower, upper) = self.levels.split_at_mut(depth + 1);
+            let (below, up) = (&lower[depth], &mut upper[0]);
+            self.above.clear();
+            for &i in &self.dirty {
+                let p = i / 2;
+                if self.above.last() == Some(&p) {
+                    continue;
+                }
+                self.above.push(p);
+                let l = 2 * p as usize;
+                up[p as usize] = match below.get(l + 1) {
+                    Some(&b) => intern(below[l], b),
+                    None => below[l],
+                };
+            }
+            std::mem::swap(&mut self.dirty, &mut self.above);
+        }
+        self.root()
+    }
+
+    /// Fold `leaves` from scratch (the tree's shape changed).
+    fn fold_all(&mut self, leaves: &[u32], mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
         let mut depth = 0;
         self.level(0).extend_from_slice(leaves);
         while self.levels[depth].len() > 1 {
-            let n = self.levels[depth].len();
             self.level(depth + 1);
-            for i in 0..n / 2 {
-                let (a, b) = (self.levels[depth][2 * i], self.levels[depth][2 * i + 1]);
-                let id = match self.previous.get(depth..depth + 2) {
-                    Some([below, above])
-                        if same_shape && below[2 * i] == a && below[2 * i + 1] == b =>
-                    {
-                        above[i]
-                    }
-                    _ => intern(a, b),
-                };
-                self.levels[depth + 1].push(id);
-            }
-            if n % 2 == 1 {
-                let odd = self.levels[depth][n - 1];
-                self.levels[depth + 1].push(odd);
+            let (lower, upper) = self.levels.split_at_mut(depth + 1);
+            let (below, up) = (&lower[depth], &mut upper[0]);
+            for pair in below.chunks(2) {
+                up.push(match *pair {
+                    [a, b] => intern(a, b),
+                    [odd] => odd,
+                    _ => unreachable!("chunks of two"),
+                });
             }
             depth += 1;
         }
         self.levels.truncate(depth + 1);
-        self.levels[depth].first().copied().unwrap_or(u32::MAX)
+        self.root()
+    }
+
+    fn root(&self) -> u32 {
+        self.levels
+            .last()
+            .and_then(|l| l.first())
+            .copied()
+            .unwrap_or(u32::MAX)
     }
 
     /// Level `depth`, emptied (created if missing).
