@@ -1059,6 +1059,84 @@ mod tests {
         }
     }
 
+    fn pointer_frame(regs: Vec<Val>) -> Frame {
+        Frame {
+            func: 0,
+            block: 0,
+            ip: 0,
+            regs: Arc::new(regs),
+            undef: Vec::new(),
+            allocas: Vec::new(),
+            varargs: None,
+            ret: ReturnTo::Caller,
+        }
+    }
+
+    /// Two heap objects X and Y; thread 1 points to X, and X (a pointer-holding object)
+    /// to Y. Main points to a third object Z when `main_first`, which is then numbered
+    /// before X and Y: everything thread 1 and X name is renumbered, though neither
+    /// changed.
+    fn shared_parts() -> (Memory, Arc<crate::state::Thread>, ObjId, ObjId) {
+        let mut mem = Memory::new();
+        let y = mem.allocate(Object::new(8, ObjKind::Heap));
+        let mut xo = Object::new(8, ObjKind::Heap);
+        xo.data.copy_from_slice(&make_ptr(y, 0).to_le_bytes());
+        xo.ptrs.push(0);
+        let x = mem.allocate(xo);
+        let t1 = Thread::new(pointer_frame(vec![Val::Ptr(make_ptr(x, 0))]));
+        (mem, Arc::new(t1), x, y)
+    }
+
+    fn with_main(mut mem: Memory, t1: &Arc<crate::state::Thread>, main_first: bool) -> State {
+        let regs = if main_first {
+            let z = mem.allocate(Object::new(4, ObjKind::Heap));
+            vec![Val::Ptr(make_ptr(z, 0))]
+        } else {
+            vec![Val::Int(0)]
+        };
+        let mut st = State::new(mem);
+        st.threads.push(Arc::new(Thread::new(pointer_frame(regs))));
+        st.threads.push(t1.clone());
+        st
+    }
+
+    /// Chunk ids reused for an unchanged thread and pointer-holding object only while
+    /// what they point to keeps its number: a successor that renumbers them gets the
+    /// state a fresh canonicaliser (which reuses nothing of them) gives.
+    #[test]
+    fn reused_chunk_ids_follow_the_renumbering() {
+        use crate::store::{Scratch, StateStore};
+        let store = StateStore::new();
+        let (mem, t1, _, _) = shared_parts();
+        let before = with_main(mem.clone(), &t1, false);
+        let after = with_main(mem, &t1, true);
+        let mut reusing = Canonicalizer::new();
+        reusing.all_registers = true;
+        let mut scratch = Scratch::default();
+        let a = store.insert_state(&mut reusing, &mut scratch, &program(), &before, true);
+        let b = store.insert_state(&mut reusing, &mut scratch, &program(), &after, true);
+        assert!(a.new && b.new && a.id != b.id);
+        // The same states again through the cache: found, with the same ids.
+        let again = store.insert_state(&mut reusing, &mut scratch, &program(), &before, true);
+        assert_eq!((again.id, again.new), (a.id, false));
+        let mut fresh = Canonicalizer::new();
+        fresh.all_registers = true;
+        let mut scratch = Scratch::default();
+        let b2 = store.insert_state(&mut fresh, &mut scratch, &program(), &after, true);
+        assert_eq!((b2.id, b2.new), (b.id, false));
+        // The same state twice in a row: everything but the process-wide chunk (the two
+        // threads, Z, X and Y) comes from the caches.
+        for _ in 0..2 {
+            let c = store.insert_state(&mut reusing, &mut scratch, &program(), &after, true);
+            assert_eq!((c.id, c.new), (b.id, false));
+        }
+        let known = reusing
+            .chunks
+            .iter()
+            .filter(|ch| matches!(ch, Chunk::Known(_)));
+        assert_eq!(known.count(), 5);
+    }
+
     #[test]
     fn atexit_handler_bytes_are_not_output_bytes() {
         // The example from the issue: [f] + "" against [] + the 8 bytes of f.
