@@ -9,6 +9,7 @@ mod canon;
 pub(crate) mod decode;
 mod hash;
 mod interner;
+mod paged;
 mod reuse;
 pub(crate) mod symmetry;
 mod tree;

@@ -8,12 +8,13 @@
 //! different chunk lists of the same length differ in some pair at the lowest level
 //! where they differ, hence at every level above it, hence at the root.
 
+use super::paged::Paged;
 use hashbrown::HashTable;
 
 /// Interned pairs of ids.
 #[derive(Default)]
 pub struct NodeTable {
-    nodes: Vec<[u32; 2]>,
+    nodes: Paged<[u32; 2]>,
     table: HashTable<u32>,
 }
 
@@ -27,26 +28,25 @@ impl NodeTable {
     /// The id of the pair `(a, b)` whose hash is `h`.
     pub fn intern(&mut self, h: u64, a: u32, b: u32) -> u32 {
         let nodes = &self.nodes;
-        if let Some(&id) = self.table.find(h, |&i| nodes[i as usize] == [a, b]) {
+        if let Some(&id) = self.table.find(h, |&i| nodes.get(i as usize) == [a, b]) {
             return id;
         }
-        let id = self.nodes.len() as u32;
-        self.nodes.push([a, b]);
+        let id = self.nodes.push([a, b]) as u32;
         let nodes = &self.nodes;
         self.table.insert_unique(h, id, |&i| {
-            let [x, y] = nodes[i as usize];
+            let [x, y] = nodes.get(i as usize);
             hash_pair(x, y)
         });
         id
     }
 
     pub fn bytes(&self) -> usize {
-        self.nodes.capacity() * 8 + self.table.capacity() * 5
+        self.nodes.bytes() + self.table.capacity() * 5
     }
 
     /// The pair interned as `id`.
     pub fn get(&self, id: u32) -> [u32; 2] {
-        self.nodes[id as usize]
+        self.nodes.get(id as usize)
     }
 }
 
@@ -54,7 +54,7 @@ impl NodeTable {
 /// word (8 bytes a state plus the hash table's slot).
 #[derive(Default)]
 pub struct RootTable {
-    keys: Vec<u64>,
+    keys: Paged<u64>,
     table: HashTable<u32>,
 }
 
@@ -71,14 +71,14 @@ impl RootTable {
         let key = (chunks as u64) << 32 | root as u64;
         let h = hash_key(key);
         let keys = &self.keys;
-        if let Some(&id) = self.table.find(h, |&i| keys[i as usize] == key) {
+        if let Some(&id) = self.table.find(h, |&i| keys.get(i as usize) == key) {
             return (id, false);
         }
         let id = u32::try_from(self.keys.len()).expect("fewer than 2^32 states in a shard");
         self.keys.push(key);
         let keys = &self.keys;
         self.table
-            .insert_unique(h, id, |&i| hash_key(keys[i as usize]));
+            .insert_unique(h, id, |&i| hash_key(keys.get(i as usize)));
         (id, true)
     }
 
@@ -93,12 +93,12 @@ impl RootTable {
 
     /// (root, number of chunks) of the state interned as `id`.
     pub fn get(&self, id: u32) -> (u32, u32) {
-        let key = self.keys[id as usize];
+        let key = self.keys.get(id as usize);
         (key as u32, (key >> 32) as u32)
     }
 
     pub fn bytes(&self) -> usize {
-        self.keys.capacity() * 8 + self.table.capacity() * 5
+        self.keys.bytes() + self.table.capacity() * 5
     }
 }
 
