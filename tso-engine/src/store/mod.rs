@@ -85,6 +85,8 @@ pub struct Scratch {
     decoded_ids: Vec<u32>,
     decoded_bytes: Vec<u8>,
     decoded_ends: Vec<usize>,
+    /// Threads and objects rebuilt lately, shared by the next states rebuilt.
+    rebuilt: decode::Rebuilt,
     levels: tree::Levels,
     /// Recently seen tree nodes, ((left << 32) | right, id), direct-mapped by hash:
     /// successors share most nodes with their parent and siblings, and a node's id never
@@ -262,7 +264,14 @@ impl StateStore {
             ids,
             generation: (self.generation as u64) << 32,
         };
-        decode::decode(program, base, ext, &chunks, canon.all_registers)
+        decode::decode(
+            program,
+            base,
+            ext,
+            &chunks,
+            canon.all_registers,
+            &mut scratch.rebuilt,
+        )
     }
 
     /// Remember the groups of interchangeable threads of a state (start routines,
