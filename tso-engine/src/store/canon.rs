@@ -1137,6 +1137,71 @@ mod tests {
         assert_eq!(known.count(), 5);
     }
 
+    /// Three globals, the first two with equal bytes, the third pointing to a heap
+    /// object holding `heap`.
+    fn globals_state(heap: u8) -> State {
+        let mut mem = Memory::new();
+        for g in 0..2 {
+            mem.allocate(Object::new(8, ObjKind::Global(g)));
+        }
+        let mut p = Object::new(8, ObjKind::Global(2));
+        p.ptrs.push(0);
+        let pointer = mem.allocate(p);
+        let mut h = Object::new(4, ObjKind::Heap);
+        h.data[0] = heap;
+        let h = mem.allocate(h);
+        mem.globals = 3;
+        if let Some(o) = mem.get_mut(pointer) {
+            o.data.copy_from_slice(&make_ptr(h, 0).to_le_bytes());
+        }
+        State::new(mem)
+    }
+
+    /// States rebuilt one after the other share the objects of equal chunks, but a
+    /// global only with the same global (equal bytes, another index: another object),
+    /// and each rebuilt state is the one stored.
+    #[test]
+    fn rebuilt_states_share_only_equal_parts() {
+        use crate::store::{Scratch, StateStore};
+        let store = StateStore::new();
+        let states = [globals_state(1), globals_state(2)];
+        let mut c = Canonicalizer::new();
+        let mut scratch = Scratch::default();
+        let ids: Vec<u32> = states
+            .iter()
+            .map(|st| {
+                store
+                    .insert_state(&mut c, &mut scratch, &program(), st, true)
+                    .id
+            })
+            .collect();
+        let back: Vec<State> = ids
+            .iter()
+            .map(|&id| {
+                store
+                    .decode(id, &states[0], None, &program(), &c, &mut scratch)
+                    .expect("rebuilt")
+            })
+            .collect();
+        for (st, &id) in back.iter().zip(&ids) {
+            for g in 0..2 {
+                let o = st.memory.get(g + 1).expect("a global");
+                assert_eq!(o.kind, ObjKind::Global(g));
+            }
+            let mut fresh = Canonicalizer::new();
+            let mut s2 = Scratch::default();
+            let again = store.insert_state(&mut fresh, &mut s2, &program(), st, true);
+            assert_eq!((again.id, again.new), (id, false));
+        }
+        let shared = |o: ObjId| {
+            Arc::ptr_eq(
+                back[0].memory.get_arc(o).expect("object"),
+                back[1].memory.get_arc(o).expect("object"),
+            )
+        };
+        assert!(shared(1) && shared(2) && shared(3) && !shared(4));
+    }
+
     #[test]
     fn atexit_handler_bytes_are_not_output_bytes() {
         // The example from the issue: [f] + "" against [] + the 8 bytes of f.
