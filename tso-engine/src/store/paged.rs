@@ -27,8 +27,13 @@ impl<T: Copy> Paged<T> {
     /// Append `v`; returns its index.
     pub fn push(&mut self, v: T) -> usize {
         if self.len % PAGE == 0 {
+            // An exact first size: most of a store's many shards stay tiny on small
+            // programs.
+            if self.pages.is_empty() {
+                self.pages.reserve_exact(1);
+            }
             self.pages
-                .push(Vec::with_capacity(if self.len == 0 { 16 } else { PAGE }));
+                .push(Vec::with_capacity(if self.len == 0 { 4 } else { PAGE }));
         }
         let last = self.pages.last_mut().expect("a page was just ensured");
         if last.len() == last.capacity() {
