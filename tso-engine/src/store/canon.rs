@@ -3,11 +3,13 @@
 //! differ only in allocation order or object numbering serialise identically.
 //! Unreachable objects (garbage, dead stack slots nobody points to) are left out.
 
+use super::reuse::{name_of, same_names, ArcCache};
 use super::symmetry;
 use crate::ir::{Program, FUNCTION_OBJECT_BASE};
-use crate::memory::{read_u64, ObjId, ObjKind};
-use crate::state::{ExtState, ReturnTo, State, ThreadId, ThreadStatus};
+use crate::memory::{read_u64, ObjId, ObjKind, Object};
+use crate::state::{ExtState, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
+use std::sync::Arc;
 
 /// One chunk of a serialised state.
 #[derive(Clone, Copy, Debug)]
@@ -27,8 +29,20 @@ pub struct Chunks {
 
 #[derive(Clone, Copy)]
 enum Part {
-    Bytes { end: usize, object: Option<ObjId> },
+    Bytes { end: usize, reuse: Reuse },
     Known(u32),
+}
+
+/// Where the chunk id of a byte chunk is remembered once the store has given it.
+#[derive(Clone, Copy)]
+enum Reuse {
+    Nowhere,
+    /// A pointer-free object: in its `chunk_cache`.
+    Object(ObjId),
+    /// A thread or a pointer-holding object: in the worker's cache, at this slot while
+    /// it holds the `Arc` at this address (see `reuse.rs`).
+    Thread(usize, usize),
+    Pointers(usize, usize),
 }
 
 impl Chunks {
@@ -47,29 +61,17 @@ impl Chunks {
     pub fn byte_len(&self) -> usize {
         self.buf.len()
     }
-    /// For each byte chunk that serialises a cacheable object: (chunk index, object).
-    pub fn cacheable(&self) -> impl Iterator<Item = (usize, ObjId)> + '_ {
-        self.parts.iter().enumerate().filter_map(|(i, p)| match p {
-            Part::Bytes {
-                object: Some(o), ..
-            } => Some((i, *o)),
-            _ => None,
-        })
-    }
     fn clear(&mut self) {
         self.buf.clear();
         self.parts.clear();
     }
     fn end_chunk(&mut self) {
-        self.parts.push(Part::Bytes {
-            end: self.buf.len(),
-            object: None,
-        });
+        self.end_reused_chunk(Reuse::Nowhere);
     }
-    fn end_object_chunk(&mut self, object: ObjId) {
+    fn end_reused_chunk(&mut self, reuse: Reuse) {
         self.parts.push(Part::Bytes {
             end: self.buf.len(),
-            object: Some(object),
+            reuse,
         });
     }
 }
@@ -101,6 +103,13 @@ pub struct Canonicalizer {
     keys: symmetry::Keys,
     /// The ends of the race data's chunks.
     scratch_ends: Vec<usize>,
+    /// Chunk ids of threads and pointer-holding objects the last states shared
+    /// (`reuse.rs`); used only when `cache_generation` is set.
+    thread_reuse: ArcCache<Thread>,
+    object_reuse: ArcCache<Object>,
+    /// While a thread's roots are walked for the cache: every id reached, in order.
+    logging: bool,
+    log: Vec<ObjId>,
 }
 
 const INVALID: u32 = u32::MAX;
@@ -245,9 +254,41 @@ impl Canonicalizer {
             .min()
     }
 
-    /// Reach thread `tid`'s roots: its handle, then per frame the live registers'
-    /// pointers and its stack slots, thread-local copies, key values and results.
+    /// What a cached chunk's bytes depend on besides contents and names.
+    fn reuse_flags(&self, st: &State) -> u8 {
+        self.all_registers as u8 | (st.races.is_some() as u8) << 1
+    }
+
+    /// Reach thread `tid`'s roots (`walk_thread`); a thread unchanged since the worker
+    /// last walked it reaches the same ids, remembered.
     fn reach_thread(&mut self, program: &Program, st: &State, tid: ThreadId) {
+        if self.cache_generation == 0 {
+            return self.walk_thread(program, st, tid);
+        }
+        let t = &st.threads[tid as usize];
+        let flags = self.reuse_flags(st);
+        if let Some(e) = self.thread_reuse.get(t, flags) {
+            let roots = std::mem::take(&mut e.roots);
+            for &o in &roots {
+                self.reach_obj(st, o);
+            }
+            if let Some(e) = self.thread_reuse.get(t, flags) {
+                e.roots = roots;
+            }
+            return;
+        }
+        self.log.clear();
+        self.logging = true;
+        self.walk_thread(program, st, tid);
+        self.logging = false;
+        let roots = self.log.clone();
+        self.thread_reuse.insert(t, flags, roots);
+    }
+
+    /// Reach thread `tid`'s roots: its handle, then per frame the live registers'
+    /// pointers and its stack slots, thread-local copies, key values and results. Every
+    /// id `write_thread` renames is reached here (the cache in `reuse.rs` relies on it).
+    fn walk_thread(&mut self, program: &Program, st: &State, tid: ThreadId) {
         let t = &st.threads[tid as usize];
         self.reach_obj(st, t.handle);
         for f in &t.frames {
@@ -339,6 +380,9 @@ impl Canonicalizer {
     }
 
     fn reach_obj(&mut self, st: &State, obj: ObjId) {
+        if self.logging {
+            self.log.push(obj);
+        }
         if obj == 0
             || obj >= FUNCTION_OBJECT_BASE
             || (obj as usize) >= self.map.len()
@@ -366,8 +410,42 @@ impl Canonicalizer {
         }
     }
 
+    /// After the store interned the chunks of the last `run` of `st` as `ids`:
+    /// remember the ids of its pointer-free objects, threads and pointer-holding
+    /// objects for the next states that share them.
+    pub(super) fn remember_ids(&mut self, st: &State, ids: &[u32]) {
+        let generation = (self.cache_generation as u64) << 32;
+        for (part, &id) in self.chunks.parts.iter().zip(ids) {
+            let Part::Bytes { reuse, .. } = *part else {
+                continue;
+            };
+            let entry = match reuse {
+                Reuse::Nowhere => continue,
+                Reuse::Object(obj) => {
+                    if let Some(o) = st.memory.get(obj) {
+                        o.chunk_cache.set(generation | id as u64);
+                    }
+                    continue;
+                }
+                Reuse::Thread(slot, at) => self
+                    .thread_reuse
+                    .at(slot, at as *const Thread)
+                    .map(|e| &mut e.chunk),
+                Reuse::Pointers(slot, at) => self
+                    .object_reuse
+                    .at(slot, at as *const Object)
+                    .map(|e| &mut e.chunk),
+            };
+            if let Some(c) = entry {
+                *c = generation | id as u64;
+            }
+        }
+    }
+
     fn serialize(&mut self, program: &Program, st: &State, include_output: bool) {
         let map = std::mem::take(&mut self.map);
+        let generation = self.cache_generation as u64;
+        let flags = self.reuse_flags(st);
         let out = &mut self.chunks;
         out.clear();
         // Every list is written with its length first, so the bytes of one list can never
@@ -411,27 +489,62 @@ impl Canonicalizer {
         }
         out.end_chunk();
         for &tid in &self.perm {
-            write_thread(
-                &mut out.buf,
-                program,
-                &st.threads[tid as usize],
-                &map,
-                self.all_registers,
-            );
-            out.end_chunk();
+            let t = &st.threads[tid as usize];
+            let mut reuse = Reuse::Nowhere;
+            if generation != 0 {
+                let slot = ArcCache::slot_of(t);
+                if let Some(e) = self.thread_reuse.get(t, flags) {
+                    if e.chunk >> 32 == generation
+                        && same_names(&map, e.roots.iter().copied(), &e.names)
+                    {
+                        out.parts.push(Part::Known(e.chunk as u32));
+                        continue;
+                    }
+                    e.names.clear();
+                    e.names.extend(e.roots.iter().map(|&o| name_of(&map, o)));
+                    e.chunk = 0;
+                    reuse = Reuse::Thread(slot, Arc::as_ptr(t) as usize);
+                }
+            }
+            write_thread(&mut out.buf, program, t, &map, self.all_registers);
+            out.end_reused_chunk(reuse);
         }
         for &id in &self.order {
             let Some(o) = st.memory.get(id) else { continue };
             if o.constant {
                 continue;
             }
-            let cacheable = o.ptrs.is_empty() && self.cache_generation != 0;
-            if cacheable {
+            let mut reuse = Reuse::Nowhere;
+            if generation != 0 && o.ptrs.is_empty() {
                 let c = o.chunk_cache.get();
-                if c >> 32 == self.cache_generation as u64 {
+                if c >> 32 == generation {
                     out.parts.push(Part::Known(c as u32));
                     continue;
                 }
+                reuse = Reuse::Object(id);
+            } else if let (true, Some(arc)) = (generation != 0, st.memory.get_arc(id)) {
+                let targets = || {
+                    o.ptrs
+                        .iter()
+                        .map(|&off| ptr_parts(read_u64(&o.data, off)).0)
+                };
+                let e = match self.object_reuse.get(arc, flags) {
+                    Some(e) => e,
+                    None => {
+                        let slot = self.object_reuse.insert(arc, flags, Vec::new());
+                        self.object_reuse
+                            .at(slot, Arc::as_ptr(arc))
+                            .expect("just inserted")
+                    }
+                };
+                if e.chunk >> 32 == generation && same_names(&map, targets(), &e.names) {
+                    out.parts.push(Part::Known(e.chunk as u32));
+                    continue;
+                }
+                e.names.clear();
+                e.names.extend(targets().map(|o| name_of(&map, o)));
+                e.chunk = 0;
+                reuse = Reuse::Pointers(ArcCache::slot_of(arc), Arc::as_ptr(arc) as usize);
             }
             let b = &mut out.buf;
             let kind = match o.kind {
@@ -467,11 +580,7 @@ impl Canonicalizer {
                 b.extend_from_slice(&off.to_le_bytes());
             }
             write_undef_mask(b, &o.undef);
-            if cacheable {
-                out.end_object_chunk(id);
-            } else {
-                out.end_chunk();
-            }
+            out.end_reused_chunk(reuse);
         }
         if let Some(ext) = self.permuted_ext.as_deref().or(st.ext.as_deref()) {
             let mut f = |p: u64| Self::map_ptr(&map, p);
@@ -500,8 +609,10 @@ impl Canonicalizer {
             let mut ends = std::mem::take(&mut self.scratch_ends);
             ends.clear();
             races.serialize(&rename, &running, &live, &mut out.buf, &mut ends);
-            out.parts
-                .extend(ends.iter().map(|&end| Part::Bytes { end, object: None }));
+            out.parts.extend(ends.iter().map(|&end| Part::Bytes {
+                end,
+                reuse: Reuse::Nowhere,
+            }));
             self.scratch_ends = ends;
         }
         self.map = map;
@@ -946,6 +1057,149 @@ mod tests {
                 assert_eq!(other, d, "two distinct states share a key");
             }
         }
+    }
+
+    fn pointer_frame(regs: Vec<Val>) -> Frame {
+        Frame {
+            func: 0,
+            block: 0,
+            ip: 0,
+            regs: Arc::new(regs),
+            undef: Vec::new(),
+            allocas: Vec::new(),
+            varargs: None,
+            ret: ReturnTo::Caller,
+        }
+    }
+
+    /// Two heap objects X and Y; thread 1 points to X, and X (a pointer-holding object)
+    /// to Y. Main points to a third object Z when `main_first`, which is then numbered
+    /// before X and Y: everything thread 1 and X name is renumbered, though neither
+    /// changed.
+    fn shared_parts() -> (Memory, Arc<crate::state::Thread>, ObjId, ObjId) {
+        let mut mem = Memory::new();
+        let y = mem.allocate(Object::new(8, ObjKind::Heap));
+        let mut xo = Object::new(8, ObjKind::Heap);
+        xo.data.copy_from_slice(&make_ptr(y, 0).to_le_bytes());
+        xo.ptrs.push(0);
+        let x = mem.allocate(xo);
+        let t1 = Thread::new(pointer_frame(vec![Val::Ptr(make_ptr(x, 0))]));
+        (mem, Arc::new(t1), x, y)
+    }
+
+    fn with_main(mut mem: Memory, t1: &Arc<crate::state::Thread>, main_first: bool) -> State {
+        let regs = if main_first {
+            let z = mem.allocate(Object::new(4, ObjKind::Heap));
+            vec![Val::Ptr(make_ptr(z, 0))]
+        } else {
+            vec![Val::Int(0)]
+        };
+        let mut st = State::new(mem);
+        st.threads.push(Arc::new(Thread::new(pointer_frame(regs))));
+        st.threads.push(t1.clone());
+        st
+    }
+
+    /// Chunk ids reused for an unchanged thread and pointer-holding object only while
+    /// what they point to keeps its number: a successor that renumbers them gets the
+    /// state a fresh canonicaliser (which reuses nothing of them) gives.
+    #[test]
+    fn reused_chunk_ids_follow_the_renumbering() {
+        use crate::store::{Scratch, StateStore};
+        let store = StateStore::new();
+        let (mem, t1, _, _) = shared_parts();
+        let before = with_main(mem.clone(), &t1, false);
+        let after = with_main(mem, &t1, true);
+        let mut reusing = Canonicalizer::new();
+        reusing.all_registers = true;
+        let mut scratch = Scratch::default();
+        let a = store.insert_state(&mut reusing, &mut scratch, &program(), &before, true);
+        let b = store.insert_state(&mut reusing, &mut scratch, &program(), &after, true);
+        assert!(a.new && b.new && a.id != b.id);
+        // The same states again through the cache: found, with the same ids.
+        let again = store.insert_state(&mut reusing, &mut scratch, &program(), &before, true);
+        assert_eq!((again.id, again.new), (a.id, false));
+        let mut fresh = Canonicalizer::new();
+        fresh.all_registers = true;
+        let mut scratch = Scratch::default();
+        let b2 = store.insert_state(&mut fresh, &mut scratch, &program(), &after, true);
+        assert_eq!((b2.id, b2.new), (b.id, false));
+        // The same state twice in a row: everything but the process-wide chunk (the two
+        // threads, Z, X and Y) comes from the caches.
+        for _ in 0..2 {
+            let c = store.insert_state(&mut reusing, &mut scratch, &program(), &after, true);
+            assert_eq!((c.id, c.new), (b.id, false));
+        }
+        let known = reusing
+            .chunks
+            .iter()
+            .filter(|ch| matches!(ch, Chunk::Known(_)));
+        assert_eq!(known.count(), 5);
+    }
+
+    /// Three globals, the first two with equal bytes, the third pointing to a heap
+    /// object holding `heap`.
+    fn globals_state(heap: u8) -> State {
+        let mut mem = Memory::new();
+        for g in 0..2 {
+            mem.allocate(Object::new(8, ObjKind::Global(g)));
+        }
+        let mut p = Object::new(8, ObjKind::Global(2));
+        p.ptrs.push(0);
+        let pointer = mem.allocate(p);
+        let mut h = Object::new(4, ObjKind::Heap);
+        h.data[0] = heap;
+        let h = mem.allocate(h);
+        mem.globals = 3;
+        if let Some(o) = mem.get_mut(pointer) {
+            o.data.copy_from_slice(&make_ptr(h, 0).to_le_bytes());
+        }
+        State::new(mem)
+    }
+
+    /// States rebuilt one after the other share the objects of equal chunks, but a
+    /// global only with the same global (equal bytes, another index: another object),
+    /// and each rebuilt state is the one stored.
+    #[test]
+    fn rebuilt_states_share_only_equal_parts() {
+        use crate::store::{Scratch, StateStore};
+        let store = StateStore::new();
+        let states = [globals_state(1), globals_state(2)];
+        let mut c = Canonicalizer::new();
+        let mut scratch = Scratch::default();
+        let ids: Vec<u32> = states
+            .iter()
+            .map(|st| {
+                store
+                    .insert_state(&mut c, &mut scratch, &program(), st, true)
+                    .id
+            })
+            .collect();
+        let back: Vec<State> = ids
+            .iter()
+            .map(|&id| {
+                store
+                    .decode(id, &states[0], None, &program(), &c, &mut scratch)
+                    .expect("rebuilt")
+            })
+            .collect();
+        for (st, &id) in back.iter().zip(&ids) {
+            for g in 0..2 {
+                let o = st.memory.get(g + 1).expect("a global");
+                assert_eq!(o.kind, ObjKind::Global(g));
+            }
+            let mut fresh = Canonicalizer::new();
+            let mut s2 = Scratch::default();
+            let again = store.insert_state(&mut fresh, &mut s2, &program(), st, true);
+            assert_eq!((again.id, again.new), (id, false));
+        }
+        let shared = |o: ObjId| {
+            Arc::ptr_eq(
+                back[0].memory.get_arc(o).expect("object"),
+                back[1].memory.get_arc(o).expect("object"),
+            )
+        };
+        assert!(shared(1) && shared(2) && shared(3) && !shared(4));
     }
 
     #[test]

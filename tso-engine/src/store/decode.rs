@@ -98,6 +98,63 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// Threads and objects rebuilt lately, by chunk id, kept by a worker so that states
+/// rebuilt one after the other share the parts they have in common (as one `Arc`, which
+/// also lets `canon.rs` reuse their chunk ids when the state is serialised again). A
+/// rebuilt thread or object is a function of its chunk's bytes (and, for a global, of
+/// its index; for a thread, of `all_registers`), and a chunk id names one byte string in
+/// its store, so sharing the result is exact; `Arc::make_mut` copies before a change.
+#[derive(Default)]
+pub struct Rebuilt {
+    /// The store generation the ids below belong to.
+    generation: u64,
+    /// ((global index or 0) << 32 | chunk id, object), direct-mapped.
+    objects: Vec<(u64, Option<Arc<Object>>)>,
+    /// ((all_registers << 32) | chunk id, thread), direct-mapped.
+    threads: Vec<(u64, Option<Arc<Thread>>)>,
+}
+
+const REBUILT_SLOTS: usize = 1 << 12;
+
+impl Rebuilt {
+    fn prepare(&mut self, generation: u64) {
+        if self.generation != generation || self.objects.is_empty() {
+            self.generation = generation;
+            self.objects = vec![(u64::MAX, None); REBUILT_SLOTS];
+            self.threads = vec![(u64::MAX, None); REBUILT_SLOTS];
+        }
+    }
+
+    fn slot(key: u64) -> usize {
+        (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 52) as usize & (REBUILT_SLOTS - 1)
+    }
+
+    /// The object cached under `key`, or `make()` cached under it.
+    fn object(&mut self, key: u64, make: impl FnOnce() -> Option<Object>) -> Option<Arc<Object>> {
+        let slot = &mut self.objects[Self::slot(key)];
+        if let (k, Some(o)) = slot {
+            if *k == key {
+                return Some(o.clone());
+            }
+        }
+        let o = Arc::new(make()?);
+        *slot = (key, Some(o.clone()));
+        Some(o)
+    }
+
+    fn thread(&mut self, key: u64, make: impl FnOnce() -> Option<Thread>) -> Option<Arc<Thread>> {
+        let slot = &mut self.threads[Self::slot(key)];
+        if let (k, Some(t)) = slot {
+            if *k == key {
+                return Some(t.clone());
+            }
+        }
+        let t = Arc::new(make()?);
+        *slot = (key, Some(t.clone()));
+        Some(t)
+    }
+}
+
 /// The chunks of one stored state: their bytes and their ids in the store.
 pub struct StoredChunks<'a> {
     pub bytes: Vec<&'a [u8]>,
@@ -113,7 +170,13 @@ pub fn decode(
     ext: Option<&dyn ExtState>,
     chunks: &StoredChunks<'_>,
     all_registers: bool,
+    rebuilt: &mut Rebuilt,
 ) -> Option<State> {
+    // Without a store (no ids to key by), nothing is shared.
+    let shared = chunks.generation != 0 && chunks.ids.len() == chunks.bytes.len();
+    if shared {
+        rebuilt.prepare(chunks.generation);
+    }
     let mut parts = chunks.bytes.iter().copied().enumerate();
     let (_, header) = parts.next()?;
     let mut r = Reader::new(header);
@@ -141,9 +204,13 @@ pub fn decode(
         return None;
     }
     for _ in 0..threads {
-        let (_, bytes) = parts.next()?;
-        st.threads
-            .push(Arc::new(thread(program, bytes, all_registers)?));
+        let (i, bytes) = parts.next()?;
+        let make = || thread(program, bytes, all_registers);
+        st.threads.push(if shared {
+            rebuilt.thread((all_registers as u64) << 32 | chunks.ids[i] as u64, make)?
+        } else {
+            Arc::new(make()?)
+        });
     }
     // Objects: the globals keep their ids (constant ones are not serialised: taken
     // from `base`), then the others in canonical order.
@@ -160,17 +227,33 @@ pub fn decode(
         }
         let (i, bytes) = parts.next()?;
         left = left.checked_sub(1)?;
-        let mut o = object(bytes, Some(b))?;
-        o.site = b.site;
-        o.var = b.var;
-        seed_cache(&o, chunks, i);
-        st.memory.place(g, Arc::new(o));
+        let make = || {
+            let mut o = object(bytes, Some(b))?;
+            o.site = b.site;
+            o.var = b.var;
+            seed_cache(&o, chunks, i);
+            Some(o)
+        };
+        let o = if shared {
+            rebuilt.object((g as u64) << 32 | chunks.ids[i] as u64, make)?
+        } else {
+            Arc::new(make()?)
+        };
+        st.memory.place(g, o);
     }
     for k in 0..left {
         let (i, bytes) = parts.next()?;
-        let o = object(bytes, None)?;
-        seed_cache(&o, chunks, i);
-        st.memory.place(globals + 1 + k as u32, Arc::new(o));
+        let make = || {
+            let o = object(bytes, None)?;
+            seed_cache(&o, chunks, i);
+            Some(o)
+        };
+        let o = if shared {
+            rebuilt.object(chunks.ids[i] as u64, make)?
+        } else {
+            Arc::new(make()?)
+        };
+        st.memory.place(globals + 1 + k as u32, o);
     }
     if flags & 1 != 0 {
         let (_, bytes) = parts.next()?;

@@ -9,6 +9,8 @@ mod canon;
 pub(crate) mod decode;
 mod hash;
 mod interner;
+mod paged;
+mod reuse;
 pub(crate) mod symmetry;
 mod tree;
 
@@ -83,6 +85,8 @@ pub struct Scratch {
     decoded_ids: Vec<u32>,
     decoded_bytes: Vec<u8>,
     decoded_ends: Vec<usize>,
+    /// Threads and objects rebuilt lately, shared by the next states rebuilt.
+    rebuilt: decode::Rebuilt,
     levels: tree::Levels,
     /// Recently seen tree nodes, ((left << 32) | right, id), direct-mapped by hash:
     /// successors share most nodes with their parent and siblings, and a node's id never
@@ -162,14 +166,8 @@ impl StateStore {
         canon.run(program, st, include_output);
         self.note_groups(&canon.free_starts, scratch);
         let r = self.insert(&canon.chunks, scratch);
-        // Remember the ids of unchanged pointer-free objects for the next state.
-        for (i, obj) in canon.chunks.cacheable() {
-            if let Some(o) = st.memory.get(obj) {
-                let id = scratch.ids[i];
-                o.chunk_cache
-                    .set((self.generation as u64) << 32 | id as u64);
-            }
-        }
+        // Remember the chunk ids for the next states that share objects and threads.
+        canon.remember_ids(st, &scratch.ids);
         r
     }
 
@@ -266,7 +264,14 @@ impl StateStore {
             ids,
             generation: (self.generation as u64) << 32,
         };
-        decode::decode(program, base, ext, &chunks, canon.all_registers)
+        decode::decode(
+            program,
+            base,
+            ext,
+            &chunks,
+            canon.all_registers,
+            &mut scratch.rebuilt,
+        )
     }
 
     /// Remember the groups of interchangeable threads of a state (start routines,

@@ -8,12 +8,13 @@
 //! different chunk lists of the same length differ in some pair at the lowest level
 //! where they differ, hence at every level above it, hence at the root.
 
+use super::paged::Paged;
 use hashbrown::HashTable;
 
 /// Interned pairs of ids.
 #[derive(Default)]
 pub struct NodeTable {
-    nodes: Vec<[u32; 2]>,
+    nodes: Paged<[u32; 2]>,
     table: HashTable<u32>,
 }
 
@@ -27,26 +28,25 @@ impl NodeTable {
     /// The id of the pair `(a, b)` whose hash is `h`.
     pub fn intern(&mut self, h: u64, a: u32, b: u32) -> u32 {
         let nodes = &self.nodes;
-        if let Some(&id) = self.table.find(h, |&i| nodes[i as usize] == [a, b]) {
+        if let Some(&id) = self.table.find(h, |&i| nodes.get(i as usize) == [a, b]) {
             return id;
         }
-        let id = self.nodes.len() as u32;
-        self.nodes.push([a, b]);
+        let id = self.nodes.push([a, b]) as u32;
         let nodes = &self.nodes;
         self.table.insert_unique(h, id, |&i| {
-            let [x, y] = nodes[i as usize];
+            let [x, y] = nodes.get(i as usize);
             hash_pair(x, y)
         });
         id
     }
 
     pub fn bytes(&self) -> usize {
-        self.nodes.capacity() * 8 + self.table.capacity() * 5
+        self.nodes.bytes() + self.table.capacity() * 5
     }
 
     /// The pair interned as `id`.
     pub fn get(&self, id: u32) -> [u32; 2] {
-        self.nodes[id as usize]
+        self.nodes.get(id as usize)
     }
 }
 
@@ -54,7 +54,7 @@ impl NodeTable {
 /// word (8 bytes a state plus the hash table's slot).
 #[derive(Default)]
 pub struct RootTable {
-    keys: Vec<u64>,
+    keys: Paged<u64>,
     table: HashTable<u32>,
 }
 
@@ -71,14 +71,14 @@ impl RootTable {
         let key = (chunks as u64) << 32 | root as u64;
         let h = hash_key(key);
         let keys = &self.keys;
-        if let Some(&id) = self.table.find(h, |&i| keys[i as usize] == key) {
+        if let Some(&id) = self.table.find(h, |&i| keys.get(i as usize) == key) {
             return (id, false);
         }
         let id = u32::try_from(self.keys.len()).expect("fewer than 2^32 states in a shard");
         self.keys.push(key);
         let keys = &self.keys;
         self.table
-            .insert_unique(h, id, |&i| hash_key(keys[i as usize]));
+            .insert_unique(h, id, |&i| hash_key(keys.get(i as usize)));
         (id, true)
     }
 
@@ -93,12 +93,12 @@ impl RootTable {
 
     /// (root, number of chunks) of the state interned as `id`.
     pub fn get(&self, id: u32) -> (u32, u32) {
-        let key = self.keys[id as usize];
+        let key = self.keys.get(id as usize);
         (key as u32, (key >> 32) as u32)
     }
 
     pub fn bytes(&self) -> usize {
-        self.keys.capacity() * 8 + self.table.capacity() * 5
+        self.keys.bytes() + self.table.capacity() * 5
     }
 }
 
@@ -153,49 +153,105 @@ pub fn unfold(root: u32, n: usize, out: &mut Vec<u32>, mut pair: impl FnMut(u32)
 /// The levels of a folded tree: `levels[0]` holds the leaves, each next level the ids
 /// of the pairs below it, the last one the root. Kept from one insertion to the next:
 /// a successor shares most subtrees with the state inserted just before it (its parent
-/// or a sibling), and a pair found unchanged at the same place keeps its id without a
-/// lookup.
+/// or a sibling). When the new state has as many leaves, only the leaves that changed
+/// are marked, and only the nodes above them are interned again: the cost follows what
+/// changed, not the state's size. The last trees of a few different sizes are kept,
+/// since allocations and returns change the number of leaves from one state to the next.
 #[derive(Default)]
 pub struct Levels {
     levels: Vec<Vec<u32>>,
-    /// Levels of the previous tree (same shape when it had as many leaves).
-    previous: Vec<Vec<u32>>,
+    /// Earlier trees of other sizes, the most recent first.
+    others: Vec<Vec<Vec<u32>>>,
+    /// Positions changed at the level being folded, ascending, and those above them.
+    dirty: Vec<u32>,
+    above: Vec<u32>,
 }
+
+/// How many trees of other sizes `Levels` keeps besides the last one.
+const KEPT_TREES: usize = 7;
 
 impl Levels {
     /// Fold `leaves` up to a root with `intern`, reusing the previous tree's ids where
     /// both children are unchanged.
     pub fn fold(&mut self, leaves: &[u32], mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
-        std::mem::swap(&mut self.levels, &mut self.previous);
-        let same_shape = self
-            .previous
-            .first()
-            .is_some_and(|l| l.len() == leaves.len());
+        if self.levels.first().is_none_or(|l| l.len() != leaves.len()) {
+            let same = self
+                .others
+                .iter()
+                .position(|t| t.first().is_some_and(|l| l.len() == leaves.len()));
+            let tree = match same {
+                Some(i) => self.others.remove(i),
+                None if self.others.len() >= KEPT_TREES => self.others.pop().unwrap_or_default(),
+                None => Vec::new(),
+            };
+            let last = std::mem::replace(&mut self.levels, tree);
+            if !last.is_empty() {
+                self.others.insert(0, last);
+            }
+            if same.is_none() {
+                return self.fold_all(leaves, intern);
+            }
+        }
+        let dirty = &mut self.dirty;
+        dirty.clear();
+        let first = &mut self.levels[0];
+        for (i, (old, &new)) in first.iter_mut().zip(leaves).enumerate() {
+            if *old != new {
+                *old = new;
+                dirty.push(i as u32);
+            }
+        }
+        for depth in 0..self.levels.len() - 1 {
+            if self.dirty.is_empty() {
+                break;
+            }
+            let (lower, upper) = self.levels.split_at_mut(depth + 1);
+            let (below, up) = (&lower[depth], &mut upper[0]);
+            self.above.clear();
+            for &i in &self.dirty {
+                let p = i / 2;
+                if self.above.last() == Some(&p) {
+                    continue;
+                }
+                self.above.push(p);
+                let l = 2 * p as usize;
+                up[p as usize] = match below.get(l + 1) {
+                    Some(&b) => intern(below[l], b),
+                    None => below[l],
+                };
+            }
+            std::mem::swap(&mut self.dirty, &mut self.above);
+        }
+        self.root()
+    }
+
+    /// Fold `leaves` from scratch (the tree's shape changed).
+    fn fold_all(&mut self, leaves: &[u32], mut intern: impl FnMut(u32, u32) -> u32) -> u32 {
         let mut depth = 0;
         self.level(0).extend_from_slice(leaves);
         while self.levels[depth].len() > 1 {
-            let n = self.levels[depth].len();
             self.level(depth + 1);
-            for i in 0..n / 2 {
-                let (a, b) = (self.levels[depth][2 * i], self.levels[depth][2 * i + 1]);
-                let id = match self.previous.get(depth..depth + 2) {
-                    Some([below, above])
-                        if same_shape && below[2 * i] == a && below[2 * i + 1] == b =>
-                    {
-                        above[i]
-                    }
-                    _ => intern(a, b),
-                };
-                self.levels[depth + 1].push(id);
-            }
-            if n % 2 == 1 {
-                let odd = self.levels[depth][n - 1];
-                self.levels[depth + 1].push(odd);
+            let (lower, upper) = self.levels.split_at_mut(depth + 1);
+            let (below, up) = (&lower[depth], &mut upper[0]);
+            for pair in below.chunks(2) {
+                up.push(match *pair {
+                    [a, b] => intern(a, b),
+                    [odd] => odd,
+                    _ => unreachable!("chunks of two"),
+                });
             }
             depth += 1;
         }
         self.levels.truncate(depth + 1);
-        self.levels[depth].first().copied().unwrap_or(u32::MAX)
+        self.root()
+    }
+
+    fn root(&self) -> u32 {
+        self.levels
+            .last()
+            .and_then(|l| l.first())
+            .copied()
+            .unwrap_or(u32::MAX)
     }
 
     /// Level `depth`, emptied (created if missing).
