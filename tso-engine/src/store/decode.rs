@@ -131,28 +131,28 @@ impl Rebuilt {
 
     /// The object cached under `key`, or `make()` cached under it.
     fn object(&mut self, key: u64, make: impl FnOnce() -> Option<Object>) -> Option<Arc<Object>> {
-        let slot = &mut self.objects[Self::slot(key)];
-        if let (k, Some(o)) = slot {
-            if *k == key {
-                return Some(o.clone());
-            }
-        }
-        let o = Arc::new(make()?);
-        *slot = (key, Some(o.clone()));
-        Some(o)
+        cached(&mut self.objects[Self::slot(key)], key, make)
     }
 
     fn thread(&mut self, key: u64, make: impl FnOnce() -> Option<Thread>) -> Option<Arc<Thread>> {
-        let slot = &mut self.threads[Self::slot(key)];
-        if let (k, Some(t)) = slot {
-            if *k == key {
-                return Some(t.clone());
-            }
-        }
-        let t = Arc::new(make()?);
-        *slot = (key, Some(t.clone()));
-        Some(t)
+        cached(&mut self.threads[Self::slot(key)], key, make)
     }
+}
+
+/// The value `slot` holds for `key`, or `make()`, then held for it.
+fn cached<T>(
+    slot: &mut (u64, Option<Arc<T>>),
+    key: u64,
+    make: impl FnOnce() -> Option<T>,
+) -> Option<Arc<T>> {
+    if let (k, Some(v)) = slot {
+        if *k == key {
+            return Some(v.clone());
+        }
+    }
+    let v = Arc::new(make()?);
+    *slot = (key, Some(v.clone()));
+    Some(v)
 }
 
 /// The chunks of one stored state: their bytes and their ids in the store.
