@@ -135,11 +135,12 @@ pub struct Natives {
 }
 
 /// The memory a library function (a native with `data_accesses`) reads and writes,
-/// when the memory model is not SC: each read of a shared object through `NativeCx`
-/// is `read` (under TSO: a load through the store buffers, which may make choices),
-/// each write `write` (a buffered store). So `x = 1; strlen(y)` can read `y` before
-/// `x = 1` is visible to others, as on x86, where these functions hold no locked
-/// instruction. Synchronisation primitives never go through it.
+/// when the memory model is not SC: each read through `NativeCx` is `read` (under
+/// TSO: a load through the store buffers, which may make choices), each write `write`
+/// (a buffered store), for unshared memory too (whether a load or store may bypass
+/// the buffers is the implementation's rule). So `x = 1; strlen(y)` can read `y`
+/// before `x = 1` is visible to others, as on x86, where these functions hold no
+/// locked instruction. Synchronisation primitives never go through it.
 pub trait DataView: Send + Sync {
     fn read(&self, cx: &mut NativeCx<'_>, ptr: u64, len: u64) -> Result<Fragment, Failure>;
     fn write(&self, cx: &mut NativeCx<'_>, ptr: u64, frag: &Fragment) -> Result<(), Failure>;
