@@ -6,12 +6,9 @@
 //! process, from `/proc/self/stat`) is less disturbed than wall time when other work
 //! shares the machine.
 
-use super::measure::{repeated, verdict_text, Repeated};
+use super::measure::{repeated, repeated_options, verdict_text, Repeated};
 use super::{prepare, Config, SC, TSO};
 use std::path::Path;
-use std::time::Duration;
-use tso_engine::explore::Limits;
-use tso_engine::CheckOptions;
 
 /// (program, configuration, state limit): the mutual-exclusion programs under SC and
 /// (fenced, so they pass) under TSO, and the 4-thread Treiber stack under TSO.
@@ -53,14 +50,7 @@ pub fn run_all(args: &[String]) {
             }
         };
         for definedness in [true, false] {
-            let mut opts = CheckOptions {
-                limits: Limits {
-                    max_states,
-                    timeout: Some(Duration::from_secs(300)),
-                    max_memory: Some(16 << 30),
-                },
-                ..CheckOptions::default()
-            };
+            let mut opts = repeated_options(max_states);
             opts.machine.definedness = definedness;
             let Repeated {
                 report,

@@ -1,8 +1,22 @@
 //! What every benchmark mode measures the same way: CPU time, a check repeated until
-//! it has run for a second, and a report's verdict as text.
+//! it has run for a second (and its limits), and a report's verdict as text.
 
 use std::time::{Duration, Instant};
+use tso_engine::explore::Limits;
 use tso_engine::{check, CheckOptions, CheckReport, Natives};
+
+/// Default options for a repeated check: at most `max_states`, five minutes and
+/// 16 GiB.
+pub(crate) fn repeated_options(max_states: Option<u64>) -> CheckOptions {
+    CheckOptions {
+        limits: Limits {
+            max_states,
+            timeout: Some(Duration::from_secs(300)),
+            max_memory: Some(16 << 30),
+        },
+        ..CheckOptions::default()
+    }
+}
 
 /// This process's user + system CPU time.
 pub(crate) fn cpu_time() -> Duration {

@@ -6,12 +6,9 @@
 //! wall and CPU time per run. Small programs are repeated until a second of wall time has
 //! passed, so their per-run figures are averages.
 
-use super::measure::{repeated, verdict_text, Repeated};
+use super::measure::{repeated, repeated_options, verdict_text, Repeated};
 use super::{prepare, Config, SC, SC_RACES, TSO};
 use std::path::Path;
-use std::time::Duration;
-use tso_engine::explore::Limits;
-use tso_engine::CheckOptions;
 
 /// (program, configuration): the mutual-exclusion programs under SC (mutex3 with race
 /// tracking too) and (fenced, so they pass) under TSO, and the locks and lock-free
@@ -77,14 +74,7 @@ pub fn run_all(args: &[String]) {
             }
         };
         for (por, symmetry) in [(true, true), (false, true), (true, false), (false, false)] {
-            let mut opts = CheckOptions {
-                limits: Limits {
-                    max_states: Some(MAX_STATES),
-                    timeout: Some(Duration::from_secs(300)),
-                    max_memory: Some(16 << 30),
-                },
-                ..CheckOptions::default()
-            };
+            let mut opts = repeated_options(Some(MAX_STATES));
             opts.machine.por = por;
             opts.machine.symmetry = symmetry;
             if cfg.races {
