@@ -14,10 +14,13 @@
 //! accesses; the release clock of a synchronisation location, which is an atomic it
 //! accesses (its bytes are in the footprint) or an object a pthread model names
 //! (`NativeCx::race_acquire`/`race_release` note the location: an acquire reads its
-//! clock, a release writes it). Reporting a race touches everything: it marks the
-//! access's bytes raced, which changes what any later access of them records, a
+//! clock, a release writes it). Reporting a race writes the race data of the access's
+//! bytes: it marks them raced, which changes what any later access of them records, a
 //! read's too (two reads racing with one write: the first to report stops the other's
-//! bytes from being tracked).
+//! bytes from being tracked), so it is noted as a write of those bytes. The marks touch
+//! nothing else (other bytes' histories, clocks), and a report is not state: the
+//! reduction keeps every state and still runs sleeping transitions, so every report
+//! of the full search is made.
 //! Creating a thread (the child's clock) is a lifecycle event, dependent on
 //! everything; a join reads the clock of a thread that has ended (its end is in both
 //! footprints). Two reads of one byte stay independent: each adds itself to the

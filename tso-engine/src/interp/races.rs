@@ -212,9 +212,12 @@ impl Machine<'_> {
             RacePolicy::Warn => {
                 // Reported once per location: its history no longer matters.
                 // Partial-order reduction: marking the bytes raced changes what a later
-                // access of them records, a read's too (`explore::footprint`).
-                crate::explore::footprint::note_everything();
+                // access of them records, a read's too, so it counts as a write of them
+                // (`explore::footprint`).
                 let (obj, off) = ptr_parts(p);
+                if crate::explore::footprint::recording() {
+                    crate::explore::footprint::note(obj, off as u64, size, true);
+                }
                 if let Some(r) = st.races_mut() {
                     r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
                 }

@@ -56,6 +56,7 @@
 
 mod atomic_only;
 mod clock;
+pub(crate) mod reuse;
 mod shadow;
 mod sorted;
 
@@ -150,9 +151,6 @@ pub struct RaceState {
     /// The history of objects no other thread can reach yet, object-wide (see the
     /// module documentation).
     pending: SortedMap<ObjId, Cell>,
-    /// Bytes already reported racing (`--races warn` reports a location once): no
-    /// longer tracked, so states stop differing in their histories.
-    raced: SortedMap<(ObjId, u32), ()>,
 }
 
 impl Default for RaceState {
@@ -178,7 +176,6 @@ impl RaceState {
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
-            raced: Default::default(),
         }
     }
 
@@ -220,49 +217,31 @@ impl RaceState {
         let new = self.stamp(tid, write, atomic, site);
         let mut race = None;
         let RaceState {
-            threads,
-            shadow,
-            raced,
-            ..
+            threads, shadow, ..
         } = self;
         let now = &threads[tid as usize].now;
         let known = |a: &Access| known_to(tid, now, a);
         let shadow = Arc::make_mut(shadow.or_default(obj));
-        let end = off.saturating_add(len);
-        let mut record = |start: u32, end: u32| {
-            for run in shadow.cover(start, end) {
-                let cell = &mut run.cell;
-                if race.is_none() {
-                    if let Some(old) = cell
-                        .iter()
-                        .find(|a| (write || a.write) && !(atomic && a.atomic) && !known(a))
-                    {
-                        race = Some(Race {
-                            obj,
-                            offset: run.start,
-                            first: *old,
-                            second: new,
-                        });
-                    }
-                }
-                add_access(cell, new, known);
+        // Bytes already reported (raced runs) are no longer tracked.
+        for run in shadow.cover(off, off.saturating_add(len)) {
+            if run.raced {
+                continue;
             }
-        };
-        if raced.range((obj, off)..(obj, end)).next().is_none() {
-            record(off, end);
-        } else {
-            // Bytes already reported are no longer tracked: record the others, in order.
-            let mut b = off;
-            while b < end {
-                let from = b;
-                while b < end && !raced.contains_key(&(obj, b)) {
-                    b += 1;
+            let cell = &mut run.cell;
+            if race.is_none() {
+                if let Some(old) = cell
+                    .iter()
+                    .find(|a| (write || a.write) && !(atomic && a.atomic) && !known(a))
+                {
+                    race = Some(Race {
+                        obj,
+                        offset: run.start,
+                        first: *old,
+                        second: new,
+                    });
                 }
-                if from < b {
-                    record(from, b);
-                }
-                b += 1;
             }
+            add_access(cell, new, known);
         }
         if write && !atomic {
             self.end_release_sequences(obj, off, off.saturating_add(len));
@@ -318,38 +297,33 @@ impl RaceState {
         };
         let runs = self.shadow.get(&obj).map_or(&[][..], |s| s.runs());
         // The runs from the first that ends after `off`.
-        let mut runs = runs[runs.partition_point(|r| r.end <= off)..]
-            .iter()
-            .peekable();
         let mut b = off;
-        while b < end {
-            match runs.peek() {
-                Some(r) if r.start <= b => {
-                    let Some((last, others)) = r.cell.split_last() else {
-                        return false;
-                    };
-                    // Another access is kept only by a read (`add_access`): a write it
-                    // knows, or a read it does not know (no race: neither writes).
-                    let unchanged = *last == new
-                        && others
-                            .iter()
-                            .all(|a| !write && (a.write == known_to(tid, now, a)));
-                    if !unchanged {
-                        return false;
-                    }
-                    b = r.end;
-                    runs.next();
-                }
-                // A byte without a run: unchanged only if it is no longer tracked.
-                _ => {
-                    if !self.raced.contains_key(&(obj, b)) {
-                        return false;
-                    }
-                    b += 1;
+        for r in &runs[runs.partition_point(|r| r.end <= off)..] {
+            if b >= end {
+                break;
+            }
+            // A byte without a run has no history: the access would add one.
+            if r.start > b {
+                return false;
+            }
+            // A raced run is no longer tracked: nothing changes there.
+            if !r.raced {
+                let Some((last, others)) = r.cell.split_last() else {
+                    return false;
+                };
+                // Another access is kept only by a read (`add_access`): a write it
+                // knows, or a read it does not know (no race: neither writes).
+                let unchanged = *last == new
+                    && others
+                        .iter()
+                        .all(|a| !write && (a.write == known_to(tid, now, a)));
+                if !unchanged {
+                    return false;
                 }
             }
+            b = r.end;
         }
-        true
+        b >= end
     }
 
     /// Whether recording an access of this kind by `tid` to the object `obj` that no
@@ -409,22 +383,12 @@ impl RaceState {
 
     /// The bytes `off..off+len` of `obj` raced and were reported: stop tracking them.
     pub fn mark_raced(&mut self, obj: ObjId, off: u32, len: u32) {
-        let end = off.saturating_add(len);
-        if let Some(shadow) = self.shadow.get_mut(&obj) {
-            Arc::make_mut(shadow).remove(off, end);
-        }
-        for b in off..end {
-            self.raced.insert((obj, b), ());
-        }
+        Arc::make_mut(self.shadow.or_default(obj)).mark_raced(off, off.saturating_add(len));
     }
 
     /// Whether anything is recorded for `obj`.
     pub fn tracks(&self, obj: ObjId) -> bool {
-        self.raced
-            .range((obj, 0)..=(obj, u32::MAX))
-            .next()
-            .is_some()
-            || self.shadow.contains_key(&obj)
+        self.shadow.contains_key(&obj)
             || self.pending.contains_key(&obj)
             || self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some()
     }
@@ -435,14 +399,6 @@ impl RaceState {
         self.pending.remove(&obj);
         if self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some() {
             self.sync.retain(|&(o, _), _| o != obj);
-        }
-        if self
-            .raced
-            .range((obj, 0)..=(obj, u32::MAX))
-            .next()
-            .is_some()
-        {
-            self.raced.retain(|&(o, _), _| o != obj);
         }
     }
 
@@ -545,8 +501,8 @@ impl RaceState {
     ///
     /// The data is written as several chunks, their ends pushed to `ends`: first the
     /// clocks, release clocks and object-wide histories, then one chunk per object with
-    /// per-byte histories. An access changes one object's chunk, and the store keeps
-    /// the others' chunk ids (tree compression shares them between states).
+    /// per-byte histories and raced bytes. An access changes one object's chunk, and the
+    /// store keeps the others' chunk ids (tree compression shares them between states).
     pub fn serialize(
         &self,
         map: &dyn Fn(ObjId) -> Option<u32>,
@@ -559,9 +515,10 @@ impl RaceState {
         // its epoch is above the least that the other running threads know of its
         // thread (`known[t]`, u32::MAX when no other thread runs).
         let n = self.threads.len();
+        let runs_now: SmallVec<[bool; 8]> = (0..n as u32).map(running).collect();
         let mut known: SmallVec<[u32; 8]> = smallvec::smallvec![u32::MAX; n];
         for (u, t) in self.threads.iter().enumerate() {
-            if running(u as u32) {
+            if runs_now[u] {
                 for (k, least) in known.iter_mut().enumerate() {
                     if k != u {
                         *least = (*least).min(t.now.get(k as u32));
@@ -570,70 +527,46 @@ impl RaceState {
             }
         }
         let relevant = |a: &Access| known.get(a.tid as usize).is_some_and(|&k| a.clock > k);
+        // The objects with per-byte data in canonical order, and whether each has any
+        // to write: a raced run, or a run holding an access that may still race.
         // (SmallVec's `extend` and `collect` cost more than these pushes: this runs
         // for every state.)
-        let mut sync: SmallVec<[(u32, u32, &VectorClock); 4]> = SmallVec::new();
-        for (&(o, off), c) in self.sync.iter() {
-            if let Some(m) = if o == 0 { Some(0) } else { map(o) } {
-                sync.push((m, off, c));
-            }
-        }
-        sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
-        // The per-byte histories by object in canonical order, as groups of consecutive
-        // bytes with equal cells: (object, first byte, length, cell). A group is written
-        // when it holds an access that may still race.
-        let mut objects: SmallVec<[(u32, &Shadow); 8]> = SmallVec::new();
+        let mut objects: SmallVec<[(u32, &Shadow, bool); 8]> = SmallVec::new();
+        // (thread, epoch) of every recorded access that may still race, sorted.
+        let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
         for (&o, shadow) in self.shadow.iter() {
-            if let Some(m) = map(o) {
-                objects.push((m, &**shadow));
+            let Some(m) = map(o) else { continue };
+            let mut written = false;
+            for run in shadow.runs() {
+                written |= run.raced;
+                for a in run.cell.iter() {
+                    if relevant(a) {
+                        epochs.push((a.tid, a.clock));
+                        written = true;
+                    }
+                }
             }
+            objects.push((m, &**shadow, written));
         }
         objects.sort_unstable_by_key(|o| o.0);
-        let mut groups: SmallVec<[(u32, u32, u32, &Cell); 32]> = SmallVec::new();
-        for &(m, shadow) in &objects {
-            let runs = shadow.runs();
-            let mut i = 0;
-            while let Some(run) = runs.get(i) {
-                let mut end = run.end;
-                i += 1;
-                while let Some(next) = runs.get(i) {
-                    if next.start != end || next.cell != run.cell {
-                        break;
-                    }
-                    end = next.end;
-                    i += 1;
-                }
-                if run.cell.iter().any(relevant) {
-                    groups.push((m, run.start, end - run.start, &run.cell));
-                }
-            }
-        }
         let mut pending: SmallVec<[(u32, &Cell); 4]> = SmallVec::new();
         for (&o, cell) in self.pending.iter() {
             if cell.iter().any(relevant) {
                 if let Some(m) = map(o) {
                     pending.push((m, cell));
+                    for a in cell.iter() {
+                        if relevant(a) {
+                            epochs.push((a.tid, a.clock));
+                        }
+                    }
                 }
             }
         }
         pending.sort_unstable_by_key(|p| p.0);
-        // Each component is renamed to how many of that thread's recorded access epochs
-        // it covers (see the module documentation): all a clock value can ever decide.
-        // (thread, epoch) of every recorded access that may still race, sorted.
-        let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
-        for cell in groups
-            .iter()
-            .map(|g| g.3)
-            .chain(pending.iter().map(|p| p.1))
-        {
-            for a in cell.iter() {
-                if relevant(a) {
-                    epochs.push((a.tid, a.clock));
-                }
-            }
-        }
         epochs.sort_unstable();
         epochs.dedup();
+        // Each component is renamed to how many of that thread's recorded access epochs
+        // it covers (see the module documentation): all a clock value can ever decide.
         // Where each thread's epochs start in `epochs`.
         let mut starts: SmallVec<[u32; 9]> = smallvec::smallvec![0; n + 1];
         for &(t, _) in &epochs {
@@ -655,33 +588,22 @@ impl RaceState {
                 Some(mine) => mine.partition_point(|&(_, e)| e <= v) as u32,
             }
         };
-        // Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
-        let put = |out: &mut Vec<u8>, mut x: u32| loop {
-            if x < 0x80 {
-                out.push(x as u8);
-                break;
-            }
-            out.push(x as u8 | 0x80);
-            x >>= 7;
-        };
-        // A count patched once known: fixed width.
-        let put_fixed = |out: &mut Vec<u8>, x: u32| out.extend_from_slice(&x.to_le_bytes());
         let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
             // The count first (patched once known), then the components that cover any.
             let at = out.len();
-            put_fixed(out, 0);
+            out.push(0);
             let mut count = 0u32;
             for (k, v) in c.components() {
                 let c = cover(k, v);
                 if c != 0 {
-                    put(out, k);
-                    put(out, c);
+                    put_leb(out, k);
+                    put_leb(out, c);
                     count += 1;
                 }
             }
-            out[at..at + 4].copy_from_slice(&count.to_le_bytes());
+            patch_count(out, at, count);
         };
-        put(out, n as u32);
+        put_leb(out, n as u32);
         for (tid, t) in self.threads.iter().enumerate() {
             let tid = tid as u32;
             if !live(tid) {
@@ -693,11 +615,11 @@ impl RaceState {
             // its next access shares the latest one's epoch (`private_covered`, and one
             // rank or two) is the one thing that count loses: a flag keeps it, so the
             // form can be decoded (`decode`).
-            let latest = epochs[..epochs.partition_point(|&(k, _)| k <= tid)]
-                .last()
-                .filter(|&&(k, _)| k == tid)
-                .map_or(0, |&(_, e)| e);
-            let fresh = running(tid) && t.now.get(tid) > latest;
+            let latest = match starts.get(tid as usize + 1) {
+                Some(&to) if to > starts[tid as usize] => epochs[to as usize - 1].1,
+                _ => 0,
+            };
+            let fresh = runs_now[tid as usize] && t.now.get(tid) > latest;
             out.push(t.fence_release.is_some() as u8 | (fresh as u8) << 1);
             put_clock(out, &t.now);
             put_clock(out, &t.acquired_relaxed);
@@ -706,24 +628,21 @@ impl RaceState {
             }
         }
         // A release clock that covers no recorded access acquires nothing that matters.
-        sync.retain(|(_, _, c)| c.components().any(|(k, v)| cover(k, v) != 0));
-        put(out, sync.len() as u32);
-        for (o, off, c) in &sync {
-            put(out, *o);
-            put(out, *off);
-            put_clock(out, c);
-        }
-        let mut raced: SmallVec<[(u32, u32); 8]> = SmallVec::new();
-        for (&(o, b), _) in self.raced.iter() {
-            if let Some(m) = map(o) {
-                raced.push((m, b));
+        let mut sync: SmallVec<[(u32, u32, &VectorClock); 4]> = SmallVec::new();
+        for (&(o, off), c) in self.sync.iter() {
+            if !c.components().any(|(k, v)| cover(k, v) != 0) {
+                continue;
+            }
+            if let Some(m) = if o == 0 { Some(0) } else { map(o) } {
+                sync.push((m, off, c));
             }
         }
-        raced.sort_unstable();
-        put(out, raced.len() as u32);
-        for (o, b) in raced {
-            put(out, o);
-            put(out, b);
+        sync.sort_unstable_by_key(|&(o, off, _)| (o, off));
+        put_leb(out, sync.len() as u32);
+        for (o, off, c) in &sync {
+            put_leb(out, *o);
+            put_leb(out, *off);
+            put_clock(out, c);
         }
         // A cell as the state sees it: (thread, covered count, kind) of its relevant
         // accesses, sorted.
@@ -740,66 +659,93 @@ impl RaceState {
             }
         };
         let put_keys = |out: &mut Vec<u8>, keys: &[(u32, u32, u8)]| {
-            put(out, keys.len() as u32);
+            put_leb(out, keys.len() as u32);
             for &(tid, r, kind) in keys {
-                put(out, tid);
-                put(out, r);
+                put_leb(out, tid);
+                put_leb(out, r);
                 out.push(kind);
             }
         };
         let mut keys = Keys::new();
-        put(out, pending.len() as u32);
+        put_leb(out, pending.len() as u32);
         for (o, cell) in &pending {
-            put(out, *o);
+            put_leb(out, *o);
             keys_of(cell, &mut keys);
             put_keys(out, &keys);
         }
-        let objects = groups.chunk_by(|a, b| a.0 == b.0).count();
-        put(out, objects as u32);
+        put_leb(out, objects.iter().filter(|o| o.2).count() as u32);
         ends.push(out.len());
-        // Per object: runs of consecutive bytes with the same history (a variable
-        // written or read whole) are one entry: (first byte, length, history). Maximal
-        // runs keep the form canonical.
+        // Per object: maximal runs of consecutive bytes with the same history as the
+        // state sees it (a variable written or read whole) are one entry: (first byte,
+        // length, history); a raced run has an empty one (a written history never is).
+        // Maximal runs keep the form canonical.
         let mut next = Keys::new();
-        for object in groups.chunk_by(|a, b| a.0 == b.0) {
-            put(out, object[0].0);
+        for &(m, shadow, _) in objects.iter().filter(|o| o.2) {
+            put_leb(out, m);
             let at = out.len();
-            put_fixed(out, 0);
+            out.push(0);
             let mut runs = 0u32;
-            let mut i = 0;
-            // Whether `keys` already holds the history of group `i`.
-            let mut ready = false;
-            while i < object.len() {
-                let (_, off, mut len, cell) = object[i];
-                if !ready {
-                    keys_of(cell, &mut keys);
-                }
-                ready = false;
-                let mut j = i + 1;
-                while let Some(&(_, off2, len2, cell2)) = object.get(j) {
-                    if off2 != off.wrapping_add(len) {
-                        break;
+            // The entry being extended: its bytes, its history in `keys`.
+            let mut open: Option<(u32, u32)> = None;
+            for run in shadow.runs() {
+                if run.raced {
+                    next.clear();
+                } else {
+                    keys_of(&run.cell, &mut next);
+                    if next.is_empty() {
+                        continue;
                     }
-                    keys_of(cell2, &mut next);
-                    if next != keys {
-                        ready = true;
-                        break;
+                }
+                match &mut open {
+                    Some((_, end)) if *end == run.start && next == keys => *end = run.end,
+                    _ => {
+                        if let Some((start, end)) = open {
+                            put_leb(out, start);
+                            put_leb(out, end - start);
+                            put_keys(out, &keys);
+                            runs += 1;
+                        }
+                        open = Some((run.start, run.end));
+                        std::mem::swap(&mut keys, &mut next);
                     }
-                    len += len2;
-                    j += 1;
                 }
-                put(out, off);
-                put(out, len);
-                put_keys(out, &keys);
-                if ready {
-                    std::mem::swap(&mut keys, &mut next);
-                }
-                runs += 1;
-                i = j;
             }
-            out[at..at + 4].copy_from_slice(&runs.to_le_bytes());
+            if let Some((start, end)) = open {
+                put_leb(out, start);
+                put_leb(out, end - start);
+                put_keys(out, &keys);
+                runs += 1;
+            }
+            patch_count(out, at, runs);
             ends.push(out.len());
         }
+    }
+}
+
+/// Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
+#[inline]
+fn put_leb(out: &mut Vec<u8>, mut x: u32) {
+    while x >= 0x80 {
+        out.push(x as u8 | 0x80);
+        x >>= 7;
+    }
+    out.push(x as u8);
+}
+
+/// Write `count` as LEB128 over the one byte reserved for it at `at` (a count known
+/// only after what it counts was written), widening it in the rare case it needs more.
+fn patch_count(out: &mut Vec<u8>, at: usize, count: u32) {
+    if count < 0x80 {
+        out[at] = count as u8;
+    } else {
+        let mut leb: SmallVec<[u8; 5]> = SmallVec::new();
+        let mut x = count;
+        while x >= 0x80 {
+            leb.push(x as u8 | 0x80);
+            x >>= 7;
+        }
+        leb.push(x as u8);
+        out.splice(at..at + 1, leb);
     }
 }
 
@@ -818,7 +764,7 @@ impl RaceState {
         let leb = |r: &mut Reader<'_>| u32::try_from(r.len()?).ok();
         let clock = |r: &mut Reader<'_>| {
             let mut c = VectorClock::default();
-            for _ in 0..r.u32()? {
+            for _ in 0..leb(r)? {
                 let k = leb(r)?;
                 c.set(k, leb(r)?);
             }
@@ -829,7 +775,6 @@ impl RaceState {
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
-            raced: SortedMap::default(),
         };
         for tid in 0..leb(&mut r)? {
             let tag = r.u8()?;
@@ -858,10 +803,6 @@ impl RaceState {
             let key = (leb(&mut r)?, leb(&mut r)?);
             sync.push((key, clock(&mut r)?));
         }
-        let mut raced = Vec::new();
-        for _ in 0..leb(&mut r)? {
-            raced.push(((leb(&mut r)?, leb(&mut r)?), ()));
-        }
         let cell = |r: &mut Reader<'_>| {
             let mut cell = Cell::new();
             for _ in 0..leb(r)? {
@@ -889,13 +830,16 @@ impl RaceState {
             let mut r = Reader::new(chunk);
             let o = leb(&mut r)?;
             let mut runs = Vec::new();
-            for _ in 0..r.u32()? {
+            for _ in 0..leb(&mut r)? {
                 let (start, len) = (leb(&mut r)?, leb(&mut r)?);
                 let end = start.checked_add(len)?;
+                // An empty history is a raced run (a written history never is empty).
+                let cell = cell(&mut r)?;
                 runs.push(Run {
                     start,
                     end,
-                    cell: cell(&mut r)?,
+                    raced: cell.is_empty(),
+                    cell,
                 });
             }
             if !r.done() {
@@ -910,7 +854,6 @@ impl RaceState {
                 .then(|| SortedMap::from_sorted(v))
         }
         st.sync = sorted(sync)?;
-        st.raced = sorted(raced)?;
         st.pending = sorted(pending)?;
         st.shadow = sorted(objects)?;
         Some(st)
@@ -981,11 +924,12 @@ pub(super) mod tests {
 
     #[test]
     fn an_access_said_to_change_nothing_changes_nothing() {
-        // Thread 1 reads or writes a variable again after several histories; whenever
-        // the fast path says nothing changes, recording the access finds no race and
-        // leaves the data (histories in order, with sites) as it was.
+        // Thread 1 reads or writes a variable again after several histories, some of
+        // its bytes already reported racing; whenever the fast path says nothing
+        // changes, recording the access finds no race and leaves the data (histories in
+        // order, with sites, and raced bytes) as it was.
         let mut said = [0usize; 2];
-        for before in 0..16u32 {
+        for before in 0..64u32 {
             for (write, site) in [(false, Some(3)), (true, Some(3)), (false, Some(4))] {
                 let mut r = RaceState::new();
                 r.spawn(0, 1);
@@ -1001,6 +945,12 @@ pub(super) mod tests {
                 r.acquire(1, (9, 0));
                 step(&mut r, 2, 1, false);
                 step(&mut r, 3, 1, true);
+                if before & 16 != 0 {
+                    r.mark_raced(5, 0, 2);
+                }
+                if before & 32 != 0 {
+                    r.mark_raced(5, 2, 2);
+                }
                 let fast = r.access_changes_nothing(1, 5, 0, 4, write, site);
                 let mut after = r.clone();
                 let race = after.access(1, 5, 0, 4, write, false, site);
@@ -1008,7 +958,8 @@ pub(super) mod tests {
                     let shadow = r.shadow.get(&5).cloned().unwrap_or_default();
                     let mut bytes = Vec::new();
                     for run in shadow.runs() {
-                        bytes.extend((run.start..run.end).map(|b| (b, run.cell.clone())));
+                        bytes
+                            .extend((run.start..run.end).map(|b| (b, run.raced, run.cell.clone())));
                     }
                     bytes
                 };
@@ -1022,6 +973,34 @@ pub(super) mod tests {
         }
         // Both answers occur: a repeated read of the same site, and accesses that add.
         assert!(said[0] > 0 && said[1] > 0, "{said:?}");
+    }
+
+    #[test]
+    fn raced_bytes_are_part_of_the_state_and_survive_decoding() {
+        // Two threads race on bytes 0..4 of object 5; the report marks them raced.
+        let mut r = RaceState::new();
+        r.spawn(0, 1);
+        r.spawn(0, 2);
+        r.access(1, 5, 0, 8, true, false, None);
+        assert!(r.access(2, 5, 0, 4, false, false, None).is_some());
+        r.mark_raced(5, 0, 4);
+        // Without the mark the same accesses leave a different state.
+        let mut unmarked = RaceState::new();
+        unmarked.spawn(0, 1);
+        unmarked.spawn(0, 2);
+        unmarked.access(1, 5, 0, 8, true, false, None);
+        unmarked.access(2, 5, 0, 4, false, false, None);
+        assert_ne!(key(&r), key(&unmarked));
+        let bytes = key(&r);
+        let back =
+            RaceState::decode(&bytes.iter().map(|c| &c[..]).collect::<Vec<_>>()).expect("decodes");
+        assert_eq!(key(&back), bytes);
+        for mut s in [r, back] {
+            // The raced bytes are no longer tracked; the others still race.
+            assert!(s.access_changes_nothing(1, 5, 0, 4, true, None));
+            assert!(s.access(1, 5, 0, 4, true, false, None).is_none());
+            assert!(s.access(2, 5, 2, 4, false, false, None).is_some());
+        }
     }
 
     #[test]

@@ -1,16 +1,20 @@
 //! The access histories of one shared object, as runs of consecutive bytes with the
 //! same history. An access usually covers a whole variable, so one run stands for all
 //! its bytes: the object is copied when it changes and walked by every serialisation,
-//! and a run costs that once where a history per byte costs it per byte.
+//! and a run costs that once where a history per byte costs it per byte. Bytes whose
+//! race was reported (`--races warn` reports a location once) are runs marked `raced`,
+//! with no history: they are no longer tracked.
 
 use super::Cell;
 
-/// The bytes `start..end` and their history.
+/// The bytes `start..end` and their history (empty when `raced`).
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Run {
     pub start: u32,
     pub end: u32,
     pub cell: Cell,
+    /// Reported racing: not tracked any more.
+    pub raced: bool,
 }
 
 impl Clone for Run {
@@ -21,6 +25,7 @@ impl Clone for Run {
             start: self.start,
             end: self.end,
             cell: Cell::from_slice(&self.cell),
+            raced: self.raced,
         }
     }
 }
@@ -50,6 +55,7 @@ impl Shadow {
                     start: x,
                     end: r.end,
                     cell: r.cell.clone(),
+                    raced: r.raced,
                 };
                 r.end = x;
                 self.0.insert(i + 1, right);
@@ -73,6 +79,7 @@ impl Shadow {
                         start: at,
                         end: gap_end,
                         cell: Cell::new(),
+                        raced: false,
                     };
                     self.0.insert(i, gap);
                     at = gap_end;
@@ -83,11 +90,32 @@ impl Shadow {
         &mut self.0[first..i]
     }
 
-    /// Forget the history of the bytes `start..end`.
-    pub(super) fn remove(&mut self, start: u32, end: u32) {
+    /// The bytes `start..end` raced: forget their history and mark them, as one run
+    /// with any raced run next to it.
+    pub(super) fn mark_raced(&mut self, start: u32, end: u32) {
+        if start >= end {
+            return;
+        }
         self.split_at(start);
         self.split_at(end);
-        self.0.retain(|r| r.end <= start || r.start >= end);
+        let from = self.0.partition_point(|r| r.end <= start);
+        let to = self.0.partition_point(|r| r.start < end);
+        let mut run = Run {
+            start,
+            end,
+            cell: Cell::new(),
+            raced: true,
+        };
+        let (mut from, mut to) = (from, to);
+        if from > 0 && self.0[from - 1].raced && self.0[from - 1].end == start {
+            from -= 1;
+            run.start = self.0[from].start;
+        }
+        if let Some(next) = self.0.get(to).filter(|r| r.raced && r.start == end) {
+            run.end = next.end;
+            to += 1;
+        }
+        self.0.splice(from..to, std::iter::once(run));
     }
 }
 
@@ -122,8 +150,14 @@ mod tests {
             spans(&s),
             vec![(0, 4, 0), (4, 5, 1), (5, 6, 1), (6, 8, 1), (8, 12, 0)]
         );
-        s.remove(5, 9);
-        assert_eq!(spans(&s), vec![(0, 4, 0), (4, 5, 1), (9, 12, 0)]);
+        s.mark_raced(5, 9);
+        assert_eq!(spans(&s), vec![(0, 4, 0), (4, 5, 1), (5, 9, 0), (9, 12, 0)]);
+        assert!(s.runs()[2].raced && !s.runs()[3].raced);
         assert_eq!(s.cover(5, 5).len(), 0);
+        // Raced runs next to each other become one; a gap is marked too.
+        s.mark_raced(9, 14);
+        s.mark_raced(3, 5);
+        assert_eq!(spans(&s), vec![(0, 3, 0), (3, 14, 0)]);
+        assert!(!s.runs()[0].raced && s.runs()[1].raced);
     }
 }

@@ -7,6 +7,8 @@ use super::reuse::{name_of, same_names, ArcCache};
 use super::symmetry;
 use crate::ir::{Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{read_u64, ObjId, ObjKind, Object};
+use crate::race::reuse::{Context, RaceReuse};
+use crate::race::RaceState;
 use crate::state::{ExtState, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 use std::sync::Arc;
@@ -43,6 +45,9 @@ enum Reuse {
     /// it holds the `Arc` at this address (see `reuse.rs`).
     Thread(usize, usize),
     Pointers(usize, usize),
+    /// Chunk `.2` of race data: in the worker's `RaceReuse`, at this slot while it
+    /// holds the `Arc` at this address.
+    Races(usize, usize, usize),
 }
 
 impl Chunks {
@@ -107,6 +112,10 @@ pub struct Canonicalizer {
     /// (`reuse.rs`); used only when `cache_generation` is set.
     thread_reuse: ArcCache<Thread>,
     object_reuse: ArcCache<Object>,
+    /// Chunk ids of the race data the last states shared (`race/reuse.rs`), and the
+    /// context of the present one.
+    race_reuse: RaceReuse,
+    race_context: Context,
     /// While a thread's roots are walked for the cache: every id reached, in order.
     logging: bool,
     log: Vec<ObjId>,
@@ -435,6 +444,12 @@ impl Canonicalizer {
                     .object_reuse
                     .at(slot, at as *const Object)
                     .map(|e| &mut e.chunk),
+                Reuse::Races(slot, at, index) => {
+                    let generation = self.cache_generation;
+                    self.race_reuse
+                        .remember(slot, at as *const RaceState, index, generation, id);
+                    continue;
+                }
             };
             if let Some(c) = entry {
                 *c = generation | id as u64;
@@ -606,13 +621,35 @@ impl Canonicalizer {
                     ThreadStatus::Stuck => false,
                 })
             };
+            // Unchanged race data in the same context: its chunk ids are known.
+            if generation != 0 {
+                let context = &mut self.race_context;
+                context.clear();
+                context.push(st.threads.len() as u32);
+                for t in 0..st.threads.len() as u32 {
+                    context.push(running(t) as u32 | (live(t) as u32) << 1);
+                }
+                races.for_each_object(|o| context.push(rename(o).unwrap_or(INVALID)));
+                let generation = self.cache_generation;
+                if let Some(ids) = self.race_reuse.known(races, context, generation) {
+                    out.parts.extend(ids.map(Part::Known));
+                    self.map = map;
+                    return;
+                }
+            }
             let mut ends = std::mem::take(&mut self.scratch_ends);
             ends.clear();
             races.serialize(&rename, &running, &live, &mut out.buf, &mut ends);
-            out.parts.extend(ends.iter().map(|&end| Part::Bytes {
-                end,
-                reuse: Reuse::Nowhere,
-            }));
+            let at = Arc::as_ptr(races) as usize;
+            let slot = (generation != 0).then(|| {
+                self.race_reuse
+                    .insert(races, &self.race_context, ends.len())
+            });
+            out.parts
+                .extend(ends.iter().enumerate().map(|(i, &end)| Part::Bytes {
+                    end,
+                    reuse: slot.map_or(Reuse::Nowhere, |s| Reuse::Races(s, at, i)),
+                }));
             self.scratch_ends = ends;
         }
         self.map = map;
@@ -1135,6 +1172,55 @@ mod tests {
             .iter()
             .filter(|ch| matches!(ch, Chunk::Known(_)));
         assert_eq!(known.count(), 5);
+    }
+
+    /// Race data's chunk ids reused only while everything its bytes depend on is
+    /// unchanged (`race/reuse.rs`): the same `Arc` with another thread status or
+    /// another numbering of the object it names gets the state a fresh canonicaliser
+    /// gives.
+    #[test]
+    fn reused_race_chunk_ids_follow_the_threads_and_the_renumbering() {
+        use crate::store::{Scratch, StateStore};
+        let store = StateStore::new();
+        let (mem, t1, x, _) = shared_parts();
+        let mut r = crate::race::RaceState::new();
+        r.spawn(0, 1);
+        r.access(1, x, 0, 8, true, false, None);
+        let races = Arc::new(r);
+        let state = |main_first: bool, stuck: bool| {
+            let mut st = with_main(mem.clone(), &t1, main_first);
+            if stuck {
+                Arc::make_mut(&mut st.threads[1]).status = ThreadStatus::Stuck;
+            }
+            st.races = Some(races.clone());
+            st
+        };
+        let mut reusing = Canonicalizer::new();
+        reusing.all_registers = true;
+        let mut scratch = Scratch::default();
+        let mut ids = Vec::new();
+        for (main_first, stuck) in [(false, false), (false, true), (true, false), (false, false)] {
+            let st = state(main_first, stuck);
+            let a = store.insert_state(&mut reusing, &mut scratch, &program(), &st, true);
+            let mut fresh = Canonicalizer::new();
+            fresh.all_registers = true;
+            let mut fresh_scratch = Scratch::default();
+            let b = store.insert_state(&mut fresh, &mut fresh_scratch, &program(), &st, true);
+            assert_eq!((b.id, b.new), (a.id, false), "{main_first} {stuck}");
+            ids.push(a.id);
+        }
+        assert!(ids[0] != ids[1] && ids[0] != ids[2] && ids[1] != ids[2]);
+        assert_eq!(ids[3], ids[0]);
+        // The same state twice in a row: its race data's two chunks (clocks, then the
+        // object's histories) come from the cache.
+        let st = state(false, false);
+        for _ in 0..2 {
+            store.insert_state(&mut reusing, &mut scratch, &program(), &st, true);
+        }
+        let chunks: Vec<Chunk<'_>> = reusing.chunks.iter().collect();
+        assert!(chunks[chunks.len() - 2..]
+            .iter()
+            .all(|c| matches!(c, Chunk::Known(_))));
     }
 
     /// Three globals, the first two with equal bytes, the third pointing to a heap
