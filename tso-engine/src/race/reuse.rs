@@ -10,6 +10,12 @@
 //!   live, and the new numbers of the objects it names (`RaceState::for_each_object`),
 //!   which the context holds and which are compared in full before ids are reused;
 //! - ids are kept with the store's generation and used only with the same store.
+//!
+//! Where the race data changes on almost every transition (a lock taken and released
+//! around each access), looking up and holding entries costs more than it saves:
+//! after a sample of `SAMPLE` serialisations with fewer than one hit in four the cache
+//! stays off for `PAUSE` serialisations, then samples again (`wanted`). A cache never
+//! changes a result, so this changes only the time.
 
 use super::RaceState;
 use crate::memory::ObjId;
@@ -18,6 +24,11 @@ use std::sync::Arc;
 
 /// log2 of the number of slots (direct-mapped by address).
 const SLOT_BITS: u32 = 6;
+
+/// Serialisations per sample of the hit rate, and how many are done without the cache
+/// after a sample with too few hits.
+const SAMPLE: u32 = 4096;
+const PAUSE: u64 = 15 * SAMPLE as u64;
 
 /// The context of one serialisation: the thread count, each thread's
 /// (running, live) bits, then the new number of each object the data names.
@@ -34,9 +45,36 @@ struct Entry {
 #[derive(Default)]
 pub(crate) struct RaceReuse {
     slots: Vec<Option<Entry>>,
+    /// Serialisations so far, and the first at which the cache is on again.
+    serialised: u64,
+    off_until: u64,
+    /// Lookups and hits in the present sample.
+    lookups: u32,
+    hits: u32,
 }
 
 impl RaceReuse {
+    /// Whether to use the cache for the next serialisation (see the module
+    /// documentation).
+    pub(crate) fn wanted(&mut self) -> bool {
+        self.serialised += 1;
+        self.serialised >= self.off_until
+    }
+
+    /// Count a lookup; at the end of a sample with too few hits, pause.
+    pub(crate) fn note(&mut self, hit: bool) {
+        self.lookups += 1;
+        self.hits += hit as u32;
+        if self.lookups == SAMPLE {
+            if self.hits * 4 < self.lookups {
+                self.off_until = self.serialised + PAUSE;
+                self.slots.clear();
+            }
+            self.lookups = 0;
+            self.hits = 0;
+        }
+    }
+
     fn slot_of(item: &Arc<RaceState>) -> usize {
         let a = Arc::as_ptr(item) as usize as u64;
         (a.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOT_BITS)) as usize
@@ -127,5 +165,34 @@ impl RaceState {
         for (&o, _) in self.pending.iter() {
             f(o);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sample with too few hits pauses the cache for `PAUSE` serialisations and drops
+    /// its entries; a sample with enough keeps it on.
+    #[test]
+    fn the_cache_pauses_after_a_sample_with_few_hits() {
+        let mut c = RaceReuse::default();
+        let item = Arc::new(RaceState::new());
+        for i in 0..SAMPLE {
+            assert!(c.wanted());
+            c.note(i % 3 == 0);
+        }
+        c.insert(&item, &[1], 1);
+        c.remember(RaceReuse::slot_of(&item), Arc::as_ptr(&item), 0, 1, 7);
+        assert!(c.known(&item, &[1], 1).is_some());
+        for i in 0..SAMPLE {
+            assert!(c.wanted());
+            c.note(i % 5 == 0);
+        }
+        assert!(c.known(&item, &[1], 1).is_none());
+        for _ in 0..PAUSE - 1 {
+            assert!(!c.wanted());
+        }
+        assert!(c.wanted());
     }
 }

@@ -622,7 +622,8 @@ impl Canonicalizer {
                 })
             };
             // Unchanged race data in the same context: its chunk ids are known.
-            if generation != 0 {
+            let reusing = generation != 0 && self.race_reuse.wanted();
+            if reusing {
                 let context = &mut self.race_context;
                 context.clear();
                 context.push(st.threads.len() as u32);
@@ -631,8 +632,15 @@ impl Canonicalizer {
                 }
                 races.for_each_object(|o| context.push(rename(o).unwrap_or(INVALID)));
                 let generation = self.cache_generation;
-                if let Some(ids) = self.race_reuse.known(races, context, generation) {
-                    out.parts.extend(ids.map(Part::Known));
+                let hit = match self.race_reuse.known(races, context, generation) {
+                    Some(ids) => {
+                        out.parts.extend(ids.map(Part::Known));
+                        true
+                    }
+                    None => false,
+                };
+                self.race_reuse.note(hit);
+                if hit {
                     self.map = map;
                     return;
                 }
@@ -641,7 +649,7 @@ impl Canonicalizer {
             ends.clear();
             races.serialize(&rename, &running, &live, &mut out.buf, &mut ends);
             let at = Arc::as_ptr(races) as usize;
-            let slot = (generation != 0).then(|| {
+            let slot = reusing.then(|| {
                 self.race_reuse
                     .insert(races, &self.race_context, ends.len())
             });
