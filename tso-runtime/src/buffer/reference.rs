@@ -113,6 +113,44 @@ impl ReferenceBuffers {
         r.is_empty().then_some(ReferenceBuffers { buffers })
     }
 
+    /// True if an entry of any buffer overlaps `range`.
+    pub(crate) fn has_overlapping(&self, range: Range) -> bool {
+        self.buffers
+            .values()
+            .flatten()
+            .any(|e| e.range.overlaps(&range))
+    }
+
+    /// Store to memory no other thread can reach ("+d"): written at once, unless an
+    /// entry of some buffer overlaps it (then an ordinary store, so an older entry
+    /// cannot overwrite it later). Such a store takes no buffer slot, as in the
+    /// delayed-flush buffers (`StoreBuffers::store_unshared`): only the writing
+    /// thread can ever read it, and it reads its own newest store either way, so
+    /// the choice only matters under a bound, where both machines must agree.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_unshared<M: SharedMemory>(
+        &mut self,
+        memory: &mut M,
+        thread: ThreadId,
+        range: Range,
+        payload: Payload,
+        origin: u32,
+        bound: u32,
+    ) -> Result<(), M> {
+        if self.has_overlapping(range) {
+            return self.store(memory, thread, range, payload, origin, bound);
+        }
+        if payload.len() != range.len {
+            return Err(BufferError::PayloadLength {
+                expected: range.len,
+                actual: payload.len(),
+            });
+        }
+        memory
+            .write(range.addr, &payload)
+            .map_err(BufferError::Memory)
+    }
+
     /// Threads with a non-empty buffer (the ones `flush_one` can act on).
     pub fn threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
         self.buffers.keys().copied()
