@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::bytes::Reader;
-use super::error::BufferError;
+use super::error::{write_unbuffered, BufferError};
 use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId};
 
 /// An address as the engine's pointer (`(object << 32) | offset`).
@@ -140,15 +140,7 @@ impl ReferenceBuffers {
         if self.has_overlapping(range) {
             return self.store(memory, thread, range, payload, origin, bound);
         }
-        if payload.len() != range.len {
-            return Err(BufferError::PayloadLength {
-                expected: range.len,
-                actual: payload.len(),
-            });
-        }
-        memory
-            .write(range.addr, &payload)
-            .map_err(BufferError::Memory)
+        write_unbuffered(memory, range, &payload)
     }
 
     /// Threads with a non-empty buffer (the ones `flush_one` can act on).
@@ -192,12 +184,7 @@ impl ReferenceBuffers {
         origin: u32,
         bound: u32,
     ) -> Result<(), M> {
-        if payload.len() != range.len {
-            return Err(BufferError::PayloadLength {
-                expected: range.len,
-                actual: payload.len(),
-            });
-        }
+        BufferError::check_length(range, &payload)?;
         if bound > 0 && self.len(thread) >= bound as usize {
             self.flush_one(memory, thread)?;
         }
