@@ -52,7 +52,13 @@
 //! state no longer reaches, release clocks that cover nothing, and the clocks of
 //! threads nobody can join any more. Where an access happened (its source line) is
 //! kept for the report but is not part of the state: it never changes what is
-//! reachable, only which of two equivalent racing accesses a report names.
+//! reachable, only which of two equivalent racing accesses a report names. Bytes a
+//! path has already reported (`--races warn` reports a location once) are state: they
+//! keep no history and record no access any more, so their later races are not
+//! reported again on that path. Keeping these marks outside the state would make the
+//! states, and so which access pair a report names, depend on the order the search
+//! (and its workers) reached them. An unchanged `RaceState` keeps its chunk ids between
+//! states (`reuse.rs`).
 
 mod atomic_only;
 mod clock;
