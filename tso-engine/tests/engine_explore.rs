@@ -24,6 +24,19 @@ int main(void) {{ pthread_t t[3];
     return 0; }}")
 }
 
+/// Checks `src` at every optimisation level with outcomes collected: each run passes
+/// and its outcomes (outputs of the complete paths) are exactly `want`.
+fn assert_passes_with_outcomes(src: &str, want: &[String]) {
+    let want: std::collections::BTreeSet<String> = want.iter().cloned().collect();
+    let mut opts = options();
+    opts.collect_outcomes = true;
+    for opt in ALL_OPTS {
+        let r = check_with(src, opt, &[], &opts);
+        assert_pass(&r, opt);
+        assert_eq!(r.outcomes, want, "{opt}");
+    }
+}
+
 #[test]
 fn assertion_failing_in_one_interleaving_of_three_threads_is_found() {
     for bad in ["231", "312", "123"] {
@@ -55,18 +68,11 @@ fn assertion_failing_in_one_interleaving_of_three_threads_is_found() {
 
 #[test]
 fn all_six_orders_are_explored_when_none_fails() {
-    let src = three_threads("999");
-    let mut opts = options();
-    opts.collect_outcomes = true;
-    for opt in ALL_OPTS {
-        let r = check_with(&src, opt, &[], &opts);
-        assert_pass(&r, opt);
-        let want: std::collections::BTreeSet<String> = ["123", "132", "213", "231", "312", "321"]
-            .iter()
-            .map(|o| format!("order {o}\n"))
-            .collect();
-        assert_eq!(r.outcomes, want, "{opt}");
-    }
+    let orders = ["123", "132", "213", "231", "312", "321"];
+    assert_passes_with_outcomes(
+        &three_threads("999"),
+        &orders.map(|o| format!("order {o}\n")),
+    );
 }
 
 #[test]
@@ -101,17 +107,7 @@ int main(void) {{ pthread_t th; pthread_create(&th, NULL, t, NULL);
     assert(c == 1);
     return 0; }}"
     );
-    let mut opts = options();
-    opts.collect_outcomes = true;
-    for opt in ALL_OPTS {
-        let r = check_with(&src, opt, &[], &opts);
-        assert_pass(&r, opt);
-        assert_eq!(
-            r.outcomes.iter().cloned().collect::<Vec<_>>(),
-            vec!["c=1\n".to_string()],
-            "{opt}"
-        );
-    }
+    assert_passes_with_outcomes(&src, &["c=1\n".to_string()]);
     // Every path pruned is still a pass, not a deadlock.
     let all_pruned =
         format!("{PRELUDE}int main(void) {{ __VERIFIER_assume(0); assert(0); return 0; }}");
@@ -127,17 +123,8 @@ fn tso_choose_explores_every_branch() {
         "{PRELUDE}int main(void) {{ int a = tso_choose(3); int b = tso_choose(2);
     printf(\"%d%d\\n\", a, b); return 0; }}"
     );
-    let mut opts = options();
-    opts.collect_outcomes = true;
-    for opt in ALL_OPTS {
-        let r = check_with(&src, opt, &[], &opts);
-        assert_pass(&r, opt);
-        let want: std::collections::BTreeSet<String> = ["00", "01", "10", "11", "20", "21"]
-            .iter()
-            .map(|o| format!("{o}\n"))
-            .collect();
-        assert_eq!(r.outcomes, want, "{opt}");
-    }
+    let choices = ["00", "01", "10", "11", "20", "21"];
+    assert_passes_with_outcomes(&src, &choices.map(|o| format!("{o}\n")));
     // And an assertion on one branch is found with that branch's output.
     let bad = format!("{PRELUDE}int main(void) {{ int a = tso_choose(3); printf(\"a=%d\\n\", a); assert(a != 2); return 0; }}");
     let r = check_with(&bad, "-O0", &[], &options());

@@ -5,15 +5,16 @@
 //! (`tso_engine::explore::roundtrip::DecodeCheck`). And the one-worker search, which
 //! holds ids, does not fill the store with states that grow with depth.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod instrument_support;
+
+use std::path::Path;
 use std::sync::Arc;
 
-use inkwell::context::Context;
+use instrument_support::{compile_program, instrumented_program};
 use tso_engine::explore::roundtrip::{DecodeCheck, SymmetryCheck};
-use tso_engine::{CheckOptions, Natives, Verdict};
-use tso_runtime::instrument::{instrument_module, InstrumentOptions};
-use tso_runtime::runtime::{register, RuntimeOptions};
+use tso_engine::explore::StateObserver;
+use tso_engine::{CheckOptions, Verdict};
+use tso_runtime::runtime::RuntimeOptions;
 
 /// Programs whose buffers hold pointers, partial and overlapping stores, stack slots
 /// that die, heap objects that are freed and reused, and RMWs.
@@ -31,23 +32,6 @@ const PROGRAMS: &[&str] = &[
     "tests/programs/tso/symmetric_workers.c",
 ];
 
-fn compile(file: &str) -> PathBuf {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("decode-tso");
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    let out = dir.join(format!("{}.bc", file.replace('/', "_")));
-    let status = Command::new("clang-19")
-        .args(["-c", "-emit-llvm", "-g", "-O1", "-o"])
-        .arg(&out)
-        .arg(root.join(file))
-        .arg("-I")
-        .arg(root.join("test-support/include"))
-        .status()
-        .expect("clang-19 must be installed");
-    assert!(status.success(), "compiling {file} failed");
-    out
-}
-
 /// Explores `file` under TSO (buffers bounded at `sb_bound`, 0 = unbounded) with `opts`.
 fn run_tso(
     file: &str,
@@ -55,37 +39,35 @@ fn run_tso(
     sb_bound: u32,
     opts: &CheckOptions,
 ) -> tso_engine::CheckReport {
-    let context = Context::create();
-    let module = tso_engine::loader::parse_module(&context, &compile(file)).expect("load");
-    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
-    let mut natives = Natives::standard();
-    register(
-        &mut natives,
+    let (program, natives) = instrumented_program(
+        &compile_program(Path::new(file)),
         &RuntimeOptions {
             sb_bound,
-            dynamic_bypass: true,
             reference_machine,
-            sequential: false,
-            observations: None,
+            ..RuntimeOptions::default()
         },
     );
-    let program = tso_engine::loader::translate(&module);
     tso_engine::check(&program, &natives, opts)
 }
 
-/// Explores `file` under TSO with every new state decoded and compared; returns the
-/// number of states checked.
-fn check_decoding(file: &str, reference_machine: bool) -> u64 {
-    let check = Arc::new(DecodeCheck::new(false));
+/// Explores `file` under TSO with `observer` checking every new state (at most 3000),
+/// buffers bounded at 4; asserts that the search ran and that the observer found no
+/// state whose check fails (failures of the observer start with `observer_failure`).
+fn run_observed(
+    file: &str,
+    reference_machine: bool,
+    observer: StateObserver,
+    observer_failure: &str,
+) {
     let mut opts = CheckOptions {
-        observer: Some(check.clone()),
+        observer: Some(observer),
         ..CheckOptions::default()
     };
     opts.limits.max_states = Some(3000);
     let report = run_tso(file, reference_machine, 4, &opts);
     if let Some(f) = &report.failure {
         assert!(
-            !f.message.starts_with("state decoding"),
+            !f.message.starts_with(observer_failure),
             "{file}: {}",
             f.message
         );
@@ -95,6 +77,13 @@ fn check_decoding(file: &str, reference_machine: bool) -> u64 {
         "{file}: {:?}",
         report.failure
     );
+}
+
+/// Explores `file` under TSO with every new state decoded and compared; returns the
+/// number of states checked.
+fn check_decoding(file: &str, reference_machine: bool) -> u64 {
+    let check = Arc::new(DecodeCheck::new(false));
+    run_observed(file, reference_machine, check.clone(), "state decoding");
     assert!(check.checked() >= 2, "{file}: {} states", check.checked());
     assert!(check.successors() >= check.checked(), "{file}");
     check.checked()
@@ -124,24 +113,7 @@ fn renamed_tso_states_step_like_the_originals() {
             "bench/programs/mcs4.c",
         ] {
             let check = Arc::new(SymmetryCheck::new(false));
-            let mut opts = CheckOptions {
-                observer: Some(check.clone()),
-                ..CheckOptions::default()
-            };
-            opts.limits.max_states = Some(3000);
-            let report = run_tso(file, reference_machine, 4, &opts);
-            if let Some(f) = &report.failure {
-                assert!(
-                    !f.message.starts_with("thread symmetry"),
-                    "{file}: {}",
-                    f.message
-                );
-            }
-            assert!(
-                report.verdict != Verdict::Error,
-                "{file}: {:?}",
-                report.failure
-            );
+            run_observed(file, reference_machine, check.clone(), "thread symmetry");
             renamed += check.permuted();
         }
     }

@@ -6,51 +6,23 @@
 //! any buffer before any operation: its transitions touch everything, so it is only
 //! checked on SB, where the reduction must not lose an outcome.)
 
+mod instrument_support;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use inkwell::context::Context;
-use tso_engine::{CheckOptions, CheckReport, Natives};
-use tso_runtime::instrument::{instrument_module, InstrumentOptions};
-use tso_runtime::runtime::{register, RuntimeOptions};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn compile(file: &Path) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("por-tso");
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("x");
-    let out = dir.join(format!("{name}.bc"));
-    let status = Command::new("clang-19")
-        .args(["-c", "-emit-llvm", "-g", "-O1", "-o"])
-        .arg(&out)
-        .arg(file)
-        .arg("-I")
-        .arg(root().join("test-support/include"))
-        .status()
-        .expect("clang-19 must be installed");
-    assert!(status.success(), "compiling {} failed", file.display());
-    out
-}
+use instrument_support::{compile_program, instrumented_program, workspace_root};
+use tso_engine::{CheckOptions, CheckReport};
+use tso_runtime::runtime::RuntimeOptions;
 
 fn run(bc: &Path, reference_machine: bool, sb_bound: u32, por: bool, jobs: usize) -> CheckReport {
-    let context = Context::create();
-    let module = tso_engine::loader::parse_module(&context, bc).expect("load");
-    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
-    let mut natives = Natives::standard();
-    register(
-        &mut natives,
+    let (program, natives) = instrumented_program(
+        bc,
         &RuntimeOptions {
             sb_bound,
-            dynamic_bypass: true,
             reference_machine,
-            sequential: false,
-            observations: None,
+            ..RuntimeOptions::default()
         },
     );
-    let program = tso_engine::loader::translate(&module);
     let mut opts = CheckOptions {
         collect_outcomes: true,
         jobs,
@@ -64,7 +36,7 @@ fn run(bc: &Path, reference_machine: bool, sb_bound: u32, por: bool, jobs: usize
 }
 
 fn litmus_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/litmus"))
+    let mut files: Vec<PathBuf> = std::fs::read_dir(workspace_root().join("tests/litmus"))
         .expect("litmus directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "c"))
@@ -78,7 +50,7 @@ fn litmus_outcomes_and_states_are_the_same_with_and_without_reduction() {
     let mut problems = Vec::new();
     let mut fewer = 0;
     for file in litmus_files() {
-        let bc = compile(&file);
+        let bc = compile_program(&file);
         for (reference, bound) in [(false, 32), (false, 1)] {
             let full = run(&bc, reference, bound, false, 1);
             for jobs in [1, 2] {
@@ -118,7 +90,7 @@ fn litmus_outcomes_and_states_are_the_same_with_and_without_reduction() {
 fn store_buffering_keeps_its_relaxed_outcome() {
     // Each thread's store and the other's load of that variable are dependent: the
     // outcome where both loads read 0 (both stores still buffered) must stay.
-    let bc = compile(&root().join("tests/litmus/sb.c"));
+    let bc = compile_program(Path::new("tests/litmus/sb.c"));
     for reference in [false, true] {
         let r = run(&bc, reference, 32, true, 1);
         for want in ["r0=0 r1=0\n", "r0=1 r1=1\n", "r0=0 r1=1\n", "r0=1 r1=0\n"] {

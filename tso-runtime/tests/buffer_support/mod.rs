@@ -183,8 +183,26 @@ fn outcome<B>(state: &State<B>) -> Outcome {
 
 type MemErr = BufferError<FlatMemoryError>;
 
-fn cas_update(expected: u64, desired: u64, len: u32) -> impl FnOnce(&Payload) -> Option<Payload> {
-    move |old| (old.to_int() == expected).then(|| Payload::from_int(desired, len))
+impl Op {
+    /// For xchg and CAS, the location and the update of the read-modify-write: xchg
+    /// always writes its value, CAS its desired value when the old one is the expected.
+    fn read_modify_write(&self) -> Option<(Loc, impl FnOnce(&Payload) -> Option<Payload>)> {
+        let (loc, expected, new) = match *self {
+            Op::Xchg { loc, value } => (loc, None, value),
+            Op::Cas {
+                loc,
+                expected,
+                desired,
+            } => (loc, Some(expected), desired),
+            Op::Store { .. } | Op::Load { .. } | Op::Fence => return None,
+        };
+        let update = move |old: &Payload| {
+            expected
+                .is_none_or(|e| old.to_int() == e)
+                .then(|| Payload::from_int(new, loc.len))
+        };
+        Some((loc, update))
+    }
 }
 
 /// Every reachable final outcome of `program` under `model` with store-buffer
@@ -201,7 +219,7 @@ pub fn explore_model(
     bound: u32,
 ) -> (BTreeSet<Outcome>, usize, usize) {
     match model {
-        Model::Sc => explore::<()>(program, sc_step),
+        Model::Sc => explore::<()>(program, sc_step, |_| Vec::new()),
         Model::Reference => explore_reference(program, bound),
         Model::Lazy => explore_lazy(program, bound),
     }
@@ -220,19 +238,12 @@ fn sc_step(state: &mut State<()>, t: usize, op: Option<&Op>) -> Result<(), MemEr
             state.regs[t].push(v.to_int());
         }
         Some(Op::Fence) => {}
-        Some(Op::Xchg { loc, value }) => {
+        Some(op @ (Op::Xchg { .. } | Op::Cas { .. })) => {
+            let (loc, update) = op
+                .read_modify_write()
+                .expect("xchg and CAS are read-modify-writes");
             let old = mem.read(loc.range()).map_err(BufferError::Memory)?;
-            mem.write(loc.range().addr, &Payload::from_int(*value, loc.len))
-                .map_err(BufferError::Memory)?;
-            state.regs[t].push(old.to_int());
-        }
-        Some(Op::Cas {
-            loc,
-            expected,
-            desired,
-        }) => {
-            let old = mem.read(loc.range()).map_err(BufferError::Memory)?;
-            if let Some(new) = cas_update(*expected, *desired, loc.len)(&old) {
+            if let Some(new) = update(&old) {
                 mem.write(loc.range().addr, &new)
                     .map_err(BufferError::Memory)?;
             }
@@ -242,10 +253,14 @@ fn sc_step(state: &mut State<()>, t: usize, op: Option<&Op>) -> Result<(), MemEr
     Ok(())
 }
 
-/// Generic deterministic-step explorer (used for SC).
+/// Explorer of machines whose operations are deterministic steps (SC and the
+/// reference machine): the successors of a state are its `flushes` (states after one
+/// buffer flush) and each live thread's next operation; a state with every thread
+/// exited and nothing to flush is final.
 fn explore<B: Clone + Eq + std::hash::Hash + Default>(
     program: &Program,
     mut step: impl FnMut(&mut State<B>, usize, Option<&Op>) -> Result<(), MemErr>,
+    flushes: impl Fn(&State<B>) -> Vec<State<B>>,
 ) -> (BTreeSet<Outcome>, usize, usize) {
     let mut seen = HashSet::new();
     let mut stack = vec![initial::<B>(program)];
@@ -254,10 +269,12 @@ fn explore<B: Clone + Eq + std::hash::Hash + Default>(
         if !seen.insert(state.clone()) {
             continue;
         }
-        if state.exited.iter().all(|e| *e) {
+        let flushed = flushes(&state);
+        if state.exited.iter().all(|e| *e) && flushed.is_empty() {
             results.insert(outcome(&state));
             continue;
         }
+        stack.extend(flushed);
         for t in 0..program.threads.len() {
             if state.exited[t] {
                 continue;
@@ -282,36 +299,21 @@ fn advance<B>(state: &mut State<B>, t: usize, had_op: bool) {
 }
 
 fn explore_reference(program: &Program, bound: u32) -> (BTreeSet<Outcome>, usize, usize) {
-    let mut seen = HashSet::new();
-    let mut stack = vec![initial::<ReferenceBuffers>(program)];
-    let mut results = BTreeSet::new();
-    while let Some(state) = stack.pop() {
-        if !seen.insert(state.clone()) {
-            continue;
-        }
-        let buffered: Vec<u32> = state.buffers.threads().collect();
-        if state.exited.iter().all(|e| *e) && buffered.is_empty() {
-            results.insert(outcome(&state));
-            continue;
-        }
-        for &bt in &buffered {
-            let mut next = state.clone();
-            next.buffers.flush_one(&mut next.memory, bt).expect("flush");
-            stack.push(next);
-        }
-        for t in 0..program.threads.len() {
-            if state.exited[t] {
-                continue;
-            }
-            let mut next = state.clone();
-            let op = program.threads[t].get(state.pcs[t]);
-            reference_step(&mut next, t, op, bound).expect("memory error in test program");
-            advance(&mut next, t, op.is_some());
-            stack.push(next);
-        }
-    }
-    let states = seen.len();
-    (results, 0, states)
+    explore(
+        program,
+        |state, t, op| reference_step(state, t, op, bound),
+        |state: &State<ReferenceBuffers>| {
+            state
+                .buffers
+                .threads()
+                .map(|bt| {
+                    let mut next = state.clone();
+                    next.buffers.flush_one(&mut next.memory, bt).expect("flush");
+                    next
+                })
+                .collect()
+        },
+    )
 }
 
 fn reference_step(
@@ -337,24 +339,11 @@ fn reference_step(
             state.regs[t].push(v.to_int());
         }
         Some(Op::Fence) => bufs.drain(mem, tid)?,
-        Some(Op::Xchg { loc, value }) => {
-            let (v, len) = (*value, loc.len);
-            let old = bufs.locked_rmw(mem, tid, loc.range(), move |_| {
-                Some(Payload::from_int(v, len))
-            })?;
-            state.regs[t].push(old.to_int());
-        }
-        Some(Op::Cas {
-            loc,
-            expected,
-            desired,
-        }) => {
-            let old = bufs.locked_rmw(
-                mem,
-                tid,
-                loc.range(),
-                cas_update(*expected, *desired, loc.len),
-            )?;
+        Some(op @ (Op::Xchg { .. } | Op::Cas { .. })) => {
+            let (loc, update) = op
+                .read_modify_write()
+                .expect("xchg and CAS are read-modify-writes");
+            let old = bufs.locked_rmw(mem, tid, loc.range(), update)?;
             state.regs[t].push(old.to_int());
         }
     }
@@ -386,25 +375,11 @@ pub fn lazy_step(
             regs[t].push(v.to_int());
         }
         Some(Op::Fence) => bufs.fence(mem, choice, tid)?,
-        Some(Op::Xchg { loc, value }) => {
-            let (v, len) = (*value, loc.len);
-            let old = bufs.locked_rmw(mem, choice, tid, loc.range(), move |_| {
-                Some(Payload::from_int(v, len))
-            })?;
-            regs[t].push(old.to_int());
-        }
-        Some(Op::Cas {
-            loc,
-            expected,
-            desired,
-        }) => {
-            let old = bufs.locked_rmw(
-                mem,
-                choice,
-                tid,
-                loc.range(),
-                cas_update(*expected, *desired, loc.len),
-            )?;
+        Some(op @ (Op::Xchg { .. } | Op::Cas { .. })) => {
+            let (loc, update) = op
+                .read_modify_write()
+                .expect("xchg and CAS are read-modify-writes");
+            let old = bufs.locked_rmw(mem, choice, tid, loc.range(), update)?;
             regs[t].push(old.to_int());
         }
     }

@@ -221,3 +221,47 @@ pub fn prev_call(inst: InstructionValue<'_>) -> Option<String> {
 pub fn next_call(inst: InstructionValue<'_>) -> Option<String> {
     inst.get_next_instruction().and_then(callee_name)
 }
+
+/// The workspace root, where the shared test programs live.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Compile a test program of the workspace (`source`: absolute, or relative to the
+/// workspace root) to bitcode at -O1 with `tso.h` on the include path, as the CLI does.
+pub fn compile_program(source: &Path) -> PathBuf {
+    let root = workspace_root();
+    let source = root.join(source);
+    // Named after the path below the root, so programs with one file name stay apart.
+    let relative = source.strip_prefix(&root).unwrap_or(&source);
+    let name = relative.to_string_lossy().replace('/', "_");
+    let out = out_dir().join(format!("{name}.bc"));
+    let status = Command::new("clang-19")
+        .args(["-c", "-emit-llvm", "-g", "-O1", "-o"])
+        .arg(&out)
+        .arg(&source)
+        .arg("-I")
+        .arg(root.join("test-support/include"))
+        .status()
+        .expect("clang-19 must be installed");
+    assert!(status.success(), "compiling {} failed", source.display());
+    out
+}
+
+/// `bitcode` instrumented with the default options and translated for the engine, with
+/// the standard natives plus the TSO runtime's under `runtime`.
+pub fn instrumented_program(
+    bitcode: &Path,
+    runtime: &tso_runtime::runtime::RuntimeOptions,
+) -> (tso_engine::ir::Program, tso_engine::Natives) {
+    let context = Context::create();
+    let module = tso_engine::loader::parse_module(&context, bitcode).expect("load");
+    tso_runtime::instrument::instrument_module(
+        &module,
+        &tso_runtime::instrument::InstrumentOptions::default(),
+    )
+    .expect("instrument");
+    let mut natives = tso_engine::Natives::standard();
+    tso_runtime::runtime::register(&mut natives, runtime);
+    (tso_engine::loader::translate(&module), natives)
+}
