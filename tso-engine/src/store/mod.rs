@@ -27,35 +27,71 @@ const SHARDS: usize = 1 << SHARD_BITS;
 
 /// A table split into shards; an id is `(index in its shard << SHARD_BITS) | shard`.
 struct Sharded<T> {
-    shards: Vec<Mutex<T>>,
+    shards: Vec<Mutex<Shard<T>>>,
     /// Times a lock was found taken (contention, for the benchmark).
     waits: AtomicU64,
+}
+
+/// One shard's table, and how many times its lock was taken: counted under the lock,
+/// so the count costs no shared write of its own.
+#[derive(Default)]
+struct Shard<T> {
+    table: T,
+    locks: u64,
+}
+
+/// A locked shard's table.
+struct Locked<'a, T>(std::sync::MutexGuard<'a, Shard<T>>);
+
+impl<T> std::ops::Deref for Locked<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0.table
+    }
+}
+
+impl<T> std::ops::DerefMut for Locked<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0.table
+    }
 }
 
 impl<T: Default> Sharded<T> {
     fn new() -> Self {
         Sharded {
-            shards: (0..SHARDS).map(|_| Mutex::new(T::default())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             waits: AtomicU64::new(0),
         }
     }
 
-    fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, T> {
+    fn lock(&self, shard: usize) -> Locked<'_, T> {
         let m = &self.shards[shard];
-        match m.try_lock() {
+        let mut g = match m.try_lock() {
             Ok(g) => g,
             Err(std::sync::TryLockError::WouldBlock) => {
                 self.waits.fetch_add(1, Ordering::Relaxed);
                 m.lock().unwrap_or_else(|e| e.into_inner())
             }
             Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-        }
+        };
+        g.locks += 1;
+        Locked(g)
     }
 
     fn for_each(&self, mut f: impl FnMut(&mut T)) {
         for s in 0..SHARDS {
             f(&mut self.lock(s));
         }
+    }
+
+    /// (times a lock was taken, times it was found taken).
+    fn contention(&self) -> (u64, u64) {
+        let locks = self
+            .shards
+            .iter()
+            .map(|m| m.lock().map_or(0, |g| g.locks))
+            .sum();
+        (locks, self.waits.load(Ordering::Relaxed))
     }
 }
 
@@ -317,11 +353,32 @@ impl StateStore {
         n
     }
 
-    /// Times a worker found a shard locked by another (contention).
-    pub fn lock_waits(&self) -> u64 {
-        self.chunks.waits.load(Ordering::Relaxed)
-            + self.nodes.waits.load(Ordering::Relaxed)
-            + self.states.waits.load(Ordering::Relaxed)
+    /// How often workers took the store's shard locks, per table, and found them
+    /// taken by another worker (for the benchmark's contention figures).
+    pub fn contention(&self) -> Contention {
+        Contention {
+            chunks: self.chunks.contention(),
+            nodes: self.nodes.contention(),
+            states: self.states.contention(),
+        }
+    }
+}
+
+/// Lock acquisitions and waits (a lock found taken) of each table of the store:
+/// `(acquisitions, waits)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Contention {
+    pub chunks: (u64, u64),
+    pub nodes: (u64, u64),
+    pub states: (u64, u64),
+}
+
+impl Contention {
+    pub fn acquisitions(&self) -> u64 {
+        self.chunks.0 + self.nodes.0 + self.states.0
+    }
+    pub fn waits(&self) -> u64 {
+        self.chunks.1 + self.nodes.1 + self.states.1
     }
 }
 
