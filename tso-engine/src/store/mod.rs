@@ -117,10 +117,9 @@ struct StateShard {
 pub struct Scratch {
     /// The chunk ids of the state inserted last.
     pub ids: Vec<u32>,
-    /// The chunk ids and bytes of the state rebuilt last.
+    /// The chunk ids of the state rebuilt last, and the chunk read last.
     decoded_ids: Vec<u32>,
     decoded_bytes: Vec<u8>,
-    decoded_ends: Vec<usize>,
     /// Threads and objects rebuilt lately, shared by the next states rebuilt.
     rebuilt: decode::Rebuilt,
     levels: tree::Levels,
@@ -128,6 +127,9 @@ pub struct Scratch {
     /// successors share most nodes with their parent and siblings, and a node's id never
     /// changes, so most lookups end here without a lock or a miss in the big table.
     nodes: Vec<(u64, u32)>,
+    /// The other way round: (id, its children), direct-mapped by id, for rebuilding a
+    /// state (`decode`) without taking a lock per node it shares with recent states.
+    pairs: Vec<(u64, [u32; 2])>,
     /// The largest group of interchangeable threads seen per start routine by this
     /// worker (see `StateStore::symmetry_groups`).
     groups_seen: std::collections::BTreeMap<u32, u32>,
@@ -227,7 +229,10 @@ impl StateStore {
         if scratch.nodes.len() != NODE_CACHE {
             scratch.nodes = vec![(u64::MAX, 0); NODE_CACHE];
         }
-        let cache = &mut scratch.nodes;
+        if scratch.pairs.len() != NODE_CACHE {
+            scratch.pairs = vec![(u64::MAX, [0, 0]); NODE_CACHE];
+        }
+        let (cache, pairs) = (&mut scratch.nodes, &mut scratch.pairs);
         let root = scratch.levels.fold(ids, |a, b| {
             let h = tree::hash_pair(a, b);
             let pair = (a as u64) << 32 | b as u64;
@@ -238,6 +243,7 @@ impl StateStore {
             let shard = shard_of(h);
             let id = global_id(shard, self.nodes.lock(shard).intern(h, a, b));
             *slot = (pair, id);
+            pairs[node_slot(id)] = (id as u64, [a, b]);
             id
         });
         // The root and the number of chunks (which fixes the tree's shape).
@@ -274,37 +280,36 @@ impl StateStore {
         let (shard, local) = split_id(id);
         let (root, n) = self.states.lock(shard).table.get(local as u32);
         let ids = &mut scratch.decoded_ids;
-        tree::unfold(root, n as usize, ids, |node| {
-            let (shard, local) = split_id(node);
-            self.nodes.lock(shard).get(local as u32)
-        });
-        // Copied out one lock at a time: holding two shard locks could deadlock.
-        let (bytes, ends) = (&mut scratch.decoded_bytes, &mut scratch.decoded_ends);
-        bytes.clear();
-        ends.clear();
-        for &c in ids.iter() {
-            let (shard, local) = split_id(c);
-            bytes.extend_from_slice(self.chunks.lock(shard).get(local as u32)?);
-            ends.push(bytes.len());
+        if scratch.pairs.len() != NODE_CACHE {
+            scratch.pairs = vec![(u64::MAX, [0, 0]); NODE_CACHE];
         }
-        let mut start = 0;
+        let pairs = &mut scratch.pairs;
+        tree::unfold(root, n as usize, ids, |node| {
+            let slot = &mut pairs[node_slot(node)];
+            if slot.0 == node as u64 {
+                return slot.1;
+            }
+            let (shard, local) = split_id(node);
+            let pair = self.nodes.lock(shard).get(local as u32);
+            *slot = (node as u64, pair);
+            pair
+        });
         let chunks = decode::StoredChunks {
-            bytes: ends
-                .iter()
-                .map(|&end| {
-                    let s = &bytes[start..end];
-                    start = end;
-                    s
-                })
-                .collect(),
             ids,
             generation: (self.generation as u64) << 32,
+        };
+        // Copied out one lock at a time: holding two shard locks could deadlock.
+        let mut source = FromStore {
+            store: self,
+            ids,
+            bytes: &mut scratch.decoded_bytes,
         };
         decode::decode(
             program,
             base,
             ext,
             &chunks,
+            &mut source,
             canon.all_registers,
             &mut scratch.rebuilt,
         )
@@ -380,6 +385,29 @@ impl Contention {
     pub fn waits(&self) -> u64 {
         self.chunks.1 + self.nodes.1 + self.states.1
     }
+}
+
+/// A stored state's chunk bytes, each copied out of its shard when asked for.
+struct FromStore<'a> {
+    store: &'a StateStore,
+    ids: &'a [u32],
+    bytes: &'a mut Vec<u8>,
+}
+
+impl decode::ChunkBytes for FromStore<'_> {
+    fn get(&mut self, i: usize) -> Option<&[u8]> {
+        let (shard, local) = split_id(*self.ids.get(i)?);
+        self.bytes.clear();
+        self.bytes
+            .extend_from_slice(self.store.chunks.lock(shard).get(local as u32)?);
+        Some(self.bytes)
+    }
+}
+
+/// The slot of tree node `id` in a worker's cache of node children.
+#[inline]
+fn node_slot(id: u32) -> usize {
+    (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> 50 & (NODE_CACHE - 1)
 }
 
 /// Split a state id into (shard, index in the shard).
