@@ -102,6 +102,13 @@ fn shard_of(h: u64) -> usize {
 
 #[inline]
 fn global_id(shard: usize, local: u32) -> u32 {
+    // Past 2^(32 - SHARD_BITS) entries in one shard the shift would wrap and name an
+    // older entry: two different states could share an id. An internal error instead
+    // (a table that large holds tens of GiB).
+    assert!(
+        local < 1 << (32 - SHARD_BITS),
+        "a shard of the state store is full"
+    );
     (local << SHARD_BITS) | shard as u32
 }
 
@@ -413,4 +420,21 @@ fn node_slot(id: u32) -> usize {
 /// Split a state id into (shard, index in the shard).
 pub fn split_id(id: u32) -> (usize, usize) {
     ((id as usize) & (SHARDS - 1), (id >> SHARD_BITS) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_a_full_shard_is_an_error_not_a_wrapped_id() {
+        let last = (1u32 << (32 - SHARD_BITS)) - 1;
+        assert_eq!(split_id(global_id(5, 7)), (5, 7));
+        assert_eq!(
+            split_id(global_id(SHARDS - 1, last)),
+            (SHARDS - 1, last as usize)
+        );
+        let wrapped = std::panic::catch_unwind(|| global_id(3, last + 1));
+        assert!(wrapped.is_err(), "an index past the id space must not wrap");
+    }
 }
