@@ -52,7 +52,7 @@ const CHECK_WALL: Duration = Duration::from_secs(60);
 /// One seed in this many checks each program with one search worker and with two,
 /// which must give the same verdict, checksum and number of stored states
 /// (`TSO_WORKERS_ALL=1`: every seed); the others run on the tool's default workers.
-const WORKERS_EVERY: usize = 1;
+const WORKERS_EVERY: usize = 4;
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)

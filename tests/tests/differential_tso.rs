@@ -26,7 +26,7 @@ const CI_PROGRAMS: u64 = 150;
 const BOUNDS: [u32; 3] = [1, 2, 0];
 /// One program in this many (by seed) also runs every check with two search workers
 /// (`TSO_WORKERS_ALL=1`: every program).
-const WORKERS_EVERY: usize = 1;
+const WORKERS_EVERY: usize = 3;
 
 fn show(set: &BTreeSet<String>) -> String {
     format!("{:?}", set.iter().collect::<Vec<_>>())
