@@ -382,141 +382,67 @@ mod tests {
         (t, id)
     }
 
-    #[test]
-    fn and_with_defined_zero_is_defined() {
+    /// The shadow of `x op y` on i32 values, given `(x, y)` and their shadows `(sx, sy)`.
+    fn binop32(op: BinOp, (x, y): (u128, u128), (sx, sy): (u128, u128)) -> u128 {
         let (t, i32t) = i32_table();
         let r = binop(
             &t,
-            BinOp::And,
+            op,
             i32t,
-            &Val::Int(0),
-            &Val::Int(0x0f),
-            &Val::Int(0xff),
-            &Val::Int(0),
+            &Val::Int(x),
+            &Val::Int(y),
+            &Val::Int(sx),
+            &Val::Int(sy),
         );
-        assert_eq!(r, Val::Int(0x0f));
+        r.bits()
+    }
+
+    /// The shadow of the i32 comparison `x pred y`, as [`binop32`].
+    fn icmp32(pred: IntPred, (x, y): (u128, u128), (sx, sy): (u128, u128)) -> u128 {
+        let (t, i32t) = i32_table();
+        let r = icmp(
+            &t,
+            pred,
+            i32t,
+            &Val::Int(x),
+            &Val::Int(y),
+            &Val::Int(sx),
+            &Val::Int(sy),
+        );
+        r.bits()
+    }
+
+    #[test]
+    fn and_with_defined_zero_is_defined() {
+        assert_eq!(binop32(BinOp::And, (0, 0x0f), (0xff, 0)), 0x0f);
     }
 
     #[test]
     fn or_with_defined_one_is_defined() {
-        let (t, i32t) = i32_table();
-        let r = binop(
-            &t,
-            BinOp::Or,
-            i32t,
-            &Val::Int(0),
-            &Val::Int(0xf0),
-            &Val::Int(0xff),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(0x0f));
+        assert_eq!(binop32(BinOp::Or, (0, 0xf0), (0xff, 0)), 0x0f);
     }
 
     #[test]
     fn add_is_undefined_from_the_lowest_undefined_bit_up() {
-        let (t, i32t) = i32_table();
-        let r = binop(
-            &t,
-            BinOp::Add,
-            i32t,
-            &Val::Int(1),
-            &Val::Int(2),
-            &Val::Int(0x10),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(0xffff_fff0));
+        assert_eq!(binop32(BinOp::Add, (1, 2), (0x10, 0)), 0xffff_fff0);
     }
 
     #[test]
     fn shifts_move_the_mask_and_an_undefined_amount_spoils_all() {
-        let (t, i32t) = i32_table();
-        let r = binop(
-            &t,
-            BinOp::Shl,
-            i32t,
-            &Val::Int(0),
-            &Val::Int(4),
-            &Val::Int(0x1),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(0x10));
-        let r = binop(
-            &t,
-            BinOp::LShr,
-            i32t,
-            &Val::Int(0),
-            &Val::Int(4),
-            &Val::Int(0xf0),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(0xf));
-        let r = binop(
-            &t,
-            BinOp::LShr,
-            i32t,
-            &Val::Int(0),
-            &Val::Int(4),
-            &Val::Int(0),
-            &Val::Int(1),
-        );
-        assert_eq!(r, Val::Int(0xffff_ffff));
+        assert_eq!(binop32(BinOp::Shl, (0, 4), (0x1, 0)), 0x10);
+        assert_eq!(binop32(BinOp::LShr, (0, 4), (0xf0, 0)), 0xf);
+        assert_eq!(binop32(BinOp::LShr, (0, 4), (0, 1)), 0xffff_ffff);
     }
 
     #[test]
     fn comparisons_decided_by_defined_bits_are_defined() {
-        let (t, i32t) = i32_table();
         // Low byte undefined, but bit 8 differs: x != y whatever the low byte holds.
-        let r = icmp(
-            &t,
-            IntPred::Eq,
-            i32t,
-            &Val::Int(0x100),
-            &Val::Int(0),
-            &Val::Int(0xff),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(0));
-        let r = icmp(
-            &t,
-            IntPred::Eq,
-            i32t,
-            &Val::Int(0),
-            &Val::Int(0),
-            &Val::Int(0xff),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(1));
+        assert_eq!(icmp32(IntPred::Eq, (0x100, 0), (0xff, 0)), 0);
+        assert_eq!(icmp32(IntPred::Eq, (0, 0), (0xff, 0)), 1);
         // x in 0x100..=0x1ff is always > 5.
-        let r = icmp(
-            &t,
-            IntPred::Ugt,
-            i32t,
-            &Val::Int(0x100),
-            &Val::Int(5),
-            &Val::Int(0xff),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(0));
-        let r = icmp(
-            &t,
-            IntPred::Sgt,
-            i32t,
-            &Val::Int(0),
-            &Val::Int(0),
-            &Val::Int(0xff),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(1));
+        assert_eq!(icmp32(IntPred::Ugt, (0x100, 5), (0xff, 0)), 0);
+        assert_eq!(icmp32(IntPred::Sgt, (0, 0), (0xff, 0)), 1);
         // The sign bit undefined: signed order cannot be decided.
-        let r = icmp(
-            &t,
-            IntPred::Slt,
-            i32t,
-            &Val::Int(0x10),
-            &Val::Int(5),
-            &Val::Int(0x8000_0000),
-            &Val::Int(0),
-        );
-        assert_eq!(r, Val::Int(1));
+        assert_eq!(icmp32(IntPred::Slt, (0x10, 5), (0x8000_0000, 0)), 1);
     }
 }

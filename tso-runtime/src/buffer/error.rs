@@ -1,6 +1,6 @@
 //! Errors of the store-buffer machines.
 
-use super::types::ThreadId;
+use super::types::{Payload, Range, SharedMemory, ThreadId};
 
 /// What can go wrong in a store-buffer operation. `E` is the engine memory's error.
 #[derive(Debug, thiserror::Error)]
@@ -25,4 +25,31 @@ pub enum BufferError<E: std::error::Error + 'static> {
     /// A locked read-modify-write returned a value of the wrong length.
     #[error("read-modify-write produced {actual} bytes for a {expected}-byte location")]
     RmwLength { expected: u32, actual: u32 },
+}
+
+impl<E: std::error::Error + 'static> BufferError<E> {
+    /// `PayloadLength` unless `payload` fills `range` exactly.
+    pub(crate) fn check_length(range: Range, payload: &Payload) -> Result<(), Self> {
+        if payload.len() == range.len {
+            Ok(())
+        } else {
+            Err(BufferError::PayloadLength {
+                expected: range.len,
+                actual: payload.len(),
+            })
+        }
+    }
+}
+
+/// A store written straight to memory, past every buffer (the "+d" rule of both
+/// machines, when no buffered entry overlaps it).
+pub(crate) fn write_unbuffered<M: SharedMemory>(
+    memory: &mut M,
+    range: Range,
+    payload: &Payload,
+) -> Result<(), BufferError<M::Error>> {
+    BufferError::check_length(range, payload)?;
+    memory
+        .write(range.addr, payload)
+        .map_err(BufferError::Memory)
 }

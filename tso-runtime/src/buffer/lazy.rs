@@ -7,7 +7,7 @@ use super::byte_spans::ByteSpans;
 use super::bytes::Reader;
 use super::entry::Entry;
 use super::entry_list::{self, EntryList};
-use super::error::BufferError;
+use super::error::{write_unbuffered, BufferError};
 use super::memo::{self, Resolved};
 use super::resolve::{resolve, BufferView, FlushOutcome, Resolution, ResolveError};
 use super::types::{
@@ -95,12 +95,7 @@ impl StoreBuffers {
         origin: u32,
         bound: u32,
     ) -> Result<(), M> {
-        if payload.len() != range.len {
-            return Err(BufferError::PayloadLength {
-                expected: range.len,
-                actual: payload.len(),
-            });
-        }
+        BufferError::check_length(range, &payload)?;
         if bound > 0 && self.unflushed_len(thread) >= bound as usize {
             self.settle(memory, choice, &[], Forced::OldestUnflushed, thread)?;
         }
@@ -208,15 +203,7 @@ impl StoreBuffers {
         if self.has_overlapping(range) {
             return self.store(memory, choice, thread, range, payload, origin, bound);
         }
-        if payload.len() != range.len {
-            return Err(BufferError::PayloadLength {
-                expected: range.len,
-                actual: payload.len(),
-            });
-        }
-        memory
-            .write(range.addr, &payload)
-            .map_err(BufferError::Memory)
+        write_unbuffered(memory, range, &payload)
     }
 
     /// The memory of `object` is about to be released by `thread` (free, or

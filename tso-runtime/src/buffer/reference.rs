@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::bytes::Reader;
-use super::error::BufferError;
+use super::error::{write_unbuffered, BufferError};
 use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId};
 
 /// An address as the engine's pointer (`(object << 32) | offset`).
@@ -113,6 +113,36 @@ impl ReferenceBuffers {
         r.is_empty().then_some(ReferenceBuffers { buffers })
     }
 
+    /// True if an entry of any buffer overlaps `range`.
+    pub(crate) fn has_overlapping(&self, range: Range) -> bool {
+        self.buffers
+            .values()
+            .flatten()
+            .any(|e| e.range.overlaps(&range))
+    }
+
+    /// Store to memory no other thread can reach ("+d"): written at once, unless an
+    /// entry of some buffer overlaps it (then an ordinary store, so an older entry
+    /// cannot overwrite it later). Such a store takes no buffer slot, as in the
+    /// delayed-flush buffers (`StoreBuffers::store_unshared`): only the writing
+    /// thread can ever read it, and it reads its own newest store either way, so
+    /// the choice only matters under a bound, where both machines must agree.
+    #[allow(clippy::too_many_arguments)]
+    pub fn store_unshared<M: SharedMemory>(
+        &mut self,
+        memory: &mut M,
+        thread: ThreadId,
+        range: Range,
+        payload: Payload,
+        origin: u32,
+        bound: u32,
+    ) -> Result<(), M> {
+        if self.has_overlapping(range) {
+            return self.store(memory, thread, range, payload, origin, bound);
+        }
+        write_unbuffered(memory, range, &payload)
+    }
+
     /// Threads with a non-empty buffer (the ones `flush_one` can act on).
     pub fn threads(&self) -> impl Iterator<Item = ThreadId> + '_ {
         self.buffers.keys().copied()
@@ -154,12 +184,7 @@ impl ReferenceBuffers {
         origin: u32,
         bound: u32,
     ) -> Result<(), M> {
-        if payload.len() != range.len {
-            return Err(BufferError::PayloadLength {
-                expected: range.len,
-                actual: payload.len(),
-            });
-        }
+        BufferError::check_length(range, &payload)?;
         if bound > 0 && self.len(thread) >= bound as usize {
             self.flush_one(memory, thread)?;
         }

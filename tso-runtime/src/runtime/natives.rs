@@ -543,8 +543,8 @@ fn store(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64, v: Payload) -> Re
             }
         }
         Buffers::Reference(b) => {
-            if bypass && !b.threads().any(|_| true) {
-                Mem(env).write_direct(range, &v)
+            if bypass {
+                b.store_unshared(&mut Mem(env), tid, range, v, origin, bound)
             } else {
                 b.store(&mut Mem(env), tid, range, v, origin, bound)
             }
@@ -599,13 +599,6 @@ fn evict(cx: &mut NativeCx<'_>, opts: &RuntimeOptions, p: u64) -> Result<(), Fai
         Buffers::Lazy(b) => b.evict(tid, obj),
         Buffers::Reference(b) => b.evict(tid, obj),
     })
-}
-
-impl Mem<'_, '_, '_> {
-    fn write_direct(&mut self, range: Range, v: &Payload) -> BufResult<()> {
-        use crate::buffer::SharedMemory;
-        self.write(range.addr, v).map_err(BufferError::Memory)
-    }
 }
 
 /// A fence is visible when it writes something: the thread's own buffer is non-empty
