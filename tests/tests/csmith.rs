@@ -208,7 +208,8 @@ fn judge(run: &CheckResult, expected: &str) -> Option<String> {
 }
 
 /// The program checked under `model`, judged against the native checksum; for the
-/// sampled seeds with one and with two search workers, which must agree.
+/// sampled seeds with one and with two search workers, each judged, and agreeing on
+/// the verdict and the number of stored states.
 fn check_model(
     seed: u64,
     source: &Path,
@@ -225,6 +226,9 @@ fn check_model(
         return Some(format!("-j 1: {problem}"));
     }
     let two = run_checker(source, opt, model, Some(2), dir);
+    if let Some(problem) = judge(&two, expected) {
+        return Some(format!("-j 2: {problem}"));
+    }
     check::worker_difference(&one, &two)
 }
 
