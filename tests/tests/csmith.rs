@@ -78,6 +78,8 @@ struct Tally {
     native_crashes: BTreeMap<&'static str, usize>,
     agree: BTreeMap<(&'static str, &'static str), usize>,
     disagreements: Vec<String>,
+    /// Checks also run with two search workers (and compared with one).
+    worker_pairs: usize,
 }
 
 fn require_csmith() {
@@ -258,6 +260,9 @@ fn check_seed(seed: u64, root: &Path, tally: &Mutex<Tally>) {
         for model in MODELS {
             let check_dir = dir.join(format!("check{opt}-{model}"));
             let _ = std::fs::create_dir_all(&check_dir);
+            if check::compare_workers(seed as usize, WORKERS_EVERY) {
+                lock(tally).worker_pairs += 1;
+            }
             match check_model(seed, &source, opt, model, &expected, &check_dir) {
                 None => *lock(tally).agree.entry((opt, model)).or_default() += 1,
                 Some(problem) => {
@@ -335,6 +340,10 @@ fn csmith_checksums_match_native_execution() {
             tally.agree.get(&(opt, "tso")).unwrap_or(&0),
         );
     }
+    report += &format!(
+        "  checks also run with two search workers: {}\n",
+        tally.worker_pairs
+    );
     report += &format!("  disagreements: {}\n", tally.disagreements.len());
     for d in &tally.disagreements {
         report += &format!("    {d}\n");
