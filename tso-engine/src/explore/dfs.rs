@@ -423,7 +423,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             self.chooser.reset(&script);
             let (result, f) =
                 self.machine
-                    .run_transition_recorded(&mut next, tid, &mut self.chooser);
+                    .run_transition_recorded(state, &mut next, tid, &mut self.chooser);
             touched.union(&f);
             self.payoff.run += 1;
             let taken = self.chooser.taken();

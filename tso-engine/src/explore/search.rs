@@ -513,7 +513,7 @@ impl<'a, 'p> Search<'a, 'p> {
                 let result = if record {
                     let (r, f) =
                         self.machine
-                            .run_transition_recorded(&mut succ, tid, &mut w.chooser);
+                            .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
                     touched.union(&f);
                     payoff.run += 1;
                     r

@@ -79,9 +79,9 @@ pub(crate) fn child_sleep(
 /// sleeps and the search got slower (mutex3 under TSO: 12 % fewer stored transitions,
 /// 45 % more CPU; about one sleeping thread per five transitions run, where SC
 /// mutex3, which got faster, has one per two; the detached ticket and MCS locks
-/// under TSO, one per four to five, were 15-25 % slower). So after a first sample,
-/// once there are fewer sleeping threads than one per three transitions run, the
-/// search stops recording and gives every new successor an
+/// under TSO, one per four to five, were 15-25 % slower). So once there are too few
+/// sleeping threads per transition run (`pays`), the search stops recording and
+/// gives every new successor an
 /// empty sleep set, which is always a valid one: states already stored keep their
 /// sets, and a state reached again with a smaller set is still expanded again for
 /// the missing threads. The decision depends only on counts of the search, which are
@@ -95,12 +95,26 @@ pub(crate) struct Payoff {
     pub(crate) slept: u64,
 }
 
-/// Transitions run before the first judgement of [`Payoff`].
-const PAYOFF_SAMPLE: u64 = 16384;
+/// Transitions run before the first judgement of [`Payoff`], and the share of them
+/// that must have found a thread asleep by then.
+const FIRST_SAMPLE: u64 = 1024;
+const FIRST_SHARE: u64 = 8;
+/// Transitions run before the final judgement, and the share needed from then on.
+const SAMPLE: u64 = 16384;
+const SHARE: u64 = 3;
 
 impl Payoff {
+    /// Two judgements. A short first sample stops the programs where almost nothing
+    /// sleeps: recording costs about a third of a transition under TSO (the runtime
+    /// reports what each call did to the buffers), so a 16,384-transition sample alone
+    /// made small fenced mutex programs 10-20 % slower (callgrind, peterson_fenced and
+    /// dekker_fenced under TSO, about one sleeper per 12-16 transitions from the first
+    /// thousand on). The early share is low because the first thousand transitions
+    /// show less independence than the rest (mutex3 and ticket4x2 under SC: about one
+    /// per five, then one per two or three).
     pub(crate) fn pays(&self) -> bool {
-        self.run < PAYOFF_SAMPLE || self.slept * 3 >= self.run
+        (self.run < FIRST_SAMPLE || self.slept * FIRST_SHARE >= self.run)
+            && (self.run < SAMPLE || self.slept * SHARE >= self.run)
     }
 }
 
@@ -187,9 +201,15 @@ mod tests {
     #[test]
     fn the_reduction_stops_when_few_transitions_sleep() {
         let p = |run, slept| Payoff { run, slept }.pays();
-        assert!(p(100, 0), "too early to judge");
-        assert!(p(PAYOFF_SAMPLE * 3, PAYOFF_SAMPLE));
-        assert!(!p(PAYOFF_SAMPLE * 3, PAYOFF_SAMPLE - 1));
+        assert!(p(FIRST_SAMPLE - 1, 0), "too early to judge");
+        assert!(!p(FIRST_SAMPLE, FIRST_SAMPLE / FIRST_SHARE - 1));
+        assert!(p(FIRST_SAMPLE, FIRST_SAMPLE / FIRST_SHARE));
+        assert!(
+            p(SAMPLE - 1, SAMPLE / FIRST_SHARE),
+            "the final sample is not complete"
+        );
+        assert!(p(SAMPLE * SHARE, SAMPLE));
+        assert!(!p(SAMPLE * SHARE, SAMPLE - 1));
     }
 
     #[test]
