@@ -95,6 +95,8 @@ pub fn run_all(args: &[String]) {
     let jobs = flag_value(args, "--jobs")
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u64));
     let cap = flag_value(args, "--max-states");
+    // `--contention`: each row's lock figures per table of the store too.
+    let contention = args.iter().any(|a| a == "--contention");
     let only: Vec<&String> = args
         .iter()
         .enumerate()
@@ -109,7 +111,7 @@ pub fn run_all(args: &[String]) {
         std::process::exit(2);
     };
     println!(
-        "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9} {:>8} {:>9}",
+        "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8}",
         "program",
         "mm",
         "bound",
@@ -122,7 +124,9 @@ pub fn run_all(args: &[String]) {
         "B/state",
         "peak RSS",
         "speedup",
-        "waits/1k"
+        "locks/st",
+        "waits/st",
+        "st/level"
     );
     for r in RUNS
         .iter()
@@ -149,7 +153,8 @@ pub fn run_all(args: &[String]) {
                 Err(e) => format!("error: {e}"),
             };
             // The child prints: verdict states seconds stored_bytes peak_rss lock_waits
-            // cpu_seconds transitions.
+            // cpu_seconds transitions lock_acquisitions depth, then (acquisitions,
+            // waits) of the chunk, node and state tables.
             let f: Vec<&str> = line.split_whitespace().collect();
             let (Some(verdict), Some(states), Some(secs), Some(bytes), Some(rss)) = (
                 f.first(),
@@ -167,11 +172,18 @@ pub fn run_all(args: &[String]) {
             }
             counts.push(states);
             let speedup = one_worker_time.map_or("-".into(), |t| format!("{:.2}x", t / secs));
-            // Contention on the shared store: times a worker found a shard locked, per
-            // 1,000 stored states.
-            let waits = f.get(5).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            // Contention on the shared store, per stored state: shard locks taken, and
+            // times a worker found one taken by another. Breadth-first (several
+            // workers): stored states per level, each level ending at a barrier.
+            let num = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            let per_state = |n: u64| n as f64 / states.max(1) as f64;
+            let per_level = if j > 1 {
+                format!("{:.0}", states as f64 / num(9).max(1) as f64)
+            } else {
+                "-".into()
+            };
             println!(
-                "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>7.2}s {:>10.0} {:>10.0} {:>8.0} {:>9} {:>8} {:>9.2}",
+                "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>7.2}s {:>10.0} {:>10.0} {:>8.0} {:>9} {:>8} {:>8.1} {:>8.3} {:>8}",
                 r.program,
                 if r.tso { "tso" } else { "sc" },
                 if r.tso { r.bound.to_string() } else { "-".into() },
@@ -184,8 +196,22 @@ pub fn run_all(args: &[String]) {
                 bytes as f64 / states.max(1) as f64,
                 tso_engine::resources::format_bytes(rss),
                 speedup,
-                waits as f64 * 1000.0 / states.max(1) as f64
+                per_state(num(8)),
+                per_state(num(5)),
+                per_level
             );
+            if contention {
+                println!(
+                    "{:<16} per state: chunks {:.1} locks {:.3} waits, nodes {:.1} / {:.3}, states {:.1} / {:.3}",
+                    "",
+                    per_state(num(10)),
+                    per_state(num(11)),
+                    per_state(num(12)),
+                    per_state(num(13)),
+                    per_state(num(14)),
+                    per_state(num(15)),
+                );
+            }
         }
         if counts.windows(2).any(|w| w[0] != w[1]) && max.is_none() {
             println!(
@@ -197,7 +223,8 @@ pub fn run_all(args: &[String]) {
 }
 
 /// Child process: check one program and print `verdict states seconds bytes peak_rss
-/// lock_waits cpu_seconds`.
+/// lock_waits cpu_seconds transitions lock_acquisitions depth`, then the acquisitions
+/// and waits of the store's chunk, node and state tables.
 pub fn run_one(args: &[String]) {
     let [program, mm, bound, max, jobs, switches @ ..] = args else {
         println!(
@@ -270,13 +297,22 @@ pub fn run_one(args: &[String]) {
     let cpu = (cpu_time() - cpu_before).as_secs_f64();
     let s = &r.stats;
     let verdict = verdict_text(&r, ":");
+    let c = &s.contention;
     println!(
-        "{verdict} {} {:.4} {} {} {} {cpu:.2} {}",
+        "{verdict} {} {:.4} {} {} {} {cpu:.2} {} {} {} {} {} {} {} {} {}",
         s.states,
         s.time.as_secs_f64(),
         s.stored_bytes,
         s.peak_rss.max(tso_engine::resources::peak_rss()),
-        s.lock_waits,
-        s.transitions
+        c.waits(),
+        s.transitions,
+        c.acquisitions(),
+        s.max_depth,
+        c.chunks.0,
+        c.chunks.1,
+        c.nodes.0,
+        c.nodes.1,
+        c.states.0,
+        c.states.1,
     );
 }

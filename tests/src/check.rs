@@ -142,6 +142,120 @@ impl CheckRun {
             self.command_line(),
         )
     }
+
+    /// This run, and when `compare` also with one search worker (depth-first) and with
+    /// two (breadth-first) side by side (see [`WorkerRuns`]).
+    pub fn run_on_workers(&self, compare: bool) -> WorkerRuns {
+        if compare {
+            WorkerRuns {
+                first: self.clone().jobs(1).run(),
+                two_workers: Some(self.clone().jobs(2).run()),
+            }
+        } else {
+            WorkerRuns {
+                first: self.run(),
+                two_workers: None,
+            }
+        }
+    }
+}
+
+/// `check(item)` for every item, on all cores (`parallel::map`), and with one and with two
+/// search workers for the items where `compare(index)` holds. The two runs of an item
+/// are separate work items, so a long check does not run twice in a row at the end.
+pub fn run_all_on_workers<T: Sync>(
+    items: &[T],
+    compare: impl Fn(usize) -> bool,
+    check: impl Fn(&T) -> CheckRun + Sync,
+) -> Vec<WorkerRuns> {
+    let work: Vec<(usize, Option<usize>)> = (0..items.len())
+        .flat_map(|i| {
+            let workers: &[Option<usize>] = if compare(i) {
+                &[Some(1), Some(2)]
+            } else {
+                &[None]
+            };
+            workers.iter().map(move |&w| (i, w))
+        })
+        .collect();
+    let results = crate::parallel::map(&work, |&(i, workers)| {
+        let run = check(&items[i]);
+        match workers {
+            Some(n) => run.jobs(n).run(),
+            None => run.run(),
+        }
+    });
+    let mut runs: Vec<WorkerRuns> = Vec::with_capacity(items.len());
+    for (&(i, workers), r) in work.iter().zip(results) {
+        if workers == Some(2) {
+            runs[i].two_workers = Some(r);
+        } else {
+            runs.push(WorkerRuns {
+                first: r,
+                two_workers: None,
+            });
+        }
+    }
+    runs
+}
+
+/// Every `every`-th item (by its index) is checked with both worker counts; all of them
+/// when `TSO_WORKERS_ALL` is set. A fixed sample, so CI coverage does not vary.
+pub fn compare_workers(index: usize, every: usize) -> bool {
+    std::env::var_os("TSO_WORKERS_ALL").is_some() || index.is_multiple_of(every.max(1))
+}
+
+/// One check as a suite judges it, and the same check with two search workers when the
+/// suite compares worker counts. The suite judges `first`; `difference` then holds the
+/// second run to the engine's contract (ARCHITECTURE.md, "Exploration is deterministic,
+/// for any number of workers"), so it meets the same expectations.
+#[derive(Clone, Debug)]
+pub struct WorkerRuns {
+    /// With one worker when compared, else with the suite's default (`TSO_CHECK_JOBS`).
+    pub first: CheckResult,
+    pub two_workers: Option<CheckResult>,
+}
+
+impl WorkerRuns {
+    /// How the two-worker run differs from the one-worker run, if it does: exit status,
+    /// verdict and error kind always; for a passing run also the stored state count and
+    /// the outcome set (`--outcomes`). Not the printed output (`--show-output`): that is
+    /// the first complete execution each search happens to reach.
+    pub fn difference(&self) -> Option<String> {
+        let two = self.two_workers.as_ref()?;
+        worker_difference(&self.first, two)
+    }
+}
+
+/// See [`WorkerRuns::difference`]; `one` ran with one worker, `two` with two.
+pub fn worker_difference(one: &CheckResult, two: &CheckResult) -> Option<String> {
+    let field = |r: &CheckResult, key: &str| r.json.as_ref().and_then(|j| j.get(key)).cloned();
+    let mut differs: Vec<&str> = Vec::new();
+    if one.exit != two.exit {
+        differs.push("exit status");
+    }
+    if one.verdict() != two.verdict() {
+        differs.push("verdict");
+    }
+    if one.error_kind() != two.error_kind() {
+        differs.push("error kind");
+    }
+    if one.passed() {
+        for key in ["states", "outcomes"] {
+            if field(one, key) != field(two, key) {
+                differs.push(key);
+            }
+        }
+    }
+    let states = |r: &CheckResult| r.states().map_or("?".into(), |n| n.to_string());
+    (!differs.is_empty()).then(|| {
+        format!(
+            "one and two search workers differ in {} ({} / {} states)\n      one: {one}\n      two: {two}",
+            differs.join(", "),
+            states(one),
+            states(two)
+        )
+    })
 }
 
 /// What one run answered. `json` is `None` when stdout was not one JSON object.
@@ -158,6 +272,23 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
+    /// A run made with [`crate::binary::run_limited`] (output through files), read the
+    /// same way; `command` is how to reproduce it.
+    pub fn from_run(command: String, run: crate::binary::Run) -> CheckResult {
+        let json = serde_json::from_str::<Value>(run.stdout.trim())
+            .ok()
+            .filter(|v| v.is_object());
+        CheckResult {
+            command,
+            exit: run.code,
+            timed_out: run.timed_out,
+            stdout: run.stdout,
+            stderr: run.stderr,
+            json,
+            wall: run.elapsed,
+        }
+    }
+
     pub fn verdict(&self) -> Option<&str> {
         self.json.as_ref()?.get("verdict")?.as_str()
     }

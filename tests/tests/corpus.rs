@@ -5,7 +5,7 @@
 //! Each test checks all programs and reports every mismatch in one message.
 
 use std::time::Instant;
-use tso_suite::check::{CheckRun, Model};
+use tso_suite::check::{self, CheckRun, Model};
 use tso_suite::corpus::{self, Program};
 use tso_suite::parallel;
 
@@ -34,49 +34,36 @@ fn programs() -> Vec<Program> {
 /// and a passing program must store the same number of states with either.
 fn verdict_mismatches(model: Model) -> (usize, Vec<String>) {
     let programs = programs();
-    let jobs: Vec<(&Program, Vec<String>, usize)> = programs
+    let jobs: Vec<(&Program, Vec<String>)> = programs
         .iter()
         .flat_map(|p| p.clang_arg_sets().into_iter().map(move |a| (p, a)))
-        .flat_map(|(p, a)| [1, 2].map(|workers| (p, a.clone(), workers)))
         .collect();
-    let results = parallel::map(&jobs, |(program, args, workers)| {
+    let runs = check::run_all_on_workers(
+        &jobs,
+        |_| true,
+        |(program, args)| {
+            CheckRun::new(&program.path, model)
+                .tool_args(&program.check_args)
+                .clang_args(args)
+        },
+    );
+    let bad = jobs.iter().zip(&runs).map(|((program, args), runs)| {
         let expect = program.expect(model);
-        let r = CheckRun::new(&program.path, model)
-            .tool_args(&program.check_args)
-            .clang_args(args)
-            .jobs(*workers)
-            .run();
+        let r = &runs.first;
         let ok = r.exit == Some(expect.exit_status())
             && r.verdict() == Some(expect.verdict())
             && r.error_kind() == expect.kind();
-        let states = r.json.as_ref().and_then(|j| j.get("states")?.as_u64());
-        let problem = (!ok).then(|| {
-            format!(
-                "{} [{}] -j {workers}: expected {expect} under {}: {}",
-                corpus::short(&program.path),
-                args.join(" "),
-                model.as_str(),
-                r
-            )
-        });
-        (
-            problem,
-            (r.verdict() == Some("pass")).then_some(states).flatten(),
-        )
-    });
-    let mut bad: Vec<String> = results.iter().filter_map(|(p, _)| p.clone()).collect();
-    for (pair, runs) in results.chunks(2).zip(jobs.chunks(2)) {
-        if let [(_, Some(one)), (_, Some(two))] = pair {
-            if one != two {
-                bad.push(format!(
-                    "{} [{}]: {one} states with one worker, {two} with two",
-                    corpus::short(&runs[0].0.path),
-                    runs[0].1.join(" ")
-                ));
-            }
+        let name = format!("{} [{}]", corpus::short(&program.path), args.join(" "));
+        if !ok {
+            return Some(format!(
+                "{name} -j 1: expected {expect} under {}: {r}",
+                model.as_str()
+            ));
         }
-    }
-    (jobs.len(), bad)
+        runs.difference().map(|d| format!("{name}: {d}"))
+    });
+    let bad: Vec<String> = bad.into_iter().flatten().collect();
+    (2 * jobs.len(), bad)
 }
 
 fn assert_corpus(model: Model) {

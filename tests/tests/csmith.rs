@@ -5,7 +5,8 @@
 //! Seeds are fixed so CI is deterministic. `TSO_CSMITH_COUNT` (default 200) programs from
 //! seed `TSO_CSMITH_SEED` (default 1); `TSO_CSMITH_JOBS` workers (default: all cores);
 //! `TSO_CSMITH_KEEP=DIR` copies every disagreeing program there; `TSO_CSMITH_SB_BOUND=N`
-//! passes `--sb-bound N` to the TSO runs (default: the tool's default). Programs that time out
+//! passes `--sb-bound N` to the TSO runs (default: the tool's default). One seed in
+//! `WORKERS_EVERY` is also checked with `--jobs 1` against `--jobs 2`. Programs that time out
 //! or crash natively are counted and skipped: that is a property of the generated
 //! program, not of the checker. `scripts/csmith-soak.sh N` runs thousands.
 
@@ -18,6 +19,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+use tso_suite::check::{self, CheckResult};
 
 const INSTALL: &str = "apt-get install -y csmith libcsmith-dev";
 const CSMITH_INCLUDE: &str = "/usr/include/csmith";
@@ -47,6 +49,10 @@ const NATIVE_LIMIT: Duration = Duration::from_secs(2);
 /// The checker's own --timeout, and the wall limit past which it counts as hung.
 const CHECK_TIMEOUT_SECS: &str = "20";
 const CHECK_WALL: Duration = Duration::from_secs(60);
+/// One seed in this many checks each program with one search worker and with two,
+/// which must give the same verdict, checksum and number of stored states
+/// (`TSO_WORKERS_ALL=1`: every seed); the others run on the tool's default workers.
+const WORKERS_EVERY: usize = 4;
 
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -72,6 +78,8 @@ struct Tally {
     native_crashes: BTreeMap<&'static str, usize>,
     agree: BTreeMap<(&'static str, &'static str), usize>,
     disagreements: Vec<String>,
+    /// Checks also run with two search workers (and compared with one).
+    worker_pairs: usize,
 }
 
 fn require_csmith() {
@@ -141,14 +149,15 @@ fn checksum_line(output: &str) -> Option<String> {
         .map(|l| l.trim().to_string())
 }
 
-/// `None` when the checker agrees with the native checksum, else what went wrong.
+/// `cargo tso check` on the program, with `--jobs N` when `jobs` is given (else the
+/// tool's default: every core).
 fn run_checker(
     source: &Path,
     opt: &str,
     model: &str,
-    expected: &str,
+    jobs: Option<usize>,
     dir: &Path,
-) -> Option<String> {
+) -> CheckResult {
     let file = source.display().to_string();
     let mut args = vec![
         file.as_str(),
@@ -164,31 +173,65 @@ fn run_checker(
     if model == "tso" && !bound.trim().is_empty() {
         args.extend(["--sb-bound", bound.trim()]);
     }
+    let jobs = jobs.map(|j| j.to_string());
+    if let Some(j) = &jobs {
+        args.extend(["--jobs", j]);
+    }
     args.extend(["--", opt, "-I", CSMITH_INCLUDE, "-w"]);
     let mut cmd = check_command(&args, dir);
     let run = run_limited(&mut cmd, CHECK_WALL, dir);
+    CheckResult::from_run(format!("cargo tso check {}", args.join(" ")), run)
+}
+
+/// `None` when the checker agrees with the native checksum, else what went wrong.
+fn judge(run: &CheckResult, expected: &str) -> Option<String> {
     if run.timed_out {
-        return Some(format!("hung (killed after {:?})", run.elapsed));
+        return Some(format!("hung (killed after {:?})", run.wall));
     }
-    let json: serde_json::Value = match serde_json::from_str(run.stdout.trim()) {
-        Ok(v) => v,
-        Err(_) => {
-            return Some(format!(
-                "exit {:?}, no JSON answer: {}",
-                run.code,
-                run.text().chars().take(400).collect::<String>()
-            ))
-        }
+    let Some(json) = &run.json else {
+        return Some(format!(
+            "exit {:?}, no JSON answer: {}",
+            run.exit,
+            format!("{}{}", run.stdout, run.stderr)
+                .chars()
+                .take(400)
+                .collect::<String>()
+        ));
     };
     let verdict = json["verdict"].as_str().unwrap_or("?");
     let got = json["output"].as_str().and_then(checksum_line);
-    if run.code == Some(0) && verdict == "pass" && got.as_deref() == Some(expected) {
+    if run.exit == Some(0) && verdict == "pass" && got.as_deref() == Some(expected) {
         return None;
     }
     Some(format!(
         "exit {:?}, verdict {verdict}, error {}, inconclusive {}, checksum {:?} (native {expected:?})",
-        run.code, json["error"], json["inconclusive_reason"], got
+        run.exit, json["error"], json["inconclusive_reason"], got
     ))
+}
+
+/// The program checked under `model`, judged against the native checksum; for the
+/// sampled seeds with one and with two search workers, each judged, and agreeing on
+/// the verdict and the number of stored states.
+fn check_model(
+    seed: u64,
+    source: &Path,
+    opt: &str,
+    model: &str,
+    expected: &str,
+    dir: &Path,
+) -> Option<String> {
+    if !check::compare_workers(seed as usize, WORKERS_EVERY) {
+        return judge(&run_checker(source, opt, model, None, dir), expected);
+    }
+    let one = run_checker(source, opt, model, Some(1), dir);
+    if let Some(problem) = judge(&one, expected) {
+        return Some(format!("-j 1: {problem}"));
+    }
+    let two = run_checker(source, opt, model, Some(2), dir);
+    if let Some(problem) = judge(&two, expected) {
+        return Some(format!("-j 2: {problem}"));
+    }
+    check::worker_difference(&one, &two)
 }
 
 fn check_seed(seed: u64, root: &Path, tally: &Mutex<Tally>) {
@@ -217,7 +260,10 @@ fn check_seed(seed: u64, root: &Path, tally: &Mutex<Tally>) {
         for model in MODELS {
             let check_dir = dir.join(format!("check{opt}-{model}"));
             let _ = std::fs::create_dir_all(&check_dir);
-            match run_checker(&source, opt, model, &expected, &check_dir) {
+            if check::compare_workers(seed as usize, WORKERS_EVERY) {
+                lock(tally).worker_pairs += 1;
+            }
+            match check_model(seed, &source, opt, model, &expected, &check_dir) {
                 None => *lock(tally).agree.entry((opt, model)).or_default() += 1,
                 Some(problem) => {
                     keep(&source);
@@ -294,6 +340,10 @@ fn csmith_checksums_match_native_execution() {
             tally.agree.get(&(opt, "tso")).unwrap_or(&0),
         );
     }
+    report += &format!(
+        "  checks also run with two search workers: {}\n",
+        tally.worker_pairs
+    );
     report += &format!("  disagreements: {}\n", tally.disagreements.len());
     for d in &tally.disagreements {
         report += &format!("    {d}\n");

@@ -7,13 +7,16 @@
 //! - both equal the outcomes of an operational x86-TSO machine written in the test
 //!   itself (`gen_tso::machine_outcomes`), and the SC run equals its SC enumeration.
 //!
+//! Every check of one program in `WORKERS_EVERY` runs with one search worker and with
+//! two: the same verdict, outcomes and number of stored states.
+//!
 //! In CI the test runs the first 150 seeds. `TSO_SOAK=N` runs N programs instead;
 //! `TSO_SEED=S` shifts the seeds.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
-use tso_suite::check::{CheckRun, Model};
+use tso_suite::check::{self, CheckRun, Model};
 use tso_suite::gen_tso::{self, TsoProgram};
 use tso_suite::parallel;
 
@@ -21,6 +24,9 @@ use tso_suite::parallel;
 /// coverage does not depend on how loaded the machine is.
 const CI_PROGRAMS: u64 = 150;
 const BOUNDS: [u32; 3] = [1, 2, 0];
+/// One program in this many (by seed) also runs every check with two search workers
+/// (`TSO_WORKERS_ALL=1`: every program).
+const WORKERS_EVERY: usize = 3;
 
 fn show(set: &BTreeSet<String>) -> String {
     format!("{:?}", set.iter().collect::<Vec<_>>())
@@ -50,17 +56,22 @@ fn check_program(program: &TsoProgram, dir: &std::path::Path) -> Vec<String> {
     }
     let mut problems = Vec::new();
     let verbose = std::env::var_os("TSO_SUITE_VERBOSE").is_some();
-    let mut outcomes = |run: CheckRun, name: &str| match run.run() {
-        r if verbose => {
+    let compare = check::compare_workers(program.seed as usize, WORKERS_EVERY);
+    let mut outcomes = |run: CheckRun, name: &str| {
+        let runs = run.run_on_workers(compare);
+        if verbose {
+            let r = &runs.first;
             eprintln!(
                 "seed {} {name}: {:?}, states {:?}",
                 program.seed,
                 r.wall,
                 r.states()
             );
-            settle(r, name, &mut problems)
         }
-        r => settle(r, name, &mut problems),
+        if let Some(d) = runs.difference() {
+            problems.push(format!("{name}: {d}"));
+        }
+        settle(runs.first, name, &mut problems)
     };
     let sc = outcomes(CheckRun::new(&path, Model::Sc).outcomes(), "sc");
     let mut tso = Vec::new();

@@ -9,11 +9,13 @@
 //! out `r0=0 r1=0`). So for bounds 1 and 2 the reached set must lie between the SC set
 //! and the TSO set, and grow with the bound: 1 ⊆ 2 ⊆ unbounded. Exact bounded outcome
 //! sets are checked by differential_tso.rs against a bounded machine.
+//!
+//! Every run is made with one search worker and with two: both must pass with the same
+//! outcome set and the same number of stored states.
 
 use std::collections::{BTreeMap, BTreeSet};
-use tso_suite::check::{CheckRun, Model};
+use tso_suite::check::{self, CheckRun, Model};
 use tso_suite::litmus::{self, LitmusTest};
-use tso_suite::parallel;
 
 /// A configuration to run each test under: model and bound (`None` = default).
 type Config = (Model, Option<u32>);
@@ -44,19 +46,28 @@ fn check_configs(configs: &[Config]) {
         .iter()
         .flat_map(|t| configs.iter().map(move |c| (t, *c)))
         .collect();
-    let results = parallel::map(&jobs, |(test, (model, bound))| {
-        let mut run = CheckRun::new(&test.source, *model).outcomes();
-        if let Some(b) = bound {
-            run = run.sb_bound(*b);
-        }
-        let r = run.run();
-        match r.outcomes() {
-            Some(got) if r.passed() => Ok(got),
+    let runs = check::run_all_on_workers(
+        &jobs,
+        |_| true,
+        |(test, (model, bound))| {
+            let run = CheckRun::new(&test.source, *model).outcomes();
+            match bound {
+                Some(b) => run.sb_bound(*b),
+                None => run,
+            }
+        },
+    );
+    let results = jobs.iter().zip(&runs).map(|((test, config), runs)| {
+        let r = &runs.first;
+        match (r.outcomes(), runs.difference()) {
+            (Some(got), None) if r.passed() => Ok(got),
+            (_, Some(d)) if r.passed() => {
+                Err(format!("{} under {}: {d}", test.name, config_name(config)))
+            }
             _ => Err(format!(
-                "{} under {}: no outcome set: {}",
+                "{} under {}: no outcome set: {r}",
                 test.name,
-                config_name(&(*model, *bound)),
-                r
+                config_name(config)
             )),
         }
     });

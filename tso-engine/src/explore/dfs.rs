@@ -619,6 +619,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     fn finish_stats(&mut self) {
         self.stats.states = self.store.states() as u64;
         self.stats.stored_bytes = self.store.bytes() as u64;
+        self.stats.contention = self.store.contention();
         self.stats.symmetry = self
             .machine
             .opts

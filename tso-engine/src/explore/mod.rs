@@ -111,8 +111,9 @@ pub struct Stats {
     pub max_depth: u64,
     /// Instructions interpreted (all transitions, including re-executions).
     pub instructions: u64,
-    /// Times a worker found a shard of the shared store locked (contention).
-    pub lock_waits: u64,
+    /// How often the store's shard locks were taken, and found taken by another
+    /// worker (contention).
+    pub contention: crate::store::Contention,
     /// Thread symmetry was on (`store/symmetry.rs`), and the sizes of the groups of
     /// interchangeable threads it found.
     pub symmetry: Option<Vec<u32>>,

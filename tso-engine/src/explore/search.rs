@@ -441,7 +441,7 @@ impl<'a, 'p> Search<'a, 'p> {
         self.stats.time = self.start.elapsed();
         self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
         self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
-        self.stats.lock_waits = self.store.lock_waits();
+        self.stats.contention = self.store.contention();
         self.stats.symmetry = self
             .machine
             .opts

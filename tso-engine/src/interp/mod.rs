@@ -284,7 +284,7 @@ impl<'p> Machine<'p> {
             // Nobody to interleave with; only nondeterministic natives split states.
             return matches!(inst, Inst::Call { .. })
                 && self
-                    .at_native(st, tid)
+                    .native_call(st, tid)
                     .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Choice));
         }
         if st.atomic_owner == Some(tid) {
@@ -314,43 +314,60 @@ impl<'p> Machine<'p> {
                 callee: Callee::Direct(f),
                 ..
             } if self.atomic_functions[*f as usize] => true,
-            Inst::Call { .. } => match self.at_native(st, tid) {
-                Some((n, args)) => self.native_visible(st, tid, &n, &args),
+            Inst::Call { .. } => match self.native_call(st, tid) {
+                Some((n, args)) => self.native_visible(st, tid, n, args),
                 None => false,
             },
             _ => false,
         }
     }
 
-    fn native_visible(&self, st: &State, _tid: ThreadId, n: &Native, args: &[Val]) -> bool {
+    /// Whether calling `n` with the argument operands `args` (in `tid`'s top frame) is
+    /// a visible action; only the arguments the test reads are evaluated.
+    fn native_visible(&self, st: &State, tid: ThreadId, n: &Native, args: &[Operand]) -> bool {
+        let frame = st.thread(tid).top();
+        let shared = |i: usize| {
+            args.get(i)
+                .is_some_and(|a| st.memory.is_shared(self.eval(frame, a).as_u64()))
+        };
         match n.visibility {
             Visibility::Never => false,
             Visibility::Always | Visibility::Choice => true,
             Visibility::Output => self.opts.outputs_visible,
-            Visibility::IfShared(i) => args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64())),
-            Visibility::IfShared2(i, j) => {
-                args.get(i).is_some_and(|p| st.memory.is_shared(p.as_u64()))
-                    || args.get(j).is_some_and(|p| st.memory.is_shared(p.as_u64()))
+            Visibility::IfShared(i) => shared(i),
+            Visibility::IfShared2(i, j) => shared(i) || shared(j),
+            Visibility::Custom(f) => {
+                let values: Vec<Val> = args.iter().map(|a| self.eval(frame, a)).collect();
+                f(st, tid, &values)
             }
-            Visibility::Custom(f) => f(st, _tid, args),
         }
     }
 
     /// The native a thread is about to call, with its arguments.
     pub(crate) fn at_native(&self, st: &State, tid: ThreadId) -> Option<(Arc<Native>, Vec<Val>)> {
-        let pc = Self::pc(st, tid)?;
+        let (n, args) = self.native_call(st, tid)?;
         let frame = st.thread(tid).top();
+        Some((
+            n.clone(),
+            args.iter().map(|a| self.eval(frame, a)).collect(),
+        ))
+    }
+
+    /// The native a thread is about to call and its argument operands, not evaluated:
+    /// the visibility tests run before every step and most need no argument, so they
+    /// neither copy the native's `Arc` nor collect the arguments.
+    fn native_call(&self, st: &State, tid: ThreadId) -> Option<(&Arc<Native>, &'p [Operand])> {
+        let pc = Self::pc(st, tid)?;
         let (inst, _) = self.inst_at(&pc);
         let Inst::Call { callee, args, .. } = inst else {
             return None;
         };
         let fid = match callee {
             Callee::Direct(f) => *f,
-            Callee::Indirect(op) => self.function_of(&self.eval(frame, op))?,
+            Callee::Indirect(op) => self.function_of(&self.eval(st.thread(tid).top(), op))?,
             _ => return None,
         };
-        let n = self.natives[fid as usize].clone()?;
-        Some((n, args.iter().map(|a| self.eval(frame, a)).collect()))
+        Some((self.natives[fid as usize].as_ref()?, args))
     }
 
     fn function_of(&self, v: &Val) -> Option<FuncId> {
@@ -472,7 +489,7 @@ impl<'p> Machine<'p> {
         match self.inst_at(&pc).0 {
             Inst::Ret { .. } => st.thread(tid).frames.len() == 1 && self.thread_exit_hook.is_some(),
             Inst::Call { .. } => self
-                .at_native(st, tid)
+                .native_call(st, tid)
                 .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Custom(_))),
             _ => false,
         }
@@ -688,7 +705,7 @@ impl<'p> Machine<'p> {
 
     /// Invisible instructions worth a trace line: calls to natives (output, malloc, ...).
     fn interesting(&self, st: &State, tid: ThreadId, _pc: &Pc) -> bool {
-        self.at_native(st, tid).is_some()
+        self.native_call(st, tid).is_some()
     }
 }
 

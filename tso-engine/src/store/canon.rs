@@ -370,16 +370,13 @@ impl Canonicalizer {
     /// nothing points to any more. They are not part of the canonical state, and keeping
     /// them would make memory grow along every path that calls functions.
     pub fn collect_garbage(&self, st: &mut State) {
-        let dead: Vec<ObjId> = st
-            .memory
-            .ids()
-            .filter(|&id| {
-                id > st.memory.globals && self.map.get(id as usize).is_none_or(|&m| m == 0)
-            })
-            .filter(|&id| st.memory.get(id).is_some_and(|o| o.freed))
-            .collect();
-        for id in dead {
-            st.memory.remove(id);
+        // By index, without collecting: this runs on every stored state and most
+        // have nothing to drop.
+        for id in st.memory.globals + 1..st.memory.len() as ObjId {
+            let unreached = self.map.get(id as usize).is_none_or(|&m| m == 0);
+            if unreached && st.memory.get(id).is_some_and(|o| o.freed) {
+                st.memory.remove(id);
+            }
         }
     }
 

@@ -155,12 +155,19 @@ fn cached<T>(
     Some(v)
 }
 
-/// The chunks of one stored state: their bytes and their ids in the store.
+/// The chunks of one stored state: their ids in the store, and their bytes on demand.
 pub struct StoredChunks<'a> {
-    pub bytes: Vec<&'a [u8]>,
     pub ids: &'a [u32],
     /// `(store generation << 32)`, to seed the rebuilt objects' chunk caches (0: none).
     pub generation: u64,
+}
+
+/// The bytes of a state's chunks, by position. A chunk whose thread or object a worker
+/// has rebuilt lately (`Rebuilt`) is not read at all: reading takes a lock of the
+/// shared store.
+pub trait ChunkBytes {
+    /// The bytes of chunk `i`, valid until the next call; None past the last chunk.
+    fn get(&mut self, i: usize) -> Option<&[u8]>;
 }
 
 /// Rebuild the state serialised as `chunks` (see the module documentation).
@@ -169,45 +176,50 @@ pub fn decode(
     base: &State,
     ext: Option<&dyn ExtState>,
     chunks: &StoredChunks<'_>,
+    source: &mut dyn ChunkBytes,
     all_registers: bool,
     rebuilt: &mut Rebuilt,
 ) -> Option<State> {
     // Without a store (no ids to key by), nothing is shared.
-    let shared = chunks.generation != 0 && chunks.ids.len() == chunks.bytes.len();
+    let shared = chunks.generation != 0;
     if shared {
         rebuilt.prepare(chunks.generation);
     }
-    let mut parts = chunks.bytes.iter().copied().enumerate();
-    let (_, header) = parts.next()?;
-    let mut r = Reader::new(header);
-    let threads = r.len()?;
-    let objects = r.len()?;
-    let flags = r.u8()?;
     let mut st = State::new(Memory::new());
-    if flags & 4 != 0 {
-        st.exit_code = Some(r.u32()? as i32);
-    }
-    st.thread_ids_in_memory = flags & 32 != 0;
-    st.next_key = r.u32()?;
-    if flags & 8 != 0 {
-        st.atomic_owner = Some(r.u32()?);
-    }
-    let atexit = r.len()?;
-    for _ in 0..atexit {
-        st.atexit.push(r.u64()?);
-    }
-    if flags & 16 != 0 {
-        let n = r.len()?;
-        st.output = Arc::new(r.take(n)?.to_vec());
-    }
-    if !r.done() {
-        return None;
-    }
+    let (threads, objects, flags) = {
+        let mut r = Reader::new(source.get(0)?);
+        let threads = r.len()?;
+        let objects = r.len()?;
+        let flags = r.u8()?;
+        if flags & 4 != 0 {
+            st.exit_code = Some(r.u32()? as i32);
+        }
+        st.thread_ids_in_memory = flags & 32 != 0;
+        st.next_key = r.u32()?;
+        if flags & 8 != 0 {
+            st.atomic_owner = Some(r.u32()?);
+        }
+        let atexit = r.len()?;
+        for _ in 0..atexit {
+            st.atexit.push(r.u64()?);
+        }
+        if flags & 16 != 0 {
+            let n = r.len()?;
+            st.output = Arc::new(r.take(n)?.to_vec());
+        }
+        if !r.done() {
+            return None;
+        }
+        (threads, objects, flags)
+    };
+    // The position of the next chunk.
+    let mut next = 1..chunks.ids.len();
+    let id = |i: usize| chunks.ids[i] as u64;
     for _ in 0..threads {
-        let (i, bytes) = parts.next()?;
-        let make = || thread(program, bytes, all_registers);
+        let i = next.next()?;
+        let mut make = || thread(program, source.get(i)?, all_registers);
         st.threads.push(if shared {
-            rebuilt.thread((all_registers as u64) << 32 | chunks.ids[i] as u64, make)?
+            rebuilt.thread((all_registers as u64) << 32 | id(i), make)?
         } else {
             Arc::new(make()?)
         });
@@ -225,45 +237,49 @@ pub fn decode(
             st.memory.place(g, b.clone());
             continue;
         }
-        let (i, bytes) = parts.next()?;
+        let i = next.next()?;
         left = left.checked_sub(1)?;
-        let make = || {
-            let mut o = object(bytes, Some(b))?;
+        let mut make = || {
+            let mut o = object(source.get(i)?, Some(b))?;
             o.site = b.site;
             o.var = b.var;
             seed_cache(&o, chunks, i);
             Some(o)
         };
         let o = if shared {
-            rebuilt.object((g as u64) << 32 | chunks.ids[i] as u64, make)?
+            rebuilt.object((g as u64) << 32 | id(i), make)?
         } else {
             Arc::new(make()?)
         };
         st.memory.place(g, o);
     }
     for k in 0..left {
-        let (i, bytes) = parts.next()?;
-        let make = || {
-            let o = object(bytes, None)?;
+        let i = next.next()?;
+        let mut make = || {
+            let o = object(source.get(i)?, None)?;
             seed_cache(&o, chunks, i);
             Some(o)
         };
         let o = if shared {
-            rebuilt.object(chunks.ids[i] as u64, make)?
+            rebuilt.object(id(i), make)?
         } else {
             Arc::new(make()?)
         };
         st.memory.place(globals + 1 + k as u32, o);
     }
     if flags & 1 != 0 {
-        let (_, bytes) = parts.next()?;
-        st.ext = Some(ext?.decode(bytes, &mut |p| p)?);
+        let i = next.next()?;
+        st.ext = Some(ext?.decode(source.get(i)?, &mut |p| p)?);
     }
     if flags & 2 != 0 {
-        let rest: Vec<&[u8]> = parts.by_ref().map(|(_, b)| b).collect();
+        let rest: Vec<Vec<u8>> = next
+            .by_ref()
+            .map(|i| source.get(i).map(<[u8]>::to_vec))
+            .collect::<Option<_>>()?;
+        let rest: Vec<&[u8]> = rest.iter().map(Vec::as_slice).collect();
         st.races = Some(Arc::new(RaceState::decode(&rest)?));
     }
-    if parts.next().is_some() {
+    if next.next().is_some() {
         return None;
     }
     Some(st)

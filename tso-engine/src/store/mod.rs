@@ -27,35 +27,71 @@ const SHARDS: usize = 1 << SHARD_BITS;
 
 /// A table split into shards; an id is `(index in its shard << SHARD_BITS) | shard`.
 struct Sharded<T> {
-    shards: Vec<Mutex<T>>,
+    shards: Vec<Mutex<Shard<T>>>,
     /// Times a lock was found taken (contention, for the benchmark).
     waits: AtomicU64,
+}
+
+/// One shard's table, and how many times its lock was taken: counted under the lock,
+/// so the count costs no shared write of its own.
+#[derive(Default)]
+struct Shard<T> {
+    table: T,
+    locks: u64,
+}
+
+/// A locked shard's table.
+struct Locked<'a, T>(std::sync::MutexGuard<'a, Shard<T>>);
+
+impl<T> std::ops::Deref for Locked<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0.table
+    }
+}
+
+impl<T> std::ops::DerefMut for Locked<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.0.table
+    }
 }
 
 impl<T: Default> Sharded<T> {
     fn new() -> Self {
         Sharded {
-            shards: (0..SHARDS).map(|_| Mutex::new(T::default())).collect(),
+            shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             waits: AtomicU64::new(0),
         }
     }
 
-    fn lock(&self, shard: usize) -> std::sync::MutexGuard<'_, T> {
+    fn lock(&self, shard: usize) -> Locked<'_, T> {
         let m = &self.shards[shard];
-        match m.try_lock() {
+        let mut g = match m.try_lock() {
             Ok(g) => g,
             Err(std::sync::TryLockError::WouldBlock) => {
                 self.waits.fetch_add(1, Ordering::Relaxed);
                 m.lock().unwrap_or_else(|e| e.into_inner())
             }
             Err(std::sync::TryLockError::Poisoned(e)) => e.into_inner(),
-        }
+        };
+        g.locks += 1;
+        Locked(g)
     }
 
     fn for_each(&self, mut f: impl FnMut(&mut T)) {
         for s in 0..SHARDS {
             f(&mut self.lock(s));
         }
+    }
+
+    /// (times a lock was taken, times it was found taken).
+    fn contention(&self) -> (u64, u64) {
+        let locks = self
+            .shards
+            .iter()
+            .map(|m| m.lock().map_or(0, |g| g.locks))
+            .sum();
+        (locks, self.waits.load(Ordering::Relaxed))
     }
 }
 
@@ -66,6 +102,13 @@ fn shard_of(h: u64) -> usize {
 
 #[inline]
 fn global_id(shard: usize, local: u32) -> u32 {
+    // Past 2^(32 - SHARD_BITS) entries in one shard the shift would wrap and name an
+    // older entry: two different states could share an id. An internal error instead
+    // (a table that large holds tens of GiB).
+    assert!(
+        local < 1 << (32 - SHARD_BITS),
+        "a shard of the state store is full"
+    );
     (local << SHARD_BITS) | shard as u32
 }
 
@@ -81,10 +124,9 @@ struct StateShard {
 pub struct Scratch {
     /// The chunk ids of the state inserted last.
     pub ids: Vec<u32>,
-    /// The chunk ids and bytes of the state rebuilt last.
+    /// The chunk ids of the state rebuilt last, and the chunk read last.
     decoded_ids: Vec<u32>,
     decoded_bytes: Vec<u8>,
-    decoded_ends: Vec<usize>,
     /// Threads and objects rebuilt lately, shared by the next states rebuilt.
     rebuilt: decode::Rebuilt,
     levels: tree::Levels,
@@ -92,6 +134,9 @@ pub struct Scratch {
     /// successors share most nodes with their parent and siblings, and a node's id never
     /// changes, so most lookups end here without a lock or a miss in the big table.
     nodes: Vec<(u64, u32)>,
+    /// The other way round: (id, its children), direct-mapped by id, for rebuilding a
+    /// state (`decode`) without taking a lock per node it shares with recent states.
+    pairs: Vec<(u64, [u32; 2])>,
     /// The largest group of interchangeable threads seen per start routine by this
     /// worker (see `StateStore::symmetry_groups`).
     groups_seen: std::collections::BTreeMap<u32, u32>,
@@ -191,7 +236,10 @@ impl StateStore {
         if scratch.nodes.len() != NODE_CACHE {
             scratch.nodes = vec![(u64::MAX, 0); NODE_CACHE];
         }
-        let cache = &mut scratch.nodes;
+        if scratch.pairs.len() != NODE_CACHE {
+            scratch.pairs = vec![(u64::MAX, [0, 0]); NODE_CACHE];
+        }
+        let (cache, pairs) = (&mut scratch.nodes, &mut scratch.pairs);
         let root = scratch.levels.fold(ids, |a, b| {
             let h = tree::hash_pair(a, b);
             let pair = (a as u64) << 32 | b as u64;
@@ -202,6 +250,7 @@ impl StateStore {
             let shard = shard_of(h);
             let id = global_id(shard, self.nodes.lock(shard).intern(h, a, b));
             *slot = (pair, id);
+            pairs[node_slot(id)] = (id as u64, [a, b]);
             id
         });
         // The root and the number of chunks (which fixes the tree's shape).
@@ -238,37 +287,36 @@ impl StateStore {
         let (shard, local) = split_id(id);
         let (root, n) = self.states.lock(shard).table.get(local as u32);
         let ids = &mut scratch.decoded_ids;
-        tree::unfold(root, n as usize, ids, |node| {
-            let (shard, local) = split_id(node);
-            self.nodes.lock(shard).get(local as u32)
-        });
-        // Copied out one lock at a time: holding two shard locks could deadlock.
-        let (bytes, ends) = (&mut scratch.decoded_bytes, &mut scratch.decoded_ends);
-        bytes.clear();
-        ends.clear();
-        for &c in ids.iter() {
-            let (shard, local) = split_id(c);
-            bytes.extend_from_slice(self.chunks.lock(shard).get(local as u32)?);
-            ends.push(bytes.len());
+        if scratch.pairs.len() != NODE_CACHE {
+            scratch.pairs = vec![(u64::MAX, [0, 0]); NODE_CACHE];
         }
-        let mut start = 0;
+        let pairs = &mut scratch.pairs;
+        tree::unfold(root, n as usize, ids, |node| {
+            let slot = &mut pairs[node_slot(node)];
+            if slot.0 == node as u64 {
+                return slot.1;
+            }
+            let (shard, local) = split_id(node);
+            let pair = self.nodes.lock(shard).get(local as u32);
+            *slot = (node as u64, pair);
+            pair
+        });
         let chunks = decode::StoredChunks {
-            bytes: ends
-                .iter()
-                .map(|&end| {
-                    let s = &bytes[start..end];
-                    start = end;
-                    s
-                })
-                .collect(),
             ids,
             generation: (self.generation as u64) << 32,
+        };
+        // Copied out one lock at a time: holding two shard locks could deadlock.
+        let mut source = FromStore {
+            store: self,
+            ids,
+            bytes: &mut scratch.decoded_bytes,
         };
         decode::decode(
             program,
             base,
             ext,
             &chunks,
+            &mut source,
             canon.all_registers,
             &mut scratch.rebuilt,
         )
@@ -317,15 +365,76 @@ impl StateStore {
         n
     }
 
-    /// Times a worker found a shard locked by another (contention).
-    pub fn lock_waits(&self) -> u64 {
-        self.chunks.waits.load(Ordering::Relaxed)
-            + self.nodes.waits.load(Ordering::Relaxed)
-            + self.states.waits.load(Ordering::Relaxed)
+    /// How often workers took the store's shard locks, per table, and found them
+    /// taken by another worker (for the benchmark's contention figures).
+    pub fn contention(&self) -> Contention {
+        Contention {
+            chunks: self.chunks.contention(),
+            nodes: self.nodes.contention(),
+            states: self.states.contention(),
+        }
     }
+}
+
+/// Lock acquisitions and waits (a lock found taken) of each table of the store:
+/// `(acquisitions, waits)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Contention {
+    pub chunks: (u64, u64),
+    pub nodes: (u64, u64),
+    pub states: (u64, u64),
+}
+
+impl Contention {
+    pub fn acquisitions(&self) -> u64 {
+        self.chunks.0 + self.nodes.0 + self.states.0
+    }
+    pub fn waits(&self) -> u64 {
+        self.chunks.1 + self.nodes.1 + self.states.1
+    }
+}
+
+/// A stored state's chunk bytes, each copied out of its shard when asked for.
+struct FromStore<'a> {
+    store: &'a StateStore,
+    ids: &'a [u32],
+    bytes: &'a mut Vec<u8>,
+}
+
+impl decode::ChunkBytes for FromStore<'_> {
+    fn get(&mut self, i: usize) -> Option<&[u8]> {
+        let (shard, local) = split_id(*self.ids.get(i)?);
+        self.bytes.clear();
+        self.bytes
+            .extend_from_slice(self.store.chunks.lock(shard).get(local as u32)?);
+        Some(self.bytes)
+    }
+}
+
+/// The slot of tree node `id` in a worker's cache of node children.
+#[inline]
+fn node_slot(id: u32) -> usize {
+    (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> 50 & (NODE_CACHE - 1)
 }
 
 /// Split a state id into (shard, index in the shard).
 pub fn split_id(id: u32) -> (usize, usize) {
     ((id as usize) & (SHARDS - 1), (id >> SHARD_BITS) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_round_trip_and_a_full_shard_is_an_error_not_a_wrapped_id() {
+        let last = (1u32 << (32 - SHARD_BITS)) - 1;
+        assert_eq!(split_id(global_id(5, 7)), (5, 7));
+        assert_eq!(
+            split_id(global_id(SHARDS - 1, last)),
+            (SHARDS - 1, last as usize)
+        );
+        let wrapped = std::panic::catch_unwind(|| global_id(3, last + 1));
+        assert!(wrapped.is_err(), "an index past the id space must not wrap");
+    }
 }
