@@ -121,12 +121,14 @@ impl ReferenceBuffers {
             .any(|e| e.range.overlaps(&range))
     }
 
-    /// Store to memory no other thread can reach ("+d"): written at once, unless an
-    /// entry of some buffer overlaps it (then an ordinary store, so an older entry
-    /// cannot overwrite it later). Such a store takes no buffer slot, as in the
-    /// delayed-flush buffers (`StoreBuffers::store_unshared`): only the writing
-    /// thread can ever read it, and it reads its own newest store either way, so
-    /// the choice only matters under a bound, where both machines must agree.
+    /// Store the "+d" rule lets bypass the buffers (no other thread can reach the
+    /// memory, or none is running; `runtime/natives.rs` `unobserved`): written at
+    /// once, unless an entry of some buffer overlaps it (then an ordinary store, so an
+    /// older entry cannot overwrite it later). Such a store takes no buffer slot, as in
+    /// the delayed-flush buffers (`StoreBuffers::store_unshared`): no other thread can
+    /// read it before a synchronising step would have drained it anyway, and the
+    /// writer reads its own newest store either way, so the choice only matters under a
+    /// bound, where both machines must agree.
     #[allow(clippy::too_many_arguments)]
     pub fn store_unshared<M: SharedMemory>(
         &mut self,
