@@ -1,7 +1,9 @@
 //! Race tracking's rule for globals that only atomic operations name
 //! (`race/atomic_only.rs`): their accesses keep no history, so they split no states,
 //! while a global also named by a plain access keeps its races, and a plain access that
-//! reaches such a global through a made-up pointer is unsupported, never a pass.
+//! reaches such a global through a made-up pointer is unsupported, never a pass. And
+//! races found from states the breadth-first search rebuilt from the store are
+//! reported with both accesses' source lines and the objects' own names.
 
 mod engine_support;
 
@@ -117,4 +119,83 @@ int main(void) {
     // Without race tracking the store is an ordinary (if undefined) write.
     opts.machine.races = RacePolicy::Allow;
     assert_eq!(check_with(src, "-O0", &[], &opts).verdict, Verdict::Pass);
+}
+
+#[test]
+fn races_found_from_rebuilt_states_name_their_accesses() {
+    // The breadth-first search (two or three workers) holds its states by id and
+    // rebuilds them, which loses where each recorded access happened and the objects'
+    // own numbers; its reports must still be those of the original states: the same
+    // as the depth-first search's (one worker, whole states), with source lines.
+    let src = r#"
+#include <pthread.h>
+#include <stdlib.h>
+struct node { int value; struct node *next; };
+struct node *head;
+int counter;
+static void *writer(void *a) {
+    (void)a;
+    struct node *n = malloc(sizeof *n);
+    n->value = 1; /* value write */
+    n->next = 0;
+    __atomic_store_n(&head, n, __ATOMIC_RELAXED);
+    counter++; /* writer counter */
+    return 0;
+}
+static void *reader(void *a) {
+    (void)a;
+    struct node *n = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
+    int v = n ? n->value : 0; /* value read */
+    counter += v; /* reader counter */
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    pthread_create(&t[0], 0, writer, 0);
+    pthread_create(&t[1], 0, reader, 0);
+    pthread_join(t[0], 0);
+    pthread_join(t[1], 0);
+    return 0;
+}
+"#;
+    let line = |marker: &str| {
+        src.lines()
+            .position(|l| l.contains(marker))
+            .map(|i| i as u32 + 1)
+            .expect("marker")
+    };
+    let bc = compile(src, "-O0", &[]);
+    let reports = |jobs: usize| {
+        let mut opts = options();
+        opts.machine.races = RacePolicy::Warn;
+        opts.jobs = jobs;
+        let r = check_bc(&bc, &opts);
+        assert_eq!(r.verdict, Verdict::Pass, "{jobs} workers: {:?}", r.failure);
+        r.races
+    };
+    let one = reports(1);
+    let value = one
+        .iter()
+        .find(|r| r.location.starts_with("heap#"))
+        .unwrap_or_else(|| panic!("no race on the node's value: {one:?}"));
+    let lines = [value.first.line, value.second.line];
+    assert!(
+        lines.contains(&line("value write")) && lines.contains(&line("value read")),
+        "{}",
+        value.message()
+    );
+    let counter = one
+        .iter()
+        .find(|r| r.location == "counter")
+        .unwrap_or_else(|| panic!("no race on counter: {one:?}"));
+    let lines = [counter.first.line, counter.second.line];
+    assert!(
+        lines.contains(&line("writer counter")) || lines.contains(&line("reader counter")),
+        "{}",
+        counter.message()
+    );
+    assert!(one.iter().all(|r| r.first.line != 0 && r.second.line != 0));
+    for jobs in [2, 3] {
+        assert_eq!(reports(jobs), one, "{jobs} workers against one");
+    }
 }

@@ -5,12 +5,24 @@
 //! the parent until the program prints).
 //!
 //! States that cannot be rebuilt are held whole, as before: all of them when the
-//! initial state cannot be rebuilt to the same bytes, or when races are reported as
-//! warnings (a report quotes access sites and object names, which a rebuilt state has
-//! lost), and those with
-//! extension data whose kind cannot rebuild itself (`ExtState::decode` answers None, or
-//! other bytes). Both are found out once per search, on the first state of each sort.
+//! initial state cannot be rebuilt to the same bytes, and those with extension data
+//! whose kind cannot rebuild itself (`ExtState::decode` answers None, or other bytes).
+//! Both are found out once per search, on the first state of each sort.
+//!
+//! Race reports (`--races warn`) quote where each access happened and name objects by
+//! their own numbers (`node#21->next`), which a rebuilt state has lost: neither is
+//! state. A transition from a rebuilt state that finds a race says so
+//! (`interp::take_unreported_race`), and the breadth-first search reports it from the
+//! original state, which [`Replayer`] rebuilds by replaying the state's path in the
+//! search tree from the initial state (keeping the last path it replayed, so the
+//! siblings and cousins that follow each other in a level cost a step or two each).
+//! The report is the one holding that state whole would give, so it depends only on
+//! the search tree, the same for any number of workers. The depth-first search keeps
+//! its path whole and holds no state by id under `warn` (it searches breadth-first
+//! when the path grows too big).
 
+use super::chooser::ScriptChooser;
+use super::Move;
 use crate::error::Failure;
 use crate::interp::Machine;
 use crate::race::RacePolicy;
@@ -31,6 +43,10 @@ pub enum Held {
 pub struct Keeper {
     base: State,
     decodable: bool,
+    /// Races are reported (`--races warn`) and the search does not report the races of
+    /// rebuilt states from replays ([`Keeper::replaying_race_reports`]): states are
+    /// held whole.
+    whole_for_races: bool,
     /// A value of the kind of extension data states hold, if that kind rebuilds itself
     /// (set from the first state with extension data).
     ext: OnceLock<Option<Box<dyn ExtState>>>,
@@ -69,14 +85,10 @@ impl Keeper {
         let keeper = Keeper {
             base: initial.clone(),
             decodable: true,
+            whole_for_races: false,
             ext: OnceLock::new(),
         };
-        // Race reports under `--races warn` are taken from the states a search expands,
-        // and name accesses by their source lines and objects by their names, which a
-        // rebuilt state no longer knows (under `deny` a race is a failure, reworded
-        // from a replay like any other).
-        let decodable = machine.opts.races != RacePolicy::Warn
-            && keeper.by_id(initial)
+        let decodable = keeper.by_id(initial)
             && store
                 .decode(id, initial, keeper.ext(), machine.program, canon, scratch)
                 .is_some_and(|mut rebuilt| {
@@ -86,7 +98,21 @@ impl Keeper {
                 });
         Keeper {
             decodable,
+            // Race reports under `--races warn` are taken from the states a search
+            // expands, and name accesses by their source lines and objects by their
+            // numbers, which a rebuilt state no longer knows (under `deny` a race is a
+            // failure, reworded from a replay like any other).
+            whole_for_races: machine.opts.races == RacePolicy::Warn,
             ..keeper
+        }
+    }
+
+    /// The search reports the races found from rebuilt states through a [`Replayer`],
+    /// so race data does not keep states whole.
+    pub fn replaying_race_reports(self) -> Keeper {
+        Keeper {
+            whole_for_races: false,
+            ..self
         }
     }
 
@@ -96,7 +122,7 @@ impl Keeper {
 
     /// `st` can be held by its id.
     pub fn by_id(&self, st: &State) -> bool {
-        if !self.decodable {
+        if !self.decodable || (self.whole_for_races && st.races.is_some()) {
             return false;
         }
         let Some(ext) = &st.ext else {
@@ -164,4 +190,65 @@ impl Keeper {
         st.output = output.clone();
         Ok(st)
     }
+}
+
+/// Rebuilds original states (with the sites of their accesses and their own object
+/// numbers) by replaying paths from the initial state, to report the races found from
+/// rebuilt ones (see the module documentation). Each worker has one: it keeps the
+/// states along the last path it replayed and replays only past the longest prefix
+/// the next path shares with it.
+#[derive(Default)]
+pub struct Replayer {
+    /// The states after each move of the last path replayed.
+    path: Vec<(Move, State)>,
+}
+
+impl Replayer {
+    /// Run `mv` again from the original state at the end of `path` (from the initial
+    /// state of `keeper`), where a transition from the state rebuilt from the store
+    /// found a race: this run reports it (`--races warn`). Its successor is dropped.
+    pub fn report_races(
+        &mut self,
+        machine: &Machine<'_>,
+        keeper: &Keeper,
+        path: &[Move],
+        mv: &Move,
+    ) {
+        let shared = self
+            .path
+            .iter()
+            .zip(path)
+            .take_while(|((done, _), mv)| done == *mv)
+            .count();
+        self.path.truncate(shared);
+        for next in &path[shared..] {
+            let mut st = match self.path.last() {
+                Some((_, st)) => st.clone(),
+                None => keeper.base.clone(),
+            };
+            if run(machine, &mut st, next).is_err() {
+                // Every move of a path in the search tree ran without an error when it
+                // was found; a replay that fails reports nothing.
+                self.path.clear();
+                return;
+            }
+            self.path.push((next.clone(), st));
+        }
+        let mut st = match self.path.last() {
+            Some((_, st)) => st.clone(),
+            None => keeper.base.clone(),
+        };
+        let _ = run(machine, &mut st, mv);
+        // The original state reports what it finds; it never defers.
+        let deferred = crate::interp::take_unreported_race();
+        debug_assert!(!deferred, "a replayed state deferred its race report");
+    }
+}
+
+/// Run `mv` on `st`.
+fn run(machine: &Machine<'_>, st: &mut State, mv: &Move) -> Result<(), Failure> {
+    let mut chooser = ScriptChooser::from_choices(&mv.choices);
+    machine
+        .run_transition(st, mv.tid, &mut chooser, None)
+        .map(|_| ())
 }

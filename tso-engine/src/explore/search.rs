@@ -17,7 +17,7 @@
 
 use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
-use super::held::{Held, Keeper};
+use super::held::{Held, Keeper, Replayer};
 use super::observers::{Found, Observer};
 use super::parents::{Parents, StateId};
 use super::sleep::{self, Expand, Payoff, Sleep};
@@ -94,6 +94,8 @@ struct Worker {
     chooser: ScriptChooser,
     scratch: crate::store::Scratch,
     ticks: u32,
+    /// Reports the races found from rebuilt states (`held`).
+    replayer: Replayer,
 }
 
 /// A successor first seen in the current level.
@@ -189,14 +191,17 @@ impl<'a, 'p> Search<'a, 'p> {
             self.include_output,
         );
         self.parents_lock().root(root.id);
-        self.keeper = Some(Keeper::new(
-            self.machine,
-            &self.store,
-            &w0.canon,
-            &mut w0.scratch,
-            root.id,
-            &initial,
-        ));
+        self.keeper = Some(
+            Keeper::new(
+                self.machine,
+                &self.store,
+                &w0.canon,
+                &mut w0.scratch,
+                root.id,
+                &initial,
+            )
+            .replaying_race_reports(),
+        );
         for o in self.observers {
             if let Some(found) = o.new_state(&initial) {
                 self.finish_stats();
@@ -528,6 +533,11 @@ impl<'a, 'p> Search<'a, 'p> {
                     choices: taken.iter().map(|c| c.0).collect(),
                 };
                 let advanced = advance_script(taken);
+                if crate::interp::take_unreported_race() {
+                    let path = self.parents_lock().path_to(id);
+                    w.replayer
+                        .report_races(self.machine, self.keeper(), &path, &mv);
+                }
                 match result {
                     Err(failure) => {
                         any_enabled = true;

@@ -7,6 +7,7 @@ mod intrinsics;
 mod races;
 mod trace;
 
+pub(crate) use races::take_unreported_race;
 pub use races::{RaceAccess, RaceReport};
 pub(crate) use trace::{attribute, short};
 pub use trace::{describe_address, describe_pointer, TraceStep};

@@ -60,6 +60,21 @@ impl RaceReport {
     }
 }
 
+thread_local! {
+    /// A race was found from a state rebuilt from the store since the last
+    /// [`take_unreported_race`] on this thread (see `on_race`).
+    static UNREPORTED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a transition run on this thread since the last call found a race from a
+/// state rebuilt from the store (`RaceState::sites_lost`), which it could not report:
+/// the caller reports it by running the transition again on the state its path
+/// replays. Under `--races warn` only (under `deny` a race is a failure, reworded from
+/// a replay like any other).
+pub(crate) fn take_unreported_race() -> bool {
+    UNREPORTED.with(|u| u.replace(false))
+}
+
 impl Machine<'_> {
     /// Thread `tid` accesses `size` bytes at `p` (already checked valid). Accesses to
     /// memory no other thread can reach are kept object-wide (see `crate::race`).
@@ -218,8 +233,17 @@ impl Machine<'_> {
                 if crate::explore::footprint::recording() {
                     crate::explore::footprint::note(obj, off as u64, size, true);
                 }
+                let sites_lost = st.races.as_ref().is_some_and(|r| r.sites_lost());
                 if let Some(r) = st.races_mut() {
                     r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
+                }
+                if sites_lost {
+                    // A state rebuilt from the store knows neither where its recorded
+                    // accesses happened nor its objects' own numbers: the search
+                    // reports this transition from a replay of the state's path
+                    // (`explore::held::Replayer`).
+                    UNREPORTED.with(|u| u.set(true));
+                    return Ok(());
                 }
                 if let Ok(mut found) = self.races_found.lock() {
                     match found.get_mut(&report.location) {

@@ -52,7 +52,9 @@
 //! state no longer reaches, release clocks that cover nothing, and the clocks of
 //! threads nobody can join any more. Where an access happened (its source line) is
 //! kept for the report but is not part of the state: it never changes what is
-//! reachable, only which of two equivalent racing accesses a report names. Bytes a
+//! reachable, only which of two equivalent racing accesses a report names. A state
+//! rebuilt from the store has lost it (`sites_lost`): the breadth-first search reports
+//! its races from the original state, replayed along its path (`explore::held`). Bytes a
 //! path has already reported (`--races warn` reports a location once) are state: they
 //! keep no history and record no access any more, so their later races are not
 //! reported again on that path. Keeping these marks outside the state would make the
@@ -157,6 +159,10 @@ pub struct RaceState {
     /// The history of objects no other thread can reach yet, object-wide (see the
     /// module documentation).
     pending: SortedMap<ObjId, Cell>,
+    /// Rebuilt from the store (`decode`): the accesses' sites are unknown, and objects
+    /// are numbered canonically, so a race found here cannot be reported from this
+    /// state (`interp::races` leaves it to a replay of the path). Not state.
+    rebuilt: bool,
 }
 
 impl Default for RaceState {
@@ -182,7 +188,14 @@ impl RaceState {
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
+            rebuilt: false,
         }
+    }
+
+    /// Whether this data was rebuilt from the store, so that the sites of its accesses
+    /// are lost (see `rebuilt`).
+    pub fn sites_lost(&self) -> bool {
+        self.rebuilt
     }
 
     fn thread(&mut self, tid: u32) -> &mut ThreadClocks {
@@ -781,6 +794,7 @@ impl RaceState {
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
+            rebuilt: true,
         };
         for tid in 0..leb(&mut r)? {
             let tag = r.u8()?;
