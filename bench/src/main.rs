@@ -10,9 +10,10 @@
 //! transitions, wall time, states/s, stored bytes/state, peak memory, and for the
 //! single-threaded program interpreted instructions/s.
 //!
-//! `--races` runs only the mutual-exclusion programs under SC without and with data-race
-//! tracking (`sc+races`, what `--races warn` adds) and under TSO (bound 32), and the
-//! first 200,000 states of `treiber4` without and with it; a `races cost` line per
+//! `--races` runs only the mutual-exclusion programs and `treiber4_c11` (the Treiber
+//! stack written race-free in C11) under SC without and with data-race tracking
+//! (`sc+races`, what `--races warn` adds) and under TSO (bound 32), and the first
+//! 200,000 states of `treiber4` (racy) without and with it; a `races cost` line per
 //! program gives the time, states and bytes/state with tracking against without.
 //!
 //! `--symmetry` runs the many-thread programs and the mutual-exclusion set under TSO
@@ -241,7 +242,11 @@ fn main() {
         return;
     }
     if races_only {
-        for p in MUTEX_PROGRAMS.iter().filter(|p| wanted(p)) {
+        for p in MUTEX_PROGRAMS
+            .iter()
+            .chain(&["treiber4_c11"])
+            .filter(|p| wanted(p))
+        {
             let without = run(&dir, &out, p, &SC, 32);
             let with = run(&dir, &out, p, &SC_RACES, 32);
             run(&dir, &out, p, &TSO, 32);
