@@ -10,7 +10,7 @@
 //! transitions, wall time, states/s, stored bytes/state, peak memory, and for the
 //! single-threaded program interpreted instructions/s.
 //!
-//! `--races` runs only the mutual-exclusion programs and `treiber4_c11` (the Treiber
+//! `--races` runs only the mutual-exclusion programs and `treiber3_c11` (the Treiber
 //! stack written race-free in C11) under SC without and with data-race tracking
 //! (`sc+races`, what `--races warn` adds) and under TSO (bound 32), and the first
 //! 200,000 states of `treiber4` (racy) without and with it; a `races cost` line per
@@ -244,7 +244,7 @@ fn main() {
     if races_only {
         for p in MUTEX_PROGRAMS
             .iter()
-            .chain(&["treiber4_c11"])
+            .chain(&["treiber3_c11"])
             .filter(|p| wanted(p))
         {
             let without = run(&dir, &out, p, &SC, 32);
