@@ -17,7 +17,6 @@ use crate::error::{ErrorKind, Failure};
 use crate::interp::{describe_pointer, Machine};
 use crate::pthread::{barrier, cond, mutex, once, rwlock, spin, thread_bit};
 use crate::state::{State, ThreadId, ThreadStatus};
-use crate::value::Val;
 
 /// A deadlock found in a state: the verdict and the threads it is about.
 pub(crate) struct Deadlock {
@@ -220,8 +219,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
             });
         }
     }
-    let (native, args) = machine.at_native(st, t)?;
-    let arg = |i: usize| args.get(i).map(Val::as_u64).unwrap_or(0);
+    let (native, arg) = machine.native_with_args(st, t)?;
     let locked = |what: &str, p: u64, owner: Option<ThreadId>| {
         let owner = owner.filter(|&o| o != t)?;
         Some(Wait {
@@ -230,9 +228,9 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
             need: Need::All(vec![owner]),
         })
     };
-    let cancelled = crate::pthread::cancel::acts_now(st, t);
+    let cancelled = || crate::pthread::cancel::acts_now(st, t);
     let joining = |h: u64| {
-        if cancelled {
+        if cancelled() {
             return None; // the join acts on the cancel request instead
         }
         let target = crate::pthread::thread::thread_of_handle(st, h)?;
@@ -289,7 +287,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
             let me = thread_bit(t).ok()?;
             let (waiters, signalled) = cond::masks_in(st, c)?;
             let timed = native.name == "pthread_cond_timedwait";
-            if cancelled || signalled & me != 0 || (timed && waiters & me != 0) {
+            if cancelled() || signalled & me != 0 || (timed && waiters & me != 0) {
                 // Woken (or able to time out): it only needs the mutex back.
                 locked("mutex", m, mutex::owner_in(st, m))
             } else if waiters & me != 0 {

@@ -338,7 +338,9 @@ impl<'p> Machine<'p> {
             Visibility::IfShared(i) => shared(i),
             Visibility::IfShared2(i, j) => shared(i) || shared(j),
             Visibility::Custom(f) => {
-                let values: Vec<Val> = args.iter().map(|a| self.eval(frame, a)).collect();
+                // Asked before every step: no allocation for the usual few arguments.
+                let values: smallvec::SmallVec<[Val; 4]> =
+                    args.iter().map(|a| self.eval(frame, a)).collect();
                 f(st, tid, &values)
             }
         }
@@ -352,6 +354,20 @@ impl<'p> Machine<'p> {
             n.clone(),
             args.iter().map(|a| self.eval(frame, a)).collect(),
         ))
+    }
+
+    /// The native a thread is about to call, and its arguments as numbers (0 past the
+    /// last), each evaluated only when asked for: the deadlock analysis looks at every
+    /// thread of every new state, and at the arguments of few calls.
+    pub(crate) fn native_with_args<'s>(
+        &'s self,
+        st: &'s State,
+        tid: ThreadId,
+    ) -> Option<(&'s Native, impl Fn(usize) -> u64 + 's)> {
+        let (n, args) = self.native_call(st, tid)?;
+        let frame = st.thread(tid).top();
+        let arg = move |i: usize| args.get(i).map_or(0, |a| self.eval(frame, a).as_u64());
+        Some((&**n, arg))
     }
 
     /// The native a thread is about to call and its argument operands, not evaluated:
@@ -449,17 +465,8 @@ impl<'p> Machine<'p> {
             recorder.with(|f| f.add_object(footprint::thread_object(tid), true));
         }
         // A changed shared object that no hook saw written: the whole object.
-        for id in before.memory.ids() {
-            let Some(old) = before.memory.get_arc(id) else {
-                continue;
-            };
-            if old.shared
-                && !st
-                    .memory
-                    .get_arc(id)
-                    .is_some_and(|new| Arc::ptr_eq(old, new))
-                && !recorder.writes(id)
-            {
+        for (id, old, new) in st.memory.changed_since(&before.memory) {
+            if old.shared && !new.is_some_and(|new| Arc::ptr_eq(old, new)) && !recorder.writes(id) {
                 recorder.with(|f| f.add_object(id, true));
             }
         }

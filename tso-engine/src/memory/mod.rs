@@ -1,5 +1,5 @@
-//! Object memory with pointer provenance. Objects are copy-on-write so cloning a state
-//! copies only the object table.
+//! Object memory with pointer provenance. Objects and the pages of the object table are
+//! copy-on-write, so cloning a state copies one pointer per page.
 
 mod fragment;
 mod layout;
@@ -20,10 +20,24 @@ pub(crate) type ObjId = u32;
 /// Largest single object; larger requests fail like an exhausted allocator would.
 pub(crate) const MAX_OBJECT_SIZE: u64 = 1 << 30;
 
+/// Object slots per page of the object table.
+const PAGE_BITS: u32 = 3;
+const PAGE: usize = 1 << PAGE_BITS;
+
+/// One page of the object table, shared between states until one of them changes a
+/// slot in it.
+type Page = [Option<Arc<Object>>; PAGE];
+
+/// The object table is paged and each page copy-on-write: cloning a state (once per
+/// transition) copies one pointer per page instead of one per object, and a transition
+/// copies only the pages whose objects it changes, allocates or drops.
 #[derive(Clone, Debug, Default)]
 pub struct Memory {
-    /// Index = object id; id 0 is the null object and never used.
-    objects: Vec<Option<Arc<Object>>>,
+    /// Slot `id % PAGE` of page `id / PAGE` holds object `id`; id 0 is the null object
+    /// and never used. Slots at `len` and beyond are empty.
+    pages: Vec<Arc<Page>>,
+    /// Number of ids in use (one past the highest slot ever filled).
+    len: usize,
     /// Lowest id that might be free.
     free_hint: usize,
     /// Number of globals; ids 1..=globals are fixed.
@@ -33,25 +47,39 @@ pub struct Memory {
 impl Memory {
     pub fn new() -> Memory {
         Memory {
-            objects: vec![None],
+            pages: Vec::new(),
+            len: 1,
             free_hint: 1,
             globals: 0,
         }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.objects.len()
+        self.len
+    }
+
+    #[inline]
+    fn slot(&self, id: usize) -> Option<&Option<Arc<Object>>> {
+        self.pages.get(id >> PAGE_BITS).map(|p| &p[id & (PAGE - 1)])
+    }
+
+    /// Slot `id` to change, its page made this state's own; the table grows to hold it.
+    fn slot_mut(&mut self, id: usize) -> &mut Option<Arc<Object>> {
+        let page = id >> PAGE_BITS;
+        if self.pages.len() <= page {
+            self.pages
+                .resize_with(page + 1, || Arc::new(Default::default()));
+        }
+        self.len = self.len.max(id + 1);
+        &mut Arc::make_mut(&mut self.pages[page])[id & (PAGE - 1)]
     }
 
     pub(crate) fn allocate(&mut self, obj: Object) -> ObjId {
         let mut i = self.free_hint.max(1);
-        while i < self.objects.len() && self.objects[i].is_some() {
+        while i < self.len && self.slot(i).is_some_and(Option::is_some) {
             i += 1;
         }
-        if i == self.objects.len() {
-            self.objects.push(None);
-        }
-        self.objects[i] = Some(Arc::new(obj));
+        *self.slot_mut(i) = Some(Arc::new(obj));
         self.free_hint = i + 1;
         i as ObjId
     }
@@ -73,48 +101,58 @@ impl Memory {
     /// Put `obj` at `id` (rebuilding a stored state: `store::decode` places objects at
     /// their canonical ids).
     pub(crate) fn place(&mut self, id: ObjId, obj: Arc<Object>) {
-        if self.objects.len() <= id as usize {
-            self.objects.resize(id as usize + 1, None);
-        }
-        self.objects[id as usize] = Some(obj);
+        *self.slot_mut(id as usize) = Some(obj);
         // `free_hint` stays a lower bound of the free ids: nothing to update.
     }
 
     /// The shared object at `id` (to place it unchanged in a rebuilt state).
+    #[inline]
     pub(crate) fn get_arc(&self, id: ObjId) -> Option<&Arc<Object>> {
-        self.objects.get(id as usize).and_then(|o| o.as_ref())
+        self.slot(id as usize).and_then(|o| o.as_ref())
     }
 
     /// Drop an object entirely (used when canonical GC finds it unreachable).
     pub(crate) fn remove(&mut self, id: ObjId) {
-        if let Some(slot) = self.objects.get_mut(id as usize) {
-            *slot = None;
+        if self.slot(id as usize).is_some_and(Option::is_some) {
+            *self.slot_mut(id as usize) = None;
             self.free_hint = self.free_hint.min(id as usize);
         }
     }
 
     #[inline]
     pub fn get(&self, id: ObjId) -> Option<&Object> {
-        self.objects.get(id as usize).and_then(|o| o.as_deref())
+        self.slot(id as usize).and_then(|o| o.as_deref())
     }
 
     #[inline]
     pub(crate) fn get_mut(&mut self, id: ObjId) -> Option<&mut Object> {
-        let o = self
-            .objects
-            .get_mut(id as usize)
-            .and_then(|o| o.as_mut().map(Arc::make_mut))?;
+        if !self.slot(id as usize).is_some_and(Option::is_some) {
+            return None;
+        }
+        let o = Arc::make_mut(self.slot_mut(id as usize).as_mut()?);
         // The caller may change it: its cached serialisation is no longer valid.
         o.chunk_cache.set(0);
         Some(o)
     }
 
-    pub(crate) fn ids(&self) -> impl Iterator<Item = ObjId> + '_ {
-        self.objects
+    /// Each object of `before` (an earlier version of this memory) whose slot here may
+    /// hold another object, in id order, with what the slot holds now: the objects of
+    /// the pages not shared with `before` (a shared page holds the same objects).
+    pub(crate) fn changed_since<'a>(
+        &'a self,
+        before: &'a Memory,
+    ) -> impl Iterator<Item = (ObjId, &'a Arc<Object>, Option<&'a Arc<Object>>)> + 'a {
+        before
+            .pages
             .iter()
             .enumerate()
-            .filter(|(_, o)| o.is_some())
-            .map(|(i, _)| i as ObjId)
+            .filter(|&(p, old)| !self.pages.get(p).is_some_and(|new| Arc::ptr_eq(old, new)))
+            .flat_map(move |(p, old)| {
+                old.iter().enumerate().filter_map(move |(i, o)| {
+                    let id = p << PAGE_BITS | i;
+                    Some((id as ObjId, o.as_ref()?, self.get_arc(id as ObjId)))
+                })
+            })
     }
 
     /// Validate an access of `len` bytes at pointer `p`; returns (object, offset).

@@ -188,7 +188,7 @@ impl State {
     pub fn running_threads(&self) -> usize {
         self.threads
             .iter()
-            .filter(|t| t.status == ThreadStatus::Running)
+            .filter(|t| matches!(t.status, ThreadStatus::Running))
             .count()
     }
 

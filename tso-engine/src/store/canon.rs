@@ -106,6 +106,10 @@ pub struct Canonicalizer {
     /// Scratch space reused across runs (root pointers, symmetry keys).
     scratch: Vec<u64>,
     keys: symmetry::Keys,
+    /// Scratch of `traverse_symmetric`: threads reached from `main`'s objects (with
+    /// the number that reached them first) and the others.
+    reached: Vec<(u32, ThreadId)>,
+    free: Vec<ThreadId>,
     /// The ends of the race data's chunks.
     scratch_ends: Vec<usize>,
     /// Chunk ids of threads and pointer-holding objects the last states shared
@@ -185,8 +189,10 @@ impl Canonicalizer {
         self.perm.push(0);
         self.reach_thread(program, st, 0);
         self.breadth_first(st, &mut cursor);
-        let mut reached: Vec<(u32, ThreadId)> = Vec::new();
-        let mut free: Vec<ThreadId> = Vec::new();
+        let mut reached = std::mem::take(&mut self.reached);
+        let mut free = std::mem::take(&mut self.free);
+        reached.clear();
+        free.clear();
         for t in 1..n as ThreadId {
             match self.first_reached(st, t) {
                 Some(k) => reached.push((k, t)),
@@ -226,6 +232,8 @@ impl Canonicalizer {
                 i += 1;
             }
         }
+        self.reached = reached;
+        self.free = free;
         self.new_of.resize(n, 0);
         for (new, &old) in self.perm.iter().enumerate() {
             self.new_of[old as usize] = new as ThreadId;

@@ -47,6 +47,8 @@ pub(crate) struct Keys {
     spans: Vec<(usize, usize)>,
     /// Renames globals to themselves and every other object to "unknown".
     blind: Vec<u32>,
+    /// The objects one thread's key looks at (reused: keys are sorted for most states).
+    seen: Vec<ObjId>,
 }
 
 impl Keys {
@@ -75,7 +77,8 @@ impl Keys {
             // registers and those point to, breadth-first, up to `DEEP` objects),
             // pointers blinded like the registers: threads that differ only in what
             // their pointers lead to are ordered by it, not by their current order.
-            let mut seen: Vec<ObjId> = Vec::new();
+            let mut seen = std::mem::take(&mut self.seen);
+            seen.clear();
             for f in &t.frames {
                 seen.extend(f.allocas.iter().chain(f.varargs.iter()));
             }
@@ -103,6 +106,7 @@ impl Keys {
                 }
             }
             self.spans[tid as usize] = (start, self.bytes.len());
+            self.seen = seen;
         }
         let (bytes, spans) = (&self.bytes, &self.spans);
         threads.sort_by(|&a, &b| {
