@@ -186,6 +186,28 @@ fn upwards(u: u128, m: u128) -> u128 {
     }
 }
 
+/// For vector operands, `scalar` applied lane by lane to the values `x`, `y` and their
+/// shadows `sx`, `sy` (a scalar shadow stands for every lane); `None` for scalars.
+fn lanewise(
+    types: &TypeTable,
+    ty: TyId,
+    [x, y, sx, sy]: [&Val; 4],
+    scalar: impl Fn(TyId, [&Val; 4]) -> Val,
+) -> Option<Val> {
+    if !matches!(x, Val::Agg(_)) && !matches!(y, Val::Agg(_)) {
+        return None;
+    }
+    let st = types.scalar(ty);
+    let (lx, ly) = (x.lanes(), y.lanes());
+    let (ax, ay) = (lanes_like(sx, x), lanes_like(sy, y));
+    Some(Val::Agg(
+        (0..lx.len().min(ly.len()))
+            .map(|i| scalar(st, [&lx[i], &ly[i], &ax[i], &ay[i]]))
+            .collect::<Vec<_>>()
+            .into(),
+    ))
+}
+
 /// Shadow of a binary operation on scalars (or lanes): `x`, `y` are the values,
 /// `sx`, `sy` their shadows.
 pub(crate) fn binop(
@@ -197,16 +219,10 @@ pub(crate) fn binop(
     sx: &Val,
     sy: &Val,
 ) -> Val {
-    if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (x, y) {
-        let st = types.scalar(ty);
-        let (lx, ly) = (x.lanes(), y.lanes());
-        let (ax, ay) = (lanes_like(sx, x), lanes_like(sy, y));
-        return Val::Agg(
-            (0..lx.len().min(ly.len()))
-                .map(|i| binop(types, op, st, &lx[i], &ly[i], &ax[i], &ay[i]))
-                .collect::<Vec<_>>()
-                .into(),
-        );
+    if let Some(lanes) = lanewise(types, ty, [x, y, sx, sy], |st, [x, y, sx, sy]| {
+        binop(types, op, st, x, y, sx, sy)
+    }) {
+        return lanes;
     }
     let bits = match types.get(ty) {
         Ty::F32 => 32,
@@ -245,16 +261,10 @@ pub(crate) fn icmp(
     sx: &Val,
     sy: &Val,
 ) -> Val {
-    if let (Val::Agg(_), _) | (_, Val::Agg(_)) = (x, y) {
-        let st = types.scalar(ty);
-        let (lx, ly) = (x.lanes(), y.lanes());
-        let (ax, ay) = (lanes_like(sx, x), lanes_like(sy, y));
-        return Val::Agg(
-            (0..lx.len().min(ly.len()))
-                .map(|i| icmp(types, pred, st, &lx[i], &ly[i], &ax[i], &ay[i]))
-                .collect::<Vec<_>>()
-                .into(),
-        );
+    if let Some(lanes) = lanewise(types, ty, [x, y, sx, sy], |st, [x, y, sx, sy]| {
+        icmp(types, pred, st, x, y, sx, sy)
+    }) {
+        return lanes;
     }
     let bits = types.int_bits(ty);
     let m = mask(bits);
