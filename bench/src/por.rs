@@ -1,6 +1,7 @@
-//! `tso-bench --por [PROGRAM...]`: partial-order reduction (sleep sets) and thread
-//! symmetry. Each program runs with both reductions (the default), without POR
-//! (`--no-por`), without symmetry (`--no-symmetry`) and without either, on one search
+//! `tso-bench --por [PROGRAM...]`: partial-order reduction (sleep sets `slp`, or the
+//! experimental persistent sets `pst`, which store fewer states) and thread
+//! symmetry. Each program runs with both reductions (the default), with persistent
+//! sets, without POR (`--no-por`), without symmetry (`--no-symmetry`) and without either, on one search
 //! worker (depth-first), capped at 300,000 states; a row reports the verdict, states
 //! (POR keeps every state; symmetry merges permuted ones), transitions stored, and
 //! wall and CPU time per run. Small programs are repeated until a second of wall time has
@@ -73,9 +74,18 @@ pub fn run_all(args: &[String]) {
                 continue;
             }
         };
-        for (por, symmetry) in [(true, true), (false, true), (true, false), (false, false)] {
+        // (por, symmetry, persistent sets instead of sleep sets)
+        for (por, symmetry, persistent) in [
+            (true, true, false),
+            (true, true, true),
+            (false, true, false),
+            (true, false, false),
+            (true, false, true),
+            (false, false, false),
+        ] {
             let mut opts = repeated_options(Some(MAX_STATES));
             opts.machine.por = por;
+            opts.machine.persistent_sets = persistent;
             opts.machine.symmetry = symmetry;
             if cfg.races {
                 opts.machine.races = tso_engine::race::RacePolicy::Warn;
@@ -89,10 +99,15 @@ pub fn run_all(args: &[String]) {
             let s = &report.stats;
             let verdict = verdict_text(&report, " ");
             let on = |b: bool| if b { "on" } else { "off" };
+            let por_kind = match (por, persistent) {
+                (false, _) => "off",
+                (true, false) => "slp",
+                (true, true) => "pst",
+            };
             println!(
                 "{program:<18} {:<9} {:<4} {:<4} {verdict:<13} {:>9} {:>11} {runs:>5} {:>9.4}s {:>9.4}s",
                 cfg.name,
-                on(por),
+                por_kind,
                 on(symmetry),
                 s.states,
                 s.transitions,

@@ -292,6 +292,7 @@ pub fn run_one(args: &[String]) {
     }
     opts.machine.por = !switches.iter().any(|s| s == "--no-por");
     opts.machine.symmetry = !switches.iter().any(|s| s == "--no-symmetry");
+    opts.machine.persistent_sets = switches.iter().any(|s| s == "--persistent-sets");
     let cpu_before = cpu_time();
     let r = check(&prog, &natives, &opts);
     let cpu = (cpu_time() - cpu_before).as_secs_f64();

@@ -100,6 +100,10 @@ pub struct CheckingArgs {
     /// and verdicts, more transitions).
     #[arg(long)]
     pub no_por: bool,
+    /// Experimental, not proved on the differential suites: partial-order reduction
+    /// by persistent sets (stores fewer states) instead of sleep sets. Hidden.
+    #[arg(long, hide = true)]
+    pub experimental_persistent_sets: bool,
     /// Do not track uninitialised bits (no `uninitialized` verdicts; measurement).
     #[arg(long)]
     pub no_definedness: bool,

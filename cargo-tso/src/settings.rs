@@ -42,6 +42,7 @@ impl CheckSettings {
         machine.spurious_wakeups = !args.no_spurious_wakeups;
         machine.definedness = !args.no_definedness;
         machine.por = !args.no_por;
+        machine.persistent_sets = args.experimental_persistent_sets;
         machine.symmetry = !args.no_symmetry;
         machine.allow_nontermination = args.allow_nontermination;
         machine.races = args

@@ -4,7 +4,9 @@
 //! two (breadth-first) and without it, with thread symmetry (the default) and without.
 //! The exit status, verdict, error kind, stored state count, races found and set of
 //! final outcomes must be identical, and a failing run's counterexample (replayed to
-//! its error to give the JSON `trace`) the same. `TSO_POR_ALL=1` checks every litmus and
+//! its error to give the JSON `trace`) the same. Persistent sets
+//! (`--experimental-persistent-sets`, which store fewer states) are compared too, under
+//! SC without race data (`compare_persistent`). `TSO_POR_ALL=1` checks every litmus and
 //! corpus program, `TSO_SOAK=N` N generated programs (`scripts/soak-por.sh`).
 
 use serde_json::Value;
@@ -28,7 +30,12 @@ struct Case {
 }
 
 fn run(case: &Case, por: bool, symmetry: bool, jobs: usize) -> CheckResult {
+    run_with(case, por, symmetry, jobs, &[])
+}
+
+fn run_with(case: &Case, por: bool, symmetry: bool, jobs: usize, extra: &[&str]) -> CheckResult {
     let mut args = case.tool_args.clone();
+    args.extend(extra.iter().map(|a| a.to_string()));
     if !symmetry {
         args.push("--no-symmetry".into());
     }
@@ -96,6 +103,71 @@ fn compare(case: &Case) -> Vec<String> {
                     differs.join(", ")
                 ));
             }
+        }
+    }
+    problems
+}
+
+/// Persistent sets (`--experimental-persistent-sets`, `explore/persistent.rs`), which
+/// store fewer states, against the full search, under SC without race tracking
+/// (`--races allow`: with race data the reduction is off): the same exit, verdict,
+/// error, outcomes and failing trace; never more states or transitions; the same
+/// state count on one and two workers.
+fn compare_persistent(case: &Case) -> Vec<String> {
+    if case.model != Model::Sc || case.tool_args.iter().any(|a| a == "--races") {
+        return Vec::new();
+    }
+    let name = format!(
+        "{} under {} [{}] with persistent sets",
+        corpus::short(&case.path),
+        case.model.as_str(),
+        case.clang_args.join(" ")
+    );
+    let allow = ["--races", "allow"];
+    let persistent = ["--races", "allow", "--experimental-persistent-sets"];
+    let mut problems = Vec::new();
+    for symmetry in [true, false] {
+        let full = run_with(case, false, symmetry, 1, &allow);
+        if full.json.is_none() {
+            return vec![format!("{name}: the full search gave no JSON: {full}")];
+        }
+        let mut states = Vec::new();
+        for jobs in [1, 2] {
+            let reduced = run_with(case, true, symmetry, jobs, &persistent);
+            let mut differs = Vec::new();
+            if reduced.exit != full.exit {
+                differs.push("exit");
+            }
+            for key in ["verdict", "error", "outcomes"] {
+                if field(&reduced, key) != field(&full, key) {
+                    differs.push(key);
+                }
+            }
+            if full.verdict() == Some("fail") && field(&reduced, "trace") != field(&full, "trace") {
+                differs.push("trace");
+            }
+            let n = |r: &CheckResult, k: &str| field(r, k).and_then(Value::as_u64);
+            if full.verdict() == Some("pass") {
+                if n(&reduced, "states") > n(&full, "states") {
+                    differs.push("more states");
+                }
+                if n(&reduced, "transitions") > n(&full, "transitions") {
+                    differs.push("more transitions");
+                }
+            }
+            states.push(n(&reduced, "states"));
+            if !differs.is_empty() {
+                let sym = if symmetry { "" } else { " --no-symmetry" };
+                problems.push(format!(
+                    "{name} -j{jobs}{sym}: {} differ\n  with:    {reduced}\n  without: {full}",
+                    differs.join(", ")
+                ));
+            }
+        }
+        if states[0] != states[1] {
+            problems.push(format!(
+                "{name}: states differ on one and two workers: {states:?}"
+            ));
         }
     }
     problems
@@ -195,10 +267,14 @@ fn race_cases(dir: &Path) -> Vec<Case> {
 
 fn check_all(cases: Vec<Case>, what: &str) {
     assert!(!cases.is_empty(), "no {what} cases");
-    let problems: Vec<String> = parallel::map(&cases, compare)
-        .into_iter()
-        .flatten()
-        .collect();
+    let problems: Vec<String> = parallel::map(&cases, |c| {
+        let mut p = compare(c);
+        p.extend(compare_persistent(c));
+        p
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
     assert!(
         problems.is_empty(),

@@ -205,6 +205,32 @@ pub(crate) fn closing_thread(threads: &[ThreadId], path: &[Move]) -> Option<Thre
         .max_by_key(|&t| path.iter().rposition(|m| m.tid == t))
 }
 
+/// When `t` is blocked in `st` until one of the returned threads acts (releases,
+/// finishes): those threads, and the objects the wait reads (the native's pointer
+/// arguments: a plain write to them could end the wait too). None: not blocked in a
+/// way modelled here, or woken by any thread (condition variables, barriers).
+/// For partial-order reduction (`persistent`).
+pub(crate) fn blocked_until(
+    machine: &Machine<'_>,
+    st: &State,
+    t: ThreadId,
+) -> Option<(Vec<ThreadId>, Vec<u32>)> {
+    let wait = wait_of(machine, st, t)?;
+    let Need::All(holders) = wait.need else {
+        return None;
+    };
+    let objects = machine
+        .at_native(st, t)
+        .map(|(_, args)| {
+            args.iter()
+                .map(|a| crate::value::ptr_parts(a.as_u64()).0)
+                .filter(|&o| o != 0 && o < crate::ir::FUNCTION_OBJECT_BASE)
+                .collect()
+        })
+        .unwrap_or_default();
+    Some((holders, objects))
+}
+
 /// What thread `t` is blocked on in `st`, if it is blocked in a way modelled here.
 /// Mirrors the blocking conditions of the natives in `pthread/` and `cxx/`.
 fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {

@@ -10,8 +10,10 @@
 
 use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
+use super::future::Futures;
 use super::held::Keeper;
 use super::observers::{Found, Observer};
+use super::persistent::{self, ThreadRun};
 use super::search::{advance_script, Stop};
 use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
@@ -60,6 +62,9 @@ pub struct DepthFirst<'a, 'p> {
     start: Instant,
     /// Partial-order reduction by sleep sets (`sleep`).
     por: bool,
+    /// Partial-order reduction by persistent sets (`persistent`), with the program's
+    /// static futures; exclusive with sleep sets.
+    persistent: Option<Futures>,
     /// The sleep set each stored state keeps (absent: empty).
     sleeps: HashMap<u32, Sleep>,
     /// Footprints are still recorded and successors given sleep sets (`Payoff`).
@@ -96,6 +101,10 @@ struct Node {
     /// `tid`'s transitions have run; `pending` holds what they reached.
     ran: bool,
     pending: VecDeque<(Move, State)>,
+    /// With persistent sets: the threads to expand (`persistent::choose`; all ones:
+    /// every thread), once `chosen`.
+    ample: u64,
+    chosen: bool,
 }
 
 impl Node {
@@ -115,6 +124,8 @@ impl Node {
             prepared: false,
             ran: false,
             pending: VecDeque::new(),
+            ample: u64::MAX,
+            chosen: false,
         }
     }
 
@@ -150,7 +161,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         start: Instant,
         por: bool,
     ) -> Self {
+        let persistent =
+            (por && machine.opts.uses_persistent_sets()).then(|| Futures::new(machine));
+        let por = por && persistent.is_none();
         DepthFirst {
+            persistent,
             por,
             sleeps: HashMap::new(),
             recording: por,
@@ -241,6 +256,12 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 stack.pop();
                 continue;
             }
+            if let (Some(futures), false) = (&self.persistent, node.chosen) {
+                node.chosen = true;
+                if let Some(set) = choose_at(self.machine, futures, &mut self.chooser, state) {
+                    node.ample = set;
+                }
+            }
             if self.por && !node.prepared {
                 node.prepared = true;
                 if !self.recording && node.sleep == 0 {
@@ -263,6 +284,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 unreachable!("rebuilt above")
             };
             if state.thread(node.tid).status != ThreadStatus::Running {
+                node.next_thread();
+                continue;
+            }
+            if node.tid < 64 && node.ample & (1 << node.tid) == 0 {
+                // Not in the persistent set chosen here.
                 node.next_thread();
                 continue;
             }
@@ -629,6 +655,43 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
         self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
     }
+}
+
+/// The persistent set at `state` (`persistent::choose`), running the threads it asks
+/// about with every choice variant; what they reach is generated again when they are
+/// expanded.
+fn choose_at(
+    machine: &Machine<'_>,
+    futures: &Futures,
+    chooser: &mut ScriptChooser,
+    state: &State,
+) -> Option<u64> {
+    persistent::choose(machine, futures, state, &mut |tid| {
+        let mut run = ThreadRun {
+            advances: true,
+            ..ThreadRun::default()
+        };
+        let mut script: Vec<(u32, u32)> = Vec::new();
+        loop {
+            let mut next = State::clone(state);
+            chooser.reset(&script);
+            let (result, f) = machine.run_transition_recorded(state, &mut next, tid, chooser);
+            run.footprint.union(&f);
+            match result {
+                Ok(Step::Blocked) => {}
+                Ok(Step::Progress) => {
+                    run.enabled = true;
+                    run.advances &=
+                        persistent::advances(futures, state.thread(tid), next.thread(tid));
+                }
+                _ => run.enabled = true,
+            }
+            match advance_script(chooser.taken()) {
+                Some(s) => script = s,
+                None => return run,
+            }
+        }
+    })
 }
 
 fn path_of(stack: &[Node]) -> Vec<Move> {

@@ -165,6 +165,12 @@ impl Footprint {
                 .any(|a| a.write && a.obj >= thread_object(0x03ff_fffe) && a.obj != OUTPUT)
     }
 
+    /// Does any access satisfy `f(object, write)`? (`persistent` judges a footprint
+    /// against what another thread may still do.)
+    pub(crate) fn any_access(&self, mut f: impl FnMut(u32, bool) -> bool) -> bool {
+        self.accesses.iter().any(|a| f(a.obj, a.write))
+    }
+
     /// Does it write any byte of `obj`?
     fn writes(&self, obj: u32) -> bool {
         self.accesses.iter().any(|a| a.obj == obj && a.write)

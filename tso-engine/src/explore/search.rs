@@ -17,9 +17,11 @@
 
 use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
+use super::future::Futures;
 use super::held::{Held, Keeper, Replayer};
 use super::observers::{Found, Observer};
 use super::parents::{Parents, StateId};
+use super::persistent::{self, ThreadRun};
 use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
 use crate::error::ErrorKind;
@@ -75,6 +77,9 @@ pub struct Search<'a, 'p> {
     keeper: Option<Keeper>,
     /// Partial-order reduction by sleep sets (`sleep`).
     por: bool,
+    /// Partial-order reduction by persistent sets (`persistent`), with the program's
+    /// static futures; exclusive with sleep sets.
+    persistent: Option<Futures>,
     /// The sleep set each state of the earlier levels keeps (absent: empty); written
     /// only between levels.
     sleeps: RwLock<HashMap<StateId, Sleep>>,
@@ -110,6 +115,15 @@ struct Candidate {
     state: Option<Held>,
     /// The sleep set this discoverer gives it (all discoverers' sets are intersected).
     sleep: Sleep,
+}
+
+/// One choice variant of a thread's transition, run before it is stored.
+struct Variant {
+    result: Result<Step, crate::error::Failure>,
+    mv: Move,
+    succ: State,
+    /// Stores its flush choices left delayed.
+    delayed: u64,
 }
 
 /// A state of an earlier level reached again with a sleep set that lacks threads it
@@ -158,7 +172,11 @@ impl<'a, 'p> Search<'a, 'p> {
         start: Instant,
         por: bool,
     ) -> Self {
+        let persistent =
+            (por && machine.opts.uses_persistent_sets()).then(|| Futures::new(machine));
+        let por = por && persistent.is_none();
         Search {
+            persistent,
             por,
             sleeps: RwLock::new(HashMap::new()),
             recording: AtomicBool::new(por),
@@ -487,6 +505,10 @@ impl<'a, 'p> Search<'a, 'p> {
         if st.is_finished() {
             return;
         }
+        if let Some(futures) = &self.persistent {
+            self.expand_persistent(w, futures, index, open, st, out);
+            return;
+        }
         let por = self.por;
         // While the reduction pays (`sleep::Payoff`): every thread's footprint here,
         // and the successors of the threads expanded, stored once all footprints are
@@ -612,6 +634,150 @@ impl<'a, 'p> Search<'a, 'p> {
             if let Some(found) = o.expanded(st, any_enabled) {
                 // A property of this state: its path is one step shorter than the
                 // failing transitions of this level.
+                out.error(ErrorAt {
+                    rank: (1, weight, (index as u64) << 32),
+                    found,
+                    parent: id,
+                    mv: None,
+                });
+                return;
+            }
+        }
+    }
+
+    /// `expand` with persistent sets: the threads `persistent::choose` picks (all when
+    /// it picks none), each with every choice variant; the threads it ran to decide
+    /// keep what they reached.
+    fn expand_persistent(
+        &self,
+        w: &mut Worker,
+        futures: &Futures,
+        index: usize,
+        open: &Open,
+        st: &State,
+        out: &mut LevelOut,
+    ) {
+        let (id, weight) = (open.id, open.weight);
+        let n = st.threads.len();
+        let mut ran: Vec<Option<Vec<Variant>>> = (0..n).map(|_| None).collect();
+        let set = persistent::choose(self.machine, futures, st, &mut |tid| {
+            let mut run = ThreadRun {
+                advances: true,
+                ..ThreadRun::default()
+            };
+            let mut variants = Vec::new();
+            let mut script: Vec<(u32, u32)> = Vec::new();
+            loop {
+                let mut succ = st.clone();
+                w.chooser.reset(&script);
+                let (result, f) =
+                    self.machine
+                        .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
+                run.footprint.union(&f);
+                let taken = w.chooser.taken();
+                let delayed = w.chooser.delayed();
+                let mv = Move {
+                    tid,
+                    choices: taken.iter().map(|c| c.0).collect(),
+                };
+                let advanced = advance_script(taken);
+                match &result {
+                    Ok(Step::Blocked) => {}
+                    Ok(Step::Progress) => {
+                        run.enabled = true;
+                        run.advances &=
+                            persistent::advances(futures, st.thread(tid), succ.thread(tid));
+                    }
+                    _ => run.enabled = true,
+                }
+                variants.push(Variant {
+                    result,
+                    mv,
+                    succ,
+                    delayed,
+                });
+                match advanced {
+                    Some(s) => script = s,
+                    None => break,
+                }
+            }
+            ran[tid as usize] = Some(variants);
+            run
+        });
+        let mut any_enabled = false;
+        let mut ordinal: u32 = 0;
+        for tid in 0..n as ThreadId {
+            if st.thread(tid).status != ThreadStatus::Running
+                || set.is_some_and(|m| m & (1 << tid) == 0)
+            {
+                continue;
+            }
+            let variants = match ran[tid as usize].take() {
+                Some(v) => v,
+                None => {
+                    let mut variants = Vec::new();
+                    let mut script: Vec<(u32, u32)> = Vec::new();
+                    loop {
+                        let mut succ = st.clone();
+                        w.chooser.reset(&script);
+                        let result =
+                            self.machine
+                                .run_transition(&mut succ, tid, &mut w.chooser, None);
+                        let taken = w.chooser.taken();
+                        let delayed = w.chooser.delayed();
+                        let mv = Move {
+                            tid,
+                            choices: taken.iter().map(|c| c.0).collect(),
+                        };
+                        let advanced = advance_script(taken);
+                        variants.push(Variant {
+                            result,
+                            mv,
+                            succ,
+                            delayed,
+                        });
+                        match advanced {
+                            Some(s) => script = s,
+                            None => break,
+                        }
+                    }
+                    variants
+                }
+            };
+            for v in variants {
+                let key = (index as u64) << 32 | ordinal as u64;
+                ordinal = ordinal.saturating_add(1);
+                let weight = weight + v.delayed;
+                match v.result {
+                    Err(failure) => {
+                        any_enabled = true;
+                        let step_limit = failure.kind == ErrorKind::StepLimit;
+                        let thread = failure.thread.or(Some(tid));
+                        out.error(ErrorAt {
+                            rank: (if step_limit { 0 } else { 2 }, weight, key),
+                            found: Found::new(failure, thread),
+                            parent: id,
+                            mv: Some(v.mv),
+                        });
+                        if step_limit {
+                            self.stop.store(true, Ordering::Relaxed);
+                            return;
+                        }
+                    }
+                    Ok(Step::Blocked) => {}
+                    Ok(Step::Pruned) => any_enabled = true,
+                    Ok(Step::Progress) => {
+                        any_enabled = true;
+                        self.successor(w, (key, weight), id, v.mv, v.succ, 0, out);
+                        if out.limit.is_some() {
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+        for o in self.observers {
+            if let Some(found) = o.expanded(st, any_enabled) {
                 out.error(ErrorAt {
                     rank: (1, weight, (index as u64) << 32),
                     found,

@@ -47,6 +47,17 @@ pub struct MachineOptions {
     /// Store states up to a permutation of threads (`store/symmetry.rs`); off:
     /// `--no-symmetry`.
     pub symmetry: bool,
+    /// With `por`: persistent sets (`explore::persistent`), which store fewer states,
+    /// instead of sleep sets; not with race tracking.
+    pub persistent_sets: bool,
+}
+
+impl MachineOptions {
+    /// The partial-order reduction the searches use: persistent sets (true) or sleep
+    /// sets (false), when `por` is on.
+    pub(crate) fn uses_persistent_sets(&self) -> bool {
+        self.por && self.persistent_sets && self.races == crate::race::RacePolicy::Allow
+    }
 }
 
 impl Default for MachineOptions {
@@ -62,6 +73,7 @@ impl Default for MachineOptions {
             races: crate::race::RacePolicy::Allow,
             por: true,
             symmetry: true,
+            persistent_sets: false,
         }
     }
 }
@@ -325,6 +337,16 @@ impl<'p> Machine<'p> {
 
     /// Whether calling `n` with the argument operands `args` (in `tid`'s top frame) is
     /// a visible action; only the arguments the test reads are evaluated.
+    /// The native a declared function resolves to (static analyses, `explore::future`).
+    pub(crate) fn native_of(&self, f: FuncId) -> Option<&Arc<Native>> {
+        self.natives.get(f as usize)?.as_ref()
+    }
+
+    /// A thread-exit hook acts at threads' ends (a memory model keeping per-thread data).
+    pub(crate) fn has_thread_exit_hook(&self) -> bool {
+        self.thread_exit_hook.is_some()
+    }
+
     fn native_visible(&self, st: &State, tid: ThreadId, n: &Native, args: &[Operand]) -> bool {
         let frame = st.thread(tid).top();
         let shared = |i: usize| {

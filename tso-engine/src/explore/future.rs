@@ -1,0 +1,574 @@
+//! What a thread may still do, from the program text: for partial-order reduction by
+//! persistent sets (`persistent`), which must know everything another thread can do
+//! before a chosen transition runs. Computed once per search from the IR.
+//!
+//! `Effects` over-approximate the footprints (`footprint`) of every transition a
+//! thread can still make: the globals it may read or write, "any memory" when an
+//! access goes through a pointer not derived from a global (a constant address, or a
+//! register computed from one by `getelementptr`, casts, `select` and φ), output, and
+//! `everything` for what no object describes (thread lifecycle, synchronisation
+//! natives, atomic sections, indirect calls, callbacks, `longjmp`). Natives are judged
+//! by their `Visibility`, which is their contract with the interpreter: `Never` and
+//! `Choice` touch only what their pointer arguments point to (by parameter type),
+//! `Output` may read and write any memory (`%n`), `IfShared` any memory, `Always` and
+//! `Custom` everything. A call to a program function adds that function's whole
+//! summary (a fixpoint over the call graph); a frame's future is what the blocks
+//! reachable from its block do (the whole block: a little more than from its
+//! instruction on).
+//!
+//! It also ranks each function's blocks in reverse postorder of a depth-first walk
+//! from the entry: every control-flow cycle has an edge that does not go up in rank
+//! (a retreating edge), which the cycle proviso of `persistent` uses.
+
+use crate::interp::Machine;
+use crate::ir::{Callee, FuncId, Inst, Intrinsic, Operand, Program, Reg, Ty};
+use crate::natives::Visibility;
+use crate::value::ptr_parts;
+
+/// A set of global ids, as a bitmask.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Globals(Vec<u64>);
+
+impl Globals {
+    pub(crate) fn insert(&mut self, g: u32) {
+        let (w, b) = (g as usize / 64, g % 64);
+        if self.0.len() <= w {
+            self.0.resize(w + 1, 0);
+        }
+        self.0[w] |= 1 << b;
+    }
+
+    pub(crate) fn contains(&self, g: u32) -> bool {
+        self.0
+            .get(g as usize / 64)
+            .is_some_and(|w| w & (1 << (g % 64)) != 0)
+    }
+
+    /// Add `o`; true when something was new.
+    fn union(&mut self, o: &Globals) -> bool {
+        if self.0.len() < o.0.len() {
+            self.0.resize(o.0.len(), 0);
+        }
+        let mut changed = false;
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            let n = *a | b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+}
+
+/// What a piece of code may do that another thread could observe (see the module
+/// documentation).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Effects {
+    pub(crate) everything: bool,
+    pub(crate) read_any: bool,
+    pub(crate) write_any: bool,
+    pub(crate) output: bool,
+    pub(crate) reads: Globals,
+    pub(crate) writes: Globals,
+}
+
+impl Effects {
+    pub(crate) fn everything() -> Effects {
+        Effects {
+            everything: true,
+            ..Effects::default()
+        }
+    }
+
+    /// Add `o`; true when something was new.
+    pub(crate) fn union(&mut self, o: &Effects) -> bool {
+        let before = (self.everything, self.read_any, self.write_any, self.output);
+        self.everything |= o.everything;
+        self.read_any |= o.read_any;
+        self.write_any |= o.write_any;
+        self.output |= o.output;
+        let r = self.reads.union(&o.reads);
+        let w = self.writes.union(&o.writes);
+        r || w || before != (self.everything, self.read_any, self.write_any, self.output)
+    }
+
+    fn access(&mut self, target: Target, read: bool, write: bool) {
+        match target {
+            Target::Private => {}
+            Target::Global(g) => {
+                if read {
+                    self.reads.insert(g);
+                }
+                if write {
+                    self.writes.insert(g);
+                }
+            }
+            Target::Unknown => {
+                self.read_any |= read;
+                self.write_any |= write;
+            }
+        }
+    }
+}
+
+/// What a pointer operand may point into.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// A stack slot whose address never leaves its frame, or no object (null).
+    Private,
+    Global(u32),
+    Unknown,
+}
+
+/// Natives that call back into the program or move control to another point of an
+/// outer frame: their effect is not in any summary.
+const UNSUMMARISED_NATIVES: &[&str] = &[
+    "qsort",
+    "bsearch",
+    "longjmp",
+    "_longjmp",
+    "siglongjmp",
+    "__longjmp_chk",
+];
+
+/// The static futures of a program: per function, each block's reachable effects and
+/// rank.
+pub(crate) struct Futures {
+    /// `after[f][b]`: what running function `f` from the successors of block `b` on
+    /// may do (calls included).
+    after: Vec<Vec<Effects>>,
+    /// `effects_at[f][b]`: block `b`'s instructions that do something, with what
+    /// (calls included).
+    effects_at: Vec<Vec<Vec<(u32, Effects)>>>,
+    /// `rank[f][b]`: the block's position in reverse postorder.
+    rank: Vec<Vec<u32>>,
+    /// A thread's end runs program code (key destructors) or touches everything.
+    pub(crate) exit_runs_code: bool,
+}
+
+impl Futures {
+    pub(crate) fn new(machine: &Machine<'_>) -> Futures {
+        let program = machine.program;
+        let n = program.functions.len();
+        // Each block's own effects, and its calls to program functions.
+        let mut own: Vec<Vec<Effects>> = Vec::with_capacity(n);
+        let mut calls: Vec<Vec<Vec<FuncId>>> = Vec::with_capacity(n);
+        let mut insts_of: Vec<Vec<Vec<InstEffects>>> = Vec::with_capacity(n);
+        for (f, func) in program.functions.iter().enumerate() {
+            let Some(body) = &func.body else {
+                own.push(Vec::new());
+                calls.push(Vec::new());
+                insts_of.push(Vec::new());
+                continue;
+            };
+            let defs = Defs::new(body);
+            let mut blocks = Vec::with_capacity(body.blocks.len());
+            let mut block_calls = Vec::with_capacity(body.blocks.len());
+            let mut block_insts = Vec::with_capacity(body.blocks.len());
+            for block in body.blocks.iter() {
+                let mut e = Effects::default();
+                let mut c = Vec::new();
+                let mut per_inst = Vec::new();
+                for (ip, inst) in block.insts.iter().enumerate() {
+                    let mut one = Effects::default();
+                    let mut one_calls = Vec::new();
+                    inst_effects(machine, f as FuncId, &defs, inst, &mut one, &mut one_calls);
+                    if one != Effects::default() || !one_calls.is_empty() {
+                        e.union(&one);
+                        c.extend(one_calls.iter().copied());
+                        per_inst.push((ip as u32, one, one_calls));
+                    }
+                }
+                blocks.push(e);
+                block_calls.push(c);
+                block_insts.push(per_inst);
+            }
+            own.push(blocks);
+            calls.push(block_calls);
+            insts_of.push(block_insts);
+        }
+        // Whole-function summaries, to a fixpoint over the call graph.
+        let mut summary: Vec<Effects> = own
+            .iter()
+            .map(|bs| {
+                let mut e = Effects::default();
+                for b in bs {
+                    e.union(b);
+                }
+                e
+            })
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for f in 0..n {
+                for c in calls[f].iter().flatten() {
+                    if *c as usize == f {
+                        continue;
+                    }
+                    let callee = summary[*c as usize].clone();
+                    changed |= summary[f].union(&callee);
+                }
+            }
+        }
+        // Blocks: own effects and callees, then everything reachable.
+        let mut reach = Vec::with_capacity(n);
+        let mut rank = Vec::with_capacity(n);
+        let mut after = Vec::with_capacity(n);
+        let mut effects_at = Vec::with_capacity(n);
+        for f in 0..n {
+            let Some(body) = &program.functions[f].body else {
+                reach.push(Vec::new());
+                rank.push(Vec::new());
+                after.push(Vec::new());
+                effects_at.push(Vec::new());
+                continue;
+            };
+            // Each effectful instruction, with its callees' summaries.
+            effects_at.push(
+                insts_of[f]
+                    .iter()
+                    .map(|per_inst| {
+                        per_inst
+                            .iter()
+                            .map(|(ip, e, cs)| {
+                                let mut e = e.clone();
+                                for c in cs {
+                                    e.union(&summary[*c as usize]);
+                                }
+                                (*ip, e)
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .collect::<Vec<_>>(),
+            );
+            let mut r: Vec<Effects> = own[f].clone();
+            for (b, cs) in calls[f].iter().enumerate() {
+                for c in cs {
+                    let callee = summary[*c as usize].clone();
+                    r[b].union(&callee);
+                }
+            }
+            let succs: Vec<Vec<u32>> = body.blocks.iter().map(successors).collect();
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for b in (0..r.len()).rev() {
+                    for &s in &succs[b] {
+                        if s as usize != b && (s as usize) < r.len() {
+                            let next = r[s as usize].clone();
+                            changed |= r[b].union(&next);
+                        }
+                    }
+                }
+            }
+            // What the successors of each block may do.
+            after.push(
+                succs
+                    .iter()
+                    .map(|ss| {
+                        let mut e = Effects::default();
+                        for &s in ss {
+                            if let Some(x) = r.get(s as usize) {
+                                e.union(x);
+                            }
+                        }
+                        e
+                    })
+                    .collect(),
+            );
+            reach.push(r);
+            rank.push(reverse_postorder(&succs));
+        }
+        let exit_runs_code = ["pthread_key_create", "tss_create"]
+            .iter()
+            .any(|name| program.function(name).is_some());
+        Futures {
+            after,
+            effects_at,
+            rank,
+            exit_runs_code,
+        }
+    }
+
+    /// Add to `e` what a frame of function `f` at instruction `ip` of block `b` may
+    /// still do (that instruction included); false when unknown.
+    pub(crate) fn add_from(&self, f: FuncId, b: u32, ip: u32, e: &mut Effects) -> bool {
+        let (Some(after), Some(at)) = (
+            self.after.get(f as usize).and_then(|a| a.get(b as usize)),
+            self.effects_at
+                .get(f as usize)
+                .and_then(|a| a.get(b as usize)),
+        ) else {
+            return false;
+        };
+        e.union(after);
+        for (_, x) in at.iter().filter(|(i, _)| *i >= ip) {
+            e.union(x);
+        }
+        true
+    }
+
+    /// The rank of block `b` of function `f` (see the module documentation).
+    pub(crate) fn rank(&self, f: FuncId, b: u32) -> u32 {
+        self.rank
+            .get(f as usize)
+            .and_then(|r| r.get(b as usize))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// One instruction's position, effects and calls to program functions.
+type InstEffects = (u32, Effects, Vec<FuncId>);
+
+/// Each register's defining instruction (`None`: a parameter or φ), and the φs.
+struct Defs<'b> {
+    insts: std::collections::HashMap<Reg, &'b Inst>,
+    phis: std::collections::HashMap<Reg, Vec<&'b Operand>>,
+}
+
+impl<'b> Defs<'b> {
+    fn new(body: &'b crate::ir::Body) -> Defs<'b> {
+        let mut insts = std::collections::HashMap::new();
+        let mut phis = std::collections::HashMap::new();
+        for block in body.blocks.iter() {
+            for phi in block.phis.iter() {
+                phis.insert(phi.dst, phi.incoming.iter().map(|(_, o)| o).collect());
+            }
+            for inst in block.insts.iter() {
+                let dst = match inst {
+                    Inst::Gep { dst, .. }
+                    | Inst::Cast { dst, .. }
+                    | Inst::Select { dst, .. }
+                    | Inst::Alloca { dst, .. } => *dst,
+                    _ => continue,
+                };
+                insts.insert(dst, inst);
+            }
+        }
+        Defs { insts, phis }
+    }
+
+    /// What `op` may point into (`depth` bounds the walk through φ cycles).
+    fn target(&self, program: &Program, op: &Operand, depth: u32) -> Target {
+        match op {
+            Operand::Const(v) | Operand::Undef(v) => {
+                let (obj, _) = ptr_parts(v.as_u64());
+                if obj == 0 {
+                    Target::Private
+                } else if (obj as usize) <= program.globals.len() {
+                    Target::Global(obj - 1)
+                } else {
+                    Target::Unknown
+                }
+            }
+            Operand::Reg(r) if depth > 0 => {
+                if let Some(ins) = self.phis.get(r) {
+                    return self.join(program, ins.iter().copied(), depth - 1);
+                }
+                match self.insts.get(r) {
+                    Some(Inst::Alloca { escapes: false, .. }) => Target::Private,
+                    Some(Inst::Gep { base, .. }) => self.target(program, base, depth - 1),
+                    Some(Inst::Cast {
+                        op: crate::ir::CastOp::Bitcast | crate::ir::CastOp::AddrSpace,
+                        a,
+                        ..
+                    }) => self.target(program, a, depth - 1),
+                    Some(Inst::Select { a, b, .. }) => self.join(program, [a, b], depth - 1),
+                    _ => Target::Unknown,
+                }
+            }
+            Operand::Reg(_) => Target::Unknown,
+        }
+    }
+
+    fn join<'o>(
+        &self,
+        program: &Program,
+        ops: impl IntoIterator<Item = &'o Operand>,
+        depth: u32,
+    ) -> Target {
+        let mut out: Option<Target> = None;
+        for op in ops {
+            let t = self.target(program, op, depth);
+            out = match (out, t) {
+                (None, t) => Some(t),
+                (Some(a), b) if a == b => Some(a),
+                (Some(Target::Private), b) => Some(b),
+                (Some(a), Target::Private) => Some(a),
+                _ => return Target::Unknown,
+            };
+        }
+        out.unwrap_or(Target::Unknown)
+    }
+}
+
+/// The effects of one instruction; calls to program functions go to `calls`.
+fn inst_effects(
+    machine: &Machine<'_>,
+    _f: FuncId,
+    defs: &Defs<'_>,
+    inst: &Inst,
+    e: &mut Effects,
+    calls: &mut Vec<FuncId>,
+) {
+    let program = machine.program;
+    let target = |op: &Operand| defs.target(program, op, 16);
+    match inst {
+        Inst::Load { ptr, .. } => e.access(target(ptr), true, false),
+        Inst::Store { ptr, .. } => e.access(target(ptr), false, true),
+        Inst::CmpXchg { ptr, .. } | Inst::AtomicRmw { ptr, .. } => {
+            e.access(target(ptr), true, true)
+        }
+        Inst::Call { callee, args, .. } => match callee {
+            Callee::AsmFence => {}
+            Callee::Indirect(_) => e.everything = true,
+            Callee::Intrinsic(i) => match i {
+                Intrinsic::Memcpy | Intrinsic::Memmove => {
+                    if let (Some(d), Some(s)) = (args.first(), args.get(1)) {
+                        e.access(target(d), false, true);
+                        e.access(target(s), true, false);
+                    }
+                }
+                Intrinsic::Memset | Intrinsic::VaStart | Intrinsic::VaCopy => {
+                    if let Some(d) = args.first() {
+                        e.access(target(d), true, true);
+                    }
+                }
+                Intrinsic::VaEnd => {
+                    if let Some(d) = args.first() {
+                        e.access(target(d), true, false);
+                    }
+                }
+                _ => {}
+            },
+            Callee::Direct(fid) => {
+                let func = &program.functions[*fid as usize];
+                if func.name.starts_with("__VERIFIER_atomic_") {
+                    // An atomic section stops every other thread.
+                    e.everything = true;
+                } else if func.body.is_some() {
+                    calls.push(*fid);
+                } else {
+                    native_effects(machine, *fid, args, &target, e);
+                }
+            }
+        },
+        _ => {}
+    }
+}
+
+fn native_effects(
+    machine: &Machine<'_>,
+    fid: FuncId,
+    args: &[Operand],
+    target: &dyn Fn(&Operand) -> Target,
+    e: &mut Effects,
+) {
+    let program = machine.program;
+    let Some(native) = machine.native_of(fid) else {
+        // No model: calling it is an error, but be safe.
+        e.everything = true;
+        return;
+    };
+    if UNSUMMARISED_NATIVES.contains(&native.name) {
+        e.everything = true;
+        return;
+    }
+    match native.visibility {
+        Visibility::Never | Visibility::Choice => {
+            let func = &program.functions[fid as usize];
+            for (i, a) in args.iter().enumerate() {
+                let pointer = match func.param_tys.get(i) {
+                    Some(&ty) => matches!(program.types.get(ty), Ty::Ptr),
+                    // A variadic argument: its type is not at hand.
+                    None => true,
+                };
+                if pointer {
+                    e.access(target(a), true, true);
+                }
+            }
+        }
+        Visibility::Output => {
+            e.output = true;
+            e.read_any = true;
+            e.write_any = true;
+        }
+        Visibility::IfShared(_) | Visibility::IfShared2(..) => {
+            e.read_any = true;
+            e.write_any = true;
+        }
+        Visibility::Always | Visibility::Custom(_) => e.everything = true,
+    }
+}
+
+fn successors(block: &crate::ir::Block) -> Vec<u32> {
+    match block.insts.last() {
+        Some(Inst::Br { target }) => vec![*target],
+        Some(Inst::CondBr {
+            then_bb, else_bb, ..
+        }) => vec![*then_bb, *else_bb],
+        Some(Inst::Switch { cases, default, .. }) => {
+            let mut v: Vec<u32> = cases.iter().map(|c| c.1).collect();
+            v.push(*default);
+            v
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Each block's index in reverse postorder from block 0 (unreachable blocks after).
+fn reverse_postorder(succs: &[Vec<u32>]) -> Vec<u32> {
+    let n = succs.len();
+    let mut post = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    if n > 0 {
+        let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+        seen[0] = true;
+        while let Some((b, i)) = stack.last_mut() {
+            if let Some(&s) = succs[*b].get(*i) {
+                *i += 1;
+                let s = s as usize;
+                if s < n && !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+    }
+    let mut rank = vec![u32::MAX; n];
+    for (i, &b) in post.iter().rev().enumerate() {
+        rank[b] = i as u32;
+    }
+    for (next, r) in (post.len() as u32..).zip(rank.iter_mut().filter(|r| **r == u32::MAX)) {
+        *r = next;
+    }
+    rank
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_cycle_has_an_edge_that_does_not_go_up_in_rank() {
+        // 0 -> 1 -> 2 -> 1, 2 -> 3, 0 -> 3
+        let succs = vec![vec![1, 3], vec![2], vec![1, 3], vec![]];
+        let r = reverse_postorder(&succs);
+        assert!(r[0] < r[1] && r[1] < r[2] && r[2] < r[3]);
+        assert!(r[1] <= r[2], "the back edge 2 -> 1 goes down");
+    }
+
+    #[test]
+    fn a_union_reports_change() {
+        let mut a = Effects::default();
+        let mut b = Effects::default();
+        b.writes.insert(70);
+        assert!(a.union(&b));
+        assert!(!a.union(&b));
+        assert!(a.writes.contains(70) && !a.writes.contains(6));
+    }
+}

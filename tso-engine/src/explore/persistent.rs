@@ -1,0 +1,341 @@
+//! Partial-order reduction by persistent sets (Godefroid, "Partial-Order Methods for
+//! the Verification of Concurrent Systems", ch. 4), which stores fewer states, unlike
+//! sleep sets (`sleep`). At a state, a set T of enabled threads is expanded instead of
+//! all of them when no thread outside T can, by any sequence of its own transitions
+//! before one of T's runs, do anything dependent on the next transition of a thread of
+//! T (every choice variant; `footprint`). Then any path from the state that starts
+//! with others' transitions can be reordered to start with a T transition, so the
+//! reduced search reaches every deadlock (terminal state: the outcomes), every
+//! transition error and every blocked-forever thread of the full search.
+//!
+//! What another thread u may still do is `future`'s static over-approximation from
+//! its call stack (and its end: a thread's end writes the end of that thread; main's
+//! ends the process, which is everything). A thread that is blocked until a thread of
+//! T acts (`deadlock::blocked_until`: a join of it, a lock it holds, its atomic
+//! section), directly or through a chain of such waits, cannot move before T does: its
+//! future is left out, provided that no thread outside may write what its wait reads.
+//! A thread whose future conflicts is added to T (or, when blocked, the thread it
+//! waits for); T must stay a proper subset of the enabled threads. T must keep at
+//! least two threads running in every state the others can reach (T's and the
+//! blocked ones): the last thread left running runs its accesses invisibly, which
+//! would change T's transitions.
+//!
+//! The cycle proviso (the "ignoring" problem): every cycle of the reduced state graph
+//! must hold a fully expanded state. A reduced state expands only transitions that
+//! move their thread strictly forward in a fixed order of its call stacks (`advances`:
+//! frames compared from the bottom by the rank of their block, `future`, then the
+//! instruction; a pushed frame is further; an ended thread furthest). Such a
+//! transition changes no other thread (one that does touches everything, and is never
+//! in a reduced set), so along a cycle made only of reduced states the multiset of
+//! thread positions would grow at every step and could not come back; with thread
+//! symmetry a cycle comes back to a permutation of its threads, which has the same
+//! multiset. This is the static proviso of Bošnački and Holzmann ("Improving Spin's
+//! partial-order reduction for breadth-first search"): it depends on the state alone,
+//! so both searches, on any number of workers, build the same reduced graph.
+//!
+//! Deadlocks and blocked-forever threads are stable (nothing outside T can undo them)
+//! and so are found at a state the reduced search reaches. Non-termination is an
+//! error of a transition. A failure is searched again without reduction (`explore`),
+//! so the counterexample is the full search's shortest one.
+//!
+//! Sleep sets are not combined with it: their argument ("the sleeping thread's
+//! successor is reached through the other order") needs the other order's states to
+//! expand that thread, which a reduced state may not. With race tracking it is off:
+//! the race data's vector clocks make every synchronisation dependent, and races are
+//! checked in their own SC run.
+
+use super::deadlock;
+use super::footprint::{self, Footprint};
+use super::future::{Effects, Futures};
+use crate::interp::Machine;
+use crate::state::{State, Thread, ThreadId, ThreadStatus};
+
+/// What running one thread's next transition (every choice variant) showed.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ThreadRun {
+    /// Some variant could move (made progress, was pruned or failed).
+    pub(crate) enabled: bool,
+    /// What the variants touched, together.
+    pub(crate) footprint: Footprint,
+    /// Every variant that made progress moved the thread forward (`advances`).
+    pub(crate) advances: bool,
+}
+
+/// Does the thread move strictly forward from `before` to `after` in the order of the
+/// module documentation?
+pub(crate) fn advances(futures: &Futures, before: &Thread, after: &Thread) -> bool {
+    if before.status != ThreadStatus::Running {
+        return false;
+    }
+    if after.status != ThreadStatus::Running {
+        return true;
+    }
+    for (a, b) in before.frames.iter().zip(&after.frames) {
+        if a.func != b.func {
+            return false;
+        }
+        let ka = (futures.rank(a.func, a.block), a.ip);
+        let kb = (futures.rank(b.func, b.block), b.ip);
+        if ka != kb {
+            return kb > ka;
+        }
+    }
+    after.frames.len() > before.frames.len()
+}
+
+/// What thread `u` may still do in `st`.
+fn future_of(machine: &Machine<'_>, futures: &Futures, st: &State, u: ThreadId) -> Effects {
+    let th = st.thread(u);
+    if u == 0 || futures.exit_runs_code || machine.has_thread_exit_hook() {
+        // Main's end ends the process; key destructors and exit hooks run code.
+        return Effects::everything();
+    }
+    let mut e = Effects::default();
+    let frames = &th.frames;
+    for (i, f) in frames.iter().enumerate() {
+        // A caller resumes after its call, unless a native called back (the native
+        // goes on where it is).
+        let resumes_after = frames
+            .get(i + 1)
+            .is_some_and(|above| !matches!(above.ret, crate::state::ReturnTo::Native { .. }));
+        let ip = if resumes_after { f.ip + 1 } else { f.ip };
+        if !futures.add_from(f.func, f.block, ip, &mut e) || e.everything {
+            return Effects::everything();
+        }
+    }
+    e
+}
+
+/// Could a transition with footprint `fp` be dependent on something thread `u`, with
+/// future `fut`, may still do (its end included)?
+fn conflicts(fp: &Footprint, fut: &Effects, u: ThreadId, program_globals: usize) -> bool {
+    if fp.touches_everything() || fut.everything {
+        return true;
+    }
+    let end = footprint::thread_object(u);
+    fp.any_access(|obj, write| {
+        if fut.write_any || (write && fut.read_any) {
+            return true;
+        }
+        if obj == end || (obj == footprint::OUTPUT && fut.output) {
+            return true;
+        }
+        if obj >= 1 && (obj as usize) <= program_globals {
+            let g = obj - 1;
+            return fut.writes.contains(g) || (write && fut.reads.contains(g));
+        }
+        false
+    })
+}
+
+/// Can `fut` write object `obj` (a global, or anything)?
+fn may_write(fut: &Effects, obj: u32, program_globals: usize) -> bool {
+    fut.everything
+        || fut.write_any
+        || (obj >= 1 && (obj as usize) <= program_globals && fut.writes.contains(obj - 1))
+}
+
+/// The threads to expand at `st` (a bitmask of thread ids), or None to expand all.
+/// `run(t)` runs thread t's next transition (the caller keeps what it reached);
+/// it is called only for threads that may be in the set, at most once each.
+pub(crate) fn choose(
+    machine: &Machine<'_>,
+    futures: &Futures,
+    st: &State,
+    run: &mut dyn FnMut(ThreadId) -> ThreadRun,
+) -> Option<u64> {
+    let n = st.threads.len();
+    if !(2..=64).contains(&n) || st.exit_code.is_some() || st.atomic_owner.is_some() {
+        return None;
+    }
+    if futures.exit_runs_code || machine.has_thread_exit_hook() {
+        // Every thread's future is everything (`future_of`): no set is smaller.
+        return None;
+    }
+    let running: Vec<bool> = st
+        .threads
+        .iter()
+        .map(|t| t.status == ThreadStatus::Running)
+        .collect();
+    let waits: Vec<Option<(Vec<ThreadId>, Vec<u32>)>> = (0..n as ThreadId)
+        .map(|u| {
+            if running[u as usize] {
+                deadlock::blocked_until(machine, st, u)
+            } else {
+                None
+            }
+        })
+        .collect();
+    let candidate = |u: usize| running[u] && waits[u].is_none();
+    if (0..n).filter(|&u| candidate(u)).count() < 2 {
+        return None;
+    }
+    let globals = machine.program.globals.len();
+    let mut futures_of: Vec<Option<Effects>> = vec![None; n];
+    let mut runs: Vec<Option<ThreadRun>> = vec![None; n];
+    let future = |u: usize, cache: &mut Vec<Option<Effects>>| -> Effects {
+        cache[u]
+            .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId))
+            .clone()
+    };
+    'start: for t in (0..n).filter(|&t| candidate(t)) {
+        let mut set: u64 = 1 << t;
+        loop {
+            // Threads blocked until a thread of the set (or of this list) acts.
+            let mut waiting: u64 = 0;
+            let mut grew = true;
+            while grew {
+                grew = false;
+                for (u, wait) in waits.iter().enumerate() {
+                    let bit = 1u64 << u;
+                    if (set | waiting) & bit != 0 {
+                        continue;
+                    }
+                    if let Some((on, _)) = wait {
+                        if on.iter().any(|&h| (set | waiting) & (1 << h) != 0) {
+                            waiting |= bit;
+                            grew = true;
+                        }
+                    }
+                }
+            }
+            let mut added = false;
+            for u in (0..n).filter(|&u| running[u]) {
+                let bit = 1u64 << u;
+                if (set | waiting) & bit != 0 {
+                    continue;
+                }
+                let fut = future(u, &mut futures_of);
+                let mut dependent = fut.everything;
+                if !dependent {
+                    for v in (0..n).filter(|&v| set & (1 << v) != 0) {
+                        let r = runs[v].get_or_insert_with(|| run(v as ThreadId));
+                        if !r.enabled || !r.advances {
+                            continue 'start;
+                        }
+                        if conflicts(&r.footprint, &fut, u as ThreadId, globals) {
+                            dependent = true;
+                            break;
+                        }
+                    }
+                }
+                if !dependent {
+                    continue;
+                }
+                // u may act before the set and touch what it does: it joins the set,
+                // or, when blocked, a thread it waits for does.
+                let joiner = if candidate(u) {
+                    Some(u)
+                } else {
+                    waits[u]
+                        .as_ref()
+                        .and_then(|(on, _)| on.iter().map(|&h| h as usize).find(|&h| candidate(h)))
+                };
+                match joiner {
+                    Some(j) => {
+                        set |= 1 << j;
+                        added = true;
+                        break;
+                    }
+                    None => continue 'start,
+                }
+            }
+            if added {
+                if (0..n).all(|u| !candidate(u) || set & (1 << u) != 0) {
+                    continue 'start;
+                }
+                continue;
+            }
+            // Every member's transition must be known, enabled and moving forward.
+            for v in (0..n).filter(|&v| set & (1 << v) != 0) {
+                let r = runs[v].get_or_insert_with(|| run(v as ThreadId));
+                if !r.enabled || !r.advances {
+                    continue 'start;
+                }
+            }
+            // A proper subset of the enabled threads, with two threads left running.
+            let outside_enabled = (0..n).any(|u| candidate(u) && set & (1 << u) == 0);
+            if !outside_enabled || (set | waiting).count_ones() < 2 {
+                continue 'start;
+            }
+            // Nothing outside may write what a blocked thread's wait reads.
+            for w in (0..n).filter(|&w| waiting & (1 << w) != 0) {
+                let objects = waits[w].as_ref().map(|(_, o)| o.as_slice()).unwrap_or(&[]);
+                for u in (0..n).filter(|&u| running[u] && (set | waiting) & (1 << u) == 0) {
+                    let fut = future(u, &mut futures_of);
+                    if objects.iter().any(|&o| may_write(&fut, o, globals)) {
+                        continue 'start;
+                    }
+                }
+            }
+            return Some(set);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reads(g: u32) -> Effects {
+        let mut e = Effects::default();
+        e.reads.insert(g);
+        e
+    }
+
+    fn writes(g: u32) -> Effects {
+        let mut e = Effects::default();
+        e.writes.insert(g);
+        e
+    }
+
+    fn access(obj: u32, write: bool) -> Footprint {
+        let mut f = Footprint::default();
+        f.add(obj, 0, 4, write);
+        f
+    }
+
+    #[test]
+    fn a_future_write_conflicts_with_a_read_and_a_future_read_with_a_write() {
+        // Global 2 is object 3.
+        assert!(conflicts(&access(3, false), &writes(2), 1, 10));
+        assert!(conflicts(&access(3, true), &reads(2), 1, 10));
+        assert!(!conflicts(&access(3, false), &reads(2), 1, 10));
+        assert!(!conflicts(&access(4, true), &writes(2), 1, 10));
+    }
+
+    #[test]
+    fn any_memory_and_everything_conflict() {
+        let any_write = Effects {
+            write_any: true,
+            ..Effects::default()
+        };
+        assert!(conflicts(&access(9, false), &any_write, 1, 10));
+        let any_read = Effects {
+            read_any: true,
+            ..Effects::default()
+        };
+        assert!(conflicts(&access(9, true), &any_read, 1, 10));
+        assert!(!conflicts(&access(9, false), &any_read, 1, 10));
+        assert!(conflicts(
+            &Footprint::default(),
+            &Effects::everything(),
+            1,
+            10
+        ));
+        assert!(conflicts(
+            &Footprint::everything(),
+            &Effects::default(),
+            1,
+            10
+        ));
+    }
+
+    #[test]
+    fn a_threads_end_conflicts_with_a_join_of_it() {
+        let join = access(footprint::thread_object(2), false);
+        assert!(conflicts(&join, &Effects::default(), 2, 10));
+        assert!(!conflicts(&join, &Effects::default(), 3, 10));
+    }
+}
