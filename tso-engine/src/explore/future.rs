@@ -21,6 +21,7 @@
 //! (a retreating edge), which the cycle proviso of `persistent` uses.
 
 use crate::interp::Machine;
+use crate::ir::liveness::successors;
 use crate::ir::{Callee, FuncId, Inst, Intrinsic, Operand, Program, Reg, Ty};
 use crate::natives::Visibility;
 use crate::value::ptr_parts;
@@ -499,21 +500,6 @@ fn native_effects(
             e.write_any = true;
         }
         Visibility::Always | Visibility::Custom(_) => e.everything = true,
-    }
-}
-
-fn successors(block: &crate::ir::Block) -> Vec<u32> {
-    match block.insts.last() {
-        Some(Inst::Br { target }) => vec![*target],
-        Some(Inst::CondBr {
-            then_bb, else_bb, ..
-        }) => vec![*then_bb, *else_bb],
-        Some(Inst::Switch { cases, default, .. }) => {
-            let mut v: Vec<u32> = cases.iter().map(|c| c.1).collect();
-            v.push(*default);
-            v
-        }
-        _ => Vec::new(),
     }
 }
 

@@ -665,40 +665,16 @@ impl<'a, 'p> Search<'a, 'p> {
                 advances: true,
                 ..ThreadRun::default()
             };
-            let mut variants = Vec::new();
-            let mut script: Vec<(u32, u32)> = Vec::new();
-            loop {
-                let mut succ = st.clone();
-                w.chooser.reset(&script);
-                let (result, f) =
-                    self.machine
-                        .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
-                run.footprint.union(&f);
-                let taken = w.chooser.taken();
-                let delayed = w.chooser.delayed();
-                let mv = Move {
-                    tid,
-                    choices: taken.iter().map(|c| c.0).collect(),
-                };
-                let advanced = advance_script(taken);
-                match &result {
+            let variants = self.run_variants(w, st, tid, Some(&mut run.footprint));
+            for v in &variants {
+                match &v.result {
                     Ok(Step::Blocked) => {}
                     Ok(Step::Progress) => {
                         run.enabled = true;
                         run.advances &=
-                            persistent::advances(futures, st.thread(tid), succ.thread(tid));
+                            persistent::advances(futures, st.thread(tid), v.succ.thread(tid));
                     }
                     _ => run.enabled = true,
-                }
-                variants.push(Variant {
-                    result,
-                    mv,
-                    succ,
-                    delayed,
-                });
-                match advanced {
-                    Some(s) => script = s,
-                    None => break,
                 }
             }
             ran[tid as usize] = Some(variants);
@@ -714,35 +690,7 @@ impl<'a, 'p> Search<'a, 'p> {
             }
             let variants = match ran[tid as usize].take() {
                 Some(v) => v,
-                None => {
-                    let mut variants = Vec::new();
-                    let mut script: Vec<(u32, u32)> = Vec::new();
-                    loop {
-                        let mut succ = st.clone();
-                        w.chooser.reset(&script);
-                        let result =
-                            self.machine
-                                .run_transition(&mut succ, tid, &mut w.chooser, None);
-                        let taken = w.chooser.taken();
-                        let delayed = w.chooser.delayed();
-                        let mv = Move {
-                            tid,
-                            choices: taken.iter().map(|c| c.0).collect(),
-                        };
-                        let advanced = advance_script(taken);
-                        variants.push(Variant {
-                            result,
-                            mv,
-                            succ,
-                            delayed,
-                        });
-                        match advanced {
-                            Some(s) => script = s,
-                            None => break,
-                        }
-                    }
-                    variants
-                }
+                None => self.run_variants(w, st, tid, None),
             };
             for v in variants {
                 let key = (index as u64) << 32 | ordinal as u64;
@@ -785,6 +733,52 @@ impl<'a, 'p> Search<'a, 'p> {
                     mv: None,
                 });
                 return;
+            }
+        }
+    }
+
+    /// Every choice variant of `tid`'s next transition from `st`; with `touched`, each
+    /// run is recorded and what it touched is added there.
+    fn run_variants(
+        &self,
+        w: &mut Worker,
+        st: &State,
+        tid: ThreadId,
+        mut touched: Option<&mut Footprint>,
+    ) -> Vec<Variant> {
+        let mut variants = Vec::new();
+        let mut script: Vec<(u32, u32)> = Vec::new();
+        loop {
+            let mut succ = st.clone();
+            w.chooser.reset(&script);
+            let result = match touched.as_deref_mut() {
+                Some(touched) => {
+                    let (result, f) =
+                        self.machine
+                            .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
+                    touched.union(&f);
+                    result
+                }
+                None => self
+                    .machine
+                    .run_transition(&mut succ, tid, &mut w.chooser, None),
+            };
+            let taken = w.chooser.taken();
+            let delayed = w.chooser.delayed();
+            let mv = Move {
+                tid,
+                choices: taken.iter().map(|c| c.0).collect(),
+            };
+            let advanced = advance_script(taken);
+            variants.push(Variant {
+                result,
+                mv,
+                succ,
+                delayed,
+            });
+            match advanced {
+                Some(s) => script = s,
+                None => return variants,
             }
         }
     }
