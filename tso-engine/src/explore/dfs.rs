@@ -450,7 +450,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             let (result, f) =
                 self.machine
                     .run_transition_recorded(state, &mut next, tid, &mut self.chooser);
-            touched.union(&f);
+            touched.union_owned(f);
             self.payoff.run += 1;
             let taken = self.chooser.taken();
             let mv = Move {
@@ -529,15 +529,20 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let stable = !node.footprints[tid as usize]
             .as_ref()
             .is_none_or(Footprint::ends_a_thread);
-        let carried = (0..node.footprints.len())
-            .map(|u| {
-                if stable && sleep::contains(z, u as ThreadId) {
-                    node.footprints[u].clone()
-                } else {
-                    None
-                }
-            })
-            .collect();
+        // Nothing carried is an empty list (`run_sleepers` pads it): no vector per arrival.
+        let carried = if stable && z != 0 {
+            (0..node.footprints.len())
+                .map(|u| {
+                    if sleep::contains(z, u as ThreadId) {
+                        node.footprints[u].clone()
+                    } else {
+                        None
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         self.arrive(mv, next, z, carried)
     }
 
@@ -676,7 +681,7 @@ fn choose_at(
             let mut next = State::clone(state);
             chooser.reset(&script);
             let (result, f) = machine.run_transition_recorded(state, &mut next, tid, chooser);
-            run.footprint.union(&f);
+            run.footprint.union_owned(f);
             match result {
                 Ok(Step::Blocked) => {}
                 Ok(Step::Progress) => {

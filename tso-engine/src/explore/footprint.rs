@@ -149,8 +149,22 @@ impl Footprint {
             self.set_everything();
             return;
         }
+        if self.everything {
+            return;
+        }
+        self.accesses.reserve(other.accesses.len());
         for a in &other.accesses {
             self.add(a.obj, a.start as u64, (a.end - a.start) as u64, a.write);
+        }
+    }
+
+    /// `union`, taking `other` whole when nothing was recorded yet (most transitions
+    /// have one variant: their footprint is used as it is, without a copy).
+    pub fn union_owned(&mut self, other: Footprint) {
+        if !self.everything && self.accesses.is_empty() {
+            *self = other;
+        } else {
+            self.union(&other);
         }
     }
 
@@ -218,7 +232,13 @@ pub(crate) struct Recorder(());
 
 impl Recorder {
     pub(crate) fn start() -> Recorder {
-        CURRENT.with(|c| *c.borrow_mut() = Footprint::EMPTY);
+        // Cleared, not replaced: the buffer keeps its capacity from one transition to
+        // the next (growing it afresh each time was most of the recording's cost).
+        CURRENT.with(|c| {
+            let mut c = c.borrow_mut();
+            c.everything = false;
+            c.accesses.clear();
+        });
         RECORDING.with(|r| r.set(true));
         Recorder(())
     }
@@ -232,9 +252,10 @@ impl Recorder {
         CURRENT.with(|c| c.borrow().writes(obj))
     }
 
+    /// What was recorded, in one allocation of its exact size (none when empty).
     pub(crate) fn finish(self) -> Footprint {
         RECORDING.with(|r| r.set(false));
-        CURRENT.with(|c| std::mem::take(&mut *c.borrow_mut()))
+        CURRENT.with(|c| c.borrow().clone())
     }
 }
 

@@ -541,7 +541,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     let (r, f) =
                         self.machine
                             .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
-                    touched.union(&f);
+                    touched.union_owned(f);
                     payoff.run += 1;
                     r
                 } else {
@@ -756,7 +756,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     let (result, f) =
                         self.machine
                             .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
-                    touched.union(&f);
+                    touched.union_owned(f);
                     result
                 }
                 None => self
