@@ -508,8 +508,8 @@ impl StoreBuffers {
                         Rc::new(Resolved::new(first, outcomes))
                     }
                 };
-                // Only a choice is replayed by the engine.
-                if resolved.outcomes.len() > 1 {
+                // A choice is replayed by the engine; a drain's layout recurs.
+                if resolved.outcomes.len() > 1 || forced_code == 1 {
                     memo::remember(Rc::clone(&resolved));
                 }
                 resolved

@@ -5,9 +5,11 @@
 //! index; without a memory, each run would enumerate all `k` outcomes again.
 //! `resolve` is a function of the entries' ranges, flushed flags and ordering
 //! facts, the acting thread, the seeds and what is forced, so those (not the
-//! payloads) form the key. Only operations with a real choice are kept, and
-//! the table is emptied when it grows large (replays of one state happen
-//! when the explorer backtracks to it, possibly much later).
+//! payloads) form the key. Operations with a real choice are kept, and so are
+//! fences and thread ends (forced drains) even with one outcome: their layouts
+//! recur across states, and a lookup costs a fraction of `resolve`. The table is
+//! emptied when it grows large (replays of one state happen when the explorer
+//! backtracks to it, possibly much later).
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -240,3 +240,44 @@ fn reference_machine_flush_choices_count_what_stopping_leaves_delayed() {
     assert_eq!(mem_value(&mem, x()), 1);
     assert_eq!(bufs.len(1) + bufs.len(2), 2);
 }
+
+/// Fences are remembered by the buffers' layout (`memo`), payloads aside: a fence
+/// after one with the same layout writes its own values, and one whose other buffers
+/// differ gets its own outcome (thread 2's store stays buffered, or is ordered).
+#[test]
+fn remembered_fences_follow_each_worlds_buffers() {
+    let world = || {
+        let mut mem = FlatMemory::new();
+        mem.add_object(X, 4);
+        mem.add_object(Y, 4);
+        (StoreBuffers::default(), mem)
+    };
+    let fence = |w: &mut World, thread: ThreadId| {
+        let mut replay = Replay::default();
+        w.0.fence(&mut w.1, &mut replay, thread).expect("fence");
+        replay.arities
+    };
+    for value in [1, 7] {
+        let mut w = world();
+        store(&mut w, 1, x(), value, 0);
+        assert!(fence(&mut w, 1).is_empty());
+        assert_eq!(mem_value(&w.1, x()), value);
+        assert!(w.0.is_empty(1));
+    }
+    let mut w = world();
+    store(&mut w, 1, x(), 1, 0);
+    store(&mut w, 2, y(), 5, 0);
+    assert!(fence(&mut w, 1).is_empty());
+    assert_eq!(mem_value(&w.1, x()), 1);
+    assert_eq!(mem_value(&w.1, y()), 0);
+    assert!(w.0.is_empty(1));
+    assert_eq!(w.0.unflushed_len(2), 1);
+    let mut w = world();
+    store(&mut w, 1, x(), 1, 0);
+    store(&mut w, 2, x(), 9, 0);
+    let asked = fence(&mut w, 1);
+    assert!(
+        asked.len() == 1 && asked[0] >= 2,
+        "thread 2's x may reach memory before thread 1's or not: {asked:?}"
+    );
+}
