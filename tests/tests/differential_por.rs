@@ -6,7 +6,7 @@
 //! final outcomes must be identical, and a failing run's counterexample (replayed to
 //! its error to give the JSON `trace`) the same. Persistent sets
 //! (`--experimental-persistent-sets`, which store fewer states) are compared too, under
-//! SC without race data (`compare_persistent`). `TSO_POR_ALL=1` checks every litmus and
+//! SC and TSO without race data (`compare_persistent`). `TSO_POR_ALL=1` checks every litmus and
 //! corpus program, `TSO_SOAK=N` N generated programs (`scripts/soak-por.sh`).
 
 use serde_json::Value;
@@ -109,12 +109,12 @@ fn compare(case: &Case) -> Vec<String> {
 }
 
 /// Persistent sets (`--experimental-persistent-sets`, `explore/persistent.rs`), which
-/// store fewer states, against the full search, under SC without race tracking
+/// store fewer states, against the full search, under SC and TSO without race tracking
 /// (`--races allow`: with race data the reduction is off): the same exit, verdict,
 /// error, outcomes and failing trace; never more states or transitions; the same
 /// state count on one and two workers.
 fn compare_persistent(case: &Case) -> Vec<String> {
-    if case.model != Model::Sc || case.tool_args.iter().any(|a| a == "--races") {
+    if case.tool_args.iter().any(|a| a == "--races") {
         return Vec::new();
     }
     let name = format!(

@@ -672,10 +672,7 @@ fn choose_at(
     state: &State,
 ) -> Option<u64> {
     persistent::choose(machine, futures, state, &mut |tid| {
-        let mut run = ThreadRun {
-            advances: true,
-            ..ThreadRun::default()
-        };
+        let mut run = ThreadRun::default();
         let mut script: Vec<(u32, u32)> = Vec::new();
         loop {
             let mut next = State::clone(state);
@@ -686,7 +683,7 @@ fn choose_at(
                 Ok(Step::Blocked) => {}
                 Ok(Step::Progress) => {
                     run.enabled = true;
-                    run.advances &=
+                    run.advances |=
                         persistent::advances(futures, state.thread(tid), next.thread(tid));
                 }
                 _ => run.enabled = true,

@@ -20,18 +20,26 @@
 //! blocked ones): the last thread left running runs its accesses invisibly, which
 //! would change T's transitions.
 //!
-//! The cycle proviso (the "ignoring" problem): every cycle of the reduced state graph
-//! must hold a fully expanded state. A reduced state expands only transitions that
-//! move their thread strictly forward in a fixed order of its call stacks (`advances`:
-//! frames compared from the bottom by the rank of their block, `future`, then the
-//! instruction; a pushed frame is further; an ended thread furthest). Such a
-//! transition changes no other thread (one that does touches everything, and is never
-//! in a reduced set), so along a cycle made only of reduced states the multiset of
-//! thread positions would grow at every step and could not come back; with thread
-//! symmetry a cycle comes back to a permutation of its threads, which has the same
-//! multiset. This is the static proviso of Bošnački and Holzmann ("Improving Spin's
-//! partial-order reduction for breadth-first search"): it depends on the state alone,
-//! so both searches, on any number of workers, build the same reduced graph.
+//! The cycle proviso (the "ignoring" problem): a thread left out of every set round a
+//! cycle of reduced states must not be put off for ever. A reduced set must hold a
+//! member with a transition that moves its thread strictly forward in a fixed order of
+//! its call stacks (`advances`: frames compared from the bottom by the rank of their
+//! block, `future`, then the instruction; a pushed frame is further; an ended thread
+//! furthest). Such a transition changes no other thread (one that does touches
+//! everything, and is never in a reduced set). The argument: take a reached state s
+//! and a path w of the full search from s to an error (or an outcome). If s is fully
+//! expanded, w's first transition is expanded. If a thread of the set moves in w, its
+//! first transition there is independent of those before it and can go first. Either
+//! way w gets shorter. Otherwise no transition of w is by a set member, so each is
+//! independent of every member's, and w still runs after a forward transition of the
+//! set, which moves one thread forward and no other: the multiset of thread positions
+//! grows strictly, so over finitely many states such steps end, at a state of one of
+//! the first two kinds (with thread symmetry, a permutation of threads has the same
+//! multiset). So the other members may go round a loop, a spin that comes back to the
+//! same state included, as long as one member moves on; a set of spinners alone is
+//! refused. The proviso depends on the state alone (as in Bošnački and Holzmann,
+//! "Improving Spin's partial-order reduction for breadth-first search"), so both
+//! searches, on any number of workers, build the same reduced graph.
 //!
 //! Deadlocks and blocked-forever threads are stable (nothing outside T can undo them)
 //! and so are found at a state the reduced search reaches. Non-termination is an
@@ -57,7 +65,7 @@ pub(crate) struct ThreadRun {
     pub(crate) enabled: bool,
     /// What the variants touched, together.
     pub(crate) footprint: Footprint,
-    /// Every variant that made progress moved the thread forward (`advances`).
+    /// Some variant made progress and moved the thread forward (`advances`).
     pub(crate) advances: bool,
 }
 
@@ -210,7 +218,7 @@ pub(crate) fn choose(
                 if !dependent {
                     for v in (0..n).filter(|&v| set & (1 << v) != 0) {
                         let r = runs[v].get_or_insert_with(|| run(v as ThreadId));
-                        if !r.enabled || !r.advances {
+                        if !r.enabled {
                             continue 'start;
                         }
                         if conflicts(&r.footprint, &fut, u as ThreadId, globals) {
@@ -246,12 +254,18 @@ pub(crate) fn choose(
                 }
                 continue;
             }
-            // Every member's transition must be known, enabled and moving forward.
+            // Every member's transition must be known and enabled, and one must move
+            // its thread forward (the cycle proviso).
+            let mut forward = false;
             for v in (0..n).filter(|&v| set & (1 << v) != 0) {
                 let r = runs[v].get_or_insert_with(|| run(v as ThreadId));
-                if !r.enabled || !r.advances {
+                if !r.enabled {
                     continue 'start;
                 }
+                forward |= r.advances;
+            }
+            if !forward {
+                continue 'start;
             }
             // A proper subset of the enabled threads, with two threads left running.
             let outside_enabled = (0..n).any(|u| candidate(u) && set & (1 << u) == 0);

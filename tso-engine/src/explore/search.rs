@@ -661,17 +661,14 @@ impl<'a, 'p> Search<'a, 'p> {
         let n = st.threads.len();
         let mut ran: Vec<Option<Vec<Variant>>> = (0..n).map(|_| None).collect();
         let set = persistent::choose(self.machine, futures, st, &mut |tid| {
-            let mut run = ThreadRun {
-                advances: true,
-                ..ThreadRun::default()
-            };
+            let mut run = ThreadRun::default();
             let variants = self.run_variants(w, st, tid, Some(&mut run.footprint));
             for v in &variants {
                 match &v.result {
                     Ok(Step::Blocked) => {}
                     Ok(Step::Progress) => {
                         run.enabled = true;
-                        run.advances &=
+                        run.advances |=
                             persistent::advances(futures, st.thread(tid), v.succ.thread(tid));
                     }
                     _ => run.enabled = true,
