@@ -151,7 +151,9 @@ type Cell = SmallVec<[Access; 2]>;
 /// The race-detection data of one state.
 #[derive(Clone, Debug)]
 pub struct RaceState {
-    threads: Vec<ThreadClocks>,
+    /// Shared between states until a clock changes: a plain access, most of them,
+    /// changes only the histories, and copying the clocks with them doubled its cost.
+    threads: Arc<Vec<ThreadClocks>>,
     /// Release clocks of synchronisation locations, by (object, offset). Object 0 is
     /// the engine's own: the `__VERIFIER_atomic_*` sections.
     sync: SortedMap<(ObjId, u32), VectorClock>,
@@ -181,10 +183,10 @@ impl RaceState {
     /// The main thread (id 0) alone.
     pub fn new() -> RaceState {
         RaceState {
-            threads: vec![ThreadClocks {
+            threads: Arc::new(vec![ThreadClocks {
                 now: VectorClock::for_new_thread(0),
                 ..Default::default()
-            }],
+            }]),
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
@@ -199,10 +201,11 @@ impl RaceState {
     }
 
     fn thread(&mut self, tid: u32) -> &mut ThreadClocks {
-        if self.threads.len() <= tid as usize {
-            self.threads.resize_with(tid as usize + 1, Default::default);
+        let threads = Arc::make_mut(&mut self.threads);
+        if threads.len() <= tid as usize {
+            threads.resize_with(tid as usize + 1, Default::default);
         }
-        &mut self.threads[tid as usize]
+        &mut threads[tid as usize]
     }
 
     fn now(&self, tid: u32) -> Option<&VectorClock> {
@@ -211,9 +214,14 @@ impl RaceState {
 
     /// An access by `tid` at its current epoch.
     fn stamp(&mut self, tid: u32, write: bool, atomic: bool, site: Option<u32>) -> Access {
+        // Read without copying the clocks (the thread's clock exists from its creation).
+        let clock = match self.now(tid) {
+            Some(now) => now.get(tid),
+            None => self.thread(tid).now.get(tid),
+        };
         Access {
             tid,
-            clock: self.thread(tid).now.get(tid),
+            clock,
             write,
             atomic,
             site,
@@ -586,36 +594,24 @@ impl RaceState {
         epochs.dedup();
         // Each component is renamed to how many of that thread's recorded access epochs
         // it covers (see the module documentation): all a clock value can ever decide.
-        // Where each thread's epochs start in `epochs`.
-        let mut starts: SmallVec<[u32; 9]> = smallvec::smallvec![0; n + 1];
-        for &(t, _) in &epochs {
-            if let Some(s) = starts.get_mut(t as usize + 1) {
-                *s += 1;
-            }
+        // Each thread's epochs in `epochs` (every relevant access has a thread below `n`).
+        let mut mine: SmallVec<[&[(u32, u32)]; 8]> = smallvec::smallvec![&[][..]; n];
+        let mut rest = &epochs[..];
+        while let Some(&(t, _)) = rest.first() {
+            let len = rest.iter().take_while(|e| e.0 == t).count();
+            mine[t as usize] = &rest[..len];
+            rest = &rest[len..];
         }
-        for k in 0..n {
-            starts[k + 1] += starts[k];
-        }
-        let cover = |k: u32, v: u32| -> u32 {
-            let (Some(&from), Some(&to)) = (starts.get(k as usize), starts.get(k as usize + 1))
-            else {
-                return 0;
-            };
-            match epochs.get(from as usize..to as usize) {
-                None | Some([]) => 0,
-                Some([(_, e)]) => (*e <= v) as u32,
-                Some(mine) => mine.partition_point(|&(_, e)| e <= v) as u32,
-            }
-        };
+        let cover = |k: u32, v: u32| -> u32 { mine.get(k as usize).map_or(0, |m| covered(m, v)) };
         let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
             // The count first (patched once known), then the components that cover any.
             let at = out.len();
             out.push(0);
             let mut count = 0u32;
-            for (k, v) in c.components() {
-                let c = cover(k, v);
+            for (k, (&v, m)) in c.as_slice().iter().zip(&mine).enumerate() {
+                let c = covered(m, v);
                 if c != 0 {
-                    put_leb(out, k);
+                    put_leb(out, k as u32);
                     put_leb(out, c);
                     count += 1;
                 }
@@ -634,10 +630,7 @@ impl RaceState {
             // its next access shares the latest one's epoch (`private_covered`, and one
             // rank or two) is the one thing that count loses: a flag keeps it, so the
             // form can be decoded (`decode`).
-            let latest = match starts.get(tid as usize + 1) {
-                Some(&to) if to > starts[tid as usize] => epochs[to as usize - 1].1,
-                _ => 0,
-            };
+            let latest = mine[tid as usize].last().map_or(0, |e| e.1);
             let fresh = runs_now[tid as usize] && t.now.get(tid) > latest;
             out.push(t.fence_release.is_some() as u8 | (fresh as u8) << 1);
             put_clock(out, &t.now);
@@ -741,6 +734,17 @@ impl RaceState {
     }
 }
 
+/// How many of one thread's recorded epochs (sorted) the clock value `v` covers. A
+/// thread usually has a few: counting them is cheaper than a search.
+#[inline]
+fn covered(epochs: &[(u32, u32)], v: u32) -> u32 {
+    if epochs.len() <= 8 {
+        epochs.iter().take_while(|e| e.1 <= v).count() as u32
+    } else {
+        epochs.partition_point(|e| e.1 <= v) as u32
+    }
+}
+
 /// Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
 #[inline]
 fn put_leb(out: &mut Vec<u8>, mut x: u32) {
@@ -753,10 +757,18 @@ fn put_leb(out: &mut Vec<u8>, mut x: u32) {
 
 /// Write `count` as LEB128 over the one byte reserved for it at `at` (a count known
 /// only after what it counts was written), widening it in the rare case it needs more.
+#[inline]
 fn patch_count(out: &mut Vec<u8>, at: usize, count: u32) {
     if count < 0x80 {
         out[at] = count as u8;
     } else {
+        widen_count(out, at, count);
+    }
+}
+
+#[cold]
+fn widen_count(out: &mut Vec<u8>, at: usize, count: u32) {
+    {
         let mut leb: SmallVec<[u8; 5]> = SmallVec::new();
         let mut x = count;
         while x >= 0x80 {
@@ -790,16 +802,17 @@ impl RaceState {
             Some(c)
         };
         let mut st = RaceState {
-            threads: Vec::new(),
+            threads: Arc::default(),
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
             rebuilt: true,
         };
+        let mut threads = Vec::new();
         for tid in 0..leb(&mut r)? {
             let tag = r.u8()?;
             if tag == THREAD_GONE {
-                st.threads.push(ThreadClocks::default());
+                threads.push(ThreadClocks::default());
                 continue;
             }
             let mut now = clock(&mut r)?;
@@ -812,12 +825,13 @@ impl RaceState {
             } else {
                 None
             };
-            st.threads.push(ThreadClocks {
+            threads.push(ThreadClocks {
                 now,
                 fence_release,
                 acquired_relaxed,
             });
         }
+        st.threads = Arc::new(threads);
         let mut sync = Vec::new();
         for _ in 0..leb(&mut r)? {
             let key = (leb(&mut r)?, leb(&mut r)?);
@@ -921,6 +935,18 @@ pub(super) mod tests {
                 chunk
             })
             .collect()
+    }
+
+    #[test]
+    fn covered_counts_the_epochs_a_clock_value_reaches() {
+        // Short lists are counted, long ones searched: both give the naive count.
+        for len in 0..20u32 {
+            let epochs: Vec<(u32, u32)> = (0..len).map(|i| (1, 2 * i + 1)).collect();
+            for v in 0..2 * len + 3 {
+                let naive = epochs.iter().filter(|e| e.1 <= v).count() as u32;
+                assert_eq!(covered(&epochs, v), naive, "{len} {v}");
+            }
+        }
     }
 
     #[test]
