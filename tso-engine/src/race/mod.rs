@@ -61,6 +61,14 @@
 //! states, and so which access pair a report names, depend on the order the search
 //! (and its workers) reached them. An unchanged `RaceState` keeps its chunk ids between
 //! states (`reuse.rs`).
+//!
+//! Not left out (yet): a recorded read can only race with a later write, so it could
+//! go once no running thread that does not know it can still write those bytes. The
+//! race data cannot tell: the store that initialises a fresh node is the one that
+//! could write a published one. It needs each thread's future writes from the program
+//! text (`explore::future`, with the synchronisation natives and main's end judged by
+//! what they write), specified in README's "Race tracking"; on the race-free Treiber
+//! stack those reads are what splits most states.
 
 mod atomic_only;
 mod clock;
