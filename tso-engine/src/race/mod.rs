@@ -62,13 +62,20 @@
 //! (and its workers) reached them. An unchanged `RaceState` keeps its chunk ids between
 //! states (`reuse.rs`).
 //!
-//! Not left out (yet): a recorded read can only race with a later write, so it could
-//! go once no running thread that does not know it can still write those bytes. The
-//! race data cannot tell: the store that initialises a fresh node is the one that
-//! could write a published one. It needs each thread's future writes from the program
-//! text (`explore::future`, with the synchronisation natives and main's end judged by
-//! what they write), specified in README's "Race tracking"; on the race-free Treiber
-//! stack those reads are what splits most states.
+//! **Reads no one can still write** (`MachineOptions::race_read_futures`, off by
+//! default: experimental). A recorded read can only race with a later write of its
+//! bytes by a thread that does not know it, so it decides nothing once every running
+//! thread that does not know it can no longer write them. The race data cannot tell
+//! (the store that initialises a fresh node is the one that could write a published
+//! one); the threads' static futures can (`explore::future`, with the synchronisation
+//! natives judged by what they write): a heap block is only ever written through a
+//! pointer the program text does not bound, so a thread with no such write left
+//! (`writers`, set by the interpreter after every transition) writes no heap block.
+//! With it, a heap read is left out of the serialised form while no running unaware
+//! thread is such a writer. Exact: such a read never races in any continuation (a
+//! successor's futures are within its state's), no other record or clock depends on
+//! it, and the writers are a function of where the threads are, which the canonical
+//! form holds. On the race-free Treiber stack these reads split most states.
 
 mod atomic_only;
 mod clock;
@@ -173,6 +180,13 @@ pub struct RaceState {
     /// are numbered canonically, so a race found here cannot be reported from this
     /// state (`interp::races` leaves it to a replay of the path). Not state.
     rebuilt: bool,
+    /// Bit `u`: running thread `u` may still write memory through a pointer the program
+    /// text does not bound (`interp::races::race_writers`; threads from 64 on always
+    /// may). A read of heap memory matters only while such a thread does not know it
+    /// (see the module documentation). All ones unless the interpreter computed it:
+    /// the rule then leaves nothing out. A function of where the threads are, which
+    /// the canonical form holds: not serialised.
+    writers: u64,
 }
 
 impl Default for RaceState {
@@ -199,7 +213,17 @@ impl RaceState {
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
             rebuilt: false,
+            writers: u64::MAX,
         }
+    }
+
+    /// The threads that may still write heap memory (see `writers`).
+    pub fn writers(&self) -> u64 {
+        self.writers
+    }
+
+    pub fn set_writers(&mut self, writers: u64) {
+        self.writers = writers;
     }
 
     /// Whether this data was rebuilt from the store, so that the sites of its accesses
@@ -538,9 +562,11 @@ impl RaceState {
     /// clocks, release clocks and object-wide histories, then one chunk per object with
     /// per-byte histories and raced bytes. An access changes one object's chunk, and the
     /// store keeps the others' chunk ids (tree compression shares them between states).
+    #[allow(clippy::too_many_arguments)]
     pub fn serialize(
         &self,
         map: &dyn Fn(ObjId) -> Option<u32>,
+        heap: &dyn Fn(ObjId) -> bool,
         running: &dyn Fn(u32) -> bool,
         live: &dyn Fn(u32) -> bool,
         out: &mut Vec<u8>,
@@ -562,26 +588,52 @@ impl RaceState {
             }
         }
         let relevant = |a: &Access| known.get(a.tid as usize).is_some_and(|&k| a.clock > k);
+        // A read of heap memory matters while a running thread that may still write
+        // heap memory does not know it (`writers`).
+        let limited = self.writers != u64::MAX;
+        let mut known_by_writers: SmallVec<[u32; 8]> = SmallVec::new();
+        if limited {
+            known_by_writers.resize(n, u32::MAX);
+            for (u, t) in self.threads.iter().enumerate() {
+                if runs_now[u] && (u >= 64 || self.writers & (1 << u) != 0) {
+                    for (k, least) in known_by_writers.iter_mut().enumerate() {
+                        if k != u {
+                            *least = (*least).min(t.now.get(k as u32));
+                        }
+                    }
+                }
+            }
+        }
+        let relevant_in = |heap: bool, a: &Access| {
+            if heap && !a.write {
+                known_by_writers
+                    .get(a.tid as usize)
+                    .is_some_and(|&k| a.clock > k)
+            } else {
+                relevant(a)
+            }
+        };
         // The objects with per-byte data in canonical order, and whether each has any
         // to write: a raced run, or a run holding an access that may still race.
         // (SmallVec's `extend` and `collect` cost more than these pushes: this runs
         // for every state.)
-        let mut objects: SmallVec<[(u32, &Shadow, bool); 8]> = SmallVec::new();
+        let mut objects: SmallVec<[(u32, &Shadow, bool, bool); 8]> = SmallVec::new();
         // (thread, epoch) of every recorded access that may still race, sorted.
         let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
         for (&o, shadow) in self.shadow.iter() {
             let Some(m) = map(o) else { continue };
+            let heap = limited && heap(o);
             let mut written = false;
             for run in shadow.runs() {
                 written |= run.raced;
                 for a in run.cell.iter() {
-                    if relevant(a) {
+                    if relevant_in(heap, a) {
                         epochs.push((a.tid, a.clock));
                         written = true;
                     }
                 }
             }
-            objects.push((m, &**shadow, written));
+            objects.push((m, &**shadow, written, heap));
         }
         objects.sort_unstable_by_key(|o| o.0);
         let mut pending: SmallVec<[(u32, &Cell); 4]> = SmallVec::new();
@@ -666,10 +718,10 @@ impl RaceState {
         }
         // A cell as the state sees it: (thread, covered count, kind) of its relevant
         // accesses, sorted.
-        let keys_of = |cell: &Cell, keys: &mut Keys| {
+        let keys_of = |heap: bool, cell: &Cell, keys: &mut Keys| {
             keys.clear();
             for a in cell.iter() {
-                if relevant(a) {
+                if relevant_in(heap, a) {
                     let kind = a.write as u8 | (a.atomic as u8) << 1;
                     keys.push((a.tid, cover(a.tid, a.clock), kind));
                 }
@@ -690,7 +742,7 @@ impl RaceState {
         put_leb(out, pending.len() as u32);
         for (o, cell) in &pending {
             put_leb(out, *o);
-            keys_of(cell, &mut keys);
+            keys_of(false, cell, &mut keys);
             put_keys(out, &keys);
         }
         put_leb(out, objects.iter().filter(|o| o.2).count() as u32);
@@ -700,7 +752,7 @@ impl RaceState {
         // length, history); a raced run has an empty one (a written history never is).
         // Maximal runs keep the form canonical.
         let mut next = Keys::new();
-        for &(m, shadow, _) in objects.iter().filter(|o| o.2) {
+        for &(m, shadow, _, heap) in objects.iter().filter(|o| o.2) {
             put_leb(out, m);
             let at = out.len();
             out.push(0);
@@ -711,7 +763,7 @@ impl RaceState {
                 if run.raced {
                     next.clear();
                 } else {
-                    keys_of(&run.cell, &mut next);
+                    keys_of(heap, &run.cell, &mut next);
                     if next.is_empty() {
                         continue;
                     }
@@ -815,6 +867,7 @@ impl RaceState {
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
             rebuilt: true,
+            writers: u64::MAX,
         };
         let mut threads = Vec::new();
         for tid in 0..leb(&mut r)? {
@@ -934,7 +987,14 @@ pub(super) mod tests {
     fn key(r: &RaceState) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let mut ends = Vec::new();
-        r.serialize(&|o| Some(o), &|_| true, &|_| true, &mut out, &mut ends);
+        r.serialize(
+            &|o| Some(o),
+            &|_| false,
+            &|_| true,
+            &|_| true,
+            &mut out,
+            &mut ends,
+        );
         let mut start = 0;
         ends.iter()
             .map(|&end| {
@@ -943,6 +1003,50 @@ pub(super) mod tests {
                 chunk
             })
             .collect()
+    }
+
+    #[test]
+    fn a_heap_read_is_state_only_while_an_unaware_thread_may_write() {
+        // Thread 1 reads object 5; thread 2 does not know it. Whether the read is part
+        // of the state depends on whether thread 2 may still write (`writers`) and on
+        // the object being a heap block: a global's writer is bounded by name.
+        let serialised = |read: bool, writers: u64, heap: bool| {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            r.spawn(0, 2);
+            r.access(0, 5, 0, 4, true, false, None);
+            if read {
+                r.access(1, 5, 0, 4, false, false, None);
+            }
+            r.set_writers(writers);
+            let (mut out, mut ends) = (Vec::new(), Vec::new());
+            r.serialize(
+                &|o| Some(o),
+                &|_| heap,
+                &|_| true,
+                &|_| true,
+                &mut out,
+                &mut ends,
+            );
+            out
+        };
+        // Main does not know the read either: no writer, or thread 2 alone.
+        let none = 0;
+        let thread_2 = 0b100;
+        assert_eq!(serialised(true, none, true), serialised(false, none, true));
+        assert_ne!(
+            serialised(true, thread_2, true),
+            serialised(false, thread_2, true)
+        );
+        assert_ne!(
+            serialised(true, none, false),
+            serialised(false, none, false)
+        );
+        // Unknown writers (all ones, the default): the read stays.
+        assert_ne!(
+            serialised(true, u64::MAX, true),
+            serialised(false, u64::MAX, true)
+        );
     }
 
     #[test]
