@@ -559,31 +559,8 @@ fn native_effects(
     }
     let by_arguments = sync_by_writes && WRITE_ONLY_ARGUMENTS.contains(&native.name);
     match native.visibility {
-        _ if by_arguments => {
-            let func = &program.functions[fid as usize];
-            for (i, a) in args.iter().enumerate() {
-                if func
-                    .param_tys
-                    .get(i)
-                    .is_some_and(|&ty| matches!(program.types.get(ty), Ty::Ptr))
-                {
-                    e.access(target(a), true, true);
-                }
-            }
-        }
-        Visibility::Never | Visibility::Choice => {
-            let func = &program.functions[fid as usize];
-            for (i, a) in args.iter().enumerate() {
-                let pointer = match func.param_tys.get(i) {
-                    Some(&ty) => matches!(program.types.get(ty), Ty::Ptr),
-                    // A variadic argument: its type is not at hand.
-                    None => true,
-                };
-                if pointer {
-                    e.access(target(a), true, true);
-                }
-            }
-        }
+        Visibility::Never | Visibility::Choice => native_arguments(program, fid, args, target, e),
+        _ if by_arguments => native_arguments(program, fid, args, target, e),
         Visibility::Output => {
             e.output = true;
             e.read_any = true;
@@ -594,6 +571,27 @@ fn native_effects(
             e.write_any = true;
         }
         Visibility::Always | Visibility::Custom(_) => e.everything = true,
+    }
+}
+
+/// A native that touches only what its pointer arguments point to (by parameter type;
+/// a variadic argument's type is not at hand: it counts as a pointer).
+fn native_arguments(
+    program: &Program,
+    fid: FuncId,
+    args: &[Operand],
+    target: &dyn Fn(&Operand) -> Target,
+    e: &mut Effects,
+) {
+    let func = &program.functions[fid as usize];
+    for (i, a) in args.iter().enumerate() {
+        let pointer = match func.param_tys.get(i) {
+            Some(&ty) => matches!(program.types.get(ty), Ty::Ptr),
+            None => true,
+        };
+        if pointer {
+            e.access(target(a), true, true);
+        }
     }
 }
 
