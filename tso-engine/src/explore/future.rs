@@ -179,7 +179,7 @@ impl Futures {
     }
 
     /// Futures that judge the synchronisation natives (`WRITE_ONLY_ARGUMENTS`) by what
-    /// they write, for race detection (`interp::races::race_writers`): only their
+    /// they write, for race detection (`interp::races::update_race_writers`): only their
     /// pointer arguments' memory, unless the program can cancel a thread (each is a
     /// cancellation point, and cleanup handlers run program code).
     pub(crate) fn for_race_writes(machine: &Machine<'_>) -> Futures {

@@ -52,7 +52,7 @@ pub struct MachineOptions {
     pub persistent_sets: bool,
     /// With race tracking: leave out of the state the reads of heap memory that no
     /// running thread which has not seen them can still write, by the threads' static
-    /// futures (`interp::races::race_writers`). Off by default (experimental).
+    /// futures (`interp::races::update_race_writers`). Off by default (experimental).
     pub race_read_futures: bool,
 }
 

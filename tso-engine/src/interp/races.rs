@@ -194,14 +194,25 @@ impl Machine<'_> {
     /// the static futures that judge the synchronisation natives by what they write
     /// (`explore::future`): a heap block is only ever written through such a pointer.
     /// A thread whose end runs program code (key destructors, exit hooks; main's
-    /// `atexit` handlers) may write anything.
+    /// `atexit` handlers) may write anything, and so may every thread of a program run
+    /// with store buffers (the TSO runtime).
     pub(super) fn update_race_writers(&self, st: &mut State) {
         if !self.opts.race_read_futures || st.races.is_none() {
             return;
         }
         let (futures, ends_run_code, main_end_runs_code) = self.race_futures.get_or_init(|| {
             let futures = crate::explore::future::Futures::for_race_writes(self);
-            let ends = futures.exit_runs_code || self.has_thread_exit_hook();
+            // A program run with the TSO runtime's store buffers writes through its
+            // hooks and natives, outside any thread's code: anything, any time.
+            let buffered = self.evict_hook.is_some()
+                || self.fence_hook.is_some()
+                || self.data_view.is_some()
+                || self
+                    .program
+                    .functions
+                    .iter()
+                    .any(|f| f.name.starts_with("__tso_"));
+            let ends = futures.exit_runs_code || self.has_thread_exit_hook() || buffered;
             let main_end = ["atexit", "at_quick_exit", "on_exit"]
                 .iter()
                 .any(|name| self.program.function(name).is_some());

@@ -181,7 +181,7 @@ pub struct RaceState {
     /// state (`interp::races` leaves it to a replay of the path). Not state.
     rebuilt: bool,
     /// Bit `u`: running thread `u` may still write memory through a pointer the program
-    /// text does not bound (`interp::races::race_writers`; threads from 64 on always
+    /// text does not bound (`interp::races::update_race_writers`; threads from 64 on always
     /// may). A read of heap memory matters only while such a thread does not know it
     /// (see the module documentation). All ones unless the interpreter computed it:
     /// the rule then leaves nothing out. A function of where the threads are, which
