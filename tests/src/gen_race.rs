@@ -281,16 +281,37 @@ impl RaceProgram {
     /// The program as C: globals `g0..`, one function per thread, main creates and
     /// joins them. Loaded values go to locals no other thread can reach.
     pub fn to_c(&self) -> String {
+        self.render(false)
+    }
+
+    /// The same program with each `g` a heap block main allocates (zeroed) before it
+    /// creates the threads: every access then goes through a loaded pointer.
+    pub fn to_c_heap(&self) -> String {
+        self.render(true)
+    }
+
+    fn render(&self, heap: bool) -> String {
         let mut c = format!(
             "// race oracle program, seed {}\n#include <pthread.h>\n\
              void __VERIFIER_assume(int);\n\
              pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n",
             self.seed
         );
-        for g in 0..self.globals {
-            let _ = writeln!(c, "int g{g};");
+        if heap {
+            c.push_str("#include <stdlib.h>\n");
         }
-        let _ = writeln!(c, "int *p = &g{};", self.ptr);
+        for g in 0..self.globals {
+            if heap {
+                let _ = writeln!(c, "int *G{g};\n#define g{g} (*G{g})");
+            } else {
+                let _ = writeln!(c, "int g{g};");
+            }
+        }
+        if heap {
+            c.push_str("int *p;\n");
+        } else {
+            let _ = writeln!(c, "int *p = &g{};", self.ptr);
+        }
         for (t, ops) in self.threads.iter().enumerate() {
             let _ = writeln!(
                 c,
@@ -328,6 +349,12 @@ impl RaceProgram {
             c.push_str("    return (void *)(long)r;\n}\n");
         }
         c.push_str("int main(void) {\n");
+        if heap {
+            for g in 0..self.globals {
+                let _ = writeln!(c, "    G{g} = calloc(1, sizeof(int));");
+            }
+            let _ = writeln!(c, "    p = &g{};", self.ptr);
+        }
         let n = self.threads.len();
         let _ = writeln!(c, "    pthread_t t[{n}];");
         for t in 0..n {

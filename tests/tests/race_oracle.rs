@@ -7,8 +7,10 @@
 //!
 //! Even seeds run `--races deny` under SC (the verdict is `data-race` or pass); odd
 //! seeds run the default `--races warn` under TSO (the verdict is pass and the `races`
-//! array is empty or not). `TSO_SOAK=N` runs N programs instead of 160; `TSO_SEED=S`
-//! shifts the seeds.
+//! array is empty or not). Each program runs a second time with its globals on the
+//! heap and `--experimental-race-read-futures` (the rule that leaves out heap reads no
+//! unaware thread can still write). `TSO_SOAK=N` runs N programs instead of 160;
+//! `TSO_SEED=S` shifts the seeds.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -38,11 +40,22 @@ fn races_match_the_interleaving_oracle() {
         "the generator must give programs whose race a fence decides ({fence_decides} of \
          {count}) and programs with pointer accesses ({through_pointers} of {count})"
     );
-    let results: Vec<(bool, Option<String>)> = parallel::map(&seeds, |&seed| {
+    // Each program also with its globals on the heap, checked with the reads no
+    // unaware thread can still write left out (`--experimental-race-read-futures`):
+    // the same races.
+    let runs: Vec<(u64, bool)> = seeds
+        .iter()
+        .flat_map(|&s| [(s, false), (s, true)])
+        .collect();
+    let results: Vec<(bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
         let program = gen_race::generate(seed);
         let racy = program.has_race();
-        let source = program.to_c();
-        let path = dir.join(format!("seed_{seed}.c"));
+        let (source, name) = if heap {
+            (program.to_c_heap(), format!("seed_{seed}_heap.c"))
+        } else {
+            (program.to_c(), format!("seed_{seed}.c"))
+        };
+        let path = dir.join(name);
         if let Err(e) = std::fs::write(&path, &source) {
             return (
                 racy,
@@ -54,8 +67,12 @@ fn races_match_the_interleaving_oracle() {
         } else {
             (Model::Tso, "warn")
         };
+        let mut args = vec!["--races", policy];
+        if heap {
+            args.push("--experimental-race-read-futures");
+        }
         let r = CheckRun::new(&path, model)
-            .tool_args(&["--races", policy])
+            .tool_args(&args)
             .clang_args(&["-O0"])
             .run();
         let reported = if policy == "deny" {
@@ -76,8 +93,9 @@ fn races_match_the_interleaving_oracle() {
         let verdict = match reported {
             Some(found) if found == racy => None,
             Some(found) => Some(format!(
-                "seed {seed} ({} --races {policy}): the engine {} a race, the oracle {}\n{source}",
+                "seed {seed} ({} --races {policy}{}): the engine {} a race, the oracle {}\n{source}",
                 model.as_str(),
+                if heap { ", on the heap" } else { "" },
                 if found { "reports" } else { "reports no" },
                 if racy { "finds one" } else { "finds none" },
             )),
@@ -85,7 +103,8 @@ fn races_match_the_interleaving_oracle() {
         };
         (racy, verdict)
     });
-    let racy = results.iter().filter(|(r, _)| *r).count();
+    // Each program ran twice.
+    let racy = results.iter().filter(|(r, _)| *r).count() / 2;
     let failures: Vec<String> = results.into_iter().filter_map(|(_, f)| f).collect();
     eprintln!(
         "race_oracle: {count} programs ({racy} racy), {} disagree, {:?}",

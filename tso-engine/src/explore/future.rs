@@ -24,6 +24,7 @@ use crate::interp::Machine;
 use crate::ir::liveness::successors;
 use crate::ir::{Callee, FuncId, Inst, Intrinsic, Operand, Program, Reg, Ty};
 use crate::natives::Visibility;
+use crate::state::{Frame, ReturnTo};
 use crate::value::ptr_parts;
 
 /// A set of global ids, as a bitmask.
@@ -131,6 +132,32 @@ const UNSUMMARISED_NATIVES: &[&str] = &[
     "__longjmp_chk",
 ];
 
+/// Synchronisation natives (visible, so "everything" to persistent sets) that write
+/// no program memory but what their pointer arguments point to (a join's result, a
+/// lock's or semaphore's own object) and call no program code, unless a thread is
+/// cancelled (`Futures::for_race_writes`).
+const WRITE_ONLY_ARGUMENTS: &[&str] = &[
+    "pthread_join",
+    "thrd_join",
+    "_ZNSt6thread4joinEv",
+    "pthread_mutex_lock",
+    "pthread_mutex_trylock",
+    "pthread_mutex_timedlock",
+    "pthread_mutex_clocklock",
+    "pthread_mutex_unlock",
+    "pthread_spin_lock",
+    "pthread_spin_trylock",
+    "pthread_spin_unlock",
+    "mtx_trylock",
+    "mtx_timedlock",
+    "sem_post",
+    "sem_wait",
+    "sem_trywait",
+    "sem_timedwait",
+    "sem_getvalue",
+    "sched_yield",
+];
+
 /// The static futures of a program: per function, each block's reachable effects and
 /// rank.
 pub(crate) struct Futures {
@@ -148,13 +175,28 @@ pub(crate) struct Futures {
 
 impl Futures {
     pub(crate) fn new(machine: &Machine<'_>) -> Futures {
+        Futures::build(machine, false)
+    }
+
+    /// Futures that judge the synchronisation natives (`WRITE_ONLY_ARGUMENTS`) by what
+    /// they write, for race detection (`interp::races::update_race_writers`): only their
+    /// pointer arguments' memory, unless the program can cancel a thread (each is a
+    /// cancellation point, and cleanup handlers run program code).
+    pub(crate) fn for_race_writes(machine: &Machine<'_>) -> Futures {
+        let cancels = ["pthread_cancel", "pthread_testcancel"]
+            .iter()
+            .any(|name| machine.program.function(name).is_some());
+        Futures::build(machine, !cancels)
+    }
+
+    fn build(machine: &Machine<'_>, sync_by_writes: bool) -> Futures {
         let program = machine.program;
         let n = program.functions.len();
         // Each block's own effects, and its calls to program functions.
         let mut own: Vec<Vec<Effects>> = Vec::with_capacity(n);
         let mut calls: Vec<Vec<Vec<FuncId>>> = Vec::with_capacity(n);
         let mut insts_of: Vec<Vec<Vec<InstEffects>>> = Vec::with_capacity(n);
-        for (f, func) in program.functions.iter().enumerate() {
+        for func in program.functions.iter() {
             let Some(body) = &func.body else {
                 own.push(Vec::new());
                 calls.push(Vec::new());
@@ -172,7 +214,14 @@ impl Futures {
                 for (ip, inst) in block.insts.iter().enumerate() {
                     let mut one = Effects::default();
                     let mut one_calls = Vec::new();
-                    inst_effects(machine, f as FuncId, &defs, inst, &mut one, &mut one_calls);
+                    inst_effects(
+                        machine,
+                        sync_by_writes,
+                        &defs,
+                        inst,
+                        &mut one,
+                        &mut one_calls,
+                    );
                     if one != Effects::default() || !one_calls.is_empty() {
                         e.union(&one);
                         c.extend(one_calls.iter().copied());
@@ -291,15 +340,18 @@ impl Futures {
         }
     }
 
+    /// What the successors of block `b` of function `f` may do, and the block's own
+    /// effectful instructions; `None` when unknown.
+    fn block(&self, f: FuncId, b: u32) -> Option<(&Effects, &[(u32, Effects)])> {
+        let after = self.after.get(f as usize)?.get(b as usize)?;
+        let at = self.effects_at.get(f as usize)?.get(b as usize)?;
+        Some((after, at))
+    }
+
     /// Add to `e` what a frame of function `f` at instruction `ip` of block `b` may
     /// still do (that instruction included); false when unknown.
     pub(crate) fn add_from(&self, f: FuncId, b: u32, ip: u32, e: &mut Effects) -> bool {
-        let (Some(after), Some(at)) = (
-            self.after.get(f as usize).and_then(|a| a.get(b as usize)),
-            self.effects_at
-                .get(f as usize)
-                .and_then(|a| a.get(b as usize)),
-        ) else {
+        let Some((after, at)) = self.block(f, b) else {
             return false;
         };
         e.union(after);
@@ -307,6 +359,23 @@ impl Futures {
             e.union(x);
         }
         true
+    }
+
+    /// Add to `e` what a thread with these frames may still do (its end aside); false
+    /// when that is unknown or everything.
+    pub(crate) fn add_frames(&self, frames: &[Frame], e: &mut Effects) -> bool {
+        resume_points(frames).all(|(f, b, ip)| self.add_from(f, b, ip, e) && !e.everything)
+    }
+
+    /// Whether a thread with these frames may still write through a pointer not
+    /// derived from a global, or do everything (or that is unknown): `add_frames`
+    /// without building the effects.
+    pub(crate) fn may_write_any(&self, frames: &[Frame]) -> bool {
+        let writes = |e: &Effects| e.everything || e.write_any;
+        resume_points(frames).any(|(f, b, ip)| match self.block(f, b) {
+            Some((after, at)) => writes(after) || at.iter().any(|(i, e)| *i >= ip && writes(e)),
+            None => true,
+        })
     }
 
     /// The rank of block `b` of function `f` (see the module documentation).
@@ -317,6 +386,17 @@ impl Futures {
             .copied()
             .unwrap_or(0)
     }
+}
+
+/// Where each frame of a thread goes on, as (function, block, instruction): a caller
+/// after its call, unless a native called back (the native goes on where it is).
+fn resume_points(frames: &[Frame]) -> impl Iterator<Item = (FuncId, u32, u32)> + '_ {
+    frames.iter().enumerate().map(|(i, f)| {
+        let resumes_after = frames
+            .get(i + 1)
+            .is_some_and(|above| !matches!(above.ret, ReturnTo::Native { .. }));
+        (f.func, f.block, if resumes_after { f.ip + 1 } else { f.ip })
+    })
 }
 
 /// One instruction's position, effects and calls to program functions.
@@ -407,7 +487,7 @@ impl<'b> Defs<'b> {
 /// The effects of one instruction; calls to program functions go to `calls`.
 fn inst_effects(
     machine: &Machine<'_>,
-    _f: FuncId,
+    sync_by_writes: bool,
     defs: &Defs<'_>,
     inst: &Inst,
     e: &mut Effects,
@@ -451,7 +531,7 @@ fn inst_effects(
                 } else if func.body.is_some() {
                     calls.push(*fid);
                 } else {
-                    native_effects(machine, *fid, args, &target, e);
+                    native_effects(machine, sync_by_writes, *fid, args, &target, e);
                 }
             }
         },
@@ -461,6 +541,7 @@ fn inst_effects(
 
 fn native_effects(
     machine: &Machine<'_>,
+    sync_by_writes: bool,
     fid: FuncId,
     args: &[Operand],
     target: &dyn Fn(&Operand) -> Target,
@@ -476,20 +557,10 @@ fn native_effects(
         e.everything = true;
         return;
     }
+    let by_arguments = sync_by_writes && WRITE_ONLY_ARGUMENTS.contains(&native.name);
     match native.visibility {
-        Visibility::Never | Visibility::Choice => {
-            let func = &program.functions[fid as usize];
-            for (i, a) in args.iter().enumerate() {
-                let pointer = match func.param_tys.get(i) {
-                    Some(&ty) => matches!(program.types.get(ty), Ty::Ptr),
-                    // A variadic argument: its type is not at hand.
-                    None => true,
-                };
-                if pointer {
-                    e.access(target(a), true, true);
-                }
-            }
-        }
+        Visibility::Never | Visibility::Choice => native_arguments(program, fid, args, target, e),
+        _ if by_arguments => native_arguments(program, fid, args, target, e),
         Visibility::Output => {
             e.output = true;
             e.read_any = true;
@@ -500,6 +571,27 @@ fn native_effects(
             e.write_any = true;
         }
         Visibility::Always | Visibility::Custom(_) => e.everything = true,
+    }
+}
+
+/// A native that touches only what its pointer arguments point to (by parameter type;
+/// a variadic argument's type is not at hand: it counts as a pointer).
+fn native_arguments(
+    program: &Program,
+    fid: FuncId,
+    args: &[Operand],
+    target: &dyn Fn(&Operand) -> Target,
+    e: &mut Effects,
+) {
+    let func = &program.functions[fid as usize];
+    for (i, a) in args.iter().enumerate() {
+        let pointer = match func.param_tys.get(i) {
+            Some(&ty) => matches!(program.types.get(ty), Ty::Ptr),
+            None => true,
+        };
+        if pointer {
+            e.access(target(a), true, true);
+        }
     }
 }
 

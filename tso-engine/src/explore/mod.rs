@@ -11,7 +11,7 @@ mod deadlock;
 mod dfs;
 pub mod diagnosis;
 pub mod footprint;
-mod future;
+pub(crate) mod future;
 mod held;
 pub mod observers;
 mod parents;

@@ -99,17 +99,8 @@ fn future_of(machine: &Machine<'_>, futures: &Futures, st: &State, u: ThreadId) 
         return Effects::everything();
     }
     let mut e = Effects::default();
-    let frames = &th.frames;
-    for (i, f) in frames.iter().enumerate() {
-        // A caller resumes after its call, unless a native called back (the native
-        // goes on where it is).
-        let resumes_after = frames
-            .get(i + 1)
-            .is_some_and(|above| !matches!(above.ret, crate::state::ReturnTo::Native { .. }));
-        let ip = if resumes_after { f.ip + 1 } else { f.ip };
-        if !futures.add_from(f.func, f.block, ip, &mut e) || e.everything {
-            return Effects::everything();
-        }
+    if !futures.add_frames(&th.frames, &mut e) {
+        return Effects::everything();
     }
     e
 }

@@ -50,6 +50,10 @@ pub struct MachineOptions {
     /// With `por`: persistent sets (`explore::persistent`), which store fewer states,
     /// instead of sleep sets; not with race tracking.
     pub persistent_sets: bool,
+    /// With race tracking: leave out of the state the reads of heap memory that no
+    /// running thread which has not seen them can still write, by the threads' static
+    /// futures (`interp::races::update_race_writers`). Off by default (experimental).
+    pub race_read_futures: bool,
 }
 
 impl MachineOptions {
@@ -74,6 +78,7 @@ impl Default for MachineOptions {
             por: true,
             symmetry: true,
             persistent_sets: false,
+            race_read_futures: false,
         }
     }
 }
@@ -108,6 +113,9 @@ pub struct Machine<'p> {
     pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
     /// Per object id: a global only atomic operations name (`race::atomic_only`).
     atomic_only: Vec<bool>,
+    /// The static futures judged by what threads write (`race_read_futures`), built
+    /// on first use, and whether a thread's end, and main's, runs program code.
+    race_futures: std::sync::OnceLock<(crate::explore::future::Futures, bool, bool)>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -154,6 +162,7 @@ impl<'p> Machine<'p> {
             deadline: std::sync::Mutex::new(None),
             races_found: Default::default(),
             atomic_only,
+            race_futures: std::sync::OnceLock::new(),
         }
     }
 
@@ -441,6 +450,7 @@ impl<'p> Machine<'p> {
         }
         self.instructions
             .fetch_add(steps + 1, std::sync::atomic::Ordering::Relaxed);
+        self.update_race_writers(st);
         r
     }
 

@@ -7,7 +7,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
 use crate::race::{is_atomic_only, Access, Race, RacePolicy, RaceState, ATOMIC_SECTION_KEY};
-use crate::state::{State, ThreadId};
+use crate::state::{State, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts};
 use std::sync::Arc;
 
@@ -185,6 +185,54 @@ impl Machine<'_> {
             race
         });
         self.on_race(st, p, size, race)
+    }
+
+    /// With `race_read_futures`: record in the race data which running threads may
+    /// still write memory through a pointer the program text does not bound (see
+    /// `RaceState::writers`), after every transition and for every thread (a state
+    /// rebuilt from the store has all ones: the rule then leaves nothing out). From
+    /// the static futures that judge the synchronisation natives by what they write
+    /// (`explore::future`): a heap block is only ever written through such a pointer.
+    /// A thread whose end runs program code (key destructors, exit hooks; main's
+    /// `atexit` handlers) may write anything, and so may every thread of a program run
+    /// with store buffers (the TSO runtime).
+    pub(super) fn update_race_writers(&self, st: &mut State) {
+        if !self.opts.race_read_futures || st.races.is_none() {
+            return;
+        }
+        let (futures, ends_run_code, main_end_runs_code) = self.race_futures.get_or_init(|| {
+            let futures = crate::explore::future::Futures::for_race_writes(self);
+            // A program run with the TSO runtime's store buffers writes through its
+            // hooks and natives, outside any thread's code: anything, any time.
+            let buffered = self.evict_hook.is_some()
+                || self.fence_hook.is_some()
+                || self.data_view.is_some()
+                || self
+                    .program
+                    .functions
+                    .iter()
+                    .any(|f| f.name.starts_with("__tso_"));
+            let ends = futures.exit_runs_code || self.has_thread_exit_hook() || buffered;
+            let main_end = ["atexit", "at_quick_exit", "on_exit"]
+                .iter()
+                .any(|name| self.program.function(name).is_some());
+            (futures, ends, main_end)
+        });
+        let mut writers = 0u64;
+        for (u, th) in st.threads.iter().enumerate().take(64) {
+            if th.status != ThreadStatus::Running {
+                continue;
+            }
+            let writes = *ends_run_code
+                || (u == 0 && *main_end_runs_code)
+                || futures.may_write_any(&th.frames);
+            writers |= (writes as u64) << u;
+        }
+        if st.races.as_ref().is_some_and(|r| r.writers() != writers) {
+            if let Some(r) = st.races_mut() {
+                r.set_writers(writers);
+            }
+        }
     }
 
     pub(super) fn race_fence(&self, st: &mut State, tid: ThreadId, order: MemOrder) {

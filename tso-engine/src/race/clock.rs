@@ -51,6 +51,12 @@ impl VectorClock {
         }
     }
 
+    /// The components by thread id (missing ones at the end are 0).
+    #[inline]
+    pub fn as_slice(&self) -> &[u32] {
+        &self.0
+    }
+
     /// (thread, value) of the non-zero components.
     pub fn components(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         self.0

@@ -61,6 +61,21 @@
 //! states, and so which access pair a report names, depend on the order the search
 //! (and its workers) reached them. An unchanged `RaceState` keeps its chunk ids between
 //! states (`reuse.rs`).
+//!
+//! **Reads no one can still write** (`MachineOptions::race_read_futures`, off by
+//! default: experimental). A recorded read can only race with a later write of its
+//! bytes by a thread that does not know it, so it decides nothing once every running
+//! thread that does not know it can no longer write them. The race data cannot tell
+//! (the store that initialises a fresh node is the one that could write a published
+//! one); the threads' static futures can (`explore::future`, with the synchronisation
+//! natives judged by what they write): a heap block is only ever written through a
+//! pointer the program text does not bound, so a thread with no such write left
+//! (`writers`, set by the interpreter after every transition) writes no heap block.
+//! With it, a heap read is left out of the serialised form while no running unaware
+//! thread is such a writer. Exact: such a read never races in any continuation (a
+//! successor's futures are within its state's), no other record or clock depends on
+//! it, and the writers are a function of where the threads are, which the canonical
+//! form holds. On the race-free Treiber stack these reads split most states.
 
 mod atomic_only;
 mod clock;
@@ -151,7 +166,9 @@ type Cell = SmallVec<[Access; 2]>;
 /// The race-detection data of one state.
 #[derive(Clone, Debug)]
 pub struct RaceState {
-    threads: Vec<ThreadClocks>,
+    /// Shared between states until a clock changes: a plain access, most of them,
+    /// changes only the histories, and copying the clocks with them doubled its cost.
+    threads: Arc<Vec<ThreadClocks>>,
     /// Release clocks of synchronisation locations, by (object, offset). Object 0 is
     /// the engine's own: the `__VERIFIER_atomic_*` sections.
     sync: SortedMap<(ObjId, u32), VectorClock>,
@@ -163,6 +180,13 @@ pub struct RaceState {
     /// are numbered canonically, so a race found here cannot be reported from this
     /// state (`interp::races` leaves it to a replay of the path). Not state.
     rebuilt: bool,
+    /// Bit `u`: running thread `u` may still write memory through a pointer the program
+    /// text does not bound (`interp::races::update_race_writers`; threads from 64 on always
+    /// may). A read of heap memory matters only while such a thread does not know it
+    /// (see the module documentation). All ones unless the interpreter computed it:
+    /// the rule then leaves nothing out. A function of where the threads are, which
+    /// the canonical form holds: not serialised.
+    writers: u64,
 }
 
 impl Default for RaceState {
@@ -181,15 +205,25 @@ impl RaceState {
     /// The main thread (id 0) alone.
     pub fn new() -> RaceState {
         RaceState {
-            threads: vec![ThreadClocks {
+            threads: Arc::new(vec![ThreadClocks {
                 now: VectorClock::for_new_thread(0),
                 ..Default::default()
-            }],
+            }]),
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
             rebuilt: false,
+            writers: u64::MAX,
         }
+    }
+
+    /// The threads that may still write heap memory (see `writers`).
+    pub fn writers(&self) -> u64 {
+        self.writers
+    }
+
+    pub fn set_writers(&mut self, writers: u64) {
+        self.writers = writers;
     }
 
     /// Whether this data was rebuilt from the store, so that the sites of its accesses
@@ -199,10 +233,11 @@ impl RaceState {
     }
 
     fn thread(&mut self, tid: u32) -> &mut ThreadClocks {
-        if self.threads.len() <= tid as usize {
-            self.threads.resize_with(tid as usize + 1, Default::default);
+        let threads = Arc::make_mut(&mut self.threads);
+        if threads.len() <= tid as usize {
+            threads.resize_with(tid as usize + 1, Default::default);
         }
-        &mut self.threads[tid as usize]
+        &mut threads[tid as usize]
     }
 
     fn now(&self, tid: u32) -> Option<&VectorClock> {
@@ -211,9 +246,14 @@ impl RaceState {
 
     /// An access by `tid` at its current epoch.
     fn stamp(&mut self, tid: u32, write: bool, atomic: bool, site: Option<u32>) -> Access {
+        // Read without copying the clocks (the thread's clock exists from its creation).
+        let clock = match self.now(tid) {
+            Some(now) => now.get(tid),
+            None => self.thread(tid).now.get(tid),
+        };
         Access {
             tid,
-            clock: self.thread(tid).now.get(tid),
+            clock,
             write,
             atomic,
             site,
@@ -522,9 +562,11 @@ impl RaceState {
     /// clocks, release clocks and object-wide histories, then one chunk per object with
     /// per-byte histories and raced bytes. An access changes one object's chunk, and the
     /// store keeps the others' chunk ids (tree compression shares them between states).
+    #[allow(clippy::too_many_arguments)]
     pub fn serialize(
         &self,
         map: &dyn Fn(ObjId) -> Option<u32>,
+        heap: &dyn Fn(ObjId) -> bool,
         running: &dyn Fn(u32) -> bool,
         live: &dyn Fn(u32) -> bool,
         out: &mut Vec<u8>,
@@ -546,26 +588,52 @@ impl RaceState {
             }
         }
         let relevant = |a: &Access| known.get(a.tid as usize).is_some_and(|&k| a.clock > k);
+        // A read of heap memory matters while a running thread that may still write
+        // heap memory does not know it (`writers`).
+        let limited = self.writers != u64::MAX;
+        let mut known_by_writers: SmallVec<[u32; 8]> = SmallVec::new();
+        if limited {
+            known_by_writers.resize(n, u32::MAX);
+            for (u, t) in self.threads.iter().enumerate() {
+                if runs_now[u] && (u >= 64 || self.writers & (1 << u) != 0) {
+                    for (k, least) in known_by_writers.iter_mut().enumerate() {
+                        if k != u {
+                            *least = (*least).min(t.now.get(k as u32));
+                        }
+                    }
+                }
+            }
+        }
+        let relevant_in = |heap: bool, a: &Access| {
+            if heap && !a.write {
+                known_by_writers
+                    .get(a.tid as usize)
+                    .is_some_and(|&k| a.clock > k)
+            } else {
+                relevant(a)
+            }
+        };
         // The objects with per-byte data in canonical order, and whether each has any
         // to write: a raced run, or a run holding an access that may still race.
         // (SmallVec's `extend` and `collect` cost more than these pushes: this runs
         // for every state.)
-        let mut objects: SmallVec<[(u32, &Shadow, bool); 8]> = SmallVec::new();
+        let mut objects: SmallVec<[(u32, &Shadow, bool, bool); 8]> = SmallVec::new();
         // (thread, epoch) of every recorded access that may still race, sorted.
         let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
         for (&o, shadow) in self.shadow.iter() {
             let Some(m) = map(o) else { continue };
+            let heap = limited && heap(o);
             let mut written = false;
             for run in shadow.runs() {
                 written |= run.raced;
                 for a in run.cell.iter() {
-                    if relevant(a) {
+                    if relevant_in(heap, a) {
                         epochs.push((a.tid, a.clock));
                         written = true;
                     }
                 }
             }
-            objects.push((m, &**shadow, written));
+            objects.push((m, &**shadow, written, heap));
         }
         objects.sort_unstable_by_key(|o| o.0);
         let mut pending: SmallVec<[(u32, &Cell); 4]> = SmallVec::new();
@@ -586,36 +654,24 @@ impl RaceState {
         epochs.dedup();
         // Each component is renamed to how many of that thread's recorded access epochs
         // it covers (see the module documentation): all a clock value can ever decide.
-        // Where each thread's epochs start in `epochs`.
-        let mut starts: SmallVec<[u32; 9]> = smallvec::smallvec![0; n + 1];
-        for &(t, _) in &epochs {
-            if let Some(s) = starts.get_mut(t as usize + 1) {
-                *s += 1;
-            }
+        // Each thread's epochs in `epochs` (every relevant access has a thread below `n`).
+        let mut mine: SmallVec<[&[(u32, u32)]; 8]> = smallvec::smallvec![&[][..]; n];
+        let mut rest = &epochs[..];
+        while let Some(&(t, _)) = rest.first() {
+            let len = rest.iter().take_while(|e| e.0 == t).count();
+            mine[t as usize] = &rest[..len];
+            rest = &rest[len..];
         }
-        for k in 0..n {
-            starts[k + 1] += starts[k];
-        }
-        let cover = |k: u32, v: u32| -> u32 {
-            let (Some(&from), Some(&to)) = (starts.get(k as usize), starts.get(k as usize + 1))
-            else {
-                return 0;
-            };
-            match epochs.get(from as usize..to as usize) {
-                None | Some([]) => 0,
-                Some([(_, e)]) => (*e <= v) as u32,
-                Some(mine) => mine.partition_point(|&(_, e)| e <= v) as u32,
-            }
-        };
+        let cover = |k: u32, v: u32| -> u32 { mine.get(k as usize).map_or(0, |m| covered(m, v)) };
         let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
             // The count first (patched once known), then the components that cover any.
             let at = out.len();
             out.push(0);
             let mut count = 0u32;
-            for (k, v) in c.components() {
-                let c = cover(k, v);
+            for (k, (&v, m)) in c.as_slice().iter().zip(&mine).enumerate() {
+                let c = covered(m, v);
                 if c != 0 {
-                    put_leb(out, k);
+                    put_leb(out, k as u32);
                     put_leb(out, c);
                     count += 1;
                 }
@@ -634,10 +690,7 @@ impl RaceState {
             // its next access shares the latest one's epoch (`private_covered`, and one
             // rank or two) is the one thing that count loses: a flag keeps it, so the
             // form can be decoded (`decode`).
-            let latest = match starts.get(tid as usize + 1) {
-                Some(&to) if to > starts[tid as usize] => epochs[to as usize - 1].1,
-                _ => 0,
-            };
+            let latest = mine[tid as usize].last().map_or(0, |e| e.1);
             let fresh = runs_now[tid as usize] && t.now.get(tid) > latest;
             out.push(t.fence_release.is_some() as u8 | (fresh as u8) << 1);
             put_clock(out, &t.now);
@@ -665,10 +718,10 @@ impl RaceState {
         }
         // A cell as the state sees it: (thread, covered count, kind) of its relevant
         // accesses, sorted.
-        let keys_of = |cell: &Cell, keys: &mut Keys| {
+        let keys_of = |heap: bool, cell: &Cell, keys: &mut Keys| {
             keys.clear();
             for a in cell.iter() {
-                if relevant(a) {
+                if relevant_in(heap, a) {
                     let kind = a.write as u8 | (a.atomic as u8) << 1;
                     keys.push((a.tid, cover(a.tid, a.clock), kind));
                 }
@@ -689,7 +742,7 @@ impl RaceState {
         put_leb(out, pending.len() as u32);
         for (o, cell) in &pending {
             put_leb(out, *o);
-            keys_of(cell, &mut keys);
+            keys_of(false, cell, &mut keys);
             put_keys(out, &keys);
         }
         put_leb(out, objects.iter().filter(|o| o.2).count() as u32);
@@ -699,7 +752,7 @@ impl RaceState {
         // length, history); a raced run has an empty one (a written history never is).
         // Maximal runs keep the form canonical.
         let mut next = Keys::new();
-        for &(m, shadow, _) in objects.iter().filter(|o| o.2) {
+        for &(m, shadow, _, heap) in objects.iter().filter(|o| o.2) {
             put_leb(out, m);
             let at = out.len();
             out.push(0);
@@ -710,7 +763,7 @@ impl RaceState {
                 if run.raced {
                     next.clear();
                 } else {
-                    keys_of(&run.cell, &mut next);
+                    keys_of(heap, &run.cell, &mut next);
                     if next.is_empty() {
                         continue;
                     }
@@ -741,6 +794,17 @@ impl RaceState {
     }
 }
 
+/// How many of one thread's recorded epochs (sorted) the clock value `v` covers. A
+/// thread usually has a few: counting them is cheaper than a search.
+#[inline]
+fn covered(epochs: &[(u32, u32)], v: u32) -> u32 {
+    if epochs.len() <= 8 {
+        epochs.iter().take_while(|e| e.1 <= v).count() as u32
+    } else {
+        epochs.partition_point(|e| e.1 <= v) as u32
+    }
+}
+
 /// Numbers are small (threads, counts, offsets): LEB128, a canonical encoding.
 #[inline]
 fn put_leb(out: &mut Vec<u8>, mut x: u32) {
@@ -753,10 +817,18 @@ fn put_leb(out: &mut Vec<u8>, mut x: u32) {
 
 /// Write `count` as LEB128 over the one byte reserved for it at `at` (a count known
 /// only after what it counts was written), widening it in the rare case it needs more.
+#[inline]
 fn patch_count(out: &mut Vec<u8>, at: usize, count: u32) {
     if count < 0x80 {
         out[at] = count as u8;
     } else {
+        widen_count(out, at, count);
+    }
+}
+
+#[cold]
+fn widen_count(out: &mut Vec<u8>, at: usize, count: u32) {
+    {
         let mut leb: SmallVec<[u8; 5]> = SmallVec::new();
         let mut x = count;
         while x >= 0x80 {
@@ -790,16 +862,18 @@ impl RaceState {
             Some(c)
         };
         let mut st = RaceState {
-            threads: Vec::new(),
+            threads: Arc::default(),
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
             rebuilt: true,
+            writers: u64::MAX,
         };
+        let mut threads = Vec::new();
         for tid in 0..leb(&mut r)? {
             let tag = r.u8()?;
             if tag == THREAD_GONE {
-                st.threads.push(ThreadClocks::default());
+                threads.push(ThreadClocks::default());
                 continue;
             }
             let mut now = clock(&mut r)?;
@@ -812,12 +886,13 @@ impl RaceState {
             } else {
                 None
             };
-            st.threads.push(ThreadClocks {
+            threads.push(ThreadClocks {
                 now,
                 fence_release,
                 acquired_relaxed,
             });
         }
+        st.threads = Arc::new(threads);
         let mut sync = Vec::new();
         for _ in 0..leb(&mut r)? {
             let key = (leb(&mut r)?, leb(&mut r)?);
@@ -912,7 +987,14 @@ pub(super) mod tests {
     fn key(r: &RaceState) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let mut ends = Vec::new();
-        r.serialize(&|o| Some(o), &|_| true, &|_| true, &mut out, &mut ends);
+        r.serialize(
+            &|o| Some(o),
+            &|_| false,
+            &|_| true,
+            &|_| true,
+            &mut out,
+            &mut ends,
+        );
         let mut start = 0;
         ends.iter()
             .map(|&end| {
@@ -921,6 +1003,62 @@ pub(super) mod tests {
                 chunk
             })
             .collect()
+    }
+
+    #[test]
+    fn a_heap_read_is_state_only_while_an_unaware_thread_may_write() {
+        // Thread 1 reads object 5; thread 2 does not know it. Whether the read is part
+        // of the state depends on whether thread 2 may still write (`writers`) and on
+        // the object being a heap block: a global's writer is bounded by name.
+        let serialised = |read: bool, writers: u64, heap: bool| {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            r.spawn(0, 2);
+            r.access(0, 5, 0, 4, true, false, None);
+            if read {
+                r.access(1, 5, 0, 4, false, false, None);
+            }
+            r.set_writers(writers);
+            let (mut out, mut ends) = (Vec::new(), Vec::new());
+            r.serialize(
+                &|o| Some(o),
+                &|_| heap,
+                &|_| true,
+                &|_| true,
+                &mut out,
+                &mut ends,
+            );
+            out
+        };
+        // Main does not know the read either: no writer, or thread 2 alone.
+        let none = 0;
+        let thread_2 = 0b100;
+        assert_eq!(serialised(true, none, true), serialised(false, none, true));
+        assert_ne!(
+            serialised(true, thread_2, true),
+            serialised(false, thread_2, true)
+        );
+        assert_ne!(
+            serialised(true, none, false),
+            serialised(false, none, false)
+        );
+        // Unknown writers (all ones, the default): the read stays.
+        assert_ne!(
+            serialised(true, u64::MAX, true),
+            serialised(false, u64::MAX, true)
+        );
+    }
+
+    #[test]
+    fn covered_counts_the_epochs_a_clock_value_reaches() {
+        // Short lists are counted, long ones searched: both give the naive count.
+        for len in 0..20u32 {
+            let epochs: Vec<(u32, u32)> = (0..len).map(|i| (1, 2 * i + 1)).collect();
+            for v in 0..2 * len + 3 {
+                let naive = epochs.iter().filter(|e| e.1 <= v).count() as u32;
+                assert_eq!(covered(&epochs, v), naive, "{len} {v}");
+            }
+        }
     }
 
     #[test]

@@ -652,7 +652,8 @@ impl Canonicalizer {
             }
             let mut ends = std::mem::take(&mut self.scratch_ends);
             ends.clear();
-            races.serialize(&rename, &running, &live, &mut out.buf, &mut ends);
+            let heap = |o: ObjId| st.memory.get(o).is_some_and(|o| o.kind == ObjKind::Heap);
+            races.serialize(&rename, &heap, &running, &live, &mut out.buf, &mut ends);
             let at = Arc::as_ptr(races) as usize;
             let slot = reusing.then(|| {
                 self.race_reuse
