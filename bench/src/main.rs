@@ -21,7 +21,9 @@
 //!
 //! `--scale` runs the larger programs (4-thread lock-free stack and locks, unbounded
 //! counters), each in a process of its own so its peak memory is its own, with 1 and
-//! N workers, and prints states/s per worker and in total and the speedup.
+//! N workers, and prints states/s per worker and in total and the speedup. With N > 1
+//! it first prints the machine's ceiling for that speedup: N single-worker copies of
+//! one check run side by side against one alone (`--no-ceiling` skips it).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -110,6 +110,9 @@ pub fn run_all(args: &[String]) {
         eprintln!("cannot find the benchmark's own executable");
         std::process::exit(2);
     };
+    if jobs > 1 && !args.iter().any(|a| a == "--no-ceiling") {
+        print_machine_ceiling(&exe, jobs);
+    }
     println!(
         "{:<16} {:<4} {:>5} {:>4} {:<13} {:>9} {:>8} {:>10} {:>10} {:>8} {:>9} {:>8} {:>8} {:>8} {:>8}",
         "program",
@@ -219,6 +222,43 @@ pub fn run_all(args: &[String]) {
                 r.program
             );
         }
+    }
+}
+
+/// The workload of the machine-ceiling measurement: one worker, depth-first, on the
+/// Treiber stack, stopped at a fixed state count (a few seconds).
+const CEILING_RUN: [&str; 6] = ["--one", "treiber4", "tso", "32", "100000", "1"];
+
+/// Prints how much throughput the machine gives `jobs` independent single-worker
+/// checks started together, against one alone: the ceiling of the speedup column.
+/// Virtual cores can share a physical core or its memory bandwidth, so on some
+/// machines no parallel search can reach `jobs`× (measured here: two copies side by
+/// side each ran 1.45× slower than one alone).
+fn print_machine_ceiling(exe: &Path, jobs: u64) {
+    let timed = |copies: u64| -> Option<f64> {
+        let start = std::time::Instant::now();
+        let children: Vec<_> = (0..copies)
+            .map(|_| {
+                Command::new(exe)
+                    .args(CEILING_RUN)
+                    .stdout(std::process::Stdio::null())
+                    .spawn()
+            })
+            .collect::<Result<_, _>>()
+            .ok()?;
+        for mut c in children {
+            c.wait().ok()?.success().then_some(())?;
+        }
+        Some(start.elapsed().as_secs_f64())
+    };
+    match (timed(1), timed(jobs)) {
+        (Some(alone), Some(together)) => println!(
+            "machine ceiling: {jobs} single-worker copies of `{}` side by side ran at {:.2}x \
+             the throughput of one alone ({alone:.2} s alone, {together:.2} s together; ideal {jobs}.00x)",
+            CEILING_RUN[1..].join(" "),
+            jobs as f64 * alone / together.max(1e-9),
+        ),
+        _ => println!("machine ceiling: the calibration runs failed"),
     }
 }
 
