@@ -67,6 +67,9 @@ pub struct Program {
     pub clang_args: Option<Vec<String>>,
     /// `// check-args:` options for `cargo tso check` (e.g. `--allow-nontermination`).
     pub check_args: Vec<String>,
+    /// `// error-contains: TEXT`: words the failure message must contain under both
+    /// models (a deadlock's cycle, say), so a message that names the wrong thing fails.
+    pub error_contains: Option<String>,
     /// The exact standard output, from `NAME.stdout` beside the program.
     pub stdout: Option<String>,
 }
@@ -95,6 +98,7 @@ pub fn read_program(path: &Path) -> Result<Program, String> {
     let mut expect_tso = None;
     let mut clang_args = None;
     let mut check_args = Vec::new();
+    let mut error_contains = None;
     for line in text
         .lines()
         .take_while(|l| l.trim_start().starts_with("//") || l.trim().is_empty())
@@ -115,6 +119,7 @@ pub fn read_program(path: &Path) -> Result<Program, String> {
             }
             "clang-args" => clang_args = Some(value.split_whitespace().map(String::from).collect()),
             "check-args" => check_args = value.split_whitespace().map(String::from).collect(),
+            "error-contains" => error_contains = Some(value.to_string()),
             _ => {}
         }
     }
@@ -136,6 +141,7 @@ pub fn read_program(path: &Path) -> Result<Program, String> {
         expect_tso,
         clang_args,
         check_args,
+        error_contains,
         stdout,
     })
 }

@@ -1,6 +1,7 @@
 //! The verdict corpus: every program in tests/programs/** reaches the verdict and
 //! error kind its header states, at -O0 and -O2 (unless `clang-args` fixes the flags),
-//! under SC and under TSO; programs with a `.stdout` print exactly that.
+//! under SC and under TSO; programs with a `.stdout` print exactly that, and programs
+//! with an `error-contains` header fail with a message containing its text.
 //!
 //! Each test checks all programs and reports every mismatch in one message.
 
@@ -50,13 +51,24 @@ fn verdict_mismatches(model: Model) -> (usize, Vec<String>) {
     let bad = jobs.iter().zip(&runs).map(|((program, args), runs)| {
         let expect = program.expect(model);
         let r = &runs.first;
+        let message_ok = program
+            .error_contains
+            .as_deref()
+            .is_none_or(|want| r.error_message().is_some_and(|m| m.contains(want)));
         let ok = r.exit == Some(expect.exit_status())
             && r.verdict() == Some(expect.verdict())
-            && r.error_kind() == expect.kind();
+            && r.error_kind() == expect.kind()
+            && message_ok;
         let name = format!("{} [{}]", corpus::short(&program.path), args.join(" "));
         if !ok {
             return Some(format!(
-                "{name} -j 1: expected {expect} under {}: {r}",
+                "{name} -j 1: expected {expect}{} under {}: {r}",
+                program
+                    .error_contains
+                    .as_deref()
+                    .map_or(String::new(), |w| format!(
+                        " with a message containing `{w}`"
+                    )),
                 model.as_str()
             ));
         }

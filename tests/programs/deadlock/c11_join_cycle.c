@@ -1,4 +1,5 @@
 // expect-sc: fail deadlock
+// error-contains: holds mutex `m` and waits for thread 1 to finish
 // why: C11 threads: the worker waits for a mutex main holds while main joins the worker.
 #include <threads.h>
 static mtx_t m;

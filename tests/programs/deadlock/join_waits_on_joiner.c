@@ -1,4 +1,5 @@
 // expect-sc: fail deadlock
+// error-contains: holds mutex `m` and waits for thread 2 to finish
 // why: main joins a thread that waits for a mutex main holds, while another thread spins: main and the thread wait for each other.
 #include <pthread.h>
 

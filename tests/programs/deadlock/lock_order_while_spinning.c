@@ -1,4 +1,5 @@
 // expect-sc: fail deadlock
+// error-contains: waits for mutex `b`, held by thread
 // why: two threads take two mutexes in opposite orders while a third thread spins forever: the circular wait is a deadlock although not every thread is blocked.
 #include <pthread.h>
 

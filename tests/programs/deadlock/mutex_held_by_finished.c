@@ -1,4 +1,5 @@
 // expect-sc: fail deadlock
+// error-contains: waits for mutex `m`, held by thread 2, which has finished
 // why: a thread returns still holding a mutex; main then blocks on it forever, although another thread is still spinning.
 #include <pthread.h>
 

@@ -1,4 +1,5 @@
 // expect-sc: fail deadlock
+// error-contains: waits for rwlock `l`, held by thread
 // why: a writer holding an rwlock waits for a mutex whose holder waits to read-lock the rwlock, while another thread spins.
 #include <pthread.h>
 

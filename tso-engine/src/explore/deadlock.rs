@@ -27,16 +27,45 @@ pub(crate) struct Deadlock {
 
 /// What one blocked thread waits for.
 struct Wait {
-    /// `mutex `a``, `thread 2 to finish`, ...
-    on: String,
+    on: On,
     /// Whether the threads in `holders` hold `on` (locks) rather than being awaited.
     held: bool,
     need: Need,
 }
 
+/// The thing a wait is on. Named in words (`On::describe`) only once a deadlock is
+/// found: `find` runs on every new state, and most waits end.
+enum On {
+    AtomicSection(ThreadId),
+    /// A mutex, spin lock or rwlock (`what`) at an address.
+    Lock(&'static str, u64),
+    Finish(ThreadId),
+    Signal(u64),
+    Barrier(u64),
+    Once(u64),
+}
+
+impl On {
+    /// `mutex `a``, `thread 2 to finish`, ...
+    fn describe(&self, machine: &Machine<'_>, st: &State) -> String {
+        let name = |p: u64| format!("`{}`", describe_pointer(machine.program, st, p));
+        match *self {
+            On::AtomicSection(owner) => format!("the atomic section of thread {owner}"),
+            On::Lock(what, p) => format!("{what} {}", name(p)),
+            On::Finish(target) => format!("thread {target} to finish"),
+            On::Signal(c) => format!("a signal on condition variable {}", name(c)),
+            On::Barrier(b) => format!("other threads to reach barrier {}", name(b)),
+            On::Once(o) => format!("the pthread_once routine of {} to return", name(o)),
+        }
+    }
+}
+
+/// Threads a wait needs: nearly always one.
+type Threads = smallvec::SmallVec<[ThreadId; 2]>;
+
 enum Need {
     /// Every one of these threads must act (release, finish).
-    All(Vec<ThreadId>),
+    All(Threads),
     /// Some other thread must act (signal, arrive).
     AnyOther,
 }
@@ -45,7 +74,8 @@ enum Need {
 pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
     let n = st.threads.len();
     let running = |t: usize| st.threads[t].status == ThreadStatus::Running;
-    let waits: Vec<Option<Wait>> = (0..n)
+    // On the stack for the usual handful of threads: this runs for every new state.
+    let waits: smallvec::SmallVec<[Option<Wait>; 8]> = (0..n)
         .map(|t| {
             if running(t) && st.exit_code.is_none() {
                 wait_of(machine, st, t as ThreadId)
@@ -57,7 +87,8 @@ pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
     if waits.iter().all(Option::is_none) {
         return None;
     }
-    let mut live: Vec<bool> = (0..n).map(|t| running(t) && waits[t].is_none()).collect();
+    let mut live: smallvec::SmallVec<[bool; 16]> =
+        (0..n).map(|t| running(t) && waits[t].is_none()).collect();
     let mut changed = true;
     while changed {
         changed = false;
@@ -78,12 +109,25 @@ pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
     }
     let dead: Vec<usize> = (0..n).filter(|&t| waits[t].is_some() && !live[t]).collect();
     let &start = dead.first()?;
-    Some(describe(st, &waits, &dead, start))
+    Some(describe(machine, st, &waits, &dead, start))
 }
 
 /// Follow the waits from `start` to a cycle, a finished thread or an "any" wait.
-fn describe(st: &State, waits: &[Option<Wait>], dead: &[usize], start: usize) -> Deadlock {
+fn describe(
+    machine: &Machine<'_>,
+    st: &State,
+    waits: &[Option<Wait>],
+    dead: &[usize],
+    start: usize,
+) -> Deadlock {
     let wait = |t: usize| waits[t].as_ref().expect("dead threads wait");
+    let on: Vec<String> = waits
+        .iter()
+        .map(|w| {
+            w.as_ref()
+                .map_or(String::new(), |w| w.on.describe(machine, st))
+        })
+        .collect();
     let mut chain = vec![start];
     let message = loop {
         let cur = *chain.last().expect("non-empty");
@@ -96,10 +140,10 @@ fn describe(st: &State, waits: &[Option<Wait>], dead: &[usize], start: usize) ->
             Some(h) if chain.contains(&h) => {
                 let from = chain.iter().position(|&c| c == h).unwrap_or(0);
                 chain.drain(..from);
-                break cycle_message(waits, &chain);
+                break cycle_message(waits, &on, &chain);
             }
             Some(h) => chain.push(h),
-            None => break chain_message(st, waits, &chain),
+            None => break chain_message(st, waits, &on, &chain),
         }
     };
     let others: Vec<String> = (0..st.threads.len())
@@ -122,7 +166,7 @@ fn describe(st: &State, waits: &[Option<Wait>], dead: &[usize], start: usize) ->
     }
 }
 
-fn cycle_message(waits: &[Option<Wait>], cycle: &[usize]) -> String {
+fn cycle_message(waits: &[Option<Wait>], on: &[String], cycle: &[usize]) -> String {
     let names: Vec<String> = cycle.iter().map(|t| t.to_string()).collect();
     let mut parts = Vec::new();
     for (i, &t) in cycle.iter().enumerate() {
@@ -131,7 +175,7 @@ fn cycle_message(waits: &[Option<Wait>], cycle: &[usize]) -> String {
         let prev = cycle[(i + cycle.len() - 1) % cycle.len()];
         let pw = waits[prev].as_ref().expect("cycle threads wait");
         let holds = if pw.held {
-            format!(" holds {} and", pw.on)
+            format!(" holds {} and", on[prev])
         } else {
             String::new()
         };
@@ -140,7 +184,7 @@ fn cycle_message(waits: &[Option<Wait>], cycle: &[usize]) -> String {
         } else {
             String::new()
         };
-        parts.push(format!("thread {t}{holds} waits for {}{by}", w.on));
+        parts.push(format!("thread {t}{holds} waits for {}{by}", on[t]));
     }
     format!(
         "threads {} wait for each other: {}",
@@ -149,18 +193,18 @@ fn cycle_message(waits: &[Option<Wait>], cycle: &[usize]) -> String {
     )
 }
 
-fn chain_message(st: &State, waits: &[Option<Wait>], chain: &[usize]) -> String {
+fn chain_message(st: &State, waits: &[Option<Wait>], on: &[String], chain: &[usize]) -> String {
     let mut parts = Vec::new();
     for (i, &t) in chain.iter().enumerate() {
         let w = waits[t].as_ref().expect("chain threads wait");
         let part = match (&w.need, chain.get(i + 1)) {
             (_, Some(next)) if w.held => {
-                format!("thread {t} waits for {}, held by thread {next}", w.on)
+                format!("thread {t} waits for {}, held by thread {next}", on[t])
             }
-            (_, Some(_)) => format!("thread {t} waits for {}", w.on),
+            (_, Some(_)) => format!("thread {t} waits for {}", on[t]),
             (Need::AnyOther, None) => format!(
                 "thread {t} waits for {}, but every thread that could act on it is blocked or finished",
-                w.on
+                on[t]
             ),
             (Need::All(hs), None) => {
                 let gone: Vec<String> = hs
@@ -175,11 +219,11 @@ fn chain_message(st: &State, waits: &[Option<Wait>], chain: &[usize]) -> String 
                 if w.held {
                     format!(
                         "thread {t} waits for {}, held by thread {}, which has finished: nothing can release it",
-                        w.on,
+                        on[t],
                         join_and(&gone)
                     )
                 } else {
-                    format!("thread {t} waits for {}, which can never happen", w.on)
+                    format!("thread {t} waits for {}, which can never happen", on[t])
                 }
             }
         };
@@ -228,30 +272,28 @@ pub(crate) fn blocked_until(
                 .collect()
         })
         .unwrap_or_default();
-    Some((holders, objects))
+    Some((holders.into_vec(), objects))
 }
 
 /// What thread `t` is blocked on in `st`, if it is blocked in a way modelled here.
 /// Mirrors the blocking conditions of the natives in `pthread/` and `cxx/`.
 fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
-    let program = machine.program;
-    let name = |p: u64| format!("`{}`", describe_pointer(program, st, p));
     if let Some(owner) = st.atomic_owner {
         if owner != t && st.thread(owner).status == ThreadStatus::Running {
             return Some(Wait {
-                on: format!("the atomic section of thread {owner}"),
+                on: On::AtomicSection(owner),
                 held: false,
-                need: Need::All(vec![owner]),
+                need: Need::All(smallvec::smallvec![owner]),
             });
         }
     }
     let (native, arg) = machine.native_with_args(st, t)?;
-    let locked = |what: &str, p: u64, owner: Option<ThreadId>| {
+    let locked = |what: &'static str, p: u64, owner: Option<ThreadId>| {
         let owner = owner.filter(|&o| o != t)?;
         Some(Wait {
-            on: format!("{what} {}", name(p)),
+            on: On::Lock(what, p),
             held: true,
-            need: Need::All(vec![owner]),
+            need: Need::All(smallvec::smallvec![owner]),
         })
     };
     let cancelled = || crate::pthread::cancel::acts_now(st, t);
@@ -265,9 +307,9 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
             return None;
         }
         Some(Wait {
-            on: format!("thread {target} to finish"),
+            on: On::Finish(target),
             held: false,
-            need: Need::All(vec![target]),
+            need: Need::All(smallvec::smallvec![target]),
         })
     };
     match native.name {
@@ -279,7 +321,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
             if writer == Some(t) {
                 return None; // EDEADLK, not a wait
             }
-            let mut holders: Vec<ThreadId> = writer.into_iter().collect();
+            let mut holders: Threads = writer.into_iter().collect();
             if native.name == "pthread_rwlock_wrlock" {
                 if writer.is_none() && readers == thread_bit(t).ok()? {
                     return None; // reported as an error by the call itself
@@ -291,7 +333,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
                 return None;
             }
             Some(Wait {
-                on: format!("rwlock {}", name(arg(0))),
+                on: On::Lock("rwlock", arg(0)),
                 held: true,
                 need: Need::All(holders),
             })
@@ -318,7 +360,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
                 locked("mutex", m, mutex::owner_in(st, m))
             } else if waiters & me != 0 {
                 Some(Wait {
-                    on: format!("a signal on condition variable {}", name(c)),
+                    on: On::Signal(c),
                     held: false,
                     need: Need::AnyOther,
                 })
@@ -329,7 +371,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
         "pthread_barrier_wait" => {
             let me = thread_bit(t).ok()?;
             (st.thread(t).phase == 1 && barrier::waiting_in(st, arg(0))? & me != 0).then(|| Wait {
-                on: format!("other threads to reach barrier {}", name(arg(0))),
+                on: On::Barrier(arg(0)),
                 held: false,
                 need: Need::AnyOther,
             })
@@ -337,9 +379,9 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
         "pthread_once" => {
             let runner = once::runner_in(st, arg(0)).filter(|&r| r != t)?;
             Some(Wait {
-                on: format!("the pthread_once routine of {} to return", name(arg(0))),
+                on: On::Once(arg(0)),
                 held: false,
-                need: Need::All(vec![runner]),
+                need: Need::All(smallvec::smallvec![runner]),
             })
         }
         _ => None,
