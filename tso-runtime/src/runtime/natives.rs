@@ -159,25 +159,17 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
-    let o = opts.clone();
     n.add_described(
         abi::FENCE,
         Visibility::Custom(fence_visible),
         |_, _, _| "mfence".into(),
-        move |cx, _| {
-            fence(cx, &o)?;
-            Ok(NativeResult::Return(Val::Int(0)))
-        },
+        draining(opts),
     );
-    let o = opts.clone();
     n.add_described(
         abi::CALL_FENCE,
         Visibility::Custom(fence_visible),
         |_, _, _| "mfence (library call)".into(),
-        move |cx, _| {
-            fence(cx, &o)?;
-            Ok(NativeResult::Return(Val::Int(0)))
-        },
+        draining(opts),
     );
     n.mark_detail(abi::CALL_FENCE);
     // The value a store, exchange or compare-exchange writes may hold undefined bits:
@@ -187,33 +179,42 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         n.carry_undefined(abi::RMW[i], 1 << 1);
         n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
     }
-    let o = opts.clone();
     n.add_described(
         abi::EVICT,
         Visibility::IfShared(0),
         describe_evict,
-        move |cx, a| {
-            evict(cx, &o, arg(a, 0)?)?;
-            Ok(NativeResult::Return(Val::Int(0)))
-        },
+        evicting(opts),
     );
-    let o = opts.clone();
     // A thread's end drains its own buffer: a visible action when that holds entries.
-    n.set_thread_exit_hook(Visibility::Custom(own_buffer_nonempty), move |cx, _| {
+    n.set_thread_exit_hook(Visibility::Custom(own_buffer_nonempty), draining(opts));
+    n.set_evict_hook(evicting(opts));
+    n.set_fence_hook(draining(opts));
+    n.set_data_view(std::sync::Arc::new(BufferedData(opts.clone())));
+}
+
+/// A native that drains the calling thread's buffer and returns 0: `mfence`, its
+/// library-call form, a thread's end, and the fence other natives ask for.
+fn draining(
+    opts: &RuntimeOptions,
+) -> impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static {
+    let o = opts.clone();
+    move |cx, _| {
         fence(cx, &o)?;
         Ok(NativeResult::Return(Val::Int(0)))
-    });
+    }
+}
+
+/// A native that drops the buffered entries for the object its first argument points
+/// into, before that memory is released, and returns 0: the pass's evict call and the
+/// hook natives run before killing stack objects.
+fn evicting(
+    opts: &RuntimeOptions,
+) -> impl Fn(&mut NativeCx<'_>, &[Val]) -> Result<NativeResult, Failure> + Send + Sync + 'static {
     let o = opts.clone();
-    n.set_evict_hook(move |cx, a| {
+    move |cx, a| {
         evict(cx, &o, arg(a, 0)?)?;
         Ok(NativeResult::Return(Val::Int(0)))
-    });
-    let o = opts.clone();
-    n.set_fence_hook(move |cx, _| {
-        fence(cx, &o)?;
-        Ok(NativeResult::Return(Val::Int(0)))
-    });
-    n.set_data_view(std::sync::Arc::new(BufferedData(opts.clone())));
+    }
 }
 
 /// Library functions (string functions and the like, which the pass calls without
