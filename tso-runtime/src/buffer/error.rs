@@ -53,3 +53,26 @@ pub(crate) fn write_unbuffered<M: SharedMemory>(
         .write(range.addr, payload)
         .map_err(BufferError::Memory)
 }
+
+/// The memory half of a locked read-modify-write, once no buffer holds a store that
+/// could land on `range` after it (both machines drain or settle first): read, let
+/// `update` compute the new value, write it back.
+pub(crate) fn rmw_unbuffered<M: SharedMemory>(
+    memory: &mut M,
+    range: Range,
+    update: impl FnOnce(&Payload) -> Option<Payload>,
+) -> Result<Payload, BufferError<M::Error>> {
+    let old = memory.read(range).map_err(BufferError::Memory)?;
+    if let Some(new) = update(&old) {
+        if new.len() != range.len {
+            return Err(BufferError::RmwLength {
+                expected: range.len,
+                actual: new.len(),
+            });
+        }
+        memory
+            .write(range.addr, &new)
+            .map_err(BufferError::Memory)?;
+    }
+    Ok(old)
+}

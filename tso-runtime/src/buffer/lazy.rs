@@ -7,7 +7,7 @@ use super::byte_spans::ByteSpans;
 use super::bytes::Reader;
 use super::entry::Entry;
 use super::entry_list::{self, EntryList};
-use super::error::{write_unbuffered, BufferError};
+use super::error::{rmw_unbuffered, write_unbuffered, BufferError};
 use super::memo::{self, Resolved};
 use super::resolve::{resolve, BufferView, FlushOutcome, Resolution, ResolveError};
 use super::types::{
@@ -154,19 +154,7 @@ impl StoreBuffers {
         update: impl FnOnce(&Payload) -> Option<Payload>,
     ) -> Result<Payload, M> {
         self.settle(memory, choice, &[range], Forced::All, thread)?;
-        let old = memory.read(range).map_err(BufferError::Memory)?;
-        if let Some(new) = update(&old) {
-            if new.len() != range.len {
-                return Err(BufferError::RmwLength {
-                    expected: range.len,
-                    actual: new.len(),
-                });
-            }
-            memory
-                .write(range.addr, &new)
-                .map_err(BufferError::Memory)?;
-        }
-        Ok(old)
+        rmw_unbuffered(memory, range, update)
     }
 
     /// Load of an object the engine knows no other thread can reach ("+d").

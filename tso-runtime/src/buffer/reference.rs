@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::bytes::Reader;
-use super::error::{write_unbuffered, BufferError};
+use super::error::{rmw_unbuffered, write_unbuffered, BufferError};
 use super::types::{assemble, Addr, ByteOrigin, Choice, Payload, Range, SharedMemory, ThreadId};
 
 /// An address as the engine's pointer (`(object << 32) | offset`).
@@ -261,19 +261,7 @@ impl ReferenceBuffers {
         update: impl FnOnce(&Payload) -> Option<Payload>,
     ) -> Result<Payload, M> {
         self.drain(memory, thread)?;
-        let old = memory.read(range).map_err(BufferError::Memory)?;
-        if let Some(new) = update(&old) {
-            if new.len() != range.len {
-                return Err(BufferError::RmwLength {
-                    expected: range.len,
-                    actual: new.len(),
-                });
-            }
-            memory
-                .write(range.addr, &new)
-                .map_err(BufferError::Memory)?;
-        }
-        Ok(old)
+        rmw_unbuffered(memory, range, update)
     }
 
     /// Memory of `object` is released by `thread`: its own pending stores to
