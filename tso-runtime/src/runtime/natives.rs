@@ -106,7 +106,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         describe_copy,
         move |cx, a| {
             let (dst, src, len) = (arg(a, 0)?, arg(a, 1)?, arg(a, 2)?);
-            let v = load(cx, &o, src, len as u32)?;
+            let v = load(cx, &o, src, checked_len(len)?)?;
             cx.write_fragment(dst, &fragment(&v))?;
             Ok(NativeResult::Return(Val::Int(0)))
         },
