@@ -56,6 +56,7 @@ use super::deadlock;
 use super::footprint::{self, Footprint};
 use super::future::{Effects, Futures};
 use crate::interp::Machine;
+use crate::pthread::mutex;
 use crate::state::{State, Thread, ThreadId, ThreadStatus};
 
 /// What running one thread's next transition (every choice variant) showed.
@@ -91,15 +92,22 @@ pub(crate) fn advances(futures: &Futures, before: &Thread, after: &Thread) -> bo
     after.frames.len() > before.frames.len()
 }
 
-/// What thread `u` may still do in `st`.
-fn future_of(machine: &Machine<'_>, futures: &Futures, st: &State, u: ThreadId) -> Effects {
+/// What thread `u` may still do in `st` before a mutex `held` says true of is
+/// released.
+fn future_of(
+    machine: &Machine<'_>,
+    futures: &Futures,
+    st: &State,
+    u: ThreadId,
+    held: &dyn Fn(u64) -> bool,
+) -> Effects {
     let th = st.thread(u);
     if u == 0 || futures.exit_runs_code || machine.has_thread_exit_hook() {
         // Main's end ends the process; key destructors and exit hooks run code.
         return Effects::everything();
     }
     let mut e = Effects::default();
-    if !futures.add_frames(&th.frames, &mut e) {
+    if !futures.add_frames_until_held(&th.frames, held, &mut e) {
         return Effects::everything();
     }
     e
@@ -121,17 +129,21 @@ fn conflicts(fp: &Footprint, fut: &Effects, u: ThreadId, program_globals: usize)
         }
         if obj >= 1 && (obj as usize) <= program_globals {
             let g = obj - 1;
-            return fut.writes.contains(g) || (write && fut.reads.contains(g));
+            return fut.writes.contains(g)
+                || fut.mutexes.contains(g)
+                || (write && fut.reads.contains(g));
         }
         false
     })
 }
 
-/// Can `fut` write object `obj` (a global, or anything)?
-fn may_write(fut: &Effects, obj: u32, program_globals: usize) -> bool {
-    fut.everything
-        || fut.write_any
-        || (obj >= 1 && (obj as usize) <= program_globals && fut.writes.contains(obj - 1))
+/// Can `fut` write object `obj` (a global, or anything)? With `held`, `obj` is a mutex
+/// whose holder does not move: locking or unlocking it cannot write it.
+fn may_write(fut: &Effects, obj: u32, program_globals: usize, held: bool) -> bool {
+    let global = |set: &super::future::Globals| {
+        obj >= 1 && (obj as usize) <= program_globals && set.contains(obj - 1)
+    };
+    fut.everything || fut.write_any || global(&fut.writes) || (!held && global(&fut.mutexes))
 }
 
 /// The threads to expand at `st` (a bitmask of thread ids), or None to expand all.
@@ -171,10 +183,19 @@ pub(crate) fn choose(
     }
     let globals = machine.program.globals.len();
     let mut futures_of: Vec<Option<Effects>> = vec![None; n];
+    // The threads that do not move before the set does, when `futures_of` was filled
+    // (futures stop at the locks of mutexes those threads hold).
+    let mut futures_for: u64 = 0;
     let mut runs: Vec<Option<ThreadRun>> = vec![None; n];
-    let future = |u: usize, cache: &mut Vec<Option<Effects>>| -> Effects {
+    let held_by = |still: u64| {
+        move |a: u64| {
+            mutex::owner_in(st, a).is_some_and(|o| (o as usize) < n && still & (1 << o) != 0)
+        }
+    };
+    let future = |u: usize, still: u64, cache: &mut Vec<Option<Effects>>| -> Effects {
+        let held = held_by(still);
         cache[u]
-            .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId))
+            .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId, &held))
             .clone()
     };
     'start: for t in (0..n).filter(|&t| candidate(t)) {
@@ -198,13 +219,18 @@ pub(crate) fn choose(
                     }
                 }
             }
+            let still = set | waiting;
+            if still != futures_for && !futures.lock_addresses.is_empty() {
+                futures_of.iter_mut().for_each(|f| *f = None);
+                futures_for = still;
+            }
             let mut added = false;
             for u in (0..n).filter(|&u| running[u]) {
                 let bit = 1u64 << u;
                 if (set | waiting) & bit != 0 {
                     continue;
                 }
-                let fut = future(u, &mut futures_of);
+                let fut = future(u, still, &mut futures_of);
                 let mut dependent = fut.everything;
                 if !dependent {
                     for v in (0..n).filter(|&v| set & (1 << v) != 0) {
@@ -263,12 +289,31 @@ pub(crate) fn choose(
             if !outside_enabled || (set | waiting).count_ones() < 2 {
                 continue 'start;
             }
-            // Nothing outside may write what a blocked thread's wait reads.
+            // Nothing outside may write what a blocked thread's wait reads (a mutex
+            // held by a thread that does not move cannot be written by locking it).
+            let outside = || (0..n).filter(|&u| running[u] && still & (1 << u) == 0);
             for w in (0..n).filter(|&w| waiting & (1 << w) != 0) {
                 let objects = waits[w].as_ref().map(|(_, o)| o.as_slice()).unwrap_or(&[]);
-                for u in (0..n).filter(|&u| running[u] && (set | waiting) & (1 << u) == 0) {
-                    let fut = future(u, &mut futures_of);
-                    if objects.iter().any(|&o| may_write(&fut, o, globals)) {
+                let on_mutex = machine
+                    .at_native(st, w as ThreadId)
+                    .is_some_and(|(native, _)| native.name == "pthread_mutex_lock");
+                for u in outside() {
+                    let fut = future(u, still, &mut futures_of);
+                    if objects
+                        .iter()
+                        .any(|&o| may_write(&fut, o, globals, on_mutex))
+                    {
+                        continue 'start;
+                    }
+                }
+            }
+            // Nor what keeps a held mutex held, where the futures stop at its locks.
+            let held = held_by(still);
+            for &a in futures.lock_addresses.iter().filter(|&&a| held(a)) {
+                let obj = crate::value::ptr_parts(a).0;
+                for u in outside() {
+                    let fut = future(u, still, &mut futures_of);
+                    if may_write(&fut, obj, globals, true) {
                         continue 'start;
                     }
                 }
