@@ -183,17 +183,33 @@ pub(crate) fn choose(
     }
     let globals = machine.program.globals.len();
     let mut futures_of: Vec<Option<Effects>> = vec![None; n];
-    // The threads that do not move before the set does, when `futures_of` was filled
-    // (futures stop at the locks of mutexes those threads hold).
-    let mut futures_for: u64 = 0;
-    let mut runs: Vec<Option<ThreadRun>> = vec![None; n];
-    let held_by = |still: u64| {
+    // The holders of the mutexes blocking locks take (the first 64; others are never
+    // counted as held), and which of them were held by threads that do not move when
+    // `futures_of` was filled (futures stop at the locks of those mutexes).
+    let owners: Vec<Option<ThreadId>> = futures
+        .lock_addresses
+        .iter()
+        .take(64)
+        .map(|&a| mutex::owner_in(st, a))
+        .collect();
+    let held_mask = |still: u64| -> u64 {
+        owners.iter().enumerate().fold(0, |m, (i, o)| match o {
+            Some(o) if (*o as usize) < n && still & (1 << o) != 0 => m | 1 << i,
+            _ => m,
+        })
+    };
+    let held_in = |mask: u64| {
         move |a: u64| {
-            mutex::owner_in(st, a).is_some_and(|o| (o as usize) < n && still & (1 << o) != 0)
+            futures
+                .lock_addresses
+                .binary_search(&a)
+                .is_ok_and(|i| i < 64 && mask & (1 << i) != 0)
         }
     };
-    let future = |u: usize, still: u64, cache: &mut Vec<Option<Effects>>| -> Effects {
-        let held = held_by(still);
+    let mut futures_for: u64 = 0;
+    let mut runs: Vec<Option<ThreadRun>> = vec![None; n];
+    let future = |u: usize, mask: u64, cache: &mut Vec<Option<Effects>>| -> Effects {
+        let held = held_in(mask);
         cache[u]
             .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId, &held))
             .clone()
@@ -220,9 +236,10 @@ pub(crate) fn choose(
                 }
             }
             let still = set | waiting;
-            if still != futures_for && !futures.lock_addresses.is_empty() {
+            let mask = held_mask(still);
+            if mask != futures_for {
                 futures_of.iter_mut().for_each(|f| *f = None);
-                futures_for = still;
+                futures_for = mask;
             }
             let mut added = false;
             for u in (0..n).filter(|&u| running[u]) {
@@ -230,7 +247,7 @@ pub(crate) fn choose(
                 if (set | waiting) & bit != 0 {
                     continue;
                 }
-                let fut = future(u, still, &mut futures_of);
+                let fut = future(u, mask, &mut futures_of);
                 let mut dependent = fut.everything;
                 if !dependent {
                     for v in (0..n).filter(|&v| set & (1 << v) != 0) {
@@ -298,7 +315,7 @@ pub(crate) fn choose(
                     .at_native(st, w as ThreadId)
                     .is_some_and(|(native, _)| native.name == "pthread_mutex_lock");
                 for u in outside() {
-                    let fut = future(u, still, &mut futures_of);
+                    let fut = future(u, mask, &mut futures_of);
                     if objects
                         .iter()
                         .any(|&o| may_write(&fut, o, globals, on_mutex))
@@ -308,11 +325,13 @@ pub(crate) fn choose(
                 }
             }
             // Nor what keeps a held mutex held, where the futures stop at its locks.
-            let held = held_by(still);
-            for &a in futures.lock_addresses.iter().filter(|&&a| held(a)) {
+            for (i, &a) in futures.lock_addresses.iter().take(64).enumerate() {
+                if mask & (1 << i) == 0 {
+                    continue;
+                }
                 let obj = crate::value::ptr_parts(a).0;
                 for u in outside() {
-                    let fut = future(u, still, &mut futures_of);
+                    let fut = future(u, mask, &mut futures_of);
                     if may_write(&fut, obj, globals, true) {
                         continue 'start;
                     }
