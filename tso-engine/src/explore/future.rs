@@ -11,10 +11,16 @@
 //! by their `Visibility`, which is their contract with the interpreter: `Never` and
 //! `Choice` touch only what their pointer arguments point to (by parameter type),
 //! `Output` may read and write any memory (`%n`), `IfShared` any memory, `Always` and
-//! `Custom` everything. A call to a program function adds that function's whole
+//! `Custom` everything; the mutex natives, for persistent sets, their mutex alone
+//! (`Effects::mutexes`; unless the program can cancel a thread). A call to a program
+//! function adds that function's whole
 //! summary (a fixpoint over the call graph); a frame's future is what the blocks
 //! reachable from its block do (the whole block: a little more than from its
 //! instruction on).
+//!
+//! A thread's future may also stop at the blocking locks of mutexes at constant
+//! addresses that stay held (`add_frames_until_held`; the rule is in `persistent`): a
+//! walk of the frame's blocks from its instruction that does not go past such a lock.
 //!
 //! It also ranks each function's blocks in reverse postorder of a depth-first walk
 //! from the entry: every control-flow cycle has an edge that does not go up in rank

@@ -20,6 +20,24 @@
 //! blocked ones): the last thread left running runs its accesses invisibly, which
 //! would change T's transitions.
 //!
+//! Mutexes. A mutex native (`future::MUTEX_NATIVES`) touches its mutex alone (and a
+//! timed lock's timeout): its footprint is the bytes of the mutex it reads and writes
+//! (`pthread/mutex.rs`), so a future counts it as an access of that mutex
+//! (`Effects::mutexes`, dependent on any access of the mutex by T). A thread's future
+//! stops at a blocking lock (`pthread_mutex_lock`, `mtx_lock`) of a mutex at a
+//! constant address held by a thread that does not move before T does (a member of T,
+//! or a thread blocked until T acts): what comes after that lock cannot run before T
+//! acts. Why: while the holder does not move, the mutex stays held unless something
+//! writes it other than through the mutex natives (another thread's lock blocks,
+//! fails or times out without writing it; its unlock is an error that writes nothing;
+//! only the holder unlocks). So the set is refused when the future of a thread
+//! outside may write such a mutex by other means (a `memset`, an init: `may_write`
+//! with the mutex natives left out); by induction over the outside threads'
+//! transitions, each stays within its stopped future and none frees the mutex. The
+//! same holds for the mutex a blocked thread of the list waits for. A frame that
+//! cannot return without passing such a lock hides the frames below it. Futures are
+//! computed again whenever the set of held mutexes changes as T grows.
+//!
 //! The cycle proviso (the "ignoring" problem): a thread left out of every set round a
 //! cycle of reduced states must not be put off for ever. A reduced set must hold a
 //! member with a transition that moves its thread strictly forward in a fixed order of
