@@ -4,7 +4,9 @@
 //! accesses count, not only its next one (independence); a blocked thread's future is
 //! left out only when it waits for the set itself (join rule); a thread going round a
 //! loop is never the only one expanded, but one member moving forward is enough (cycle
-//! proviso).
+//! proviso); a mutex native touches its mutex alone, and a thread's future stops at a
+//! lock of a mutex held by a thread that does not move, unless something outside
+//! writes that mutex (mutex rules).
 
 mod engine_support;
 
@@ -225,4 +227,136 @@ int main() {{
     );
     compare(&src, "-O0");
     compare(&src, "-O2");
+}
+
+/// Two threads under two different mutexes: a lock or unlock touches its own mutex
+/// alone, so each thread's critical section is independent of the other's and fewer
+/// states are stored. Counted as touching everything, nothing would be left out.
+#[test]
+fn locks_of_different_mutexes_are_independent() {
+    let src = format!(
+        "{PRELUDE}pthread_mutex_t m1 = PTHREAD_MUTEX_INITIALIZER, m2 = PTHREAD_MUTEX_INITIALIZER;
+volatile int a, b;
+void *t1(void *p) {{ pthread_mutex_lock(&m1); a = 1; a = 2; pthread_mutex_unlock(&m1); return p; }}
+void *t2(void *p) {{ pthread_mutex_lock(&m2); b = 1; b = 2; pthread_mutex_unlock(&m2); return p; }}
+int main() {{
+  pthread_t x, y;
+  pthread_create(&x, 0, t1, 0); pthread_create(&y, 0, t2, 0);
+  pthread_join(x, 0); pthread_join(y, 0);
+  printf(\"%d %d\\n\", a, b);
+  return 0;
+}}
+"
+    );
+    let (reduced, full) = compare(&src, "-O0");
+    assert!(reduced < full, "{reduced} states with, {full} without");
+}
+
+/// Thread 2's trylock of `m` must count as an access of `m` in its future: judged as
+/// touching nothing, thread 1's lock would be expanded alone at the start and the
+/// outcome where thread 2 takes the mutex first (`got=1 seen=0` with thread 1 after
+/// it) lost.
+#[test]
+fn a_later_lock_of_the_same_mutex_counts() {
+    let src = format!(
+        "{PRELUDE}pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+volatile int a, got, seen = -1, first;
+void *t1(void *p) {{ pthread_mutex_lock(&m); if (!got) first = 1; a = 1; pthread_mutex_unlock(&m); return p; }}
+void *t2(void *p) {{ if (pthread_mutex_trylock(&m) == 0) {{ got = 1; seen = a; pthread_mutex_unlock(&m); }} return p; }}
+int main() {{
+  pthread_t x, y;
+  pthread_create(&x, 0, t1, 0); pthread_create(&y, 0, t2, 0);
+  pthread_join(x, 0); pthread_join(y, 0);
+  printf(\"got=%d seen=%d first=%d\\n\", got, seen, first);
+  return 0;
+}}
+"
+    );
+    compare(&src, "-O0");
+    let full = run(&src, "-O0", false, false, 1);
+    assert!(full
+        .outcomes
+        .iter()
+        .any(|o| o.contains("got=1 seen=0 first=0")));
+}
+
+/// Thread 2 waits for `flag`, set by thread 1 inside its critical section, and then
+/// locks `m`, after which it writes `a` as thread 1 does. While thread 1 holds `m`,
+/// thread 2's future stops at that lock: its writes of `c` are independent of thread
+/// 1's, and fewer states are stored (without the cut thread 2 conflicts through `a`).
+#[test]
+fn a_future_stops_at_a_lock_the_set_holds() {
+    let src = format!(
+        "{PRELUDE}pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+volatile int flag, a, c;
+void *t1(void *p) {{ pthread_mutex_lock(&m); flag = 1; a = 1; a = 2; a = 3; pthread_mutex_unlock(&m); return p; }}
+void *t2(void *p) {{ while (!flag) {{}} c = 1; c = 2; pthread_mutex_lock(&m); a = 4; pthread_mutex_unlock(&m); return p; }}
+int main() {{
+  pthread_t x, y;
+  pthread_create(&x, 0, t1, 0); pthread_create(&y, 0, t2, 0);
+  pthread_join(x, 0); pthread_join(y, 0);
+  printf(\"%d %d\\n\", a, c);
+  return 0;
+}}
+"
+    );
+    let (reduced, full) = compare(&src, "-O0");
+    assert!(reduced < full, "{reduced} states with, {full} without");
+}
+
+/// Thread 2's future may stop at its lock of `m` only while `m`'s holder does not
+/// move: here thread 1 holds it outside the set ({thread 3}, which main waits for)
+/// and releases it, and thread 2 then reads `x` before thread 3 writes it (thread 1
+/// starts once every thread exists, so it cannot finish before thread 3). Stopping
+/// there (any held mutex, whoever holds it) would expand thread 3 alone and lose
+/// `after=1 x=0`.
+#[test]
+fn a_future_stops_only_at_a_lock_held_by_a_thread_that_does_not_move() {
+    let src = format!(
+        "{PRELUDE}pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+volatile int x, go, done1, after = -1, r = -1;
+void *t1(void *p) {{ while (!go) {{}} pthread_mutex_lock(&m); done1 = 1; pthread_mutex_unlock(&m); return p; }}
+void *t2(void *p) {{ pthread_mutex_lock(&m); r = x; after = done1; pthread_mutex_unlock(&m); return p; }}
+void *t3(void *p) {{ x = 1; return p; }}
+int main() {{
+  pthread_t a, b, c;
+  pthread_create(&a, 0, t1, 0); pthread_create(&b, 0, t2, 0); pthread_create(&c, 0, t3, 0);
+  go = 1;
+  pthread_join(c, 0); pthread_join(a, 0); pthread_join(b, 0);
+  printf(\"after=%d x=%d\\n\", after, r);
+  return 0;
+}}
+"
+    );
+    compare(&src, "-O0");
+    let full = run(&src, "-O0", false, false, 1);
+    assert!(full.outcomes.iter().any(|o| o.contains("after=1 x=0")));
+}
+
+/// A held mutex stays held only if nothing outside the set writes it other than by
+/// locking it: thread 3 clears `m` (as a re-initialisation would) while thread 1, which
+/// never unlocks, is between its writes of `a`, and thread 2 then takes `m` and sees
+/// `a == 1`. With thread 2's future cut at its lock and thread 3's write of `m` not
+/// checked, thread 1 would run alone between its writes and `r=1` be lost.
+#[test]
+fn a_plain_write_of_a_held_mutex_counts() {
+    let src = format!(
+        "{PRELUDE}#include <string.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+volatile int a, locked1, reset, r = -1;
+void *t1(void *p) {{ pthread_mutex_lock(&m); locked1 = 1; a = 1; a = 2; return p; }}
+void *t2(void *p) {{ while (!reset) {{}} pthread_mutex_lock(&m); r = a; pthread_mutex_unlock(&m); return p; }}
+void *t3(void *p) {{ while (!locked1) {{}} memset(&m, 0, sizeof m); reset = 1; return p; }}
+int main() {{
+  pthread_t x, y, z;
+  pthread_create(&x, 0, t1, 0); pthread_create(&y, 0, t2, 0); pthread_create(&z, 0, t3, 0);
+  pthread_join(x, 0); pthread_join(y, 0); pthread_join(z, 0);
+  printf(\"r=%d\\n\", r);
+  return 0;
+}}
+"
+    );
+    compare(&src, "-O0");
+    let full = run(&src, "-O0", false, false, 1);
+    assert!(full.outcomes.iter().any(|o| o.contains("r=1")));
 }

@@ -11,10 +11,16 @@
 //! by their `Visibility`, which is their contract with the interpreter: `Never` and
 //! `Choice` touch only what their pointer arguments point to (by parameter type),
 //! `Output` may read and write any memory (`%n`), `IfShared` any memory, `Always` and
-//! `Custom` everything. A call to a program function adds that function's whole
+//! `Custom` everything; the mutex natives, for persistent sets, their mutex alone
+//! (`Effects::mutexes`; unless the program can cancel a thread). A call to a program
+//! function adds that function's whole
 //! summary (a fixpoint over the call graph); a frame's future is what the blocks
 //! reachable from its block do (the whole block: a little more than from its
 //! instruction on).
+//!
+//! A thread's future may also stop at the blocking locks of mutexes at constant
+//! addresses that stay held (`add_frames_until_held`; the rule is in `persistent`): a
+//! walk of the frame's blocks from its instruction that does not go past such a lock.
 //!
 //! It also ranks each function's blocks in reverse postorder of a depth-first walk
 //! from the entry: every control-flow cycle has an edge that does not go up in rank
@@ -71,6 +77,9 @@ pub(crate) struct Effects {
     pub(crate) output: bool,
     pub(crate) reads: Globals,
     pub(crate) writes: Globals,
+    /// Globals passed to the mutex natives (`MUTEX_NATIVES`): read and written, but
+    /// only as a mutex, which changes nothing while another thread holds it.
+    pub(crate) mutexes: Globals,
 }
 
 impl Effects {
@@ -90,7 +99,8 @@ impl Effects {
         self.output |= o.output;
         let r = self.reads.union(&o.reads);
         let w = self.writes.union(&o.writes);
-        r || w || before != (self.everything, self.read_any, self.write_any, self.output)
+        let m = self.mutexes.union(&o.mutexes);
+        r || w || m || before != (self.everything, self.read_any, self.write_any, self.output)
     }
 
     fn access(&mut self, target: Target, read: bool, write: bool) {
@@ -158,6 +168,36 @@ const WRITE_ONLY_ARGUMENTS: &[&str] = &[
     "sched_yield",
 ];
 
+/// The mutex natives (names of their models; `mtx_lock` and `mtx_unlock` share the
+/// pthread ones): they read and write nothing but their mutex (and a timed lock's
+/// timeout), and call no program code. A lock of a mutex another thread holds blocks
+/// (or fails, or times out) without writing it; an unlock by another thread than the
+/// holder is an error that writes nothing (`pthread/mutex.rs`). So persistent sets
+/// count them as accesses of the mutex alone (`Effects::mutexes`).
+const MUTEX_NATIVES: &[&str] = &[
+    "pthread_mutex_lock",
+    "pthread_mutex_trylock",
+    "pthread_mutex_timedlock",
+    "pthread_mutex_clocklock",
+    "pthread_mutex_unlock",
+    "mtx_trylock",
+    "mtx_timedlock",
+];
+
+/// The native that blocks until its mutex is free (also `mtx_lock`).
+const BLOCKING_LOCK: &str = "pthread_mutex_lock";
+
+/// How the futures judge synchronisation natives.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SyncNatives {
+    /// As their `Visibility` says (everything).
+    Everything,
+    /// `WRITE_ONLY_ARGUMENTS` by their pointer arguments (race detection's writers).
+    ByWrites,
+    /// `MUTEX_NATIVES` by their mutex (persistent sets).
+    Mutexes,
+}
+
 /// The static futures of a program: per function, each block's reachable effects and
 /// rank.
 pub(crate) struct Futures {
@@ -171,11 +211,23 @@ pub(crate) struct Futures {
     rank: Vec<Vec<u32>>,
     /// A thread's end runs program code (key destructors) or touches everything.
     pub(crate) exit_runs_code: bool,
+    /// `lock_sites[f][b]`: the blocking locks of block `b` of function `f` whose mutex
+    /// is a constant address, as (instruction, address).
+    lock_sites: Vec<Vec<Vec<(u32, u64)>>>,
+    /// `succs[f][b]`: the successors of block `b` of function `f`.
+    succs: Vec<Vec<Vec<u32>>>,
+    /// Every constant address some blocking lock takes, sorted.
+    pub(crate) lock_addresses: Vec<u64>,
 }
 
 impl Futures {
     pub(crate) fn new(machine: &Machine<'_>) -> Futures {
-        Futures::build(machine, false)
+        let sync = if cancels(machine) {
+            SyncNatives::Everything
+        } else {
+            SyncNatives::Mutexes
+        };
+        Futures::build(machine, sync)
     }
 
     /// Futures that judge the synchronisation natives (`WRITE_ONLY_ARGUMENTS`) by what
@@ -183,26 +235,46 @@ impl Futures {
     /// pointer arguments' memory, unless the program can cancel a thread (each is a
     /// cancellation point, and cleanup handlers run program code).
     pub(crate) fn for_race_writes(machine: &Machine<'_>) -> Futures {
-        let cancels = ["pthread_cancel", "pthread_testcancel"]
-            .iter()
-            .any(|name| machine.program.function(name).is_some());
-        Futures::build(machine, !cancels)
+        let sync = if cancels(machine) {
+            SyncNatives::Everything
+        } else {
+            SyncNatives::ByWrites
+        };
+        Futures::build(machine, sync)
     }
 
-    fn build(machine: &Machine<'_>, sync_by_writes: bool) -> Futures {
+    fn build(machine: &Machine<'_>, sync: SyncNatives) -> Futures {
         let program = machine.program;
         let n = program.functions.len();
         // Each block's own effects, and its calls to program functions.
         let mut own: Vec<Vec<Effects>> = Vec::with_capacity(n);
         let mut calls: Vec<Vec<Vec<FuncId>>> = Vec::with_capacity(n);
         let mut insts_of: Vec<Vec<Vec<InstEffects>>> = Vec::with_capacity(n);
+        let mut lock_sites: Vec<Vec<Vec<(u32, u64)>>> = Vec::with_capacity(n);
         for func in program.functions.iter() {
             let Some(body) = &func.body else {
                 own.push(Vec::new());
                 calls.push(Vec::new());
                 insts_of.push(Vec::new());
+                lock_sites.push(Vec::new());
                 continue;
             };
+            lock_sites.push(
+                body.blocks
+                    .iter()
+                    .map(|block| {
+                        let mut sites = Vec::new();
+                        if sync == SyncNatives::Mutexes {
+                            for (ip, inst) in block.insts.iter().enumerate() {
+                                if let Some(addr) = blocking_lock_of(machine, inst) {
+                                    sites.push((ip as u32, addr));
+                                }
+                            }
+                        }
+                        sites
+                    })
+                    .collect(),
+            );
             let defs = Defs::new(body);
             let mut blocks = Vec::with_capacity(body.blocks.len());
             let mut block_calls = Vec::with_capacity(body.blocks.len());
@@ -214,14 +286,7 @@ impl Futures {
                 for (ip, inst) in block.insts.iter().enumerate() {
                     let mut one = Effects::default();
                     let mut one_calls = Vec::new();
-                    inst_effects(
-                        machine,
-                        sync_by_writes,
-                        &defs,
-                        inst,
-                        &mut one,
-                        &mut one_calls,
-                    );
+                    inst_effects(machine, sync, &defs, inst, &mut one, &mut one_calls);
                     if one != Effects::default() || !one_calls.is_empty() {
                         e.union(&one);
                         c.extend(one_calls.iter().copied());
@@ -265,8 +330,10 @@ impl Futures {
         let mut rank = Vec::with_capacity(n);
         let mut after = Vec::with_capacity(n);
         let mut effects_at = Vec::with_capacity(n);
+        let mut all_succs = Vec::with_capacity(n);
         for f in 0..n {
             let Some(body) = &program.functions[f].body else {
+                all_succs.push(Vec::new());
                 reach.push(Vec::new());
                 rank.push(Vec::new());
                 after.push(Vec::new());
@@ -328,15 +395,27 @@ impl Futures {
             );
             reach.push(r);
             rank.push(reverse_postorder(&succs));
+            all_succs.push(succs);
         }
         let exit_runs_code = ["pthread_key_create", "tss_create"]
             .iter()
             .any(|name| program.function(name).is_some());
+        let mut lock_addresses: Vec<u64> = lock_sites
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|&(_, a)| a)
+            .collect();
+        lock_addresses.sort_unstable();
+        lock_addresses.dedup();
         Futures {
             after,
             effects_at,
             rank,
             exit_runs_code,
+            lock_sites,
+            succs: all_succs,
+            lock_addresses,
         }
     }
 
@@ -361,10 +440,79 @@ impl Futures {
         true
     }
 
-    /// Add to `e` what a thread with these frames may still do (its end aside); false
-    /// when that is unknown or everything.
-    pub(crate) fn add_frames(&self, frames: &[Frame], e: &mut Effects) -> bool {
-        resume_points(frames).all(|(f, b, ip)| self.add_from(f, b, ip, e) && !e.everything)
+    /// Add to `e` what a thread with these frames may still do (its end aside) before
+    /// it gets past a blocking lock of a mutex `held` says true of (its holder does not
+    /// move): a frame that cannot return without such a lock hides the frames below
+    /// it. False when that is unknown or everything.
+    pub(crate) fn add_frames_until_held(
+        &self,
+        frames: &[Frame],
+        held: &dyn Fn(u64) -> bool,
+        e: &mut Effects,
+    ) -> bool {
+        let points: Vec<(FuncId, u32, u32)> = resume_points(frames).collect();
+        for &(f, b, ip) in points.iter().rev() {
+            let cuts = self
+                .lock_sites
+                .get(f as usize)
+                .is_some_and(|bs| bs.iter().flatten().any(|&(_, a)| held(a)));
+            if !cuts {
+                if !self.add_from(f, b, ip, e) || e.everything {
+                    return false;
+                }
+                continue;
+            }
+            match self.walk_until_held(f, b, ip, held, e) {
+                None => return false,
+                Some(_) if e.everything => return false,
+                Some(false) => return true,
+                Some(true) => {}
+            }
+        }
+        true
+    }
+
+    /// Add what function `f` may do from instruction `ip` of block `b` on, stopping at
+    /// the blocking locks of held mutexes; whether it may return (None: unknown).
+    fn walk_until_held(
+        &self,
+        f: FuncId,
+        b: u32,
+        ip: u32,
+        held: &dyn Fn(u64) -> bool,
+        e: &mut Effects,
+    ) -> Option<bool> {
+        let (f, n) = (f as usize, self.succs.get(f as usize)?.len());
+        let mut seen = vec![false; n];
+        let mut stack = vec![(b as usize, ip)];
+        let mut returns = false;
+        while let Some((b, from)) = stack.pop() {
+            let at = self.effects_at.get(f)?.get(b)?;
+            let cut = self.lock_sites[f][b]
+                .iter()
+                .filter(|&&(i, a)| i >= from && held(a))
+                .map(|&(i, _)| i)
+                .min();
+            for (_, x) in at
+                .iter()
+                .filter(|(i, _)| *i >= from && cut.is_none_or(|c| *i < c))
+            {
+                e.union(x);
+            }
+            if cut.is_some() {
+                continue;
+            }
+            let succs = &self.succs[f][b];
+            returns |= succs.is_empty();
+            for &s in succs {
+                let s = s as usize;
+                if s < n && !seen[s] {
+                    seen[s] = true;
+                    stack.push((s, 0));
+                }
+            }
+        }
+        Some(returns)
     }
 
     /// Whether a thread with these frames may still write through a pointer not
@@ -386,6 +534,35 @@ impl Futures {
             .copied()
             .unwrap_or(0)
     }
+}
+
+/// The constant address of the mutex a call to the blocking lock takes, if it is one.
+fn blocking_lock_of(machine: &Machine<'_>, inst: &Inst) -> Option<u64> {
+    let Inst::Call {
+        callee: Callee::Direct(fid),
+        args,
+        ..
+    } = inst
+    else {
+        return None;
+    };
+    if machine.program.functions[*fid as usize].body.is_some()
+        || machine.native_of(*fid)?.name != BLOCKING_LOCK
+    {
+        return None;
+    }
+    match args.first()? {
+        Operand::Const(v) if ptr_parts(v.as_u64()).0 != 0 => Some(v.as_u64()),
+        _ => None,
+    }
+}
+
+/// Whether the program can cancel a thread (each blocking native is then a
+/// cancellation point, and cleanup handlers run program code).
+fn cancels(machine: &Machine<'_>) -> bool {
+    ["pthread_cancel", "pthread_testcancel"]
+        .iter()
+        .any(|name| machine.program.function(name).is_some())
 }
 
 /// Where each frame of a thread goes on, as (function, block, instruction): a caller
@@ -487,7 +664,7 @@ impl<'b> Defs<'b> {
 /// The effects of one instruction; calls to program functions go to `calls`.
 fn inst_effects(
     machine: &Machine<'_>,
-    sync_by_writes: bool,
+    sync: SyncNatives,
     defs: &Defs<'_>,
     inst: &Inst,
     e: &mut Effects,
@@ -531,7 +708,7 @@ fn inst_effects(
                 } else if func.body.is_some() {
                     calls.push(*fid);
                 } else {
-                    native_effects(machine, sync_by_writes, *fid, args, &target, e);
+                    native_effects(machine, sync, *fid, args, &target, e);
                 }
             }
         },
@@ -541,7 +718,7 @@ fn inst_effects(
 
 fn native_effects(
     machine: &Machine<'_>,
-    sync_by_writes: bool,
+    sync: SyncNatives,
     fid: FuncId,
     args: &[Operand],
     target: &dyn Fn(&Operand) -> Target,
@@ -557,10 +734,25 @@ fn native_effects(
         e.everything = true;
         return;
     }
-    let by_arguments = sync_by_writes && WRITE_ONLY_ARGUMENTS.contains(&native.name);
+    if sync == SyncNatives::Mutexes && MUTEX_NATIVES.contains(&native.name) {
+        // The mutex by itself; the other pointers (a timeout) as plain accesses.
+        native_arguments(program, fid, args, 1, target, e);
+        match args.first().map(target) {
+            Some(Target::Global(g)) => e.mutexes.insert(g),
+            Some(Target::Private) => {}
+            _ => {
+                e.read_any = true;
+                e.write_any = true;
+            }
+        }
+        return;
+    }
+    let by_arguments = sync == SyncNatives::ByWrites && WRITE_ONLY_ARGUMENTS.contains(&native.name);
     match native.visibility {
-        Visibility::Never | Visibility::Choice => native_arguments(program, fid, args, target, e),
-        _ if by_arguments => native_arguments(program, fid, args, target, e),
+        Visibility::Never | Visibility::Choice => {
+            native_arguments(program, fid, args, 0, target, e)
+        }
+        _ if by_arguments => native_arguments(program, fid, args, 0, target, e),
         Visibility::Output => {
             e.output = true;
             e.read_any = true;
@@ -574,17 +766,19 @@ fn native_effects(
     }
 }
 
-/// A native that touches only what its pointer arguments point to (by parameter type;
-/// a variadic argument's type is not at hand: it counts as a pointer).
+/// A native that touches only what its pointer arguments (from the `from`th on) point
+/// to (by parameter type; a variadic argument's type is not at hand: it counts as a
+/// pointer).
 fn native_arguments(
     program: &Program,
     fid: FuncId,
     args: &[Operand],
+    from: usize,
     target: &dyn Fn(&Operand) -> Target,
     e: &mut Effects,
 ) {
     let func = &program.functions[fid as usize];
-    for (i, a) in args.iter().enumerate() {
+    for (i, a) in args.iter().enumerate().skip(from) {
         let pointer = match func.param_tys.get(i) {
             Some(&ty) => matches!(program.types.get(ty), Ty::Ptr),
             None => true,

@@ -20,6 +20,24 @@
 //! blocked ones): the last thread left running runs its accesses invisibly, which
 //! would change T's transitions.
 //!
+//! Mutexes. A mutex native (`future::MUTEX_NATIVES`) touches its mutex alone (and a
+//! timed lock's timeout): its footprint is the bytes of the mutex it reads and writes
+//! (`pthread/mutex.rs`), so a future counts it as an access of that mutex
+//! (`Effects::mutexes`, dependent on any access of the mutex by T). A thread's future
+//! stops at a blocking lock (`pthread_mutex_lock`, `mtx_lock`) of a mutex at a
+//! constant address held by a thread that does not move before T does (a member of T,
+//! or a thread blocked until T acts): what comes after that lock cannot run before T
+//! acts. Why: while the holder does not move, the mutex stays held unless something
+//! writes it other than through the mutex natives (another thread's lock blocks,
+//! fails or times out without writing it; its unlock is an error that writes nothing;
+//! only the holder unlocks). So the set is refused when the future of a thread
+//! outside may write such a mutex by other means (a `memset`, an init: `may_write`
+//! with the mutex natives left out); by induction over the outside threads'
+//! transitions, each stays within its stopped future and none frees the mutex. The
+//! same holds for the mutex a blocked thread of the list waits for. A frame that
+//! cannot return without passing such a lock hides the frames below it. Futures are
+//! computed again whenever the set of held mutexes changes as T grows.
+//!
 //! The cycle proviso (the "ignoring" problem): a thread left out of every set round a
 //! cycle of reduced states must not be put off for ever. A reduced set must hold a
 //! member with a transition that moves its thread strictly forward in a fixed order of
@@ -56,6 +74,7 @@ use super::deadlock;
 use super::footprint::{self, Footprint};
 use super::future::{Effects, Futures};
 use crate::interp::Machine;
+use crate::pthread::mutex;
 use crate::state::{State, Thread, ThreadId, ThreadStatus};
 
 /// What running one thread's next transition (every choice variant) showed.
@@ -91,15 +110,22 @@ pub(crate) fn advances(futures: &Futures, before: &Thread, after: &Thread) -> bo
     after.frames.len() > before.frames.len()
 }
 
-/// What thread `u` may still do in `st`.
-fn future_of(machine: &Machine<'_>, futures: &Futures, st: &State, u: ThreadId) -> Effects {
+/// What thread `u` may still do in `st` before a mutex `held` says true of is
+/// released.
+fn future_of(
+    machine: &Machine<'_>,
+    futures: &Futures,
+    st: &State,
+    u: ThreadId,
+    held: &dyn Fn(u64) -> bool,
+) -> Effects {
     let th = st.thread(u);
     if u == 0 || futures.exit_runs_code || machine.has_thread_exit_hook() {
         // Main's end ends the process; key destructors and exit hooks run code.
         return Effects::everything();
     }
     let mut e = Effects::default();
-    if !futures.add_frames(&th.frames, &mut e) {
+    if !futures.add_frames_until_held(&th.frames, held, &mut e) {
         return Effects::everything();
     }
     e
@@ -121,17 +147,21 @@ fn conflicts(fp: &Footprint, fut: &Effects, u: ThreadId, program_globals: usize)
         }
         if obj >= 1 && (obj as usize) <= program_globals {
             let g = obj - 1;
-            return fut.writes.contains(g) || (write && fut.reads.contains(g));
+            return fut.writes.contains(g)
+                || fut.mutexes.contains(g)
+                || (write && fut.reads.contains(g));
         }
         false
     })
 }
 
-/// Can `fut` write object `obj` (a global, or anything)?
-fn may_write(fut: &Effects, obj: u32, program_globals: usize) -> bool {
-    fut.everything
-        || fut.write_any
-        || (obj >= 1 && (obj as usize) <= program_globals && fut.writes.contains(obj - 1))
+/// Can `fut` write object `obj` (a global, or anything)? With `held`, `obj` is a mutex
+/// whose holder does not move: locking or unlocking it cannot write it.
+fn may_write(fut: &Effects, obj: u32, program_globals: usize, held: bool) -> bool {
+    let global = |set: &super::future::Globals| {
+        obj >= 1 && (obj as usize) <= program_globals && set.contains(obj - 1)
+    };
+    fut.everything || fut.write_any || global(&fut.writes) || (!held && global(&fut.mutexes))
 }
 
 /// The threads to expand at `st` (a bitmask of thread ids), or None to expand all.
@@ -171,10 +201,35 @@ pub(crate) fn choose(
     }
     let globals = machine.program.globals.len();
     let mut futures_of: Vec<Option<Effects>> = vec![None; n];
+    // The holders of the mutexes blocking locks take (the first 64; others are never
+    // counted as held), and which of them were held by threads that do not move when
+    // `futures_of` was filled (futures stop at the locks of those mutexes).
+    let owners: Vec<Option<ThreadId>> = futures
+        .lock_addresses
+        .iter()
+        .take(64)
+        .map(|&a| mutex::owner_in(st, a))
+        .collect();
+    let held_mask = |still: u64| -> u64 {
+        owners.iter().enumerate().fold(0, |m, (i, o)| match o {
+            Some(o) if (*o as usize) < n && still & (1 << o) != 0 => m | 1 << i,
+            _ => m,
+        })
+    };
+    let held_in = |mask: u64| {
+        move |a: u64| {
+            futures
+                .lock_addresses
+                .binary_search(&a)
+                .is_ok_and(|i| i < 64 && mask & (1 << i) != 0)
+        }
+    };
+    let mut futures_for: u64 = 0;
     let mut runs: Vec<Option<ThreadRun>> = vec![None; n];
-    let future = |u: usize, cache: &mut Vec<Option<Effects>>| -> Effects {
+    let future = |u: usize, mask: u64, cache: &mut Vec<Option<Effects>>| -> Effects {
+        let held = held_in(mask);
         cache[u]
-            .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId))
+            .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId, &held))
             .clone()
     };
     'start: for t in (0..n).filter(|&t| candidate(t)) {
@@ -198,13 +253,19 @@ pub(crate) fn choose(
                     }
                 }
             }
+            let still = set | waiting;
+            let mask = held_mask(still);
+            if mask != futures_for {
+                futures_of.iter_mut().for_each(|f| *f = None);
+                futures_for = mask;
+            }
             let mut added = false;
             for u in (0..n).filter(|&u| running[u]) {
                 let bit = 1u64 << u;
                 if (set | waiting) & bit != 0 {
                     continue;
                 }
-                let fut = future(u, &mut futures_of);
+                let fut = future(u, mask, &mut futures_of);
                 let mut dependent = fut.everything;
                 if !dependent {
                     for v in (0..n).filter(|&v| set & (1 << v) != 0) {
@@ -263,12 +324,33 @@ pub(crate) fn choose(
             if !outside_enabled || (set | waiting).count_ones() < 2 {
                 continue 'start;
             }
-            // Nothing outside may write what a blocked thread's wait reads.
+            // Nothing outside may write what a blocked thread's wait reads (a mutex
+            // held by a thread that does not move cannot be written by locking it).
+            let outside = || (0..n).filter(|&u| running[u] && still & (1 << u) == 0);
             for w in (0..n).filter(|&w| waiting & (1 << w) != 0) {
                 let objects = waits[w].as_ref().map(|(_, o)| o.as_slice()).unwrap_or(&[]);
-                for u in (0..n).filter(|&u| running[u] && (set | waiting) & (1 << u) == 0) {
-                    let fut = future(u, &mut futures_of);
-                    if objects.iter().any(|&o| may_write(&fut, o, globals)) {
+                let on_mutex = machine
+                    .at_native(st, w as ThreadId)
+                    .is_some_and(|(native, _)| native.name == "pthread_mutex_lock");
+                for u in outside() {
+                    let fut = future(u, mask, &mut futures_of);
+                    if objects
+                        .iter()
+                        .any(|&o| may_write(&fut, o, globals, on_mutex))
+                    {
+                        continue 'start;
+                    }
+                }
+            }
+            // Nor what keeps a held mutex held, where the futures stop at its locks.
+            for (i, &a) in futures.lock_addresses.iter().take(64).enumerate() {
+                if mask & (1 << i) == 0 {
+                    continue;
+                }
+                let obj = crate::value::ptr_parts(a).0;
+                for u in outside() {
+                    let fut = future(u, mask, &mut futures_of);
+                    if may_write(&fut, obj, globals, true) {
                         continue 'start;
                     }
                 }
