@@ -54,6 +54,25 @@ impl Memory {
         }
     }
 
+    /// A memory holding `slots[id]` as object `id` (slot 0, the null object, stays
+    /// empty), built a page at a time (rebuilding a stored state, `store::decode`): the
+    /// memory `new` gives with each object then put in its slot. `slots` is left empty.
+    pub(crate) fn from_slots(slots: &mut Vec<Option<Arc<Object>>>, globals: u32) -> Memory {
+        let len = slots.iter().rposition(Option::is_some).map_or(1, |i| i + 1);
+        slots.truncate(len);
+        let pages = if len > 1 { len.div_ceil(PAGE) } else { 0 };
+        let mut objects = slots.drain(..);
+        let pages = (0..pages)
+            .map(|_| Arc::new(std::array::from_fn(|_| objects.next().flatten())))
+            .collect();
+        Memory {
+            pages,
+            len,
+            free_hint: 1,
+            globals,
+        }
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.len
     }
@@ -96,13 +115,6 @@ impl Memory {
             o.ptrs.clear();
             o.undef = Vec::new();
         }
-    }
-
-    /// Put `obj` at `id` (rebuilding a stored state: `store::decode` places objects at
-    /// their canonical ids).
-    pub(crate) fn place(&mut self, id: ObjId, obj: Arc<Object>) {
-        *self.slot_mut(id as usize) = Some(obj);
-        // `free_hint` stays a lower bound of the free ids: nothing to update.
     }
 
     /// The shared object at `id` (to place it unchanged in a rebuilt state).
@@ -325,5 +337,49 @@ pub(crate) fn c_string_in(bytes: &[u8], max: u64) -> Result<Vec<u8>, Failure> {
             ErrorKind::OutOfBounds,
             "string is not NUL-terminated within its object",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `from_slots` builds the memory that filling the slots one by one builds: the same
+    /// pages, length, free hint and objects, gaps and empty tails included.
+    #[test]
+    fn memory_from_slots_is_the_memory_filled_slot_by_slot() {
+        let obj = Arc::new(Object::new(1, ObjKind::Heap));
+        let mut long = vec![true; 11];
+        long[2] = false;
+        long[9] = false;
+        long[10] = false;
+        let patterns: [&[bool]; 7] = [
+            &[],
+            &[false],
+            &[true],
+            &[true, false],
+            &[false, true],
+            &[true; 8],
+            &long,
+        ];
+        for p in patterns {
+            let mut slots: Vec<Option<Arc<Object>>> = std::iter::once(None)
+                .chain(p.iter().map(|&f| f.then(|| obj.clone())))
+                .collect();
+            let mut one_by_one = Memory::new();
+            one_by_one.globals = 2;
+            for (id, o) in slots.iter().enumerate() {
+                if let Some(o) = o {
+                    *one_by_one.slot_mut(id) = Some(o.clone());
+                }
+            }
+            let built = Memory::from_slots(&mut slots, 2);
+            let shape = |m: &Memory| (m.len, m.pages.len(), m.free_hint, m.globals);
+            assert_eq!(shape(&built), shape(&one_by_one), "{p:?}");
+            for id in 0..(built.len + PAGE) as ObjId {
+                let (a, b) = (built.get_arc(id), one_by_one.get_arc(id));
+                assert_eq!(a.is_some(), b.is_some(), "{p:?} {id}");
+            }
+        }
     }
 }

@@ -287,6 +287,10 @@ impl Canonicalizer {
         if let Some(e) = self.thread_reuse.get(t, flags) {
             let roots = std::mem::take(&mut e.roots);
             for &o in &roots {
+                // An id numbered already: `reach_obj` would change nothing.
+                if self.map.get(o as usize).is_some_and(|&n| n != 0) {
+                    continue;
+                }
                 self.reach_obj(st, o);
             }
             if let Some(e) = self.thread_reuse.get(t, flags) {
@@ -298,8 +302,21 @@ impl Canonicalizer {
         self.logging = true;
         self.walk_thread(program, st, tid);
         self.logging = false;
-        let roots = self.log.clone();
-        self.thread_reuse.insert(t, flags, roots);
+        // Only first reaches count: reaching null, or an id a second time, changes
+        // nothing, and the new number of null is always 0 (`name_of`), so the replay
+        // and the names check need neither.
+        let mut log = std::mem::take(&mut self.log);
+        let mut kept = 0;
+        for i in 0..log.len() {
+            let o = log[i];
+            if o != 0 && !log[..kept].contains(&o) {
+                log[kept] = o;
+                kept += 1;
+            }
+        }
+        log.truncate(kept);
+        self.thread_reuse.insert(t, flags, &log);
+        self.log = log;
     }
 
     /// Reach thread `tid`'s roots: its handle, then per frame the live registers'
@@ -551,7 +568,7 @@ impl Canonicalizer {
                 let e = match self.object_reuse.get(arc, flags) {
                     Some(e) => e,
                     None => {
-                        let slot = self.object_reuse.insert(arc, flags, Vec::new());
+                        let slot = self.object_reuse.insert(arc, flags, &[]);
                         self.object_reuse
                             .at(slot, Arc::as_ptr(arc))
                             .expect("just inserted")
@@ -1186,6 +1203,33 @@ mod tests {
             .iter()
             .filter(|ch| matches!(ch, Chunk::Known(_)));
         assert_eq!(known.count(), 5);
+    }
+
+    /// A thread's roots are kept once each, without null (`reach_thread`): a thread
+    /// that names X twice and null still has its chunk id reused only while X keeps
+    /// its number.
+    #[test]
+    fn repeated_roots_still_follow_the_renumbering() {
+        use crate::store::{Scratch, StateStore};
+        let store = StateStore::new();
+        let (mem, _, x, _) = shared_parts();
+        let regs = vec![
+            Val::Ptr(make_ptr(x, 0)),
+            Val::Ptr(0),
+            Val::Ptr(make_ptr(x, 0)),
+        ];
+        let t1 = Arc::new(Thread::new(pointer_frame(regs)));
+        let mut reusing = Canonicalizer::new();
+        reusing.all_registers = true;
+        let mut scratch = Scratch::default();
+        for main_first in [false, true, false, true] {
+            let st = with_main(mem.clone(), &t1, main_first);
+            let a = store.insert_state(&mut reusing, &mut scratch, &program(), &st, true);
+            let mut fresh = Canonicalizer::new();
+            fresh.all_registers = true;
+            let b = store.insert_state(&mut fresh, &mut Scratch::default(), &program(), &st, true);
+            assert_eq!((b.id, b.new), (a.id, false), "{main_first}");
+        }
     }
 
     /// Race data's chunk ids reused only while everything its bytes depend on is

@@ -112,6 +112,8 @@ pub struct Rebuilt {
     objects: Vec<(u64, Option<Arc<Object>>)>,
     /// ((all_registers << 32) | chunk id, thread), direct-mapped.
     threads: Vec<(u64, Option<Arc<Thread>>)>,
+    /// The objects of the state being rebuilt, by id (`Memory::from_slots`).
+    slots: Vec<Option<Arc<Object>>>,
 }
 
 const REBUILT_SLOTS: usize = 1 << 12;
@@ -225,16 +227,19 @@ pub fn decode(
         });
     }
     // Objects: the globals keep their ids (constant ones are not serialised: taken
-    // from `base`), then the others in canonical order.
+    // from `base`), then the others in canonical order; `slots[id]` is object `id`.
     let globals = base.memory.globals;
-    st.memory.globals = globals;
+    let mut slots = std::mem::take(&mut rebuilt.slots);
+    slots.clear();
+    slots.push(None);
     let mut left = objects;
     for g in 1..=globals {
         let Some(b) = base.memory.get_arc(g) else {
+            slots.push(None);
             continue;
         };
         if b.constant {
-            st.memory.place(g, b.clone());
+            slots.push(Some(b.clone()));
             continue;
         }
         let i = next.next()?;
@@ -251,9 +256,9 @@ pub fn decode(
         } else {
             Arc::new(make()?)
         };
-        st.memory.place(g, o);
+        slots.push(Some(o));
     }
-    for k in 0..left {
+    for _ in 0..left {
         let i = next.next()?;
         let mut make = || {
             let o = object(source.get(i)?, None)?;
@@ -265,8 +270,10 @@ pub fn decode(
         } else {
             Arc::new(make()?)
         };
-        st.memory.place(globals + 1 + k as u32, o);
+        slots.push(Some(o));
     }
+    st.memory = Memory::from_slots(&mut slots, globals);
+    rebuilt.slots = slots;
     if flags & 1 != 0 {
         let i = next.next()?;
         st.ext = Some(ext?.decode(source.get(i)?, &mut |p| p)?);

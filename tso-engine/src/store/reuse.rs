@@ -72,26 +72,31 @@ impl<T> ArcCache<T> {
     }
 
     /// Make `item` the entry of its slot (replacing what was there), empty but for
-    /// `roots`; returns the slot.
-    pub fn insert(&mut self, item: &Arc<T>, flags: u8, roots: Vec<ObjId>) -> usize {
+    /// `roots`; returns the slot. The entry replaced lends its buffers.
+    pub fn insert(&mut self, item: &Arc<T>, flags: u8, roots: &[ObjId]) -> usize {
         if self.slots.is_empty() {
             self.slots.resize_with(1 << SLOT_BITS, || None);
         }
         let slot = Self::slot_of(item);
-        let names = match self.slots[slot].take() {
-            Some(mut old) => {
+        match &mut self.slots[slot] {
+            Some(old) => {
+                old.item = item.clone();
+                old.flags = flags;
+                old.roots.clear();
+                old.roots.extend_from_slice(roots);
                 old.names.clear();
-                old.names
+                old.chunk = 0;
             }
-            None => Vec::new(),
-        };
-        self.slots[slot] = Some(Entry {
-            item: item.clone(),
-            flags,
-            roots,
-            names,
-            chunk: 0,
-        });
+            empty => {
+                *empty = Some(Entry {
+                    item: item.clone(),
+                    flags,
+                    roots: roots.to_vec(),
+                    names: Vec::new(),
+                    chunk: 0,
+                })
+            }
+        }
         slot
     }
 }
