@@ -8,8 +8,8 @@
 //! Even seeds run `--races deny` under SC (the verdict is `data-race` or pass); odd
 //! seeds run the default `--races warn` under TSO (the verdict is pass and the `races`
 //! array is empty or not). Each program runs a second time with its globals on the
-//! heap and `--experimental-race-read-futures` (the rule that leaves out heap reads no
-//! unaware thread can still write). `TSO_SOAK=N` runs N programs instead of 160;
+//! heap, where the rule that leaves out heap reads no unaware thread can still write
+//! (`race_read_futures`, on by default) applies. `TSO_SOAK=N` runs N programs instead of 160;
 //! `TSO_SEED=S` shifts the seeds.
 //!
 //! A second generator (`gen_race::generate_merging`) adds branches that rejoin and
@@ -46,9 +46,8 @@ fn races_match_the_interleaving_oracle() {
         "the generator must give programs whose race a fence decides ({fence_decides} of \
          {count}) and programs with pointer accesses ({through_pointers} of {count})"
     );
-    // Each program also with its globals on the heap, checked with the reads no
-    // unaware thread can still write left out (`--experimental-race-read-futures`):
-    // the same races.
+    // Each program also with its globals on the heap, where the reads no unaware
+    // thread can still write are left out (`race_read_futures`): the same races.
     let runs: Vec<(u64, bool)> = seeds
         .iter()
         .flat_map(|&s| [(s, false), (s, true)])
@@ -73,10 +72,7 @@ fn races_match_the_interleaving_oracle() {
         } else {
             (Model::Tso, "warn")
         };
-        let mut args = vec!["--races", policy];
-        if heap {
-            args.push("--experimental-race-read-futures");
-        }
+        let args = ["--races", policy];
         let r = CheckRun::new(&path, model)
             .tool_args(&args)
             .clang_args(&["-O0"])
@@ -192,8 +188,8 @@ fn merging_programs_race_where_the_oracle_says() {
                 return (None, Some(format!("seed {seed}: {}: {e}", path.display())));
             }
             let mut args = vec!["--races", "warn"];
-            if heap && !rule_off {
-                args.push("--experimental-race-read-futures");
+            if rule_off {
+                args.push("--no-race-read-futures");
             }
             let r = CheckRun::new(&path, Model::Sc)
                 .tool_args(&args)
