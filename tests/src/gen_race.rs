@@ -655,35 +655,27 @@ fn flatten(ops: &[Op]) -> Vec<Vec<Op>> {
             }
             Op::Repeat { times, body } => {
                 let once = flatten(body);
-                let mut t: Vec<Vec<Op>> = vec![Vec::new()];
-                for _ in 0..*times {
-                    t = t
-                        .iter()
-                        .flat_map(|a| {
-                            once.iter().map(move |b| {
-                                let mut a = a.clone();
-                                a.extend(b.iter().cloned());
-                                a
-                            })
-                        })
-                        .collect();
-                }
-                t
+                (0..*times).fold(vec![Vec::new()], |t, _| then(&t, &once))
             }
             op => vec![vec![op.clone()]],
         };
-        ways = ways
-            .iter()
-            .flat_map(|w| {
-                tails.iter().map(move |t| {
-                    let mut w = w.clone();
-                    w.extend(t.iter().cloned());
-                    w
-                })
-            })
-            .collect();
+        ways = then(&ways, &tails);
     }
     ways
+}
+
+/// Each of `heads` followed by each of `tails`.
+fn then(heads: &[Vec<Op>], tails: &[Vec<Op>]) -> Vec<Vec<Op>> {
+    heads
+        .iter()
+        .flat_map(|h| {
+            tails.iter().map(move |t| {
+                let mut h = h.clone();
+                h.extend(t.iter().cloned());
+                h
+            })
+        })
+        .collect()
 }
 
 /// Write `ops` as statements at `depth` levels of indentation.
