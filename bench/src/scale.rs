@@ -268,7 +268,7 @@ fn print_machine_ceiling(exe: &Path, jobs: u64) {
 pub fn run_one(args: &[String]) {
     let [program, mm, bound, max, jobs, switches @ ..] = args else {
         println!(
-            "error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS [--no-por] [--no-symmetry] [--persistent-sets] [--race-read-futures]"
+            "error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS [--no-por] [--no-symmetry] [--persistent-sets] [--no-race-read-futures]"
         );
         return;
     };
@@ -333,7 +333,7 @@ pub fn run_one(args: &[String]) {
     opts.machine.por = !switches.iter().any(|s| s == "--no-por");
     opts.machine.symmetry = !switches.iter().any(|s| s == "--no-symmetry");
     opts.machine.persistent_sets = switches.iter().any(|s| s == "--persistent-sets");
-    opts.machine.race_read_futures = switches.iter().any(|s| s == "--race-read-futures");
+    opts.machine.race_read_futures = !switches.iter().any(|s| s == "--no-race-read-futures");
     let cpu_before = cpu_time();
     let r = check(&prog, &natives, &opts);
     let cpu = (cpu_time() - cpu_before).as_secs_f64();

@@ -43,7 +43,7 @@ impl CheckSettings {
         machine.definedness = !args.no_definedness;
         machine.por = !args.no_por;
         machine.persistent_sets = args.experimental_persistent_sets;
-        machine.race_read_futures = args.experimental_race_read_futures;
+        machine.race_read_futures = !args.no_race_read_futures;
         machine.symmetry = !args.no_symmetry;
         machine.allow_nontermination = args.allow_nontermination;
         machine.races = args

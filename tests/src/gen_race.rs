@@ -72,6 +72,12 @@ pub enum Op {
     LoadVia,
     /// `*q = v;`
     StoreVia { v: i32 },
+    /// `if (__VERIFIER_nondet_bool()) { yes } else { no }`: both branches are explored,
+    /// and the thread goes on after them from one point (the generator of
+    /// [`generate_merging`] makes paths that meet there differ in who saw a read).
+    Choose { yes: Vec<Op>, no: Vec<Op> },
+    /// `for (int i = 0; i < times; i++) { body }`.
+    Repeat { times: u32, body: Vec<Op> },
 }
 
 #[derive(Clone, Debug)]
@@ -277,6 +283,192 @@ pub fn generate(seed: u64) -> RaceProgram {
     }
 }
 
+/// A program whose paths meet in one state after differing in who saw a read: 2–3
+/// threads on two data globals (`g0`, mostly, and `g1`) and a flag `g2`, with reads on
+/// branches that rejoin (`Op::Choose`), a read followed by a write that may or may not
+/// happen, locked sections taken in either order, a flag raised by a relaxed or
+/// release operation and awaited relaxed or acquiring, and loops of two rounds. A
+/// reduction that forgot a read another thread can still race with (the engine's
+/// `race_read_futures`, on heap memory) would merge such paths and lose the race when
+/// the path without the read comes first; so these programs check it, and the race
+/// oracle checks them with every location's races (`racy_locations`).
+pub fn generate_merging(seed: u64) -> RaceProgram {
+    let mut rng = Rng::new(seed ^ 0x6d65_7267_696e_6721);
+    let threads: usize = rng.range(2, 3) as usize;
+    // Longest straight-line run of a thread, and ways it can branch: the oracle
+    // enumerates every interleaving of every combination.
+    let (longest, ways) = if threads == 3 { (3, 2) } else { (5, 4) };
+    let mut out = Vec::new();
+    for t in 0..threads {
+        loop {
+            let mut ops = Vec::new();
+            // Thread 0 may read a location on one path and not on another, then lets
+            // thread 1 on; thread 1 may then write it (by a flag or the lock, relaxed
+            // or synchronising): the paths meet, and only the one that read races.
+            match (t, rng.below(3)) {
+                (0, 0 | 1) => ops.extend(maybe_read_then_signal(&mut rng)),
+                (1, 0 | 1) => ops.extend(wait_then_maybe_write(&mut rng)),
+                _ => {
+                    for _ in 0..rng.range(1, 3) {
+                        ops.extend(merging_segment(&mut rng));
+                    }
+                }
+            }
+            let flat = flatten(&ops);
+            if flat.len() <= ways && flat.iter().all(|w| w.len() <= longest) {
+                out.push(ops);
+                break;
+            }
+        }
+    }
+    RaceProgram {
+        seed,
+        globals: 3,
+        args: vec![0; threads],
+        threads: out,
+        ptr: 0,
+    }
+}
+
+/// A read of `g0` on one branch, or in one round of two, and not on the other; then
+/// the flag raised or the lock released.
+fn maybe_read_then_signal(rng: &mut Rng) -> Vec<Op> {
+    let read = vec![Op::Load { g: 0 }];
+    let other = if rng.below(2) == 0 {
+        Vec::new()
+    } else {
+        vec![small(rng)]
+    };
+    let (yes, no) = if rng.below(2) == 0 {
+        (read, other)
+    } else {
+        (other, read)
+    };
+    let choose = Op::Choose { yes, no };
+    let maybe = if rng.below(4) == 0 {
+        Op::Repeat {
+            times: 2,
+            body: vec![choose],
+        }
+    } else {
+        choose
+    };
+    match rng.below(4) {
+        0 => vec![Op::Lock, maybe, Op::Unlock],
+        1 => vec![maybe],
+        _ => vec![
+            maybe,
+            Op::AtomicStore {
+                g: 2,
+                v: 1,
+                order: *rng.pick(&[Order::Relaxed, Order::Relaxed, Order::Release]),
+            },
+        ],
+    }
+}
+
+/// The flag awaited or the lock taken (or neither), then `g0` written, maybe.
+fn wait_then_maybe_write(rng: &mut Rng) -> Vec<Op> {
+    let mut ops = match rng.below(4) {
+        0 => vec![Op::Lock, Op::Unlock],
+        1 => Vec::new(),
+        _ => vec![Op::Await {
+            g: 2,
+            v: 1,
+            order: *rng.pick(&[Order::Relaxed, Order::Acquire]),
+        }],
+    };
+    let write = vec![Op::Store { g: 0, v: 2 }];
+    ops.push(match rng.below(3) {
+        0 => Op::Store { g: 0, v: 2 },
+        1 => Op::Choose {
+            yes: write,
+            no: Vec::new(),
+        },
+        _ => Op::Choose {
+            yes: Vec::new(),
+            no: write,
+        },
+    });
+    ops
+}
+
+/// A data global: `g0` three times in four.
+fn data(rng: &mut Rng) -> usize {
+    (rng.below(4) == 0) as usize
+}
+
+/// A read (mostly) or write of a data global.
+fn small(rng: &mut Rng) -> Op {
+    let g = data(rng);
+    if rng.below(3) == 0 {
+        Op::Store {
+            g,
+            v: rng.range(1, 2) as i32,
+        }
+    } else {
+        Op::Load { g }
+    }
+}
+
+/// One piece of a [`generate_merging`] thread.
+fn merging_segment(rng: &mut Rng) -> Vec<Op> {
+    let flag = 2;
+    let branch = |rng: &mut Rng| -> Vec<Op> { (0..rng.below(2)).map(|_| small(rng)).collect() };
+    match rng.below(9) {
+        0 | 1 => vec![Op::Choose {
+            yes: branch(rng),
+            no: branch(rng),
+        }],
+        // Read, then maybe write what was read.
+        2 => {
+            let g = data(rng);
+            let write = vec![Op::Store { g, v: 2 }];
+            let (yes, no) = if rng.below(2) == 0 {
+                (write, Vec::new())
+            } else {
+                (Vec::new(), write)
+            };
+            vec![Op::Load { g }, Op::Choose { yes, no }]
+        }
+        3 => {
+            let mut ops = vec![Op::Lock];
+            ops.extend((0..rng.range(0, 1)).map(|_| small(rng)));
+            ops.push(Op::Unlock);
+            ops
+        }
+        4 => vec![match rng.below(3) {
+            0 => Op::AtomicStore {
+                g: flag,
+                v: 1,
+                order: *rng.pick(&[Order::Relaxed, Order::Release]),
+            },
+            _ => Op::FetchAdd {
+                g: flag,
+                v: 1,
+                order: *rng.pick(&[Order::Relaxed, Order::Release, Order::AcqRel]),
+            },
+        }],
+        5 => vec![Op::Await {
+            g: flag,
+            v: 1,
+            order: *rng.pick(&[Order::Relaxed, Order::Acquire]),
+        }],
+        6 => vec![Op::Repeat {
+            times: 2,
+            body: if rng.below(2) == 0 {
+                vec![small(rng)]
+            } else {
+                vec![Op::Choose {
+                    yes: vec![small(rng)],
+                    no: Vec::new(),
+                }]
+            },
+        }],
+        _ => vec![small(rng)],
+    }
+}
+
 impl RaceProgram {
     /// The program as C: globals `g0..`, one function per thread, main creates and
     /// joins them. Loaded values go to locals no other thread can reach.
@@ -285,7 +477,8 @@ impl RaceProgram {
     }
 
     /// The same program with each `g` a heap block main allocates (zeroed) before it
-    /// creates the threads: every access then goes through a loaded pointer.
+    /// creates the threads: every access then goes through a pointer each thread
+    /// loaded at its start.
     pub fn to_c_heap(&self) -> String {
         self.render(true)
     }
@@ -293,7 +486,7 @@ impl RaceProgram {
     fn render(&self, heap: bool) -> String {
         let mut c = format!(
             "// race oracle program, seed {}\n#include <pthread.h>\n\
-             void __VERIFIER_assume(int);\n\
+             void __VERIFIER_assume(int);\n_Bool __VERIFIER_nondet_bool(void);\n\
              pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;\n",
             self.seed
         );
@@ -302,7 +495,10 @@ impl RaceProgram {
         }
         for g in 0..self.globals {
             if heap {
-                let _ = writeln!(c, "int *G{g};\n#define g{g} (*G{g})");
+                // Threads reach the block through a local copy of the pointer, read
+                // once at their start: a read of `G{g}` at each access would be a
+                // record of its own on every path.
+                let _ = writeln!(c, "int *G{g};\n#define g{g} (*h{g})");
             } else {
                 let _ = writeln!(c, "int g{g};");
             }
@@ -317,50 +513,33 @@ impl RaceProgram {
                 c,
                 "void *t{t}(void *arg) {{\n    int r = 0;\n    int *q = arg;"
             );
-            for op in ops {
-                let line = match op {
-                    Op::Load { g } => format!("r += g{g};"),
-                    Op::Store { g, v } => format!("g{g} = {v};"),
-                    Op::AtomicLoad { g, order } => {
-                        format!("r += __atomic_load_n(&g{g}, {});", order.c_name())
-                    }
-                    Op::AtomicStore { g, v, order } => {
-                        format!("__atomic_store_n(&g{g}, {v}, {});", order.c_name())
-                    }
-                    Op::FetchAdd { g, v, order } => {
-                        format!("__atomic_fetch_add(&g{g}, {v}, {});", order.c_name())
-                    }
-                    Op::Await { g, v, order } => format!(
-                        "__VERIFIER_assume(__atomic_load_n(&g{g}, {}) == {v});",
-                        order.c_name()
-                    ),
-                    Op::Lock => "pthread_mutex_lock(&m);".to_owned(),
-                    Op::Unlock => "pthread_mutex_unlock(&m);".to_owned(),
-                    Op::Fence { order } => {
-                        format!("__atomic_thread_fence({});", order.c_name())
-                    }
-                    Op::LoadPtr => "q = p;".to_owned(),
-                    Op::SetPtr { g } => format!("p = &g{g};"),
-                    Op::LoadVia => "r += *q;".to_owned(),
-                    Op::StoreVia { v } => format!("*q = {v};"),
-                };
-                let _ = writeln!(c, "    {line}");
+            if heap {
+                for g in 0..self.globals {
+                    let _ = writeln!(c, "    int *h{g} = G{g};");
+                }
             }
+            render_ops(&mut c, ops, 1);
             c.push_str("    return (void *)(long)r;\n}\n");
         }
+        self.render_main(&mut c, heap);
+        c
+    }
+
+    fn render_main(&self, c: &mut String, heap: bool) {
         c.push_str("int main(void) {\n");
         if heap {
             for g in 0..self.globals {
                 let _ = writeln!(c, "    G{g} = calloc(1, sizeof(int));");
             }
-            let _ = writeln!(c, "    p = &g{};", self.ptr);
+            let _ = writeln!(c, "    p = G{};", self.ptr);
         }
         let n = self.threads.len();
         let _ = writeln!(c, "    pthread_t t[{n}];");
         for t in 0..n {
+            let arg = if heap { "G" } else { "&g" };
             let _ = writeln!(
                 c,
-                "    pthread_create(&t[{t}], 0, t{t}, &g{});",
+                "    pthread_create(&t[{t}], 0, t{t}, {arg}{});",
                 self.args[t]
             );
         }
@@ -368,7 +547,6 @@ impl RaceProgram {
             let _ = writeln!(c, "    pthread_join(t[{t}], 0);");
         }
         c.push_str("    return 0;\n}\n");
-        c
     }
 
     /// The same program with its fences removed.
@@ -394,6 +572,45 @@ impl RaceProgram {
     /// the same global (or to `p`), at least one a write and one not atomic, that
     /// happens-before does not order.
     pub fn has_race(&self) -> bool {
+        self.straight_lines()
+            .iter()
+            .any(|p| p.search_races(false) != 0)
+    }
+
+    /// The locations some execution has a race on, as a set of bits: bit `g` for
+    /// global `g`, bit `globals` for `p`.
+    pub fn racy_locations(&self) -> u32 {
+        self.straight_lines()
+            .iter()
+            .fold(0, |racy, p| racy | p.search_races(true))
+    }
+
+    /// The same program once per way its threads can take their branches, with loops
+    /// unrolled: straight-line programs whose executions are this program's.
+    fn straight_lines(&self) -> Vec<RaceProgram> {
+        let mut out = vec![RaceProgram {
+            threads: Vec::new(),
+            ..self.clone()
+        }];
+        for ops in &self.threads {
+            let ways = flatten(ops);
+            out = out
+                .iter()
+                .flat_map(|p| {
+                    ways.iter().map(move |w| {
+                        let mut p = p.clone();
+                        p.threads.push(w.clone());
+                        p
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+
+    /// For a straight-line program: the racy locations (see [`Self::racy_locations`]),
+    /// or with `all` false, any one of them.
+    fn search_races(&self, all: bool) -> u32 {
         let mut search = Search {
             program: self,
             pcs: vec![0; self.threads.len()],
@@ -402,10 +619,111 @@ impl RaceProgram {
             qs: self.args.clone(),
             lock_owner: None,
             trace: Vec::new(),
-            racy: false,
+            racy: 0,
+            done: if all {
+                (1 << (self.globals + 1)) - 1
+            } else {
+                1
+            },
         };
         search.explore();
         search.racy
+    }
+
+    /// Whether a thread branches (`Op::Choose`).
+    pub fn branches(&self) -> bool {
+        fn any(ops: &[Op]) -> bool {
+            ops.iter().any(|op| match op {
+                Op::Choose { .. } => true,
+                Op::Repeat { body, .. } => any(body),
+                _ => false,
+            })
+        }
+        self.threads.iter().any(|ops| any(ops))
+    }
+}
+
+/// Every straight-line sequence `ops` can run as (each branch taken, loops unrolled).
+fn flatten(ops: &[Op]) -> Vec<Vec<Op>> {
+    let mut ways: Vec<Vec<Op>> = vec![Vec::new()];
+    for op in ops {
+        let tails: Vec<Vec<Op>> = match op {
+            Op::Choose { yes, no } => {
+                let mut t = flatten(yes);
+                t.extend(flatten(no));
+                t
+            }
+            Op::Repeat { times, body } => {
+                let once = flatten(body);
+                (0..*times).fold(vec![Vec::new()], |t, _| then(&t, &once))
+            }
+            op => vec![vec![op.clone()]],
+        };
+        ways = then(&ways, &tails);
+    }
+    ways
+}
+
+/// Each of `heads` followed by each of `tails`.
+fn then(heads: &[Vec<Op>], tails: &[Vec<Op>]) -> Vec<Vec<Op>> {
+    heads
+        .iter()
+        .flat_map(|h| {
+            tails.iter().map(move |t| {
+                let mut h = h.clone();
+                h.extend(t.iter().cloned());
+                h
+            })
+        })
+        .collect()
+}
+
+/// Write `ops` as statements at `depth` levels of indentation.
+fn render_ops(c: &mut String, ops: &[Op], depth: usize) {
+    let pad = "    ".repeat(depth);
+    for op in ops {
+        let line = match op {
+            Op::Load { g } => format!("r += g{g};"),
+            Op::Store { g, v } => format!("g{g} = {v};"),
+            Op::AtomicLoad { g, order } => {
+                format!("r += __atomic_load_n(&g{g}, {});", order.c_name())
+            }
+            Op::AtomicStore { g, v, order } => {
+                format!("__atomic_store_n(&g{g}, {v}, {});", order.c_name())
+            }
+            Op::FetchAdd { g, v, order } => {
+                format!("__atomic_fetch_add(&g{g}, {v}, {});", order.c_name())
+            }
+            Op::Await { g, v, order } => format!(
+                "__VERIFIER_assume(__atomic_load_n(&g{g}, {}) == {v});",
+                order.c_name()
+            ),
+            Op::Lock => "pthread_mutex_lock(&m);".to_owned(),
+            Op::Unlock => "pthread_mutex_unlock(&m);".to_owned(),
+            Op::Fence { order } => {
+                format!("__atomic_thread_fence({});", order.c_name())
+            }
+            Op::LoadPtr => "q = p;".to_owned(),
+            Op::SetPtr { g } => format!("p = &g{g};"),
+            Op::LoadVia => "r += *q;".to_owned(),
+            Op::StoreVia { v } => format!("*q = {v};"),
+            Op::Choose { yes, no } => {
+                let _ = writeln!(c, "{pad}if (__VERIFIER_nondet_bool()) {{");
+                render_ops(c, yes, depth + 1);
+                let _ = writeln!(c, "{pad}}} else {{");
+                render_ops(c, no, depth + 1);
+                let _ = writeln!(c, "{pad}}}");
+                continue;
+            }
+            Op::Repeat { times, body } => {
+                let i = format!("i{depth}");
+                let _ = writeln!(c, "{pad}for (int {i} = 0; {i} < {times}; {i}++) {{");
+                render_ops(c, body, depth + 1);
+                let _ = writeln!(c, "{pad}}}");
+                continue;
+            }
+        };
+        let _ = writeln!(c, "{pad}{line}");
     }
 }
 
@@ -437,14 +755,17 @@ struct Search<'p> {
     qs: Vec<usize>,
     lock_owner: Option<usize>,
     trace: Vec<Event>,
-    racy: bool,
+    /// The racy locations found (bits, see `RaceProgram::racy_locations`).
+    racy: u32,
+    /// The search may stop once `racy` has all of these.
+    done: u32,
 }
 
 impl Search<'_> {
     /// Depth-first over every interleaving; each maximal execution (all threads done,
     /// or stopped by a failed await, as the engine drops such a path) is judged.
     fn explore(&mut self) {
-        if self.racy {
+        if self.racy & self.done == self.done {
             return;
         }
         let mut moved = false;
@@ -463,20 +784,20 @@ impl Search<'_> {
             self.pcs[t] += 1;
             if feasible {
                 self.explore();
-            } else if race_in(&self.trace) {
-                self.racy = true;
+            } else {
+                self.racy |= race_in(&self.trace);
             }
             self.pcs[t] -= 1;
             self.trace.pop();
             self.values = saved_values;
             self.lock_owner = saved_owner;
             (self.ptr, self.qs[t]) = (saved_ptr, saved_q);
-            if self.racy {
+            if self.racy & self.done == self.done {
                 return;
             }
         }
-        if !moved && race_in(&self.trace) {
-            self.racy = true;
+        if !moved {
+            self.racy |= race_in(&self.trace);
         }
     }
 
@@ -566,6 +887,9 @@ impl Search<'_> {
                 e.writes = true;
                 self.values[self.qs[t]] = v;
             }
+            Op::Choose { .. } | Op::Repeat { .. } => {
+                unreachable!("straight-line programs only (`straight_lines`)")
+            }
         }
         (e, feasible)
     }
@@ -605,8 +929,9 @@ fn synchronises(trace: &[Event], x: usize, to: usize, hb: &mut [Vec<bool>]) {
     }
 }
 
-/// Whether the execution `trace` (events in the order they happened) has a race.
-fn race_in(trace: &[Event]) -> bool {
+/// The locations the execution `trace` (events in the order they happened) has a race
+/// on, as bits (see `RaceProgram::racy_locations`).
+fn race_in(trace: &[Event]) -> u32 {
     let n = trace.len();
     // hb[i][j]: event i happens-before event j (i < j in the trace).
     let mut hb = vec![vec![false; n]; n];
@@ -654,17 +979,22 @@ fn race_in(trace: &[Event]) -> bool {
             }
         }
     }
-    (0..n).any(|j| {
-        (0..j).any(|i| {
+    let mut racy = 0;
+    for j in 0..n {
+        for i in 0..j {
             let (a, b) = (trace[i], trace[j]);
-            a.thread != b.thread
-                && a.g.is_some()
-                && a.g == b.g
-                && (a.writes || b.writes)
-                && !(a.atomic && b.atomic)
-                && !hb[i][j]
-        })
-    })
+            if let Some(g) = a.g.filter(|_| {
+                a.thread != b.thread
+                    && a.g == b.g
+                    && (a.writes || b.writes)
+                    && !(a.atomic && b.atomic)
+                    && !hb[i][j]
+            }) {
+                racy |= 1 << g;
+            }
+        }
+    }
+    racy
 }
 
 #[cfg(test)]
@@ -707,6 +1037,52 @@ mod tests {
         assert!(!publish(Order::SeqCst, Order::SeqCst).has_race());
         assert!(publish(Order::Relaxed, Order::Acquire).has_race());
         assert!(publish(Order::Release, Order::Relaxed).has_race());
+    }
+
+    #[test]
+    fn oracle_on_branches_and_loops() {
+        // A read on one branch, then a flag; the other thread awaits it and writes.
+        let publish = |store: Order, load: Order| RaceProgram {
+            globals: 3,
+            ..program(vec![
+                vec![
+                    Op::Choose {
+                        yes: vec![Op::Load { g: 0 }],
+                        no: Vec::new(),
+                    },
+                    Op::AtomicStore {
+                        g: 2,
+                        v: 1,
+                        order: store,
+                    },
+                ],
+                vec![
+                    Op::Await {
+                        g: 2,
+                        v: 1,
+                        order: load,
+                    },
+                    Op::Store { g: 0, v: 1 },
+                ],
+            ])
+        };
+        assert_eq!(
+            publish(Order::Relaxed, Order::Acquire).racy_locations(),
+            0b1
+        );
+        assert_eq!(publish(Order::Release, Order::Acquire).racy_locations(), 0);
+        assert!(publish(Order::Relaxed, Order::Relaxed).branches());
+        // Two rounds of a write in one thread against a read in the other: g1 only.
+        let looped = program(vec![
+            vec![Op::Repeat {
+                times: 2,
+                body: vec![Op::Store { g: 1, v: 1 }],
+            }],
+            vec![Op::Load { g: 1 }, Op::Load { g: 0 }],
+        ]);
+        assert_eq!(flatten(&looped.threads[0]).len(), 1);
+        assert_eq!(flatten(&looped.threads[0])[0].len(), 2);
+        assert_eq!(looped.racy_locations(), 0b10);
     }
 
     #[test]

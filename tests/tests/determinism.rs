@@ -121,3 +121,61 @@ fn same_input_same_verdict_states_and_trace() {
         problems.join("\n\n")
     );
 }
+
+/// A failing run lists the races of the states the unreduced breadth-first search
+/// expands up to its error (`tso_engine::explore::take_races`), so one worker
+/// (depth-first, then breadth-first for the counterexample) and two (breadth-first)
+/// list the same ones: every corpus program that fails under SC (under TSO the races
+/// come from the same run without store buffers).
+#[test]
+fn a_failing_run_lists_the_same_races_for_any_number_of_workers() {
+    let files = tso_suite::corpus::sources_under(&tso_suite::suite_dir().join("programs"));
+    let cases: Vec<(tso_suite::corpus::Program, Model)> = files
+        .iter()
+        .filter_map(|f| tso_suite::corpus::read_program(f).ok())
+        .filter(|p| p.expect_sc.verdict() == "fail")
+        .map(|p| (p, Model::Sc))
+        .collect();
+    let results = parallel::map(&cases, |(p, model)| {
+        let args = p.clang_arg_sets().pop().unwrap_or_default();
+        let run = |jobs: usize| {
+            CheckRun::new(&p.path, *model)
+                .tool_args(&p.check_args)
+                .clang_args(&args)
+                .jobs(jobs)
+                .run()
+        };
+        (run(1), run(2))
+    });
+    let mut problems = Vec::new();
+    let mut with_races = 0;
+    for ((p, model), (one, two)) in cases.iter().zip(&results) {
+        let races = |r: &tso_suite::check::CheckResult| r.json.as_ref().map(|j| j["races"].clone());
+        let name = format!(
+            "{} under {}",
+            tso_suite::corpus::short(&p.path),
+            model.as_str()
+        );
+        match (races(one), races(two)) {
+            (Some(a), Some(b)) if a == b => {
+                with_races += a.as_array().is_some_and(|a| !a.is_empty()) as usize;
+            }
+            (Some(a), Some(b)) => {
+                problems.push(format!("{name}: -j1 lists\n  {a}\n-j2 lists\n  {b}"))
+            }
+            _ => problems.push(format!("{name}: {one}\n{two}")),
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {} failing runs list different races with one and two workers:\n\n{}",
+        problems.len(),
+        cases.len(),
+        problems.join("\n\n")
+    );
+    assert!(
+        with_races * 10 >= cases.len(),
+        "too few failing programs with races ({with_races} of {})",
+        cases.len()
+    );
+}

@@ -288,10 +288,39 @@ fn search_with(
         return first;
     }
     watching.iter().for_each(|o| o.restart());
+    // A failing run lists the races of the unreduced breadth-first search alone (see
+    // `take_races`): the depth-first search's depend on its order.
+    let earlier = take_races(machine);
     match breadth_first(initial, false) {
         found @ (Some(search::Stop::Found { .. }), _) => found,
         // A limit stopped the second search before the error's depth: keep the first
-        // search's counterexample.
-        _ => first,
+        // search's counterexample and races.
+        _ => {
+            if let Ok(mut found) = machine.races_found.lock() {
+                *found = earlier;
+            }
+            first
+        }
     }
+}
+
+/// The races found so far (`--races warn`), and none from now on.
+///
+/// Which races a failing run lists is the same for any number of workers and with or
+/// without partial-order reduction: those of every transition from the states of the
+/// levels the unreduced breadth-first search expands, which it finishes even when an
+/// error shows up in one (`search`): every state at most as many steps from the start
+/// as the state the error is found in (the state before the failing step; a deadlocked
+/// state itself). Each is reported with the accesses the search tree's paths give
+/// (`held`), a function of the state space. The depth-first search of one worker, and
+/// a reduced search, find races in their own order: one may have gone past the error's
+/// depth on another path, the other not reached a race yet.
+fn take_races(
+    machine: &Machine<'_>,
+) -> std::collections::BTreeMap<String, crate::interp::RaceReport> {
+    machine
+        .races_found
+        .lock()
+        .map(|mut found| std::mem::take(&mut *found))
+        .unwrap_or_default()
 }

@@ -52,7 +52,8 @@ pub struct MachineOptions {
     pub persistent_sets: bool,
     /// With race tracking: leave out of the state the reads of heap memory that no
     /// running thread which has not seen them can still write, by the threads' static
-    /// futures (`interp::races::update_race_writers`). Off by default (experimental).
+    /// futures (`interp::races::update_race_writers`). On by default; off only to
+    /// measure it.
     pub race_read_futures: bool,
 }
 
@@ -78,7 +79,7 @@ impl Default for MachineOptions {
             por: true,
             symmetry: true,
             persistent_sets: false,
-            race_read_futures: false,
+            race_read_futures: true,
         }
     }
 }

@@ -62,8 +62,8 @@
 //! (and its workers) reached them. An unchanged `RaceState` keeps its chunk ids between
 //! states (`reuse.rs`).
 //!
-//! **Reads no one can still write** (`MachineOptions::race_read_futures`, off by
-//! default: experimental). A recorded read can only race with a later write of its
+//! **Reads no one can still write** (`MachineOptions::race_read_futures`, on by
+//! default). A recorded read can only race with a later write of its
 //! bytes by a thread that does not know it, so it decides nothing once every running
 //! thread that does not know it can no longer write them. The race data cannot tell
 //! (the store that initialises a fresh node is the one that could write a published
