@@ -5,7 +5,10 @@
 //! Its record (`units/<key>`) names the module and every file clang read (from its
 //! `-MD` depfile) with a hash of its content, and is valid only while all of them
 //! still hash the same. So a changed header recompiles, and an unchanged run
-//! recompiles nothing.
+//! recompiles nothing. A compile during which an input changed (an editor saving, two
+//! runs writing one file) is used but not recorded: clang may have read a version that
+//! no hash taken before or after it describes, and a record of it would hand that
+//! module to every later run that sees the recorded contents again.
 //!
 //! Several runs (parallel tests, parallel `cargo tso` processes) share one cache, so
 //! nothing in it is ever written in place or removed: modules are stored once under
@@ -18,6 +21,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
 use test_support::Language;
@@ -154,6 +158,7 @@ impl Cache {
 
     /// Compiles `request` to bitcode, or finds it in the cache.
     pub fn compile(&self, request: &CompileRequest) -> Result<(PathBuf, CacheUse), CompileError> {
+        let started = SystemTime::now();
         let source_bytes = std::fs::read(&request.source).map_err(io_error(&request.source))?;
         let compiler = match request.language {
             Language::C => &self.toolchain.clang,
@@ -176,7 +181,7 @@ impl Cache {
         }
         let work = self.temp_path("unit");
         std::fs::create_dir_all(&work).map_err(io_error(&work))?;
-        let result = self.compile_in(request, compiler, &work, &record);
+        let result = self.compile_in(request, compiler, &work, &record, &source_bytes, started);
         let _ = std::fs::remove_dir_all(&work);
         result.map(|module| (module, CacheUse::Compiled))
     }
@@ -189,6 +194,8 @@ impl Cache {
         compiler: &Path,
         work: &Path,
         record: &Path,
+        source_bytes: &[u8],
+        started: SystemTime,
     ) -> Result<PathBuf, CompileError> {
         let depfile = work.join("deps.d");
         let built = work.join("module.bc");
@@ -219,6 +226,10 @@ impl Cache {
             inputs.push(request.source.clone());
         }
         let (module, module_hash) = self.store_module(&built)?;
+        let source_unchanged = std::fs::read(&request.source).is_ok_and(|now| now == source_bytes);
+        if !source_unchanged || inputs.iter().any(|i| changed_since(i, started)) {
+            return Ok(module);
+        }
         let mut text = format!("module {module_hash}\n");
         for input in &inputs {
             let hash = content_hash(input).unwrap_or_else(|| "missing".to_owned());
@@ -344,6 +355,17 @@ fn hex(bytes: &[u8]) -> String {
             let _ = write!(s, "{b:02x}");
             s
         })
+}
+
+/// Whether `path` may have been written at or after `started` (or cannot be read).
+/// File times come from a coarse kernel clock that can lag the one `SystemTime` reads
+/// by a tick, so a margin of 50 ms counts as "after" too.
+fn changed_since(path: &Path, started: SystemTime) -> bool {
+    let margin = std::time::Duration::from_millis(50);
+    let settled = started.checked_sub(margin).unwrap_or(started);
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .map_or(true, |modified| modified >= settled)
 }
 
 fn content_hash(path: &Path) -> Option<String> {
@@ -498,6 +520,42 @@ mod tests {
             });
             assert!(failures.is_empty(), "round {round}: {failures:?}");
         }
+    }
+
+    /// A compile whose source may have changed while clang read it is used but not
+    /// recorded; one whose inputs are older than the compile is.
+    #[test]
+    fn a_compile_is_recorded_only_when_no_input_changed_during_it() {
+        let Ok(toolchain) = Toolchain::locate() else {
+            panic!("clang-19 and llvm-link-19 are needed by this test");
+        };
+        let scratch = Scratch::new("cache-settled");
+        let source = scratch.0.join("unit.c");
+        std::fs::write(&source, "int the_entry(void) { return 1; }\n").expect("writing");
+        let cache = Cache::new(scratch.0.join("cache"), toolchain);
+        let request = CompileRequest {
+            source: source.clone(),
+            language: Language::C,
+            args: vec!["-c".to_owned(), "-emit-llvm".to_owned(), "-O0".to_owned()],
+        };
+        let set_modified = |when: SystemTime| {
+            std::fs::File::options()
+                .write(true)
+                .open(&source)
+                .and_then(|f| f.set_modified(when))
+                .expect("setting the modification time");
+        };
+        let uses = |n: usize| -> Vec<CacheUse> {
+            (0..n)
+                .map(|_| cache.compile(&request).expect("compiling").1)
+                .collect()
+        };
+        // Written "during" every compile (a time after its start): never recorded.
+        set_modified(SystemTime::now() + std::time::Duration::from_secs(3600));
+        assert_eq!(uses(2), vec![CacheUse::Compiled, CacheUse::Compiled]);
+        // Settled before the compile: recorded, then found.
+        set_modified(SystemTime::now() - std::time::Duration::from_secs(10));
+        assert_eq!(uses(2), vec![CacheUse::Compiled, CacheUse::Cached]);
     }
 
     #[test]
