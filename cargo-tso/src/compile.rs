@@ -158,7 +158,6 @@ impl Cache {
 
     /// Compiles `request` to bitcode, or finds it in the cache.
     pub fn compile(&self, request: &CompileRequest) -> Result<(PathBuf, CacheUse), CompileError> {
-        let started = SystemTime::now();
         let source_bytes = std::fs::read(&request.source).map_err(io_error(&request.source))?;
         let compiler = match request.language {
             Language::C => &self.toolchain.clang,
@@ -181,6 +180,12 @@ impl Cache {
         }
         let work = self.temp_path("unit");
         std::fs::create_dir_all(&work).map_err(io_error(&work))?;
+        // The compile's start on the file system's own clock (which can lag the one
+        // `SystemTime::now` reads): a marker file's modification time.
+        let marker = work.join("started");
+        let started = std::fs::write(&marker, b"")
+            .and_then(|()| std::fs::metadata(&marker)?.modified())
+            .map_err(io_error(&marker))?;
         let result = self.compile_in(request, compiler, &work, &record, &source_bytes, started);
         let _ = std::fs::remove_dir_all(&work);
         result.map(|module| (module, CacheUse::Compiled))
@@ -357,15 +362,12 @@ fn hex(bytes: &[u8]) -> String {
         })
 }
 
-/// Whether `path` may have been written at or after `started` (or cannot be read).
-/// File times come from a coarse kernel clock that can lag the one `SystemTime` reads
-/// by a tick, so a margin of 50 ms counts as "after" too.
+/// Whether `path` was written after `started` (a time read off the same file system
+/// clock), or cannot be read.
 fn changed_since(path: &Path, started: SystemTime) -> bool {
-    let margin = std::time::Duration::from_millis(50);
-    let settled = started.checked_sub(margin).unwrap_or(started);
     std::fs::metadata(path)
         .and_then(|m| m.modified())
-        .map_or(true, |modified| modified >= settled)
+        .map_or(true, |modified| modified > started)
 }
 
 fn content_hash(path: &Path) -> Option<String> {
