@@ -237,7 +237,12 @@ impl Cache {
         }
         let mut text = format!("module {module_hash}\n");
         for input in &inputs {
-            let hash = content_hash(input).unwrap_or_else(|| "missing".to_owned());
+            // The source was just read back with the key's bytes: no third read.
+            let hash = if *input == request.source {
+                hex(&Sha256::digest(source_bytes))
+            } else {
+                content_hash(input).unwrap_or_else(|| "missing".to_owned())
+            };
             let _ = writeln!(text, "{hash} {}", input.display());
         }
         self.publish_file(text.as_bytes(), record)?;

@@ -25,6 +25,27 @@ pub fn suite_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The seeds a soak test runs: `ci` of them from 0, or `TSO_SOAK=N` of them starting
+/// at `TSO_SEED=S` (`scripts/soak-*.sh`).
+pub fn soak_seeds(ci: u64) -> std::ops::Range<u64> {
+    let count = env_number("TSO_SOAK", ci);
+    let base = env_number("TSO_SEED", 0);
+    base..base + count
+}
+
+/// Whether `TSO_SOAK` asks for a long run.
+pub fn soaking() -> bool {
+    std::env::var_os("TSO_SOAK").is_some()
+}
+
+/// A test's own directory `name` under `tmpdir` (pass `env!("CARGO_TARGET_TMPDIR")`,
+/// which only test targets see), created.
+pub fn test_dir(tmpdir: &str, name: &str) -> PathBuf {
+    let dir = PathBuf::from(tmpdir).join(name);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    dir
+}
+
 /// A number from the environment, or `default` when unset or unparsable.
 pub fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)

@@ -222,9 +222,7 @@ fn corpus_cases() -> Vec<Case> {
 }
 
 fn generated_cases(dir: &Path) -> Vec<Case> {
-    let count = tso_suite::env_number("TSO_SOAK", CI_GENERATED);
-    let base = tso_suite::env_number("TSO_SEED", 0);
-    (base..base + count)
+    tso_suite::soak_seeds(CI_GENERATED)
         .filter_map(|seed| {
             let program = gen_tso::generate(seed);
             let path = dir.join(format!("seed_{seed}.c"));
@@ -246,9 +244,7 @@ fn generated_cases(dir: &Path) -> Vec<Case> {
 /// Generated race programs (`gen_race`: plain and atomic accesses, locks, fences,
 /// pointers) under SC with `--races warn`: the reduction must find the same races.
 fn race_cases(dir: &Path) -> Vec<Case> {
-    let count = tso_suite::env_number("TSO_SOAK", CI_GENERATED);
-    let base = tso_suite::env_number("TSO_SEED", 0);
-    (base..base + count)
+    tso_suite::soak_seeds(CI_GENERATED)
         .filter_map(|seed| {
             let program = gen_race::generate(seed);
             let path = dir.join(format!("race_{seed}.c"));
@@ -298,14 +294,12 @@ fn corpus_programs_agree_with_and_without_reduction() {
 
 #[test]
 fn generated_tso_programs_agree_with_and_without_reduction() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_por");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_por");
     check_all(generated_cases(&dir), "generated");
 }
 
 #[test]
 fn generated_race_programs_find_the_same_races_with_and_without_reduction() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_por_races");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_por_races");
     check_all(race_cases(&dir), "race");
 }

@@ -63,10 +63,6 @@ fn compare(name: &str, run: CheckRun) -> Option<String> {
     None
 }
 
-fn soak() -> Option<u64> {
-    std::env::var("TSO_SOAK").ok()?.parse().ok()
-}
-
 #[test]
 fn symmetry_changes_no_answer() {
     let mut runs: Vec<(String, CheckRun)> = Vec::new();
@@ -79,10 +75,8 @@ fn symmetry_changes_no_answer() {
             CheckRun::new(&t.source, Model::Tso).outcomes(),
         ));
     }
-    let dir = tso_suite::binary::scratch("differential-symmetry");
-    let seed0 = tso_suite::env_number("TSO_SEED", 0);
-    let programs = soak().unwrap_or(40);
-    for seed in seed0..seed0 + programs {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_symmetry");
+    for seed in tso_suite::soak_seeds(40) {
         let p = gen_tso::generate(seed);
         let path = dir.join(format!("seed_{seed}.c"));
         std::fs::write(&path, p.to_c()).expect("write program");
@@ -92,7 +86,7 @@ fn symmetry_changes_no_answer() {
         ));
     }
     let files = corpus::sources_under(&tso_suite::suite_dir().join("programs"));
-    let every = if soak().is_some() { 1 } else { 4 };
+    let every = if tso_suite::soaking() { 1 } else { 4 };
     for (i, file) in files.iter().enumerate() {
         if i % every != 0 {
             continue;

@@ -14,7 +14,6 @@
 //! `TSO_SEED=S` shifts the seeds.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::time::Instant;
 use tso_suite::check::{self, CheckRun, Model};
 use tso_suite::gen_tso::{self, TsoProgram};
@@ -132,11 +131,10 @@ fn check_program(program: &TsoProgram, dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn delayed_flush_equals_reference_machine() {
-    let count = tso_suite::env_number("TSO_SOAK", CI_PROGRAMS);
-    let base = tso_suite::env_number("TSO_SEED", 0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_tso");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let seeds: Vec<u64> = (base..base + count).collect();
+    let seeds = tso_suite::soak_seeds(CI_PROGRAMS);
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_tso");
+    let base = seeds.start;
+    let seeds: Vec<u64> = seeds.collect();
     let started = Instant::now();
     let results = parallel::map(&seeds, |&seed| {
         let program = gen_tso::generate(seed);
@@ -216,8 +214,7 @@ const EXIT_PROGRAMS: &[(&str, &str, &[&str], &[&str])] = &[
 /// threads or the process with non-empty buffers, and reach the expected outcomes.
 #[test]
 fn exits_with_buffered_stores_agree() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("differential_tso_exits");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_tso_exits");
     let mut problems = Vec::new();
     for (name, source, sc_want, tso_want) in EXIT_PROGRAMS {
         let path = dir.join(format!("{name}.c"));

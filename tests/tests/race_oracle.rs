@@ -18,7 +18,6 @@
 //! Broken on purpose, the heap-read rule (no thread a writer; a thread's writes after
 //! its current block forgotten) disagrees on 6 and 1 of its 120 programs.
 
-use std::path::PathBuf;
 use std::time::Instant;
 use tso_suite::check::{CheckResult, CheckRun, Model};
 use tso_suite::gen_race;
@@ -26,11 +25,10 @@ use tso_suite::parallel;
 
 #[test]
 fn races_match_the_interleaving_oracle() {
-    let count = tso_suite::env_number("TSO_SOAK", 160);
-    let base = tso_suite::env_number("TSO_SEED", 0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("race_oracle");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let seeds: Vec<u64> = (base..base + count).collect();
+    let seeds = tso_suite::soak_seeds(160);
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_oracle");
+    let count = seeds.end - seeds.start;
+    let seeds: Vec<u64> = seeds.collect();
     let started = Instant::now();
     // The fences and pointers must be exercised too: programs whose verdict a fence
     // decides, and programs that access memory through pointers.
@@ -155,11 +153,10 @@ fn listed_locations(r: &CheckResult, source: &str, globals: usize) -> Option<u32
 /// shifts the seeds.
 #[test]
 fn merging_programs_race_where_the_oracle_says() {
-    let count = tso_suite::env_number("TSO_SOAK", 120);
-    let base = tso_suite::env_number("TSO_SEED", 0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("race_oracle_merging");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let seeds: Vec<u64> = (base..base + count).collect();
+    let seeds = tso_suite::soak_seeds(120);
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_oracle_merging");
+    let count = seeds.end - seeds.start;
+    let seeds: Vec<u64> = seeds.collect();
     let programs: Vec<gen_race::RaceProgram> = seeds
         .iter()
         .map(|&s| gen_race::generate_merging(s))

@@ -13,11 +13,10 @@ use tso_suite::gen_sc;
 
 #[test]
 fn sc_outcomes_match_brute_force_enumeration() {
-    let count = tso_suite::env_number("TSO_SOAK", 200);
-    let base = tso_suite::env_number("TSO_SEED", 0);
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("sc_oracle");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    let seeds: Vec<u64> = (base..base + count).collect();
+    let seeds = tso_suite::soak_seeds(200);
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "sc_oracle");
+    let count = seeds.end - seeds.start;
+    let seeds: Vec<u64> = seeds.collect();
     let started = Instant::now();
     let programs: Vec<(u64, gen_sc::ScProgram, String, PathBuf)> = seeds
         .iter()
