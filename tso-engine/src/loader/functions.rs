@@ -1,5 +1,6 @@
 //! Function bodies: LLVM instructions → engine instructions.
 
+use super::asm::AsmEffect;
 use super::{intrinsics, print_value, value_name, Translator};
 use crate::ir::*;
 use crate::value::Val;
@@ -564,19 +565,19 @@ impl Translator {
                     .into_owned()
             };
             let text = asm.trim();
-            if text.is_empty() || text == "mfence" || text == "lock; addl $$0,0(%rsp)" {
+            // Under SC every fence orders nothing the interleavings do not already
+            // order; the TSO pass has replaced full fences by its own call before this.
+            let callee = match super::asm::asm_effect(text) {
+                AsmEffect::FullFence => Some(Callee::AsmFence),
+                AsmEffect::NoOpFence | AsmEffect::Harmless => {
+                    Some(Callee::Intrinsic(Intrinsic::NoOp))
+                }
+                AsmEffect::Unknown => None,
+            };
+            if let Some(callee) = callee {
                 return Inst::Call {
                     dst,
-                    callee: Callee::AsmFence,
-                    args: Box::new([]),
-                    ret_ty,
-                    abi: None,
-                };
-            }
-            if text == "pause" || text == "rep; nop" || text == "nop" {
-                return Inst::Call {
-                    dst,
-                    callee: Callee::Intrinsic(Intrinsic::NoOp),
+                    callee,
                     args: Box::new([]),
                     ret_ty,
                     abi: None,

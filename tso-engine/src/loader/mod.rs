@@ -1,6 +1,7 @@
 //! Translating an LLVM module (via inkwell / the LLVM C API) into the engine's IR.
 //! This is the only place that talks to LLVM; it runs once per program.
 
+pub mod asm;
 mod constants;
 mod debuginfo;
 mod functions;

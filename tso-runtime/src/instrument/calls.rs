@@ -10,6 +10,7 @@ use super::memory_ops::{self, MemIntrinsic};
 use super::rewriter::Rewriter;
 use super::InstrumentError;
 use crate::abi;
+use tso_engine::loader::asm::{asm_effect, AsmEffect};
 
 /// Functions whose first argument is an object they release (`realloc` may release it).
 const RELEASING: &[&str] = &[
@@ -198,38 +199,6 @@ fn rewrite_intrinsic<'ctx>(
     Ok(())
 }
 
-/// What an inline asm statement means for the store buffers.
-#[derive(Debug, PartialEq, Eq)]
-enum AsmEffect {
-    /// Contains `mfence`: a full fence.
-    FullFence,
-    /// Only `lfence`/`sfence` (and no-ops): no effect on ordinary memory under TSO.
-    NoOpFence,
-    /// Empty (compiler barrier), `pause`, `nop`: left in place.
-    Harmless,
-    Unknown,
-}
-
-fn asm_effect(text: &str) -> AsmEffect {
-    let lower = text.to_ascii_lowercase();
-    if lower.contains("mfence") {
-        return AsmEffect::FullFence;
-    }
-    let mut fences = false;
-    for piece in lower.split([';', '\n']).map(str::trim) {
-        match piece {
-            "" | "pause" | "nop" | "rep" | "rep nop" => {}
-            "lfence" | "sfence" => fences = true,
-            _ => return AsmEffect::Unknown,
-        }
-    }
-    if fences {
-        AsmEffect::NoOpFence
-    } else {
-        AsmEffect::Harmless
-    }
-}
-
 /// The x86 fence and spin-hint intrinsics (`_mm_mfence`, `_mm_lfence`, `_mm_sfence`,
 /// `_mm_pause`) are the instructions of the same name: treated as that inline asm.
 fn x86_intrinsic_asm(name: &str) -> Option<&'static str> {
@@ -287,15 +256,7 @@ mod tests {
     }
 
     #[test]
-    fn asm_text_classification() {
-        assert_eq!(asm_effect("mfence"), AsmEffect::FullFence);
-        assert_eq!(asm_effect("  MFENCE  "), AsmEffect::FullFence);
-        assert_eq!(asm_effect(""), AsmEffect::Harmless);
-        assert_eq!(asm_effect("pause"), AsmEffect::Harmless);
-        assert_eq!(asm_effect("rep; nop"), AsmEffect::Harmless);
-        assert_eq!(asm_effect("lfence"), AsmEffect::NoOpFence);
-        assert_eq!(asm_effect("sfence\n"), AsmEffect::NoOpFence);
-        assert_eq!(asm_effect("lock; addl $$0,(%rsp)"), AsmEffect::Unknown);
+    fn x86_fence_intrinsics_are_their_instructions() {
         let intrinsic = |n| x86_intrinsic_asm(n).map(asm_effect);
         assert_eq!(
             intrinsic("llvm.x86.sse2.mfence"),
@@ -308,7 +269,6 @@ mod tests {
         assert_eq!(intrinsic("llvm.x86.sse.sfence"), Some(AsmEffect::NoOpFence));
         assert_eq!(intrinsic("llvm.x86.sse2.pause"), Some(AsmEffect::Harmless));
         assert_eq!(intrinsic("llvm.x86.sse2.clflush"), None);
-        assert_eq!(asm_effect("movl $1, $0"), AsmEffect::Unknown);
     }
 
     #[test]

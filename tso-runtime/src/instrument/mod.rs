@@ -15,8 +15,10 @@
 //!   `syncscope("singlethread")` fence are deleted (no-ops on x86-TSO);
 //! - `llvm.memcpy/memmove/memset` (also `.inline` and `.element.unordered.atomic`) →
 //!   `__tso_memcpy/memmove/memset` with an i64 length;
-//! - inline asm containing `mfence` → `__tso_fence()`; `lfence`/`sfence` are deleted;
-//!   the empty asm (compiler barrier), `pause` and `nop` are kept; other asm is an error.
+//! - inline asm that is a full fence (`mfence`, the locked no-op `lock; addl $0,(%rsp)`)
+//!   → `__tso_fence()`; `lfence`/`sfence` are deleted; the empty asm (compiler
+//!   barrier), `pause` and `nop` are kept; other asm is an error. The engine's
+//!   `loader::asm` classifies the text, for the SC engine too.
 //!
 //! **External calls.** Every call to a function that is only declared in the module
 //! (libc, pthreads, out-of-line `std::thread`/`std::mutex` code, `malloc`, `printf`, ...)
