@@ -155,7 +155,7 @@ impl ScClassification {
             ScClassification::NeedsTso => "needs TSO: passes under sequential consistency",
             ScClassification::FailsUnderSc => "fails under SC too",
             ScClassification::Unknown => {
-                "under sequential consistency: no verdict (the SC re-run was inconclusive)"
+                "under sequential consistency: no verdict (the SC re-run was inconclusive or could not run)"
             }
         }
     }
