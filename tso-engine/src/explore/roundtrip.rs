@@ -16,7 +16,7 @@ use super::chooser::ScriptChooser;
 use super::{advance_script, StateCheck};
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 use crate::store::{Canonicalizer, Scratch, StateStore};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -109,7 +109,7 @@ impl DecodeCheck {
         }
         let mut chooser = ScriptChooser::default();
         for tid in 0..st.threads.len() as ThreadId {
-            if st.thread(tid).status != ThreadStatus::Running {
+            if !st.thread(tid).status.is_running() {
                 continue;
             }
             let mut script = Vec::new();
@@ -168,7 +168,7 @@ fn successors(
     key: impl Fn(&State) -> Option<Vec<Vec<u8>>>,
 ) -> std::collections::BTreeSet<Result<Option<Vec<Vec<u8>>>, String>> {
     let mut out = std::collections::BTreeSet::new();
-    if st.thread(tid).status != ThreadStatus::Running {
+    if !st.thread(tid).status.is_running() {
         return out;
     }
     let mut chooser = ScriptChooser::default();

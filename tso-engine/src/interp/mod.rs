@@ -235,7 +235,7 @@ impl<'p> Machine<'p> {
 
     fn pc(st: &State, tid: ThreadId) -> Option<Pc> {
         let t = st.thread(tid);
-        if t.status != ThreadStatus::Running {
+        if !t.status.is_running() {
             return None;
         }
         let f = t.frames.last()?;
@@ -551,7 +551,7 @@ impl<'p> Machine<'p> {
         while (u as usize) < st.threads.len() {
             if u != tid
                 && st.exit_code.is_none()
-                && st.thread(u).status == ThreadStatus::Running
+                && st.thread(u).status.is_running()
                 && !self.is_visible(st, u)
             {
                 self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false)
@@ -578,7 +578,7 @@ impl<'p> Machine<'p> {
             let mut ran = false;
             for u in 0..st.threads.len() as ThreadId {
                 if st.exit_code.is_none()
-                    && st.thread(u).status == ThreadStatus::Running
+                    && st.thread(u).status.is_running()
                     && !self.is_visible(st, u)
                 {
                     let before = Self::pc(st, u);
@@ -617,7 +617,7 @@ impl<'p> Machine<'p> {
             // Another thread's atomic section excludes everyone else.
             if first {
                 if let Some(owner) = st.atomic_owner {
-                    if owner != tid && st.thread(owner).status == ThreadStatus::Running {
+                    if owner != tid && st.thread(owner).status.is_running() {
                         return Ok(Step::Blocked);
                     }
                 }
@@ -626,9 +626,13 @@ impl<'p> Machine<'p> {
             let mut notes = Vec::new();
             let (inst, loc) = self.inst_at(&pc);
             let want_notes = trace.is_some() && (first || self.interesting(st, tid, &pc));
-            let shown = trace
-                .is_some()
-                .then(|| trace::Shown::before(self, st, tid, inst, loc, first, want_notes));
+            // Boxed: `Shown` is large, and moving an empty one on every step was a
+            // `memcpy` per instruction when no trace is kept.
+            let shown = trace.is_some().then(|| {
+                Box::new(trace::Shown::before(
+                    self, st, tid, inst, loc, first, want_notes,
+                ))
+            });
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
@@ -650,7 +654,7 @@ impl<'p> Machine<'p> {
             if let (Some(t), Some(shown)) = (trace.as_deref_mut(), shown) {
                 let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
                     .into_owned();
-                t.extend(shown.step(st, tid, notes, output, chose, r == Exec::Blocked));
+                t.extend((*shown).step(st, tid, notes, output, chose, r == Exec::Blocked));
             }
             match r {
                 Exec::Next => {}
