@@ -431,6 +431,55 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Whether `run_transition(st, tid)` would surely return `Step::Blocked` at its first
+    /// instruction, making no choice and changing nothing but the copy it runs on (the
+    /// searches then skip copying the state for it; `skip_blocked_run` keeps the
+    /// figures). Two cases, both cheap to decide exactly; `false` is always allowed:
+    /// - another running thread holds the atomic section (`run_steps` blocks before
+    ///   executing anything);
+    /// - `tid` is at a direct call of the `pthread_join` model, every argument defined
+    ///   and both present, and `pthread::thread::join_blocks` says it blocks (main
+    ///   waiting for a worker: once per state of most tests).
+    pub(crate) fn blocks_at_once(&self, st: &State, tid: ThreadId) -> bool {
+        if st.exit_code.is_some() {
+            return false;
+        }
+        let Some(pc) = Self::pc(st, tid) else {
+            return false;
+        };
+        if let Some(owner) = st.atomic_owner {
+            if owner != tid && st.thread(owner).status.is_running() {
+                return true;
+            }
+        }
+        let (inst, _) = self.inst_at(&pc);
+        let Inst::Call {
+            callee: Callee::Direct(f),
+            args,
+            ..
+        } = inst
+        else {
+            return false;
+        };
+        // No argument with undefined bits: `exec` would refuse them before the call.
+        if self.opts.definedness && self.may_be_undefined(st, tid, inst) {
+            return false;
+        }
+        if args.len() < 2 || self.native_of(*f).is_none_or(|n| n.name != "pthread_join") {
+            return false;
+        }
+        let frame = st.thread(tid).top();
+        let arg = |i: usize| self.eval(frame, &args[i]).as_u64();
+        crate::pthread::thread::join_blocks(st, tid, arg(0), arg(1))
+    }
+
+    /// A run `blocks_at_once` spared: counted as the one instruction it would have
+    /// run, so the figures stay those of running it.
+    pub(crate) fn skip_blocked_run(&self) {
+        self.instructions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Run thread `tid`: its pending (visible) action, then everything invisible after it.
     pub(crate) fn run_transition(
         &self,
