@@ -2,8 +2,8 @@
 //! (`Machine::blocks_at_once`: a join of a running thread, another thread's atomic
 //! section). `BlockedCheck` runs every such thread anyway, in every state, and requires
 //! it to block; the programs reach each condition the rule depends on (a cancellation
-//! acting at the join, a detached target, a self-join, a result slot, a finished
-//! target, an atomic section).
+//! acting at the join, a detached target, a self-join, a result slot, one with
+//! undefined bits, a finished target, an atomic section, one whose owner ended).
 
 mod engine_support;
 
@@ -13,7 +13,7 @@ use std::sync::Arc;
 use tso_engine::explore::roundtrip::BlockedCheck;
 use tso_engine::{ErrorKind, Verdict};
 
-const PRELUDE: &str = "#include <pthread.h>\n#include <stdlib.h>\n#include <assert.h>\n";
+const PRELUDE: &str = "#include <pthread.h>\n#include <stdlib.h>\n#include <assert.h>\nvoid __VERIFIER_atomic_begin(void);\n";
 
 /// `sleeper` holds on `m`, which main holds: it stays running (blocked) while main
 /// joins. Each body is main's, after that setup.
@@ -26,6 +26,7 @@ void *joiner(void *a) {{ pthread_join(sleeper, NULL); return a; }}
 __attribute__((noinline)) void __VERIFIER_atomic_bump(int *p) {{ *p += 1; }}
 int shared;
 void *bumper(void *a) {{ __VERIFIER_atomic_bump(&shared); return a; }}
+void *ender(void *a) {{ __VERIFIER_atomic_begin(); shared = 1; return a; }}
 int main(void) {{
     pthread_mutex_lock(&m);
     pthread_create(&sleeper, NULL, sleeper_fn, NULL);
@@ -63,6 +64,17 @@ fn cases() -> Vec<(&'static str, Option<ErrorKind>)> {
         (
             "pthread_t j; pthread_create(&j, NULL, joiner, NULL); pthread_mutex_unlock(&m);
     pthread_join(j, NULL);",
+            None,
+        ),
+        // A result slot with undefined bits: refused before the call.
+        (
+            "pthread_mutex_unlock(&m); void **out; pthread_join(sleeper, out);",
+            Some(ErrorKind::Uninitialized),
+        ),
+        // A thread that ended inside its atomic section blocks nobody.
+        (
+            "pthread_mutex_unlock(&m); pthread_t e; pthread_create(&e, NULL, ender, NULL);
+    pthread_join(e, NULL); pthread_join(sleeper, NULL);",
             None,
         ),
         // Another thread's atomic section blocks everyone else.
