@@ -277,7 +277,7 @@ impl<'p> Machine<'p> {
         let (inst, _) = self.inst_at(&pc);
         if matches!(inst, Inst::Ret { .. }) {
             if st.thread(tid).frames.len() != 1
-                || st.running_threads() <= 1
+                || st.at_most_one_running()
                 || st.atomic_owner == Some(tid)
             {
                 return false;
@@ -303,11 +303,11 @@ impl<'p> Machine<'p> {
         ) {
             return false;
         }
-        if st.running_threads() <= 1 {
+        if st.at_most_one_running() {
             // Nobody to interleave with; only nondeterministic natives split states.
             return matches!(inst, Inst::Call { .. })
                 && self
-                    .native_call(st, tid)
+                    .native_called(st, tid, inst)
                     .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Choice));
         }
         if st.atomic_owner == Some(tid) {
@@ -337,7 +337,7 @@ impl<'p> Machine<'p> {
                 callee: Callee::Direct(f),
                 ..
             } if self.atomic_functions[*f as usize] => true,
-            Inst::Call { .. } => match self.native_call(st, tid) {
+            Inst::Call { .. } => match self.native_called(st, tid, inst) {
                 Some((n, args)) => self.native_visible(st, tid, n, args),
                 None => false,
             },
@@ -407,7 +407,18 @@ impl<'p> Machine<'p> {
     /// neither copy the native's `Arc` nor collect the arguments.
     fn native_call(&self, st: &State, tid: ThreadId) -> Option<(&Arc<Native>, &'p [Operand])> {
         let pc = Self::pc(st, tid)?;
-        let (inst, _) = self.inst_at(&pc);
+        self.native_called(st, tid, self.inst_at(&pc).0)
+    }
+
+    /// `native_call` for `inst`, the instruction `tid` is known to be at (`is_visible`
+    /// has found it already).
+    #[inline]
+    fn native_called(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        inst: &'p Inst,
+    ) -> Option<(&Arc<Native>, &'p [Operand])> {
         let Inst::Call { callee, args, .. } = inst else {
             return None;
         };
@@ -538,7 +549,7 @@ impl<'p> Machine<'p> {
             return (r, recorder.finish());
         }
         if st.thread(tid).status != before.thread(tid).status {
-            if st.running_threads() <= 1 {
+            if st.at_most_one_running() {
                 // The last other thread now runs alone: what is visible changes.
                 recorder.with(|f| f.set_everything());
                 return (r, recorder.finish());
@@ -652,7 +663,8 @@ impl<'p> Machine<'p> {
         starts_with_visible: bool,
     ) -> Result<Step, Failure> {
         let mut first = starts_with_visible;
-        let mut seen = std::collections::HashSet::new();
+        // Made on first use: most runs are far shorter than a loop check's period.
+        let mut seen = None;
         loop {
             if st.exit_code.is_some() {
                 return Ok(Step::Progress);
@@ -732,7 +744,7 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         steps: u64,
-        seen: &mut std::collections::HashSet<u64>,
+        seen: &mut Option<std::collections::HashSet<u64>>,
     ) -> Result<Option<Step>, Failure> {
         if steps & LOOP_CHECK_MASK == 0 {
             if self
@@ -759,7 +771,7 @@ impl<'p> Machine<'p> {
                 }
             }
             let key = crate::store::hash_bytes(&h);
-            if !seen.insert(key) {
+            if !seen.get_or_insert_with(Default::default).insert(key) {
                 if self.opts.allow_nontermination {
                     // The loop never ends and touches nothing another thread can
                     // see: the thread stops here, the others go on.
