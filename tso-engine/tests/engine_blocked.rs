@@ -3,7 +3,7 @@
 //! section). `BlockedCheck` runs every such thread anyway, in every state, and requires
 //! it to block; the programs reach each condition the rule depends on (a cancellation
 //! acting at the join, a detached target, a self-join, a result slot, one with
-//! undefined bits, a finished target, an atomic section, one whose owner ended).
+//! undefined bits, a finished target, an atomic section, one left open by its owner).
 
 mod engine_support;
 
@@ -71,7 +71,7 @@ fn cases() -> Vec<(&'static str, Option<ErrorKind>)> {
             "pthread_mutex_unlock(&m); void **out; pthread_join(sleeper, out);",
             Some(ErrorKind::Uninitialized),
         ),
-        // A thread that ended inside its atomic section blocks nobody.
+        // A thread that ends inside its atomic section releases it (`finish_thread`).
         (
             "pthread_mutex_unlock(&m); pthread_t e; pthread_create(&e, NULL, ender, NULL);
     pthread_join(e, NULL); pthread_join(sleeper, NULL);",
