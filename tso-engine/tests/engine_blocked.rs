@@ -1,9 +1,10 @@
 //! The searches skip running a thread that surely blocks at once
-//! (`Machine::blocks_at_once`: a join of a running thread, another thread's atomic
-//! section). `BlockedCheck` runs every such thread anyway, in every state, and requires
+//! (`Machine::blocks_at_once`: a join of a running thread, a lock of a held mutex,
+//! another thread's atomic section). `BlockedCheck` runs every such thread anyway, in every state, and requires
 //! it to block; the programs reach each condition the rule depends on (a cancellation
 //! acting at the join, a detached target, a self-join, a result slot, one with
-//! undefined bits, a finished target, an atomic section, one left open by its owner).
+//! undefined bits, a finished target, an atomic section, one left open by its owner;
+//! a mutex held by another thread, relocked by its holder, too small to be one).
 
 mod engine_support;
 
@@ -13,7 +14,7 @@ use std::sync::Arc;
 use tso_engine::explore::roundtrip::BlockedCheck;
 use tso_engine::{ErrorKind, Verdict};
 
-const PRELUDE: &str = "#include <pthread.h>\n#include <stdlib.h>\n#include <assert.h>\nvoid __VERIFIER_atomic_begin(void);\n";
+const PRELUDE: &str = "#include <pthread.h>\n#include <stdlib.h>\n#include <string.h>\n#include <assert.h>\nvoid __VERIFIER_atomic_begin(void);\n";
 
 /// `sleeper` holds on `m`, which main holds: it stays running (blocked) while main
 /// joins. Each body is main's, after that setup.
@@ -27,6 +28,12 @@ __attribute__((noinline)) void __VERIFIER_atomic_bump(int *p) {{ *p += 1; }}
 int shared;
 void *bumper(void *a) {{ __VERIFIER_atomic_bump(&shared); return a; }}
 void *ender(void *a) {{ __VERIFIER_atomic_begin(); shared = 1; return a; }}
+pthread_mutex_t rec;
+char small[32];
+void *relocker(void *a) {{
+    pthread_mutex_lock(&rec); pthread_mutex_lock(&rec);
+    pthread_mutex_unlock(&rec); pthread_mutex_unlock(&rec); return a; }}
+void *small_locker(void *a) {{ pthread_mutex_lock((pthread_mutex_t *)small); return a; }}
 int main(void) {{
     pthread_mutex_lock(&m);
     pthread_create(&sleeper, NULL, sleeper_fn, NULL);
@@ -76,6 +83,21 @@ fn cases() -> Vec<(&'static str, Option<ErrorKind>)> {
             "pthread_mutex_unlock(&m); pthread_t e; pthread_create(&e, NULL, ender, NULL);
     pthread_join(e, NULL); pthread_join(sleeper, NULL);",
             None,
+        ),
+        // A mutex held by another thread blocks; a recursive one its holder takes again.
+        (
+            "pthread_mutexattr_t at; pthread_mutexattr_init(&at);
+    pthread_mutexattr_settype(&at, PTHREAD_MUTEX_RECURSIVE); pthread_mutex_init(&rec, &at);
+    pthread_t r[2]; for (int i = 0; i < 2; i++) pthread_create(&r[i], NULL, relocker, NULL);
+    pthread_mutex_unlock(&m); pthread_join(sleeper, NULL);
+    for (int i = 0; i < 2; i++) pthread_join(r[i], NULL);",
+            None,
+        ),
+        // A \"mutex\" smaller than one, whose owner word is set: out of bounds, not a wait.
+        (
+            "pthread_mutex_unlock(&m); memset(small, 1, sizeof small); pthread_t s;
+    pthread_create(&s, NULL, small_locker, NULL); pthread_join(s, NULL);",
+            Some(ErrorKind::OutOfBounds),
         ),
         // Another thread's atomic section blocks everyone else.
         (

@@ -450,7 +450,9 @@ impl<'p> Machine<'p> {
     ///   executing anything);
     /// - `tid` is at a direct call of the `pthread_join` model, every argument defined
     ///   and both present, and `pthread::thread::join_blocks` says it blocks (main
-    ///   waiting for a worker: once per state of most tests).
+    ///   waiting for a worker: once per state of most tests);
+    /// - the same for `pthread_mutex_lock` and `pthread::mutex::lock_blocks` (a mutex
+    ///   another thread holds).
     pub(crate) fn blocks_at_once(&self, st: &State, tid: ThreadId) -> bool {
         if st.exit_code.is_some() {
             return false;
@@ -476,12 +478,22 @@ impl<'p> Machine<'p> {
         if self.opts.definedness && self.may_be_undefined(st, tid, inst) {
             return false;
         }
-        if args.len() < 2 || self.native_of(*f).is_none_or(|n| n.name != "pthread_join") {
+        let Some(native) = self.native_of(*f) else {
             return false;
-        }
+        };
         let frame = st.thread(tid).top();
-        let arg = |i: usize| self.eval(frame, &args[i]).as_u64();
-        crate::pthread::thread::join_blocks(st, tid, arg(0), arg(1))
+        // A missing argument is an error of the call, never a wait.
+        let arg = |i: usize| args.get(i).map(|a| self.eval(frame, a).as_u64());
+        match native.name {
+            "pthread_join" => match (arg(0), arg(1)) {
+                (Some(h), Some(out)) => crate::pthread::thread::join_blocks(st, tid, h, out),
+                _ => false,
+            },
+            "pthread_mutex_lock" => {
+                arg(0).is_some_and(|m| crate::pthread::mutex::lock_blocks(st, tid, m))
+            }
+            _ => false,
+        }
     }
 
     /// A run `blocks_at_once` spared: counted as the one instruction it would have
