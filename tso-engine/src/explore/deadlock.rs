@@ -16,7 +16,7 @@ use super::Move;
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{describe_pointer, Machine};
 use crate::pthread::{barrier, cond, mutex, once, rwlock, spin, thread_bit};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 
 /// A deadlock found in a state: the verdict and the threads it is about.
 pub(crate) struct Deadlock {
@@ -73,7 +73,7 @@ enum Need {
 /// The deadlock in `st`, if some blocked thread can never move again.
 pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
     let n = st.threads.len();
-    let running = |t: usize| st.threads[t].status == ThreadStatus::Running;
+    let running = |t: usize| st.threads[t].status.is_running();
     // On the stack for the usual handful of threads: this runs for every new state.
     let waits: smallvec::SmallVec<[Option<Wait>; 8]> = (0..n)
         .map(|t| {
@@ -147,7 +147,7 @@ fn describe(
         }
     };
     let others: Vec<String> = (0..st.threads.len())
-        .filter(|&t| st.threads[t].status == ThreadStatus::Running && !dead.contains(&t))
+        .filter(|&t| st.threads[t].status.is_running() && !dead.contains(&t))
         .map(|t| t.to_string())
         .collect();
     let message = if others.is_empty() {
@@ -212,7 +212,7 @@ fn chain_message(st: &State, waits: &[Option<Wait>], on: &[String], chain: &[usi
                     .filter(|&&h| {
                         st.threads
                             .get(h as usize)
-                            .is_none_or(|th| th.status != ThreadStatus::Running)
+                            .is_none_or(|th| !th.status.is_running())
                     })
                     .map(|h| h.to_string())
                     .collect();
@@ -279,7 +279,7 @@ pub(crate) fn blocked_until(
 /// Mirrors the blocking conditions of the natives in `pthread/` and `cxx/`.
 fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
     if let Some(owner) = st.atomic_owner {
-        if owner != t && st.thread(owner).status == ThreadStatus::Running {
+        if owner != t && st.thread(owner).status.is_running() {
             return Some(Wait {
                 on: On::AtomicSection(owner),
                 held: false,
@@ -303,7 +303,7 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
         }
         let target = crate::pthread::thread::thread_of_handle(st, h)?;
         let th = st.threads.get(target as usize)?;
-        if target == t || th.joined || th.detached || th.status != ThreadStatus::Running {
+        if target == t || th.joined || th.detached || !th.status.is_running() {
             return None;
         }
         Some(Wait {

@@ -360,6 +360,10 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let Some(state) = &node.state else {
             unreachable!("a node is expanded whole")
         };
+        if node.script.is_empty() && self.skips_blocked(state, tid) {
+            node.next_thread();
+            return Next::Nothing;
+        }
         let mut next = State::clone(state);
         self.chooser.reset(&node.script);
         let result = self
@@ -393,6 +397,19 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             Ok(Step::Progress) => node.any_enabled = true,
         }
         self.arrive(mv, next, 0, Vec::new())
+    }
+
+    /// Whether `tid`'s transition from `state` surely blocks at once
+    /// (`Machine::blocks_at_once`, checked on every state by the test observer
+    /// `roundtrip::BlockedCheck`), so it need not run: it makes no choice, so its one
+    /// variant blocks, and a blocked run leaves nothing but its discarded copy and a
+    /// footprint (dropped: a thread none of whose variants can move gets none).
+    fn skips_blocked(&self, state: &State, tid: ThreadId) -> bool {
+        let skip = self.machine.blocks_at_once(state, tid);
+        if skip {
+            self.machine.skip_blocked_run();
+        }
+        skip
     }
 
     /// With the reduction: the threads `node` does not expand run once, for their
@@ -444,6 +461,14 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let mut enabled = false;
         let mut reached = VecDeque::new();
         let mut script = Vec::new();
+        if self.skips_blocked(state, tid) {
+            // The one variant blocks: what the loop below ends with, without copying.
+            self.payoff.run += 1;
+            if self.recording && !self.payoff.pays() {
+                self.recording = false;
+            }
+            return (None, reached, None);
+        }
         loop {
             let mut next = State::clone(state);
             self.chooser.reset(&script);

@@ -4,7 +4,7 @@
 
 use super::{Limits, ProgressFn, Stats};
 use crate::error::{ErrorKind, Failure};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -64,7 +64,7 @@ impl Observer for Deadlock {
             return None;
         }
         let blocked: Vec<ThreadId> = (0..st.threads.len() as ThreadId)
-            .filter(|&t| st.thread(t).status == ThreadStatus::Running)
+            .filter(|&t| st.thread(t).status.is_running())
             .collect();
         let list = blocked
             .iter()

@@ -75,7 +75,7 @@ use super::footprint::{self, Footprint};
 use super::future::{Effects, Futures};
 use crate::interp::Machine;
 use crate::pthread::mutex;
-use crate::state::{State, Thread, ThreadId, ThreadStatus};
+use crate::state::{State, Thread, ThreadId};
 
 /// What running one thread's next transition (every choice variant) showed.
 #[derive(Clone, Debug, Default)]
@@ -91,10 +91,10 @@ pub(crate) struct ThreadRun {
 /// Does the thread move strictly forward from `before` to `after` in the order of the
 /// module documentation?
 pub(crate) fn advances(futures: &Futures, before: &Thread, after: &Thread) -> bool {
-    if before.status != ThreadStatus::Running {
+    if !before.status.is_running() {
         return false;
     }
-    if after.status != ThreadStatus::Running {
+    if !after.status.is_running() {
         return true;
     }
     for (a, b) in before.frames.iter().zip(&after.frames) {
@@ -181,11 +181,7 @@ pub(crate) fn choose(
         // Every thread's future is everything (`future_of`): no set is smaller.
         return None;
     }
-    let running: Vec<bool> = st
-        .threads
-        .iter()
-        .map(|t| t.status == ThreadStatus::Running)
-        .collect();
+    let running: Vec<bool> = st.threads.iter().map(|t| t.status.is_running()).collect();
     let waits: Vec<Option<(Vec<ThreadId>, Vec<u32>)>> = (0..n as ThreadId)
         .map(|u| {
             if running[u as usize] {

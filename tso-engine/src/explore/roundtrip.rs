@@ -11,12 +11,14 @@
 //! it renames the threads of every state by a permutation of its own and requires the
 //! same successors, renamed, of each thread and its image, which fails if some thread
 //! id is left un-renamed anywhere (memory, extension data, a model's own fields).
+//! `BlockedCheck` runs every thread `Machine::blocks_at_once` says blocks (the searches
+//! skip running those) and requires it to block.
 
 use super::chooser::ScriptChooser;
 use super::{advance_script, StateCheck};
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 use crate::store::{Canonicalizer, Scratch, StateStore};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -109,7 +111,7 @@ impl DecodeCheck {
         }
         let mut chooser = ScriptChooser::default();
         for tid in 0..st.threads.len() as ThreadId {
-            if st.thread(tid).status != ThreadStatus::Running {
+            if !st.thread(tid).status.is_running() {
                 continue;
             }
             let mut script = Vec::new();
@@ -168,7 +170,7 @@ fn successors(
     key: impl Fn(&State) -> Option<Vec<Vec<u8>>>,
 ) -> std::collections::BTreeSet<Result<Option<Vec<Vec<u8>>>, String>> {
     let mut out = std::collections::BTreeSet::new();
-    if st.thread(tid).status != ThreadStatus::Running {
+    if !st.thread(tid).status.is_running() {
         return out;
     }
     let mut chooser = ScriptChooser::default();
@@ -269,5 +271,41 @@ impl StateCheck for SymmetryCheck {
     fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
         self.compare(machine, st)
             .map_err(|m| Failure::new(ErrorKind::NotRobust, format!("thread symmetry: {m}")))
+    }
+}
+
+/// A test observer: in every state, each thread `Machine::blocks_at_once` says blocks
+/// (the searches then skip running it) must block when run, making no choice.
+#[derive(Default)]
+pub struct BlockedCheck {
+    applied: AtomicU64,
+}
+
+impl BlockedCheck {
+    /// How many times the rule applied (and held).
+    pub fn applied(&self) -> u64 {
+        self.applied.load(Ordering::Relaxed)
+    }
+}
+
+impl StateCheck for BlockedCheck {
+    fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
+        let mut chooser = ScriptChooser::default();
+        for tid in 0..st.threads.len() as ThreadId {
+            if !machine.blocks_at_once(st, tid) {
+                continue;
+            }
+            let mut next = st.clone();
+            chooser.reset(&[]);
+            let r = machine.run_transition(&mut next, tid, &mut chooser, None);
+            if !matches!(r, Ok(Step::Blocked)) || !chooser.taken().is_empty() {
+                return Err(Failure::new(
+                    ErrorKind::NotRobust,
+                    format!("blocked shortcut: thread {tid} does not block at once: {r:?}"),
+                ));
+            }
+            self.applied.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
     }
 }

@@ -23,7 +23,7 @@ impl<'p> Machine<'p> {
         // The result's undefined bits (see `crate::definedness`), after refusing uses
         // that depend on undefined bits.
         let mut result_undef = if self.opts.definedness
-            && (inst.builds_aggregate() || self.may_be_undefined(st, tid))
+            && (inst.builds_aggregate() || self.may_be_undefined(st, tid, inst))
         {
             self.undef_before(st, tid, inst)?
         } else {
@@ -180,7 +180,7 @@ impl<'p> Machine<'p> {
             Inst::Call { dst, callee, args, abi, .. } => {
                 let argv: Vec<Val> = args.iter().map(|a| self.eval(fr, a)).collect();
                 let mut arg_undef = Vec::new();
-                if self.opts.definedness && self.may_be_undefined(st, tid) {
+                if self.opts.definedness && self.may_be_undefined(st, tid, inst) {
                     arg_undef = args.iter().map(|a| self.undef_of(st, tid, fr, a)).collect();
                     if arg_undef.iter().all(Option::is_none) {
                         arg_undef = Vec::new();

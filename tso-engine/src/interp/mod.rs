@@ -235,7 +235,7 @@ impl<'p> Machine<'p> {
 
     fn pc(st: &State, tid: ThreadId) -> Option<Pc> {
         let t = st.thread(tid);
-        if t.status != ThreadStatus::Running {
+        if !t.status.is_running() {
             return None;
         }
         let f = t.frames.last()?;
@@ -277,7 +277,7 @@ impl<'p> Machine<'p> {
         let (inst, _) = self.inst_at(&pc);
         if matches!(inst, Inst::Ret { .. }) {
             if st.thread(tid).frames.len() != 1
-                || st.running_threads() <= 1
+                || st.at_most_one_running()
                 || st.atomic_owner == Some(tid)
             {
                 return false;
@@ -303,11 +303,11 @@ impl<'p> Machine<'p> {
         ) {
             return false;
         }
-        if st.running_threads() <= 1 {
+        if st.at_most_one_running() {
             // Nobody to interleave with; only nondeterministic natives split states.
             return matches!(inst, Inst::Call { .. })
                 && self
-                    .native_call(st, tid)
+                    .native_called(st, tid, inst)
                     .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Choice));
         }
         if st.atomic_owner == Some(tid) {
@@ -337,7 +337,7 @@ impl<'p> Machine<'p> {
                 callee: Callee::Direct(f),
                 ..
             } if self.atomic_functions[*f as usize] => true,
-            Inst::Call { .. } => match self.native_call(st, tid) {
+            Inst::Call { .. } => match self.native_called(st, tid, inst) {
                 Some((n, args)) => self.native_visible(st, tid, n, args),
                 None => false,
             },
@@ -407,7 +407,18 @@ impl<'p> Machine<'p> {
     /// neither copy the native's `Arc` nor collect the arguments.
     fn native_call(&self, st: &State, tid: ThreadId) -> Option<(&Arc<Native>, &'p [Operand])> {
         let pc = Self::pc(st, tid)?;
-        let (inst, _) = self.inst_at(&pc);
+        self.native_called(st, tid, self.inst_at(&pc).0)
+    }
+
+    /// `native_call` for `inst`, the instruction `tid` is known to be at (`is_visible`
+    /// has found it already).
+    #[inline]
+    fn native_called(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        inst: &'p Inst,
+    ) -> Option<(&Arc<Native>, &'p [Operand])> {
         let Inst::Call { callee, args, .. } = inst else {
             return None;
         };
@@ -429,6 +440,67 @@ impl<'p> Machine<'p> {
         } else {
             None
         }
+    }
+
+    /// Whether `run_transition(st, tid)` would surely return `Step::Blocked` at its first
+    /// instruction, making no choice and changing nothing but the copy it runs on (the
+    /// searches then skip copying the state for it; `skip_blocked_run` keeps the
+    /// figures). Two cases, both cheap to decide exactly; `false` is always allowed:
+    /// - another running thread holds the atomic section (`run_steps` blocks before
+    ///   executing anything);
+    /// - `tid` is at a direct call of the `pthread_join` model, every argument defined
+    ///   and both present, and `pthread::thread::join_blocks` says it blocks (main
+    ///   waiting for a worker: once per state of most tests);
+    /// - the same for `pthread_mutex_lock` and `pthread::mutex::lock_blocks` (a mutex
+    ///   another thread holds).
+    pub(crate) fn blocks_at_once(&self, st: &State, tid: ThreadId) -> bool {
+        if st.exit_code.is_some() {
+            return false;
+        }
+        let Some(pc) = Self::pc(st, tid) else {
+            return false;
+        };
+        if let Some(owner) = st.atomic_owner {
+            if owner != tid && st.thread(owner).status.is_running() {
+                return true;
+            }
+        }
+        let (inst, _) = self.inst_at(&pc);
+        let Inst::Call {
+            callee: Callee::Direct(f),
+            args,
+            ..
+        } = inst
+        else {
+            return false;
+        };
+        // No argument with undefined bits: `exec` would refuse them before the call.
+        if self.opts.definedness && self.may_be_undefined(st, tid, inst) {
+            return false;
+        }
+        let Some(native) = self.native_of(*f) else {
+            return false;
+        };
+        let frame = st.thread(tid).top();
+        // A missing argument is an error of the call, never a wait.
+        let arg = |i: usize| args.get(i).map(|a| self.eval(frame, a).as_u64());
+        match native.name {
+            "pthread_join" => match (arg(0), arg(1)) {
+                (Some(h), Some(out)) => crate::pthread::thread::join_blocks(st, tid, h, out),
+                _ => false,
+            },
+            "pthread_mutex_lock" => {
+                arg(0).is_some_and(|m| crate::pthread::mutex::lock_blocks(st, tid, m))
+            }
+            _ => false,
+        }
+    }
+
+    /// A run `blocks_at_once` spared: counted as the one instruction it would have
+    /// run, so the figures stay those of running it.
+    pub(crate) fn skip_blocked_run(&self) {
+        self.instructions
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Run thread `tid`: its pending (visible) action, then everything invisible after it.
@@ -489,7 +561,7 @@ impl<'p> Machine<'p> {
             return (r, recorder.finish());
         }
         if st.thread(tid).status != before.thread(tid).status {
-            if st.running_threads() <= 1 {
+            if st.at_most_one_running() {
                 // The last other thread now runs alone: what is visible changes.
                 recorder.with(|f| f.set_everything());
                 return (r, recorder.finish());
@@ -551,7 +623,7 @@ impl<'p> Machine<'p> {
         while (u as usize) < st.threads.len() {
             if u != tid
                 && st.exit_code.is_none()
-                && st.thread(u).status == ThreadStatus::Running
+                && st.thread(u).status.is_running()
                 && !self.is_visible(st, u)
             {
                 self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false)
@@ -578,7 +650,7 @@ impl<'p> Machine<'p> {
             let mut ran = false;
             for u in 0..st.threads.len() as ThreadId {
                 if st.exit_code.is_none()
-                    && st.thread(u).status == ThreadStatus::Running
+                    && st.thread(u).status.is_running()
                     && !self.is_visible(st, u)
                 {
                     let before = Self::pc(st, u);
@@ -603,7 +675,8 @@ impl<'p> Machine<'p> {
         starts_with_visible: bool,
     ) -> Result<Step, Failure> {
         let mut first = starts_with_visible;
-        let mut seen = std::collections::HashSet::new();
+        // Made on first use: most runs are far shorter than a loop check's period.
+        let mut seen = None;
         loop {
             if st.exit_code.is_some() {
                 return Ok(Step::Progress);
@@ -617,7 +690,7 @@ impl<'p> Machine<'p> {
             // Another thread's atomic section excludes everyone else.
             if first {
                 if let Some(owner) = st.atomic_owner {
-                    if owner != tid && st.thread(owner).status == ThreadStatus::Running {
+                    if owner != tid && st.thread(owner).status.is_running() {
                         return Ok(Step::Blocked);
                     }
                 }
@@ -626,9 +699,13 @@ impl<'p> Machine<'p> {
             let mut notes = Vec::new();
             let (inst, loc) = self.inst_at(&pc);
             let want_notes = trace.is_some() && (first || self.interesting(st, tid, &pc));
-            let shown = trace
-                .is_some()
-                .then(|| trace::Shown::before(self, st, tid, inst, loc, first, want_notes));
+            // Boxed: `Shown` is large, and moving an empty one on every step was a
+            // `memcpy` per instruction when no trace is kept.
+            let shown = trace.is_some().then(|| {
+                Box::new(trace::Shown::before(
+                    self, st, tid, inst, loc, first, want_notes,
+                ))
+            });
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
@@ -650,7 +727,7 @@ impl<'p> Machine<'p> {
             if let (Some(t), Some(shown)) = (trace.as_deref_mut(), shown) {
                 let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
                     .into_owned();
-                t.extend(shown.step(st, tid, notes, output, chose, r == Exec::Blocked));
+                t.extend((*shown).step(st, tid, notes, output, chose, r == Exec::Blocked));
             }
             match r {
                 Exec::Next => {}
@@ -679,7 +756,7 @@ impl<'p> Machine<'p> {
         st: &mut State,
         tid: ThreadId,
         steps: u64,
-        seen: &mut std::collections::HashSet<u64>,
+        seen: &mut Option<std::collections::HashSet<u64>>,
     ) -> Result<Option<Step>, Failure> {
         if steps & LOOP_CHECK_MASK == 0 {
             if self
@@ -706,7 +783,7 @@ impl<'p> Machine<'p> {
                 }
             }
             let key = crate::store::hash_bytes(&h);
-            if !seen.insert(key) {
+            if !seen.get_or_insert_with(Default::default).insert(key) {
                 if self.opts.allow_nontermination {
                     // The loop never ends and touches nothing another thread can
                     // see: the thread stops here, the others go on.

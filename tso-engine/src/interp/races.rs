@@ -7,7 +7,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
 use crate::race::{is_atomic_only, Access, Race, RacePolicy, RaceState, ATOMIC_SECTION_KEY};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts};
 use std::sync::Arc;
 
@@ -220,7 +220,7 @@ impl Machine<'_> {
         });
         let mut writers = 0u64;
         for (u, th) in st.threads.iter().enumerate().take(64) {
-            if th.status != ThreadStatus::Running {
+            if !th.status.is_running() {
                 continue;
             }
             let writes = *ends_run_code

@@ -29,17 +29,21 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Can an operand of the instruction `tid` is at have undefined bits? Not while
-    /// no register of its frame does and its function has no `undef` operand (the
-    /// usual case, kept cheap).
+    /// Can an operand of `inst`, the instruction `tid` is at, have undefined bits? Not
+    /// while no register of its frame does and it has no `undef` operand (the usual
+    /// case, kept cheap: its function's flag first, then its own operands). When this
+    /// is false, `undef_of` is None for every operand, and then `undef_before` gives
+    /// None for every instruction but the `builds_aggregate` ones, which are always
+    /// looked at.
     #[inline]
-    pub(super) fn may_be_undefined(&self, st: &State, tid: ThreadId) -> bool {
+    pub(super) fn may_be_undefined(&self, st: &State, tid: ThreadId, inst: &Inst) -> bool {
         let fr = st.thread(tid).top();
         !fr.undef.is_empty()
-            || self.program.functions[fr.func as usize]
+            || (self.program.functions[fr.func as usize]
                 .body
                 .as_ref()
                 .is_some_and(|b| b.has_undef_operands)
+                && has_undef_operand(inst))
     }
 
     /// A location id as `file.c:12`, to say where undefined bits came from.
@@ -440,4 +444,11 @@ fn full_shape(sh: &Val, v: &Val) -> Val {
                 .into(),
         ),
     }
+}
+
+/// Whether an operand of `inst` is an `undef` or `poison` constant.
+fn has_undef_operand(inst: &Inst) -> bool {
+    let mut any = false;
+    crate::ir::liveness::for_each_operand(inst, |op| any |= matches!(op, Operand::Undef(_)));
+    any
 }

@@ -25,7 +25,7 @@ use super::key::{next_destructor, set_specific, specific, RESERVED};
 use crate::error::{ErrorKind, Failure};
 use crate::natives::arg;
 use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 use crate::value::Val;
 
 /// Reserved `specific` key of a thread's cancellation flags.
@@ -56,7 +56,7 @@ pub(crate) fn register(n: &mut Natives) {
             return Ok(NativeResult::Return(Val::Int(ESRCH)));
         };
         cx.footprint_thread(t);
-        if cx.state.thread(t).status == ThreadStatus::Running {
+        if cx.state.thread(t).status.is_running() {
             let f = flags(cx.state, t);
             set_flags(cx.state, t, f | PENDING);
             cx.note(|_, _| format!("asks thread {t} to cancel"));

@@ -78,6 +78,7 @@ fn write_unlocked(cx: &mut NativeCx<'_>, m: u64, kind: u64) -> Result<(), Failur
 }
 
 /// Lock (or try to). A thread blocked on a mutex is simply not enabled.
+/// `lock_blocks` mirrors when this blocks.
 pub(crate) fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<NativeResult, Failure> {
     let me = handle(cx.state, cx.tid);
     let owner = cx.read_int(m + OWNER, 8)?;
@@ -109,6 +110,20 @@ pub(crate) fn lock(cx: &mut NativeCx<'_>, m: u64, try_only: bool) -> Result<Nati
         return Ok(NativeResult::Return(Val::Int(EBUSY)));
     }
     Ok(NativeResult::Block)
+}
+
+/// Whether `pthread_mutex_lock(m)` by `tid` in `st` surely blocks at once: the
+/// conditions under which the registered lock (`ptr_arg` with `MUTEX`, then `lock`)
+/// reaches `NativeResult::Block`: `m` is a whole writable mutex, and its owner word is
+/// neither 0 (free) nor `tid`'s handle (a relock: counted, refused or an error). The
+/// reads before blocking change nothing. Used by `Machine::blocks_at_once`; keep the
+/// two in step.
+pub(crate) fn lock_blocks(st: &crate::state::State, tid: crate::state::ThreadId, m: u64) -> bool {
+    if st.memory.check(m, MUTEX.size, true).is_err() {
+        return false;
+    }
+    super::peek(st, m + OWNER, 8)
+        .is_some_and(|owner| owner != 0 && owner != handle(st, tid).as_u64())
 }
 
 /// A timed lock takes a free mutex at once. Otherwise it first yields, so other threads

@@ -119,7 +119,25 @@ pub(crate) enum JoinResult {
     Int,
 }
 
+/// Whether `pthread_join(h, out)` called by `tid` in `st` surely blocks at once: the
+/// conditions under which `join_into` reaches `NativeResult::Block`, in its order (no
+/// cancellation acting, `h` a thread's handle, no result slot to check, not itself,
+/// neither joined nor detached, not finished), with a NULL `out` only (a slot would
+/// need the memory check). Nothing `join_into` does before blocking changes the state.
+/// Used by `Machine::blocks_at_once`; keep the two in step.
+pub(crate) fn join_blocks(st: &State, tid: ThreadId, h: u64, out: u64) -> bool {
+    if out != 0 || super::cancel::acts_now(st, tid) {
+        return false;
+    }
+    let Some(t) = thread_of_handle(st, h) else {
+        return false;
+    };
+    let th = st.thread(t);
+    t != tid && !th.joined && !th.detached && !matches!(th.status, ThreadStatus::Finished(_))
+}
+
 /// Join the thread `a[0]`, storing its result through `a[1]` (if not NULL).
+/// `join_blocks` mirrors its blocking conditions.
 pub(crate) fn join_into(
     cx: &mut NativeCx<'_>,
     a: &[Val],

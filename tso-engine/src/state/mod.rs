@@ -192,6 +192,17 @@ impl State {
             .count()
     }
 
+    /// `running_threads() <= 1`, stopping at the second running thread: asked at
+    /// every step (`interp::is_visible`).
+    #[inline]
+    pub(crate) fn at_most_one_running(&self) -> bool {
+        self.threads
+            .iter()
+            .filter(|t| t.status.is_running())
+            .nth(1)
+            .is_none()
+    }
+
     pub(crate) fn is_finished(&self) -> bool {
         self.exit_code.is_some() || self.running_threads() == 0
     }

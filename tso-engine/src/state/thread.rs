@@ -15,6 +15,15 @@ pub(crate) enum ThreadStatus {
     Stuck,
 }
 
+impl ThreadStatus {
+    /// The derived `==` compares exit values and is not inlined; this test runs for
+    /// every thread at every step (`interp::is_visible`, `settle_others`, deadlock).
+    #[inline]
+    pub(crate) fn is_running(&self) -> bool {
+        matches!(self, ThreadStatus::Running)
+    }
+}
+
 /// What a thread ended with: its start routine's result or `pthread_exit`'s argument,
 /// with the value's undefined bits, which `pthread_join` hands on (a start routine that
 /// falls off its end returns an undefined value; that is only an error if it is used).
