@@ -12,46 +12,16 @@
 //! (every 6th also on two workers). `TSO_SOAK=N` runs N random programs and every
 //! corpus program; `TSO_SEED=S` shifts the seeds.
 
-use std::collections::BTreeSet;
-use tso_suite::check::{CheckResult, CheckRun, Model};
-use tso_suite::{corpus, gen_tso, litmus, parallel};
-
-type Answer = (
-    Option<String>,
-    Option<String>,
-    Option<String>,
-    Option<BTreeSet<String>>,
-);
-
-/// A run as compared: verdict, error kind and location, outcomes.
-fn answer(r: &CheckResult) -> Answer {
-    let location = r.json.as_ref().and_then(|j| {
-        j.get("error")?
-            .get("location")?
-            .as_str()
-            .map(str::to_string)
-    });
-    (
-        r.verdict().map(str::to_string),
-        r.error_kind().map(str::to_string),
-        location,
-        r.outcomes(),
-    )
-}
+use tso_suite::check::{
+    answer_difference, assert_no_problems, differential_runs, soak, CheckRun, Origin,
+};
 
 /// The problem with running `run` checked and without incremental canonicalisation.
 fn compare(name: &str, run: &CheckRun) -> Option<String> {
     let checked = run.clone().tool_args(&["--check-incremental-canon"]).run();
     let off = run.clone().tool_args(&["--no-incremental-canon"]).run();
-    if checked.json.is_none() || off.json.is_none() {
-        return Some(format!("{name}: no JSON:\n  {checked}\n  {off}"));
-    }
-    if answer(&checked) != answer(&off) {
-        return Some(format!(
-            "{name}: answers differ\n  checked: {:?}\n  off:     {:?}",
-            answer(&checked),
-            answer(&off)
-        ));
+    if let Some(problem) = answer_difference(name, ("checked", &checked), ("off    ", &off)) {
+        return Some(problem);
     }
     // Two workers that stop at an error may have stored more or fewer states.
     let exact = run.jobs == Some(1) || checked.verdict() == Some("pass");
@@ -65,73 +35,32 @@ fn compare(name: &str, run: &CheckRun) -> Option<String> {
     None
 }
 
-fn soak() -> Option<u64> {
-    std::env::var("TSO_SOAK").ok()?.parse().ok()
-}
-
 #[test]
 fn incremental_canonicalisation_changes_no_state() {
-    let mut runs: Vec<(String, CheckRun)> = Vec::new();
-    let litmus =
-        litmus::read_dir(&tso_suite::suite_dir().join("litmus")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(litmus.len() >= 20, "the litmus corpus shrank");
-    for t in &litmus {
-        let run = CheckRun::new(&t.source, Model::Tso).outcomes();
-        runs.push((format!("litmus {}", t.name), run.clone().jobs(1)));
-        runs.push((
-            format!("litmus {} --no-symmetry", t.name),
-            run.clone().jobs(1).tool_args(&["--no-symmetry"]),
-        ));
-        runs.push((
-            format!("litmus {} --races warn -j2", t.name),
-            run.jobs(2).tool_args(&["--races", "warn"]),
-        ));
-    }
-    let dir = tso_suite::binary::scratch("differential-canon");
-    let seed0 = tso_suite::env_number("TSO_SEED", 0);
-    let programs = soak().unwrap_or(30);
-    for seed in seed0..seed0 + programs {
-        let p = gen_tso::generate(seed);
-        let path = dir.join(format!("seed_{seed}.c"));
-        std::fs::write(&path, p.to_c()).expect("write program");
-        let run = CheckRun::new(&path, Model::Tso).sb_bound(2).outcomes();
-        runs.push((format!("random seed {seed}"), run.clone().jobs(1)));
-        runs.push((
-            format!("random seed {seed} --no-symmetry -j2"),
-            run.jobs(2).tool_args(&["--no-symmetry"]),
-        ));
-    }
-    let files = corpus::sources_under(&tso_suite::suite_dir().join("programs"));
     let every = if soak().is_some() { 1 } else { 3 };
-    for (i, file) in files.iter().enumerate() {
-        if i % every != 0 {
-            continue;
-        }
-        let program = corpus::read_program(file).unwrap_or_else(|e| panic!("{e}"));
-        for model in [Model::Sc, Model::Tso] {
-            let clang: Vec<String> = program
-                .clang_args
-                .clone()
-                .unwrap_or_else(|| vec!["-O1".to_string()]);
-            let run = CheckRun::new(file, model)
-                .tool_args(&program.check_args)
-                .clang_args(&clang);
-            let name = format!("{} {}", file.display(), model.as_str());
-            if i % (2 * every) == 0 {
-                runs.push((format!("{name} -j2"), run.clone().jobs(2)));
+    let mut runs: Vec<(String, CheckRun)> = Vec::new();
+    for (origin, name, run) in differential_runs("differential-canon", soak().unwrap_or(30), every)
+    {
+        let (variant, args): (&str, &[&str]) = match origin {
+            Origin::Litmus => {
+                runs.push((
+                    format!("{name} --no-symmetry"),
+                    run.clone().jobs(1).tool_args(&["--no-symmetry"]),
+                ));
+                ("--races warn", &["--races", "warn"])
             }
-            runs.push((name, run.jobs(1)));
-        }
+            Origin::Random => ("--no-symmetry", &["--no-symmetry"]),
+            Origin::Corpus(i) if i % (2 * every) == 0 => ("", &[]),
+            Origin::Corpus(_) => {
+                runs.push((name, run.jobs(1)));
+                continue;
+            }
+        };
+        runs.push((
+            format!("{name} {variant} -j2"),
+            run.clone().jobs(2).tool_args(args),
+        ));
+        runs.push((name, run.jobs(1)));
     }
-    let problems: Vec<String> = parallel::map(&runs, |(name, run)| compare(name, run))
-        .into_iter()
-        .flatten()
-        .collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} runs differ:\n{}",
-        problems.len(),
-        runs.len(),
-        problems.join("\n")
-    );
+    assert_no_problems(&runs, compare);
 }

@@ -626,6 +626,24 @@ impl Canonicalizer {
                     .map(|&off| ptr_parts(read_u64(&o.data, off)).0),
             );
         };
+        // Rule 3 (checked first: it fails most often): every thread that changed
+        // reaches the same objects first, in the same order; up to symmetry also with
+        // the same own objects (`first_reached`).
+        let flags = self.reuse_flags(st);
+        for t in 0..st.threads.len() {
+            let (old, new) = (&b.threads[t], &st.threads[t]);
+            if Arc::ptr_eq(old, new) {
+                continue;
+            }
+            self.changed_threads.push(t as ThreadId);
+            self.roots_into(program, old, flags, a);
+            self.roots_into(program, new, flags, c);
+            if !same_effect(&b.num.map, b.num.thread_at[t], a, c)
+                || (b.symmetric && !same_own_objects(old, new))
+            {
+                return false;
+            }
+        }
         // Rule 2: every object that changed still exists (and no new one exists), is
         // as constant as before, and, if the base numbered it, its pointers' targets
         // reach the same objects first.
@@ -647,23 +665,6 @@ impl Canonicalizer {
             targets(old, a);
             targets(new, c);
             if !same_effect(&num.map, at, a, c) {
-                return false;
-            }
-        }
-        // Rule 3: every thread that changed reaches the same objects first, in the same
-        // order; up to symmetry also with the same own objects (`first_reached`).
-        let flags = self.reuse_flags(st);
-        for t in 0..st.threads.len() {
-            let (old, new) = (&b.threads[t], &st.threads[t]);
-            if Arc::ptr_eq(old, new) {
-                continue;
-            }
-            self.changed_threads.push(t as ThreadId);
-            self.roots_into(program, old, flags, a);
-            self.roots_into(program, new, flags, c);
-            if !same_effect(&b.num.map, b.num.thread_at[t], a, c)
-                || (b.symmetric && !same_own_objects(old, new))
-            {
                 return false;
             }
         }
@@ -850,6 +851,7 @@ impl Canonicalizer {
         self.reach_obj(st, obj);
     }
 
+    #[inline]
     fn reach_obj(&mut self, st: &State, obj: ObjId) {
         if self.logging {
             self.log.push(obj);
@@ -981,6 +983,7 @@ impl Canonicalizer {
 
     /// Thread `tid`'s chunk, its id from the worker's cache while the numbers it names
     /// are unchanged.
+    #[inline(always)]
     fn thread_part(&mut self, program: &Program, st: &State, tid: ThreadId, map: &[u32]) {
         let generation = self.cache_generation as u64;
         let flags = self.reuse_flags(st);
@@ -1007,6 +1010,7 @@ impl Canonicalizer {
 
     /// The chunk of object `id` (not a constant), its id from the object or the
     /// worker's cache while the numbers it names are unchanged.
+    #[inline(always)]
     fn object_part(&mut self, st: &State, id: ObjId, map: &[u32]) {
         let generation = self.cache_generation as u64;
         let flags = self.reuse_flags(st);
