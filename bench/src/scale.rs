@@ -268,7 +268,7 @@ fn print_machine_ceiling(exe: &Path, jobs: u64) {
 pub fn run_one(args: &[String]) {
     let [program, mm, bound, max, jobs, switches @ ..] = args else {
         println!(
-            "error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS [--no-por] [--no-symmetry] [--persistent-sets] [--no-race-read-futures]"
+            "error: --one PROGRAM sc|sc+races|tso BOUND MAX_STATES JOBS [--no-por] [--no-symmetry] [--persistent-sets] [--no-race-read-futures] [--no-incremental-canon] [--check-incremental-canon]"
         );
         return;
     };
@@ -334,6 +334,9 @@ pub fn run_one(args: &[String]) {
     opts.machine.symmetry = !switches.iter().any(|s| s == "--no-symmetry");
     opts.machine.persistent_sets = switches.iter().any(|s| s == "--persistent-sets");
     opts.machine.race_read_futures = !switches.iter().any(|s| s == "--no-race-read-futures");
+    opts.machine.incremental_canon = !switches.iter().any(|s| s == "--no-incremental-canon");
+    opts.machine.check_incremental_canon =
+        switches.iter().any(|s| s == "--check-incremental-canon");
     let cpu_before = cpu_time();
     let r = check(&prog, &natives, &opts);
     let cpu = (cpu_time() - cpu_before).as_secs_f64();
@@ -357,4 +360,7 @@ pub fn run_one(args: &[String]) {
         c.states.0,
         c.states.1,
     );
+    // Successors canonicalised with their parent's numbering (`store/canon.rs`).
+    let (with_base, kept) = tso_engine::store::incremental_counts();
+    eprintln!("incremental canonicalisation: {kept} of {with_base} runs with a base");
 }

@@ -110,6 +110,14 @@ pub struct CheckingArgs {
     /// races (measurement). Hidden.
     #[arg(long, hide = true)]
     pub no_race_read_futures: bool,
+    /// Canonicalise every state afresh, never from its parent's canonical form: the
+    /// same states and verdicts, slower (measurement). Hidden.
+    #[arg(long, hide = true)]
+    pub no_incremental_canon: bool,
+    /// Canonicalise every state canonicalised from its parent's form afresh too, and
+    /// stop with an internal error if the two differ (tests). Hidden.
+    #[arg(long, hide = true)]
+    pub check_incremental_canon: bool,
     /// Do not track uninitialised bits (no `uninitialized` verdicts; measurement).
     #[arg(long)]
     pub no_definedness: bool,

@@ -44,6 +44,8 @@ impl CheckSettings {
         machine.por = !args.no_por;
         machine.persistent_sets = args.experimental_persistent_sets;
         machine.race_read_futures = !args.no_race_read_futures;
+        machine.incremental_canon = !args.no_incremental_canon;
+        machine.check_incremental_canon = args.check_incremental_canon;
         machine.symmetry = !args.no_symmetry;
         machine.allow_nontermination = args.allow_nontermination;
         machine.races = args

@@ -258,6 +258,103 @@ pub fn worker_difference(one: &CheckResult, two: &CheckResult) -> Option<String>
     })
 }
 
+/// Verdict, error kind, error location and outcomes ([`CheckResult::answer`]).
+pub type Answer = (
+    Option<String>,
+    Option<String>,
+    Option<String>,
+    Option<std::collections::BTreeSet<String>>,
+);
+
+/// The problem, if any, with two runs of `name` that must give the same answer (each
+/// with its label): one without JSON, or answers that differ.
+pub fn answer_difference(
+    name: &str,
+    (a_label, a): (&str, &CheckResult),
+    (b_label, b): (&str, &CheckResult),
+) -> Option<String> {
+    if a.json.is_none() || b.json.is_none() {
+        return Some(format!("{name}: no JSON:\n  {a}\n  {b}"));
+    }
+    (a.answer() != b.answer()).then(|| {
+        format!(
+            "{name}: answers differ\n  {a_label}: {:?}\n  {b_label}: {:?}",
+            a.answer(),
+            b.answer()
+        )
+    })
+}
+
+/// Where a differential suite's run comes from ([`differential_runs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    Litmus,
+    Random,
+    /// The index of the corpus program.
+    Corpus(usize),
+}
+
+/// A differential suite's runs, named: every litmus test under TSO with outcomes,
+/// random TSO programs (`gen_tso`, bound 2, outcomes) from `TSO_SEED` on, `programs`
+/// of them, and every `every`-th corpus program at its own flags (-O1 by default)
+/// under SC and TSO.
+pub fn differential_runs(
+    dir: &std::path::Path,
+    ci_programs: u64,
+    every: usize,
+) -> Vec<(Origin, String, CheckRun)> {
+    let mut runs = Vec::new();
+    let tests = crate::litmus::read_dir(&crate::suite_dir().join("litmus"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(tests.len() >= 20, "the litmus corpus shrank");
+    for t in &tests {
+        let run = CheckRun::new(&t.source, Model::Tso).outcomes();
+        runs.push((Origin::Litmus, format!("litmus {}", t.name), run));
+    }
+    for seed in crate::soak_seeds(ci_programs) {
+        let p = crate::gen_tso::generate(seed);
+        let path = dir.join(format!("seed_{seed}.c"));
+        std::fs::write(&path, p.to_c()).expect("write program");
+        let run = CheckRun::new(&path, Model::Tso).sb_bound(2).outcomes();
+        runs.push((Origin::Random, format!("random seed {seed}"), run));
+    }
+    let files = crate::corpus::sources_under(&crate::suite_dir().join("programs"));
+    for (i, file) in files.iter().enumerate().step_by(every.max(1)) {
+        let program = crate::corpus::read_program(file).unwrap_or_else(|e| panic!("{e}"));
+        for model in [Model::Sc, Model::Tso] {
+            let clang: Vec<String> = program
+                .clang_args
+                .clone()
+                .unwrap_or_else(|| vec!["-O1".to_string()]);
+            let run = CheckRun::new(file, model)
+                .tool_args(&program.check_args)
+                .clang_args(&clang);
+            let name = format!("{} {}", file.display(), model.as_str());
+            runs.push((Origin::Corpus(i), name, run));
+        }
+    }
+    runs
+}
+
+/// Run `compare` on every run side by side (`parallel::map`) and fail with every
+/// problem it names.
+pub fn assert_no_problems(
+    runs: &[(String, CheckRun)],
+    compare: impl Fn(&str, &CheckRun) -> Option<String> + Sync,
+) {
+    let problems: Vec<String> = crate::parallel::map(runs, |(name, run)| compare(name, run))
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{} of {} runs differ:\n{}",
+        problems.len(),
+        runs.len(),
+        problems.join("\n")
+    );
+}
+
 /// What one run answered. `json` is `None` when stdout was not one JSON object.
 #[derive(Clone, Debug)]
 pub struct CheckResult {
@@ -291,6 +388,22 @@ impl CheckResult {
 
     pub fn verdict(&self) -> Option<&str> {
         self.json.as_ref()?.get("verdict")?.as_str()
+    }
+    /// The run as differential suites compare it: verdict, error kind, error
+    /// location, outcomes.
+    pub fn answer(&self) -> Answer {
+        let location = self.json.as_ref().and_then(|j| {
+            j.get("error")?
+                .get("location")?
+                .as_str()
+                .map(str::to_string)
+        });
+        (
+            self.verdict().map(str::to_string),
+            self.error_kind().map(str::to_string),
+            location,
+            self.outcomes(),
+        )
     }
     pub fn error_kind(&self) -> Option<&str> {
         self.json.as_ref()?.get("error")?.get("kind")?.as_str()

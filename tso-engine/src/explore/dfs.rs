@@ -19,7 +19,7 @@ use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId, ThreadStatus};
-use crate::store::{Canonicalizer, Inserted, Scratch, StateStore};
+use crate::store::{Base, Canonicalizer, Inserted, Scratch, StateStore};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -90,6 +90,9 @@ struct Node {
     via: Option<Move>,
     /// Size of the state, serialised.
     bytes: usize,
+    /// The state canonicalised, for its successors' incremental canonicalisation
+    /// (`Canonicalizer::swap_base`); kept with the whole state only.
+    base: Option<Box<Base>>,
     /// With partial-order reduction: the sleep set it is expanded with, which threads
     /// to expand, every thread's footprint here (all its choice variants), and the
     /// successors of the thread being expanded not yet stored.
@@ -118,6 +121,7 @@ impl Node {
             any_enabled: false,
             via,
             bytes,
+            base: None,
             sleep: 0,
             expand: Expand::AllAwake,
             footprints: Vec::new(),
@@ -127,6 +131,11 @@ impl Node {
             ample: u64::MAX,
             chosen: false,
         }
+    }
+
+    fn with_base(mut self, base: Option<Box<Base>>) -> Node {
+        self.base = base;
+        self
     }
 
     fn asleep(mut self, sleep: Sleep, expand: Expand, footprints: Vec<Option<Footprint>>) -> Node {
@@ -174,7 +183,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             observers,
             include_output,
             store: StateStore::new().with_symmetry(machine.opts.symmetry),
-            canon: Canonicalizer::new(),
+            canon: Canonicalizer::for_search(&machine.opts),
             scratch: Scratch::default(),
             chooser: ScriptChooser::default(),
             stats: Stats::default(),
@@ -209,7 +218,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let mut kept_bytes = self.canon.chunks.byte_len();
         let mut path_bytes = kept_bytes;
         let mut first_kept = 0;
-        let mut stack = vec![Node::new(root.id, initial, None, kept_bytes)];
+        let base = self.canon.base_from_last_run(&initial, &self.scratch.ids);
+        let mut stack = vec![Node::new(root.id, initial, None, kept_bytes).with_base(base)];
         let mut ticks = 0;
         while let Some(node) = stack.last_mut() {
             if node.state.is_none() {
@@ -223,6 +233,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     &node.output,
                 ) {
                     Ok(st) => {
+                        node.base = self.canon.base_by_traversal(
+                            self.machine.program,
+                            &st,
+                            self.scratch.decoded_ids(),
+                        );
                         node.state = Some(Box::new(st));
                         // A rebuilt state numbers its objects canonically: footprints
                         // taken on the dropped one do not apply to it.
@@ -302,11 +317,14 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 continue;
             }
             // A thread whose variants already ran finishes as it started.
+            // The successors are canonicalised from this state's canonical form.
+            self.canon.swap_base(&mut node.base);
             let next = if self.por && (self.recording || node.ran) {
                 self.reduced_transition(node)
             } else {
                 self.transition(node)
             };
+            self.canon.swap_base(&mut node.base);
             match next {
                 Next::Nothing => {}
                 Next::Push(child) => {
@@ -327,6 +345,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                             return Err(TooDeep);
                         }
                         low.state = None;
+                        low.base = None;
                         kept_bytes -= low.bytes;
                         first_kept += 1;
                     }
@@ -622,11 +641,12 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             }
             self.canon.to_representative(&mut next);
             let bytes = self.canon.chunks.byte_len();
-            return Next::Push(Node::new(ins.id, next, Some(mv), bytes).asleep(
-                keep,
-                Expand::Only(need),
-                carried,
-            ));
+            let base = self.canon.base_from_last_run(&next, &self.scratch.ids);
+            return Next::Push(
+                Node::new(ins.id, next, Some(mv), bytes)
+                    .with_base(base)
+                    .asleep(keep, Expand::Only(need), carried),
+            );
         }
         if sleep != 0 {
             self.sleeps.insert(ins.id, sleep);
@@ -642,12 +662,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 path: Vec::new(),
             });
         }
+        let base = self.canon.base_from_last_run(&next, &self.scratch.ids);
         Next::Push(
-            Node::new(ins.id, next, Some(mv), self.canon.chunks.byte_len()).asleep(
-                sleep,
-                Expand::AllAwake,
-                carried,
-            ),
+            Node::new(ins.id, next, Some(mv), self.canon.chunks.byte_len())
+                .with_base(base)
+                .asleep(sleep, Expand::AllAwake, carried),
         )
     }
 

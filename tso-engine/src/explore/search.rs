@@ -93,7 +93,6 @@ pub struct Search<'a, 'p> {
 }
 
 /// One worker's scratch space.
-#[derive(Default)]
 struct Worker {
     canon: Canonicalizer,
     chooser: ScriptChooser,
@@ -101,6 +100,18 @@ struct Worker {
     ticks: u32,
     /// Reports the races found from rebuilt states (`held`).
     replayer: Replayer,
+}
+
+impl Worker {
+    fn new(machine: &Machine<'_>) -> Worker {
+        Worker {
+            canon: Canonicalizer::for_search(&machine.opts),
+            chooser: ScriptChooser::default(),
+            scratch: crate::store::Scratch::default(),
+            ticks: 0,
+            replayer: Replayer::default(),
+        }
+    }
 }
 
 /// A successor first seen in the current level.
@@ -200,7 +211,7 @@ impl<'a, 'p> Search<'a, 'p> {
 
     /// Explore everything reachable from `initial`; None when nothing stopped it.
     pub fn run(&mut self, initial: State) -> Option<Stop> {
-        let mut w0 = Worker::default();
+        let mut w0 = Worker::new(self.machine);
         let root = self.store.insert_state(
             &mut w0.canon,
             &mut w0.scratch,
@@ -287,7 +298,7 @@ impl<'a, 'p> Search<'a, 'p> {
             for _ in 1..jobs {
                 s.spawn(|| {
                     let _started = this.worker_start.as_ref().map(|hook| hook());
-                    let mut w = Worker::default();
+                    let mut w = Worker::new(self.machine);
                     loop {
                         start_level.wait();
                         if done.load(Ordering::Acquire) {
@@ -298,7 +309,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     }
                 });
             }
-            let mut w0 = Worker::default();
+            let mut w0 = Worker::new(self.machine);
             let mut level = level;
             loop {
                 levels += 1;
@@ -489,6 +500,16 @@ impl<'a, 'p> Search<'a, 'p> {
             id,
             held,
         );
+        // The successors are canonicalised from this state's canonical form: a
+        // rebuilt state's chunk ids are those it was rebuilt from.
+        let mut base = match &rebuilt {
+            Ok(std::borrow::Cow::Owned(st)) => {
+                w.canon
+                    .base_by_traversal(self.machine.program, st, w.scratch.decoded_ids())
+            }
+            _ => None,
+        };
+        w.canon.swap_base(&mut base);
         let st: &State = match &rebuilt {
             Ok(st) => st,
             Err(failure) => {

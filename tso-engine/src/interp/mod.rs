@@ -55,6 +55,13 @@ pub struct MachineOptions {
     /// futures (`interp::races::update_race_writers`). On by default; off only to
     /// measure it.
     pub race_read_futures: bool,
+    /// Canonicalise a successor incrementally from its parent's canonical form when the
+    /// parent's numbering stays valid (`store/canon.rs`); off only to measure it
+    /// (hidden `--no-incremental-canon`).
+    pub incremental_canon: bool,
+    /// Test mode: canonicalise every state canonicalised incrementally afresh too and
+    /// panic if the two differ.
+    pub check_incremental_canon: bool,
 }
 
 impl MachineOptions {
@@ -80,6 +87,8 @@ impl Default for MachineOptions {
             symmetry: true,
             persistent_sets: false,
             race_read_futures: true,
+            incremental_canon: true,
+            check_incremental_canon: false,
         }
     }
 }

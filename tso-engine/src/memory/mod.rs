@@ -167,6 +167,33 @@ impl Memory {
             })
     }
 
+    /// Each slot whose object is not the one `before` (another version of this memory)
+    /// holds there, in id order: (id, before's object, this one's). A slot whose page is
+    /// shared, or that holds the same `Arc`, holds the same contents and is skipped.
+    pub(crate) fn differing<'a>(
+        &'a self,
+        before: &'a Memory,
+    ) -> impl Iterator<Item = (ObjId, Option<&'a Arc<Object>>, Option<&'a Arc<Object>>)> + 'a {
+        let pages = self.pages.len().max(before.pages.len());
+        (0..pages)
+            .filter(move |&p| match (self.pages.get(p), before.pages.get(p)) {
+                (Some(a), Some(b)) => !Arc::ptr_eq(a, b),
+                _ => true,
+            })
+            .flat_map(move |p| {
+                (0..PAGE).filter_map(move |i| {
+                    let old = before.pages.get(p).and_then(|pg| pg[i].as_ref());
+                    let new = self.pages.get(p).and_then(|pg| pg[i].as_ref());
+                    let same = match (old, new) {
+                        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                        (None, None) => true,
+                        _ => false,
+                    };
+                    (!same).then_some(((p << PAGE_BITS | i) as ObjId, old, new))
+                })
+            })
+    }
+
     /// Validate an access of `len` bytes at pointer `p`; returns (object, offset).
     pub fn check(&self, p: u64, len: u64, write: bool) -> Result<(ObjId, u32), Failure> {
         let (obj, off) = ptr_parts(p);

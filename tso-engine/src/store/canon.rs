@@ -6,7 +6,7 @@
 use super::reuse::{name_of, same_names, ArcCache};
 use super::symmetry;
 use crate::ir::{Program, FUNCTION_OBJECT_BASE};
-use crate::memory::{read_u64, ObjId, ObjKind, Object};
+use crate::memory::{read_u64, Memory, ObjId, ObjKind, Object};
 use crate::race::reuse::{Context, RaceReuse};
 use crate::race::RaceState;
 use crate::state::{ExtState, ReturnTo, State, Thread, ThreadId, ThreadStatus};
@@ -103,8 +103,7 @@ pub struct Canonicalizer {
     /// After `run` up to symmetry: the start routine of each running thread whose place
     /// the keys decided (interchangeable with others of its routine), sorted.
     pub(super) free_starts: Vec<u32>,
-    /// Scratch space reused across runs (root pointers, symmetry keys).
-    scratch: Vec<u64>,
+    /// Scratch space reused across runs (symmetry keys).
     keys: symmetry::Keys,
     /// Scratch of `traverse_symmetric`: threads reached from `main`'s objects (with
     /// the number that reached them first) and the others.
@@ -123,21 +122,152 @@ pub struct Canonicalizer {
     /// While a thread's roots are walked for the cache: every id reached, in order.
     logging: bool,
     log: Vec<ObjId>,
+    /// Incremental canonicalisation (`set_base`): on unless measuring without it.
+    pub incremental: bool,
+    /// The state whose successors are being canonicalised, canonicalised.
+    base: Option<Box<Base>>,
+    /// What the last `run` did: kept the base's numbering (`Some(true)` when it did so
+    /// up to symmetry), or numbered by the plain (`Some(false)`) or symmetric traversal.
+    last: Last,
+    /// The threads other than `main` the last traversal up to symmetry sorted by key,
+    /// in key order (empty when it sorted none).
+    sorted_free: Vec<ThreadId>,
+    /// When the last traversal took each step: how many objects were numbered when it
+    /// went through the pointers of the object numbered `k + 1` (`at[k]`), walked
+    /// thread `t`'s roots (`thread_at[t]`) and the extension data's (`ext_at`).
+    at: Vec<u32>,
+    thread_at: Vec<u32>,
+    ext_at: u32,
+    /// After a run that kept the base's numbering: that numbering (`map` and the
+    /// others are then stale).
+    kept: Option<Arc<Numbering>>,
+    /// Scratch of the incremental check: objects and threads that differ from the
+    /// base, the threads whose keys were computed again, and lists of ids.
+    changed: Vec<ObjId>,
+    changed_threads: Vec<ThreadId>,
+    rekeyed: Vec<ThreadId>,
+    roots_a: Vec<ObjId>,
+    roots_b: Vec<ObjId>,
+    /// Runs with a base, and those that kept its numbering (for the benchmark).
+    pub counts: (u64, u64),
+    /// Test mode: every state canonicalised incrementally is canonicalised afresh too
+    /// by `shadow`, and the two must agree (`StateStore::insert_state`).
+    pub check: bool,
+    pub(super) shadow: Option<Box<(Canonicalizer, super::Scratch)>>,
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+enum Last {
+    #[default]
+    None,
+    Plain,
+    Symmetric,
+    /// The symmetric traversal gave up (extension data that cannot rename threads).
+    Refused,
+    Incremental,
+}
+
+/// A state canonicalised, kept while its successors are canonicalised
+/// (`Canonicalizer::set_base`): the threads and memory it had (shared `Arc`s, to see
+/// what a successor changed), the numbering its traversal gave, with the threads in
+/// their own order, and the store's chunk ids of its serialisation.
+pub struct Base {
+    threads: Vec<Arc<Thread>>,
+    memory: Memory,
+    /// Shared with the bases of the successors that kept it.
+    num: Arc<Numbering>,
+    /// The chunk ids: the process-wide chunk, one per thread, one per object of
+    /// `num.order` that is not constant, then extension and race data.
+    ids: Vec<u32>,
+    /// The objects the extension data points to, in `for_each_pointer` order.
+    ext: Vec<ObjId>,
+    races: bool,
+    all_registers: bool,
+    generation: u32,
+    /// Numbered by the traversal up to symmetry (with the identity permutation).
+    symmetric: bool,
+    /// Up to symmetry: the threads sorted by key and their keys.
+    keys: Option<Arc<(Vec<ThreadId>, symmetry::Keys)>>,
+}
+
+/// A traversal's numbering (see the fields of the same names in `Canonicalizer`).
+struct Numbering {
+    map: Vec<u32>,
+    order: Vec<ObjId>,
+    at: Vec<u32>,
+    thread_at: Vec<u32>,
+    ext_at: u32,
+    /// Position in the chunk ids of the object numbered `k + 1` (`u32::MAX`: a
+    /// constant), and how many objects have chunks.
+    chunk_of: Vec<u32>,
+    objects: usize,
 }
 
 const INVALID: u32 = u32::MAX;
+
+/// Runs with a base and runs that kept its numbering, of the canonicalisers dropped
+/// so far in this process (`Canonicalizer::counts`).
+static COUNTS: [std::sync::atomic::AtomicU64; 2] = [
+    std::sync::atomic::AtomicU64::new(0),
+    std::sync::atomic::AtomicU64::new(0),
+];
+
+/// (runs with a base, runs that kept its numbering) of the canonicalisers dropped so
+/// far in this process (for the benchmark).
+pub fn incremental_counts() -> (u64, u64) {
+    let c = |i: usize| COUNTS[i].load(std::sync::atomic::Ordering::Relaxed);
+    (c(0), c(1))
+}
+
+impl Drop for Canonicalizer {
+    fn drop(&mut self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        COUNTS[0].fetch_add(self.counts.0, Relaxed);
+        COUNTS[1].fetch_add(self.counts.1, Relaxed);
+    }
+}
 
 impl Canonicalizer {
     pub fn new() -> Canonicalizer {
         Canonicalizer::default()
     }
 
+    /// The canonicaliser of a search's worker, incremental unless the options say not.
+    pub fn for_search(opts: &crate::interp::MachineOptions) -> Canonicalizer {
+        let mut c = Canonicalizer::default();
+        c.incremental = opts.incremental_canon;
+        c.check = opts.check_incremental_canon;
+        c
+    }
+
     /// Serialise `st` canonically into `self.chunks`.
     pub fn run(&mut self, program: &Program, st: &State, include_output: bool) {
-        if !(self.symmetry && symmetry::renamable(st) && self.traverse_symmetric(program, st)) {
+        if self.incremental && self.base.is_some() {
+            self.counts.0 += 1;
+            if self.keeps_base_numbering(program, st) {
+                self.counts.1 += 1;
+                self.last = Last::Incremental;
+                self.serialize_incremental(program, st, include_output);
+                return;
+            }
+        }
+        self.number(program, st);
+        self.serialize(program, st, include_output);
+    }
+
+    /// Number `st`'s objects and order its threads by a full traversal.
+    fn number(&mut self, program: &Program, st: &State) {
+        self.kept = None;
+        self.last = if !(self.symmetry && symmetry::renamable(st)) {
+            Last::Plain
+        } else if self.traverse_symmetric(program, st) {
+            Last::Symmetric
+        } else {
+            Last::Refused
+        };
+        if self.last != Last::Symmetric {
             self.traverse(program, st);
         }
-        self.serialize(program, st, include_output);
     }
 
     fn begin_traversal(&mut self, st: &State) {
@@ -148,6 +278,11 @@ impl Canonicalizer {
         self.new_of.clear();
         self.permuted_ext = None;
         self.free_starts.clear();
+        self.sorted_free.clear();
+        self.at.clear();
+        self.thread_at.clear();
+        self.thread_at.resize(st.threads.len(), 0);
+        self.ext_at = 0;
         for g in 1..=st.memory.globals {
             self.map[g as usize] = g;
             self.order.push(g);
@@ -165,6 +300,7 @@ impl Canonicalizer {
         for t in 0..n {
             self.reach_thread(program, st, t);
         }
+        self.ext_at = self.order.len() as u32;
         if let Some(ext) = &st.ext {
             ext.for_each_pointer(&mut |p| self.reach(st, p));
         }
@@ -207,6 +343,7 @@ impl Canonicalizer {
         self.breadth_first(st, &mut cursor);
         if free.len() > 1 {
             self.keys.sort(program, st, self.all_registers, &mut free);
+            self.sorted_free.extend_from_slice(&free);
             self.free_starts.extend(
                 free.iter()
                     .filter_map(|&t| st.threads[t as usize].frames.first().map(|f| f.func)),
@@ -250,12 +387,353 @@ impl Canonicalizer {
             },
             _ => None,
         };
+        self.ext_at = self.order.len() as u32;
         if let Some(e) = ext.as_deref().or(st.ext.as_deref()) {
             e.for_each_pointer(&mut |p| self.reach(st, p));
         }
         self.permuted_ext = ext;
         self.breadth_first(st, &mut cursor);
         true
+    }
+
+    /// Canonicalise the successors of `st` incrementally: `st` was just serialised by
+    /// `run` (its representative, with garbage collected, is what `st` is now) and
+    /// stored with chunk ids `ids`. None when that run permuted its threads or did not
+    /// use the store's caches.
+    pub fn base_from_last_run(&self, st: &State, ids: &[u32]) -> Option<Box<Base>> {
+        let identity = self
+            .perm
+            .iter()
+            .enumerate()
+            .all(|(i, &t)| i as ThreadId == t);
+        if !self.incremental || self.cache_generation == 0 || !identity {
+            return None;
+        }
+        let (symmetric, keys, kept) = match self.last {
+            Last::Plain => (false, None, None),
+            Last::Symmetric => {
+                let sorted = &self.sorted_free;
+                let keys = (!sorted.is_empty()).then(|| {
+                    let k = symmetry::Keys::merged(
+                        &self.keys,
+                        &self.keys,
+                        &[],
+                        sorted,
+                        st.threads.len(),
+                    );
+                    Arc::new((sorted.clone(), k))
+                });
+                (true, keys, None)
+            }
+            Last::Incremental => {
+                let b = self.base.as_deref()?;
+                let keys = b.keys.as_ref().map(|k| {
+                    if self.rekeyed.is_empty() {
+                        return k.clone();
+                    }
+                    let (sorted, old) = &**k;
+                    let merged = symmetry::Keys::merged(
+                        old,
+                        &self.keys,
+                        &self.rekeyed,
+                        sorted,
+                        st.threads.len(),
+                    );
+                    Arc::new((sorted.clone(), merged))
+                });
+                (b.symmetric, keys, self.kept.clone())
+            }
+            Last::None | Last::Refused => return None,
+        };
+        let num = match kept {
+            Some(num) => num,
+            None => {
+                let mut chunk_of = Vec::with_capacity(self.order.len());
+                let mut next = 1 + st.threads.len() as u32;
+                for &id in &self.order {
+                    if st.memory.get(id).is_some_and(|o| !o.constant) {
+                        chunk_of.push(next);
+                        next += 1;
+                    } else {
+                        chunk_of.push(u32::MAX);
+                    }
+                }
+                Arc::new(Numbering {
+                    map: self.map.clone(),
+                    order: self.order.clone(),
+                    at: self.at.clone(),
+                    thread_at: self.thread_at.clone(),
+                    ext_at: self.ext_at,
+                    chunk_of,
+                    objects: next as usize - 1 - st.threads.len(),
+                })
+            }
+        };
+        if ids.len() < 1 + st.threads.len() + num.objects + st.ext.is_some() as usize {
+            return None;
+        }
+        let mut ext = Vec::new();
+        if let Some(e) = &st.ext {
+            e.for_each_pointer(&mut |p| ext.push(ptr_parts(p).0));
+        }
+        Some(Box::new(Base {
+            threads: st.threads.clone(),
+            memory: st.memory.clone(),
+            num,
+            ids: ids.to_vec(),
+            ext,
+            races: st.races.is_some(),
+            all_registers: self.all_registers,
+            generation: self.cache_generation,
+            symmetric,
+            keys,
+        }))
+    }
+
+    /// `base_from_last_run` for a state not just serialised (rebuilt from the store as
+    /// `ids`): its numbering by a traversal.
+    pub fn base_by_traversal(
+        &mut self,
+        program: &Program,
+        st: &State,
+        ids: &[u32],
+    ) -> Option<Box<Base>> {
+        if !self.incremental || self.cache_generation == 0 {
+            return None;
+        }
+        self.number(program, st);
+        self.base_from_last_run(st, ids)
+    }
+
+    /// The last `run` kept the base's numbering.
+    pub fn was_incremental(&self) -> bool {
+        self.last == Last::Incremental
+    }
+
+    /// What the last `run` numbered and ordered, to compare with another run.
+    pub(super) fn numbering(&self) -> (&[u32], &[ObjId], &[ThreadId], &[u32]) {
+        match &self.kept {
+            Some(num) => (&num.map, &num.order, &self.perm, &self.free_starts),
+            None => (&self.map, &self.order, &self.perm, &self.free_starts),
+        }
+    }
+
+    /// The state whose successors are canonicalised next (None: every state afresh).
+    pub fn swap_base(&mut self, base: &mut Option<Box<Base>>) {
+        std::mem::swap(&mut self.base, base);
+    }
+
+    /// Thread `t`'s first reaches (`first_reaches` of `for_each_root`), from the cache.
+    fn roots_into(&mut self, program: &Program, t: &Arc<Thread>, flags: u8, out: &mut Vec<ObjId>) {
+        out.clear();
+        if let Some(e) = self.thread_reuse.get(t, flags) {
+            out.extend_from_slice(&e.roots);
+            return;
+        }
+        for_each_root(program, t, self.all_registers, |o| out.push(o));
+        first_reaches(out);
+        self.thread_reuse.insert(t, flags, out);
+    }
+
+    /// Whether the full traversal of `st` would give the base's numbering and thread
+    /// order (the rules and why each is enough: ARCHITECTURE.md, `store/canon.rs`).
+    /// Fills `changed` (objects whose `Arc` differs from the base's),
+    /// `changed_threads`, and `rekeyed` (threads whose symmetry key was computed again,
+    /// in `keys`).
+    fn keeps_base_numbering(&mut self, program: &Program, st: &State) -> bool {
+        let Some(b) = self.base.take() else {
+            return false;
+        };
+        let keeps = self.same_numbering(program, st, &b);
+        self.base = Some(b);
+        keeps
+    }
+
+    fn same_numbering(&mut self, program: &Program, st: &State, b: &Base) -> bool {
+        self.changed.clear();
+        self.changed_threads.clear();
+        self.rekeyed.clear();
+        // The same settings and the same traversal (plain or up to symmetry).
+        let symmetric = self.symmetry && symmetry::renamable(st);
+        if b.generation != self.cache_generation
+            || b.all_registers != self.all_registers
+            || b.symmetric != symmetric
+            || b.races != st.races.is_some()
+        {
+            return false;
+        }
+        // Rule 1: the same threads and object ids.
+        if st.threads.len() != b.threads.len()
+            || st.memory.len() != b.memory.len()
+            || st.memory.globals != b.memory.globals
+        {
+            return false;
+        }
+        let mut old_ids = std::mem::take(&mut self.roots_a);
+        let mut new_ids = std::mem::take(&mut self.roots_b);
+        let same = self.same_steps(program, st, b, &mut old_ids, &mut new_ids);
+        self.roots_a = old_ids;
+        self.roots_b = new_ids;
+        if !same {
+            return false;
+        }
+        // Rule 5 (up to symmetry): the keys of the threads sorted by key keep their
+        // order and ties, computed again for the threads that changed or whose key read
+        // an object that changed.
+        if let Some((sorted, keys)) = b.keys.as_deref() {
+            self.keys.begin(st);
+            for &t in sorted {
+                let stale = self.changed_threads.contains(&t)
+                    || keys.reads(t).iter().any(|o| self.changed.contains(o));
+                if stale {
+                    self.keys.compute(program, st, self.all_registers, t);
+                    self.rekeyed.push(t);
+                }
+            }
+            let key = |t: ThreadId| {
+                if self.rekeyed.contains(&t) {
+                    self.keys.key(t)
+                } else {
+                    keys.key(t)
+                }
+            };
+            if !self.rekeyed.is_empty()
+                && sorted
+                    .windows(2)
+                    .any(|w| keys.key(w[0]).cmp(keys.key(w[1])) != key(w[0]).cmp(key(w[1])))
+            {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Rules 2 to 4: each step of the base's traversal that reads something `st`
+    /// changed gives the same first reaches in the same order (`effect`).
+    fn same_steps(
+        &mut self,
+        program: &Program,
+        st: &State,
+        b: &Base,
+        a: &mut Vec<ObjId>,
+        c: &mut Vec<ObjId>,
+    ) -> bool {
+        let targets = |o: &Object, out: &mut Vec<ObjId>| {
+            out.clear();
+            out.extend(
+                o.ptrs
+                    .iter()
+                    .map(|&off| ptr_parts(read_u64(&o.data, off)).0),
+            );
+        };
+        // Rule 3 (checked first: it fails most often): every thread that changed
+        // reaches the same objects first, in the same order; up to symmetry also with
+        // the same own objects (`first_reached`).
+        let flags = self.reuse_flags(st);
+        for t in 0..st.threads.len() {
+            let (old, new) = (&b.threads[t], &st.threads[t]);
+            if Arc::ptr_eq(old, new) {
+                continue;
+            }
+            self.changed_threads.push(t as ThreadId);
+            self.roots_into(program, old, flags, a);
+            self.roots_into(program, new, flags, c);
+            if !same_effect(&b.num.map, b.num.thread_at[t], a, c)
+                || (b.symmetric && !same_own_objects(old, new))
+            {
+                return false;
+            }
+        }
+        // Rule 2: every object that changed still exists (and no new one exists), is
+        // as constant as before, and, if the base numbered it, its pointers' targets
+        // reach the same objects first.
+        for (id, old, new) in st.memory.differing(&b.memory) {
+            let (Some(old), Some(new)) = (old, new) else {
+                return false;
+            };
+            if old.constant != new.constant {
+                return false;
+            }
+            self.changed.push(id);
+            let num = &*b.num;
+            let k = num.map[id as usize];
+            if k == 0 || (old.ptrs.is_empty() && new.ptrs.is_empty()) {
+                // Not reached: its pointers are never read.
+                continue;
+            }
+            let at = num.at[k as usize - 1];
+            targets(old, a);
+            targets(new, c);
+            if !same_effect(&num.map, at, a, c) {
+                return false;
+            }
+        }
+        // Rule 4: the extension data's pointers reach the same objects first.
+        c.clear();
+        if let Some(ext) = &st.ext {
+            ext.for_each_pointer(&mut |p| c.push(ptr_parts(p).0));
+        }
+        if c != &b.ext && !same_effect(&b.num.map, b.num.ext_at, &b.ext, c) {
+            return false;
+        }
+        true
+    }
+
+    /// Serialise `st` with the base's numbering: the chunks of the threads and objects
+    /// that did not change are the base's ids.
+    fn serialize_incremental(&mut self, program: &Program, st: &State, include_output: bool) {
+        let Some(b) = self.base.take() else {
+            unreachable!("checked by keeps_base_numbering")
+        };
+        let n = st.threads.len();
+        let num = b.num.clone();
+        self.perm.clear();
+        self.perm.extend(0..n as ThreadId);
+        self.new_of.clone_from(&self.perm);
+        self.permuted_ext = None;
+        self.free_starts.clear();
+        if let Some((sorted, _)) = b.keys.as_deref() {
+            self.free_starts.extend(
+                sorted
+                    .iter()
+                    .filter_map(|&t| st.threads[t as usize].frames.first().map(|f| f.func)),
+            );
+            self.free_starts.sort_unstable();
+        }
+        let map = &num.map;
+        self.chunks.clear();
+        self.write_process(st, num.objects, include_output);
+        for t in 0..n {
+            if Arc::ptr_eq(&st.threads[t], &b.threads[t]) {
+                self.chunks.parts.push(Part::Known(b.ids[1 + t]));
+            } else {
+                self.thread_part(program, st, t as ThreadId, map);
+            }
+        }
+        // The changed objects that are numbered and not constant, by chunk position.
+        let mut changed = std::mem::take(&mut self.changed);
+        changed.retain(|&id| {
+            let k = map.get(id as usize).copied().unwrap_or(0);
+            k != 0 && k != INVALID && num.chunk_of[k as usize - 1] != u32::MAX
+        });
+        changed.sort_unstable_by_key(|&id| map[id as usize]);
+        let mut next = 1 + n;
+        for &id in &changed {
+            let at = num.chunk_of[map[id as usize] as usize - 1] as usize;
+            self.chunks
+                .parts
+                .extend(b.ids[next..at].iter().map(|&i| Part::Known(i)));
+            self.object_part(st, id, map);
+            next = at + 1;
+        }
+        let end = 1 + n + num.objects;
+        self.chunks
+            .parts
+            .extend(b.ids[next..end].iter().map(|&i| Part::Known(i)));
+        self.changed = changed;
+        self.tail_parts(st, map);
+        self.kept = Some(num);
+        self.base = Some(b);
     }
 
     /// The smallest number given so far to an object that is thread `t`'s own (its
@@ -279,6 +757,7 @@ impl Canonicalizer {
     /// Reach thread `tid`'s roots (`walk_thread`); a thread unchanged since the worker
     /// last walked it reaches the same ids, remembered.
     fn reach_thread(&mut self, program: &Program, st: &State, tid: ThreadId) {
+        self.thread_at[tid as usize] = self.order.len() as u32;
         if self.cache_generation == 0 {
             return self.walk_thread(program, st, tid);
         }
@@ -302,56 +781,16 @@ impl Canonicalizer {
         self.logging = true;
         self.walk_thread(program, st, tid);
         self.logging = false;
-        // Only first reaches count: reaching null, or an id a second time, changes
-        // nothing, and the new number of null is always 0 (`name_of`), so the replay
-        // and the names check need neither.
         let mut log = std::mem::take(&mut self.log);
-        let mut kept = 0;
-        for i in 0..log.len() {
-            let o = log[i];
-            if o != 0 && !log[..kept].contains(&o) {
-                log[kept] = o;
-                kept += 1;
-            }
-        }
-        log.truncate(kept);
+        first_reaches(&mut log);
         self.thread_reuse.insert(t, flags, &log);
         self.log = log;
     }
 
-    /// Reach thread `tid`'s roots: its handle, then per frame the live registers'
-    /// pointers and its stack slots, thread-local copies, key values and results. Every
-    /// id `write_thread` renames is reached here (the cache in `reuse.rs` relies on it).
+    /// Reach thread `tid`'s roots (`for_each_root`).
     fn walk_thread(&mut self, program: &Program, st: &State, tid: ThreadId) {
         let t = &st.threads[tid as usize];
-        self.reach_obj(st, t.handle);
-        for f in &t.frames {
-            let mut roots = std::mem::take(&mut self.scratch);
-            roots.clear();
-            for_each_reg(program, f, self.all_registers, |v| {
-                v.for_each_pointer(&mut |p| roots.push(p))
-            });
-            for &p in &roots {
-                self.reach(st, p);
-            }
-            self.scratch = roots;
-            for &a in f.allocas.iter().chain(f.varargs.iter()) {
-                self.reach_obj(st, a);
-            }
-        }
-        for &(_, o) in &t.tls {
-            self.reach_obj(st, o);
-        }
-        for (_, v) in &t.specific {
-            v.for_each_pointer(&mut |p| self.reach(st, p));
-        }
-        if let ThreadStatus::Finished(e) = &t.status {
-            e.value.for_each_pointer(&mut |p| self.reach(st, p));
-        }
-        let pending = t.pending_exit.iter().map(|e| &e.value);
-        for v in t.callback_result.iter().chain(pending) {
-            v.for_each_pointer(&mut |p| self.reach(st, p));
-        }
+        for_each_root(program, t, self.all_registers, |o| self.reach_obj(st, o));
     }
 
     /// Go on breadth-first through memory from `order[*cursor]`.
@@ -359,6 +798,7 @@ impl Canonicalizer {
         while *cursor < self.order.len() {
             let id = self.order[*cursor];
             *cursor += 1;
+            self.at.push(self.order.len() as u32);
             if let Some(o) = st.memory.get(id) {
                 for &off in &o.ptrs {
                     let p = read_u64(&o.data, off);
@@ -397,8 +837,9 @@ impl Canonicalizer {
     pub fn collect_garbage(&self, st: &mut State) {
         // By index, without collecting: this runs on every stored state and most
         // have nothing to drop.
+        let map = self.kept.as_ref().map_or(&self.map, |num| &num.map);
         for id in st.memory.globals + 1..st.memory.len() as ObjId {
-            let unreached = self.map.get(id as usize).is_none_or(|&m| m == 0);
+            let unreached = map.get(id as usize).is_none_or(|&m| m == 0);
             if unreached && st.memory.get(id).is_some_and(|o| o.freed) {
                 st.memory.remove(id);
             }
@@ -410,6 +851,7 @@ impl Canonicalizer {
         self.reach_obj(st, obj);
     }
 
+    #[inline]
     fn reach_obj(&mut self, st: &State, obj: ObjId) {
         if self.logging {
             self.log.push(obj);
@@ -481,10 +923,7 @@ impl Canonicalizer {
 
     fn serialize(&mut self, program: &Program, st: &State, include_output: bool) {
         let map = std::mem::take(&mut self.map);
-        let generation = self.cache_generation as u64;
-        let flags = self.reuse_flags(st);
-        let out = &mut self.chunks;
-        out.clear();
+        self.chunks.clear();
         // Every list is written with its length first, so the bytes of one list can never
         // be read as the start of the next (the serialisation is prefix-free). The key is
         // the sequence of chunk ids; the first chunk says how many thread and object
@@ -495,9 +934,24 @@ impl Canonicalizer {
             .iter()
             .filter(|&&id| st.memory.get(id).is_some_and(|o| !o.constant))
             .count();
-        // Process-wide data.
+        self.write_process(st, objects, include_output);
+        for i in 0..self.perm.len() {
+            self.thread_part(program, st, self.perm[i], &map);
+        }
+        for i in 0..self.order.len() {
+            let id = self.order[i];
+            if st.memory.get(id).is_some_and(|o| !o.constant) {
+                self.object_part(st, id, &map);
+            }
+        }
+        self.tail_parts(st, &map);
+        self.map = map;
+    }
+
+    /// The process-wide chunk.
+    fn write_process(&mut self, st: &State, objects: usize, include_output: bool) {
         // `store/decode.rs` reads this format back: change both together.
-        let b = &mut out.buf;
+        let b = &mut self.chunks.buf;
         write_len(b, st.threads.len());
         write_len(b, objects);
         b.push(
@@ -524,167 +978,254 @@ impl Canonicalizer {
             write_len(b, st.output.len());
             b.extend_from_slice(&st.output);
         }
-        out.end_chunk();
-        for &tid in &self.perm {
-            let t = &st.threads[tid as usize];
-            let mut reuse = Reuse::Nowhere;
-            if generation != 0 {
-                let slot = ArcCache::slot_of(t);
-                if let Some(e) = self.thread_reuse.get(t, flags) {
-                    if e.chunk >> 32 == generation
-                        && same_names(&map, e.roots.iter().copied(), &e.names)
-                    {
-                        out.parts.push(Part::Known(e.chunk as u32));
-                        continue;
-                    }
-                    e.names.clear();
-                    e.names.extend(e.roots.iter().map(|&o| name_of(&map, o)));
-                    e.chunk = 0;
-                    reuse = Reuse::Thread(slot, Arc::as_ptr(t) as usize);
-                }
-            }
-            write_thread(&mut out.buf, program, t, &map, self.all_registers);
-            out.end_reused_chunk(reuse);
-        }
-        for &id in &self.order {
-            let Some(o) = st.memory.get(id) else { continue };
-            if o.constant {
-                continue;
-            }
-            let mut reuse = Reuse::Nowhere;
-            if generation != 0 && o.ptrs.is_empty() {
-                let c = o.chunk_cache.get();
-                if c >> 32 == generation {
-                    out.parts.push(Part::Known(c as u32));
-                    continue;
-                }
-                reuse = Reuse::Object(id);
-            } else if let (true, Some(arc)) = (generation != 0, st.memory.get_arc(id)) {
-                let targets = || {
-                    o.ptrs
-                        .iter()
-                        .map(|&off| ptr_parts(read_u64(&o.data, off)).0)
-                };
-                let e = match self.object_reuse.get(arc, flags) {
-                    Some(e) => e,
-                    None => {
-                        let slot = self.object_reuse.insert(arc, flags, &[]);
-                        self.object_reuse
-                            .at(slot, Arc::as_ptr(arc))
-                            .expect("just inserted")
-                    }
-                };
-                if e.chunk >> 32 == generation && same_names(&map, targets(), &e.names) {
+        self.chunks.end_chunk();
+    }
+
+    /// Thread `tid`'s chunk, its id from the worker's cache while the numbers it names
+    /// are unchanged.
+    #[inline(always)]
+    fn thread_part(&mut self, program: &Program, st: &State, tid: ThreadId, map: &[u32]) {
+        let generation = self.cache_generation as u64;
+        let flags = self.reuse_flags(st);
+        let out = &mut self.chunks;
+        let t = &st.threads[tid as usize];
+        let mut reuse = Reuse::Nowhere;
+        if generation != 0 {
+            let slot = ArcCache::slot_of(t);
+            if let Some(e) = self.thread_reuse.get(t, flags) {
+                if e.chunk >> 32 == generation && same_names(map, e.roots.iter().copied(), &e.names)
+                {
                     out.parts.push(Part::Known(e.chunk as u32));
-                    continue;
+                    return;
                 }
                 e.names.clear();
-                e.names.extend(targets().map(|o| name_of(&map, o)));
+                e.names.extend(e.roots.iter().map(|&o| name_of(map, o)));
                 e.chunk = 0;
-                reuse = Reuse::Pointers(ArcCache::slot_of(arc), Arc::as_ptr(arc) as usize);
+                reuse = Reuse::Thread(slot, Arc::as_ptr(t) as usize);
             }
-            let b = &mut out.buf;
-            let kind = match o.kind {
-                ObjKind::Global(_) => 0u8,
-                ObjKind::ThreadLocal(_) => 1,
-                ObjKind::Stack => 2,
-                ObjKind::Heap => 3,
-                ObjKind::Internal => 4,
-            };
-            // Whether race detection ignores a stack slot (`Object::frame_private`)
-            // follows from the lost allocation site: kept while races are tracked.
-            let frame_private = o.frame_private && st.races.is_some();
-            b.push(
-                kind | (o.freed as u8) << 3 | (o.shared as u8) << 4 | (frame_private as u8) << 5,
-            );
-            // A global's index follows from its id; a thread's copy names its global.
-            if let ObjKind::ThreadLocal(g) = o.kind {
-                b.extend_from_slice(&g.to_le_bytes());
-            }
-            // A byte of its own: shifted into the flags byte, families 0 and 0xE0 collided.
-            b.push(o.alloc_family);
-            write_len(b, o.data.len());
-            let start = b.len();
-            b.extend_from_slice(&o.data);
-            for &off in &o.ptrs {
-                let p = read_u64(&o.data, off);
-                let q = Self::map_ptr(&map, p);
-                let at = start + off as usize;
-                b[at..at + 8].copy_from_slice(&q.to_le_bytes());
-            }
-            write_len(b, o.ptrs.len());
-            for &off in &o.ptrs {
-                b.extend_from_slice(&off.to_le_bytes());
-            }
-            write_undef_mask(b, &o.undef);
-            out.end_reused_chunk(reuse);
         }
+        write_thread(&mut out.buf, program, t, map, self.all_registers);
+        out.end_reused_chunk(reuse);
+    }
+
+    /// The chunk of object `id` (not a constant), its id from the object or the
+    /// worker's cache while the numbers it names are unchanged.
+    #[inline(always)]
+    fn object_part(&mut self, st: &State, id: ObjId, map: &[u32]) {
+        let generation = self.cache_generation as u64;
+        let flags = self.reuse_flags(st);
+        let out = &mut self.chunks;
+        let Some(o) = st.memory.get(id) else { return };
+        let mut reuse = Reuse::Nowhere;
+        if generation != 0 && o.ptrs.is_empty() {
+            let c = o.chunk_cache.get();
+            if c >> 32 == generation {
+                out.parts.push(Part::Known(c as u32));
+                return;
+            }
+            reuse = Reuse::Object(id);
+        } else if let (true, Some(arc)) = (generation != 0, st.memory.get_arc(id)) {
+            let targets = || {
+                o.ptrs
+                    .iter()
+                    .map(|&off| ptr_parts(read_u64(&o.data, off)).0)
+            };
+            let e = match self.object_reuse.get(arc, flags) {
+                Some(e) => e,
+                None => {
+                    let slot = self.object_reuse.insert(arc, flags, &[]);
+                    self.object_reuse
+                        .at(slot, Arc::as_ptr(arc))
+                        .expect("just inserted")
+                }
+            };
+            if e.chunk >> 32 == generation && same_names(map, targets(), &e.names) {
+                out.parts.push(Part::Known(e.chunk as u32));
+                return;
+            }
+            e.names.clear();
+            e.names.extend(targets().map(|o| name_of(map, o)));
+            e.chunk = 0;
+            reuse = Reuse::Pointers(ArcCache::slot_of(arc), Arc::as_ptr(arc) as usize);
+        }
+        let b = &mut out.buf;
+        let kind = match o.kind {
+            ObjKind::Global(_) => 0u8,
+            ObjKind::ThreadLocal(_) => 1,
+            ObjKind::Stack => 2,
+            ObjKind::Heap => 3,
+            ObjKind::Internal => 4,
+        };
+        // Whether race detection ignores a stack slot (`Object::frame_private`)
+        // follows from the lost allocation site: kept while races are tracked.
+        let frame_private = o.frame_private && st.races.is_some();
+        b.push(kind | (o.freed as u8) << 3 | (o.shared as u8) << 4 | (frame_private as u8) << 5);
+        // A global's index follows from its id; a thread's copy names its global.
+        if let ObjKind::ThreadLocal(g) = o.kind {
+            b.extend_from_slice(&g.to_le_bytes());
+        }
+        // A byte of its own: shifted into the flags byte, families 0 and 0xE0 collided.
+        b.push(o.alloc_family);
+        write_len(b, o.data.len());
+        let start = b.len();
+        b.extend_from_slice(&o.data);
+        for &off in &o.ptrs {
+            let p = read_u64(&o.data, off);
+            let q = Self::map_ptr(map, p);
+            let at = start + off as usize;
+            b[at..at + 8].copy_from_slice(&q.to_le_bytes());
+        }
+        write_len(b, o.ptrs.len());
+        for &off in &o.ptrs {
+            b.extend_from_slice(&off.to_le_bytes());
+        }
+        write_undef_mask(b, &o.undef);
+        out.end_reused_chunk(reuse);
+    }
+
+    /// The chunks after the objects': extension data, then race data.
+    fn tail_parts(&mut self, st: &State, map: &[u32]) {
+        let generation = self.cache_generation as u64;
+        let out = &mut self.chunks;
         if let Some(ext) = self.permuted_ext.as_deref().or(st.ext.as_deref()) {
-            let mut f = |p: u64| Self::map_ptr(&map, p);
+            let mut f = |p: u64| Self::map_ptr(map, p);
             ext.serialize(&mut f, &mut out.buf);
             out.end_chunk();
         }
         // Race detection's clocks and access histories (see `crate::race`).
-        if let Some(races) = &st.races {
-            let rename = |o: ObjId| {
-                map.get(o as usize)
-                    .copied()
-                    .filter(|&n| n != 0 && n != INVALID)
-            };
-            let running = |t: u32| {
-                st.threads
-                    .get(t as usize)
-                    .is_some_and(|t| t.status == ThreadStatus::Running)
-            };
-            let live = |t: u32| {
-                st.threads.get(t as usize).is_some_and(|t| match t.status {
-                    ThreadStatus::Running => true,
-                    ThreadStatus::Finished(_) => !t.joined && !t.detached,
-                    ThreadStatus::Stuck => false,
-                })
-            };
-            // Unchanged race data in the same context: its chunk ids are known.
-            let reusing = generation != 0 && self.race_reuse.wanted();
-            if reusing {
-                let context = &mut self.race_context;
-                context.clear();
-                context.push(st.threads.len() as u32);
-                for t in 0..st.threads.len() as u32 {
-                    context.push(running(t) as u32 | (live(t) as u32) << 1);
-                }
-                races.for_each_object(|o| context.push(rename(o).unwrap_or(INVALID)));
-                let generation = self.cache_generation;
-                let hit = match self.race_reuse.known(races, context, generation) {
-                    Some(ids) => {
-                        out.parts.extend(ids.map(Part::Known));
-                        true
-                    }
-                    None => false,
-                };
-                self.race_reuse.note(hit);
-                if hit {
-                    self.map = map;
-                    return;
-                }
+        let Some(races) = &st.races else { return };
+        let rename = |o: ObjId| {
+            map.get(o as usize)
+                .copied()
+                .filter(|&n| n != 0 && n != INVALID)
+        };
+        let running = |t: u32| {
+            st.threads
+                .get(t as usize)
+                .is_some_and(|t| t.status == ThreadStatus::Running)
+        };
+        let live = |t: u32| {
+            st.threads.get(t as usize).is_some_and(|t| match t.status {
+                ThreadStatus::Running => true,
+                ThreadStatus::Finished(_) => !t.joined && !t.detached,
+                ThreadStatus::Stuck => false,
+            })
+        };
+        // Unchanged race data in the same context: its chunk ids are known.
+        let reusing = generation != 0 && self.race_reuse.wanted();
+        if reusing {
+            let context = &mut self.race_context;
+            context.clear();
+            context.push(st.threads.len() as u32);
+            for t in 0..st.threads.len() as u32 {
+                context.push(running(t) as u32 | (live(t) as u32) << 1);
             }
-            let mut ends = std::mem::take(&mut self.scratch_ends);
-            ends.clear();
-            let heap = |o: ObjId| st.memory.get(o).is_some_and(|o| o.kind == ObjKind::Heap);
-            races.serialize(&rename, &heap, &running, &live, &mut out.buf, &mut ends);
-            let at = Arc::as_ptr(races) as usize;
-            let slot = reusing.then(|| {
-                self.race_reuse
-                    .insert(races, &self.race_context, ends.len())
-            });
-            out.parts
-                .extend(ends.iter().enumerate().map(|(i, &end)| Part::Bytes {
-                    end,
-                    reuse: slot.map_or(Reuse::Nowhere, |s| Reuse::Races(s, at, i)),
-                }));
-            self.scratch_ends = ends;
+            races.for_each_object(|o| context.push(rename(o).unwrap_or(INVALID)));
+            let generation = self.cache_generation;
+            let hit = match self.race_reuse.known(races, context, generation) {
+                Some(ids) => {
+                    out.parts.extend(ids.map(Part::Known));
+                    true
+                }
+                None => false,
+            };
+            self.race_reuse.note(hit);
+            if hit {
+                return;
+            }
         }
-        self.map = map;
+        let mut ends = std::mem::take(&mut self.scratch_ends);
+        ends.clear();
+        let heap = |o: ObjId| st.memory.get(o).is_some_and(|o| o.kind == ObjKind::Heap);
+        races.serialize(&rename, &heap, &running, &live, &mut out.buf, &mut ends);
+        let at = Arc::as_ptr(races) as usize;
+        let slot = reusing.then(|| {
+            self.race_reuse
+                .insert(races, &self.race_context, ends.len())
+        });
+        out.parts
+            .extend(ends.iter().enumerate().map(|(i, &end)| Part::Bytes {
+                end,
+                reuse: slot.map_or(Reuse::Nowhere, |s| Reuse::Races(s, at, i)),
+            }));
+        self.scratch_ends = ends;
     }
+}
+
+/// Every object id the traversal reaches from thread `t`, in order (null and repeats
+/// included): its handle, then per frame the live registers' pointers and its stack
+/// slots, thread-local copies, key values and results. Every id `write_thread` renames
+/// is among them (the cache in `reuse.rs` relies on it).
+fn for_each_root(program: &Program, t: &Thread, all_registers: bool, mut f: impl FnMut(ObjId)) {
+    f(t.handle);
+    for fr in &t.frames {
+        for_each_reg(program, fr, all_registers, |v| {
+            v.for_each_pointer(&mut |p| f(ptr_parts(p).0))
+        });
+        for &a in fr.allocas.iter().chain(fr.varargs.iter()) {
+            f(a);
+        }
+    }
+    for &(_, o) in &t.tls {
+        f(o);
+    }
+    for (_, v) in &t.specific {
+        v.for_each_pointer(&mut |p| f(ptr_parts(p).0));
+    }
+    if let ThreadStatus::Finished(e) = &t.status {
+        e.value.for_each_pointer(&mut |p| f(ptr_parts(p).0));
+    }
+    let pending = t.pending_exit.iter().map(|e| &e.value);
+    for v in t.callback_result.iter().chain(pending) {
+        v.for_each_pointer(&mut |p| f(ptr_parts(p).0));
+    }
+}
+
+/// Whether a traversal step that reaches the objects `old` reaches, from the numbering
+/// `map` gave the first `at` objects (and no other), the same objects first in the
+/// same order when it reaches `new` instead. Only ids the step may be the first to
+/// reach count: not yet numbered then (numbered later, never, or known missing:
+/// `INVALID`, counted whenever it is named); null, function ids and ids past the
+/// table change nothing (`reach_obj`).
+fn same_effect(map: &[u32], at: u32, old: &[ObjId], new: &[ObjId]) -> bool {
+    fn first<'a>(map: &'a [u32], at: u32, ids: &'a [ObjId]) -> impl Iterator<Item = ObjId> + 'a {
+        ids.iter().enumerate().filter_map(move |(i, &o)| {
+            let m = map.get(o as usize).copied().unwrap_or(0);
+            let may = o != 0
+                && o < FUNCTION_OBJECT_BASE
+                && (o as usize) < map.len()
+                && (m == 0 || m == INVALID || m > at)
+                && !ids[..i].contains(&o);
+            may.then_some(o)
+        })
+    }
+    first(map, at, old).eq(first(map, at, new))
+}
+
+/// The objects that are thread `a`'s own (`first_reached`) are `b`'s.
+fn same_own_objects(a: &Thread, b: &Thread) -> bool {
+    fn own(t: &Thread) -> impl Iterator<Item = ObjId> + '_ {
+        let frames = t.frames.iter();
+        std::iter::once(t.handle)
+            .chain(frames.flat_map(|f| f.allocas.iter().chain(f.varargs.iter()).copied()))
+            .chain(t.tls.iter().map(|&(_, o)| o))
+    }
+    own(a).eq(own(b))
+}
+
+/// Keep only the first reach of each id, and no null: reaching null, or an id a
+/// second time, changes nothing, and the new number of null is always 0 (`name_of`),
+/// so a replay of the roots and the names check need neither.
+fn first_reaches(log: &mut Vec<ObjId>) {
+    let mut kept = 0;
+    for i in 0..log.len() {
+        let o = log[i];
+        if o != 0 && !log[..kept].contains(&o) {
+            log[kept] = o;
+            kept += 1;
+        }
+    }
+    log.truncate(kept);
 }
 
 /// One thread: status, progress, frames (with live registers and stack slots), thread-
@@ -1361,5 +1902,226 @@ mod tests {
             ..base.clone()
         };
         assert_ne!(key(&base), key(&moved));
+    }
+
+    /// Whether `next`, canonicalised with `parent` as its base, kept the base's
+    /// numbering. The canonicaliser checks itself (`check`): a state canonicalised
+    /// incrementally is canonicalised afresh too and the two must agree (chunk ids,
+    /// numbering, thread order), so a rule that lets through a state whose numbering
+    /// changed makes the caller panic.
+    fn kept_numbering(parent: &State, next: &State, symmetry: bool) -> bool {
+        use crate::store::{Scratch, StateStore};
+        let store = StateStore::new().with_symmetry(symmetry);
+        let mut c = Canonicalizer::new();
+        c.all_registers = true;
+        c.incremental = true;
+        c.check = true;
+        let mut scratch = Scratch::default();
+        store.insert_state(&mut c, &mut scratch, &program(), parent, true);
+        let mut base = c.base_from_last_run(parent, &scratch.ids);
+        assert!(base.is_some(), "the parent's numbering is kept as a base");
+        c.swap_base(&mut base);
+        store.insert_state(&mut c, &mut scratch, &program(), next, true);
+        c.was_incremental()
+    }
+
+    fn ptr_to(o: ObjId) -> Val {
+        Val::Ptr(make_ptr(o, 0))
+    }
+
+    /// Heap objects A, B, C (8 bytes each, B pointing to C) and threads whose first
+    /// frames hold `regs[t]`; B and C are reached only through A when A points to B.
+    /// With `ips[t]`, the thread's first frame stops at that instruction.
+    fn heap_state(regs: &[&[Val]], ips: &[u32]) -> (State, [ObjId; 3]) {
+        let mut mem = Memory::new();
+        let a = mem.allocate(Object::new(8, ObjKind::Heap));
+        let mut bo = Object::new(8, ObjKind::Heap);
+        bo.ptrs.push(0);
+        let b = mem.allocate(bo);
+        let c = mem.allocate(Object::new(8, ObjKind::Heap));
+        if let Some(o) = mem.get_mut(b) {
+            o.data.copy_from_slice(&make_ptr(c, 0).to_le_bytes());
+        }
+        let mut st = State::new(mem);
+        for (t, r) in regs.iter().enumerate() {
+            let mut f = pointer_frame(r.to_vec());
+            f.ip = ips.get(t).copied().unwrap_or(0);
+            st.threads.push(Arc::new(Thread::new(f)));
+        }
+        (st, [a, b, c])
+    }
+
+    fn set_pointer(st: &mut State, from: ObjId, to: ObjId) {
+        let o = st.memory.get_mut(from).expect("object");
+        o.data.copy_from_slice(&make_ptr(to, 0).to_le_bytes());
+        if o.ptrs.is_empty() {
+            o.ptrs.push(0);
+        }
+    }
+
+    /// A successor that changed only bytes keeps the numbering (the positive case the
+    /// other rules are measured against).
+    #[test]
+    fn incremental_keeps_the_numbering_of_a_byte_change() {
+        let (p, [a, ..]) = heap_state(&[&[ptr_to(1)]], &[]);
+        let mut s = p.clone();
+        s.memory.get_mut(a).expect("A").data[0] = 7;
+        assert!(kept_numbering(&p, &s, false));
+        let mut s = p.clone();
+        Arc::make_mut(&mut s.threads[0]).phase = 3;
+        assert!(kept_numbering(&p, &s, false));
+    }
+
+    /// Rule 0: race data that appears changes the bytes of unchanged objects (a stack
+    /// slot's `frame_private`), whatever the numbering.
+    #[test]
+    fn incremental_rule_0_race_data_that_appears() {
+        let mut mem = Memory::new();
+        let mut slot = Object::new(8, ObjKind::Stack);
+        slot.frame_private = true;
+        let slot = mem.allocate(slot);
+        let mut p = State::new(mem);
+        let mut f = pointer_frame(vec![]);
+        f.allocas.push(slot);
+        p.threads.push(Arc::new(Thread::new(f)));
+        let mut s = p.clone();
+        s.races = Some(Arc::new(crate::race::RaceState::new()));
+        assert!(!kept_numbering(&p, &s, false));
+    }
+
+    /// Rule 1: a new thread, or an allocation (a new id past the end), renumbers.
+    #[test]
+    fn incremental_rule_1_a_new_thread_or_object_is_canonicalised_afresh() {
+        let (p, [a, ..]) = heap_state(&[&[ptr_to(1)]], &[]);
+        let mut s = p.clone();
+        s.threads
+            .push(Arc::new(Thread::new(pointer_frame(vec![ptr_to(a)]))));
+        assert!(!kept_numbering(&p, &s, false));
+        let mut s = p.clone();
+        let d = s.memory.allocate(Object::new(8, ObjKind::Heap));
+        let regs = vec![ptr_to(d), ptr_to(a)];
+        Arc::make_mut(&mut s.threads[0]).frames[0].regs = Arc::new(regs);
+        assert!(!kept_numbering(&p, &s, false));
+    }
+
+    /// Rule 2: an object the traversal numbered that now points elsewhere keeps the
+    /// numbering only if its pointers reach the same objects first: pointing to an
+    /// object numbered before it changes nothing, pointing to one nothing reached does.
+    #[test]
+    fn incremental_rule_2_a_pointer_that_reaches_another_object_first() {
+        // Main points to A then C; A points to B (which points to C).
+        let (mut p, [a, b, c]) = heap_state(&[&[]], &[]);
+        Arc::make_mut(&mut p.threads[0]).frames[0].regs = Arc::new(vec![ptr_to(a), ptr_to(c)]);
+        set_pointer(&mut p, a, b);
+        // A now points to C, numbered before A's pointers are followed: B, which A's
+        // step numbered, is no longer reached.
+        let mut s = p.clone();
+        set_pointer(&mut s, a, c);
+        assert!(!kept_numbering(&p, &s, false), "B is no longer reached");
+        // B points to A instead of C: A and C were numbered before B's turn.
+        let mut s = p.clone();
+        set_pointer(&mut s, b, a);
+        assert!(kept_numbering(&p, &s, false));
+    }
+
+    /// Rule 2: an object that disappears (or appears) renumbers what named it.
+    #[test]
+    fn incremental_rule_2_an_object_that_disappears() {
+        let (p, [a, ..]) = heap_state(&[&[ptr_to(1)]], &[]);
+        let mut p = p;
+        Arc::make_mut(&mut p.threads[0]).frames[0].regs = Arc::new(vec![ptr_to(a)]);
+        let mut s = p.clone();
+        s.memory.remove(a);
+        assert!(!kept_numbering(&p, &s, false));
+    }
+
+    /// Rule 3: a thread whose roots reach another object first renumbers; one whose
+    /// new root was numbered before its turn does not.
+    #[test]
+    fn incremental_rule_3_a_thread_that_reaches_another_object_first() {
+        // Thread 0 points to A; thread 1 to B (and so C).
+        let (p, [a, b, c]) = heap_state(&[&[], &[]], &[]);
+        let mut p = p;
+        Arc::make_mut(&mut p.threads[0]).frames[0].regs = Arc::new(vec![ptr_to(a)]);
+        Arc::make_mut(&mut p.threads[1]).frames[0].regs = Arc::new(vec![ptr_to(b)]);
+        let mut s = p.clone();
+        Arc::make_mut(&mut s.threads[1]).frames[0].regs = Arc::new(vec![ptr_to(c), ptr_to(b)]);
+        assert!(!kept_numbering(&p, &s, false), "C before B");
+        let mut s = p.clone();
+        Arc::make_mut(&mut s.threads[1]).frames[0].regs = Arc::new(vec![ptr_to(a), ptr_to(b)]);
+        assert!(kept_numbering(&p, &s, false), "A was numbered by thread 0");
+    }
+
+    /// Rule 3 up to symmetry: a thread that now owns an object `main` reached is
+    /// ordered right after `main` (`first_reached`), though its roots reach nothing new.
+    #[test]
+    fn incremental_rule_3_a_thread_that_owns_an_object_main_reached() {
+        // Main points to A; threads 1 and 2 stop at instructions 0 and 1, so their keys
+        // order them 1, 2 whatever their stack slots.
+        let (p, [a, ..]) = heap_state(&[&[], &[], &[]], &[0, 0, 1]);
+        let mut p = p;
+        Arc::make_mut(&mut p.threads[0]).frames[0].regs = Arc::new(vec![ptr_to(a)]);
+        let mut s = p.clone();
+        Arc::make_mut(&mut s.threads[2]).frames[0].allocas = vec![a];
+        assert!(!kept_numbering(&p, &s, true));
+        // The same change without symmetry keeps the numbering.
+        assert!(kept_numbering(&p, &s, false));
+    }
+
+    /// Rule 5 (symmetry): a thread's key reads the objects it leads to, so a change to
+    /// an object another thread's key read can reorder the threads.
+    #[test]
+    fn incremental_rule_5_an_object_a_key_read() {
+        // Threads 1 and 2 point to A and C; A's first byte orders them.
+        let (p, [a, _, c]) = heap_state(&[&[], &[], &[]], &[]);
+        let mut p = p;
+        Arc::make_mut(&mut p.threads[1]).frames[0].regs = Arc::new(vec![ptr_to(a)]);
+        Arc::make_mut(&mut p.threads[2]).frames[0].regs = Arc::new(vec![ptr_to(c)]);
+        p.memory.get_mut(c).expect("C").data[0] = 5;
+        let mut s = p.clone();
+        s.memory.get_mut(a).expect("A").data[0] = 9;
+        assert!(!kept_numbering(&p, &s, true), "thread 2 now sorts first");
+        let mut s = p.clone();
+        s.memory.get_mut(a).expect("A").data[0] = 1;
+        assert!(kept_numbering(&p, &s, true), "the order stays");
+    }
+
+    /// Extension data holding pointers, in order.
+    #[derive(Clone)]
+    struct Pointers(Vec<u64>);
+
+    impl ExtState for Pointers {
+        fn clone_box(&self) -> Box<dyn ExtState> {
+            Box::new(self.clone())
+        }
+        fn for_each_pointer(&self, f: &mut dyn FnMut(u64)) {
+            self.0.iter().for_each(|&p| f(p));
+        }
+        fn serialize(&self, map: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>) {
+            write_len(out, self.0.len());
+            for &p in &self.0 {
+                out.extend_from_slice(&map(p).to_le_bytes());
+            }
+        }
+        fn as_any(&self) -> &dyn std::any::Any {
+            self
+        }
+        fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+            self
+        }
+    }
+
+    /// Rule 4: extension data whose pointers reach another object first renumbers.
+    #[test]
+    fn incremental_rule_4_extension_data_that_reaches_another_object_first() {
+        let (p, [a, b, c]) = heap_state(&[&[]], &[]);
+        let mut p = p;
+        p.ext = Some(Box::new(Pointers(vec![make_ptr(a, 0), make_ptr(b, 0)])));
+        let mut s = p.clone();
+        s.ext = Some(Box::new(Pointers(vec![make_ptr(c, 0), make_ptr(b, 0)])));
+        assert!(!kept_numbering(&p, &s, false));
+        let mut s = p.clone();
+        s.ext = Some(Box::new(Pointers(vec![make_ptr(a, 4), make_ptr(b, 0)])));
+        assert!(kept_numbering(&p, &s, false));
     }
 }

@@ -14,7 +14,7 @@ mod reuse;
 pub(crate) mod symmetry;
 mod tree;
 
-pub use canon::{Canonicalizer, Chunk, Chunks};
+pub use canon::{incremental_counts, Base, Canonicalizer, Chunk, Chunks};
 pub use hash::hash_bytes;
 pub use interner::Interner;
 
@@ -142,6 +142,13 @@ pub struct Scratch {
     groups_seen: std::collections::BTreeMap<u32, u32>,
 }
 
+impl Scratch {
+    /// The chunk ids of the state rebuilt last (`StateStore::decode`).
+    pub fn decoded_ids(&self) -> &[u32] {
+        &self.decoded_ids
+    }
+}
+
 const NODE_CACHE: usize = 1 << 14;
 
 /// What inserting a state found.
@@ -213,7 +220,37 @@ impl StateStore {
         let r = self.insert(&canon.chunks, scratch);
         // Remember the chunk ids for the next states that share objects and threads.
         canon.remember_ids(st, &scratch.ids);
+        if canon.check && canon.was_incremental() {
+            self.check_incremental(canon, scratch, program, st, include_output, r);
+        }
         r
+    }
+
+    /// Test mode (`Canonicalizer::check`): the state just inserted incrementally as
+    /// `r`, canonicalised afresh by another canonicaliser, is the same state with the
+    /// same chunk ids, object numbering and thread order.
+    fn check_incremental(
+        &self,
+        canon: &mut Canonicalizer,
+        scratch: &Scratch,
+        program: &crate::ir::Program,
+        st: &crate::state::State,
+        include_output: bool,
+        r: Inserted,
+    ) {
+        let mut shadow = canon.shadow.take().unwrap_or_default();
+        let (full, full_scratch) = &mut *shadow;
+        full.all_registers = canon.all_registers;
+        let again = self.insert_state(full, full_scratch, program, st, include_output);
+        assert!(
+            !again.new && again.id == r.id && full_scratch.ids == scratch.ids,
+            "incremental canonicalisation gave other chunks than the full one"
+        );
+        assert!(
+            full.numbering() == canon.numbering(),
+            "incremental canonicalisation numbered otherwise than the full one"
+        );
+        canon.shadow = Some(shadow);
     }
 
     /// Insert a canonical state given as chunks; `scratch.ids` is left holding the

@@ -40,11 +40,16 @@ pub(crate) fn renamable(st: &State) -> bool {
 }
 
 /// Scratch for the sort keys of threads, reused across states.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Keys {
     bytes: Vec<u8>,
     /// (start, end) of each thread's key in `bytes`.
     spans: Vec<(usize, usize)>,
+    /// The objects each thread's key read the contents of (`reads[read_spans[t]]`):
+    /// a change to another object leaves the key as it is (`canon.rs`, incremental
+    /// canonicalisation).
+    reads: Vec<ObjId>,
+    read_spans: Vec<(usize, usize)>,
     /// Renames globals to themselves and every other object to "unknown".
     blind: Vec<u32>,
     /// The objects one thread's key looks at (reused: keys are sorted for most states).
@@ -52,14 +57,8 @@ pub(crate) struct Keys {
 }
 
 impl Keys {
-    /// Sort `threads` by key (ties keep their order).
-    pub(crate) fn sort(
-        &mut self,
-        program: &Program,
-        st: &State,
-        all_registers: bool,
-        threads: &mut [ThreadId],
-    ) {
+    /// Forget the keys computed so far; ready for the keys of `st`'s threads.
+    pub(crate) fn begin(&mut self, st: &State) {
         let globals = st.memory.globals as usize;
         if self.blind.len() != globals + 1 {
             self.blind.clear();
@@ -68,45 +67,22 @@ impl Keys {
         self.bytes.clear();
         self.spans.clear();
         self.spans.resize(st.threads.len(), (0, 0));
+        self.reads.clear();
+        self.read_spans.clear();
+        self.read_spans.resize(st.threads.len(), (0, 0));
+    }
+
+    /// Sort `threads` by key (ties keep their order).
+    pub(crate) fn sort(
+        &mut self,
+        program: &Program,
+        st: &State,
+        all_registers: bool,
+        threads: &mut [ThreadId],
+    ) {
+        self.begin(st);
         for &tid in threads.iter() {
-            let t = &st.threads[tid as usize];
-            let start = self.bytes.len();
-            write_thread(&mut self.bytes, program, t, &self.blind, all_registers);
-            // The bytes of the objects the thread leads to (its stack slots and
-            // thread-local copies, which at -O0 hold its locals, then what its
-            // registers and those point to, breadth-first, up to `DEEP` objects),
-            // pointers blinded like the registers: threads that differ only in what
-            // their pointers lead to are ordered by it, not by their current order.
-            let mut seen = std::mem::take(&mut self.seen);
-            seen.clear();
-            for f in &t.frames {
-                seen.extend(f.allocas.iter().chain(f.varargs.iter()));
-            }
-            seen.extend(t.tls.iter().map(|&(_, o)| o));
-            for f in &t.frames {
-                for_each_reg(program, f, all_registers, |v| {
-                    v.for_each_pointer(&mut |p| seen.push(ptr_parts(p).0))
-                });
-            }
-            let mut i = 0;
-            while i < seen.len() && i < DEEP {
-                let id = seen[i];
-                i += 1;
-                if id as usize <= globals || id >= crate::ir::FUNCTION_OBJECT_BASE {
-                    continue;
-                }
-                if seen[..i - 1].contains(&id) {
-                    continue;
-                }
-                self.object(st, id);
-                if let Some(o) = st.memory.get(id) {
-                    for &off in &o.ptrs {
-                        seen.push(ptr_parts(read_u64(&o.data, off)).0);
-                    }
-                }
-            }
-            self.spans[tid as usize] = (start, self.bytes.len());
-            self.seen = seen;
+            self.compute(program, st, all_registers, tid);
         }
         let (bytes, spans) = (&self.bytes, &self.spans);
         threads.sort_by(|&a, &b| {
@@ -116,6 +92,96 @@ impl Keys {
             };
             key(a).cmp(key(b))
         });
+    }
+
+    /// Thread `tid`'s key (after `begin`).
+    pub(crate) fn compute(
+        &mut self,
+        program: &Program,
+        st: &State,
+        all_registers: bool,
+        tid: ThreadId,
+    ) {
+        let globals = st.memory.globals as usize;
+        let t = &st.threads[tid as usize];
+        let start = self.bytes.len();
+        let reads_start = self.reads.len();
+        write_thread(&mut self.bytes, program, t, &self.blind, all_registers);
+        // The bytes of the objects the thread leads to (its stack slots and
+        // thread-local copies, which at -O0 hold its locals, then what its
+        // registers and those point to, breadth-first, up to `DEEP` objects),
+        // pointers blinded like the registers: threads that differ only in what
+        // their pointers lead to are ordered by it, not by their current order.
+        let mut seen = std::mem::take(&mut self.seen);
+        seen.clear();
+        for f in &t.frames {
+            seen.extend(f.allocas.iter().chain(f.varargs.iter()));
+        }
+        seen.extend(t.tls.iter().map(|&(_, o)| o));
+        for f in &t.frames {
+            for_each_reg(program, f, all_registers, |v| {
+                v.for_each_pointer(&mut |p| seen.push(ptr_parts(p).0))
+            });
+        }
+        let mut i = 0;
+        while i < seen.len() && i < DEEP {
+            let id = seen[i];
+            i += 1;
+            if id as usize <= globals || id >= crate::ir::FUNCTION_OBJECT_BASE {
+                continue;
+            }
+            if seen[..i - 1].contains(&id) {
+                continue;
+            }
+            self.object(st, id);
+            self.reads.push(id);
+            if let Some(o) = st.memory.get(id) {
+                for &off in &o.ptrs {
+                    seen.push(ptr_parts(read_u64(&o.data, off)).0);
+                }
+            }
+        }
+        self.spans[tid as usize] = (start, self.bytes.len());
+        self.read_spans[tid as usize] = (reads_start, self.reads.len());
+        self.seen = seen;
+    }
+
+    /// Thread `t`'s key.
+    pub(crate) fn key(&self, t: ThreadId) -> &[u8] {
+        let (s, e) = self.spans[t as usize];
+        &self.bytes[s..e]
+    }
+
+    /// The objects thread `t`'s key read.
+    pub(crate) fn reads(&self, t: ThreadId) -> &[ObjId] {
+        let (s, e) = self.read_spans[t as usize];
+        &self.reads[s..e]
+    }
+
+    /// The keys of `threads`, each taken from `over` when it is in `fresh` and from
+    /// `from` otherwise (a base's keys after some threads' keys were computed again).
+    pub(crate) fn merged(
+        from: &Keys,
+        over: &Keys,
+        fresh: &[ThreadId],
+        threads: &[ThreadId],
+        n: usize,
+    ) -> Keys {
+        let mut k = Keys {
+            spans: vec![(0, 0); n],
+            read_spans: vec![(0, 0); n],
+            ..Keys::default()
+        };
+        for &t in threads {
+            let src = if fresh.contains(&t) { over } else { from };
+            let s = k.bytes.len();
+            k.bytes.extend_from_slice(src.key(t));
+            k.spans[t as usize] = (s, k.bytes.len());
+            let s = k.reads.len();
+            k.reads.extend_from_slice(src.reads(t));
+            k.read_spans[t as usize] = (s, k.reads.len());
+        }
+        k
     }
 
     /// Threads `a` and `b` have equal keys (after `sort`).
