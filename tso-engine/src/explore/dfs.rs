@@ -18,7 +18,7 @@ use super::search::{advance_script, Stop};
 use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
 use crate::interp::{Machine, Step};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 use crate::store::{Base, Canonicalizer, Inserted, Scratch, StateStore};
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
@@ -298,7 +298,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             let Some(state) = &node.state else {
                 unreachable!("rebuilt above")
             };
-            if state.thread(node.tid).status != ThreadStatus::Running {
+            if !state.thread(node.tid).status.is_running() {
                 node.next_thread();
                 continue;
             }
@@ -453,7 +453,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             // Threads expanded before `node.tid` (or `node.tid` itself once it ran)
             // run again only after a rebuild.
             let done = tid < node.tid || (tid == node.tid && node.ran);
-            if state.thread(tid).status != ThreadStatus::Running
+            if !state.thread(tid).status.is_running()
                 || (node.expand.includes(node.sleep, tid) && !done)
             {
                 continue;

@@ -26,7 +26,7 @@ use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
 use crate::error::ErrorKind;
 use crate::interp::{Machine, Step};
-use crate::state::{State, ThreadId, ThreadStatus};
+use crate::state::{State, ThreadId};
 use crate::store::{Canonicalizer, StateStore};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -544,7 +544,7 @@ impl<'a, 'p> Search<'a, 'p> {
         let mut any_enabled = false;
         let mut ordinal: u32 = 0;
         for tid in 0..st.threads.len() as ThreadId {
-            if st.thread(tid).status != ThreadStatus::Running {
+            if !st.thread(tid).status.is_running() {
                 continue;
             }
             let expanding = !por || open.expand.includes(open.sleep, tid);
@@ -701,9 +701,7 @@ impl<'a, 'p> Search<'a, 'p> {
         let mut any_enabled = false;
         let mut ordinal: u32 = 0;
         for tid in 0..n as ThreadId {
-            if st.thread(tid).status != ThreadStatus::Running
-                || set.is_some_and(|m| m & (1 << tid) == 0)
-            {
+            if !st.thread(tid).status.is_running() || set.is_some_and(|m| m & (1 << tid) == 0) {
                 continue;
             }
             let variants = match ran[tid as usize].take() {

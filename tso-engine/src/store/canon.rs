@@ -130,8 +130,8 @@ pub struct Canonicalizer {
     pub incremental: bool,
     /// The state whose successors are being canonicalised, canonicalised.
     base: Option<Box<Base>>,
-    /// What the last `run` did: kept the base's numbering (`Some(true)` when it did so
-    /// up to symmetry), or numbered by the plain (`Some(false)`) or symmetric traversal.
+    /// What the last `run` did: kept the base's numbering, or numbered by the plain or
+    /// the symmetric traversal (or found the symmetric one refused).
     last: Last,
     /// The threads other than `main` the last traversal up to symmetry sorted by key,
     /// in key order (empty when it sorted none).
@@ -321,11 +321,7 @@ impl Canonicalizer {
         for (new, &old) in self.perm.iter().enumerate() {
             self.new_of[old as usize] = new as ThreadId;
         }
-        let identity = self
-            .perm
-            .iter()
-            .enumerate()
-            .all(|(i, &t)| i as ThreadId == t);
+        let identity = is_identity(&self.perm);
         let ext = match &st.ext {
             Some(ext) if !identity => match ext.permute_threads(&self.new_of) {
                 Some(e) => Some(e),
@@ -345,11 +341,7 @@ impl Canonicalizer {
     /// The smallest number given so far to an object that is thread `t`'s own (its
     /// handle, stack slots, thread-local copies).
     fn first_reached(&self, st: &State, t: ThreadId) -> Option<u32> {
-        let t = &st.threads[t as usize];
-        let frames = t.frames.iter();
-        std::iter::once(t.handle)
-            .chain(frames.flat_map(|f| f.allocas.iter().chain(f.varargs.iter()).copied()))
-            .chain(t.tls.iter().map(|&(_, o)| o))
+        own_objects(&st.threads[t as usize])
             .filter_map(|o| self.map.get(o as usize).copied())
             .filter(|&k| k != 0 && k != INVALID)
             .min()
@@ -420,12 +412,7 @@ impl Canonicalizer {
     /// state whole or rebuilds it from the store (moves name threads by that order).
     pub fn to_representative(&self, st: &mut State) {
         self.collect_garbage(st);
-        if self
-            .perm
-            .iter()
-            .enumerate()
-            .any(|(i, &t)| i as ThreadId != t)
-        {
+        if !is_identity(&self.perm) {
             let ext = self.permuted_ext.clone();
             *st = st.with_threads_renamed(&self.new_of, ext);
         }
@@ -708,7 +695,7 @@ impl Canonicalizer {
         let running = |t: u32| {
             st.threads
                 .get(t as usize)
-                .is_some_and(|t| t.status == ThreadStatus::Running)
+                .is_some_and(|t| t.status.is_running())
         };
         let live = |t: u32| {
             st.threads.get(t as usize).is_some_and(|t| match t.status {
@@ -756,6 +743,20 @@ impl Canonicalizer {
             }));
         self.scratch_ends = ends;
     }
+}
+
+/// The objects that are thread `t`'s own: its handle, stack slots and thread-local
+/// copies.
+fn own_objects(t: &Thread) -> impl Iterator<Item = ObjId> + '_ {
+    let frames = t.frames.iter();
+    std::iter::once(t.handle)
+        .chain(frames.flat_map(|f| f.allocas.iter().chain(f.varargs.iter()).copied()))
+        .chain(t.tls.iter().map(|&(_, o)| o))
+}
+
+/// Whether `order` (old thread ids in their new order) renames no thread.
+fn is_identity(order: &[ThreadId]) -> bool {
+    order.iter().enumerate().all(|(i, &t)| i as ThreadId == t)
 }
 
 /// Every object id the traversal reaches from thread `t`, in order (null and repeats

@@ -71,12 +71,7 @@ impl Canonicalizer {
     /// stored with chunk ids `ids`. None when that run permuted its threads or did not
     /// use the store's caches.
     pub fn base_from_last_run(&self, st: &State, ids: &[u32]) -> Option<Box<Base>> {
-        let identity = self
-            .perm
-            .iter()
-            .enumerate()
-            .all(|(i, &t)| i as ThreadId == t);
-        if !self.incremental || self.cache_generation == 0 || !identity {
+        if !self.incremental || self.cache_generation == 0 || !is_identity(&self.perm) {
             return None;
         }
         let (symmetric, keys, kept) = match self.last {
@@ -435,13 +430,7 @@ fn same_effect(map: &[u32], at: u32, old: &[ObjId], new: &[ObjId]) -> bool {
 
 /// The objects that are thread `a`'s own (`first_reached`) are `b`'s.
 fn same_own_objects(a: &Thread, b: &Thread) -> bool {
-    fn own(t: &Thread) -> impl Iterator<Item = ObjId> + '_ {
-        let frames = t.frames.iter();
-        std::iter::once(t.handle)
-            .chain(frames.flat_map(|f| f.allocas.iter().chain(f.varargs.iter()).copied()))
-            .chain(t.tls.iter().map(|&(_, o)| o))
-    }
-    own(a).eq(own(b))
+    own_objects(a).eq(own_objects(b))
 }
 
 #[cfg(test)]
