@@ -365,6 +365,14 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
     if args.verbose {
         out.push_str(&figures::symmetry_line(&outcome.figures));
         out.push('\n');
+        if !outcome.unmodelled.is_empty() {
+            out.push_str(
+                "library functions without a model (unsupported where a run reaches one):\n",
+            );
+            for u in &outcome.unmodelled {
+                out.push_str(&format!("  {u}\n"));
+            }
+        }
     }
     out
 }

@@ -478,7 +478,7 @@ impl<'p> Machine<'p> {
         let Some(native) = self.natives[fid as usize].clone() else {
             return Err(Failure::unsupported(format!(
                 "unsupported: call to `{}`, a function the checker does not model",
-                func.name
+                crate::ir::debug::display_name(&func.name)
             )));
         };
         if !arg_undef.is_empty() {
