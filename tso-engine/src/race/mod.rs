@@ -1195,6 +1195,41 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn a_deallocation_is_a_write_of_the_whole_object() {
+        // Thread 1 reads byte 6 (or writes it atomically); thread 2 frees the object,
+        // with or without having acquired what thread 1 released after its access.
+        for (atomic, ordered) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            r.spawn(0, 2);
+            r.access(1, 5, 6, 1, atomic, atomic, None);
+            r.release(1, (9, 0));
+            if ordered {
+                r.acquire(2, (9, 0));
+            }
+            let race = r.dealloc(2, 5, None);
+            assert_eq!(
+                race.is_some(),
+                !ordered,
+                "atomic {atomic} ordered {ordered}"
+            );
+            if let Some(race) = race {
+                assert_eq!((race.offset, race.first.tid, race.second.tid), (6, 1, 2));
+                assert!(race.dealloc && race.second.write && !race.second.atomic);
+            }
+            // The history is gone: a later object with the same id starts clean.
+            assert!(!r.tracks(5));
+        }
+        // Bytes already reported race no more.
+        let mut r = RaceState::new();
+        r.spawn(0, 1);
+        r.spawn(0, 2);
+        r.access(1, 5, 0, 4, false, false, None);
+        r.mark_raced(5, 0, 4);
+        assert!(r.dealloc(2, 5, None).is_none());
+    }
+
+    #[test]
     fn two_atomics_never_race_but_an_atomic_and_a_plain_access_do() {
         let mut r = RaceState::new();
         r.spawn(0, 1);
