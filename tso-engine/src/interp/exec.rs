@@ -703,8 +703,7 @@ impl<'p> Machine<'p> {
         }
         let site = match (&st.races, st.thread(tid).frames.last()) {
             (Some(_), Some(f)) => {
-                let dying: Vec<ObjId> = f.allocas.iter().chain(f.varargs.iter()).copied().collect();
-                self.dealloc_site(st, tid, &dying)
+                self.dealloc_site(st, tid, f.allocas.iter().chain(f.varargs.iter()))
             }
             _ => None,
         };

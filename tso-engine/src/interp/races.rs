@@ -216,9 +216,14 @@ impl Machine<'_> {
     /// Where thread `tid` is, for the deallocation of the objects `dying` (the user's
     /// line of the return, or of `pthread_exit`), when race detection holds a history
     /// of any of them: taken before the frames go.
-    pub(super) fn dealloc_site(&self, st: &State, tid: ThreadId, dying: &[ObjId]) -> Option<u32> {
+    pub(super) fn dealloc_site<'a>(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        dying: impl IntoIterator<Item = &'a ObjId>,
+    ) -> Option<u32> {
         let races = st.races.as_ref()?;
-        if dying.iter().any(|&o| races.tracks(o)) {
+        if dying.into_iter().any(|&o| races.tracks(o)) {
             self.user_site(st, tid)
         } else {
             None

@@ -9,9 +9,10 @@
 //! fence takes what earlier relaxed loads saw), mutex and spin lock unlock→lock, rwlock
 //! unlock→lock, condition signal→wake, create→start, exit→join, barrier, once, and the
 //! `__VERIFIER_atomic_*` sections. Deallocation (free, delete, realloc's release, a
-//! stack frame's end) is a plain write of the whole object (`dealloc`). Races are defined on the interleavings the engine
-//! explores under sequential consistency: every reachable interleaving is visited, so a
-//! race is reported exactly when some execution has one.
+//! stack frame's end) is a plain write of the whole object (`dealloc`). Races are
+//! defined on the interleavings the engine explores under sequential consistency: every
+//! reachable interleaving is visited, so a race is reported exactly when some execution
+//! has one.
 //!
 //! **The bookkeeping** (FastTrack-style, *"FastTrack: Efficient and Precise Dynamic Race
 //! Detection"*, Flanagan and Freund): a vector clock per thread, one per
