@@ -285,6 +285,7 @@ fn race_warnings_name_both_accesses() {
         thread,
         write,
         atomic,
+        dealloc: false,
         file: Some("/src/counter.c".into()),
         line: 3,
     };
