@@ -75,7 +75,11 @@ enum Need {
 
 /// The deadlock in `st`, if some blocked thread can never move again.
 pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
-    let (waits, fates) = analyse(machine, st)?;
+    let mut waits = Waits::new();
+    let mut fates = Fates::new();
+    if !analyse(machine, st, &mut waits, &mut fates) {
+        return None;
+    }
     let dead: Vec<usize> = (0..fates.len())
         .filter(|&t| waits[t].is_some() && fates[t] == Fate::Dead)
         .collect();
@@ -87,13 +91,24 @@ pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
 /// waits, for a thread stuck in an endless loop (`--allow-nontermination`): then none
 /// of them moves again, which is part of that non-termination, not a deadlock.
 pub(crate) fn all_behind_stuck(machine: &Machine<'_>, st: &State) -> bool {
-    let Some((_, fates)) = analyse(machine, st) else {
+    if !st
+        .threads
+        .iter()
+        .any(|t| matches!(t.status, ThreadStatus::Stuck))
+    {
         return false;
-    };
-    (0..fates.len()).any(|t| st.threads[t].status == ThreadStatus::Stuck)
+    }
+    let mut waits = Waits::new();
+    let mut fates = Fates::new();
+    analyse(machine, st, &mut waits, &mut fates)
         && (0..fates.len())
             .all(|t| !st.threads[t].status.is_running() || fates[t] == Fate::BehindStuck)
 }
+
+/// Each thread's wait; on the stack for the usual handful of threads: `find` runs for
+/// every new state.
+type Waits = smallvec::SmallVec<[Option<Wait>; 8]>;
+type Fates = smallvec::SmallVec<[Fate; 16]>;
 
 /// What becomes of a thread, by the least fixpoint over the waits.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -107,37 +122,26 @@ enum Fate {
     Dead,
 }
 
-/// Each thread's wait in `st`, and each thread's fate; None if no thread waits.
-#[allow(clippy::type_complexity)]
-fn analyse(
-    machine: &Machine<'_>,
-    st: &State,
-) -> Option<(
-    smallvec::SmallVec<[Option<Wait>; 8]>,
-    smallvec::SmallVec<[Fate; 16]>,
-)> {
+/// Each thread's wait in `st` and each thread's fate, into `waits` and `fates` (the
+/// caller's, not moved out: this runs for every new state); false if no thread waits.
+fn analyse(machine: &Machine<'_>, st: &State, waits: &mut Waits, fates: &mut Fates) -> bool {
     let n = st.threads.len();
     let running = |t: usize| st.threads[t].status.is_running();
-    // On the stack for the usual handful of threads: this runs for every new state.
-    let waits: smallvec::SmallVec<[Option<Wait>; 8]> = (0..n)
-        .map(|t| {
-            if running(t) && st.exit_code.is_none() {
-                wait_of(machine, st, t as ThreadId)
-            } else {
-                None
-            }
-        })
-        .collect();
+    waits.extend((0..n).map(|t| {
+        if running(t) && st.exit_code.is_none() {
+            wait_of(machine, st, t as ThreadId)
+        } else {
+            None
+        }
+    }));
     if waits.iter().all(Option::is_none) {
-        return None;
+        return false;
     }
-    let mut fates: smallvec::SmallVec<[Fate; 16]> = (0..n)
-        .map(|t| match &st.threads[t].status {
-            _ if running(t) && waits[t].is_none() => Fate::Live,
-            ThreadStatus::Stuck => Fate::BehindStuck,
-            _ => Fate::Dead,
-        })
-        .collect();
+    fates.extend((0..n).map(|t| match &st.threads[t].status {
+        _ if running(t) && waits[t].is_none() => Fate::Live,
+        ThreadStatus::Stuck => Fate::BehindStuck,
+        _ => Fate::Dead,
+    }));
     let mut changed = true;
     while changed {
         changed = false;
@@ -173,7 +177,7 @@ fn analyse(
             }
         }
     }
-    Some((waits, fates))
+    true
 }
 
 /// Follow the waits from `start` to a cycle, a finished thread or an "any" wait.
