@@ -70,22 +70,42 @@ impl Position {
         })
     }
 
-    /// May `tid` in `st` be in the state this position was taken from?
-    pub(super) fn may_match(&self, st: &State, tid: ThreadId) -> bool {
+    /// May `tid` in `st` be in the state this position was taken from? `witness` is a
+    /// register that differed last time, tried first: in a loop that does not repeat,
+    /// the same register (a counter) usually differs on every turn.
+    pub(super) fn may_match(&self, st: &State, tid: ThreadId, witness: &mut usize) -> bool {
         let t = st.thread(tid);
         let Some(f) = t.frames.last() else {
             return false;
         };
-        f.func == self.pc.func
-            && f.block == self.pc.block
-            && f.ip == self.pc.ip
-            && t.frames.len() == self.depth
-            && (Arc::ptr_eq(&f.regs, &self.regs)
-                || (f.regs.len() == self.regs.len()
-                    && f.regs
-                        .iter()
-                        .zip(self.regs.iter())
-                        .all(|(a, b)| alike(a, b))))
+        if f.func != self.pc.func
+            || f.block != self.pc.block
+            || f.ip != self.pc.ip
+            || t.frames.len() != self.depth
+            || f.regs.len() != self.regs.len()
+        {
+            return false;
+        }
+        if Arc::ptr_eq(&f.regs, &self.regs) {
+            return true;
+        }
+        if let (Some(a), Some(b)) = (f.regs.get(*witness), self.regs.get(*witness)) {
+            if !alike(a, b) {
+                return false;
+            }
+        }
+        match f
+            .regs
+            .iter()
+            .zip(self.regs.iter())
+            .position(|(a, b)| !alike(a, b))
+        {
+            Some(i) => {
+                *witness = i;
+                false
+            }
+            None => true,
+        }
     }
 }
 
@@ -129,6 +149,8 @@ pub(super) struct LongRun {
     /// The first step at which a full comparison may be made again.
     next_compare: u64,
     next_deadline: u64,
+    /// The register that last told the tortoise from the current state.
+    witness: usize,
 }
 
 /// What a check decided.
@@ -152,6 +174,7 @@ impl LongRun {
             tortoise: None,
             next_compare: 0,
             next_deadline: DEADLINE_PERIOD,
+            witness: 0,
         }
     }
 
@@ -198,7 +221,7 @@ impl LongRun {
         let Some(t) = &self.tortoise else {
             return Verdict::Continue;
         };
-        if step < self.next_compare || !t.at.may_match(st, tid) {
+        if step < self.next_compare || !t.at.may_match(st, tid, &mut self.witness) {
             return Verdict::Continue;
         }
         let key = exact_key(machine, st);
@@ -269,7 +292,7 @@ impl Machine<'_> {
                 return None;
             }
             period += 1;
-            if start.may_match(&st, tid) && exact_key(self, &st) == key {
+            if start.may_match(&st, tid, &mut 0) && exact_key(self, &st) == key {
                 break;
             }
         }
@@ -284,7 +307,9 @@ impl Machine<'_> {
         let mut entry = 0;
         loop {
             if let Some(p) = Position::of(&follow, tid) {
-                if p.may_match(&lead, tid) && exact_key(self, &follow) == exact_key(self, &lead) {
+                if p.may_match(&lead, tid, &mut 0)
+                    && exact_key(self, &follow) == exact_key(self, &lead)
+                {
                     return Some((entry, period));
                 }
             }
