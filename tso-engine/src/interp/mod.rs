@@ -688,9 +688,11 @@ impl<'p> Machine<'p> {
         let mut watch = cycle::LongRun::new(self.opts.max_steps.saturating_sub(*steps));
         // Steps of this run (`steps` counts those of the whole transition).
         let mut ran: u64 = 0;
-        // With a trace: where each step's lines end, and the state after the first
-        // step, to cut a loop's trace down to its entry and one turn.
-        let mut marks: Vec<usize> = Vec::new();
+        // With a trace: the trace's length after each step that added lines (`ran`,
+        // length), and the state after the first step, to cut a loop's trace down to
+        // its entry and one turn.
+        let trace_start = trace.as_deref().map_or(0, Vec::len);
+        let mut marks: Vec<(u64, usize)> = Vec::new();
         let mut after_first: Option<State> = None;
         loop {
             if st.exit_code.is_some() {
@@ -760,7 +762,9 @@ impl<'p> Machine<'p> {
             *steps += 1;
             ran += 1;
             if let Some(t) = trace.as_deref() {
-                marks.push(t.len());
+                if t.len() != marks.last().map_or(trace_start, |m| m.1) {
+                    marks.push((ran, t.len()));
+                }
                 if ran == 1 {
                     after_first = Some(st.clone());
                 }
@@ -782,7 +786,11 @@ impl<'p> Machine<'p> {
                     }
                     cycle::Verdict::Cycle(found) => {
                         if let (Some(t), Some(after_first)) = (trace, &after_first) {
-                            self.cut_loop_trace(t, &marks, tid, after_first, st, &found);
+                            let length_after = |step: u64| {
+                                let i = marks.partition_point(|m| m.0 <= step);
+                                i.checked_sub(1).map_or(trace_start, |i| marks[i].1)
+                            };
+                            self.cut_loop_trace(t, length_after, tid, after_first, st, &found);
                         }
                         return self.endless(st, tid);
                     }
@@ -808,11 +816,12 @@ impl<'p> Machine<'p> {
     }
 
     /// A trace of a run that loops: only the way into the loop and one turn of it, then
-    /// a line saying that it repeats. `marks[k]` is the trace's length after step k+1.
+    /// a line saying that it repeats. `length_after(k)` is the trace's length after the
+    /// run's step k.
     fn cut_loop_trace(
         &self,
         trace: &mut Vec<TraceStep>,
-        marks: &[usize],
+        length_after: impl Fn(u64) -> usize,
         tid: ThreadId,
         after_first: &State,
         at_cycle: &State,
@@ -822,10 +831,8 @@ impl<'p> Machine<'p> {
             return;
         };
         // Steps 1..=1+entry lead into the loop; the next `period` steps are one turn.
-        let Some(&end) = marks.get((entry + period) as usize) else {
-            return;
-        };
-        let turn_start = marks.get(entry as usize).copied().unwrap_or(end);
+        let end = length_after(1 + entry + period);
+        let turn_start = length_after(1 + entry);
         let location = trace[turn_start..end]
             .iter()
             .find_map(|s| s.location.clone())
