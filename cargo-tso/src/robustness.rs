@@ -35,7 +35,7 @@ use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::{drained_states, Observation, ObservationLog};
 
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
-use crate::run_report::RunReport;
+use crate::run_report::{Cut, Figures, Phase, PhaseFigures, Property, RunReport};
 
 /// More drain orders than this for one state makes the check inconclusive.
 const DRAIN_LIMIT: usize = 4096;
@@ -63,6 +63,41 @@ pub struct RobustnessReport {
     pub sc: RunReport,
     /// Reorderings the TSO trace shows.
     pub observations: Vec<Observation>,
+    /// The time of both runs (`Phase::RobustnessSc`, `Phase::RobustnessTso`).
+    pub time: Figures,
+}
+
+impl RobustnessReport {
+    /// When robustness was not decided because a limit stopped a run: that run, and
+    /// what it left open (robustness, and everything the TSO run looks for when it is
+    /// the run that was stopped or never ran).
+    pub fn cut(&self) -> Option<Cut> {
+        if !matches!(self.robustness, Robustness::Undecided(_)) {
+            return None;
+        }
+        let (phase, run) = if self.sc.verdict != Verdict::Pass {
+            (Phase::RobustnessSc, &self.sc)
+        } else {
+            (Phase::RobustnessTso, &self.tso)
+        };
+        let mut not_established = run
+            .cut
+            .as_ref()
+            .map(|c| c.not_established.clone())
+            .unwrap_or_default();
+        not_established.push(Property::Robustness);
+        Some(Cut {
+            phase,
+            not_established,
+        })
+    }
+}
+
+/// `run`'s phases as `phase`, after those in `time`.
+fn add_time(time: &mut Figures, run: &RunReport, phase: Phase) {
+    for p in &run.figures.phases {
+        time.add_phase(PhaseFigures { phase, ..*p });
+    }
 }
 
 /// The canonical serialisation of `st` after every thread has run its thread-local
@@ -106,6 +141,8 @@ pub fn check(
         },
     )?;
     let sc_states = sc_set.lock().map(|g| g.1.len() as u64).unwrap_or(0);
+    let mut time = Figures::default();
+    add_time(&mut time, &sc, Phase::RobustnessSc);
     let compared = Arc::new(Mutex::new(0u64));
     let unreached = |tso: RunReport, robustness, observations| RobustnessReport {
         robustness,
@@ -115,6 +152,7 @@ pub fn check(
         tso,
         sc: sc.clone(),
         observations,
+        time: time.clone(),
     };
     match sc.verdict {
         Verdict::Pass => {}
@@ -150,6 +188,7 @@ pub fn check(
         },
     )?;
     let observations = log.lock().map(|l| l.clone()).unwrap_or_default();
+    add_time(&mut time, &tso, Phase::RobustnessTso);
     let robustness = conclusion(&tso);
     let compared = compared.lock().map(|n| *n).unwrap_or(0);
     Ok(RobustnessReport {
@@ -160,6 +199,7 @@ pub fn check(
         tso,
         sc,
         observations,
+        time,
     })
 }
 

@@ -8,7 +8,9 @@ use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 
 use crate::cli::MemoryModel;
 use crate::render::{failure, json, trace};
-use crate::run_report::{Figures, RunError, RunReport, ScClassification, ScRerun};
+use crate::run_report::{
+    Cut, Figures, Phase, PhaseFigures, Property, RunError, RunReport, ScClassification, ScRerun,
+};
 use crate::settings::CheckSettings;
 
 fn at(file: &str, line: u32) -> Option<Location> {
@@ -36,6 +38,11 @@ fn figures() -> Figures {
         exploration_bytes: 150_000,
         peak_memory: 53 << 20,
         symmetry: None,
+        phases: vec![PhaseFigures {
+            phase: Phase::Search,
+            time: Duration::from_millis(3),
+            states: 61,
+        }],
     }
 }
 
@@ -59,6 +66,8 @@ fn failing(
         outcomes: BTreeSet::new(),
         diagnosis: Vec::new(),
         races: Vec::new(),
+        cut: None,
+        other_kinds: Vec::new(),
     }
 }
 
@@ -127,6 +136,8 @@ fn sc(classification: ScClassification) -> ScRerun {
             outcomes: BTreeSet::new(),
             diagnosis: Vec::new(),
             races: Vec::new(),
+            cut: None,
+            other_kinds: Vec::new(),
         },
     }
 }
@@ -234,6 +245,16 @@ fn inconclusive_run() {
         }
         .lines(9_999),
         races: Vec::new(),
+        cut: Some(Cut {
+            phase: Phase::Search,
+            not_established: vec![
+                Property::Errors,
+                Property::Definedness,
+                Property::Hangs,
+                Property::Races,
+            ],
+        }),
+        other_kinds: Vec::new(),
     };
     insta::assert_snapshot!(failure::details(&outcome, None, false));
 }
