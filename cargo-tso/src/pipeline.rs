@@ -78,9 +78,21 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     let races = request.settings.machine.races;
     let plain_run =
         extras.fences_after.is_empty() && !extras.sequential && extras.observer.is_none();
-    if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc || !plain_run
-    {
+    if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc {
         return run_model(request, extras);
+    }
+    if !plain_run {
+        // The TSO runtime's natives record no accesses: tracking races in this run
+        // would find none. Robustness searches them itself (`race_search`); a fence
+        // trial needs only the verdict.
+        let tso = request.settings.with_races(RacePolicy::Allow);
+        return run_model(
+            &Request {
+                settings: &tso,
+                ..request.clone()
+            },
+            extras,
+        );
     }
     let race_target = request.target.filter(|&k| k == ErrorKind::DataRace);
     let tso = request.settings.with_races(RacePolicy::Allow);
@@ -99,20 +111,7 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         }
         return Ok(outcome);
     }
-    let sc = request.settings.under_sc();
-    let race_request = Request {
-        settings: &sc,
-        collect_outcomes: false,
-        emit_instrumented: None,
-        progress: None,
-        target: race_target,
-        ..request.clone()
-    };
-    let mut race_run = run_model(&race_request, &RunExtras::default())?;
-    race_run.figures.relabel(Phase::RaceSearch);
-    if let Some(cut) = &mut race_run.cut {
-        cut.phase = Phase::RaceSearch;
-    }
+    let mut race_run = race_search(request, race_target)?;
     race_run.figures.after(&outcome.figures);
     if let Some(target) = request.target {
         // What each search met (the other's verdict included) is met by the check.
@@ -144,6 +143,33 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         }
     }
     Ok(combine_race_search(outcome, race_run))
+}
+
+/// The search for data races of a TSO check: the program without the TSO pass, races
+/// tracked as the settings say (searching for `target` past other kinds, if given).
+/// A limit that stops it leaves only the races open.
+pub fn race_search(
+    request: &Request<'_>,
+    target: Option<ErrorKind>,
+) -> Result<RunReport, PipelineError> {
+    let sc = request.settings.under_sc();
+    let race_request = Request {
+        settings: &sc,
+        collect_outcomes: false,
+        emit_instrumented: None,
+        progress: None,
+        target,
+        ..request.clone()
+    };
+    let mut race_run = run_model(&race_request, &RunExtras::default())?;
+    race_run.figures.relabel(Phase::RaceSearch);
+    if race_run.cut.is_some() {
+        race_run.cut = Some(Cut {
+            phase: Phase::RaceSearch,
+            not_established: vec![Property::Races],
+        });
+    }
+    Ok(race_run)
 }
 
 /// The TSO run's outcome (a pass or a failure) with the race search's: which verdict

@@ -142,9 +142,13 @@ pub struct Figures {
 }
 
 impl Figures {
-    /// The speed of the search whose states are shown (the first phase's).
+    /// The speed of the search whose states are shown (the first phase with as many).
     pub fn states_per_second(&self) -> f64 {
-        let time = self.phases.first().map_or(self.time, |p| p.time);
+        let time = self
+            .phases
+            .iter()
+            .find(|p| p.states == self.states)
+            .map_or(self.time, |p| p.time);
         let secs = time.as_secs_f64();
         if secs > 0.0 {
             self.states as f64 / secs

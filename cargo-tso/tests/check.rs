@@ -624,3 +624,28 @@ fn the_timeout_is_one_budget_for_every_search() {
         "{json}"
     );
 }
+
+/// `--robustness` establishes races too: its runs track none (the TSO runtime's natives
+/// record no accesses), so it searches them without store buffers, as a plain check
+/// does (it passed a racy program before).
+#[test]
+fn robustness_searches_for_races_too() {
+    let (code, json) = json_of(&["racy_writes.c", "--robustness", "--races", "deny"]);
+    assert_eq!(
+        (code, &json["error"]["kind"]),
+        (1, &Value::from("data-race")),
+        "{json}"
+    );
+    let (code, json) = json_of(&["racy_writes.c", "--robustness", "--races", "warn"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["races"].as_array().map(Vec::len), Some(1), "{json}");
+    let phases: Vec<&str> = json["phases"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["phase"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        phases,
+        ["robustness-sc", "race-search", "robustness-tso"],
+        "{json}"
+    );
+}

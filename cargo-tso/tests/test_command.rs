@@ -503,17 +503,18 @@ fn example_traces_are_written_in_the_users_terms() {
     }
 }
 
+/// `cargo tso test` with one test thread in the fixture workspace `dir`.
+fn test_in(dir: &str) -> std::process::Command {
+    let mut cmd = common::cargo_tso();
+    cmd.current_dir(common::fixtures().join(dir))
+        .args(["tso", "test", "--test-threads", "1"]);
+    cmd
+}
+
 /// `cargo tso test` in the races fixture workspace, whose build script says
 /// `Tests::races(Races::Deny)`.
 fn races_ws() -> std::process::Command {
-    let mut cmd = common::cargo_tso();
-    cmd.current_dir(common::fixtures().join("races-ws")).args([
-        "tso",
-        "test",
-        "--test-threads",
-        "1",
-    ]);
-    cmd
+    test_in("races-ws")
 }
 
 #[test]
@@ -551,14 +552,7 @@ fn a_build_script_can_make_races_fail_and_the_command_line_wins() {
 
 /// `cargo tso test` in the limits fixture workspace (`Tests::races(Races::Deny)`).
 fn limits_ws() -> std::process::Command {
-    let mut cmd = common::cargo_tso();
-    cmd.current_dir(common::fixtures().join("limits-ws")).args([
-        "tso",
-        "test",
-        "--test-threads",
-        "1",
-    ]);
-    cmd
+    test_in("limits-ws")
 }
 
 /// A limit that stops the race search (without store buffers) after the TSO search
