@@ -397,6 +397,7 @@ fn run_capped(
             max_states: Some(max_states),
             timeout: Some(Duration::from_secs(120)),
             max_memory: Some(16 << 30),
+            deadline: None,
         },
         ..CheckOptions::default()
     };

@@ -13,6 +13,7 @@ pub(crate) fn repeated_options(max_states: Option<u64>) -> CheckOptions {
             max_states,
             timeout: Some(Duration::from_secs(300)),
             max_memory: Some(16 << 30),
+            deadline: None,
         },
         ..CheckOptions::default()
     }

@@ -323,6 +323,7 @@ pub fn run_one(args: &[String]) {
             max_states: (max > 0).then_some(max),
             timeout: Some(Duration::from_secs(600)),
             max_memory: Some(12 << 30),
+            deadline: None,
         },
         jobs,
         ..CheckOptions::default()

@@ -155,16 +155,17 @@ fn check_robustness(
         emit_instrumented: None,
         ..request.clone()
     };
-    let (report, fences) = pipeline::on_large_stack(|| {
+    let (report, fences, fence_time) = pipeline::on_large_stack(|| {
         let report = robustness::check(request, &[])?;
+        let start = std::time::Instant::now();
         let fences = (suggest && report.robustness == Robustness::NotRobust).then(|| {
             fences::search(&report.observations, |points| {
                 robustness_trial(&trials, points)
             })
         });
-        Ok::<_, PipelineError>((report, fences))
+        Ok::<_, PipelineError>((report, fences, start.elapsed()))
     })??;
-    let outcome = match &report.robustness {
+    let mut outcome = match &report.robustness {
         Robustness::Robust | Robustness::NotRobust => report.tso.clone(),
         Robustness::FailsUnderSc => report.sc.clone(),
         Robustness::Undecided(why) => {
@@ -174,9 +175,15 @@ fn check_robustness(
             }
             o.verdict = Verdict::Inconclusive;
             o.inconclusive_reason = Some(why.clone());
+            o.cut = report.cut();
             o
         }
     };
+    outcome.figures.time = report.time.time;
+    outcome.figures.phases = report.time.phases.clone();
+    if fences.is_some() {
+        pipeline::add_fence_search_time(&mut outcome, fence_time);
+    }
     Ok(Checked {
         settings,
         outcome,
@@ -204,6 +211,8 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         ));
     }
     let bitcode = prepare(args)?;
+    // The --timeout budget covers every search from here on, not the compilation.
+    settings.start_clock();
     if args.emit_instrumented.is_some() && settings.memory_model == crate::cli::MemoryModel::Sc {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
     }
@@ -214,6 +223,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         collect_outcomes: args.outcomes,
         emit_instrumented: args.emit_instrumented.as_deref(),
         progress: None,
+        target: None,
     };
     if args.robustness {
         return check_robustness(&request, settings.clone(), args.checking.suggest_fences);
@@ -228,18 +238,23 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         ..request.clone()
     };
     let (outcome, sc, fences) = pipeline::on_large_stack(|| {
-        let outcome = pipeline::run_guarded_with(&request, &extras)?;
+        let mut outcome = pipeline::run_guarded_with(&request, &extras)?;
         let sc =
             pipeline::wants_sc_rerun(&settings, &outcome).then(|| pipeline::sc_rerun(&request));
+        if let Some(sc) = &sc {
+            pipeline::add_sc_rerun_time(&mut outcome, sc);
+        }
         let needs_tso = sc
             .as_ref()
             .is_some_and(|s| s.classification == ScClassification::NeedsTso);
         let fences = match &log {
             Some(log) if needs_tso => {
                 let first = log.lock().map(|l| l.clone()).unwrap_or_default();
-                Some(fences::search(&first, |points| {
-                    fences::fenced_trial(&trials, points)
-                }))
+                let start = std::time::Instant::now();
+                let suggestion =
+                    fences::search(&first, |points| fences::fenced_trial(&trials, points));
+                pipeline::add_fence_search_time(&mut outcome, start.elapsed());
+                Some(suggestion)
             }
             _ => None,
         };
@@ -304,7 +319,8 @@ fn verdict_line(checked: &Checked) -> String {
                 return "verdict: fail — the program fails under sequential consistency already (robustness is not the question)".to_owned()
             }
             Robustness::Undecided(_) => {
-                return format!("verdict: inconclusive — robustness was not decided ({model})")
+                let open = r.cut().map_or(String::new(), |c| format!(": not established: {}", c.list()));
+                return format!("verdict: inconclusive — robustness was not decided{open} ({model})")
             }
         }
     }
@@ -312,9 +328,14 @@ fn verdict_line(checked: &Checked) -> String {
         (Verdict::Pass, _) => format!("verdict: pass — no error is reachable ({model})"),
         (Verdict::Fail, Some(f)) => format!("verdict: fail — {} ({model})", f.kind),
         (Verdict::Fail, None) => format!("verdict: fail ({model})"),
-        (Verdict::Inconclusive, _) => {
-            format!("verdict: inconclusive — a limit stopped the search ({model})")
-        }
+        (Verdict::Inconclusive, _) => match &outcome.cut {
+            Some(cut) => format!(
+                "verdict: inconclusive — a limit stopped the {}; not established: {} ({model})",
+                cut.phase.describe(),
+                cut.list()
+            ),
+            None => format!("verdict: inconclusive — a limit stopped the search ({model})"),
+        },
         (Verdict::Error, _) => {
             format!("verdict: error — the program could not be checked ({model})")
         }
@@ -363,6 +384,8 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
     out.push_str(&figures::line(&outcome.figures));
     out.push('\n');
     if args.verbose {
+        out.push_str(&figures::phases_line(&outcome.figures));
+        out.push('\n');
         out.push_str(&figures::symmetry_line(&outcome.figures));
         out.push('\n');
         if !outcome.unmodelled.is_empty() {

@@ -12,7 +12,9 @@ use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOpti
 use tso_runtime::runtime::{register, ObservationLog, RuntimeOptions};
 
 use crate::cli::MemoryModel;
-use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::run_report::{
+    Cut, Figures, Phase, PhaseFigures, Property, RunReport, ScClassification, ScRerun,
+};
 use crate::settings::CheckSettings;
 
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +37,9 @@ pub struct Request<'a> {
     pub emit_instrumented: Option<&'a Path>,
     /// Called with the figures so far while the engine explores (progress display).
     pub progress: Option<ProgressFn>,
+    /// `TSO_TEST_SHOULD_FAIL_WITH(kind)`: search for this kind past errors of others
+    /// (`tso_engine::CheckOptions::target`).
+    pub target: Option<ErrorKind>,
 }
 
 /// What `--suggest-fences` and `--robustness` add to a run (nothing by default).
@@ -58,60 +63,174 @@ pub struct RunExtras {
 /// Data races are a property of the C program, defined on its interleavings (see
 /// `tso_engine::race`), so under TSO they are looked for in a second run of the program
 /// without the TSO pass: both memory models report the same races, and the TSO run,
-/// which gives the verdict, does not track them. That run comes after the TSO run and
-/// only when it finished: a program whose TSO run hit a limit (an unbounded counter, a
-/// timeout) is not searched a second time, which could take far longer under SC than
-/// the limit the user set. Under `--races deny` a race found there is the verdict,
-/// with its trace.
+/// which gives the verdict, does not track them. That run comes after the TSO run, only
+/// when it finished, and with what the `--timeout` budget left. Under `--races deny` a
+/// race found there is the verdict, with its trace. A check passes only when both
+/// searches finished: a race search stopped by a limit (or unable to run) leaves the
+/// races open, and the check is inconclusive (or an error) however the TSO run ended,
+/// except that an error the TSO run found stays a failure.
+///
+/// A search for one kind of error (`request.target`): the TSO run searches for it,
+/// unless it is `data-race`, which the race search then searches for; a race the race
+/// search finds beside the target the TSO run found is one more kind met (it does not
+/// end the TSO run's paths, which track no races).
 pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
     let races = request.settings.machine.races;
     let plain_run =
         extras.fences_after.is_empty() && !extras.sequential && extras.observer.is_none();
-    if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc || !plain_run
-    {
+    if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc {
         return run_model(request, extras);
     }
+    if !plain_run {
+        // The TSO runtime's natives record no accesses: tracking races in this run
+        // would find none. Robustness searches them itself (`race_search`); a fence
+        // trial needs only the verdict.
+        let tso = request.settings.with_races(RacePolicy::Allow);
+        return run_model(
+            &Request {
+                settings: &tso,
+                ..request.clone()
+            },
+            extras,
+        );
+    }
+    let race_target = request.target.filter(|&k| k == ErrorKind::DataRace);
     let tso = request.settings.with_races(RacePolicy::Allow);
     let mut outcome = run_model(
         &Request {
             settings: &tso,
+            target: request.target.filter(|&k| k != ErrorKind::DataRace),
             ..request.clone()
         },
         extras,
     )?;
     if !matches!(outcome.verdict, Verdict::Pass | Verdict::Fail) {
+        if let Some(cut) = &mut outcome.cut {
+            // The race search never ran.
+            cut.not_established.push(Property::Races);
+        }
         return Ok(outcome);
     }
+    let mut race_run = race_search(request, race_target)?;
+    race_run.figures.after(&outcome.figures);
+    if let Some(target) = request.target {
+        // What each search met (the other's verdict included) is met by the check.
+        let mut met = outcome.other_kinds.clone();
+        met.extend(race_run.other_kinds.iter().copied());
+        met.extend(
+            [&outcome, &race_run]
+                .iter()
+                .filter(|r| r.verdict == Verdict::Fail)
+                .filter_map(|r| r.error.as_ref().map(|e| e.kind))
+                .filter(|&k| k != target),
+        );
+        met.sort();
+        met.dedup();
+        outcome.other_kinds = met.clone();
+        race_run.other_kinds = met;
+        if race_target.is_none() && outcome.error.as_ref().is_some_and(|e| e.kind == target) {
+            // The target is reachable under TSO: a race beside it is only met.
+            outcome.figures.time = race_run.figures.time;
+            outcome.figures.phases = race_run.figures.phases;
+            if matches!(race_run.verdict, Verdict::Inconclusive | Verdict::Error) {
+                outcome.cut = Some(Cut {
+                    phase: Phase::RaceSearch,
+                    not_established: vec![Property::Races],
+                });
+            }
+            outcome.races = race_run.races;
+            return Ok(outcome);
+        }
+    }
+    Ok(combine_race_search(outcome, race_run))
+}
+
+/// The search for data races of a TSO check: the program without the TSO pass, races
+/// tracked as the settings say (searching for `target` past other kinds, if given).
+/// A limit that stops it leaves only the races open.
+pub fn race_search(
+    request: &Request<'_>,
+    target: Option<ErrorKind>,
+) -> Result<RunReport, PipelineError> {
     let sc = request.settings.under_sc();
-    let race_run = run_model(
-        &Request {
-            settings: &sc,
-            collect_outcomes: false,
-            emit_instrumented: None,
-            progress: None,
-            ..request.clone()
-        },
-        &RunExtras::default(),
-    )?;
+    let race_request = Request {
+        settings: &sc,
+        collect_outcomes: false,
+        emit_instrumented: None,
+        progress: None,
+        target,
+        ..request.clone()
+    };
+    let mut race_run = run_model(&race_request, &RunExtras::default())?;
+    race_run.figures.relabel(Phase::RaceSearch);
+    if race_run.cut.is_some() {
+        race_run.cut = Some(Cut {
+            phase: Phase::RaceSearch,
+            not_established: vec![Property::Races],
+        });
+    }
+    Ok(race_run)
+}
+
+/// The TSO run's outcome (a pass or a failure) with the race search's: which verdict
+/// the check gives, and what stays open. The figures shown are the TSO run's unless
+/// the race search gives the verdict; the time is both.
+fn combine_race_search(mut tso: RunReport, race_run: RunReport) -> RunReport {
+    let time = race_run.figures.time;
+    let phases = race_run.figures.phases.clone();
     let found_race = race_run
         .error
         .as_ref()
         .is_some_and(|f| f.kind == ErrorKind::DataRace);
-    if found_race {
-        let mut race = race_run;
-        if let Some(f) = &mut race.error {
-            f.message.push_str(
-                " (races are checked on the program's interleavings, without store buffers)",
-            );
+    match race_run.verdict {
+        Verdict::Fail if found_race => {
+            let mut race = race_run;
+            if let Some(f) = &mut race.error {
+                f.message.push_str(
+                    " (races are checked on the program's interleavings, without store buffers)",
+                );
+            }
+            return race;
         }
-        return Ok(race);
+        // Another error under SC: it is real, and it is the verdict of a check the TSO
+        // run passed (SC runs are TSO runs).
+        Verdict::Fail if tso.verdict == Verdict::Pass => return race_run,
+        // Without store buffers the program ran into no race before its other error:
+        // the TSO failure is the verdict.
+        Verdict::Fail | Verdict::Pass => tso.races = race_run.races,
+        Verdict::Inconclusive | Verdict::Error => {
+            tso.races = race_run.races.clone();
+            tso.cut = Some(Cut {
+                phase: Phase::RaceSearch,
+                not_established: vec![Property::Races],
+            });
+            if tso.verdict == Verdict::Pass {
+                // No race has been ruled out: the check is not a pass.
+                let mut open = race_run;
+                open.cut = tso.cut.take();
+                open.figures = Figures {
+                    time,
+                    phases,
+                    ..tso.figures
+                };
+                open.output = tso.output;
+                open.outcomes = tso.outcomes;
+                return open;
+            }
+        }
     }
-    outcome.races = race_run.races;
-    Ok(outcome)
+    tso.figures.time = time;
+    tso.figures.phases = phases;
+    tso
 }
 
-/// One run under the request's memory model, tracking races as its settings say.
+/// One run under the request's memory model, tracking races as its settings say, with
+/// what is left of the `--timeout` budget (none left: inconclusive without a search).
 fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
+    let searched = request.settings.searched_properties();
+    if let Some(reason) = request.settings.out_of_time() {
+        return Ok(RunReport::out_of_time(reason, Phase::Search, searched));
+    }
     let context = Context::create();
     let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
     let mut natives = Natives::standard();
@@ -162,11 +281,18 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
             worker_start: Some(std::sync::Arc::new(move || {
                 Box::new(joiner.join_this_thread()) as Box<dyn std::any::Any>
             })),
+            target: request.target,
         };
         tso_engine::check(&program, &natives, &options)
     });
     let mut outcome = RunReport::from_report(&report);
     outcome.figures.exploration_bytes = exploration_bytes;
+    if outcome.verdict == Verdict::Inconclusive {
+        outcome.cut = Some(Cut {
+            phase: Phase::Search,
+            not_established: searched,
+        });
+    }
     if !request.settings.show_details {
         outcome.hide_details();
     }
@@ -197,12 +323,16 @@ pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
         settings: &sc,
         collect_outcomes: false,
         emit_instrumented: None,
+        target: None,
         ..request.clone()
     };
     match run_guarded(&sc_request) {
-        Ok(outcome) => ScRerun {
+        Ok(mut outcome) => ScRerun {
             classification: ScClassification::from_verdict(outcome.verdict),
-            outcome,
+            outcome: {
+                outcome.figures.relabel(Phase::ScRerun);
+                outcome
+            },
         },
         Err(error) => ScRerun {
             classification: ScClassification::Unknown,
@@ -211,15 +341,31 @@ pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
     }
 }
 
+/// Adds the SC re-run's time to `outcome` (the check's time covers every phase).
+pub fn add_sc_rerun_time(outcome: &mut RunReport, sc: &ScRerun) {
+    for phase in &sc.outcome.figures.phases {
+        outcome.figures.add_phase(*phase);
+    }
+}
+
+/// Adds the fence search's time to `outcome`.
+pub fn add_fence_search_time(outcome: &mut RunReport, time: std::time::Duration) {
+    outcome.figures.add_phase(PhaseFigures {
+        phase: Phase::FenceSearch,
+        time,
+        states: 0,
+    });
+}
+
 /// Whether a run's result calls for the SC re-run.
 pub fn wants_sc_rerun(settings: &CheckSettings, outcome: &RunReport) -> bool {
     settings.memory_model == MemoryModel::Tso
         && outcome.verdict == Verdict::Fail
         // A data race was found without store buffers already.
-        && !outcome
+        && outcome
             .error
             .as_ref()
-            .is_some_and(|f| f.kind == ErrorKind::DataRace)
+            .is_none_or(|f| f.kind != ErrorKind::DataRace)
 }
 
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {

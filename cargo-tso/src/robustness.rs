@@ -28,6 +28,7 @@ use std::sync::{Arc, Mutex};
 
 use tso_engine::explore::{StateCheck, StateObserver};
 use tso_engine::interp::Machine;
+use tso_engine::race::RacePolicy;
 use tso_engine::state::State;
 use tso_engine::store::{Canonicalizer, Chunk};
 use tso_engine::{ErrorKind, Failure, Verdict};
@@ -35,7 +36,7 @@ use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::{drained_states, Observation, ObservationLog};
 
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
-use crate::run_report::RunReport;
+use crate::run_report::{Cut, Figures, Phase, PhaseFigures, Property, RunReport};
 
 /// More drain orders than this for one state makes the check inconclusive.
 const DRAIN_LIMIT: usize = 4096;
@@ -63,6 +64,65 @@ pub struct RobustnessReport {
     pub sc: RunReport,
     /// Reorderings the TSO trace shows.
     pub observations: Vec<Observation>,
+    /// The time of both runs (`Phase::RobustnessSc`, `Phase::RobustnessTso`).
+    pub time: Figures,
+}
+
+impl RobustnessReport {
+    /// When robustness was not decided because a limit stopped a run: that run, and
+    /// what it left open (robustness, and everything the TSO run looks for when it is
+    /// the run that was stopped or never ran).
+    pub fn cut(&self) -> Option<Cut> {
+        if !matches!(self.robustness, Robustness::Undecided(_)) {
+            return None;
+        }
+        let (side, run) = if self.sc.verdict != Verdict::Pass {
+            (Phase::RobustnessSc, &self.sc)
+        } else {
+            (Phase::RobustnessTso, &self.tso)
+        };
+        // The race search stands in for the SC side when it is what stopped.
+        let phase = match &run.cut {
+            Some(cut) if cut.phase == Phase::RaceSearch => Phase::RaceSearch,
+            _ => side,
+        };
+        let mut not_established = run
+            .cut
+            .as_ref()
+            .map(|c| c.not_established.clone())
+            .unwrap_or_default();
+        not_established.push(Property::Robustness);
+        Some(Cut {
+            phase,
+            not_established,
+        })
+    }
+}
+
+/// A check decided before the TSO run, by `sc` (the run that failed or stopped).
+fn before_tso(
+    robustness: Robustness,
+    sc: RunReport,
+    sc_states: u64,
+    time: Figures,
+) -> RobustnessReport {
+    RobustnessReport {
+        robustness,
+        sc_states,
+        tso_states: 0,
+        compared: 0,
+        tso: RunReport::tool_error(ErrorKind::Unsupported, String::new()),
+        sc,
+        observations: Vec::new(),
+        time,
+    }
+}
+
+/// `run`'s phases as `phase`, after those in `time`.
+fn add_time(time: &mut Figures, run: &RunReport, phase: Phase) {
+    for p in &run.figures.phases {
+        time.add_phase(PhaseFigures { phase, ..*p });
+    }
 }
 
 /// The canonical serialisation of `st` after every thread has run its thread-local
@@ -106,6 +166,36 @@ pub fn check(
         },
     )?;
     let sc_states = sc_set.lock().map(|g| g.1.len() as u64).unwrap_or(0);
+    let mut time = Figures::default();
+    add_time(&mut time, &sc, Phase::RobustnessSc);
+    // Races are a property of the C program: looked for once, without store buffers
+    // (the robustness runs track none); a race under `--races deny` fails under SC.
+    let mut races = Vec::new();
+    if request.settings.machine.races != RacePolicy::Allow && sc.verdict == Verdict::Pass {
+        let race_run = pipeline::race_search(request, None)?;
+        add_time(&mut time, &race_run, Phase::RaceSearch);
+        match race_run.verdict {
+            Verdict::Pass => races = race_run.races,
+            Verdict::Fail => {
+                return Ok(before_tso(
+                    Robustness::FailsUnderSc,
+                    race_run,
+                    sc_states,
+                    time,
+                ))
+            }
+            Verdict::Inconclusive | Verdict::Error => {
+                let why = race_run
+                    .inconclusive_reason
+                    .clone()
+                    .or_else(|| race_run.error.as_ref().map(|f| f.message.clone()))
+                    .unwrap_or_default();
+                let undecided =
+                    Robustness::Undecided(format!("the race search did not finish: {why}"));
+                return Ok(before_tso(undecided, race_run, sc_states, time));
+            }
+        }
+    }
     let compared = Arc::new(Mutex::new(0u64));
     let unreached = |tso: RunReport, robustness, observations| RobustnessReport {
         robustness,
@@ -115,6 +205,7 @@ pub fn check(
         tso,
         sc: sc.clone(),
         observations,
+        time: time.clone(),
     };
     match sc.verdict {
         Verdict::Pass => {}
@@ -150,6 +241,9 @@ pub fn check(
         },
     )?;
     let observations = log.lock().map(|l| l.clone()).unwrap_or_default();
+    add_time(&mut time, &tso, Phase::RobustnessTso);
+    let mut tso = tso;
+    tso.races = races;
     let robustness = conclusion(&tso);
     let compared = compared.lock().map(|n| *n).unwrap_or(0);
     Ok(RobustnessReport {
@@ -160,6 +254,7 @@ pub fn check(
         tso,
         sc,
         observations,
+        time,
     })
 }
 

@@ -16,11 +16,120 @@ pub struct RunError {
     pub location: Option<Location>,
 }
 
+/// One search or re-run among those a check makes; each takes its time from the one
+/// `--timeout` budget (`CheckSettings::start_clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// The search that gives the verdict, under the requested memory model.
+    Search,
+    /// Under TSO: the search for data races, without store buffers (`pipeline`).
+    RaceSearch,
+    /// The SC re-run that classifies a TSO failure.
+    ScRerun,
+    /// `--suggest-fences`: the re-checks with candidate fences.
+    FenceSearch,
+    /// `--robustness`: the SC states collected, then the TSO states compared.
+    RobustnessSc,
+    RobustnessTso,
+}
+
+impl Phase {
+    /// `race-search`, for JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Search => "search",
+            Phase::RaceSearch => "race-search",
+            Phase::ScRerun => "sc-rerun",
+            Phase::FenceSearch => "fence-search",
+            Phase::RobustnessSc => "robustness-sc",
+            Phase::RobustnessTso => "robustness-tso",
+        }
+    }
+
+    /// `race search (without store buffers)`, for people.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Phase::Search => "search",
+            Phase::RaceSearch => "race search without store buffers",
+            Phase::ScRerun => "SC re-run",
+            Phase::FenceSearch => "fence search",
+            Phase::RobustnessSc => "SC states (robustness)",
+            Phase::RobustnessTso => "TSO states compared (robustness)",
+        }
+    }
+}
+
+/// The time and states of one phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhaseFigures {
+    pub phase: Phase,
+    pub time: Duration,
+    pub states: u64,
+}
+
+/// What a check establishes when its searches finish (README, Semantics: "What a limit
+/// means"); a search a limit stopped establishes none of what it looks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Property {
+    /// Assertions, aborts, memory errors, exit status, pthread misuse.
+    Errors,
+    /// Uninitialised values (unless `--no-definedness`).
+    Definedness,
+    /// Deadlocks and non-termination.
+    Hangs,
+    /// Data races (unless `--races allow`).
+    Races,
+    /// `--robustness`.
+    Robustness,
+}
+
+impl Property {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Property::Errors => "errors",
+            Property::Definedness => "definedness",
+            Property::Hangs => "hangs",
+            Property::Races => "races",
+            Property::Robustness => "robustness",
+        }
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            Property::Errors => "errors (assertions, memory errors, exit status)",
+            Property::Definedness => "definedness",
+            Property::Hangs => "hangs (deadlock, non-termination)",
+            Property::Races => "data races",
+            Property::Robustness => "robustness",
+        }
+    }
+}
+
+/// A search a limit stopped, and what the check therefore did not establish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cut {
+    pub phase: Phase,
+    pub not_established: Vec<Property>,
+}
+
+impl Cut {
+    /// `data races, definedness`.
+    pub fn list(&self) -> String {
+        self.not_established
+            .iter()
+            .map(|p| p.describe())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct Figures {
     pub states: u64,
     pub transitions: u64,
+    /// Every phase's time together (what result lines show); `phases` splits it.
     pub time: Duration,
+    pub phases: Vec<PhaseFigures>,
     pub stored_bytes: u64,
     /// The most heap the exploration held at once (store, search, states), measured on
     /// its own thread: this run's memory, whatever else the process did. With several
@@ -33,12 +142,38 @@ pub struct Figures {
 }
 
 impl Figures {
+    /// The speed of the search whose states are shown (the first phase with as many).
     pub fn states_per_second(&self) -> f64 {
-        let secs = self.time.as_secs_f64();
+        let time = self
+            .phases
+            .iter()
+            .find(|p| p.states == self.states)
+            .map_or(self.time, |p| p.time);
+        let secs = time.as_secs_f64();
         if secs > 0.0 {
             self.states as f64 / secs
         } else {
             0.0
+        }
+    }
+
+    /// Adds a phase to the time.
+    pub fn add_phase(&mut self, phase: PhaseFigures) {
+        self.phases.push(phase);
+        self.time = self.phases.iter().map(|p| p.time).sum();
+    }
+
+    /// Puts `earlier`'s phases before these.
+    pub fn after(&mut self, earlier: &Figures) {
+        let later = std::mem::replace(&mut self.phases, earlier.phases.clone());
+        self.phases.extend(later);
+        self.time = self.phases.iter().map(|p| p.time).sum();
+    }
+
+    /// Names the phases of a run that is one phase of a larger check.
+    pub fn relabel(&mut self, phase: Phase) {
+        for p in &mut self.phases {
+            p.phase = phase;
         }
     }
 }
@@ -61,6 +196,12 @@ pub struct RunReport {
     /// Library functions the program calls that have no model, with a call site
     /// (listed under `-v`; `unsupported` only where a run reaches one).
     pub unmodelled: Vec<String>,
+    /// A limit stopped a search: what was not established. Always set for a run made
+    /// inconclusive by a limit; on a failing run, what the error's verdict leaves open
+    /// (the races listed beside it may be incomplete).
+    pub cut: Option<Cut>,
+    /// Searching for one kind (`TSO_TEST_SHOULD_FAIL_WITH`): the other kinds met.
+    pub other_kinds: Vec<ErrorKind>,
 }
 
 impl RunReport {
@@ -81,6 +222,11 @@ impl RunReport {
                 states: report.stats.states,
                 transitions: report.stats.transitions,
                 time: report.stats.time,
+                phases: vec![PhaseFigures {
+                    phase: Phase::Search,
+                    time: report.stats.time,
+                    states: report.stats.states,
+                }],
                 stored_bytes: report.stats.stored_bytes,
                 exploration_bytes: 0,
                 peak_memory: report.stats.peak_rss.max(tso_engine::resources::peak_rss()),
@@ -95,6 +241,8 @@ impl RunReport {
                 .unwrap_or_default(),
             races: report.races.clone(),
             unmodelled: report.unmodelled.clone(),
+            cut: None,
+            other_kinds: report.other_kinds.clone(),
         }
     }
 
@@ -131,7 +279,27 @@ impl RunReport {
             diagnosis: Vec::new(),
             races: Vec::new(),
             unmodelled: Vec::new(),
+            cut: None,
+            other_kinds: Vec::new(),
         }
+    }
+
+    /// A search that did not start: the `--timeout` budget was spent by earlier phases.
+    pub fn out_of_time(reason: String, phase: Phase, not_established: Vec<Property>) -> RunReport {
+        let mut report = RunReport::tool_error(ErrorKind::Unsupported, String::new());
+        report.verdict = Verdict::Inconclusive;
+        report.error = None;
+        report.inconclusive_reason = Some(reason);
+        report.figures.phases.push(PhaseFigures {
+            phase,
+            time: Duration::ZERO,
+            states: 0,
+        });
+        report.cut = Some(Cut {
+            phase,
+            not_established,
+        });
+        report
     }
 }
 

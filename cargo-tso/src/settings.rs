@@ -1,12 +1,13 @@
 //! What one model-checking run is asked to do, independent of where the options
 //! came from (`check` or `test`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tso_engine::explore::Limits;
 use tso_engine::interp::MachineOptions;
 
 use crate::cli::{CheckingArgs, MemoryModel};
+use crate::run_report::Property;
 
 #[derive(Debug, Clone)]
 pub struct CheckSettings {
@@ -61,6 +62,7 @@ impl CheckSettings {
                 max_states: args.max_states,
                 max_memory: args.max_memory,
                 timeout: args.timeout.map(Duration::from_secs_f64),
+                deadline: None,
             },
             machine,
             show_details: false,
@@ -68,6 +70,35 @@ impl CheckSettings {
             jobs: 1,
             races_explicit: args.races.is_some(),
         }
+    }
+
+    /// Starts the `--timeout` budget: every search and re-run of this check from now on
+    /// shares it (the race search, the SC re-run, the fence search take what is left).
+    pub fn start_clock(&mut self) {
+        self.limits.deadline = self.limits.timeout.map(|t| Instant::now() + t);
+    }
+
+    /// When the budget is spent: the reason a search would give.
+    pub fn out_of_time(&self) -> Option<String> {
+        let spent = self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+        spent.then(|| match self.limits.timeout {
+            Some(t) => format!("--timeout {}s reached", t.as_secs_f64()),
+            None => "--timeout reached".to_owned(),
+        })
+    }
+
+    /// What one search under these settings looks for (and establishes when it
+    /// finishes).
+    pub fn searched_properties(&self) -> Vec<Property> {
+        let mut properties = vec![Property::Errors];
+        if self.machine.definedness {
+            properties.push(Property::Definedness);
+        }
+        properties.push(Property::Hangs);
+        if self.machine.races != tso_engine::race::RacePolicy::Allow {
+            properties.push(Property::Races);
+        }
+        properties
     }
 
     /// The same run with race policy `races`.

@@ -582,3 +582,120 @@ fn verbose_output_reports_thread_symmetry() {
         "symmetry: off"
     );
 }
+
+/// The names of the properties a run did not establish (`not_established`).
+fn not_established(json: &Value) -> Vec<String> {
+    json["not_established"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no not_established list: {json}"))
+        .iter()
+        .map(|p| p.as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// Under TSO the races are searched for without store buffers, after the TSO search:
+/// a limit that stops only that search leaves the races open, so the check is
+/// inconclusive (it was "ok" before), under `--races deny` and `warn` alike; the time
+/// shown covers both searches, and `-v` splits it.
+#[test]
+fn a_limit_on_the_race_search_is_inconclusive_naming_the_races() {
+    let limit = ["--max-states", "2000"];
+    // The premise: the TSO search alone finishes within the limit.
+    let (code, json) = json_of(&[&["locked_stress.c", "--races", "allow"], &limit[..]].concat());
+    assert_eq!(
+        (code, &json["verdict"]),
+        (0, &Value::from("pass")),
+        "{json}"
+    );
+    assert!(json["states"].as_u64().is_some_and(|s| s < 2000), "{json}");
+    for policy in ["deny", "warn"] {
+        let (code, json) = json_of(&[&["locked_stress.c", "--races", policy], &limit[..]].concat());
+        assert_eq!(code, 3, "{json}");
+        assert_eq!(json["verdict"], "inconclusive", "{json}");
+        assert_eq!(not_established(&json), ["races"], "{json}");
+        assert_eq!(json["inconclusive_reason"], "--max-states 2000 reached");
+        let phases: Vec<&str> = json["phases"]
+            .as_array()
+            .map(|p| p.iter().filter_map(|p| p["phase"].as_str()).collect())
+            .unwrap_or_default();
+        assert_eq!(phases, ["search", "race-search"], "{json}");
+        let sum: f64 = json["phases"]
+            .as_array()
+            .map(|p| p.iter().filter_map(|p| p["time_ms"].as_f64()).sum())
+            .unwrap_or_default();
+        let total = json["time_ms"].as_f64().unwrap_or_default();
+        assert!((total - sum).abs() < 0.01, "{total} vs {sum}: {json}");
+    }
+    let out = run(check()
+        .args(["locked_stress.c", "--races", "deny", "-v"])
+        .args(limit));
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    for line in [
+        "verdict: inconclusive — a limit stopped the race search without store buffers; \
+         not established: data races",
+        "not established: data races (a limit stopped the race search without store buffers)",
+        "time by phase: search ",
+        ", race search without store buffers ",
+    ] {
+        assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+    }
+    // Without the limit both searches finish: a pass.
+    let (code, json) = json_of(&["locked_stress.c", "--races", "deny"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(not_established(&json), Vec::<String>::new());
+}
+
+/// A limit that stops the search before an uninitialised value is used leaves
+/// definedness open (and everything else the search looks for).
+#[test]
+fn a_limit_before_an_uninitialised_use_is_inconclusive_naming_definedness() {
+    let (code, json) = json_of(&["late_uninitialized.c", "--max-steps", "1000"]);
+    assert_eq!(code, 3, "{json}");
+    assert_eq!(
+        not_established(&json),
+        ["errors", "definedness", "hangs", "races"],
+        "{json}"
+    );
+    let (code, json) = json_of(&["late_uninitialized.c"]);
+    assert_eq!(
+        (code, &json["error"]["kind"]),
+        (1, &Value::from("uninitialized"))
+    );
+}
+
+/// `--timeout` is one budget for the whole check: a phase that starts once it is spent
+/// does not search, and the check is inconclusive.
+#[test]
+fn the_timeout_is_one_budget_for_every_search() {
+    let (code, json) = json_of(&["hello.c", "--timeout", "0.000001"]);
+    assert_eq!(code, 3, "{json}");
+    assert!(
+        not_established(&json).contains(&"races".to_owned()),
+        "{json}"
+    );
+}
+
+/// `--robustness` establishes races too: its runs track none (the TSO runtime's natives
+/// record no accesses), so it searches them without store buffers, as a plain check
+/// does (it passed a racy program before).
+#[test]
+fn robustness_searches_for_races_too() {
+    let (code, json) = json_of(&["racy_writes.c", "--robustness", "--races", "deny"]);
+    assert_eq!(
+        (code, &json["error"]["kind"]),
+        (1, &Value::from("data-race")),
+        "{json}"
+    );
+    let (code, json) = json_of(&["racy_writes.c", "--robustness", "--races", "warn"]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["races"].as_array().map(Vec::len), Some(1), "{json}");
+    let phases: Vec<&str> = json["phases"]
+        .as_array()
+        .map(|p| p.iter().filter_map(|p| p["phase"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(
+        phases,
+        ["robustness-sc", "race-search", "robustness-tso"],
+        "{json}"
+    );
+}

@@ -156,9 +156,9 @@ fn json_format_is_libtest_events_with_checker_fields() {
         .as_str()
         .is_some_and(|s| s.contains("expected failure but passed")));
     let wrong = event(&events, "fixture-basic::counters::wrong_kind");
-    assert!(wrong["stdout"].as_str().is_some_and(
-        |s| s.contains("expected failure `deadlock`, but the test failed with `assertion`")
-    ));
+    assert!(wrong["stdout"]
+        .as_str()
+        .is_some_and(|s| s.contains("expected failure `deadlock`, but it is not reachable")));
     assert_eq!(
         event(&events, "fixture-basic::counters::slow_one")["event"],
         "ignored"
@@ -503,17 +503,18 @@ fn example_traces_are_written_in_the_users_terms() {
     }
 }
 
+/// `cargo tso test` with one test thread in the fixture workspace `dir`.
+fn test_in(dir: &str) -> std::process::Command {
+    let mut cmd = common::cargo_tso();
+    cmd.current_dir(common::fixtures().join(dir))
+        .args(["tso", "test", "--test-threads", "1"]);
+    cmd
+}
+
 /// `cargo tso test` in the races fixture workspace, whose build script says
 /// `Tests::races(Races::Deny)`.
 fn races_ws() -> std::process::Command {
-    let mut cmd = common::cargo_tso();
-    cmd.current_dir(common::fixtures().join("races-ws")).args([
-        "tso",
-        "test",
-        "--test-threads",
-        "1",
-    ]);
-    cmd
+    test_in("races-ws")
 }
 
 #[test]
@@ -547,4 +548,110 @@ fn a_build_script_can_make_races_fail_and_the_command_line_wins() {
     let out = run(races_ws().args(["--races", "allow", "--skip", "racy_expected"]));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert!(!out.stdout.contains("data race"), "{}", out.stdout);
+}
+
+/// `cargo tso test` in the limits fixture workspace (`Tests::races(Races::Deny)`).
+fn limits_ws() -> std::process::Command {
+    test_in("limits-ws")
+}
+
+/// A limit that stops the race search (without store buffers) after the TSO search
+/// passed makes the test inconclusive, naming the races, under the build script's
+/// `Races::Deny` and under `--races warn` (it was "ok" before).
+#[test]
+fn a_limit_on_the_race_search_makes_the_test_inconclusive() {
+    let limit = ["locked_stress", "--max-states", "2000"];
+    // The premise: the TSO search alone finishes within the limit.
+    let out = run(limits_ws().args(limit).args(["--races", "allow"]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for races in [&[][..], &["--races", "warn"][..]] {
+        let out = run(limits_ws().args(limit).args(races));
+        assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+        for line in [
+            "test fixture-limits::stress::locked_stress ... INCONCLUSIVE",
+            "inconclusive: --max-states 2000 reached",
+            "not established: data races (a limit stopped the race search without store buffers)",
+        ] {
+            assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+        }
+        let out = run(limits_ws()
+            .args(limit)
+            .args(races)
+            .args(["--format", "json"]));
+        let event = out
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|e| e["event"] == "failed")
+            .unwrap_or_else(|| panic!("no failed event:\n{}", out.stdout));
+        assert_eq!(
+            event["not_established"],
+            serde_json::json!(["races"]),
+            "{event}"
+        );
+        assert_eq!(event["judgement"]["status"], "inconclusive", "{event}");
+    }
+}
+
+/// `TSO_TEST_SHOULD_FAIL_WITH(kind)` searches on past errors of other kinds, each of
+/// which ends its path: it passes when the kind is reachable (found after a shorter
+/// use-after-free), and fails saying it is unreachable otherwise, with the kinds met.
+#[test]
+fn should_fail_with_a_kind_searches_past_other_kinds() {
+    let out = run(limits_ws().args(["kinds", "--races", "warn"]));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    for line in [
+        "test fixture-limits::kinds::double_free_past_use_after_free ... ok",
+        "also met on the way (each ends its path): `use-after-free`",
+        "test fixture-limits::kinds::double_free_unreachable ... FAILED",
+        "test fixture-limits::kinds::double_free_only_after_use_after_free ... FAILED",
+        "---- fixture-limits::kinds::double_free_unreachable ----\n\
+         expected failure `double-free`, but it is not reachable: the search went on past \
+         the errors of other kinds it met, each of which ends its path, and found none; it \
+         met `use-after-free`. The shortest of them:\n\
+         error[use-after-free]",
+    ] {
+        assert!(out.stdout.contains(line), "{line}\n{}", out.stdout);
+    }
+    let out = run(limits_ws().args(["kinds", "--races", "warn", "--format", "json"]));
+    let events: Vec<serde_json::Value> = out
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|e: &serde_json::Value| e["type"] == "test" && e["event"] != "started")
+        .collect();
+    let judged: Vec<(String, String, serde_json::Value)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap_or_default().to_owned(),
+                e["judgement"]["finding"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                e["judgement"]["other_kinds"].clone(),
+            )
+        })
+        .collect();
+    let met = serde_json::json!(["use-after-free"]);
+    assert_eq!(
+        judged,
+        [
+            (
+                "fixture-limits::kinds::double_free_past_use_after_free".to_owned(),
+                "failed-as-expected".to_owned(),
+                met.clone()
+            ),
+            (
+                "fixture-limits::kinds::double_free_unreachable".to_owned(),
+                "wrong-kind".to_owned(),
+                met.clone()
+            ),
+            (
+                "fixture-limits::kinds::double_free_only_after_use_after_free".to_owned(),
+                "wrong-kind".to_owned(),
+                met
+            ),
+        ]
+    );
 }

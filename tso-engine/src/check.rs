@@ -22,6 +22,11 @@ pub struct CheckOptions {
     pub observer: Option<crate::explore::StateObserver>,
     /// Run first on each worker thread of the search (see [`crate::explore::WorkerStart`]).
     pub worker_start: Option<crate::explore::WorkerStart>,
+    /// Search for an error of this kind: an error of another kind ends its path
+    /// instead of the search (`explore::observers::Target`). The report then fails
+    /// with this kind when it is reachable; when it is not, with the shortest error of
+    /// another kind; `other_kinds` lists what the search met.
+    pub target: Option<crate::ErrorKind>,
 }
 
 impl Default for CheckOptions {
@@ -35,6 +40,7 @@ impl Default for CheckOptions {
             jobs: 1,
             observer: None,
             worker_start: None,
+            target: None,
         }
     }
 }
@@ -76,6 +82,9 @@ pub struct CheckReport {
     /// C library functions the program calls that the checker does not model, with
     /// their first call site: `unsupported` only if a run reaches one.
     pub unmodelled: Vec<String>,
+    /// With `CheckOptions::target`: the kinds of the other errors the search met, each
+    /// ending its path.
+    pub other_kinds: Vec<crate::ErrorKind>,
 }
 
 /// Model-check `program` from `opts.entry`.
@@ -103,6 +112,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         diagnosis: None,
         races: Vec::new(),
         unmodelled: Vec::new(),
+        other_kinds: Vec::new(),
     };
     let Some(entry) = program
         .function(&opts.entry)
@@ -154,8 +164,9 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         jobs: opts.jobs,
         observer: opts.observer.clone(),
         worker_start: opts.worker_start.clone(),
+        target: opts.target,
     };
-    let result = explore::explore(&machine, initial.clone(), &eopts);
+    let mut result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);
     report.unmodelled = unmodelled;
     // Taken before any replay, which could only find the same races again.
@@ -164,6 +175,37 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         .lock()
         .map(|found| found.values().cloned().collect())
         .unwrap_or_default();
+    report.other_kinds = result.met.iter().copied().collect();
+    if result.conclusion == Conclusion::Pass && !result.met.is_empty() {
+        // The target is not reachable, other errors are: the failure shown is the one
+        // a search without a target gives (the shortest, for any number of workers).
+        let plain = explore::explore(
+            &machine,
+            initial.clone(),
+            &ExploreOptions {
+                target: None,
+                ..eopts
+            },
+        );
+        result.conclusion = match plain.conclusion {
+            found @ Conclusion::Fail { .. } => found,
+            Conclusion::Pass | Conclusion::Inconclusive { .. } => {
+                let kind = result
+                    .met
+                    .first()
+                    .copied()
+                    .unwrap_or(crate::ErrorKind::Assertion);
+                Conclusion::Fail {
+                    failure: Failure::new(
+                        kind,
+                        "reachable (met while searching for another kind); a limit stopped the search for its trace",
+                    ),
+                    path: Vec::new(),
+                    thread: None,
+                }
+            }
+        };
+    }
     report.stats = result.stats;
     report.outcomes = result.outcomes;
     report.output = result

@@ -7,7 +7,7 @@ use engine_support::{
     assert_failure, assert_pass, check_bc, check_with, compile, line_of, options, ALL_OPTS,
 };
 use std::time::Duration;
-use tso_engine::{ErrorKind, Verdict};
+use tso_engine::{CheckOptions, ErrorKind, Verdict};
 
 const PRELUDE: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <tso.h>\nvoid __VERIFIER_assume(int);\n";
 
@@ -346,5 +346,65 @@ int main(void) {{ pthread_t b; pthread_create(&b, NULL, tb, NULL); A = 1; pthrea
             prefixed.stats.states, plain.stats.states,
             "{opt}: a thread-local prefix split states"
         );
+    }
+}
+
+/// A thread frees a block `main` reads: the use after free is the shortest error. When
+/// `main` frees it too, a double free is reachable on the interleavings where the read
+/// comes first; otherwise it is not.
+fn frees(main_frees: bool) -> String {
+    format!(
+        r#"
+#include <pthread.h>
+#include <stdlib.h>
+static int *p;
+static void *freer(void *a) {{ free(p); return 0; }}
+int main(void) {{
+    p = malloc(sizeof *p);
+    *p = 1;
+    pthread_t t;
+    pthread_create(&t, 0, freer, 0);
+    int v = *p;
+    {}
+    pthread_join(t, 0);
+    return v - 1;
+}}
+"#,
+        if main_frees { "free(p);" } else { "" }
+    )
+}
+
+/// `CheckOptions::target`: errors of other kinds end their paths and are listed; the
+/// target is found past them, or shown unreachable (the failure is then the shortest
+/// other error), the same for one worker (depth-first) and two (breadth-first).
+#[test]
+fn a_target_kind_is_searched_for_past_other_kinds() {
+    let bc = compile(&frees(true), "-O0", &[]);
+    let plain = check_bc(&bc, &options());
+    assert_eq!(
+        plain.failure.as_ref().map(|f| f.kind),
+        Some(ErrorKind::UseAfterFree)
+    );
+    assert!(plain.other_kinds.is_empty());
+    for jobs in [1, 2] {
+        let targeted = CheckOptions {
+            target: Some(ErrorKind::DoubleFree),
+            jobs,
+            ..options()
+        };
+        let r = check_bc(&bc, &targeted);
+        assert_eq!(r.verdict, Verdict::Fail, "{jobs} workers");
+        assert_eq!(
+            r.failure.as_ref().map(|f| f.kind),
+            Some(ErrorKind::DoubleFree)
+        );
+        assert_eq!(r.other_kinds, [ErrorKind::UseAfterFree], "{jobs} workers");
+        let r = check_bc(&compile(&frees(false), "-O0", &[]), &targeted);
+        assert_eq!(r.verdict, Verdict::Fail, "{jobs} workers");
+        assert_eq!(
+            r.failure.as_ref().map(|f| f.kind),
+            Some(ErrorKind::UseAfterFree)
+        );
+        assert_eq!(r.other_kinds, [ErrorKind::UseAfterFree], "{jobs} workers");
     }
 }

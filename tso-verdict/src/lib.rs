@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// What went wrong in the program under test. Each is a verdict, never a panic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ErrorKind {
     Assertion,
     Abort,

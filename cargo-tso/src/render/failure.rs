@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::render::{source, trace};
-use crate::run_report::{RunReport, ScRerun};
+use crate::run_report::{Property, RunReport, ScRerun};
 
 /// `error[assertion]: message` and the quoted source line.
 pub fn error_block(outcome: &RunReport) -> String {
@@ -20,6 +20,26 @@ pub fn error_block(outcome: &RunReport) -> String {
         for line in &outcome.diagnosis {
             let _ = writeln!(out, "  = note: {line}");
         }
+    }
+    out.push_str(&cut_block(outcome));
+    out
+}
+
+/// What a limit left open: `not established: data races (a limit stopped the race
+/// search without store buffers)`.
+pub fn cut_block(outcome: &RunReport) -> String {
+    let Some(cut) = &outcome.cut else {
+        return String::new();
+    };
+    let mut out = format!(
+        "not established: {} (a limit stopped the {})\n",
+        cut.list(),
+        cut.phase.describe()
+    );
+    if outcome.verdict == tso_engine::Verdict::Fail
+        && cut.not_established.contains(&Property::Races)
+    {
+        out.push_str("  = note: the races listed, if any, may not be all\n");
     }
     out
 }

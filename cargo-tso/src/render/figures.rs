@@ -16,6 +16,28 @@ pub fn line(figures: &Figures) -> String {
     )
 }
 
+/// The time of each phase of the check (`-v`): `time by phase: search 0.12s (1234
+/// states), race search (without store buffers) 0.30s (2345 states)`.
+pub fn phases_line(figures: &Figures) -> String {
+    let phases: Vec<String> = figures
+        .phases
+        .iter()
+        .map(|p| {
+            let states = if p.states > 0 {
+                format!(" ({} states)", p.states)
+            } else {
+                String::new()
+            };
+            format!(
+                "{} {:.2}s{states}",
+                p.phase.describe(),
+                p.time.as_secs_f64()
+            )
+        })
+        .collect();
+    format!("time by phase: {}", phases.join(", "))
+}
+
 /// What thread symmetry did (`-v`): `symmetry: 2 groups of interchangeable threads
 /// (3, 3)`, `symmetry: no interchangeable threads`, or `symmetry: off`.
 pub fn symmetry_line(figures: &Figures) -> String {

@@ -95,6 +95,23 @@ pub fn outcome_fields(outcome: &RunReport, settings: &CheckSettings) -> Map<Stri
         settings.machine.races.as_str().into(),
     );
     map.insert("races".into(), races(outcome));
+    map.insert(
+        "phases".into(),
+        outcome
+            .figures
+            .phases
+            .iter()
+            .map(|p| json!({ "phase": p.phase.as_str(), "time_ms": millis(p.time), "states": p.states }))
+            .collect(),
+    );
+    map.insert(
+        "not_established".into(),
+        outcome
+            .cut
+            .iter()
+            .flat_map(|c| c.not_established.iter().map(|p| p.as_str()))
+            .collect(),
+    );
     map
 }
 

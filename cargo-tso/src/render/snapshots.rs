@@ -8,7 +8,9 @@ use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 
 use crate::cli::MemoryModel;
 use crate::render::{failure, json, trace};
-use crate::run_report::{Figures, RunError, RunReport, ScClassification, ScRerun};
+use crate::run_report::{
+    Cut, Figures, Phase, PhaseFigures, Property, RunError, RunReport, ScClassification, ScRerun,
+};
 use crate::settings::CheckSettings;
 
 fn at(file: &str, line: u32) -> Option<Location> {
@@ -36,6 +38,11 @@ fn figures() -> Figures {
         exploration_bytes: 150_000,
         peak_memory: 53 << 20,
         symmetry: None,
+        phases: vec![PhaseFigures {
+            phase: Phase::Search,
+            time: Duration::from_millis(3),
+            states: 61,
+        }],
     }
 }
 
@@ -60,6 +67,8 @@ fn failing(
         diagnosis: Vec::new(),
         races: Vec::new(),
         unmodelled: Vec::new(),
+        cut: None,
+        other_kinds: Vec::new(),
     }
 }
 
@@ -129,6 +138,8 @@ fn sc(classification: ScClassification) -> ScRerun {
             diagnosis: Vec::new(),
             races: Vec::new(),
             unmodelled: Vec::new(),
+            cut: None,
+            other_kinds: Vec::new(),
         },
     }
 }
@@ -237,6 +248,16 @@ fn inconclusive_run() {
         .lines(9_999),
         races: Vec::new(),
         unmodelled: Vec::new(),
+        cut: Some(Cut {
+            phase: Phase::Search,
+            not_established: vec![
+                Property::Errors,
+                Property::Definedness,
+                Property::Hangs,
+                Property::Races,
+            ],
+        }),
+        other_kinds: Vec::new(),
     };
     insta::assert_snapshot!(failure::details(&outcome, None, false));
 }

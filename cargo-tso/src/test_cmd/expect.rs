@@ -77,6 +77,9 @@ pub struct Judgement {
     pub finding: Finding,
     pub found_kind: Option<ErrorKind>,
     pub classification: Option<ScClassification>,
+    /// A test naming a kind: the kinds of the other errors its search met, each ending
+    /// its path (with `WrongKind`, the named kind is reachable on no other path).
+    pub other_kinds: Vec<ErrorKind>,
 }
 
 impl Judgement {
@@ -87,6 +90,7 @@ impl Judgement {
             finding: Finding::Ignored,
             found_kind: None,
             classification: None,
+            other_kinds: Vec::new(),
         }
     }
 
@@ -97,6 +101,7 @@ impl Judgement {
             finding: Finding::NotChecked,
             found_kind: None,
             classification: None,
+            other_kinds: Vec::new(),
         }
     }
 
@@ -127,6 +132,16 @@ pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
     }
 }
 
+/// The kind a run searches for: the one a should-fail test names, where its run must
+/// fail (not a TSO-only failure's run under SC, which must pass).
+pub fn target(expectation: Expectation, model: MemoryModel) -> Option<ErrorKind> {
+    match (expectation, model) {
+        (Expectation::ShouldFail(kind), _) => kind,
+        (Expectation::ShouldFailUnderTso(kind), MemoryModel::Tso) => kind,
+        _ => None,
+    }
+}
+
 /// Judges one run. `sc` is the SC re-run of a TSO failure.
 pub fn judge(
     expectation: Expectation,
@@ -142,6 +157,7 @@ pub fn judge(
         finding,
         found_kind,
         classification,
+        other_kinds: outcome.other_kinds.clone(),
     };
     // Under SC a TSO-only failure is a test that must pass.
     // A robustness test's run is the robustness check: a violation is its failure.

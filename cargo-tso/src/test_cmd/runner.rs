@@ -122,6 +122,7 @@ fn run_case(
         collect_outcomes: false,
         emit_instrumented: None,
         progress,
+        target: expect::target(expectation, settings.memory_model),
     };
     if expectation == Expectation::Robust && settings.memory_model == MemoryModel::Tso {
         return robust_case(&request);
@@ -145,8 +146,19 @@ fn run_case(
             // The SC verdict does not depend on the bound: compute it once per test.
             // Expected failures are classified too: "needs TSO" is what such a test
             // usually documents.
-            let sc = pipeline::wants_sc_rerun(settings, &outcome)
-                .then(|| sc_memo.get_or_init(|| pipeline::sc_rerun(&request)).clone());
+            let mut ran_sc = false;
+            let sc = pipeline::wants_sc_rerun(settings, &outcome).then(|| {
+                sc_memo
+                    .get_or_init(|| {
+                        ran_sc = true;
+                        pipeline::sc_rerun(&request)
+                    })
+                    .clone()
+            });
+            if let (Some(sc), true) = (&sc, ran_sc) {
+                // Only the job that ran it spent its time.
+                pipeline::add_sc_rerun_time(&mut outcome, sc);
+            }
             let judgement =
                 expect::judge(expectation, settings.memory_model, &outcome, sc.as_ref());
             // --suggest-fences: an unexpected failure that needs TSO gets its fences.
@@ -156,8 +168,10 @@ fn run_case(
                         && judgement.classification == Some(ScClassification::NeedsTso) =>
                 {
                     let first = log.lock().map(|l| l.clone()).unwrap_or_default();
+                    let start = Instant::now();
                     let suggestion =
                         fences::search(&first, |points| fences::fenced_trial(&request, points));
+                    pipeline::add_fence_search_time(&mut outcome, start.elapsed());
                     Some(render::fences::human(&suggestion, settings, false))
                 }
                 _ => None,
@@ -195,7 +209,10 @@ fn robust_case(
     if let Robustness::Undecided(why) = &report.robustness {
         outcome.verdict = tso_engine::Verdict::Inconclusive;
         outcome.inconclusive_reason = Some(why.clone());
+        outcome.cut = report.cut();
     }
+    outcome.figures.time = report.time.time;
+    outcome.figures.phases = report.time.phases.clone();
     let judgement = expect::judge(
         Expectation::Robust,
         request.settings.memory_model,
@@ -234,6 +251,8 @@ fn run_job(
     let start = Instant::now();
     let mut settings = settings_at(base, job.bound);
     settings.jobs = context.workers;
+    // Each test (each bound of a sweep) has the whole --timeout for its searches.
+    settings.start_clock();
     let index = context.index;
     let progress = context.progress.map(|report| {
         let report = Arc::clone(report);

@@ -12,7 +12,7 @@ use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::Keeper;
-use super::observers::{Found, Observer};
+use super::observers::{absorbed, Found, Observer};
 use super::persistent::{self, ThreadRun};
 use super::search::{advance_script, Stop};
 use super::sleep::{self, Expand, Payoff, Sleep};
@@ -20,7 +20,7 @@ use super::{Move, Stats};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId};
 use crate::store::{Base, Canonicalizer, Inserted, Scratch, StateStore};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
@@ -70,6 +70,9 @@ pub struct DepthFirst<'a, 'p> {
     /// Footprints are still recorded and successors given sleep sets (`Payoff`).
     recording: bool,
     payoff: Payoff,
+    /// Stored states whose error an observer absorbed (`Observer::absorbs`): never
+    /// expanded, also when reached again.
+    dead_ends: HashSet<u32>,
 }
 
 /// A state on the current path and where its expansion stands.
@@ -188,6 +191,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             chooser: ScriptChooser::default(),
             stats: Stats::default(),
             start,
+            dead_ends: HashSet::new(),
         }
     }
 
@@ -201,6 +205,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     fn search(&mut self, initial: State) -> Result<Option<Stop>, TooDeep> {
         let root = self.insert(&initial);
         if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&initial)) {
+            if absorbed(self.observers, &found) {
+                return Ok(None);
+            }
             return Ok(Some(Stop::Found {
                 found,
                 path: Vec::new(),
@@ -260,8 +267,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             if state.is_finished() || node.tid as usize >= state.threads.len() {
                 if !state.is_finished() && node.expand == Expand::AllAwake {
                     let any = node.any_enabled;
-                    if let Some(found) = self.observers.iter().find_map(|o| o.expanded(state, any))
-                    {
+                    let found = self.observers.iter().find_map(|o| o.expanded(state, any));
+                    if let Some(found) = found.filter(|f| !absorbed(self.observers, f)) {
                         let path = path_of(&stack);
                         return Ok(Some(Stop::Found { found, path }));
                     }
@@ -406,7 +413,13 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         match result {
             Err(failure) => {
                 let thread = failure.thread.or(Some(tid));
-                return found(Found::new(failure, thread), mv);
+                let error = Found::new(failure, thread);
+                if absorbed(self.observers, &error) {
+                    // A dead end: the thread moved, into an error.
+                    node.any_enabled = true;
+                    return Next::Nothing;
+                }
+                return found(error, mv);
             }
             Ok(Step::Blocked) => return Next::Nothing,
             Ok(Step::Pruned) => {
@@ -511,7 +524,13 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             match result {
                 Err(failure) => {
                     let thread = failure.thread.or(Some(tid));
-                    return (None, reached, stop(Found::new(failure, thread), mv));
+                    let error = Found::new(failure, thread);
+                    if !absorbed(self.observers, &error) {
+                        return (None, reached, stop(error, mv));
+                    }
+                    // A dead end: the thread moved, into an error.
+                    *any_enabled = true;
+                    enabled = true;
                 }
                 Ok(Step::Blocked) => {}
                 Ok(Step::Pruned) => {
@@ -523,8 +542,11 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     enabled = true;
                     if keep {
                         reached.push_back((mv, next));
-                    } else if let Some(f) =
-                        self.observers.iter().find_map(|o| o.transition(tid, &next))
+                    } else if let Some(f) = self
+                        .observers
+                        .iter()
+                        .find_map(|o| o.transition(tid, &next))
+                        .filter(|f| !absorbed(self.observers, f))
                     {
                         return (None, reached, stop(f, mv));
                     }
@@ -609,6 +631,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         };
         self.stats.transitions += 1;
         if let Some(f) = self.observers.iter().find_map(|o| o.transition(tid, &next)) {
+            if absorbed(self.observers, &f) {
+                return Next::Nothing;
+            }
             return found(f, mv);
         }
         let ins = self.insert(&next);
@@ -626,7 +651,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             (sleep, carried)
         };
         if !ins.new {
-            if !self.por {
+            if !self.por || (!self.dead_ends.is_empty() && self.dead_ends.contains(&ins.id)) {
                 return Next::Nothing;
             }
             let old = self.sleeps.get(&ins.id).copied().unwrap_or(0);
@@ -652,8 +677,13 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             self.sleeps.insert(ins.id, sleep);
         }
         self.canon.to_representative(&mut next);
+        let mut dead_end = false;
         if let Some(f) = self.observers.iter().find_map(|o| o.new_state(&next)) {
-            return found(f, mv);
+            if !absorbed(self.observers, &f) {
+                return found(f, mv);
+            }
+            self.dead_ends.insert(ins.id);
+            dead_end = true;
         }
         let states = self.store.states() as u64;
         if let Some(reason) = self.observers.iter().find_map(|o| o.stored(states)) {
@@ -661,6 +691,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 reason,
                 path: Vec::new(),
             });
+        }
+        if dead_end {
+            return Next::Nothing;
         }
         let base = self.canon.base_from_last_run(&next, &self.scratch.ids);
         Next::Push(

@@ -36,6 +36,22 @@ pub struct Limits {
     /// Bytes of memory (resident set) the checker may use.
     pub max_memory: Option<u64>,
     pub timeout: Option<Duration>,
+    /// When the caller's whole time budget ends, if earlier than `timeout` after the
+    /// search starts: a caller that runs several searches for one check (a race
+    /// search after the TSO one, a re-run under SC) gives each what `--timeout` left.
+    /// A search stopped by it reports `--timeout` as set.
+    pub deadline: Option<Instant>,
+}
+
+impl Limits {
+    /// When a search that starts at `start` must stop.
+    pub fn deadline_from(&self, start: Instant) -> Option<Instant> {
+        let own = self.timeout.map(|t| start + t);
+        match (own, self.deadline) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 /// Called now and then during exploration with the figures so far (progress bars).
@@ -78,6 +94,8 @@ pub struct ExploreOptions {
     pub jobs: usize,
     pub observer: Option<StateObserver>,
     pub worker_start: Option<WorkerStart>,
+    /// Search for an error of this kind (`CheckOptions::target`).
+    pub target: Option<crate::error::ErrorKind>,
 }
 
 /// One transition on a path: which thread ran, and the choices it made.
@@ -127,6 +145,9 @@ pub struct ExploreResult {
     /// Output of the first complete execution found.
     pub first_output: Option<Vec<u8>>,
     pub outcomes: BTreeSet<String>,
+    /// With a target kind: the other kinds of error met, each ending its path (of the
+    /// search that gave the conclusion).
+    pub met: BTreeSet<crate::error::ErrorKind>,
 }
 
 /// Explore every state reachable from `initial`: one search, watched by the observers
@@ -134,7 +155,7 @@ pub struct ExploreResult {
 pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> ExploreResult {
     let start = Instant::now();
     if let Ok(mut d) = machine.deadline.lock() {
-        *d = opts.limits.timeout.map(|t| start + t);
+        *d = opts.limits.deadline_from(start);
     }
     let outcomes = observers::Outcomes {
         collect_all: opts.collect_outcomes,
@@ -142,8 +163,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     };
     let limits = observers::LimitWatch {
         limits: opts.limits.clone(),
-        start,
+        deadline: opts.limits.deadline_from(start),
     };
+    let target = opts.target.map(observers::Target::new);
     let progress = opts.progress.clone().map(observers::Progress);
     let new_states = opts
         .observer
@@ -163,6 +185,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     }
     if let Some(n) = &new_states {
         watching.push(n);
+    }
+    if let Some(t) = &target {
+        watching.push(t);
     }
     let (mut stop, stats) = search_with(machine, &watching, opts, start, initial.clone());
     if machine.opts.symmetry {
@@ -202,6 +227,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         stats,
         first_output: outcomes.first.into_inner().ok().flatten(),
         outcomes: outcomes.all.into_inner().unwrap_or_default(),
+        met: target.map(observers::Target::into_met).unwrap_or_default(),
     }
 }
 

@@ -53,6 +53,16 @@ pub trait Observer: Sync {
     }
     /// A second search of the same space begins: forget what the first one showed.
     fn restart(&self) {}
+    /// An error was found: true when it ends only its own path, not the search (the
+    /// search then treats the failing move or state as a dead end, see [`Target`]).
+    fn absorbs(&self, _found: &Found) -> bool {
+        false
+    }
+}
+
+/// Whether some observer absorbs `found` (see [`Observer::absorbs`]).
+pub fn absorbed(observers: &[&dyn Observer], found: &Found) -> bool {
+    observers.iter().any(|o| o.absorbs(found))
 }
 
 /// A state where no thread can move although the program has not finished, unless
@@ -157,7 +167,8 @@ impl Observer for Outcomes {
 /// `--max-states`, `--timeout` and `--max-memory` (or 80% of the machine).
 pub struct LimitWatch {
     pub limits: Limits,
-    pub start: Instant,
+    /// When `--timeout` (or the caller's budget, `Limits::deadline`) ends this search.
+    pub deadline: Option<Instant>,
 }
 
 impl Observer for LimitWatch {
@@ -168,10 +179,11 @@ impl Observer for LimitWatch {
         }
     }
     fn tick(&self, _stats: &Stats) -> Option<String> {
-        if let Some(t) = self.limits.timeout {
-            if self.start.elapsed() >= t {
-                return Some(format!("--timeout {}s reached", t.as_secs_f64()));
-            }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(match self.limits.timeout {
+                Some(t) => format!("--timeout {}s reached", t.as_secs_f64()),
+                None => "--timeout reached".to_owned(),
+            });
         }
         let rss = crate::resources::current_rss();
         match self.limits.max_memory {
@@ -217,5 +229,47 @@ impl Observer for Progress {
     fn tick(&self, stats: &Stats) -> Option<String> {
         (self.0)(stats);
         None
+    }
+}
+
+/// The search for one kind of error (`CheckOptions::target`): an error of another kind
+/// ends its path, as it would end a real execution there, and the search goes on with
+/// the other paths; the kinds met that way are recorded. Limits (`step-limit`) and
+/// constructs the tool cannot check (`unsupported`) still stop the search: past them
+/// nothing is known. So when the search ends without the target, no path reaches it
+/// that does not first run into another error.
+pub struct Target {
+    kind: ErrorKind,
+    met: Mutex<BTreeSet<ErrorKind>>,
+}
+
+impl Target {
+    pub fn new(kind: ErrorKind) -> Target {
+        Target {
+            kind,
+            met: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    pub fn into_met(self) -> BTreeSet<ErrorKind> {
+        self.met.into_inner().unwrap_or_default()
+    }
+}
+
+impl Observer for Target {
+    fn absorbs(&self, found: &Found) -> bool {
+        let kind = found.failure.kind;
+        if kind == self.kind || kind == ErrorKind::StepLimit || kind.is_tool_limitation() {
+            return false;
+        }
+        if let Ok(mut met) = self.met.lock() {
+            met.insert(kind);
+        }
+        true
+    }
+    fn restart(&self) {
+        if let Ok(mut met) = self.met.lock() {
+            met.clear();
+        }
     }
 }

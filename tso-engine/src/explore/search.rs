@@ -19,7 +19,7 @@ use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::{Held, Keeper, Replayer};
-use super::observers::{Found, Observer};
+use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
 use super::persistent::{self, ThreadRun};
 use super::sleep::{self, Expand, Payoff, Sleep};
@@ -28,7 +28,7 @@ use crate::error::ErrorKind;
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId};
 use crate::store::{Canonicalizer, StateStore};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, Mutex, RwLock};
 use std::time::Instant;
@@ -90,6 +90,10 @@ pub struct Search<'a, 'p> {
     payoff_slept: AtomicU64,
     /// Run first on each worker thread this search starts.
     pub worker_start: Option<super::WorkerStart>,
+    /// Stored states whose error an observer absorbed (`Observer::absorbs`): never
+    /// expanded, also when reached again; `any_dead_end` spares the lock until one is.
+    dead_ends: Mutex<HashSet<StateId>>,
+    any_dead_end: AtomicBool,
 }
 
 /// One worker's scratch space.
@@ -206,7 +210,18 @@ impl<'a, 'p> Search<'a, 'p> {
             frontier: Mutex::new(None),
             keeper: None,
             worker_start: None,
+            dead_ends: Mutex::new(HashSet::new()),
+            any_dead_end: AtomicBool::new(false),
         }
+    }
+
+    fn is_dead_end(&self, id: StateId) -> bool {
+        self.any_dead_end.load(Ordering::Acquire)
+            && self
+                .dead_ends
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .contains(&id)
     }
 
     /// Explore everything reachable from `initial`; None when nothing stopped it.
@@ -231,14 +246,15 @@ impl<'a, 'p> Search<'a, 'p> {
             )
             .replaying_race_reports(),
         );
-        for o in self.observers {
-            if let Some(found) = o.new_state(&initial) {
-                self.finish_stats();
-                return Some(Stop::Found {
-                    found,
-                    path: Vec::new(),
-                });
+        if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&initial)) {
+            self.finish_stats();
+            if absorbed(self.observers, &found) {
+                return None;
             }
+            return Some(Stop::Found {
+                found,
+                path: Vec::new(),
+            });
         }
         let level = vec![Open {
             id: root.id,
@@ -582,14 +598,19 @@ impl<'a, 'p> Search<'a, 'p> {
                         .report_races(self.machine, self.keeper(), &path, &mv);
                 }
                 match result {
-                    Err(failure) => {
+                    Err(failure) => 'error: {
                         any_enabled = true;
                         let step_limit = failure.kind == ErrorKind::StepLimit;
                         let thread = failure.thread.or(Some(tid));
+                        let found = Found::new(failure, thread);
+                        if absorbed(self.observers, &found) {
+                            // A dead end: the thread moved, into an error.
+                            break 'error;
+                        }
                         out.error(ErrorAt {
                             // A step limit ends the search at once (inconclusive).
                             rank: (if step_limit { 0 } else { 2 }, weight, key),
-                            found: Found::new(failure, thread),
+                            found,
                             parent: id,
                             mv: Some(mv),
                         });
@@ -652,7 +673,10 @@ impl<'a, 'p> Search<'a, 'p> {
             return;
         }
         for o in self.observers {
-            if let Some(found) = o.expanded(st, any_enabled) {
+            if let Some(found) = o
+                .expanded(st, any_enabled)
+                .filter(|f| !absorbed(self.observers, f))
+            {
                 // A property of this state: its path is one step shorter than the
                 // failing transitions of this level.
                 out.error(ErrorAt {
@@ -713,13 +737,18 @@ impl<'a, 'p> Search<'a, 'p> {
                 ordinal = ordinal.saturating_add(1);
                 let weight = weight + v.delayed;
                 match v.result {
-                    Err(failure) => {
+                    Err(failure) => 'error: {
                         any_enabled = true;
                         let step_limit = failure.kind == ErrorKind::StepLimit;
                         let thread = failure.thread.or(Some(tid));
+                        let found = Found::new(failure, thread);
+                        if absorbed(self.observers, &found) {
+                            // A dead end: the thread moved, into an error.
+                            break 'error;
+                        }
                         out.error(ErrorAt {
                             rank: (if step_limit { 0 } else { 2 }, weight, key),
-                            found: Found::new(failure, thread),
+                            found,
                             parent: id,
                             mv: Some(v.mv),
                         });
@@ -741,7 +770,10 @@ impl<'a, 'p> Search<'a, 'p> {
             }
         }
         for o in self.observers {
-            if let Some(found) = o.expanded(st, any_enabled) {
+            if let Some(found) = o
+                .expanded(st, any_enabled)
+                .filter(|f| !absorbed(self.observers, f))
+            {
                 out.error(ErrorAt {
                     rank: (1, weight, (index as u64) << 32),
                     found,
@@ -840,6 +872,10 @@ impl<'a, 'p> Search<'a, 'p> {
     ) -> bool {
         for o in self.observers {
             if let Some(found) = o.transition(mv.tid, succ) {
+                if absorbed(self.observers, &found) {
+                    // A dead end: not stored.
+                    return true;
+                }
                 out.error(ErrorAt {
                     rank: (2, weight, key),
                     found,
@@ -884,8 +920,9 @@ impl<'a, 'p> Search<'a, 'p> {
         };
         let keep = if ins.new {
             w.canon.to_representative(&mut succ);
-            for o in self.observers {
-                if let Some(found) = o.new_state(&succ) {
+            let mut dead_end = false;
+            if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&succ)) {
+                if !absorbed(self.observers, &found) {
                     out.error(ErrorAt {
                         rank: (2, weight, key),
                         found,
@@ -894,6 +931,12 @@ impl<'a, 'p> Search<'a, 'p> {
                     });
                     return;
                 }
+                self.dead_ends
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(ins.id);
+                self.any_dead_end.store(true, Ordering::Release);
+                dead_end = true;
             }
             let states = self.store.states() as u64;
             for o in self.observers {
@@ -903,8 +946,8 @@ impl<'a, 'p> Search<'a, 'p> {
                     return;
                 }
             }
-            Some(self.keeper().hold(succ))
-        } else if !ins.this_level && self.por {
+            (!dead_end).then(|| self.keeper().hold(succ))
+        } else if !ins.this_level && self.por && !self.is_dead_end(ins.id) {
             w.canon.to_representative(&mut succ);
             self.revisited((key, weight), ins.id, succ, sleep, out);
             None

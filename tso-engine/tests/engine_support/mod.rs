@@ -53,6 +53,7 @@ pub fn options() -> CheckOptions {
             max_states: Some(2_000_000),
             max_memory: None,
             timeout: Some(Duration::from_secs(60)),
+            deadline: None,
         },
         ..CheckOptions::default()
     }

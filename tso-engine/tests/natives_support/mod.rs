@@ -57,6 +57,7 @@ pub fn run_file(path: &Path, opt: &str, extra: &[&str]) -> CheckReport {
             max_states: Some(2_000_000),
             max_memory: None,
             timeout: Some(Duration::from_secs(60)),
+            deadline: None,
         },
         ..CheckOptions::default()
     };

@@ -42,6 +42,11 @@ fn judged_explanation(result: &TestResult) -> String {
     let figures_line = || format!("{}\n", figures::test_line(&outcome.figures));
     match judgement.finding {
         Finding::Passed | Finding::Ignored => String::new(),
+        Finding::FailedAsExpected if !judgement.other_kinds.is_empty() => format!(
+            "{}\nalso met on the way (each ends its path): {}\n",
+            details().trim_end(),
+            kinds(&judgement.other_kinds)
+        ),
         Finding::FailedAsExpected | Finding::UnexpectedFailure => details(),
         Finding::Inconclusive => format!("{}{}", details(), figures_line()),
         Finding::NotChecked => format!("the test could not be checked:\n{}", details()),
@@ -56,6 +61,17 @@ fn judged_explanation(result: &TestResult) -> String {
                 figures_line()
             )
         }
+        Finding::WrongKind if !judgement.other_kinds.is_empty() => format!(
+            "expected failure `{}`, but it is not reachable: the search went on past the \
+             errors of other kinds it met, each of which ends its path, and found none; \
+             it met {}. The shortest of them:\n{}",
+            judgement
+                .expectation
+                .and_then(expect::expected_kind)
+                .unwrap_or(test_support::ANY_KIND),
+            kinds(&judgement.other_kinds),
+            details()
+        ),
         Finding::WrongKind => format!(
             "expected failure `{}`, but the test failed with `{}`:\n{}",
             judgement
@@ -76,4 +92,13 @@ fn judged_explanation(result: &TestResult) -> String {
             details()
         ),
     }
+}
+
+/// `` `use-after-free`, `assertion` ``.
+fn kinds(kinds: &[tso_engine::ErrorKind]) -> String {
+    kinds
+        .iter()
+        .map(|k| format!("`{k}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -95,6 +95,7 @@ impl Reporter for Human {
         if self.verbose {
             if let Some(outcome) = &result.outcome {
                 let _ = writeln!(line, "    {}", figures::test_line(&outcome.figures));
+                let _ = writeln!(line, "    {}", figures::phases_line(&outcome.figures));
                 let _ = writeln!(line, "    {}", figures::symmetry_line(&outcome.figures));
             }
             let _ = writeln!(

@@ -38,6 +38,7 @@ fn judgement(judgement: &Judgement) -> Value {
         "finding": judgement.finding.as_str(),
         "found_kind": judgement.found_kind.map(|k| k.as_str()),
         "classification": judgement.classification.map(|c| c.as_str()),
+        "other_kinds": judgement.other_kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
     })
 }
 
