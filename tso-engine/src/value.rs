@@ -11,6 +11,9 @@ use std::sync::Arc;
 pub enum Val {
     /// An integer of any width up to 128 bits, zero-extended.
     Int(u128),
+    /// An integer wider than 128 bits: `wide::limbs(width)` little-endian limbs, the
+    /// bits above the width zero (`wide.rs`).
+    Wide(Arc<[u64]>),
     /// A pointer with provenance.
     Ptr(u64),
     /// IEEE single, as bits.
@@ -66,6 +69,7 @@ impl Val {
     pub(crate) fn bits(&self) -> u128 {
         match self {
             Val::Int(v) => *v,
+            Val::Wide(l) => crate::wide::u128_of(l),
             Val::Ptr(p) => *p as u128,
             Val::F32(b) => *b as u128,
             Val::F64(b) => *b as u128,
