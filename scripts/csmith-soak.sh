@@ -6,6 +6,8 @@
 #   PROFILE: default (csmith's own options: bit-fields, packed structs, unions; the
 #            default) or small (the CI test's small programs)
 #   env: TSO_CSMITH_JOBS (workers), TSO_CSMITH_SB_BOUND (--sb-bound for TSO runs),
+#        TSO_CSMITH_MINUTES (start no new seed after this many minutes),
+#        TSO_CSMITH_LOG (one line per seed, default target/csmith-soak.log),
 #        TSO_CSMITH_KEEP (directory for disagreeing programs, default
 #        target/csmith-disagreements: csmith_SEED.c and csmith_SEED.txt, the csmith
 #        command line that regenerates it and what disagreed)
@@ -22,6 +24,8 @@ case "$profile" in
 esac
 export TSO_CSMITH_COUNT="$count" TSO_CSMITH_SEED="$first"
 export TSO_CSMITH_KEEP="${TSO_CSMITH_KEEP:-$PWD/target/csmith-disagreements}"
+export TSO_CSMITH_VERBOSE=1
+log="${TSO_CSMITH_LOG:-$PWD/target/csmith-soak.log}"
 cargo test --release -p tso-suite --test csmith -- "$test" --exact --nocapture --test-threads 1 2>&1 |
-    sed -n '/^csmith: seeds/,/^$/p'
-echo "disagreeing programs (if any) kept in $TSO_CSMITH_KEEP"
+    tee "$log" | sed -n '/^csmith: seeds/,/^$/p'
+echo "per-seed log in $log; disagreeing programs (if any) kept in $TSO_CSMITH_KEEP"

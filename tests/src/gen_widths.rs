@@ -8,6 +8,9 @@
 use crate::prng::Rng;
 use std::fmt::Write;
 
+/// Operands per width; every ordered pair is computed.
+pub const OPERANDS: u32 = 3;
+
 /// The widths casts convert to and from (besides the program's own widths).
 const CAST_WIDTHS: [u32; 10] = [1, 7, 24, 40, 64, 65, 96, 128, 168, 256];
 
@@ -60,11 +63,15 @@ pub fn program(seed: u64, widths: &[u32]) -> String {
     let mut rng = Rng::new(seed);
     let mut c = String::from(
         "#include <stdio.h>\n\
+         #include <string.h>\n\
          /* Prints a value of N bits in hexadecimal, most significant limb first. */\n\
          #define PR(x, N) do { for (int k_ = ((N) - 1) / 64; k_ >= 0; k_--) \\\n\
              printf(\"%016llx\", (unsigned long long)((x) >> (64 * k_))); \\\n\
              printf(\" \"); } while (0)\n\
-         #define NL() printf(\"\\n\")\n",
+         #define NL() printf(\"\\n\")\n\
+         /* A double by its bits (the engine's printf has no exact %a). */\n\
+         #define PD(d) do { double d_ = (d); unsigned long long b_; \\\n\
+             memcpy(&b_, &d_, 8); printf(\"%016llx \", b_); } while (0)\n",
     );
     for &n in widths {
         let _ = writeln!(c, "typedef unsigned _BitInt({n}) u{n};");
@@ -82,14 +89,14 @@ pub fn program(seed: u64, widths: &[u32]) -> String {
     }
     // Operands in memory (external linkage: -O2 cannot fold them).
     for &n in widths {
-        let vals: Vec<String> = (0..4).map(|_| operand(&mut rng, n)).collect();
-        let _ = writeln!(c, "u{n} op{n}[4] = {{ {} }};", vals.join(", "));
+        let vals: Vec<String> = (0..OPERANDS).map(|_| operand(&mut rng, n)).collect();
+        let _ = writeln!(c, "u{n} op{n}[{OPERANDS}] = {{ {} }};", vals.join(", "));
     }
     for &n in widths {
         let _ = writeln!(c, "static void t{n}(void) {{");
         let _ = writeln!(
             c,
-            "  for (int i = 0; i < 4; i++) for (int j = 0; j < 4; j++) {{"
+            "  for (int i = 0; i < {OPERANDS}; i++) for (int j = 0; j < {OPERANDS}; j++) {{"
         );
         let _ = writeln!(c, "    u{n} a = op{n}[i], b = op{n}[j];");
         let _ = writeln!(c, "    unsigned s = (unsigned)(b % {n});");
@@ -134,7 +141,7 @@ pub fn program(seed: u64, widths: &[u32]) -> String {
                 "    {{ u{n} r; int o = __builtin_mul_overflow(a, b, &r); PR(r, {n}); printf(\"%d \", o); }}"
             );
         }
-        let _ = writeln!(c, "    printf(\"%a \", (double)a);");
+        let _ = writeln!(c, "    PD((double)a);");
         if n >= 2 {
             let _ = writeln!(c, "    s{n} sa = (s{n})a, sb = (s{n})b;");
             let _ = writeln!(c, "    s{n} smin = (s{n})((u{n})1 << {});", n - 1);
@@ -163,7 +170,7 @@ pub fn program(seed: u64, widths: &[u32]) -> String {
                     "    {{ s{n} r; int o = __builtin_mul_overflow(sa, sb, &r); PR((u{n})r, {n}); printf(\"%d \", o); }}"
                 );
             }
-            let _ = writeln!(c, "    printf(\"%a \", (double)sa);");
+            let _ = writeln!(c, "    PD((double)sa);");
             // Back from double: half the magnitude always fits.
             let _ = writeln!(c, "    PR((u{n})(double)(a >> 1), {n});");
             let _ = writeln!(c, "    PR((u{n})(s{n})(double)(sa >> 1), {n});");

@@ -14,6 +14,8 @@
 //! out or crash natively are counted and skipped: that is a property of the generated
 //! program, not of the checker. A check that ends inconclusive on a limit or is killed
 //! did not finish: counted and listed, never an agreement, and too many fail the test.
+//! `TSO_CSMITH_MINUTES=M` starts no new seed after M minutes (the report then covers the
+//! seeds done); `TSO_CSMITH_VERBOSE=1` prints one line per seed as it ends.
 //! `scripts/csmith-soak.sh N` runs thousands.
 
 use tso_suite::binary as harness;
@@ -351,6 +353,18 @@ fn check_seed(options: &[&str], seed: u64, root: &Path, tally: &Mutex<Tally>) {
     if !problems.is_empty() {
         keep(&source, options, seed, &problems);
     }
+    if std::env::var_os("TSO_CSMITH_VERBOSE").is_some() {
+        let outcome = if !problems.is_empty() {
+            "disagrees"
+        } else if unfinished {
+            "unfinished"
+        } else if compared {
+            "agrees"
+        } else {
+            "not comparable (native timeout or crash)"
+        };
+        println!("csmith seed {seed}: {outcome}");
+    }
     let mut t = lock(tally);
     t.programs += 1;
     t.unfinished_seeds += unfinished as usize;
@@ -405,9 +419,14 @@ fn run_profile(profile: &Profile) {
     let tally = Mutex::new(Tally::default());
     let next = AtomicUsize::new(0);
     let start = Instant::now();
+    let minutes = env_number("TSO_CSMITH_MINUTES", 0);
+    let time_up = || minutes > 0 && start.elapsed() > Duration::from_secs(minutes * 60);
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
+                if time_up() {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed) as u64;
                 if i >= count {
                     break;
@@ -418,6 +437,7 @@ fn run_profile(profile: &Profile) {
     });
     let _ = std::fs::remove_dir_all(&root);
     let tally = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    let stopped = time_up() && (tally.programs as u64) < count;
     let mut report = format!(
         "csmith: seeds {first}..{} ({} programs, csmith {}) in {:.0?}\n",
         first + count - 1,
@@ -438,6 +458,12 @@ fn run_profile(profile: &Profile) {
             tally.native_crashes.get(opt).unwrap_or(&0),
             tally.agree.get(&(opt, "sc")).unwrap_or(&0),
             tally.agree.get(&(opt, "tso")).unwrap_or(&0),
+        );
+    }
+    if stopped {
+        report += &format!(
+            "  stopped after {minutes} minutes: {} of {count} seeds done\n",
+            tally.programs
         );
     }
     report += &format!(
@@ -465,13 +491,18 @@ fn run_profile(profile: &Profile) {
         report += &format!("    {d}\n");
     }
     println!("{report}");
+    let done = if stopped {
+        tally.programs as u64
+    } else {
+        count
+    };
     assert_eq!(
-        tally.programs as u64, count,
+        tally.programs as u64, done,
         "not every program was checked\n{report}"
     );
     let checked: usize = tally.agree.values().sum::<usize>() + tally.disagreements.len();
     assert!(
-        checked as u64 >= count,
+        checked as u64 >= done,
         "too few programs ran natively to compare (most timed out or crashed)\n{report}"
     );
     assert!(

@@ -262,6 +262,8 @@ pub(crate) fn binop(
 }
 
 /// `binop` on integers wider than 128 bits, the same rules on limbs.
+#[cold]
+#[inline(never)]
 fn binop_wide(op: BinOp, bits: u32, x: &Val, y: &Val, sx: &Val, sy: &Val) -> Val {
     let (a, b) = (wide::of(x, bits), wide::of(y, bits));
     let (sa, sb) = (wide::of(sx, bits), wide::of(sy, bits));
@@ -349,6 +351,8 @@ pub(crate) fn icmp(
 }
 
 /// `icmp` on integers wider than 128 bits, the same rules on limbs.
+#[cold]
+#[inline(never)]
 fn icmp_wide(pred: IntPred, bits: u32, x: &Val, y: &Val, sx: &Val, sy: &Val) -> Val {
     let (a, b) = (wide::of(x, bits), wide::of(y, bits));
     let (sa, sb) = (wide::of(sx, bits), wide::of(sy, bits));

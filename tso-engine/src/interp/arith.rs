@@ -112,6 +112,8 @@ pub(crate) fn binop(
 }
 
 /// `binop` on integers wider than 128 bits (no provenance: pointers are 64 bits).
+#[cold]
+#[inline(never)]
 fn binop_wide(op: BinOp, bits: u32, a: &Val, b: &Val) -> Result<Val, Failure> {
     let (x, y) = (wide::of(a, bits), wide::of(b, bits));
     if matches!(op, BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem) && wide::is_zero(&y) {
@@ -215,20 +217,7 @@ pub(crate) fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val)
     }
     let bits = types.int_bits(ty);
     if bits > 128 {
-        let (x, y) = (wide::of(a, bits), wide::of(b, bits));
-        let (u, s) = (wide::ucmp(&x, &y), wide::scmp(&x, &y, bits));
-        return Val::bool(match pred {
-            IntPred::Eq => u.is_eq(),
-            IntPred::Ne => u.is_ne(),
-            IntPred::Ugt => u.is_gt(),
-            IntPred::Uge => u.is_ge(),
-            IntPred::Ult => u.is_lt(),
-            IntPred::Ule => u.is_le(),
-            IntPred::Sgt => s.is_gt(),
-            IntPred::Sge => s.is_ge(),
-            IntPred::Slt => s.is_lt(),
-            IntPred::Sle => s.is_le(),
-        });
+        return icmp_wide(pred, bits, a, b);
     }
     let m = mask(bits);
     let (x, y) = (a.bits() & m, b.bits() & m);
@@ -244,6 +233,26 @@ pub(crate) fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val)
         IntPred::Sge => sx >= sy,
         IntPred::Slt => sx < sy,
         IntPred::Sle => sx <= sy,
+    })
+}
+
+/// `icmp` on integers wider than 128 bits.
+#[cold]
+#[inline(never)]
+fn icmp_wide(pred: IntPred, bits: u32, a: &Val, b: &Val) -> Val {
+    let (x, y) = (wide::of(a, bits), wide::of(b, bits));
+    let (u, s) = (wide::ucmp(&x, &y), wide::scmp(&x, &y, bits));
+    Val::bool(match pred {
+        IntPred::Eq => u.is_eq(),
+        IntPred::Ne => u.is_ne(),
+        IntPred::Ugt => u.is_gt(),
+        IntPred::Uge => u.is_ge(),
+        IntPred::Ult => u.is_lt(),
+        IntPred::Ule => u.is_le(),
+        IntPred::Sgt => s.is_gt(),
+        IntPred::Sge => s.is_ge(),
+        IntPred::Slt => s.is_lt(),
+        IntPred::Sle => s.is_le(),
     })
 }
 
@@ -360,6 +369,8 @@ pub(crate) fn cast(
 }
 
 /// `cast` where the source or the result is wider than 128 bits.
+#[cold]
+#[inline(never)]
 fn cast_wide(op: CastOp, fb: u32, tb: u32, to_double: bool, a: &Val) -> Result<Val, Failure> {
     let float = |negative: bool, magnitude: &[u64], bits: u32| {
         let sign = if negative { -1.0 } else { 1.0 };

@@ -645,7 +645,10 @@ impl<'p> Machine<'p> {
                 data.extend_from_slice(&frag.data);
                 ptrs.extend(frag.ptrs.iter().map(|p| p + start as u32));
                 undef.extend_from_slice(&frag.undef);
-            } else if let (Val::Agg(_), Some(ty)) = (a, ty) {
+            } else if let Some(ty) =
+                ty.filter(|&t| matches!(a, Val::Agg(_)) || types.int_bits(t) > 64)
+            {
+                // Aggregates and integers wider than 64 bits: their memory bytes.
                 let mut bytes = vec![0u8; types.size(ty) as usize];
                 let mut local = Vec::new();
                 encode(types, ty, a, &mut bytes, 0, &mut local);
@@ -982,6 +985,8 @@ fn rmw(
 }
 
 /// `rmw` on integers wider than 128 bits, through the interpreter's wide arithmetic.
+#[cold]
+#[inline(never)]
 fn rmw_wide(
     types: &crate::ir::TypeTable,
     op: RmwOp,

@@ -418,6 +418,8 @@ fn float_like(like: &Val, v: f64) -> Val {
 /// The integer intrinsics on integers wider than 64 bits, on limbs (funnel shifts and
 /// overflow checks need twice the width, which `u128` does not have above 64 bits);
 /// `None` for any other intrinsic.
+#[cold]
+#[inline(never)]
 fn integer_wide(i: &Intrinsic, args: &[Val], bits: u32) -> Option<Val> {
     use crate::wide::{self, Limbs};
     use std::cmp::Ordering;
