@@ -48,7 +48,7 @@ fn operand(rng: &mut Rng, bits: u32) -> String {
         }
         _ => {}
     }
-    if bits % 64 != 0 {
+    if !bits.is_multiple_of(64) {
         l[limbs - 1] &= (1u64 << (bits % 64)) - 1;
     }
     let mut s = String::from("0x");

@@ -11,15 +11,16 @@ use std::sync::Arc;
 pub enum Val {
     /// An integer of any width up to 128 bits, zero-extended.
     Int(u128),
-    /// An integer wider than 128 bits: `wide::limbs(width)` little-endian limbs, the
-    /// bits above the width zero (`wide.rs`).
-    Wide(Arc<[u64]>),
     /// A pointer with provenance.
     Ptr(u64),
     /// IEEE single, as bits.
     F32(u32),
     /// IEEE double, as bits.
     F64(u64),
+    /// An integer wider than 128 bits: `wide::limbs(width)` little-endian limbs, the
+    /// bits above the width zero (`wide.rs`). Next to `Agg`, so dropping a `Val` tests
+    /// one range for both reference-counted variants.
+    Wide(Arc<[u64]>),
     /// Struct, array or vector lanes.
     Agg(Arc<[Val]>),
 }

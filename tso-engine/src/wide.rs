@@ -108,6 +108,19 @@ pub(crate) fn add(a: &[u64], b: &[u64], bits: u32) -> Limbs {
     r
 }
 
+/// `a + b` (or `a - b`) as signed integers, and whether it overflowed: the operands'
+/// signs make the result's sign impossible.
+pub(crate) fn signed_add_sub(a: &[u64], b: &[u64], bits: u32, add_op: bool) -> (Limbs, bool) {
+    let r = if add_op {
+        add(a, b, bits)
+    } else {
+        sub(a, b, bits)
+    };
+    let (na, nr) = (is_neg(a, bits), is_neg(&r, bits));
+    let nb = is_neg(b, bits) == add_op;
+    (r, na == nb && nr != na)
+}
+
 pub(crate) fn not(a: &[u64], bits: u32) -> Limbs {
     let mut r: Limbs = a.iter().map(|x| !x).collect();
     trim(&mut r, bits);
@@ -494,6 +507,15 @@ mod tests {
                         mul_overflows(&lx, &ly, bits),
                         x.checked_mul(y).is_none_or(|p| p > m)
                     );
+                    // Signed overflow: the exact result (in i128 up to 126 bits) leaves
+                    // the range.
+                    if (2..=126).contains(&bits) {
+                        let fits = |r: i128| r >= -(1i128 << (bits - 1)) && r < 1i128 << (bits - 1);
+                        let (r, of) = signed_add_sub(&lx, &ly, bits, true);
+                        assert_eq!((u128_of(&r), of), ((sx + sy) as u128 & m, !fits(sx + sy)));
+                        let (r, of) = signed_add_sub(&lx, &ly, bits, false);
+                        assert_eq!((u128_of(&r), of), ((sx - sy) as u128 & m, !fits(sx - sy)));
+                    }
                 }
                 assert_eq!(
                     u128_of(&neg(&l(a & m, bits), bits)),

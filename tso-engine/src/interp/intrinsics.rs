@@ -474,21 +474,7 @@ fn integer_wide(i: &Intrinsic, args: &[Val], bits: u32) -> Option<Val> {
                 }
                 USubO => (wide::sub(&x, &y, bits), wide::ucmp(&y, &x).is_gt()),
                 UMulO => (wide::mul(&x, &y, bits), wide::mul_overflows(&x, &y, bits)),
-                SAddO | SSubO => {
-                    let r = if i == &SAddO {
-                        wide::add(&x, &y, bits)
-                    } else {
-                        wide::sub(&x, &y, bits)
-                    };
-                    // Overflow: the operands' signs make the result's sign impossible.
-                    let (nx, ny, nr) = (
-                        wide::is_neg(&x, bits),
-                        wide::is_neg(&y, bits),
-                        wide::is_neg(&r, bits),
-                    );
-                    let ny = if i == &SAddO { ny } else { !ny };
-                    (r, nx == ny && nr != nx)
-                }
+                SAddO | SSubO => wide::signed_add_sub(&x, &y, bits, i == &SAddO),
                 _ => {
                     let r = wide::mul(&x, &y, bits);
                     // Exact when the magnitudes' product fits and its sign is right.
@@ -528,19 +514,9 @@ fn integer_wide(i: &Intrinsic, args: &[Val], bits: u32) -> Option<Val> {
             wide::sub(&x, &y, bits)
         }),
         SAddSat | SSubSat => {
-            let r = if i == &SAddSat {
-                wide::add(&x, &y, bits)
-            } else {
-                wide::sub(&x, &y, bits)
-            };
-            let (nx, ny, nr) = (
-                wide::is_neg(&x, bits),
-                wide::is_neg(&y, bits),
-                wide::is_neg(&r, bits),
-            );
-            let ny = if i == &SAddSat { ny } else { !ny };
-            int(if nx == ny && nr != nx {
-                if nx {
+            let (r, overflow) = wide::signed_add_sub(&x, &y, bits, i == &SAddSat);
+            int(if overflow {
+                if wide::is_neg(&x, bits) {
                     smin
                 } else {
                     smax
