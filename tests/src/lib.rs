@@ -8,6 +8,7 @@ pub mod corpus;
 pub mod gen_race;
 pub mod gen_sc;
 pub mod gen_tso;
+pub mod gen_widths;
 pub mod litmus;
 pub mod parallel;
 pub mod prng;

@@ -2,13 +2,21 @@
 //! clang-19 at -O0 and -O2 print a checksum; `cargo tso check --show-output` must print
 //! the same checksum under SC and under TSO, and report no error.
 //!
-//! Seeds are fixed so CI is deterministic. `TSO_CSMITH_COUNT` (default 200) programs from
-//! seed `TSO_CSMITH_SEED` (default 1); `TSO_CSMITH_JOBS` workers (default: all cores);
-//! `TSO_CSMITH_KEEP=DIR` copies every disagreeing program there; `TSO_CSMITH_SB_BOUND=N`
+//! Two profiles of generated programs: `small` (options that keep programs small and
+//! quick, no packed structs) and `default` (csmith's own defaults: bit-fields, packed
+//! structs, unions, pointers, volatiles), one test each. Seeds are fixed so CI is
+//! deterministic. `TSO_CSMITH_COUNT` programs (default 200 small, 24 default) from seed
+//! `TSO_CSMITH_SEED` (default 1); `TSO_CSMITH_JOBS` workers (default: all cores);
+//! `TSO_CSMITH_KEEP=DIR` copies every disagreeing program there with a `.txt` beside it
+//! (the csmith command line that made it and what disagreed); `TSO_CSMITH_SB_BOUND=N`
 //! passes `--sb-bound N` to the TSO runs (default: the tool's default). One seed in
-//! `WORKERS_EVERY` is also checked with `--jobs 1` against `--jobs 2`. Programs that time out
-//! or crash natively are counted and skipped: that is a property of the generated
-//! program, not of the checker. `scripts/csmith-soak.sh N` runs thousands.
+//! `WORKERS_EVERY` is also checked with `--jobs 1` against `--jobs 2`. Programs that time
+//! out or crash natively are counted and skipped: that is a property of the generated
+//! program, not of the checker. A check that ends inconclusive on a limit or is killed
+//! did not finish: counted and listed, never an agreement, and too many fail the test.
+//! `TSO_CSMITH_MINUTES=M` starts no new seed after M minutes (the report then covers the
+//! seeds done); `TSO_CSMITH_VERBOSE=1` prints one line per seed as it ends.
+//! `scripts/csmith-soak.sh N` runs thousands.
 
 use tso_suite::binary as harness;
 
@@ -24,7 +32,7 @@ use tso_suite::check::{self, CheckResult};
 const INSTALL: &str = "apt-get install -y csmith libcsmith-dev";
 const CSMITH_INCLUDE: &str = "/usr/include/csmith";
 /// Options that keep generated programs small and quick (no argc: main takes no arguments).
-const CSMITH_OPTIONS: &[&str] = &[
+const SMALL_OPTIONS: &[&str] = &[
     "--no-argc",
     "--no-packed-struct",
     "--max-funcs",
@@ -42,6 +50,24 @@ const CSMITH_OPTIONS: &[&str] = &[
     "--quiet",
     "--concise",
 ];
+/// csmith's defaults; only main's signature and the comments differ.
+const DEFAULT_OPTIONS: &[&str] = &["--no-argc", "--quiet", "--concise"];
+
+/// A kind of generated program: its csmith options and how many seeds CI runs.
+struct Profile {
+    options: &'static [&'static str],
+    default_count: u64,
+}
+
+const SMALL: Profile = Profile {
+    options: SMALL_OPTIONS,
+    default_count: 200,
+};
+/// Default-option programs are larger; 24 keep the test near a minute on two cores.
+const DEFAULT: Profile = Profile {
+    options: DEFAULT_OPTIONS,
+    default_count: 24,
+};
 const OPT_LEVELS: [&str; 2] = ["-O0", "-O2"];
 const MODELS: [&str; 2] = ["sc", "tso"];
 /// Native runs longer than this are treated as non-terminating and skipped.
@@ -78,6 +104,12 @@ struct Tally {
     native_crashes: BTreeMap<&'static str, usize>,
     agree: BTreeMap<(&'static str, &'static str), usize>,
     disagreements: Vec<String>,
+    /// Checks that ended on a limit (inconclusive) or were killed.
+    unfinished: Vec<String>,
+    /// Seeds with at least one unfinished check.
+    unfinished_seeds: usize,
+    /// Seeds with at least one check, every one agreeing.
+    agreeing_seeds: usize,
     /// Checks also run with two search workers (and compared with one).
     worker_pairs: usize,
 }
@@ -95,10 +127,10 @@ fn require_csmith() {
     );
 }
 
-fn generate(seed: u64, dir: &Path) -> Result<PathBuf, String> {
+fn generate(options: &[&str], seed: u64, dir: &Path) -> Result<PathBuf, String> {
     let file = dir.join(format!("csmith_{seed}.c"));
     let out = Command::new("csmith")
-        .args(CSMITH_OPTIONS)
+        .args(options)
         .args(["--seed", &seed.to_string(), "--output"])
         .arg(&file)
         .output()
@@ -183,8 +215,33 @@ fn run_checker(
     CheckResult::from_run(format!("cargo tso check {}", args.join(" ")), run)
 }
 
+/// How one check compared with the native run.
+enum Judged {
+    Agrees,
+    /// Inconclusive on a limit, or killed: no answer to compare.
+    Unfinished(String),
+    Disagrees(String),
+}
+
+/// Whether the checker agrees with the native checksum, else what went wrong.
+fn judge(run: &CheckResult, expected: &str) -> Judged {
+    match judge_answer(run, expected) {
+        None => Judged::Agrees,
+        Some(problem)
+            if run.timed_out
+                || run
+                    .json
+                    .as_ref()
+                    .is_some_and(|j| j["verdict"] == "inconclusive") =>
+        {
+            Judged::Unfinished(problem)
+        }
+        Some(problem) => Judged::Disagrees(problem),
+    }
+}
+
 /// `None` when the checker agrees with the native checksum, else what went wrong.
-fn judge(run: &CheckResult, expected: &str) -> Option<String> {
+fn judge_answer(run: &CheckResult, expected: &str) -> Option<String> {
     if run.timed_out {
         return Some(format!("hung (killed after {:?})", run.wall));
     }
@@ -219,25 +276,38 @@ fn check_model(
     model: &str,
     expected: &str,
     dir: &Path,
-) -> Option<String> {
+) -> Judged {
     if !check::compare_workers(seed as usize, WORKERS_EVERY) {
         return judge(&run_checker(source, opt, model, None, dir), expected);
     }
+    let prefixed = |j: Judged, p: &str| match j {
+        Judged::Agrees => Judged::Agrees,
+        Judged::Unfinished(s) => Judged::Unfinished(format!("{p}: {s}")),
+        Judged::Disagrees(s) => Judged::Disagrees(format!("{p}: {s}")),
+    };
     let one = run_checker(source, opt, model, Some(1), dir);
-    if let Some(problem) = judge(&one, expected) {
-        return Some(format!("-j 1: {problem}"));
+    match prefixed(judge(&one, expected), "-j 1") {
+        Judged::Agrees => {}
+        other => return other,
     }
     let two = run_checker(source, opt, model, Some(2), dir);
-    if let Some(problem) = judge(&two, expected) {
-        return Some(format!("-j 2: {problem}"));
+    match prefixed(judge(&two, expected), "-j 2") {
+        Judged::Agrees => {}
+        other => return other,
     }
-    check::worker_difference(&one, &two)
+    match check::worker_difference(&one, &two) {
+        None => Judged::Agrees,
+        Some(d) => Judged::Disagrees(d),
+    }
 }
 
-fn check_seed(seed: u64, root: &Path, tally: &Mutex<Tally>) {
+fn check_seed(options: &[&str], seed: u64, root: &Path, tally: &Mutex<Tally>) {
     let dir = root.join(seed.to_string());
     let _ = std::fs::create_dir_all(&dir);
-    let source = match generate(seed, &dir) {
+    let mut problems = Vec::new();
+    let mut unfinished = false;
+    let mut compared = false;
+    let source = match generate(options, seed, &dir) {
         Ok(s) => s,
         Err(e) => panic!("{e}"),
     };
@@ -263,18 +333,43 @@ fn check_seed(seed: u64, root: &Path, tally: &Mutex<Tally>) {
             if check::compare_workers(seed as usize, WORKERS_EVERY) {
                 lock(tally).worker_pairs += 1;
             }
+            compared = true;
             match check_model(seed, &source, opt, model, &expected, &check_dir) {
-                None => *lock(tally).agree.entry((opt, model)).or_default() += 1,
-                Some(problem) => {
-                    keep(&source);
+                Judged::Agrees => *lock(tally).agree.entry((opt, model)).or_default() += 1,
+                Judged::Unfinished(why) => {
+                    unfinished = true;
                     lock(tally)
-                        .disagreements
-                        .push(format!("seed {seed} {opt} {model}: {problem}"));
+                        .unfinished
+                        .push(format!("seed {seed} {opt} {model}: {why}"));
+                }
+                Judged::Disagrees(problem) => {
+                    let line = format!("seed {seed} {opt} {model}: {problem}");
+                    problems.push(line.clone());
+                    lock(tally).disagreements.push(line);
                 }
             }
         }
     }
-    lock(tally).programs += 1;
+    if !problems.is_empty() {
+        keep(&source, options, seed, &problems);
+    }
+    if std::env::var_os("TSO_CSMITH_VERBOSE").is_some() {
+        let outcome = if !problems.is_empty() {
+            "disagrees"
+        } else if unfinished {
+            "unfinished"
+        } else if compared {
+            "agrees"
+        } else {
+            "not comparable (native timeout or crash)"
+        };
+        println!("csmith seed {seed}: {outcome}");
+    }
+    let mut t = lock(tally);
+    t.programs += 1;
+    t.unfinished_seeds += unfinished as usize;
+    t.agreeing_seeds += (compared && !unfinished && problems.is_empty()) as usize;
+    drop(t);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -282,19 +377,37 @@ fn lock(tally: &Mutex<Tally>) -> std::sync::MutexGuard<'_, Tally> {
     tally.lock().unwrap_or_else(|p| p.into_inner())
 }
 
-/// Copies a disagreeing program to `TSO_CSMITH_KEEP` for minimisation.
-fn keep(source: &Path) {
+/// Copies a disagreeing program to `TSO_CSMITH_KEEP` for minimisation, with the
+/// csmith command line that regenerates it and what disagreed.
+fn keep(source: &Path, options: &[&str], seed: u64, problems: &[String]) {
     if let (Some(dir), Some(name)) = (std::env::var_os("TSO_CSMITH_KEEP"), source.file_name()) {
         let dir = PathBuf::from(dir);
         let _ = std::fs::create_dir_all(&dir);
         let _ = std::fs::copy(source, dir.join(name));
+        let note = format!(
+            "csmith {} --seed {seed}\n{}\n",
+            options.join(" "),
+            problems.join("\n")
+        );
+        let _ = std::fs::write(dir.join(format!("csmith_{seed}.txt")), note);
     }
 }
 
 #[test]
 fn csmith_checksums_match_native_execution() {
+    run_profile(&SMALL);
+}
+
+/// csmith's defaults: bit-fields, packed structs (clang stores their bit-fields as one
+/// integer of odd width, e.g. `i168`), unions.
+#[test]
+fn csmith_default_options_match_native_execution() {
+    run_profile(&DEFAULT);
+}
+
+fn run_profile(profile: &Profile) {
     require_csmith();
-    let count = env_number("TSO_CSMITH_COUNT", 200);
+    let count = env_number("TSO_CSMITH_COUNT", profile.default_count);
     let first = env_number("TSO_CSMITH_SEED", 1);
     let default_jobs = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -306,23 +419,30 @@ fn csmith_checksums_match_native_execution() {
     let tally = Mutex::new(Tally::default());
     let next = AtomicUsize::new(0);
     let start = Instant::now();
+    let minutes = env_number("TSO_CSMITH_MINUTES", 0);
+    let time_up = || minutes > 0 && start.elapsed() > Duration::from_secs(minutes * 60);
     std::thread::scope(|s| {
         for _ in 0..jobs {
             s.spawn(|| loop {
+                if time_up() {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::Relaxed) as u64;
                 if i >= count {
                     break;
                 }
-                check_seed(first + i, &root, &tally);
+                check_seed(profile.options, first + i, &root, &tally);
             });
         }
     });
     let _ = std::fs::remove_dir_all(&root);
     let tally = tally.into_inner().unwrap_or_else(|p| p.into_inner());
+    let stopped = time_up() && (tally.programs as u64) < count;
     let mut report = format!(
-        "csmith: seeds {first}..{} ({} programs) in {:.0?}\n",
+        "csmith: seeds {first}..{} ({} programs, csmith {}) in {:.0?}\n",
         first + count - 1,
         tally.programs,
+        profile.options.join(" "),
         start.elapsed()
     );
     for opt in OPT_LEVELS {
@@ -340,26 +460,66 @@ fn csmith_checksums_match_native_execution() {
             tally.agree.get(&(opt, "tso")).unwrap_or(&0),
         );
     }
+    if stopped {
+        report += &format!(
+            "  stopped after {minutes} minutes: {} of {count} seeds done\n",
+            tally.programs
+        );
+    }
     report += &format!(
         "  checks also run with two search workers: {}\n",
         tally.worker_pairs
     );
-    report += &format!("  disagreements: {}\n", tally.disagreements.len());
+    report += &format!(
+        "  seeds with every check agreeing: {}\n",
+        tally.agreeing_seeds
+    );
+    report += &format!(
+        "  unfinished checks: {} (in {} seeds)\n",
+        tally.unfinished.len(),
+        tally.unfinished_seeds
+    );
+    for u in &tally.unfinished {
+        report += &format!("    {u}\n");
+    }
+    report += &format!(
+        "  disagreements: {} (in {} seeds)\n",
+        tally.disagreements.len(),
+        disagreeing_seeds(&tally.disagreements)
+    );
     for d in &tally.disagreements {
         report += &format!("    {d}\n");
     }
     println!("{report}");
+    let done = if stopped {
+        tally.programs as u64
+    } else {
+        count
+    };
     assert_eq!(
-        tally.programs as u64, count,
+        tally.programs as u64, done,
         "not every program was checked\n{report}"
     );
     let checked: usize = tally.agree.values().sum::<usize>() + tally.disagreements.len();
     assert!(
-        checked as u64 >= count,
+        checked as u64 >= done,
         "too few programs ran natively to compare (most timed out or crashed)\n{report}"
     );
     assert!(
         tally.disagreements.is_empty(),
         "the checker disagrees with native execution\n{report}"
     );
+    assert!(
+        tally.unfinished.len() * 10 <= checked,
+        "more than one check in ten did not finish\n{report}"
+    );
+}
+
+/// How many distinct seeds the disagreement lines (`seed N ...`) name.
+fn disagreeing_seeds(lines: &[String]) -> usize {
+    lines
+        .iter()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
 }

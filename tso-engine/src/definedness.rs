@@ -38,6 +38,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::ir::{BinOp, CastOp, IntPred, Ty, TyId, TypeTable};
 use crate::memory::{decode, encode};
 use crate::value::{mask, sext, Val};
+use crate::wide;
 use std::sync::Arc;
 
 /// An undefined register value: its shadow and where its undefined bits came from
@@ -98,6 +99,7 @@ impl Origin {
 pub fn is_defined(sh: &Val) -> bool {
     match sh {
         Val::Agg(l) => l.iter().all(is_defined),
+        Val::Wide(l) => wide::is_zero(l),
         other => other.bits() == 0,
     }
 }
@@ -106,6 +108,7 @@ pub fn is_defined(sh: &Val) -> bool {
 pub(crate) fn all_undefined(v: &Val) -> Val {
     match v {
         Val::Agg(l) => Val::Agg(l.iter().map(all_undefined).collect::<Vec<_>>().into()),
+        Val::Wide(l) => Val::Wide(vec![u64::MAX; l.len()].into()),
         _ => Val::Int(u128::MAX),
     }
 }
@@ -114,14 +117,17 @@ pub(crate) fn all_undefined(v: &Val) -> Val {
 pub(crate) fn all_defined(v: &Val) -> Val {
     match v {
         Val::Agg(l) => Val::Agg(l.iter().map(all_defined).collect::<Vec<_>>().into()),
+        Val::Wide(l) => Val::Wide(vec![0; l.len()].into()),
         _ => Val::Int(0),
     }
 }
 
-/// All undefined bits of a shadow, or-ed into one scalar.
+/// All undefined bits of a shadow, or-ed into one scalar (an undefined bit of a wide
+/// shadow above the low 128 spoils every bit: callers ask about the low bits only).
 pub fn smear(sh: &Val) -> u128 {
     match sh {
         Val::Agg(l) => l.iter().fold(0, |a, x| a | smear(x)),
+        Val::Wide(l) if !wide::is_zero(&l[2.min(l.len())..]) => u128::MAX,
         other => other.bits(),
     }
 }
@@ -173,6 +179,7 @@ pub(crate) fn encode_mask(types: &TypeTable, ty: TyId, sh: &Val) -> Vec<u8> {
 fn plain(sh: &Val) -> Val {
     match sh {
         Val::Agg(l) => Val::Agg(l.iter().map(plain).collect::<Vec<_>>().into()),
+        Val::Wide(_) => sh.clone(),
         other => Val::Int(other.bits()),
     }
 }
@@ -229,6 +236,9 @@ pub(crate) fn binop(
         Ty::F64 => 64,
         _ => types.int_bits(ty),
     };
+    if bits > 128 {
+        return binop_wide(op, bits, x, y, sx, sy);
+    }
     let m = mask(bits);
     let (a, b) = (x.bits() & m, y.bits() & m);
     let (sa, sb) = (smear(sx) & m, smear(sy) & m);
@@ -251,6 +261,39 @@ pub(crate) fn binop(
     Val::Int(r & m)
 }
 
+/// `binop` on integers wider than 128 bits, the same rules on limbs.
+#[cold]
+#[inline(never)]
+fn binop_wide(op: BinOp, bits: u32, x: &Val, y: &Val, sx: &Val, sy: &Val) -> Val {
+    let (a, b) = (wide::of(x, bits), wide::of(y, bits));
+    let (sa, sb) = (wide::of(sx, bits), wide::of(sy, bits));
+    let u = wide::or(&sa, &sb);
+    if wide::is_zero(&u) {
+        return wide::val(u, bits);
+    }
+    let all = wide::ones(bits);
+    let r = match op {
+        BinOp::And => wide::and(&wide::and(&u, &wide::or(&sa, &a)), &wide::or(&sb, &b)),
+        BinOp::Or => {
+            let (na, nb) = (wide::not(&a, bits), wide::not(&b, bits));
+            wide::and(&wide::and(&u, &wide::or(&sa, &na)), &wide::or(&sb, &nb))
+        }
+        BinOp::Xor => u,
+        BinOp::Add | BinOp::Sub | BinOp::Mul => {
+            wide::shl(&all, wide::trailing_zeros(&u, bits), bits)
+        }
+        BinOp::Shl | BinOp::LShr | BinOp::AShr if !wide::is_zero(&sb) => all,
+        BinOp::Shl | BinOp::LShr | BinOp::AShr => match (wide::shift_amount(&b, bits), op) {
+            (Some(s), BinOp::Shl) => wide::shl(&sa, s, bits),
+            (Some(s), BinOp::LShr) => wide::lshr(&sa, s, bits),
+            (Some(s), _) => wide::ashr(&sa, s, bits),
+            (None, _) => wide::zero(bits),
+        },
+        _ => all,
+    };
+    wide::val(r, bits)
+}
+
 /// Shadow (one bit) of an integer comparison.
 pub(crate) fn icmp(
     types: &TypeTable,
@@ -267,6 +310,9 @@ pub(crate) fn icmp(
         return lanes;
     }
     let bits = types.int_bits(ty);
+    if bits > 128 {
+        return icmp_wide(pred, bits, x, y, sx, sy);
+    }
     let m = mask(bits);
     let (a, b) = (x.bits() & m, y.bits() & m);
     let (sa, sb) = (smear(sx) & m, smear(sy) & m);
@@ -304,6 +350,48 @@ pub(crate) fn icmp(
     Val::Int(undefined as u128)
 }
 
+/// `icmp` on integers wider than 128 bits, the same rules on limbs.
+#[cold]
+#[inline(never)]
+fn icmp_wide(pred: IntPred, bits: u32, x: &Val, y: &Val, sx: &Val, sy: &Val) -> Val {
+    let (a, b) = (wide::of(x, bits), wide::of(y, bits));
+    let (sa, sb) = (wide::of(sx, bits), wide::of(sy, bits));
+    let u = wide::or(&sa, &sb);
+    if wide::is_zero(&u) {
+        return Val::Int(0);
+    }
+    let undefined = match pred {
+        IntPred::Eq | IntPred::Ne => {
+            wide::is_zero(&wide::and(&wide::xor(&a, &b), &wide::not(&u, bits)))
+        }
+        _ => {
+            let signed = matches!(
+                pred,
+                IntPred::Sgt | IntPred::Sge | IntPred::Slt | IntPred::Sle
+            );
+            let mut flip = wide::zero(bits);
+            if signed {
+                flip = wide::signed_min(bits);
+            }
+            let range = |v: &[u64], s: &[u64]| {
+                let f = wide::xor(v, &flip);
+                (wide::and(&f, &wide::not(s, bits)), wide::or(&f, s))
+            };
+            let ((alo, ahi), (blo, bhi)) = (range(&a, &sa), range(&b, &sb));
+            let c = wide::ucmp;
+            let decided = match pred {
+                IntPred::Ugt | IntPred::Sgt => c(&alo, &bhi).is_gt() || c(&ahi, &blo).is_le(),
+                IntPred::Uge | IntPred::Sge => c(&alo, &bhi).is_ge() || c(&ahi, &blo).is_lt(),
+                IntPred::Ult | IntPred::Slt => c(&ahi, &blo).is_lt() || c(&alo, &bhi).is_ge(),
+                IntPred::Ule | IntPred::Sle => c(&ahi, &blo).is_le() || c(&alo, &bhi).is_gt(),
+                IntPred::Eq | IntPred::Ne => false,
+            };
+            !decided
+        }
+    };
+    Val::Int(undefined as u128)
+}
+
 /// Shadow of a cast.
 pub(crate) fn cast(
     types: &TypeTable,
@@ -330,6 +418,15 @@ pub(crate) fn cast(
     }
     let fb = types.int_bits(from);
     let tb = types.int_bits(to);
+    if (fb > 128 || tb > 128) && op != CastOp::Bitcast {
+        let s = wide::of(sh, fb);
+        return match op {
+            CastOp::Trunc | CastOp::ZExt | CastOp::PtrToInt | CastOp::IntToPtr => wide::val(s, tb),
+            CastOp::SExt => wide::val(wide::sext(&s, fb, tb), tb),
+            _ if wide::is_zero(&s) => all_defined(out),
+            _ => all_undefined(out),
+        };
+    }
     let s = smear(sh);
     match op {
         CastOp::Trunc => Val::Int(s & mask(tb)),

@@ -25,6 +25,7 @@ pub mod state;
 pub mod store;
 pub(crate) mod undefined;
 pub mod value;
+pub(crate) mod wide;
 
 pub use check::{check, CheckOptions, CheckReport, Verdict};
 pub use error::{ErrorKind, Failure, LoadError};

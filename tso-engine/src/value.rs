@@ -17,6 +17,10 @@ pub enum Val {
     F32(u32),
     /// IEEE double, as bits.
     F64(u64),
+    /// An integer wider than 128 bits: `wide::limbs(width)` little-endian limbs, the
+    /// bits above the width zero (`wide.rs`). Next to `Agg`, so dropping a `Val` tests
+    /// one range for both reference-counted variants.
+    Wide(Arc<[u64]>),
     /// Struct, array or vector lanes.
     Agg(Arc<[Val]>),
 }
@@ -66,6 +70,7 @@ impl Val {
     pub(crate) fn bits(&self) -> u128 {
         match self {
             Val::Int(v) => *v,
+            Val::Wide(l) => crate::wide::u128_of(l),
             Val::Ptr(p) => *p as u128,
             Val::F32(b) => *b as u128,
             Val::F64(b) => *b as u128,

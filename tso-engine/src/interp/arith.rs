@@ -4,6 +4,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::ir::{BinOp, CastOp, FloatPred, IntPred, Ty, TyId, TypeTable};
 use crate::memory::{decode, encode};
 use crate::value::{mask, sext, Val};
+use crate::wide;
 use std::sync::Arc;
 
 fn lanewise(
@@ -32,6 +33,9 @@ pub(crate) fn binop(
         _ => {}
     }
     let bits = types.int_bits(ty);
+    if bits > 128 {
+        return binop_wide(op, bits, a, b);
+    }
     let m = mask(bits);
     let (x, y) = (a.bits() & m, b.bits() & m);
     let r = match op {
@@ -107,6 +111,53 @@ pub(crate) fn binop(
     })
 }
 
+/// `binop` on integers wider than 128 bits (no provenance: pointers are 64 bits).
+#[cold]
+#[inline(never)]
+fn binop_wide(op: BinOp, bits: u32, a: &Val, b: &Val) -> Result<Val, Failure> {
+    let (x, y) = (wide::of(a, bits), wide::of(b, bits));
+    if matches!(op, BinOp::UDiv | BinOp::URem | BinOp::SDiv | BinOp::SRem) && wide::is_zero(&y) {
+        return Err(Failure::new(ErrorKind::DivisionByZero, "division by zero"));
+    }
+    let r = match op {
+        BinOp::Add => wide::add(&x, &y, bits),
+        BinOp::Sub => wide::sub(&x, &y, bits),
+        BinOp::Mul => wide::mul(&x, &y, bits),
+        BinOp::UDiv => wide::udivrem(&x, &y, bits).0,
+        BinOp::URem => wide::udivrem(&x, &y, bits).1,
+        BinOp::SDiv | BinOp::SRem => {
+            if y == wide::ones(bits) && x == wide::signed_min(bits) {
+                return Err(Failure::new(
+                    ErrorKind::DivisionByZero,
+                    "signed division overflow (INT_MIN / -1)",
+                ));
+            }
+            let (q, r) = wide::sdivrem(&x, &y, bits);
+            if op == BinOp::SDiv {
+                q
+            } else {
+                r
+            }
+        }
+        BinOp::Shl | BinOp::LShr | BinOp::AShr => match (wide::shift_amount(&y, bits), op) {
+            (Some(s), BinOp::Shl) => wide::shl(&x, s, bits),
+            (Some(s), BinOp::LShr) => wide::lshr(&x, s, bits),
+            (Some(s), _) => wide::ashr(&x, s, bits),
+            (None, BinOp::AShr) if wide::is_neg(&x, bits) => wide::ones(bits),
+            (None, _) => wide::zero(bits),
+        },
+        BinOp::And => wide::and(&x, &y),
+        BinOp::Or => wide::or(&x, &y),
+        BinOp::Xor => wide::xor(&x, &y),
+        BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem => {
+            return Err(Failure::unsupported(format!(
+                "unsupported: floating-point operation on i{bits}"
+            )));
+        }
+    };
+    Ok(wide::val(r, bits))
+}
+
 fn float_binop(op: BinOp, double: bool, a: &Val, b: &Val) -> Val {
     if double {
         let (x, y) = (a.f64(), b.f64());
@@ -165,6 +216,9 @@ pub(crate) fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val)
         );
     }
     let bits = types.int_bits(ty);
+    if bits > 128 {
+        return icmp_wide(pred, bits, a, b);
+    }
     let m = mask(bits);
     let (x, y) = (a.bits() & m, b.bits() & m);
     let (sx, sy) = (sext(x, bits), sext(y, bits));
@@ -179,6 +233,26 @@ pub(crate) fn icmp(types: &TypeTable, pred: IntPred, ty: TyId, a: &Val, b: &Val)
         IntPred::Sge => sx >= sy,
         IntPred::Slt => sx < sy,
         IntPred::Sle => sx <= sy,
+    })
+}
+
+/// `icmp` on integers wider than 128 bits.
+#[cold]
+#[inline(never)]
+fn icmp_wide(pred: IntPred, bits: u32, a: &Val, b: &Val) -> Val {
+    let (x, y) = (wide::of(a, bits), wide::of(b, bits));
+    let (u, s) = (wide::ucmp(&x, &y), wide::scmp(&x, &y, bits));
+    Val::bool(match pred {
+        IntPred::Eq => u.is_eq(),
+        IntPred::Ne => u.is_ne(),
+        IntPred::Ugt => u.is_gt(),
+        IntPred::Uge => u.is_ge(),
+        IntPred::Ult => u.is_lt(),
+        IntPred::Ule => u.is_le(),
+        IntPred::Sgt => s.is_gt(),
+        IntPred::Sge => s.is_ge(),
+        IntPred::Slt => s.is_lt(),
+        IntPred::Sle => s.is_le(),
     })
 }
 
@@ -243,6 +317,9 @@ pub(crate) fn cast(
     let fb = types.int_bits(from);
     let tb = types.int_bits(to);
     let to_double = matches!(types.get(to), Ty::F64);
+    if (fb > 128 || tb > 128) && op != CastOp::Bitcast {
+        return cast_wide(op, fb, tb, to_double, a);
+    }
     Ok(match op {
         CastOp::Trunc => Val::Int(a.bits() & mask(tb)),
         CastOp::ZExt => match a {
@@ -288,6 +365,40 @@ pub(crate) fn cast(
             other => Val::Int(other.bits() & mask(64)),
         },
         CastOp::Bitcast => bitcast(types, from, to, a),
+    })
+}
+
+/// `cast` where the source or the result is wider than 128 bits.
+#[cold]
+#[inline(never)]
+fn cast_wide(op: CastOp, fb: u32, tb: u32, to_double: bool, a: &Val) -> Result<Val, Failure> {
+    let float = |negative: bool, magnitude: &[u64], bits: u32| {
+        let sign = if negative { -1.0 } else { 1.0 };
+        if to_double {
+            Val::F64((sign * wide::to_f64(magnitude, bits)).to_bits())
+        } else {
+            Val::F32((sign as f32 * wide::to_f32(magnitude, bits)).to_bits())
+        }
+    };
+    Ok(match op {
+        CastOp::ZExt | CastOp::PtrToInt if matches!(a, Val::Ptr(_)) => a.clone(),
+        CastOp::Trunc | CastOp::ZExt | CastOp::PtrToInt => wide::val(wide::of(a, fb), tb),
+        CastOp::SExt => wide::val(wide::sext(&wide::of(a, fb), fb, tb), tb),
+        CastOp::FpToUi | CastOp::FpToSi => wide::val(wide::from_f64(a.f64(), tb), tb),
+        CastOp::UiToFp => float(false, &wide::of(a, fb), fb),
+        CastOp::SiToFp => {
+            let x = wide::of(a, fb);
+            let negative = wide::is_neg(&x, fb);
+            let magnitude = if negative { wide::neg(&x, fb) } else { x };
+            // The magnitude of the smallest value needs the sign bit: read it unsigned.
+            float(negative, &magnitude, fb)
+        }
+        CastOp::IntToPtr => Val::Int(a.bits() & mask(64)),
+        _ => {
+            return Err(Failure::unsupported(format!(
+                "unsupported: cast {op:?} between i{fb} and i{tb}"
+            )))
+        }
     })
 }
 

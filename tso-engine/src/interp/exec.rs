@@ -118,7 +118,11 @@ impl<'p> Machine<'p> {
                 let un = self.shadow_if_tracked(st, tid, new);
                 let (old, uold) = self.load_undef(st, p, *ty)?;
                 let bits = types.int_bits(*ty);
-                let ok = old.bits() & mask(bits) == e.bits() & mask(bits);
+                let ok = if bits > 128 {
+                    crate::wide::of(&old, bits) == crate::wide::of(&e, bits)
+                } else {
+                    old.bits() & mask(bits) == e.bits() & mask(bits)
+                };
                 if ok {
                     self.store(st, p, *ty, &n, un.as_ref())?;
                 }
@@ -649,7 +653,10 @@ impl<'p> Machine<'p> {
                 data.extend_from_slice(&frag.data);
                 ptrs.extend(frag.ptrs.iter().map(|p| p + start as u32));
                 undef.extend_from_slice(&frag.undef);
-            } else if let (Val::Agg(_), Some(ty)) = (a, ty) {
+            } else if let Some(ty) =
+                ty.filter(|&t| matches!(a, Val::Agg(_)) || types.int_bits(t) > 64)
+            {
+                // Aggregates and integers wider than 64 bits: their memory bytes.
                 let mut bytes = vec![0u8; types.size(ty) as usize];
                 let mut local = Vec::new();
                 encode(types, ty, a, &mut bytes, 0, &mut local);
@@ -960,6 +967,9 @@ fn rmw(
 ) -> Result<Val, Failure> {
     use crate::ir::BinOp;
     let bits = types.int_bits(ty);
+    if bits > 128 {
+        return rmw_wide(types, op, ty, old, v);
+    }
     let m = mask(bits);
     let (a, b) = (old.bits() & m, v.bits() & m);
     Ok(match op {
@@ -991,5 +1001,59 @@ fn rmw(
         }
         RmwOp::UIncWrap => Val::Int(if a >= b { 0 } else { a + 1 }),
         RmwOp::UDecWrap => Val::Int(if a == 0 || a > b { b } else { a - 1 }),
+    })
+}
+
+/// `rmw` on integers wider than 128 bits, through the interpreter's wide arithmetic.
+#[cold]
+#[inline(never)]
+fn rmw_wide(
+    types: &crate::ir::TypeTable,
+    op: RmwOp,
+    ty: TyId,
+    old: &Val,
+    v: &Val,
+) -> Result<Val, Failure> {
+    use crate::ir::{BinOp, IntPred};
+    let bin = |op, x: &Val, y: &Val| arith::binop(types, op, ty, x, y);
+    let pick = |pred, x: &Val, y: &Val| {
+        if arith::icmp(types, pred, ty, x, y).is_true() {
+            x.clone()
+        } else {
+            y.clone()
+        }
+    };
+    let bits = types.int_bits(ty);
+    let one = crate::wide::val(crate::wide::of(&Val::Int(1), bits), bits);
+    let zero = crate::wide::val(crate::wide::zero(bits), bits);
+    Ok(match op {
+        RmwOp::Xchg => v.clone(),
+        RmwOp::Add => bin(BinOp::Add, old, v)?,
+        RmwOp::Sub => bin(BinOp::Sub, old, v)?,
+        RmwOp::And => bin(BinOp::And, old, v)?,
+        RmwOp::Nand => {
+            let ones = crate::wide::val(crate::wide::ones(bits), bits);
+            bin(BinOp::Xor, &bin(BinOp::And, old, v)?, &ones)?
+        }
+        RmwOp::Or => bin(BinOp::Or, old, v)?,
+        RmwOp::Xor => bin(BinOp::Xor, old, v)?,
+        RmwOp::Max => pick(IntPred::Sge, old, v),
+        RmwOp::Min => pick(IntPred::Sle, old, v),
+        RmwOp::UMax => pick(IntPred::Uge, old, v),
+        RmwOp::UMin => pick(IntPred::Ule, old, v),
+        RmwOp::UIncWrap if arith::icmp(types, IntPred::Uge, ty, old, v).is_true() => zero,
+        RmwOp::UIncWrap => bin(BinOp::Add, old, &one)?,
+        RmwOp::UDecWrap
+            if arith::icmp(types, IntPred::Eq, ty, old, &zero).is_true()
+                || arith::icmp(types, IntPred::Ugt, ty, old, v).is_true() =>
+        {
+            v.clone()
+        }
+        RmwOp::UDecWrap => bin(BinOp::Sub, old, &one)?,
+        RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin => {
+            return Err(Failure::unsupported(format!(
+                "unsupported: floating-point atomicrmw on i{bits}"
+            )))
+        }
     })
 }

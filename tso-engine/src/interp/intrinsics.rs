@@ -80,6 +80,11 @@ fn scalar(
 ) -> Result<Val, Failure> {
     use Intrinsic::*;
     let a = |k: usize| args.get(k).cloned().unwrap_or_default();
+    if bits > 64 {
+        if let Some(v) = integer_wide(i, args, bits) {
+            return Ok(v);
+        }
+    }
     let mk = mask(bits);
     Ok(match i {
         NoOp => Val::Int(0),
@@ -408,6 +413,120 @@ fn float_like(like: &Val, v: f64) -> Val {
         Val::F32(_) => Val::F32((v as f32).to_bits()),
         _ => Val::F64(v.to_bits()),
     }
+}
+
+/// The integer intrinsics on integers wider than 64 bits, on limbs (funnel shifts and
+/// overflow checks need twice the width, which `u128` does not have above 64 bits);
+/// `None` for any other intrinsic.
+#[cold]
+#[inline(never)]
+fn integer_wide(i: &Intrinsic, args: &[Val], bits: u32) -> Option<Val> {
+    use crate::wide::{self, Limbs};
+    use std::cmp::Ordering;
+    use Intrinsic::*;
+    let a = |k: usize| wide::of(args.get(k).unwrap_or(&Val::Int(0)), bits);
+    let int = |l: Limbs| wide::val(l, bits);
+    let count = |n: u32| wide::val(wide::of(&Val::Int(n as u128), bits), bits);
+    let (x, y) = (a(0), a(1));
+    let smin = wide::signed_min(bits);
+    let smax = wide::not(&smin, bits);
+    Some(match i {
+        UMin => int(if wide::ucmp(&x, &y).is_le() { x } else { y }),
+        UMax => int(if wide::ucmp(&x, &y).is_ge() { x } else { y }),
+        SMin => int(if wide::scmp(&x, &y, bits).is_le() {
+            x
+        } else {
+            y
+        }),
+        SMax => int(if wide::scmp(&x, &y, bits).is_ge() {
+            x
+        } else {
+            y
+        }),
+        Abs if wide::is_neg(&x, bits) => int(wide::neg(&x, bits)),
+        Abs => int(x),
+        Ctpop => count(wide::count_ones(&x)),
+        Ctlz => count(wide::leading_zeros(&x, bits)),
+        Cttz => count(wide::trailing_zeros(&x, bits)),
+        Bswap => int(wide::swap_bytes(&x, bits)),
+        Bitreverse => int(wide::reverse_bits(&x, bits)),
+        Fshl | Fshr => {
+            // Concatenate x:y in 2·bits and shift, as LLVM defines it.
+            let double = 2 * bits;
+            let s =
+                wide::udivrem(&a(2), &wide::of(&Val::Int(bits as u128), bits), bits).1[0] as u32;
+            let mut cat = wide::shl(&wide::of(&wide::val(x, bits), double), bits, double);
+            let low = wide::of(&wide::val(y, bits), double);
+            cat = wide::or(&cat, &low);
+            let r = if i == &Fshl {
+                wide::lshr(&wide::shl(&cat, s, double), bits, double)
+            } else {
+                wide::lshr(&cat, s, double)
+            };
+            int(r)
+        }
+        SAddO | UAddO | SSubO | USubO | SMulO | UMulO => {
+            let (r, of) = match i {
+                UAddO => {
+                    let r = wide::add(&x, &y, bits);
+                    let of = wide::ucmp(&r, &x).is_lt();
+                    (r, of)
+                }
+                USubO => (wide::sub(&x, &y, bits), wide::ucmp(&y, &x).is_gt()),
+                UMulO => (wide::mul(&x, &y, bits), wide::mul_overflows(&x, &y, bits)),
+                SAddO | SSubO => wide::signed_add_sub(&x, &y, bits, i == &SAddO),
+                _ => {
+                    let r = wide::mul(&x, &y, bits);
+                    // Exact when the magnitudes' product fits and its sign is right.
+                    let (nx, ny) = (wide::is_neg(&x, bits), wide::is_neg(&y, bits));
+                    let ux = if nx { wide::neg(&x, bits) } else { x.clone() };
+                    let uy = if ny { wide::neg(&y, bits) } else { y.clone() };
+                    let limit = if nx != ny {
+                        // Up to 2^(bits-1): the magnitude of the smallest value.
+                        smin.clone()
+                    } else {
+                        smax.clone()
+                    };
+                    let wider = |l: &Limbs| wide::of(&wide::val(l.clone(), bits), bits + 1);
+                    let zero = wide::is_zero(&x) || wide::is_zero(&y);
+                    let of = !zero
+                        && (wide::mul_overflows(&wider(&ux), &wider(&uy), bits + 1)
+                            || wide::ucmp(
+                                &wide::mul(&wider(&ux), &wider(&uy), bits + 1),
+                                &wider(&limit),
+                            ) == Ordering::Greater);
+                    (r, of)
+                }
+            };
+            Val::Agg(Arc::from(vec![int(r), Val::bool(of)]))
+        }
+        UAddSat => {
+            let r = wide::add(&x, &y, bits);
+            int(if wide::ucmp(&r, &x).is_lt() {
+                wide::ones(bits)
+            } else {
+                r
+            })
+        }
+        USubSat => int(if wide::ucmp(&y, &x).is_gt() {
+            wide::zero(bits)
+        } else {
+            wide::sub(&x, &y, bits)
+        }),
+        SAddSat | SSubSat => {
+            let (r, overflow) = wide::signed_add_sub(&x, &y, bits, i == &SAddSat);
+            int(if overflow {
+                if wide::is_neg(&x, bits) {
+                    smin
+                } else {
+                    smax
+                }
+            } else {
+                r
+            })
+        }
+        _ => return None,
+    })
 }
 
 /// The integer width an overloaded intrinsic call works on: its result type (or, for

@@ -434,10 +434,17 @@ impl<'p> Machine<'p> {
         };
         let fid = match callee {
             Callee::Direct(f) => *f,
-            Callee::Indirect(op) => self.function_of(&self.eval(st.thread(tid).top(), op))?,
+            Callee::Indirect(op) => self.indirect_target(st, tid, op)?,
             _ => return None,
         };
         Some((self.natives[fid as usize].as_ref()?, args))
+    }
+
+    /// The function an indirect call's operand points to; out of line so the direct
+    /// calls of `native_called` (once per step) do not pay for a register value.
+    #[inline(never)]
+    fn indirect_target(&self, st: &State, tid: ThreadId, op: &Operand) -> Option<FuncId> {
+        self.function_of(&self.eval(st.thread(tid).top(), op))
     }
 
     fn function_of(&self, v: &Val) -> Option<FuncId> {

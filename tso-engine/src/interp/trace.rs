@@ -133,7 +133,17 @@ pub(crate) fn short(path: &str) -> &str {
 
 pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
-        Val::Int(x) => format!("{}", *x as i128 as i64),
+        Val::Int(x) if *x <= u64::MAX as u128 => format!("{}", *x as i128 as i64),
+        // Wider than 64 bits (the width is not known here): the bits in hexadecimal.
+        Val::Int(x) => format!("{x:#x}"),
+        Val::Wide(l) => {
+            let top = l.iter().rposition(|&x| x != 0).unwrap_or(0);
+            let mut s = format!("{:#x}", l[top]);
+            for x in l[..top].iter().rev() {
+                s.push_str(&format!("{x:016x}"));
+            }
+            s
+        }
         Val::Ptr(p) => describe_address(m.program, st, *p),
         Val::F32(b) => format!("{}", f32::from_bits(*b)),
         Val::F64(b) => format!("{}", f64::from_bits(*b)),

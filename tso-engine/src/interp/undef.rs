@@ -436,7 +436,8 @@ impl<'p> Machine<'p> {
 /// standing for a whole aggregate is spread over its lanes).
 fn full_shape(sh: &Val, v: &Val) -> Val {
     match (sh, v) {
-        (Val::Agg(_), _) | (_, Val::Int(_) | Val::Ptr(_) | Val::F32(_) | Val::F64(_)) => sh.clone(),
+        (Val::Agg(_), _)
+        | (_, Val::Int(_) | Val::Wide(_) | Val::Ptr(_) | Val::F32(_) | Val::F64(_)) => sh.clone(),
         (s, Val::Agg(l)) => Val::Agg(
             l.iter()
                 .map(|x| full_shape(s, x))

@@ -74,6 +74,7 @@ impl Translator {
             }
             Ty::F32 => Val::F32(0),
             Ty::F64 => Val::F64(0),
+            Ty::Int(bits) if *bits > 128 => crate::wide::val(crate::wide::zero(*bits), *bits),
             _ => Val::Int(0),
         }
     }
@@ -91,14 +92,9 @@ impl Translator {
                         // Wide constants: the C API only exposes 64 bits; parse the printed form.
                         let s = print_value(v);
                         let num = s.rsplit(' ').next().unwrap_or("0");
-                        let val = if let Some(neg) = num.strip_prefix('-') {
-                            (neg.parse::<u128>().unwrap_or(0) as i128).wrapping_neg() as u128
-                        } else if num == "true" {
-                            1
-                        } else {
-                            num.parse::<u128>().unwrap_or(0)
-                        };
-                        Ok(Val::Int(val & mask(bits)))
+                        crate::wide::from_decimal(num, bits)
+                            .map(|l| crate::wide::val(l, bits))
+                            .ok_or_else(|| format!("integer constant {s}"))
                     }
                 }
                 LLVMValueKind::LLVMConstantFPValueKind => {
@@ -178,7 +174,8 @@ impl Translator {
                 })
             }
             LLVMOpcode::LLVMTrunc => {
-                Ok(Val::Int(a(self, 0)?.bits() & mask(self.types.int_bits(ty))))
+                let bits = self.types.int_bits(ty);
+                Ok(crate::wide::val(crate::wide::of(&a(self, 0)?, bits), bits))
             }
             LLVMOpcode::LLVMGetElementPtr => {
                 let base = a(self, 0)?;
@@ -235,6 +232,12 @@ impl Translator {
                 let x = a(self, 0)?;
                 let y = a(self, 1)?;
                 let bits = self.types.int_bits(ty);
+                if bits > 128 {
+                    return Err(format!(
+                        "constant expression on i{bits}: {}",
+                        print_value(v)
+                    ));
+                }
                 let r = match op {
                     LLVMOpcode::LLVMAdd => x.bits().wrapping_add(y.bits()),
                     LLVMOpcode::LLVMSub => x.bits().wrapping_sub(y.bits()),

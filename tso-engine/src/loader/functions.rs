@@ -201,6 +201,12 @@ impl Translator {
             LLVMSwitch => {
                 let val = o(self, 0);
                 let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                if self.types.int_bits(vty) > 128 {
+                    return unsupported(format!(
+                        "switch on a value of type {}",
+                        self.types.name(vty)
+                    ));
+                }
                 let n = LLVMGetNumSuccessors(i);
                 let mut cases = Vec::new();
                 for k in 1..n {

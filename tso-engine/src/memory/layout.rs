@@ -16,6 +16,12 @@ pub(crate) fn encode(
     ptrs: &mut Vec<u32>,
 ) {
     match types.get(ty) {
+        Ty::Int(bits) if *bits > 128 => {
+            out.copy_from_slice(&crate::wide::to_bytes(
+                &crate::wide::of(val, *bits),
+                out.len(),
+            ));
+        }
         Ty::Int(_) | Ty::Ptr | Ty::F32 | Ty::F64 => {
             let n = out.len().min(16);
             let bits = val.bits().to_le_bytes();
@@ -103,6 +109,9 @@ pub(crate) fn decode(
     is_ptr: &dyn Fn(u32) -> bool,
 ) -> Val {
     match types.get(ty) {
+        Ty::Int(bits) if *bits > 128 => {
+            crate::wide::val(crate::wide::from_bytes(bytes, *bits), *bits)
+        }
         Ty::Int(bits) => {
             let mut buf = [0u8; 16];
             let n = bytes.len().min(16);

@@ -36,7 +36,7 @@ pub(crate) fn atomic_only_globals(program: &Program) -> Vec<bool> {
                 }
             }
             Val::Agg(lanes) => lanes.iter().for_each(|l| named(l, globals, f)),
-            Val::Int(_) | Val::F32(_) | Val::F64(_) => {}
+            Val::Int(_) | Val::Wide(_) | Val::F32(_) | Val::F64(_) => {}
         }
     }
     let mut escapes = |o: &Operand| {

@@ -1001,6 +1001,13 @@ fn write_val(b: &mut Vec<u8>, map: &[u32], v: &Val) {
                 b.extend_from_slice(&x.to_le_bytes());
             }
         }
+        Val::Wide(l) => {
+            b.push(7);
+            write_len(b, l.len());
+            for x in l.iter() {
+                b.extend_from_slice(&x.to_le_bytes());
+            }
+        }
         Val::Ptr(p) => {
             b.push(3);
             b.extend_from_slice(&Canonicalizer::map_ptr(map, *p).to_le_bytes());

@@ -74,6 +74,14 @@ impl<'a> Reader<'a> {
                 }
                 Val::Agg(l.into())
             }
+            7 => {
+                let n = self.len()?;
+                let mut l = Vec::with_capacity(n.min(self.bytes.len()));
+                for _ in 0..n {
+                    l.push(self.u64()?);
+                }
+                Val::Wide(l.into())
+            }
             _ => return None,
         })
     }
