@@ -174,10 +174,10 @@ fn table(tools: &[PathBuf], dir: &Path, programs: &[&str], cache: &Path) {
             let cache = cache.join(i.to_string());
             warm(tool, &file, &cache);
             let start = Instant::now();
-            let cpu_before = children_cpu();
+            let cpu_before = super::measure::children_cpu_time().as_secs_f64();
             let out = command(tool, &file, &[], &cache).output();
             let wall = start.elapsed().as_secs_f64();
-            let cpu = children_cpu() - cpu_before;
+            let cpu = super::measure::children_cpu_time().as_secs_f64() - cpu_before;
             let o = match out {
                 Ok(out) => parse(&String::from_utf8_lossy(&out.stdout)),
                 Err(e) => {
@@ -203,20 +203,6 @@ fn table(tools: &[PathBuf], dir: &Path, programs: &[&str], cache: &Path) {
             );
         }
     }
-}
-
-/// The user + system CPU seconds of this process's waited-for children (a run's
-/// workers all count, and the machine's other load does not).
-fn children_cpu() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // After the command name (in parentheses): cutime and cstime are the 14th and 15th
-    // fields, in clock ticks (100 per second on Linux).
-    let rest = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<u64> = rest
-        .split_whitespace()
-        .map(|f| f.parse().unwrap_or(0))
-        .collect();
-    (fields.get(13).copied().unwrap_or(0) + fields.get(14).copied().unwrap_or(0)) as f64 / 100.0
 }
 
 /// Instructions of one run of `tool` under callgrind (`Collected :` in its log).
