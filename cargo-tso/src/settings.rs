@@ -36,8 +36,9 @@ pub fn cores() -> usize {
 }
 
 /// The wall time of the breadth-first search on N workers ÷ that of the depth-first
-/// search on one, for each N it was measured for: `cargo tso check` of the
-/// `tso-bench --defaults` set, side by side (bench/PERFORMANCE.md, "Defaults").
+/// search on one, for each N it was measured for on a machine with N cores: 2 workers
+/// took 10.8 s against 5.2 s on the reader-writer spinlock of `tso-bench --defaults`
+/// (bench/PERFORMANCE.md, "The default run").
 /// The breadth-first search rebuilds each state it expands from the store, which costs
 /// a third more instructions per state, and on a machine whose cores also run other
 /// work its workers wait for each other at every level.
