@@ -58,6 +58,9 @@ pub struct RunReport {
     pub diagnosis: Vec<String>,
     /// Data races found (`--races warn`): reported beside the verdict.
     pub races: Vec<tso_engine::interp::RaceReport>,
+    /// Library functions the program calls that have no model, with a call site
+    /// (listed under `-v`; `unsupported` only where a run reaches one).
+    pub unmodelled: Vec<String>,
 }
 
 impl RunReport {
@@ -91,6 +94,7 @@ impl RunReport {
                 .map(|d| d.lines(report.stats.max_depth))
                 .unwrap_or_default(),
             races: report.races.clone(),
+            unmodelled: report.unmodelled.clone(),
         }
     }
 
@@ -126,6 +130,7 @@ impl RunReport {
             outcomes: BTreeSet::new(),
             diagnosis: Vec::new(),
             races: Vec::new(),
+            unmodelled: Vec::new(),
         }
     }
 }

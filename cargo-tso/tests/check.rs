@@ -436,6 +436,56 @@ fn a_called_function_defined_nowhere_is_reported_before_exploring() {
 }
 
 #[test]
+fn a_function_defined_nowhere_is_refused_even_where_no_run_calls_it() {
+    // Called only when argc != 1: a link would still fail, so the program is refused.
+    let (code, json) = json_of(&["defined_nowhere_unreached.c"]);
+    assert_eq!(code, 2, "{json}");
+    assert_eq!(json["verdict"], "error");
+    assert_eq!(json["states"], 0);
+    let message = json["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("`frobnicate_widgets` is declared in defined_nowhere_unreached.c:3 but defined in no source of this test"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_unmodelled_library_call_is_unsupported_where_a_run_reaches_it() {
+    // `tmpnam` (argc != 1) is never reached; sscanf is, in the second thread, after
+    // main's store: the verdict names it, its call site and the path to it.
+    for model in ["sc", "tso"] {
+        let (code, json) = json_of(&["unmodelled_call.c", "--memory-model", model]);
+        assert_eq!(code, 2, "{json}");
+        assert_eq!(json["verdict"], "error", "{json}");
+        assert_eq!(json["error"]["kind"], "unsupported", "{json}");
+        let message = json["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("`__isoc99_sscanf`"), "{message}");
+        assert!(!message.contains("tmpnam"), "{message}");
+        assert_eq!(json["error"]["location"], "unmodelled_call.c:11", "{json}");
+        let trace = trace_steps(&json);
+        assert!(
+            format!("{trace:?}").contains("store ready := 1"),
+            "{trace:?}"
+        );
+    }
+}
+
+#[test]
+fn verbose_lists_the_unmodelled_library_functions_the_program_calls() {
+    let out = run(check().args(["unmodelled_call.c", "--memory-model", "sc", "-v"]));
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(
+            "library functions without a model (unsupported where a run reaches one):\n  tmpnam (called at unmodelled_call.c:18)\n  __isoc99_sscanf (called at unmodelled_call.c:11)\n"
+        ),
+        "{}",
+        out.stdout
+    );
+    let quiet = run(check().args(["unmodelled_call.c", "--memory-model", "sc"]));
+    assert!(!quiet.stdout.contains("tmpnam"), "{}", quiet.stdout);
+}
+
+#[test]
 fn an_unbounded_counter_is_diagnosed_when_a_limit_stops_the_search() {
     let (code, json) = json_of(&["unbounded_counter.c", "--max-states", "2000"]);
     assert_eq!(code, 3, "{json}");

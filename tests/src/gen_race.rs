@@ -78,6 +78,12 @@ pub enum Op {
     Choose { yes: Vec<Op>, no: Vec<Op> },
     /// `for (int i = 0; i < times; i++) { body }`.
     Repeat { times: u32, body: Vec<Op> },
+    /// Drop this thread's reference to the data, its last operation:
+    /// `if (__atomic_fetch_sub(&rc, 1, order) == 1) { fence; release }`, where `rc`
+    /// starts at the number of threads. The last thread releases every data global: on
+    /// the heap (`to_c_heap`) it frees each block, as globals (`to_c`) it writes each
+    /// (a deallocation is a plain write of the whole object). Atomic ones race too.
+    Put { order: Order, fence: Option<Order> },
 }
 
 #[derive(Clone, Debug)]
@@ -274,12 +280,25 @@ pub fn generate(seed: u64) -> RaceProgram {
         }
         out.push(ops);
     }
+    let ptr = rng.below(globals as u64) as usize;
+    // One program in three ends with each thread dropping a reference, the last one
+    // releasing the data: the refcount shape, relaxed (the release races with what the
+    // others did), acquire-fenced or acq_rel. Drawn apart, so that the rest of each
+    // program is what the seed gave before.
+    let mut put = Rng::new(seed ^ 0x7075_745f_7265_6673);
+    if put.below(3) == 0 {
+        let order = *put.pick(&[Order::Relaxed, Order::Release, Order::AcqRel, Order::SeqCst]);
+        let fence = (put.below(2) == 0).then(|| *put.pick(&[Order::Acquire, Order::Release]));
+        for ops in &mut out {
+            ops.push(Op::Put { order, fence });
+        }
+    }
     RaceProgram {
         seed,
         globals,
         threads: out,
         args,
-        ptr: rng.below(globals as u64) as usize,
+        ptr,
     }
 }
 
@@ -493,6 +512,9 @@ impl RaceProgram {
         if heap {
             c.push_str("#include <stdlib.h>\n");
         }
+        if self.puts() {
+            c.push_str("int rc;\n");
+        }
         for g in 0..self.globals {
             if heap {
                 // Threads reach the block through a local copy of the pointer, read
@@ -518,7 +540,7 @@ impl RaceProgram {
                     let _ = writeln!(c, "    int *h{g} = G{g};");
                 }
             }
-            render_ops(&mut c, ops, 1);
+            render_ops(&mut c, ops, 1, self.globals, heap);
             c.push_str("    return (void *)(long)r;\n}\n");
         }
         self.render_main(&mut c, heap);
@@ -534,6 +556,9 @@ impl RaceProgram {
             let _ = writeln!(c, "    p = G{};", self.ptr);
         }
         let n = self.threads.len();
+        if self.puts() {
+            let _ = writeln!(c, "    rc = {n};");
+        }
         let _ = writeln!(c, "    pthread_t t[{n}];");
         for t in 0..n {
             let arg = if heap { "G" } else { "&g" };
@@ -556,6 +581,23 @@ impl RaceProgram {
             ops.retain(|op| !matches!(op, Op::Fence { .. }));
         }
         p
+    }
+
+    /// The same program without its `Op::Put`s (no release).
+    pub fn without_puts(&self) -> RaceProgram {
+        let mut p = self.clone();
+        for ops in &mut p.threads {
+            ops.retain(|op| !matches!(op, Op::Put { .. }));
+        }
+        p
+    }
+
+    /// Whether the threads drop references (`Op::Put`).
+    pub fn puts(&self) -> bool {
+        self.threads
+            .iter()
+            .flatten()
+            .any(|op| matches!(op, Op::Put { .. }))
     }
 
     /// Whether a thread accesses memory through a pointer.
@@ -616,6 +658,7 @@ impl RaceProgram {
             pcs: vec![0; self.threads.len()],
             values: vec![0; self.globals],
             ptr: self.ptr,
+            refs: self.threads.len() as i32,
             qs: self.args.clone(),
             lock_owner: None,
             trace: Vec::new(),
@@ -678,8 +721,9 @@ fn then(heads: &[Vec<Op>], tails: &[Vec<Op>]) -> Vec<Vec<Op>> {
         .collect()
 }
 
-/// Write `ops` as statements at `depth` levels of indentation.
-fn render_ops(c: &mut String, ops: &[Op], depth: usize) {
+/// Write `ops` as statements at `depth` levels of indentation; `globals` data globals,
+/// on the heap or not (what `Op::Put` releases).
+fn render_ops(c: &mut String, ops: &[Op], depth: usize, globals: usize, heap: bool) {
     let pad = "    ".repeat(depth);
     for op in ops {
         let line = match op {
@@ -709,16 +753,35 @@ fn render_ops(c: &mut String, ops: &[Op], depth: usize) {
             Op::StoreVia { v } => format!("*q = {v};"),
             Op::Choose { yes, no } => {
                 let _ = writeln!(c, "{pad}if (__VERIFIER_nondet_bool()) {{");
-                render_ops(c, yes, depth + 1);
+                render_ops(c, yes, depth + 1, globals, heap);
                 let _ = writeln!(c, "{pad}}} else {{");
-                render_ops(c, no, depth + 1);
+                render_ops(c, no, depth + 1, globals, heap);
                 let _ = writeln!(c, "{pad}}}");
                 continue;
             }
             Op::Repeat { times, body } => {
                 let i = format!("i{depth}");
                 let _ = writeln!(c, "{pad}for (int {i} = 0; {i} < {times}; {i}++) {{");
-                render_ops(c, body, depth + 1);
+                render_ops(c, body, depth + 1, globals, heap);
+                let _ = writeln!(c, "{pad}}}");
+                continue;
+            }
+            Op::Put { order, fence } => {
+                let _ = writeln!(
+                    c,
+                    "{pad}if (__atomic_fetch_sub(&rc, 1, {}) == 1) {{",
+                    order.c_name()
+                );
+                if let Some(f) = fence {
+                    let _ = writeln!(c, "{pad}    __atomic_thread_fence({});", f.c_name());
+                }
+                for g in 0..globals {
+                    if heap {
+                        let _ = writeln!(c, "{pad}    free(h{g});");
+                    } else {
+                        let _ = writeln!(c, "{pad}    g{g} = 0;");
+                    }
+                }
                 let _ = writeln!(c, "{pad}}}");
                 continue;
             }
@@ -753,6 +816,8 @@ struct Search<'p> {
     ptr: usize,
     /// The global each thread's `q` points to.
     qs: Vec<usize>,
+    /// The reference count `Op::Put` drops.
+    refs: i32,
     lock_owner: Option<usize>,
     trace: Vec<Event>,
     /// The racy locations found (bits, see `RaceProgram::racy_locations`).
@@ -778,9 +843,15 @@ impl Search<'_> {
             }
             moved = true;
             let (saved_values, saved_owner) = (self.values.clone(), self.lock_owner);
-            let (saved_ptr, saved_q) = (self.ptr, self.qs[t]);
+            let (saved_ptr, saved_q, saved_refs) = (self.ptr, self.qs[t], self.refs);
+            let events = self.trace.len();
             let (event, feasible) = self.execute(t, &op);
             self.trace.push(event);
+            if let Op::Put { fence, .. } = op {
+                if saved_refs == 1 {
+                    self.release(t, fence);
+                }
+            }
             self.pcs[t] += 1;
             if feasible {
                 self.explore();
@@ -788,16 +859,44 @@ impl Search<'_> {
                 self.racy |= race_in(&self.trace);
             }
             self.pcs[t] -= 1;
-            self.trace.pop();
+            self.trace.truncate(events);
             self.values = saved_values;
             self.lock_owner = saved_owner;
-            (self.ptr, self.qs[t]) = (saved_ptr, saved_q);
+            (self.ptr, self.qs[t], self.refs) = (saved_ptr, saved_q, saved_refs);
             if self.racy & self.done == self.done {
                 return;
             }
         }
         if !moved {
             self.racy |= race_in(&self.trace);
+        }
+    }
+
+    /// Thread `t` dropped the last reference: its fence, then a plain write of every
+    /// data global (the release).
+    fn release(&mut self, t: usize, fence: Option<Order>) {
+        let event = |g: Option<usize>| Event {
+            thread: t,
+            g,
+            reads: false,
+            writes: g.is_some(),
+            atomic: false,
+            acquire: false,
+            release: false,
+            lock: false,
+            unlock: false,
+            fence_acquire: false,
+            fence_release: false,
+        };
+        if let Some(order) = fence {
+            self.trace.push(Event {
+                fence_acquire: order.acquires(),
+                fence_release: order.releases(),
+                ..event(None)
+            });
+        }
+        for g in 0..self.program.globals {
+            self.trace.push(event(Some(g)));
         }
     }
 
@@ -886,6 +985,16 @@ impl Search<'_> {
                 e.g = Some(self.qs[t]);
                 e.writes = true;
                 self.values[self.qs[t]] = v;
+            }
+            Op::Put { order, .. } => {
+                // An RMW of `rc`, the location after `p`.
+                e.g = Some(self.program.globals + 1);
+                e.reads = true;
+                e.writes = true;
+                e.atomic = true;
+                e.acquire = order.acquires();
+                e.release = order.releases();
+                self.refs -= 1;
             }
             Op::Choose { .. } | Op::Repeat { .. } => {
                 unreachable!("straight-line programs only (`straight_lines`)")
@@ -1230,6 +1339,50 @@ mod tests {
             ],
         ]);
         assert!(late.has_race());
+    }
+
+    #[test]
+    fn oracle_on_dropping_the_last_reference() {
+        // Each thread reads g0 (or g1) then drops its reference; the last one releases
+        // both globals, a write of each.
+        let refcount = |read: usize, order: Order, fence: Option<Order>| {
+            let put = Op::Put { order, fence };
+            program(vec![
+                vec![Op::Load { g: read }, put.clone()],
+                vec![Op::Load { g: 0 }, put],
+            ])
+        };
+        let acquire = Some(Order::Acquire);
+        assert!(refcount(0, Order::Relaxed, None).has_race());
+        assert!(refcount(1, Order::Relaxed, None).has_race());
+        assert!(refcount(0, Order::Release, None).has_race());
+        assert!(refcount(0, Order::Relaxed, acquire).has_race());
+        assert!(!refcount(0, Order::Release, acquire).has_race());
+        assert!(!refcount(0, Order::AcqRel, None).has_race());
+        assert!(!refcount(1, Order::SeqCst, None).has_race());
+        // An atomic access races with the release too.
+        let atomic = program(vec![
+            vec![
+                Op::AtomicLoad {
+                    g: 1,
+                    order: Order::Acquire,
+                },
+                Op::Put {
+                    order: Order::Relaxed,
+                    fence: None,
+                },
+            ],
+            vec![Op::Put {
+                order: Order::Relaxed,
+                fence: None,
+            }],
+        ]);
+        assert!(atomic.has_race());
+        // The release reaches C as frees or writes after the last decrement.
+        let c = refcount(0, Order::AcqRel, acquire).to_c_heap();
+        assert!(c.contains("if (__atomic_fetch_sub(&rc, 1, __ATOMIC_ACQ_REL) == 1) {"));
+        assert!(c.contains("free(h1);") && c.contains("rc = 2;"));
+        assert!(refcount(0, Order::AcqRel, None).to_c().contains("g1 = 0;"));
     }
 
     #[test]

@@ -314,6 +314,39 @@ fn silent_infinite_loop_is_non_terminating() {
     assert_answer(&run, FAIL, &["non-terminating", "silent_infinite_loop.c:4"]);
 }
 
+/// A loop found when it closes shows the way into it and one turn, then says that it
+/// repeats: main draining a free list that an ABA bug made cyclic (two blocks), whose
+/// loads are trace lines under TSO. Cut at one turn, main's loads after its last join
+/// are the first pop (the way in) and the two pops of one turn; uncut, every pop until
+/// the cycle was found (dozens).
+#[test]
+fn looping_thread_trace_is_the_way_in_and_one_turn() {
+    let file = tso_suite::suite_dir().join("programs/nonterm/slab_aba_cyclic_drain.c");
+    let run = check(
+        "loop-trace",
+        &[&path_arg(&file), "--memory-model", "tso", "--", "-O0"],
+        QUICK,
+    );
+    assert_answer(&run, FAIL, &["non-terminating", "back in the state"]);
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let joined = lines
+        .iter()
+        .rposition(|l| l.contains("pthread_join(thread 2"))
+        .unwrap_or_else(|| panic!("no join in the trace\n{}", run.text()));
+    let loads = lines[joined..]
+        .iter()
+        .filter(|l| l.trim_start().starts_with("T0") && l.contains("load "))
+        .count();
+    assert_eq!(loads, 6, "main's loads after its joins\n{}", run.text());
+    assert!(
+        lines[joined..]
+            .iter()
+            .any(|l| l.contains("back in the state") && l.contains("repeats")),
+        "{}",
+        run.text()
+    );
+}
+
 /// An infinite state space under TSO with an unbounded buffer: each limit ends it as
 /// inconclusive, saying which limit.
 #[test]

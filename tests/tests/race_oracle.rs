@@ -1,6 +1,7 @@
 //! Data-race detection against an independent oracle: generated straight-line
 //! programs (plain and atomic loads and stores, RMWs, awaits, a mutex, fences, accesses
-//! through a pointer passed to the thread or read from a shared pointer); the engine must
+//! through a pointer passed to the thread or read from a shared pointer, and a reference
+//! count whose last owner frees the data); the engine must
 //! report a race exactly when the oracle, which enumerates every interleaving and
 //! builds happens-before from its definition (tests/src/gen_race.rs), finds one. Both
 //! directions count: no race reported that no execution has, none missed.
@@ -43,6 +44,17 @@ fn races_match_the_interleaving_oracle() {
         fence_decides * 40 >= count as usize && through_pointers * 5 >= count as usize,
         "the generator must give programs whose race a fence decides ({fence_decides} of \
          {count}) and programs with pointer accesses ({through_pointers} of {count})"
+    );
+    // And programs whose only race is with the release of the last reference (a
+    // deallocation is a write of the whole object).
+    let release_decides = programs
+        .iter()
+        .filter(|p| p.has_race() != p.without_puts().has_race())
+        .count();
+    assert!(
+        release_decides * 40 >= count as usize,
+        "the generator must give programs whose race the release decides \
+         ({release_decides} of {count})"
     );
     // Each program also with its globals on the heap, where the reads no unaware
     // thread can still write are left out (`race_read_futures`): the same races.

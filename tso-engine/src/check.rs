@@ -73,6 +73,9 @@ pub struct CheckReport {
     pub diagnosis: Option<explore::diagnosis::Diagnosis>,
     /// Data races found (`--races warn`), one per memory location, sorted.
     pub races: Vec<crate::interp::RaceReport>,
+    /// C library functions the program calls that the checker does not model, with
+    /// their first call site: `unsupported` only if a run reaches one.
+    pub unmodelled: Vec<String>,
 }
 
 /// Model-check `program` from `opts.entry`.
@@ -99,6 +102,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         outcomes: BTreeSet::new(),
         diagnosis: None,
         races: Vec::new(),
+        unmodelled: Vec::new(),
     };
     let Some(entry) = program
         .function(&opts.entry)
@@ -112,9 +116,11 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             ))),
         );
     };
-    // A call that can only fail is reported before any exploration, whether or not a
-    // path reaches it.
-    let undefined = crate::undefined::undefined_functions(program, natives);
+    // A call that could not even be linked is reported before any exploration, whether
+    // or not a path reaches it; a library function without a model only when reached.
+    let unresolved = crate::undefined::unresolved_functions(program, natives);
+    let unmodelled: Vec<String> = unresolved.unmodelled.iter().map(|u| u.listing()).collect();
+    let undefined = unresolved.defined_nowhere;
     if !undefined.is_empty() {
         let message = match undefined.as_slice() {
             [one] => one.sentence(),
@@ -127,11 +133,19 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
                     .join("\n")
             ),
         };
-        return empty(Verdict::Error, Some(Failure::unsupported(message)));
+        return CheckReport {
+            unmodelled,
+            ..empty(Verdict::Error, Some(Failure::unsupported(message)))
+        };
     }
     let initial = match machine.initial_state(entry) {
         Ok(s) => s,
-        Err(f) => return empty(Verdict::Error, Some(f)),
+        Err(f) => {
+            return CheckReport {
+                unmodelled,
+                ..empty(Verdict::Error, Some(f))
+            }
+        }
     };
     let eopts = ExploreOptions {
         limits: opts.limits.clone(),
@@ -143,6 +157,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
     };
     let result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty(Verdict::Pass, None);
+    report.unmodelled = unmodelled;
     // Taken before any replay, which could only find the same races again.
     report.races = machine
         .races_found

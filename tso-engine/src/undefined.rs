@@ -1,6 +1,13 @@
 //! Before exploring: every function the program calls that has neither a definition
-//! nor a model. A function the user declared but linked no source for is a mistake in
-//! the test's setup, not a limitation of the checker, and the two are told apart.
+//! nor a model. Two cases, told apart the way a linker would:
+//!
+//! - A function that no source of the test defines and that is not part of the C or
+//!   C++ implementation would fail to link: a mistake in the test's setup, reported
+//!   before exploring ("declared in X but defined in no source").
+//! - A function of the implementation (`is_library_function`) links fine; only its
+//!   model is missing. A run that reaches the call reports `unsupported` there, with
+//!   the path to it; a program whose runs never reach it is checked as usual. These
+//!   are listed under `-v`.
 
 use crate::ir::{Callee, Inst, Location, Program};
 use crate::natives::Natives;
@@ -31,9 +38,78 @@ impl Undefined {
                 "`{name}` is declared in {}:{line} but defined in no source of this test; add its file with `.source(...)`{at}",
                 short(file)
             ),
-            None => format!("`{name}` is not modelled by the checker{at}"),
+            None => format!(
+                "`{name}` is defined in no source of this test and is not a C or C++ library function{at}"
+            ),
         }
     }
+
+    /// The function and its first call site, for the list of unmodelled functions.
+    pub(crate) fn listing(&self) -> String {
+        let name = crate::ir::debug::display_name(&self.name);
+        match &self.call_site {
+            Some(l) => format!("{name} (called at {}:{})", short(&l.file), l.line),
+            None => name,
+        }
+    }
+}
+
+/// The called functions without a definition or a model, split by whether a real link
+/// would find them in the C or C++ library.
+#[derive(Debug, Default)]
+pub(crate) struct Unresolved {
+    /// Defined nowhere: a load-time error.
+    pub defined_nowhere: Vec<Undefined>,
+    /// Library functions the checker does not model: `unsupported` when reached.
+    pub unmodelled: Vec<Undefined>,
+}
+
+/// Whether `symbol` belongs to the C or C++ implementation, so that a link would
+/// resolve it without any source of the test:
+/// - a function glibc exports from libc or libm (`c_library_functions.txt`);
+/// - a reserved identifier (`__x` or `_X`: C11 7.1.3 and C++ [lex.name] reserve them to
+///   the implementation, so a program cannot define one itself), which covers glibc's
+///   internal entry points (`__isoc99_sscanf`, `__printf_chk`), the C++ ABI (`__cxa_*`)
+///   and the unwinder;
+/// - a C++ function in namespace `std`, `__gnu_cxx` or `__cxxabiv1`, or an operator
+///   new/delete: programs may not add declarations to `std` ([namespace.std]), so an
+///   undefined one is libstdc++'s.
+///
+/// A name-based rule rather than debug info: clang records no declaration of a called
+/// external function at -O0, and a preprocessed `.i` file declares everything in the
+/// user's own file.
+pub(crate) fn is_library_function(symbol: &str) -> bool {
+    if symbol.starts_with("_Z") {
+        let shown = crate::ir::debug::display_name(symbol);
+        return [
+            "std::",
+            "__gnu_cxx::",
+            "__cxxabiv1::",
+            "operator new",
+            "operator delete",
+        ]
+        .iter()
+        .any(|p| shown.starts_with(p));
+    }
+    let mut chars = symbol.chars();
+    if chars.next() == Some('_')
+        && chars
+            .next()
+            .is_some_and(|c| c == '_' || c.is_ascii_uppercase())
+    {
+        return true;
+    }
+    c_library_names().binary_search(&symbol).is_ok()
+}
+
+fn c_library_names() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        include_str!("c_library_functions.txt")
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .collect()
+    })
 }
 
 fn short(path: &str) -> &str {
@@ -41,7 +117,7 @@ fn short(path: &str) -> &str {
 }
 
 /// Called functions with no definition and no native, each once, in module order.
-pub(crate) fn undefined_functions(program: &Program, natives: &Natives) -> Vec<Undefined> {
+pub(crate) fn unresolved_functions(program: &Program, natives: &Natives) -> Unresolved {
     let mut found: BTreeMap<u32, Option<Location>> = BTreeMap::new();
     for f in &program.functions {
         let Some(body) = &f.body else { continue };
@@ -65,11 +141,23 @@ pub(crate) fn undefined_functions(program: &Program, natives: &Natives) -> Vec<U
             }
         }
     }
-    if found.is_empty() {
-        return Vec::new();
+    let mut unresolved = Unresolved::default();
+    let (unmodelled, defined_nowhere): (Vec<_>, Vec<_>) = found
+        .into_iter()
+        .partition(|(f, _)| is_library_function(&program.functions[*f as usize].name));
+    unresolved.unmodelled = unmodelled
+        .into_iter()
+        .map(|(f, call_site)| Undefined {
+            name: program.functions[f as usize].name.clone(),
+            call_site,
+            declared: None,
+        })
+        .collect();
+    if defined_nowhere.is_empty() {
+        return unresolved;
     }
     let files = user_files(program);
-    found
+    unresolved.defined_nowhere = defined_nowhere
         .into_iter()
         .map(|(f, call_site)| {
             let name = program.functions[f as usize].name.clone();
@@ -89,7 +177,8 @@ pub(crate) fn undefined_functions(program: &Program, natives: &Natives) -> Vec<U
                 declared,
             }
         })
-        .collect()
+        .collect();
+    unresolved
 }
 
 /// The user's own files the program came from, and the headers next to them
@@ -224,5 +313,33 @@ mod tests {
         );
         assert_eq!(declaration_in(&h, "ws_dra"), None);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn library_functions_are_what_a_link_would_resolve() {
+        let names = c_library_names();
+        assert!(
+            names.windows(2).all(|w| w[0] < w[1]),
+            "the list must be sorted"
+        );
+        for name in ["sscanf", "fopen", "pthread_create", "sin", "qsort"] {
+            assert!(is_library_function(name), "{name}");
+        }
+        // Reserved identifiers: glibc's redirections and the C++ ABI.
+        for name in [
+            "__isoc99_sscanf",
+            "__printf_chk",
+            "__cxa_throw",
+            "_Unwind_Resume",
+        ] {
+            assert!(is_library_function(name), "{name}");
+        }
+        // libstdc++: std::__throw_length_error(char const*), operator new(unsigned long).
+        assert!(is_library_function("_ZSt20__throw_length_errorPKc"));
+        assert!(is_library_function("_Znwm"));
+        // The user's own functions, C and C++ (ws::drain(int)), are not.
+        for name in ["ws_drain", "scanf_wrapper", "_ws_helper", "_ZN2ws5drainEi"] {
+            assert!(!is_library_function(name), "{name}");
+        }
     }
 }

@@ -39,6 +39,11 @@ pub(crate) const CMPXCHG: [&str; 4] = [
     "__tso_cmpxchg_32",
     "__tso_cmpxchg_64",
 ];
+/// `i128 __tso_cmpxchg_128(ptr addr, i128 expected, i128 desired)`: `lock cmpxchg16b`,
+/// the one 16-byte locked instruction (a 16-byte `cmpxchg`, as clang emits for
+/// `__atomic_compare_exchange` on 16 bytes or `__sync_val_compare_and_swap` on
+/// `__int128`); returns the old value.
+pub(crate) const CMPXCHG_128: &str = "__tso_cmpxchg_128";
 /// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n)`.
 pub(crate) const LOAD_BYTES: &str = "__tso_load_bytes";
 /// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n)`.

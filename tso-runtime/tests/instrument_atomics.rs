@@ -1,5 +1,5 @@
 //! Locked instructions, fences and odd widths (fixtures `atomics.c`, `rmw_all_ops.ll`,
-//! `wide_rmw.ll`, `locked_asm.c`).
+//! `wide_rmw.ll`, `wide_cmpxchg.ll`, `locked_asm.c`).
 
 mod instrument_support;
 
@@ -245,6 +245,26 @@ fn odd_widths_use_extension_or_bytes() {
     assert_eq!(memset.len(), 1);
     assert_eq!(const_operand(memset[0], 2), Some(12));
     assert_eq!(calls_to(f, "__tso_memmove").len(), 1);
+}
+
+#[test]
+fn a_16_byte_cmpxchg_is_one_locked_128_bit_call() {
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "wide_cmpxchg.ll");
+    let stats = instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    assert_eq!(stats.cmpxchgs, 1);
+    no_atomic_instructions_left(&module);
+    let f = function(&module, "wide_cas");
+    let cas = calls_to(f, "__tso_cmpxchg_128");
+    assert_eq!(cas.len(), 1);
+    // The success flag compares the old value with the expected one, all 128 bits.
+    let icmp = cas[0].get_next_instruction().expect("icmp");
+    assert_eq!(icmp.get_opcode(), InstructionOpcode::ICmp);
+    assert_eq!(
+        operand(icmp, 0),
+        inkwell::values::AsValueRef::as_value_ref(&cas[0])
+    );
+    assert_eq!(operand(icmp, 1), operand(cas[0], 1));
 }
 
 #[test]

@@ -59,6 +59,7 @@ fn failing(
         outcomes: BTreeSet::new(),
         diagnosis: Vec::new(),
         races: Vec::new(),
+        unmodelled: Vec::new(),
     }
 }
 
@@ -127,6 +128,7 @@ fn sc(classification: ScClassification) -> ScRerun {
             outcomes: BTreeSet::new(),
             diagnosis: Vec::new(),
             races: Vec::new(),
+            unmodelled: Vec::new(),
         },
     }
 }
@@ -235,6 +237,7 @@ fn inconclusive_run() {
         }
         .lines(9_999),
         races: Vec::new(),
+        unmodelled: Vec::new(),
     };
     insta::assert_snapshot!(failure::details(&outcome, None, false));
 }
@@ -283,6 +286,7 @@ fn race_warnings_name_both_accesses() {
         thread,
         write,
         atomic,
+        dealloc: false,
         file: Some("/src/counter.c".into()),
         line: 3,
     };

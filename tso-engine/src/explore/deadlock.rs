@@ -10,13 +10,16 @@
 //! move again: a cycle of lock waits, a join of a thread that waits for the joiner, a
 //! mutex held by a thread that has finished, a condition whose every possible
 //! signaller is itself stuck. A thread blocked in a way this module does not know is
-//! counted as live, so a reported deadlock is always real.
+//! counted as live, so a reported deadlock is always real. A thread caught in an
+//! endless loop (`ThreadStatus::Stuck`, `--allow-nontermination`) never acts: waiting
+//! for it (a join, a lock it holds) is part of its non-termination, not a deadlock, but
+//! it does not count as a thread that could signal or arrive.
 
 use super::Move;
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{describe_pointer, Machine};
 use crate::pthread::{barrier, cond, mutex, once, rwlock, spin, thread_bit};
-use crate::state::{State, ThreadId};
+use crate::state::{State, ThreadId, ThreadStatus};
 
 /// A deadlock found in a state: the verdict and the threads it is about.
 pub(crate) struct Deadlock {
@@ -72,44 +75,109 @@ enum Need {
 
 /// The deadlock in `st`, if some blocked thread can never move again.
 pub(crate) fn find(machine: &Machine<'_>, st: &State) -> Option<Deadlock> {
-    let n = st.threads.len();
-    let running = |t: usize| st.threads[t].status.is_running();
-    // On the stack for the usual handful of threads: this runs for every new state.
-    let waits: smallvec::SmallVec<[Option<Wait>; 8]> = (0..n)
-        .map(|t| {
-            if running(t) && st.exit_code.is_none() {
-                wait_of(machine, st, t as ThreadId)
-            } else {
-                None
-            }
-        })
-        .collect();
-    if waits.iter().all(Option::is_none) {
+    let mut waits = Waits::new();
+    let mut fates = Fates::new();
+    if !analyse(machine, st, &mut waits, &mut fates) {
         return None;
     }
-    let mut live: smallvec::SmallVec<[bool; 16]> =
-        (0..n).map(|t| running(t) && waits[t].is_none()).collect();
+    let dead: Vec<usize> = (0..fates.len())
+        .filter(|&t| waits[t].is_some() && fates[t] == Fate::Dead)
+        .collect();
+    let &start = dead.first()?;
+    Some(describe(machine, st, &waits, &dead, start))
+}
+
+/// Whether every thread still running in `st` waits, directly or through others'
+/// waits, for a thread stuck in an endless loop (`--allow-nontermination`): then none
+/// of them moves again, which is part of that non-termination, not a deadlock.
+pub(crate) fn all_behind_stuck(machine: &Machine<'_>, st: &State) -> bool {
+    if !st
+        .threads
+        .iter()
+        .any(|t| matches!(t.status, ThreadStatus::Stuck))
+    {
+        return false;
+    }
+    let mut waits = Waits::new();
+    let mut fates = Fates::new();
+    analyse(machine, st, &mut waits, &mut fates)
+        && (0..fates.len())
+            .all(|t| !st.threads[t].status.is_running() || fates[t] == Fate::BehindStuck)
+}
+
+/// Each thread's wait; on the stack for the usual handful of threads: `find` runs for
+/// every new state.
+type Waits = smallvec::SmallVec<[Option<Wait>; 8]>;
+type Fates = smallvec::SmallVec<[Fate; 16]>;
+
+/// What becomes of a thread, by the least fixpoint over the waits.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// It may still act: not blocked in a way modelled here, or everything it waits for
+    /// may act.
+    Live,
+    /// Stuck in an endless loop, or waiting for every one of some threads of which none
+    /// is dead and one at least is stuck or behind a stuck one.
+    BehindStuck,
+    Dead,
+}
+
+/// Each thread's wait in `st` and each thread's fate, into `waits` and `fates` (the
+/// caller's, not moved out: this runs for every new state); false if no thread waits.
+fn analyse(machine: &Machine<'_>, st: &State, waits: &mut Waits, fates: &mut Fates) -> bool {
+    let n = st.threads.len();
+    let running = |t: usize| st.threads[t].status.is_running();
+    waits.extend((0..n).map(|t| {
+        if running(t) && st.exit_code.is_none() {
+            wait_of(machine, st, t as ThreadId)
+        } else {
+            None
+        }
+    }));
+    if waits.iter().all(Option::is_none) {
+        return false;
+    }
+    fates.extend((0..n).map(|t| match &st.threads[t].status {
+        _ if running(t) && waits[t].is_none() => Fate::Live,
+        ThreadStatus::Stuck => Fate::BehindStuck,
+        _ => Fate::Dead,
+    }));
     let mut changed = true;
     while changed {
         changed = false;
         for t in 0..n {
             let Some(w) = &waits[t] else { continue };
-            if live[t] {
+            if fates[t] == Fate::Live {
                 continue;
             }
-            let ok = match &w.need {
-                Need::All(hs) => hs.iter().all(|&h| live.get(h as usize) == Some(&true)),
-                Need::AnyOther => (0..n).any(|u| u != t && live[u]),
+            let fate = match &w.need {
+                Need::All(hs) => {
+                    let of = |h: &ThreadId| fates.get(*h as usize).copied().unwrap_or(Fate::Dead);
+                    if hs.iter().all(|h| of(h) == Fate::Live) {
+                        Fate::Live
+                    } else if hs.iter().all(|h| of(h) != Fate::Dead) {
+                        Fate::BehindStuck
+                    } else {
+                        Fate::Dead
+                    }
+                }
+                // A signal or an arrival may come from any thread that can act; a
+                // stuck thread never acts, so it does not excuse the wait.
+                Need::AnyOther => {
+                    if (0..n).any(|u| u != t && fates[u] == Fate::Live) {
+                        Fate::Live
+                    } else {
+                        Fate::Dead
+                    }
+                }
             };
-            if ok {
-                live[t] = true;
+            if fate != fates[t] && fate != Fate::Dead {
+                fates[t] = fate;
                 changed = true;
             }
         }
     }
-    let dead: Vec<usize> = (0..n).filter(|&t| waits[t].is_some() && !live[t]).collect();
-    let &start = dead.first()?;
-    Some(describe(machine, st, &waits, &dead, start))
+    true
 }
 
 /// Follow the waits from `start` to a cycle, a finished thread or an "any" wait.
@@ -303,7 +371,9 @@ fn wait_of(machine: &Machine<'_>, st: &State, t: ThreadId) -> Option<Wait> {
         }
         let target = crate::pthread::thread::thread_of_handle(st, h)?;
         let th = st.threads.get(target as usize)?;
-        if target == t || th.joined || th.detached || !th.status.is_running() {
+        // A stuck thread never finishes: joining it waits forever, behind its loop.
+        if target == t || th.joined || th.detached || matches!(th.status, ThreadStatus::Finished(_))
+        {
             return None;
         }
         Some(Wait {

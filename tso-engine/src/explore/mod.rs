@@ -150,8 +150,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         .clone()
         .map(|observe| observers::NewStates { observe, machine });
     let wait_for = observers::WaitFor { machine };
+    let no_move = observers::Deadlock { machine };
     let mut watching: Vec<&dyn observers::Observer> = vec![
-        &observers::Deadlock,
+        &no_move,
         &wait_for,
         &observers::ExitStatus,
         &outcomes,
@@ -169,7 +170,7 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         match &mut stop {
             Some(search::Stop::Found { found, path }) => {
                 if let Some(real) = symmetric_path::real_path(machine, &initial, path) {
-                    symmetric_path::rename_found(&real, found);
+                    symmetric_path::rename_found(machine, &real, found);
                     *path = real.moves;
                 }
             }

@@ -55,12 +55,16 @@ pub trait Observer: Sync {
     fn restart(&self) {}
 }
 
-/// A state where no thread can move although the program has not finished.
-pub struct Deadlock;
+/// A state where no thread can move although the program has not finished, unless
+/// every thread left waits for one stuck in an endless loop (`--allow-nontermination`):
+/// that is the loop's non-termination, not a deadlock.
+pub struct Deadlock<'m, 'p> {
+    pub machine: &'m crate::interp::Machine<'p>,
+}
 
-impl Observer for Deadlock {
+impl Observer for Deadlock<'_, '_> {
     fn expanded(&self, st: &State, any_enabled: bool) -> Option<Found> {
-        if any_enabled || st.is_finished() {
+        if any_enabled || st.is_finished() || super::deadlock::all_behind_stuck(self.machine, st) {
             return None;
         }
         let blocked: Vec<ThreadId> = (0..st.threads.len() as ThreadId)

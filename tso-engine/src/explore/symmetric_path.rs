@@ -153,7 +153,11 @@ fn plain_bytes(machine: &Machine<'_>, st: &State) -> Vec<Vec<u8>> {
 /// transitions (exit status) name threads of the state the last move started from;
 /// the observers of states (deadlock, circular wait) the state it led to, whose
 /// message is worded again from the real state.
-pub(super) fn rename_found(real: &RealPath, found: &mut Found) {
+pub(super) fn rename_found(
+    machine: &crate::interp::Machine<'_>,
+    real: &RealPath,
+    found: &mut Found,
+) {
     let before = |t: ThreadId| real.before_last.get(t as usize).copied().unwrap_or(t);
     let after = |t: ThreadId| real.after_last.get(t as usize).copied().unwrap_or(t);
     if real.failed || found.failure.kind == ErrorKind::ExitStatus {
@@ -162,7 +166,7 @@ pub(super) fn rename_found(real: &RealPath, found: &mut Found) {
     }
     found.last_mover_of = found.last_mover_of.iter().map(|&t| after(t)).collect();
     if found.failure.kind == ErrorKind::Deadlock && found.last_mover_of.is_empty() {
-        if let Some(again) = Deadlock.expanded(&real.end, false) {
+        if let Some(again) = (Deadlock { machine }).expanded(&real.end, false) {
             *found = again;
             return;
         }

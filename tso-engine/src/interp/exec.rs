@@ -4,7 +4,7 @@ use super::{arith, intrinsics, Exec, Machine};
 use crate::definedness::Undef;
 use crate::error::{ErrorKind, Failure};
 use crate::ir::{CallAbi, Callee, FuncId, Inst, MemOrder, RmwOp, Ty, TyId};
-use crate::memory::{decode, encode, Fragment, ObjKind, Object};
+use crate::memory::{decode, encode, Fragment, ObjId, ObjKind, Object};
 use crate::natives::{Chooser, NativeCx, NativeResult};
 use crate::state::{ExitValue, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
@@ -478,23 +478,31 @@ impl<'p> Machine<'p> {
         let Some(native) = self.natives[fid as usize].clone() else {
             return Err(Failure::unsupported(format!(
                 "unsupported: call to `{}`, a function the checker does not model",
-                func.name
+                crate::ir::debug::display_name(&func.name)
             )));
         };
         if !arg_undef.is_empty() {
             crate::natives::require_defined_args(&native, &arg_undef, |o| self.origin_text(o))?;
         }
-        let (r, ret_undef, accessed) = self.with_cx(st, tid, native.name, chooser, notes, |cx| {
-            cx.arg_undef = arg_undef;
-            if native.data_accesses {
-                cx.data_view = self.data_view.clone();
-            } else {
-                cx.data_accesses = None;
-            }
-            let r = (native.call)(cx, &args);
-            (r, cx.ret_undef.take(), cx.data_accesses.take())
-        });
+        let (r, ret_undef, accessed, dealloc_races) =
+            self.with_cx(st, tid, native.name, chooser, notes, |cx| {
+                cx.arg_undef = arg_undef;
+                if native.data_accesses {
+                    cx.data_view = self.data_view.clone();
+                } else {
+                    cx.data_accesses = None;
+                }
+                let r = (native.call)(cx, &args);
+                let dealloc_races = std::mem::take(&mut cx.dealloc_races);
+                (
+                    r,
+                    cx.ret_undef.take(),
+                    cx.data_accesses.take(),
+                    dealloc_races,
+                )
+            });
         let r = r?;
+        self.report_dealloc_races(st, dealloc_races)?;
         if !matches!(r, NativeResult::Block) {
             // What the library function read and wrote, as plain accesses of this call.
             for a in accessed.map(|a| a.into_inner()).unwrap_or_default() {
@@ -693,11 +701,17 @@ impl<'p> Machine<'p> {
                 ));
             }
         }
+        let site = match (&st.races, st.thread(tid).frames.last()) {
+            (Some(_), Some(f)) => {
+                self.dealloc_site(st, tid, f.allocas.iter().chain(f.varargs.iter()))
+            }
+            _ => None,
+        };
         let t = st.thread_mut(tid);
         let frame = t.frames.pop().expect("returning frame");
         // Stack objects die with the frame; dangling pointers to them are then caught.
         for &id in frame.allocas.iter().chain(frame.varargs.iter()) {
-            st.kill(id);
+            self.dealloc(st, tid, id, site)?;
         }
         let t = st.thread_mut(tid);
         if t.frames.is_empty() {
@@ -819,11 +833,16 @@ impl<'p> Machine<'p> {
             self.with_cx(st, tid, hook.name, chooser, None, |cx| (hook.call)(cx, &[]))?;
         }
         // Remaining frames (pthread_exit from deep inside) release their stack objects.
-        let frames = std::mem::take(&mut st.thread_mut(tid).frames);
-        for f in frames {
-            for &id in f.allocas.iter().chain(f.varargs.iter()) {
-                st.kill(id);
-            }
+        let dying: Vec<ObjId> = st
+            .thread(tid)
+            .frames
+            .iter()
+            .flat_map(|f| f.allocas.iter().chain(f.varargs.iter()).copied())
+            .collect();
+        let site = self.dealloc_site(st, tid, &dying);
+        st.thread_mut(tid).frames.clear();
+        for id in dying {
+            self.dealloc(st, tid, id, site)?;
         }
         let t = st.thread_mut(tid);
         t.status = ThreadStatus::Finished(v);
@@ -878,6 +897,7 @@ impl<'p> Machine<'p> {
             data_accesses,
             data_view: None,
             viewed: Vec::new(),
+            dealloc_races: Vec::new(),
         };
         f(&mut cx)
     }

@@ -3,6 +3,7 @@
 //! threads, so it need not be interleaved (τ-reduction).
 
 mod arith;
+mod cycle;
 mod intrinsics;
 mod races;
 mod trace;
@@ -739,8 +740,15 @@ impl<'p> Machine<'p> {
         starts_with_visible: bool,
     ) -> Result<Step, Failure> {
         let mut first = starts_with_visible;
-        // Made on first use: most runs are far shorter than a loop check's period.
-        let mut seen = None;
+        let mut watch = cycle::LongRun::new(self.opts.max_steps.saturating_sub(*steps));
+        // Steps of this run (`steps` counts those of the whole transition).
+        let mut ran: u64 = 0;
+        // With a trace: the trace's length after each step that added lines (`ran`,
+        // length), and the state after the first step, to cut a loop's trace down to
+        // its entry and one turn.
+        let trace_start = trace.as_deref().map_or(0, Vec::len);
+        let mut marks: Vec<(u64, usize)> = Vec::new();
+        let mut after_first: Option<State> = None;
         loop {
             if st.exit_code.is_some() {
                 return Ok(Step::Progress);
@@ -807,69 +815,98 @@ impl<'p> Machine<'p> {
             }
             first = false;
             *steps += 1;
-            if let Some(end) = self.check_long_run(st, tid, *steps, &mut seen)? {
-                return Ok(end);
+            ran += 1;
+            if let Some(t) = trace.as_deref() {
+                if t.len() != marks.last().map_or(trace_start, |m| m.1) {
+                    marks.push((ran, t.len()));
+                }
+                if ran == 1 {
+                    after_first = Some(st.clone());
+                }
+            }
+            if watch.due(st, tid, ran) {
+                match watch.check(self, st, tid, ran) {
+                    cycle::Verdict::Continue => {}
+                    cycle::Verdict::Timeout => {
+                        return Err(Failure::new(
+                            ErrorKind::StepLimit,
+                            "--timeout reached in the middle of a long step",
+                        ))
+                    }
+                    cycle::Verdict::StepLimit => {
+                        return Err(Failure::new(
+                            ErrorKind::StepLimit,
+                            format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
+                        ))
+                    }
+                    cycle::Verdict::Cycle(found) => {
+                        if let (Some(t), Some(after_first)) = (trace, &after_first) {
+                            let length_after = |step: u64| {
+                                let i = marks.partition_point(|m| m.0 <= step);
+                                i.checked_sub(1).map_or(trace_start, |i| marks[i].1)
+                            };
+                            self.cut_loop_trace(t, length_after, tid, after_first, st, &found);
+                        }
+                        return self.endless(st, tid);
+                    }
+                }
             }
         }
     }
 
-    /// Every so often along a long invisible run: the `--timeout` deadline, a thread
-    /// that is back in a state it was in (an infinite loop), and `--max-steps`.
-    fn check_long_run(
+    /// `tid` loops forever without a visible action: it stops there with
+    /// `--allow-nontermination` (the others go on), else the run fails.
+    fn endless(&self, st: &mut State, tid: ThreadId) -> Result<Step, Failure> {
+        if self.opts.allow_nontermination {
+            st.thread_mut(tid).status = ThreadStatus::Stuck;
+            if st.atomic_owner == Some(tid) {
+                st.atomic_owner = None;
+            }
+            return Ok(Step::Progress);
+        }
+        Err(Failure::new(
+            ErrorKind::NonTerminating,
+            format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),
+        ))
+    }
+
+    /// A trace of a run that loops: only the way into the loop and one turn of it, then
+    /// a line saying that it repeats. `length_after(k)` is the trace's length after the
+    /// run's step k.
+    fn cut_loop_trace(
         &self,
-        st: &mut State,
+        trace: &mut Vec<TraceStep>,
+        length_after: impl Fn(u64) -> usize,
         tid: ThreadId,
-        steps: u64,
-        seen: &mut Option<std::collections::HashSet<u64>>,
-    ) -> Result<Option<Step>, Failure> {
-        if steps & LOOP_CHECK_MASK == 0 {
-            if self
-                .deadline
-                .lock()
-                .ok()
-                .and_then(|d| *d)
-                .is_some_and(|d| std::time::Instant::now() >= d)
-            {
-                return Err(Failure::new(
-                    ErrorKind::StepLimit,
-                    "--timeout reached in the middle of a long step",
-                ));
-            }
-            // A long invisible run: if the whole state repeats, the thread is
-            // deterministically in an infinite loop (no choices happen in between).
-            let mut c = crate::store::Canonicalizer::new();
-            c.all_registers = true;
-            c.run(self.program, st, false);
-            let mut h = Vec::new();
-            for chunk in c.chunks.iter() {
-                if let crate::store::Chunk::Bytes(b) = chunk {
-                    h.extend_from_slice(&crate::store::hash_bytes(b).to_le_bytes());
-                }
-            }
-            let key = crate::store::hash_bytes(&h);
-            if !seen.get_or_insert_with(Default::default).insert(key) {
-                if self.opts.allow_nontermination {
-                    // The loop never ends and touches nothing another thread can
-                    // see: the thread stops here, the others go on.
-                    st.thread_mut(tid).status = ThreadStatus::Stuck;
-                    if st.atomic_owner == Some(tid) {
-                        st.atomic_owner = None;
-                    }
-                    return Ok(Some(Step::Progress));
-                }
-                return Err(Failure::new(
-                    ErrorKind::NonTerminating,
-                    format!("thread {tid} is in an infinite loop: it returns to the same state without any visible action"),
-                ));
-            }
-        }
-        if steps > self.opts.max_steps {
-            return Err(Failure::new(
-                ErrorKind::StepLimit,
-                format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
-            ));
-        }
-        Ok(None)
+        after_first: &State,
+        at_cycle: &State,
+        found: &cycle::Cycle,
+    ) {
+        let Some((entry, period)) = self.loop_shape(tid, after_first, at_cycle, found) else {
+            return;
+        };
+        // Steps 1..=1+entry lead into the loop; the next `period` steps are one turn.
+        let end = length_after(1 + entry + period);
+        let turn_start = length_after(1 + entry);
+        let location = trace[turn_start..end]
+            .iter()
+            .find_map(|s| s.location.clone())
+            .or_else(|| {
+                let l = self.location(at_cycle, tid)?;
+                self.program.locations.get(l as usize).cloned()
+            });
+        trace.truncate(end);
+        trace.push(TraceStep {
+            thread: tid,
+            location,
+            action: format!(
+                "back in the state it was in {period} instruction{} ago, with no visible action in between: it repeats the last {period} forever",
+                if period == 1 { "" } else { "s" }
+            ),
+            notes: Vec::new(),
+            output: String::new(),
+            detail: false,
+        });
     }
 
     /// The name of the function a direct call calls, as the user spells it.
@@ -909,9 +946,6 @@ impl Chooser for CountingChooser<'_> {
 
 /// SV-COMP: a call to a program function with this name prefix is one atomic step.
 const ATOMIC_FUNCTION_PREFIX: &str = "__VERIFIER_atomic_";
-
-/// How often (in instructions) a long invisible run is checked for a repeated state.
-const LOOP_CHECK_MASK: u64 = (1 << 20) - 1;
 
 /// What executing one instruction did.
 #[derive(Debug, PartialEq, Eq)]

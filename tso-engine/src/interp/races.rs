@@ -17,6 +17,9 @@ pub struct RaceAccess {
     pub thread: u32,
     pub write: bool,
     pub atomic: bool,
+    /// The access deallocates the memory (free, delete, realloc, a stack frame's end):
+    /// a plain write of the whole object.
+    pub dealloc: bool,
     /// The source file and line, when debug information says.
     pub file: Option<Arc<str>>,
     pub line: u32,
@@ -45,6 +48,9 @@ impl RaceAccess {
             }
             None => String::new(),
         };
+        if self.dealloc {
+            return format!("thread {} deallocates it{at}", self.thread);
+        }
         format!("thread {} {what} ({how}){at}", self.thread)
     }
 }
@@ -184,7 +190,56 @@ impl Machine<'_> {
             synchronise(r, (obj, off));
             race
         });
-        self.on_race(st, p, size, race)
+        self.on_race(st, Some((p, size)), race)
+    }
+
+    /// Thread `tid` deallocates the object `obj` (its stack frame ends, or a longjmp
+    /// leaves it): for race detection a plain write of all of it (`RaceState::dealloc`),
+    /// then it dies. `free`, `delete` and `realloc` come through `NativeCx::release`,
+    /// which checks the same way and leaves the race to `report_dealloc_races`.
+    /// `site`: where (see `dealloc_site`).
+    pub(super) fn dealloc(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        obj: ObjId,
+        site: Option<u32>,
+    ) -> Result<(), Failure> {
+        if st.races.as_ref().is_some_and(|r| r.tracks(obj)) {
+            let race = st.races_mut().and_then(|r| r.dealloc(tid, obj, site));
+            self.on_race(st, None, race)?;
+        }
+        st.kill(obj);
+        Ok(())
+    }
+
+    /// Where thread `tid` is, for the deallocation of the objects `dying` (the user's
+    /// line of the return, or of `pthread_exit`), when race detection holds a history
+    /// of any of them: taken before the frames go.
+    pub(super) fn dealloc_site<'a>(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        dying: impl IntoIterator<Item = &'a ObjId>,
+    ) -> Option<u32> {
+        let races = st.races.as_ref()?;
+        if dying.into_iter().any(|&o| races.tracks(o)) {
+            self.user_site(st, tid)
+        } else {
+            None
+        }
+    }
+
+    /// The races the deallocations of a native call found (`NativeCx::release`).
+    pub(super) fn report_dealloc_races(
+        &self,
+        st: &mut State,
+        races: Vec<Race>,
+    ) -> Result<(), Failure> {
+        for race in races {
+            self.on_race(st, None, Some(race))?;
+        }
+        Ok(())
     }
 
     /// With `race_read_futures`: record in the race data which running threads may
@@ -261,11 +316,12 @@ impl Machine<'_> {
         }
     }
 
+    /// Report `race` as the policy says; `at` is the access's memory `(pointer, size)`,
+    /// marked raced under `warn` (`None` for a deallocation: its history is gone).
     fn on_race(
         &self,
         st: &mut State,
-        p: u64,
-        size: u64,
+        at: Option<(u64, u64)>,
         race: Option<Race>,
     ) -> Result<(), Failure> {
         let Some(race) = race else { return Ok(()) };
@@ -277,13 +333,15 @@ impl Machine<'_> {
                 // Partial-order reduction: marking the bytes raced changes what a later
                 // access of them records, a read's too, so it counts as a write of them
                 // (`explore::footprint`).
-                let (obj, off) = ptr_parts(p);
-                if crate::explore::footprint::recording() {
-                    crate::explore::footprint::note(obj, off as u64, size, true);
-                }
                 let sites_lost = st.races.as_ref().is_some_and(|r| r.sites_lost());
-                if let Some(r) = st.races_mut() {
-                    r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
+                if let Some((p, size)) = at {
+                    let (obj, off) = ptr_parts(p);
+                    if crate::explore::footprint::recording() {
+                        crate::explore::footprint::note(obj, off as u64, size, true);
+                    }
+                    if let Some(r) = st.races_mut() {
+                        r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
+                    }
                 }
                 if sites_lost {
                     // A state rebuilt from the store knows neither where its recorded
@@ -309,12 +367,13 @@ impl Machine<'_> {
     }
 
     fn race_report(&self, st: &State, race: &Race) -> RaceReport {
-        let side = |a: &Access| {
+        let side = |a: &Access, dealloc: bool| {
             let loc = a.site.and_then(|l| self.program.locations.get(l as usize));
             RaceAccess {
                 thread: a.tid,
                 write: a.write,
                 atomic: a.atomic,
+                dealloc,
                 file: loc.map(|l| l.file.clone()),
                 line: loc.map_or(0, |l| l.line),
             }
@@ -322,8 +381,8 @@ impl Machine<'_> {
         RaceReport {
             // The first byte that races, which a longer access (strlen) may only end at.
             location: describe_pointer(self.program, st, make_ptr(race.obj, race.offset)),
-            first: side(&race.first),
-            second: side(&race.second),
+            first: side(&race.first, false),
+            second: side(&race.second, race.dealloc),
         }
     }
 }

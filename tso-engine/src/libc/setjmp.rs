@@ -132,7 +132,7 @@ pub(crate) fn jump(cx: &mut NativeCx<'_>, env: u64, value: u32) -> Result<Native
         }
     }
     for id in dying {
-        cx.state.kill(id);
+        cx.dealloc(id);
     }
     let program = cx.program;
     let t = cx.state.thread_mut(cx.tid);

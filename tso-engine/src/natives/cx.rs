@@ -3,7 +3,7 @@
 use super::{arg, Access, Chooser, Pointee};
 use crate::error::{ErrorKind, Failure};
 use crate::ir::Program;
-use crate::memory::{Fragment, ObjKind, Object, MAX_OBJECT_SIZE};
+use crate::memory::{Fragment, ObjId, ObjKind, Object, MAX_OBJECT_SIZE};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts, Val};
 use std::cell::RefCell;
@@ -44,6 +44,9 @@ pub struct NativeCx<'a> {
     /// What the data view gave this native, by address: its definedness is what
     /// `require_defined` must judge, not the bytes in memory.
     pub(crate) viewed: Vec<(u64, Fragment)>,
+    /// The races this call's deallocations found (`dealloc`), for the interpreter to
+    /// report when the call returns (the native cannot: reporting is the machine's).
+    pub(crate) dealloc_races: Vec<crate::race::Race>,
 }
 
 /// A native's plain access to program memory: `len` bytes at `ptr`, written or read.
@@ -520,8 +523,25 @@ impl<'a> NativeCx<'a> {
             return Ok(());
         }
         self.check_releasable(ptr, family)?;
-        self.state.kill(ptr_parts(ptr).0);
+        self.dealloc(ptr_parts(ptr).0);
         Ok(())
+    }
+
+    /// The object `obj` dies at this thread's hand (a release, or a stack frame a
+    /// longjmp leaves): for race detection a plain write of all of it
+    /// (`RaceState::dealloc`), whose race goes to `dealloc_races`.
+    pub(crate) fn dealloc(&mut self, obj: ObjId) {
+        if self.state.races.as_ref().is_some_and(|r| r.tracks(obj)) {
+            let (tid, site) = (self.tid, self.user_location());
+            if let Some(race) = self
+                .state
+                .races_mut()
+                .and_then(|r| r.dealloc(tid, obj, site))
+            {
+                self.dealloc_races.push(race);
+            }
+        }
+        self.state.kill(obj);
     }
 
     /// Would releasing `ptr` (not NULL) with `family` be valid? The errors of `release`.

@@ -8,9 +8,11 @@
 //! it), fences (a release fence publishes through later relaxed stores, an acquire
 //! fence takes what earlier relaxed loads saw), mutex and spin lock unlock→lock, rwlock
 //! unlock→lock, condition signal→wake, create→start, exit→join, barrier, once, and the
-//! `__VERIFIER_atomic_*` sections. Races are defined on the interleavings the engine
-//! explores under sequential consistency: every reachable interleaving is visited, so a
-//! race is reported exactly when some execution has one.
+//! `__VERIFIER_atomic_*` sections. Deallocation (free, delete, realloc's release, a
+//! stack frame's end) is a plain write of the whole object (`dealloc`). Races are
+//! defined on the interleavings the engine explores under sequential consistency: every
+//! reachable interleaving is visited, so a race is reported exactly when some execution
+//! has one.
 //!
 //! **The bookkeeping** (FastTrack-style, *"FastTrack: Efficient and Precise Dynamic Race
 //! Detection"*, Flanagan and Freund): a vector clock per thread, one per
@@ -148,6 +150,8 @@ pub struct Race {
     pub offset: u32,
     pub first: Access,
     pub second: Access,
+    /// `second` deallocates the object (`RaceState::dealloc`).
+    pub dealloc: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -297,6 +301,7 @@ impl RaceState {
                         offset: run.start,
                         first: *old,
                         second: new,
+                        dealloc: false,
                     });
                 }
             }
@@ -450,6 +455,35 @@ impl RaceState {
         self.shadow.contains_key(&obj)
             || self.pending.contains_key(&obj)
             || self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some()
+    }
+
+    /// Thread `tid` deallocates `obj` (free, delete, realloc's release, the end of the
+    /// stack frame holding it): a plain write of every byte, so it races with each
+    /// recorded access it does not know, atomic ones included; then the history goes.
+    /// Returns the first such race (bytes already reported race no more).
+    pub fn dealloc(&mut self, tid: u32, obj: ObjId, site: Option<u32>) -> Option<Race> {
+        let new = self.stamp(tid, true, false, site);
+        let race = self.now(tid).and_then(|now| {
+            let unknown = |cell: &Cell| cell.iter().find(|a| !known_to(tid, now, a)).copied();
+            let shared = self.shadow.get(&obj).and_then(|s| {
+                s.runs()
+                    .iter()
+                    .filter(|run| !run.raced)
+                    .find_map(|run| Some((run.start, unknown(&run.cell)?)))
+            });
+            // An object still private holds its own thread's accesses alone: never a
+            // race, but nothing is lost by asking.
+            let private = || self.pending.get(&obj).and_then(|c| Some((0, unknown(c)?)));
+            shared.or_else(private).map(|(offset, first)| Race {
+                obj,
+                offset,
+                first,
+                second: new,
+                dealloc: true,
+            })
+        });
+        self.forget_object(obj);
+        race
     }
 
     /// A released or dead object: its history goes (a later object may reuse the id).
@@ -1159,6 +1193,41 @@ pub(super) mod tests {
             assert!(s.access(1, 5, 0, 4, true, false, None).is_none());
             assert!(s.access(2, 5, 2, 4, false, false, None).is_some());
         }
+    }
+
+    #[test]
+    fn a_deallocation_is_a_write_of_the_whole_object() {
+        // Thread 1 reads byte 6 (or writes it atomically); thread 2 frees the object,
+        // with or without having acquired what thread 1 released after its access.
+        for (atomic, ordered) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut r = RaceState::new();
+            r.spawn(0, 1);
+            r.spawn(0, 2);
+            r.access(1, 5, 6, 1, atomic, atomic, None);
+            r.release(1, (9, 0));
+            if ordered {
+                r.acquire(2, (9, 0));
+            }
+            let race = r.dealloc(2, 5, None);
+            assert_eq!(
+                race.is_some(),
+                !ordered,
+                "atomic {atomic} ordered {ordered}"
+            );
+            if let Some(race) = race {
+                assert_eq!((race.offset, race.first.tid, race.second.tid), (6, 1, 2));
+                assert!(race.dealloc && race.second.write && !race.second.atomic);
+            }
+            // The history is gone: a later object with the same id starts clean.
+            assert!(!r.tracks(5));
+        }
+        // Bytes already reported race no more.
+        let mut r = RaceState::new();
+        r.spawn(0, 1);
+        r.spawn(0, 2);
+        r.access(1, 5, 0, 4, false, false, None);
+        r.mark_raced(5, 0, 4);
+        assert!(r.dealloc(2, 5, None).is_none());
     }
 
     #[test]

@@ -87,8 +87,13 @@ impl Payload {
 
     /// Little-endian integer of `len` bytes (`len` ≤ 8).
     pub fn from_int(value: u64, len: u32) -> Self {
+        Payload::from_u128(u128::from(value), len.min(8))
+    }
+
+    /// Little-endian integer of `len` bytes (`len` ≤ 16: up to `cmpxchg16b`'s width).
+    pub fn from_u128(value: u128, len: u32) -> Self {
         let bytes = value.to_le_bytes();
-        let len = (len as usize).min(8);
+        let len = (len as usize).min(16);
         Payload::from_bytes(bytes[..len].to_vec())
     }
 
@@ -115,6 +120,14 @@ impl Payload {
         let n = self.data.len().min(8);
         bytes[..n].copy_from_slice(&self.data[..n]);
         u64::from_le_bytes(bytes)
+    }
+
+    /// The payload read as a little-endian integer (first 16 bytes at most).
+    pub fn to_u128(&self) -> u128 {
+        let mut bytes = [0u8; 16];
+        let n = self.data.len().min(16);
+        bytes[..n].copy_from_slice(&self.data[..n]);
+        u128::from_le_bytes(bytes)
     }
 
     pub(crate) fn is_pointer_at(&self, offset: u32) -> bool {

@@ -56,11 +56,17 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
     let AnyTypeEnum::StructType(result_type) = cas.get_type() else {
         return Err(rw.unsupported(cas, "cmpxchg without a {T, i1} result"));
     };
-    let (width, int) = locked_carrier(rw, cas, ty)?;
+    let (callee, int) = match ty {
+        // `lock cmpxchg16b`: clang emits it for 16-byte compare-exchanges.
+        BasicTypeEnum::IntType(t) if t.get_bit_width() == 128 => (rw.tso.cmpxchg_128()?, t),
+        _ => {
+            let (width, int) = locked_carrier(rw, cas, ty)?;
+            (rw.tso.cmpxchg(width)?, int)
+        }
+    };
     rw.at(cas);
     let expected_int = scalar::to_int(rw, expected, int)?;
     let desired_int = scalar::to_int(rw, desired, int)?;
-    let callee = rw.tso.cmpxchg(width)?;
     let old_int = rw.call_value(
         callee,
         &[address.into(), expected_int.into(), desired_int.into()],
@@ -100,7 +106,7 @@ fn locked_carrier<'ctx>(
         Carrier::Bytes { size } => Err(rw.unsupported(
             inst,
             format!(
-                "locked operation on {size} bytes ({ty}); the runtime has 1/2/4/8-byte forms only"
+                "locked operation on {size} bytes ({ty}); the runtime has 1/2/4/8-byte forms and a 16-byte compare-exchange only"
             ),
         )),
     }

@@ -77,6 +77,14 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         )
     }
 
+    pub(crate) fn cmpxchg_128(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+        let int = self.module.get_context().i128_type();
+        self.get(
+            abi::CMPXCHG_128,
+            int.fn_type(&[self.ptr(), int.into(), int.into()], false),
+        )
+    }
+
     pub(crate) fn load_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::LOAD_BYTES,

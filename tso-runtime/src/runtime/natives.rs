@@ -101,6 +101,30 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
     }
     let o = opts.clone();
     n.add_described(
+        abi::CMPXCHG_128,
+        Visibility::Custom(locked_visible),
+        describe_cmpxchg_128,
+        move |cx, a| {
+            let p = arg(a, 0)?;
+            let (expected, desired) = (wide(&arg_val(a, 1)?), wide(&arg_val(a, 2)?));
+            let desired_undef = cx.arg_undefined(2).cloned();
+            // A locked instruction like the narrower ones: it drains the thread's
+            // buffer, then compares and writes all 16 bytes in memory at once.
+            let old = locked(cx, &o, p, 16, |old| {
+                (old.to_u128() == expected).then(|| {
+                    let mut new = Payload::from_u128(desired, 16);
+                    if let Some(u) = &desired_undef {
+                        new.undef = undef_bytes(u, 16);
+                    }
+                    new
+                })
+            })?;
+            set_result_undef(cx, &old, p);
+            Ok(NativeResult::Return(Val::Int(old.to_u128())))
+        },
+    );
+    let o = opts.clone();
+    n.add_described(
         abi::LOAD_BYTES,
         Visibility::IfShared(1),
         describe_copy,
@@ -179,6 +203,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         n.carry_undefined(abi::RMW[i], 1 << 1);
         n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
     }
+    n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
     n.add_described(
         abi::EVICT,
         Visibility::IfShared(0),
@@ -242,14 +267,19 @@ fn checked_len(len: u64) -> Result<u32, Failure> {
 }
 
 fn payload_to_val(p: &Payload) -> Val {
-    let mut buf = [0u8; 8];
-    let n = p.data.len().min(8);
-    buf[..n].copy_from_slice(&p.data[..n]);
-    let v = u64::from_le_bytes(buf);
+    let v = p.to_int();
     if p.data.len() == 8 && p.ptr_offsets.contains(&0) {
         Val::Ptr(v)
     } else {
         Val::Int(v as u128)
+    }
+}
+
+/// All bits of an integer argument (a pointer as its number): `Val::as_u64` keeps 64.
+fn wide(v: &Val) -> u128 {
+    match v {
+        Val::Int(x) => *x,
+        other => u128::from(other.as_u64()),
     }
 }
 
@@ -269,7 +299,7 @@ fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
 /// The mask bytes of a scalar shadow of `len` bytes; empty when all are defined.
 fn undef_bytes(shadow: &Val, len: u32) -> Vec<u8> {
     let bits = tso_engine::definedness::smear(shadow);
-    let bytes = (bits as u64).to_le_bytes()[..(len as usize).min(8)].to_vec();
+    let bytes = bits.to_le_bytes()[..(len as usize).min(16)].to_vec();
     if bytes.iter().all(|&b| b == 0) {
         Vec::new()
     } else {
@@ -282,12 +312,12 @@ fn set_result_undef(cx: &mut NativeCx<'_>, p: &Payload, from: u64) {
     if p.undef.is_empty() {
         return;
     }
-    let mut buf = [0u8; 8];
-    let n = p.undef.len().min(8);
+    let mut buf = [0u8; 16];
+    let n = p.undef.len().min(16);
     buf[..n].copy_from_slice(&p.undef[..n]);
-    let bits = u64::from_le_bytes(buf);
+    let bits = u128::from_le_bytes(buf);
     if bits != 0 {
-        cx.set_result_undefined(Val::Int(bits as u128), from);
+        cx.set_result_undefined(Val::Int(bits), from);
     }
 }
 
@@ -658,6 +688,16 @@ fn describe_cmpxchg(program: &Program, st: &State, a: &[Val]) -> String {
         name(program, st, arg(a, 0).unwrap_or_default()),
         arg(a, 1).unwrap_or_default() as i64,
         arg(a, 2).unwrap_or_default() as i64
+    )
+}
+
+fn describe_cmpxchg_128(program: &Program, st: &State, a: &[Val]) -> String {
+    let hex = |i: usize| format!("{:#x}", a.get(i).map(wide).unwrap_or_default());
+    format!(
+        "locked cmpxchg16b {} (expect {}, new {})",
+        name(program, st, arg(a, 0).unwrap_or_default()),
+        hex(1),
+        hex(2)
     )
 }
 

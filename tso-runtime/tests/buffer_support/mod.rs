@@ -32,7 +32,7 @@ impl Loc {
 pub enum Op {
     Store {
         loc: Loc,
-        value: u64,
+        value: u128,
     },
     Load {
         loc: Loc,
@@ -40,12 +40,13 @@ pub enum Op {
     Fence,
     Xchg {
         loc: Loc,
-        value: u64,
+        value: u128,
     },
+    /// A locked compare-exchange; at 16 bytes, `lock cmpxchg16b`.
     Cas {
         loc: Loc,
-        expected: u64,
-        desired: u64,
+        expected: u128,
+        desired: u128,
     },
 }
 
@@ -86,7 +87,7 @@ impl fmt::Display for Program {
 }
 
 /// Registers (one per op that returns a value) and final memory bytes.
-pub type Outcome = (Vec<u64>, Vec<u8>);
+pub type Outcome = (Vec<u128>, Vec<u8>);
 
 /// Answers choices from a script; records the arity of every choice asked.
 pub struct Replay {
@@ -154,7 +155,7 @@ struct State<B> {
     memory: FlatMemory,
     pcs: Vec<usize>,
     exited: Vec<bool>,
-    regs: Vec<Vec<u64>>,
+    regs: Vec<Vec<u128>>,
     buffers: B,
 }
 
@@ -198,8 +199,8 @@ impl Op {
         };
         let update = move |old: &Payload| {
             expected
-                .is_none_or(|e| old.to_int() == e)
-                .then(|| Payload::from_int(new, loc.len))
+                .is_none_or(|e| old.to_u128() == e)
+                .then(|| Payload::from_u128(new, loc.len))
         };
         Some((loc, update))
     }
@@ -231,11 +232,11 @@ fn sc_step(state: &mut State<()>, t: usize, op: Option<&Op>) -> Result<(), MemEr
     match op {
         None => {}
         Some(Op::Store { loc, value }) => mem
-            .write(loc.range().addr, &Payload::from_int(*value, loc.len))
+            .write(loc.range().addr, &Payload::from_u128(*value, loc.len))
             .map_err(BufferError::Memory)?,
         Some(Op::Load { loc }) => {
             let v = mem.read(loc.range()).map_err(BufferError::Memory)?;
-            state.regs[t].push(v.to_int());
+            state.regs[t].push(v.to_u128());
         }
         Some(Op::Fence) => {}
         Some(op @ (Op::Xchg { .. } | Op::Cas { .. })) => {
@@ -247,7 +248,7 @@ fn sc_step(state: &mut State<()>, t: usize, op: Option<&Op>) -> Result<(), MemEr
                 mem.write(loc.range().addr, &new)
                     .map_err(BufferError::Memory)?;
             }
-            state.regs[t].push(old.to_int());
+            state.regs[t].push(old.to_u128());
         }
     }
     Ok(())
@@ -330,13 +331,13 @@ fn reference_step(
             mem,
             tid,
             loc.range(),
-            Payload::from_int(*value, loc.len),
+            Payload::from_u128(*value, loc.len),
             0,
             bound,
         )?,
         Some(Op::Load { loc }) => {
             let v = bufs.load(mem, tid, loc.range())?;
-            state.regs[t].push(v.to_int());
+            state.regs[t].push(v.to_u128());
         }
         Some(Op::Fence) => bufs.drain(mem, tid)?,
         Some(op @ (Op::Xchg { .. } | Op::Cas { .. })) => {
@@ -344,14 +345,14 @@ fn reference_step(
                 .read_modify_write()
                 .expect("xchg and CAS are read-modify-writes");
             let old = bufs.locked_rmw(mem, tid, loc.range(), update)?;
-            state.regs[t].push(old.to_int());
+            state.regs[t].push(old.to_u128());
         }
     }
     Ok(())
 }
 
 pub fn lazy_step(
-    state: &mut (StoreBuffers, FlatMemory, Vec<Vec<u64>>),
+    state: &mut (StoreBuffers, FlatMemory, Vec<Vec<u128>>),
     choice: &mut Replay,
     t: usize,
     op: Option<&Op>,
@@ -366,13 +367,13 @@ pub fn lazy_step(
             choice,
             tid,
             loc.range(),
-            Payload::from_int(*value, loc.len),
+            Payload::from_u128(*value, loc.len),
             0,
             bound,
         )?,
         Some(Op::Load { loc }) => {
             let v = bufs.load(mem, choice, tid, loc.range())?;
-            regs[t].push(v.to_int());
+            regs[t].push(v.to_u128());
         }
         Some(Op::Fence) => bufs.fence(mem, choice, tid)?,
         Some(op @ (Op::Xchg { .. } | Op::Cas { .. })) => {
@@ -380,7 +381,7 @@ pub fn lazy_step(
                 .read_modify_write()
                 .expect("xchg and CAS are read-modify-writes");
             let old = bufs.locked_rmw(mem, choice, tid, loc.range(), update)?;
-            regs[t].push(old.to_int());
+            regs[t].push(old.to_u128());
         }
     }
     Ok(())
@@ -462,24 +463,35 @@ impl Rng {
 }
 
 /// Value whose bytes say which store wrote them: byte i is `id*16 + i + 1`.
-fn tagged_value(id: u64, len: u32) -> u64 {
-    (0..u64::from(len)).fold(0, |acc, i| acc | (((id * 16 + i + 1) & 0xff) << (8 * i)))
+fn tagged_value(id: u64, len: u32) -> u128 {
+    (0..u64::from(len)).fold(0, |acc, i| {
+        acc | (u128::from((id * 16 + i + 1) & 0xff) << (8 * i))
+    })
 }
 
+/// Location widths of [`random_program`]: the plain accesses of x86.
+pub const WIDTHS: [u32; 4] = [1, 2, 4, 8];
+/// With the whole 16-byte object too, as `cmpxchg16b` (and a 16-byte copy) use it.
+pub const WIDTHS_16: [u32; 5] = [1, 2, 4, 8, 16];
+
 pub fn random_program(rng: &mut Rng, max_ops: usize) -> Program {
+    random_program_of(rng, max_ops, &WIDTHS)
+}
+
+/// A random program whose locations have widths from `lens`.
+pub fn random_program_of(rng: &mut Rng, max_ops: usize, lens: &[u32]) -> Program {
     let nthreads = 2 + rng.below(2) as usize;
     let nlocs = 2 + rng.below(2) as usize;
-    let lens = [1u32, 2, 4, 8];
     let locs: Vec<Loc> = (0..nlocs)
         .map(|_| {
-            let len = lens[rng.below(4) as usize];
+            let len = lens[rng.below(lens.len() as u64) as usize];
             // Offsets 0..8 make overlaps between differently sized locations common.
             let offset = rng.below(u64::from(OBJECT_SIZE - len).min(8) + 1) as u32;
             Loc { offset, len }
         })
         .collect();
     let mut next_id = 1u64;
-    let mut stored: Vec<(Loc, u64)> = Vec::new();
+    let mut stored: Vec<(Loc, u128)> = Vec::new();
     let total = 2 + rng.below(max_ops as u64 - 1) as usize;
     let mut threads = vec![Vec::new(); nthreads];
     for k in 0..total {
@@ -504,7 +516,7 @@ pub fn random_program(rng: &mut Rng, max_ops: usize) -> Program {
             next_id += 1;
             Op::Xchg { loc, value }
         } else {
-            let same: Vec<u64> = stored
+            let same: Vec<u128> = stored
                 .iter()
                 .filter(|(l, _)| *l == loc)
                 .map(|(_, v)| *v)

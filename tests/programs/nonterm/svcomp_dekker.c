@@ -1,0 +1,69 @@
+// expect-sc: pass
+// expect-tso: pass
+// clang-args: -O0
+// check-args: --allow-nontermination
+// why: SV-COMP pthread-atomic's Dekker: a thread that gave way can spin forever on a copy of `turn` once the other has finished; main's join of that stuck thread is part of the same non-termination, not a deadlock.
+#include <assert.h>
+#include <pthread.h>
+
+extern void __VERIFIER_atomic_begin(void);
+extern void __VERIFIER_atomic_end(void);
+
+int wants0, wants1;
+int turn;
+int in_cs;
+
+static void *first(void *arg) {
+    (void)arg;
+    __VERIFIER_atomic_begin();
+    wants0 = 1;
+    __VERIFIER_atomic_end();
+    int other = wants1;
+    while (other >= 1) {
+        int t = turn;
+        if (t != 0) {
+            wants0 = 0;
+            t = turn;
+            while (t != 0) {
+            }
+            wants0 = 1;
+        }
+    }
+    in_cs = 0;
+    assert(in_cs <= 0);
+    turn = 1;
+    wants0 = 0;
+    return 0;
+}
+
+static void *second(void *arg) {
+    (void)arg;
+    wants1 = 1;
+    __VERIFIER_atomic_begin();
+    int other = wants0;
+    __VERIFIER_atomic_end();
+    while (other >= 1) {
+        int t = turn;
+        if (t != 1) {
+            wants1 = 0;
+            t = turn;
+            while (t != 1) {
+            }
+            wants1 = 1;
+        }
+    }
+    in_cs = 1;
+    assert(in_cs >= 1);
+    turn = 1;
+    wants1 = 0;
+    return 0;
+}
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, first, 0);
+    pthread_create(&b, 0, second, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    return 0;
+}
