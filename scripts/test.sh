@@ -9,6 +9,8 @@ rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 cargo test --workspace --release
+# Instruction counts of the default run against the committed baseline (no wall times).
+bash scripts/perf-guard.sh
 # The published crates package (metadata, include lists) and test-support ships tso.h.
 cargo package --no-verify --allow-dirty -p tso-verdict -p tso-engine -p tso-runtime -p test-support -p cargo-tso
 cargo package --list --allow-dirty -p test-support | grep -qx include/tso.h

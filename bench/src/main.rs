@@ -2,6 +2,8 @@
 //! `cargo run --release -p tso-bench -- --scale [--jobs N] [--max-states N] [PROGRAM...]`
 //! `cargo run --release -p tso-bench -- --definedness [PROGRAM...]`
 //! `cargo run --release -p tso-bench -- --por [PROGRAM...]`
+//! `cargo run --release -p tso-bench -- --defaults [--cargo-tso PATH]... [PROGRAM...]`
+//! `cargo run --release -p tso-bench -- --defaults --instructions [--baseline FILE] [--write-baseline FILE]`
 //!
 //! Runs the fixed benchmark programs (`bench/programs/` and the corpus's mutual-exclusion
 //! programs, see [`CORPUS_ITERS`]) under SC and under TSO
@@ -18,6 +20,9 @@
 //!
 //! `--symmetry` runs the many-thread programs and the mutual-exclusion set under TSO
 //! (bound 32) with and without thread symmetry, each capped at 300,000 states.
+//!
+//! `--defaults` runs each program of its set as `cargo tso check FILE` with no switches
+//! (what users run), and under callgrind with `--instructions` (`defaults.rs`).
 //!
 //! `--scale` runs the larger programs (4-thread lock-free stack and locks, unbounded
 //! counters), each in a process of its own so its peak memory is its own, with 1 and
@@ -206,6 +211,9 @@ fn main() {
     if args.iter().any(|a| a == "--por") {
         return por::run_all(&args);
     }
+    if args.iter().any(|a| a == "--defaults") {
+        return defaults::run_all(&args);
+    }
     if args.iter().any(|a| a == "--definedness") {
         return definedness::run_all(&args);
     }
@@ -289,6 +297,7 @@ fn main() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+mod defaults;
 mod definedness;
 mod measure;
 mod por;

@@ -21,15 +21,27 @@ pub(crate) fn repeated_options(max_states: Option<u64>) -> CheckOptions {
 
 /// This process's user + system CPU time.
 pub(crate) fn cpu_time() -> Duration {
+    // utime and stime: the 12th and 13th fields after the command name.
+    stat_ticks(11)
+}
+
+/// The user + system CPU time of this process's waited-for children (all their threads).
+pub(crate) fn children_cpu_time() -> Duration {
+    // cutime and cstime: the 14th and 15th fields after the command name.
+    stat_ticks(13)
+}
+
+/// The sum of the two clock-tick fields of `/proc/self/stat` from index `first` on,
+/// counted after the command name (which is in parentheses); 100 ticks a second on Linux.
+fn stat_ticks(first: usize) -> Duration {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the command name (which is in parentheses): utime is the 12th and
-    // stime the 13th of them, in clock ticks (100 per second on Linux).
     let rest = stat.rsplit(')').next().unwrap_or("");
     let fields: Vec<u64> = rest
         .split_whitespace()
         .map(|f| f.parse().unwrap_or(0))
         .collect();
-    let ticks = fields.get(11).copied().unwrap_or(0) + fields.get(12).copied().unwrap_or(0);
+    let ticks =
+        fields.get(first).copied().unwrap_or(0) + fields.get(first + 1).copied().unwrap_or(0);
     Duration::from_millis(ticks * 10)
 }
 

@@ -195,7 +195,12 @@ fn check_robustness(
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
-    settings.jobs = args.jobs.unwrap_or_else(crate::settings::cores).max(1);
+    let search = match args.jobs {
+        Some(jobs) => crate::settings::given_search(jobs),
+        None => crate::settings::choose_search(crate::settings::cores()),
+    };
+    settings.jobs = search.workers;
+    settings.search_why = search.why;
     settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
         && settings.memory_model == crate::cli::MemoryModel::Sc
@@ -388,6 +393,7 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         out.push('\n');
         out.push_str(&figures::symmetry_line(&outcome.figures));
         out.push('\n');
+        out.push_str(&format!("search: {}\n", checked.settings.search_why));
         if !outcome.unmodelled.is_empty() {
             out.push_str(
                 "library functions without a model (unsupported where a run reaches one):\n",

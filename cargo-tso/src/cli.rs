@@ -155,9 +155,11 @@ pub struct CheckArgs {
     /// Store-buffer bound: unflushed stores per thread; 0 means unbounded.
     #[arg(long, value_name = "N", default_value_t = 32)]
     pub sb_bound: u32,
-    /// Workers exploring the state space (default: all cores). One worker searches
-    /// depth-first; more search breadth-first, level by level, which needs more memory.
-    /// The states, verdict and counterexample are the same for any number.
+    /// Workers exploring the state space. One worker searches depth-first; more search
+    /// breadth-first, level by level, which needs more memory. Default: one, unless the
+    /// breadth-first search on all cores was measured faster for this many cores (`-v`
+    /// says what was chosen). The states, verdict and counterexample are the same for
+    /// any number.
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Define a macro, as with clang.

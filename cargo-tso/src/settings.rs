@@ -25,6 +25,8 @@ pub struct CheckSettings {
     pub suggest_fences: bool,
     /// Workers exploring one state space.
     pub jobs: usize,
+    /// How `jobs` was chosen, for `-v`.
+    pub search_why: String,
     /// `--races` was given: it wins over a build script's `Tests::races`.
     pub races_explicit: bool,
 }
@@ -32,6 +34,70 @@ pub struct CheckSettings {
 /// The machine's cores (1 if unknown).
 pub fn cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The wall time of the breadth-first search on N workers ÷ that of the depth-first
+/// search on one, for each N it was measured for on a machine with N cores: 2 workers
+/// took 10.8 s against 5.2 s on the reader-writer spinlock of `tso-bench --defaults`
+/// (bench/PERFORMANCE.md, "The default run").
+/// The breadth-first search rebuilds each state it expands from the store, which costs
+/// a third more instructions per state, and on a machine whose cores also run other
+/// work its workers wait for each other at every level.
+const BREADTH_FIRST_MEASURED: &[(usize, f64)] = &[(2, 2.08)];
+
+/// How one run searches when `-j` does not say.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchChoice {
+    /// 1: depth-first; more: breadth-first on that many workers.
+    pub workers: usize,
+    /// What was chosen and why, for `-v`.
+    pub why: String,
+}
+
+/// The search for a run that may use `available` cores: the breadth-first search on
+/// all of them only where it was measured faster than the depth-first search on one
+/// ([`BREADTH_FIRST_MEASURED`]), else depth-first on one worker.
+pub fn choose_search(available: usize) -> SearchChoice {
+    let measured = BREADTH_FIRST_MEASURED
+        .iter()
+        .find(|(n, _)| *n == available)
+        .map(|(_, ratio)| *ratio);
+    match measured {
+        _ if available <= 1 => SearchChoice {
+            workers: 1,
+            why: "depth-first on 1 worker (1 core for this run)".to_owned(),
+        },
+        Some(ratio) if ratio < 1.0 => SearchChoice {
+            workers: available,
+            why: format!(
+                "breadth-first on {available} workers (measured {:.2}x faster than depth-first on 1)",
+                1.0 / ratio
+            ),
+        },
+        Some(ratio) => SearchChoice {
+            workers: 1,
+            why: format!(
+                "depth-first on 1 worker (breadth-first on {available} workers was measured {ratio:.2}x slower; -j {available} chooses it)"
+            ),
+        },
+        None => SearchChoice {
+            workers: 1,
+            why: format!(
+                "depth-first on 1 worker (breadth-first on {available} workers has not been measured faster; -j {available} chooses it)"
+            ),
+        },
+    }
+}
+
+/// The search `-j` asked for.
+pub fn given_search(jobs: usize) -> SearchChoice {
+    let workers = jobs.max(1);
+    let why = if workers == 1 {
+        "depth-first on 1 worker (-j 1)".to_owned()
+    } else {
+        format!("breadth-first on {workers} workers (-j {workers})")
+    };
+    SearchChoice { workers, why }
 }
 
 impl CheckSettings {
@@ -68,6 +134,7 @@ impl CheckSettings {
             show_details: false,
             suggest_fences: args.suggest_fences,
             jobs: 1,
+            search_why: String::new(),
             races_explicit: args.races.is_some(),
         }
     }
@@ -131,5 +198,26 @@ pub fn bound_name(bound: u32) -> String {
         "unbounded".to_owned()
     } else {
         bound.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{choose_search, BREADTH_FIRST_MEASURED};
+
+    #[test]
+    fn breadth_first_only_where_measured_faster() {
+        for &(n, ratio) in BREADTH_FIRST_MEASURED {
+            let choice = choose_search(n);
+            assert_eq!(choice.workers == n, ratio < 1.0, "{n} workers: {choice:?}");
+        }
+        // Never measured: depth-first on one worker, and -v says so.
+        let unmeasured = (2..1024)
+            .find(|n| BREADTH_FIRST_MEASURED.iter().all(|(m, _)| m != n))
+            .unwrap_or(1024);
+        let choice = choose_search(unmeasured);
+        assert_eq!(choice.workers, 1);
+        assert!(choice.why.contains("not been measured"), "{}", choice.why);
+        assert_eq!(choose_search(1).workers, 1);
     }
 }

@@ -555,6 +555,34 @@ fn heap_blocks_are_named_by_the_record_they_hold() {
     assert_readable(&steps);
 }
 
+/// `-v` says which search ran: without `-j`, the one measured fastest for this
+/// machine's cores (`settings::choose_search`); with `-j N`, the one asked for.
+#[test]
+fn verbose_output_says_which_search_was_chosen() {
+    let line = |args: &[&str]| {
+        let out = run(check()
+            .args(["mutex_counter.c", "-v", "--races", "allow"])
+            .args(args));
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("search: "))
+            .unwrap_or_else(|| panic!("no search line:\n{}", out.stdout))
+            .to_string()
+    };
+    assert_eq!(line(&["-j", "1"]), "search: depth-first on 1 worker (-j 1)");
+    assert_eq!(
+        line(&["-j", "3"]),
+        "search: breadth-first on 3 workers (-j 3)"
+    );
+    // No breadth-first search is measured faster for any number of cores yet.
+    assert!(
+        line(&[]).starts_with("search: depth-first on 1 worker ("),
+        "{}",
+        line(&[])
+    );
+}
+
 /// `-v` says what thread symmetry did: the groups of interchangeable threads it found,
 /// none (workers whose handles `main` keeps are told apart), or that it was off.
 #[test]

@@ -209,6 +209,7 @@ fn settings(memory_model: MemoryModel) -> CheckSettings {
         show_details: false,
         suggest_fences: false,
         jobs: 1,
+        search_why: String::new(),
         races_explicit: false,
     }
 }

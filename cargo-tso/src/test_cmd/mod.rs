@@ -164,6 +164,13 @@ fn run_jobs(
     let progress = progress::Progress::new(plan.jobs.len(), options.format != TestFormat::Json);
     let mut slow = slow::SlowWatch::new(Duration::from_secs_f64(args.slow_timeout));
     let threads = options.test_threads.unwrap_or_else(crate::settings::cores);
+    if args.verbose && options.format != TestFormat::Json {
+        let cores = crate::settings::cores();
+        eprintln!(
+            "search: tests run side by side on {threads} threads; a test that starts while all {cores} cores are idle searches {}",
+            crate::settings::choose_search(cores).why
+        );
+    }
     // Each job's search workers are its share of the cores (`runner::search_workers`).
     let base = plan.base.clone();
     let config = RunConfig {

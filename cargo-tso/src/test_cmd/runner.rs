@@ -58,8 +58,10 @@ pub enum Event {
 const TICK: Duration = Duration::from_millis(250);
 
 /// The settings of one run: the base ones at the job's bound.
-/// Search workers for a job that starts while `running` jobs (itself included) run and
-/// `left` more wait: the machine's cores shared by the tests that run side by side.
+/// Cores for a job that starts while `running` jobs (itself included) run and `left`
+/// more wait: the machine's cores shared by the tests that run side by side. The job
+/// searches them with `settings::choose_search` (depth-first on one worker unless the
+/// breadth-first search was measured faster for that many).
 /// While the queue is long each test gets its share (one worker each when there are
 /// as many test threads as cores: the depth-first search, the least memory); a test
 /// that starts alone at the end of a run gets every core. Running tests are not
@@ -250,7 +252,10 @@ fn run_job(
 ) -> TestResult {
     let start = Instant::now();
     let mut settings = settings_at(base, job.bound);
-    settings.jobs = context.workers;
+    // The idle cores this job may use, searched as measured fastest for that many.
+    let search = crate::settings::choose_search(context.workers);
+    settings.jobs = search.workers;
+    settings.search_why = search.why;
     // Each test (each bound of a sweep) has the whole --timeout for its searches.
     settings.start_clock();
     let index = context.index;

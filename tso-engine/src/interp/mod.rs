@@ -533,6 +533,7 @@ impl<'p> Machine<'p> {
         let mut r = self
             .run_steps(st, tid, chooser, trace.as_deref_mut(), &mut steps, true)
             .map_err(|f| f.in_thread(tid));
+        self.forget_dead_slots(st, tid);
         if r == Ok(Step::Progress) {
             r = self
                 .settle_others(st, tid, chooser, trace, &mut steps)
@@ -625,6 +626,58 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Resets each slot of `tid`'s frames whose contents no path can read any more
+    /// (`ir::slots`: frame-private, overwritten whole before any load) to what its
+    /// `alloca` made: zero bytes, no provenance, undefined when definedness is tracked.
+    /// What a dead slot held cannot change the program's behaviour, so states that
+    /// differ only there are one state.
+    fn forget_dead_slots(&self, st: &mut State, tid: ThreadId) {
+        let mut stale: smallvec::SmallVec<[crate::memory::ObjId; 4]> = smallvec::SmallVec::new();
+        for f in &st.thread(tid).frames {
+            let Some(body) = self.program.functions[f.func as usize].body.as_ref() else {
+                continue;
+            };
+            let in_body = (f.block as usize) < body.blocks.len()
+                && (f.ip as usize) < body.blocks[f.block as usize].insts.len();
+            if !in_body {
+                continue;
+            }
+            for &r in body.dead_slots.dead_at(f.block, f.ip) {
+                // Before its alloca ran, the register does not name the frame's slot.
+                let Some(Val::Ptr(p)) = f.regs.get(r as usize) else {
+                    continue;
+                };
+                let id = ptr_parts(*p).0;
+                if !f.allocas.contains(&id) {
+                    continue;
+                }
+                let fresh = |o: &Object| {
+                    o.ptrs.is_empty()
+                        && o.data.iter().all(|&b| b == 0)
+                        && if self.opts.definedness {
+                            o.undef.len() == o.data.len() && o.undef.iter().all(|&m| m == 0xff)
+                        } else {
+                            o.undef.is_empty()
+                        }
+                };
+                if st.memory.get(id).is_some_and(|o| !o.freed && !fresh(o)) {
+                    stale.push(id);
+                }
+            }
+        }
+        for id in stale {
+            if let Some(o) = st.memory.get_mut(id) {
+                o.data.fill(0);
+                o.ptrs.clear();
+                o.undef = if self.opts.definedness {
+                    vec![0xff; o.data.len()]
+                } else {
+                    Vec::new()
+                };
+            }
+        }
+    }
+
     /// Threads that are not at a visible action (a thread just created, or one left
     /// alone) run their invisible steps now, as part of this transition: those steps
     /// commute with everything, so interleaving them would only add states.
@@ -645,6 +698,7 @@ impl<'p> Machine<'p> {
             {
                 self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false)
                     .map_err(|f| f.in_thread(u))?;
+                self.forget_dead_slots(st, u);
             }
             u += 1;
         }
@@ -673,6 +727,7 @@ impl<'p> Machine<'p> {
                     let before = Self::pc(st, u);
                     self.run_steps(st, u, &mut First, None, &mut steps, false)
                         .map_err(|f| f.in_thread(u))?;
+                    self.forget_dead_slots(st, u);
                     ran |= Self::pc(st, u) != before;
                 }
             }

@@ -154,10 +154,7 @@ fn stop_point_sets(blocks: &[Block], live_out: &[Bits], after_returns_twice: &Bi
                 clear(&mut live, d);
             }
             for_each_use(inst, |r| set(&mut live, r));
-            // A new thread (or the entry function) is stored before its first step;
-            // a transition also ends right after a call that made a choice.
-            let after_call = i > 0 && matches!(block.insts[i - 1], Inst::Call { .. });
-            if may_stop_at(inst) || after_call || (b == 0 && i == 0) {
+            if is_stop_point(block, b, i) {
                 let mut stored = live.clone();
                 for (w, word) in stored.iter_mut().enumerate() {
                     *word |= after_returns_twice[w];
@@ -170,6 +167,14 @@ fn stop_point_sets(blocks: &[Block], live_out: &[Bits], after_returns_twice: &Bi
         block_start: block_start.into(),
         sets: sets.into(),
     }
+}
+
+/// Whether a thread can be stored at instruction `i` of block `b`: `may_stop_at`; a new
+/// thread (or the entry function) is stored before its first step; a transition also
+/// ends right after a call that made a choice.
+pub(crate) fn is_stop_point(block: &Block, b: usize, i: usize) -> bool {
+    let after_call = i > 0 && matches!(block.insts[i - 1], Inst::Call { .. });
+    may_stop_at(&block.insts[i]) || after_call || (b == 0 && i == 0)
 }
 
 /// Instructions at which a thread can be suspended in a stored state (a return ends

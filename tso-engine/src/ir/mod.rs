@@ -467,6 +467,8 @@ pub(crate) struct Body {
     /// Registers live at the start of each instruction, for instructions where a state
     /// may be taken (see `liveness`): serialising only live registers keeps states canonical.
     pub live: crate::ir::liveness::Liveness,
+    /// Frame-private slots whose contents are dead at each stop point (see `slots`).
+    pub dead_slots: crate::ir::slots::DeadSlots,
     /// Some operand is `undef`/`poison` (`Operand::Undef`): definedness must look at
     /// every instruction even while no register of a frame is undefined. Operands of
     /// instructions that build aggregates (`Inst::builds_aggregate`, often from
@@ -476,6 +478,7 @@ pub(crate) struct Body {
 
 pub(crate) mod escape;
 pub(crate) mod liveness;
+pub(crate) mod slots;
 
 #[derive(Clone, Debug)]
 pub(crate) struct Global {

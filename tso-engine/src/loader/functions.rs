@@ -107,16 +107,21 @@ impl Translator {
         self.functions[fid as usize].num_regs = next_reg;
         crate::ir::escape::mark_allocas(&mut blocks);
         let functions = &self.functions;
-        let live = liveness::Liveness::compute(&blocks, next_reg, |inst| match inst {
+        let returns_twice = |inst: &Inst| match inst {
             Inst::Call {
                 callee: Callee::Direct(f),
                 ..
             } => crate::libc::setjmp::RETURNS_TWICE.contains(&functions[*f as usize].name.as_str()),
             _ => false,
-        });
+        };
+        let live = liveness::Liveness::compute(&blocks, next_reg, returns_twice);
+        let types = &self.types;
+        let dead_slots =
+            crate::ir::slots::DeadSlots::compute(&blocks, |ty| types.size(ty), returns_twice);
         Body {
             blocks: blocks.into(),
             live,
+            dead_slots,
             has_undef_operands: self.saw_undef,
         }
     }
