@@ -55,16 +55,21 @@ const DEFAULT_OPTIONS: &[&str] = &["--no-argc", "--quiet", "--concise"];
 
 /// A kind of generated program: its csmith options and how many seeds CI runs.
 struct Profile {
+    /// Names the profile's scratch directory: the two tests run side by side in one
+    /// process and must not remove each other's files.
+    name: &'static str,
     options: &'static [&'static str],
     default_count: u64,
 }
 
 const SMALL: Profile = Profile {
+    name: "csmith-small",
     options: SMALL_OPTIONS,
     default_count: 200,
 };
 /// Default-option programs are larger; 24 keep the test near a minute on two cores.
 const DEFAULT: Profile = Profile {
+    name: "csmith-default",
     options: DEFAULT_OPTIONS,
     default_count: 24,
 };
@@ -415,7 +420,7 @@ fn run_profile(profile: &Profile) {
     let jobs = env_number("TSO_CSMITH_JOBS", default_jobs).max(1) as usize;
     // Build (or locate) the binary once before the workers start.
     let _ = harness::cargo_tso();
-    let root = scratch("csmith");
+    let root = scratch(profile.name);
     let tally = Mutex::new(Tally::default());
     let next = AtomicUsize::new(0);
     let start = Instant::now();
