@@ -23,6 +23,24 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Run the C/C++ tests declared by the packages' build scripts.
     Test(Box<TestArgs>),
+    /// Measure which search is faster on this machine, for `check` and `test` to use
+    /// when `-j` is not given.
+    Calibrate(CalibrateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// Breadth-first workers to compare with the depth-first search on one.
+    /// Default: the machine's cores.
+    #[arg(short = 'j', long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Timed runs of each search; the medians are compared.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub runs: usize,
+    /// The program to time (it must pass). Default: a built-in lock test of three
+    /// threads that takes about a second.
+    #[arg(long, value_name = "FILE")]
+    pub program: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -157,8 +175,9 @@ pub struct CheckArgs {
     pub sb_bound: u32,
     /// Workers exploring the state space. One worker searches depth-first; more search
     /// breadth-first, level by level, which needs more memory. Default: one, unless the
-    /// breadth-first search on all cores was measured faster for this many cores (`-v`
-    /// says what was chosen). The states, verdict and counterexample are the same for
+    /// breadth-first search on all cores was measured faster for this many cores, by
+    /// `cargo tso calibrate` on this machine or else by the project (`-v` says what was
+    /// chosen). The states, verdict and counterexample are the same for
     /// any number.
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,

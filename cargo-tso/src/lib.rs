@@ -1,5 +1,6 @@
 //! cargo-tso: the `cargo tso` command as a library; `main.rs` only calls [`run`].
 //!
+//! - [`calibrate`]: `cargo tso calibrate` (which search is faster on this machine);
 //! - [`cli`]: the command line (clap);
 //! - [`compile`]: clang-19 → bitcode, cached;
 //! - [`pipeline`]: load → instrument → translate → check, one run;
@@ -9,6 +10,7 @@
 //! - [`robustness`]: `--robustness` (TSO states with empty buffers vs SC states);
 //! - [`render`]: traces, source snippets, figures and JSON shared by both.
 
+mod calibrate;
 mod check_cmd;
 mod cli;
 mod compile;
@@ -49,6 +51,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> i32 {
     match cli.command {
         Command::Check(args) => check_cmd::run(&args),
         Command::Test(args) => test_cmd::run(&args),
+        Command::Calibrate(args) => calibrate::run(&args),
     }
 }
 

@@ -54,38 +54,77 @@ pub struct SearchChoice {
     pub why: String,
 }
 
+/// Where a ratio in [`choose_search`] came from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Measured {
+    /// `cargo tso calibrate` on this machine.
+    Here(f64),
+    /// [`BREADTH_FIRST_MEASURED`], on the machine the table was taken on.
+    Elsewhere(f64),
+    Never,
+}
+
 /// The search for a run that may use `available` cores: the breadth-first search on
-/// all of them only where it was measured faster than the depth-first search on one
-/// ([`BREADTH_FIRST_MEASURED`]), else depth-first on one worker.
+/// all of them only where it was measured faster than the depth-first search on one,
+/// by `cargo tso calibrate` on this machine or else in [`BREADTH_FIRST_MEASURED`];
+/// otherwise depth-first on one worker.
 pub fn choose_search(available: usize) -> SearchChoice {
-    let measured = BREADTH_FIRST_MEASURED
+    static CALIBRATION: std::sync::OnceLock<Option<crate::calibrate::Calibration>> =
+        std::sync::OnceLock::new();
+    let here = CALIBRATION
+        .get_or_init(crate::calibrate::load)
+        .as_ref()
+        .and_then(|c| c.measurements.iter().find(|m| m.workers == available))
+        .map(|m| m.breadth_first_over_depth_first);
+    let elsewhere = BREADTH_FIRST_MEASURED
         .iter()
         .find(|(n, _)| *n == available)
         .map(|(_, ratio)| *ratio);
-    match measured {
-        _ if available <= 1 => SearchChoice {
-            workers: 1,
-            why: "depth-first on 1 worker (1 core for this run)".to_owned(),
-        },
-        Some(ratio) if ratio < 1.0 => SearchChoice {
+    let measured = match (here, elsewhere) {
+        (Some(ratio), _) => Measured::Here(ratio),
+        (None, Some(ratio)) => Measured::Elsewhere(ratio),
+        (None, None) => Measured::Never,
+    };
+    search_for(available, measured)
+}
+
+fn search_for(available: usize, measured: Measured) -> SearchChoice {
+    let (ratio, by) = match measured {
+        _ if available <= 1 => {
+            return SearchChoice {
+                workers: 1,
+                why: "depth-first on 1 worker (1 core for this run)".to_owned(),
+            }
+        }
+        Measured::Never => {
+            return SearchChoice {
+                workers: 1,
+                why: format!(
+                    "depth-first on 1 worker (breadth-first on {available} workers has not been measured faster; `cargo tso calibrate` measures it, -j {available} chooses it)"
+                ),
+            }
+        }
+        Measured::Here(ratio) => (ratio, "on this machine by `cargo tso calibrate`"),
+        Measured::Elsewhere(ratio) => (
+            ratio,
+            "on another machine; `cargo tso calibrate` measures this one",
+        ),
+    };
+    if ratio < 1.0 {
+        SearchChoice {
             workers: available,
             why: format!(
-                "breadth-first on {available} workers (measured {:.2}x faster than depth-first on 1)",
+                "breadth-first on {available} workers (measured {:.2}x faster than depth-first on 1, {by})",
                 1.0 / ratio
             ),
-        },
-        Some(ratio) => SearchChoice {
+        }
+    } else {
+        SearchChoice {
             workers: 1,
             why: format!(
-                "depth-first on 1 worker (breadth-first on {available} workers was measured {ratio:.2}x slower; -j {available} chooses it)"
+                "depth-first on 1 worker (breadth-first on {available} workers was measured {ratio:.2}x slower, {by}; -j {available} chooses it)"
             ),
-        },
-        None => SearchChoice {
-            workers: 1,
-            why: format!(
-                "depth-first on 1 worker (breadth-first on {available} workers has not been measured faster; -j {available} chooses it)"
-            ),
-        },
+        }
     }
 }
 
@@ -203,21 +242,34 @@ pub fn bound_name(bound: u32) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{choose_search, BREADTH_FIRST_MEASURED};
+    use super::{search_for, Measured};
 
     #[test]
     fn breadth_first_only_where_measured_faster() {
-        for &(n, ratio) in BREADTH_FIRST_MEASURED {
-            let choice = choose_search(n);
-            assert_eq!(choice.workers == n, ratio < 1.0, "{n} workers: {choice:?}");
+        for measured in [Measured::Here(0.6), Measured::Elsewhere(0.6)] {
+            assert_eq!(search_for(4, measured).workers, 4, "{measured:?}");
         }
-        // Never measured: depth-first on one worker, and -v says so.
-        let unmeasured = (2..1024)
-            .find(|n| BREADTH_FIRST_MEASURED.iter().all(|(m, _)| m != n))
-            .unwrap_or(1024);
-        let choice = choose_search(unmeasured);
-        assert_eq!(choice.workers, 1);
-        assert!(choice.why.contains("not been measured"), "{}", choice.why);
-        assert_eq!(choose_search(1).workers, 1);
+        for measured in [
+            Measured::Here(1.4),
+            Measured::Elsewhere(1.4),
+            Measured::Never,
+        ] {
+            assert_eq!(search_for(4, measured).workers, 1, "{measured:?}");
+        }
+        // One core: nothing to choose.
+        assert_eq!(search_for(1, Measured::Here(0.1)).workers, 1);
+    }
+
+    #[test]
+    fn verbose_line_says_where_the_measurement_was_taken() {
+        assert!(search_for(2, Measured::Here(2.0))
+            .why
+            .contains("on this machine"));
+        assert!(search_for(2, Measured::Elsewhere(2.0))
+            .why
+            .contains("another machine"));
+        assert!(search_for(2, Measured::Never)
+            .why
+            .contains("not been measured"));
     }
 }

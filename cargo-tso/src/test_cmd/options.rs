@@ -126,7 +126,7 @@ mod tests {
             .expect("cargo tso's own arguments parse");
         match cli.command {
             Command::Test(args) => LibtestOptions::from_args(&args),
-            Command::Check(_) => unreachable!(),
+            Command::Check(_) | Command::Calibrate(_) => unreachable!(),
         }
     }
 
