@@ -106,21 +106,17 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         describe_cmpxchg_128,
         move |cx, a| {
             let p = arg(a, 0)?;
-            let (expected, desired) = (wide(&arg_val(a, 1)?), wide(&arg_val(a, 2)?));
+            let (expected, desired) = (arg_val(a, 1)?.bits(), arg_val(a, 2)?);
             let desired_undef = cx.arg_undefined(2).cloned();
             // A locked instruction like the narrower ones: it drains the thread's
-            // buffer, then compares and writes all 16 bytes in memory at once.
+            // buffer, then compares and writes all 16 bytes in memory at once. The
+            // pointers of a tagged pointer keep their provenance both ways.
             let old = locked(cx, &o, p, 16, |old| {
-                (old.to_u128() == expected).then(|| {
-                    let mut new = Payload::from_u128(desired, 16);
-                    if let Some(u) = &desired_undef {
-                        new.undef = undef_bytes(u, 16);
-                    }
-                    new
-                })
+                (old.to_u128() == expected)
+                    .then(|| val_to_payload(&desired, desired_undef.as_ref(), 16))
             })?;
             set_result_undef(cx, &old, p);
-            Ok(NativeResult::Return(Val::Int(old.to_u128())))
+            Ok(NativeResult::Return(payload_to_val(&old)))
         },
     );
     let o = opts.clone();
@@ -266,29 +262,34 @@ fn checked_len(len: u64) -> Result<u32, Failure> {
     })
 }
 
+/// A loaded payload of up to 16 bytes as a value: each 64-bit lane it holds whole
+/// keeps the provenance of a pointer starting there (`Val::with_ptr_lanes`).
 fn payload_to_val(p: &Payload) -> Val {
-    let v = p.to_int();
-    if p.data.len() == 8 && p.ptr_offsets.contains(&0) {
-        Val::Ptr(v)
-    } else {
-        Val::Int(v as u128)
+    if p.data.len() <= 8 {
+        let v = p.to_int();
+        if p.data.len() == 8 && p.is_pointer_at(0) {
+            return Val::Ptr(v);
+        }
+        return Val::Int(v as u128);
     }
+    let lanes = p.is_pointer_at(0) as u8 | ((p.data.len() >= 16 && p.is_pointer_at(8)) as u8) << 1;
+    Val::with_ptr_lanes(p.to_u128(), lanes)
 }
 
-/// All bits of an integer argument (a pointer as its number): `Val::as_u64` keeps 64.
-fn wide(v: &Val) -> u128 {
-    match v {
-        Val::Int(x) => *x,
-        other => u128::from(other.as_u64()),
-    }
-}
-
-/// A stored value as buffer bytes; `undef` is its shadow (the engine's definedness
-/// bits, see `tso_engine::definedness`), carried byte for byte.
+/// A stored value of up to 16 bytes as buffer bytes, a pointer in each 64-bit lane
+/// with its provenance; `undef` is its shadow (the engine's definedness bits, see
+/// `tso_engine::definedness`), carried byte for byte.
 fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
-    let mut p = Payload::from_int(v.as_u64(), len);
-    if len == 8 && matches!(v, Val::Ptr(_)) {
-        p.ptr_offsets.push(0);
+    let mut p = if len <= 8 {
+        Payload::from_int(v.as_u64(), len)
+    } else {
+        Payload::from_u128(v.bits(), len)
+    };
+    let lanes = v.ptr_lanes();
+    for i in 0..2 {
+        if lanes >> i & 1 != 0 && len >= 8 * (i + 1) {
+            p.ptr_offsets.push(8 * i);
+        }
     }
     if let Some(u) = undef {
         p.undef = undef_bytes(u, len);
@@ -692,7 +693,7 @@ fn describe_cmpxchg(program: &Program, st: &State, a: &[Val]) -> String {
 }
 
 fn describe_cmpxchg_128(program: &Program, st: &State, a: &[Val]) -> String {
-    let hex = |i: usize| format!("{:#x}", a.get(i).map(wide).unwrap_or_default());
+    let hex = |i: usize| format!("{:#x}", a.get(i).map(Val::bits).unwrap_or_default());
     format!(
         "locked cmpxchg16b {} (expect {}, new {})",
         name(program, st, arg(a, 0).unwrap_or_default()),
