@@ -141,15 +141,20 @@ impl Val {
     pub(crate) fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {
         match self {
             Val::Ptr(p) => f(*p),
-            Val::PtrLanes(v, lanes) => {
-                for i in 0..2 {
-                    if lanes >> i & 1 != 0 {
-                        f((v >> (64 * i)) as u64)
-                    }
-                }
-            }
+            Val::PtrLanes(v, lanes) => lane_pointers(*v, *lanes, f),
             Val::Agg(v) => v.iter().for_each(|x| x.for_each_pointer(f)),
             _ => {}
+        }
+    }
+}
+
+/// The pointers of the lanes `lanes` marks in `v` (`Val::PtrLanes`), out of line: rare.
+#[cold]
+#[inline(never)]
+fn lane_pointers(v: u128, lanes: u8, f: &mut impl FnMut(u64)) {
+    for i in 0..2 {
+        if lanes >> i & 1 != 0 {
+            f((v >> (64 * i)) as u64)
         }
     }
 }
