@@ -44,6 +44,10 @@ pub(crate) const CMPXCHG: [&str; 4] = [
 /// `__atomic_compare_exchange` on 16 bytes or `__sync_val_compare_and_swap` on
 /// `__int128`); returns the old value.
 pub(crate) const CMPXCHG_128: &str = "__tso_cmpxchg_128";
+/// `i128 __tso_rmw_128(ptr addr, i128 operand, i32 op)`: a 16-byte `atomicrmw` (x86
+/// compilers implement it as a `lock cmpxchg16b` loop, which ends with the one that
+/// succeeds): a locked read-modify-write of all 16 bytes; returns the old value.
+pub(crate) const RMW_128: &str = "__tso_rmw_128";
 /// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n)`.
 pub(crate) const LOAD_BYTES: &str = "__tso_load_bytes";
 /// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n)`.
@@ -183,6 +187,32 @@ impl RmwOp {
             }
         };
         Some(new & mask)
+    }
+}
+
+impl RmwOp {
+    /// The new memory value for `old op operand` on 128 bits; `None` for the float
+    /// operations, which have no 128-bit form.
+    pub(crate) fn apply_128(self, old: u128, operand: u128) -> Option<u128> {
+        let signed = |v: &u128| *v as i128;
+        Some(match self {
+            RmwOp::Xchg => operand,
+            RmwOp::Add => old.wrapping_add(operand),
+            RmwOp::Sub => old.wrapping_sub(operand),
+            RmwOp::And => old & operand,
+            RmwOp::Nand => !(old & operand),
+            RmwOp::Or => old | operand,
+            RmwOp::Xor => old ^ operand,
+            RmwOp::Max => std::cmp::max_by_key(old, operand, signed),
+            RmwOp::Min => std::cmp::min_by_key(old, operand, signed),
+            RmwOp::UMax => old.max(operand),
+            RmwOp::UMin => old.min(operand),
+            RmwOp::UIncWrap if old >= operand => 0,
+            RmwOp::UIncWrap => old + 1,
+            RmwOp::UDecWrap if old == 0 || old > operand => operand,
+            RmwOp::UDecWrap => old - 1,
+            RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin => return None,
+        })
     }
 }
 

@@ -121,6 +121,42 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
     );
     let o = opts.clone();
     n.add_described(
+        abi::RMW_128,
+        Visibility::Custom(locked_visible),
+        describe_rmw,
+        move |cx, a| {
+            let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
+            let Some(op) = RmwOp::from_code(code) else {
+                return Err(Failure::unsupported(format!(
+                    "unsupported: read-modify-write operation code {code}"
+                )));
+            };
+            let operand_undef = cx.arg_undefined(1).cloned();
+            // Locked like `__tso_cmpxchg_128`: drains the thread's buffer, then reads and
+            // writes all 16 bytes in memory at once.
+            let old = locked(cx, &o, p, 16, |old| {
+                let new = op.apply_128(old.to_u128(), operand.bits())?;
+                let mut payload = if op == RmwOp::Xchg {
+                    // An exchange stores the operand whole, pointers included.
+                    val_to_payload(&operand, None, 16)
+                } else {
+                    Payload::from_u128(new, 16)
+                };
+                payload.undef = match (op, &operand_undef) {
+                    (RmwOp::Xchg, Some(u)) => undef_bytes(u, 16),
+                    (RmwOp::Xchg, None) => Vec::new(),
+                    (_, Some(_)) => vec![0xff; 16],
+                    (_, None) if !old.undef.is_empty() => vec![0xff; 16],
+                    (_, None) => Vec::new(),
+                };
+                Some(payload)
+            })?;
+            set_result_undef(cx, &old, p);
+            Ok(NativeResult::Return(payload_to_val(&old)))
+        },
+    );
+    let o = opts.clone();
+    n.add_described(
         abi::LOAD_BYTES,
         Visibility::IfShared(1),
         describe_copy,
@@ -200,6 +236,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
     }
     n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
+    n.carry_undefined(abi::RMW_128, 1 << 1);
     n.add_described(
         abi::EVICT,
         Visibility::IfShared(0),
