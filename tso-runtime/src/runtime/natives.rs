@@ -66,15 +66,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                     if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
                         payload.ptr_offsets.push(0);
                     }
-                    // Exchanged bits keep their definedness; any other operation is
-                    // wholly undefined if an input bit was.
-                    payload.undef = match (op, &operand_undef) {
-                        (RmwOp::Xchg, Some(u)) => undef_bytes(u, bits / 8),
-                        (RmwOp::Xchg, None) => Vec::new(),
-                        (_, Some(_)) => vec![0xff; (bits / 8) as usize],
-                        (_, None) if !old.undef.is_empty() => vec![0xff; (bits / 8) as usize],
-                        (_, None) => Vec::new(),
-                    };
+                    payload.undef = rmw_undef(op, operand_undef.as_ref(), old, bits / 8);
                     Some(payload)
                 })?;
                 set_result_undef(cx, &old, p);
@@ -142,13 +134,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                 } else {
                     Payload::from_u128(new, 16)
                 };
-                payload.undef = match (op, &operand_undef) {
-                    (RmwOp::Xchg, Some(u)) => undef_bytes(u, 16),
-                    (RmwOp::Xchg, None) => Vec::new(),
-                    (_, Some(_)) => vec![0xff; 16],
-                    (_, None) if !old.undef.is_empty() => vec![0xff; 16],
-                    (_, None) => Vec::new(),
-                };
+                payload.undef = rmw_undef(op, operand_undef.as_ref(), old, 16);
                 Some(payload)
             })?;
             set_result_undef(cx, &old, p);
@@ -332,6 +318,18 @@ fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
         p.undef = undef_bytes(u, len);
     }
     p
+}
+
+/// The undefined bits of what a locked RMW of `len` bytes writes: exchanged bits keep
+/// their definedness; any other operation is wholly undefined if an input bit was.
+fn rmw_undef(op: RmwOp, operand_undef: Option<&Val>, old: &Payload, len: u32) -> Vec<u8> {
+    match (op, operand_undef) {
+        (RmwOp::Xchg, Some(u)) => undef_bytes(u, len),
+        (RmwOp::Xchg, None) => Vec::new(),
+        (_, Some(_)) => vec![0xff; len as usize],
+        (_, None) if !old.undef.is_empty() => vec![0xff; len as usize],
+        (_, None) => Vec::new(),
+    }
 }
 
 /// The mask bytes of a scalar shadow of `len` bytes; empty when all are defined.
