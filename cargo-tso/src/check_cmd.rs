@@ -394,14 +394,7 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         out.push_str(&figures::symmetry_line(&outcome.figures));
         out.push('\n');
         out.push_str(&format!("search: {}\n", checked.settings.search_why));
-        if !outcome.unmodelled.is_empty() {
-            out.push_str(
-                "library functions without a model (unsupported where a run reaches one):\n",
-            );
-            for u in &outcome.unmodelled {
-                out.push_str(&format!("  {u}\n"));
-            }
-        }
+        out.push_str(&crate::render::unmodelled_block(&outcome.unmodelled, ""));
     }
     out
 }

@@ -483,6 +483,18 @@ fn verbose_lists_the_unmodelled_library_functions_the_program_calls() {
     );
     let quiet = run(check().args(["unmodelled_call.c", "--memory-model", "sc"]));
     assert!(!quiet.stdout.contains("tmpnam"), "{}", quiet.stdout);
+    // JSON lists them too, in an optional field absent when there are none.
+    let (_, json) = json_of(&["unmodelled_call.c", "--memory-model", "sc"]);
+    assert_eq!(
+        json["unmodelled"],
+        serde_json::json!([
+            "tmpnam (called at unmodelled_call.c:18)",
+            "__isoc99_sscanf (called at unmodelled_call.c:11)"
+        ]),
+        "{json}"
+    );
+    let (_, json) = json_of(&["hello.c", "--memory-model", "sc"]);
+    assert!(json.get("unmodelled").is_none(), "{json}");
 }
 
 #[test]
@@ -671,6 +683,29 @@ fn a_limit_on_the_race_search_is_inconclusive_naming_the_races() {
     let (code, json) = json_of(&["locked_stress.c", "--races", "deny"]);
     assert_eq!(code, 0, "{json}");
     assert_eq!(not_established(&json), Vec::<String>::new());
+}
+
+/// A real data race that only a late part of the search reaches: a limit that stops the
+/// search before it is inconclusive, naming races among what it left open (exit 3, no
+/// race listed); without the limit the race is the verdict.
+#[test]
+fn a_race_beyond_the_limit_is_not_established() {
+    let (code, json) = json_of(&["late_race.c", "--races", "deny", "--max-states", "2000"]);
+    assert_eq!(code, 3, "{json}");
+    assert_eq!(json["verdict"], "inconclusive", "{json}");
+    assert!(
+        not_established(&json).contains(&"races".to_owned()),
+        "{json}"
+    );
+    assert_eq!(json["races"], serde_json::json!([]), "{json}");
+    let (code, json) = json_of(&["late_race.c", "--races", "deny"]);
+    assert_eq!(
+        (code, &json["error"]["kind"]),
+        (1, &Value::from("data-race")),
+        "{json}"
+    );
+    // The premise: the race needs more states than the limit allows.
+    assert!(json["states"].as_u64() > Some(2000), "{json}");
 }
 
 /// A limit that stops the search before an uninitialised value is used leaves

@@ -593,6 +593,78 @@ fn a_limit_on_the_race_search_makes_the_test_inconclusive() {
     }
 }
 
+/// The test event of `name` in a `--format json` stream.
+fn test_event(stdout: &str, name: &str) -> serde_json::Value {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["type"] == "test" && e["event"] != "started" && e["name"] == name)
+        .unwrap_or_else(|| panic!("no event for {name}:\n{stdout}"))
+}
+
+/// A real data race that only a late part of the search reaches, in a crate whose build
+/// script denies races: a limit that stops the search before it makes the test
+/// inconclusive, naming races as not established; without the limit the test fails
+/// with `data-race`.
+#[test]
+fn a_race_beyond_the_limit_makes_the_test_inconclusive() {
+    let name = "fixture-limits::late_race::race_beyond_the_limit";
+    let limit = ["race_beyond_the_limit", "--max-states", "2000"];
+    let out = run(limits_ws().args(limit));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains(&format!("test {name} ... INCONCLUSIVE")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("data races"), "{}", out.stdout);
+    let out = run(limits_ws().args(limit).args(["--format", "json"]));
+    let event = test_event(&out.stdout, name);
+    assert_eq!(event["judgement"]["status"], "inconclusive", "{event}");
+    assert!(
+        event["not_established"]
+            .as_array()
+            .is_some_and(|p| p.contains(&serde_json::json!("races"))),
+        "{event}"
+    );
+    let out = run(limits_ws().args(["race_beyond_the_limit", "--format", "json"]));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    let event = test_event(&out.stdout, name);
+    assert_eq!(event["error"]["kind"], "data-race", "{event}");
+    assert!(event["states"].as_u64() > Some(2000), "{event}");
+}
+
+/// `-v` lists, under each test, the C library functions without a model that it could
+/// call, and JSON has them in the optional `unmodelled` field; a call no run reaches
+/// does not change the verdict.
+#[test]
+fn verbose_and_json_list_the_unmodelled_functions_of_each_test() {
+    let name = "fixture-limits::unmodelled::unreached_sscanf";
+    let out = run(limits_ws().args(["-v", "unreached_sscanf"]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let listing = "    library functions without a model (unsupported where a run reaches one):\n      __isoc99_sscanf (called at ";
+    assert!(out.stdout.contains(listing), "{}", out.stdout);
+    let quiet = run(limits_ws().args(["unreached_sscanf"]));
+    assert_eq!(quiet.code, 0, "{}{}", quiet.stdout, quiet.stderr);
+    assert!(
+        !quiet.stdout.contains("without a model"),
+        "{}",
+        quiet.stdout
+    );
+    let out = run(limits_ws().args(["unreached_sscanf", "--format", "json"]));
+    let event = test_event(&out.stdout, name);
+    let listed = event["unmodelled"].to_string();
+    assert!(
+        listed.contains("__isoc99_sscanf (called at ") && listed.contains("unmodelled.c:11"),
+        "{event}"
+    );
+    // Absent for a test that calls none.
+    let out = run(limits_ws().args(["locked_stress", "--races", "allow", "--format", "json"]));
+    let event = test_event(&out.stdout, "fixture-limits::stress::locked_stress");
+    assert!(event.get("unmodelled").is_none(), "{event}");
+}
+
 /// `TSO_TEST_SHOULD_FAIL_WITH(kind)` searches on past errors of other kinds, each of
 /// which ends its path: it passes when the kind is reachable (found after a shorter
 /// use-after-free), and fails saying it is unreachable otherwise, with the kinds met.

@@ -4,6 +4,13 @@
 //! plus provenance: the engine knows it refers to an object, so it can rename objects
 //! when it canonicalises a state. Pointer arithmetic keeps provenance, so pointers
 //! survive ptrtoint/inttoptr round trips.
+//!
+//! Provenance lives in 64-bit lanes: a pointer packed into a wider integer (a tagged
+//! pointer `{ node*, tag }` as an `unsigned __int128`, the value of a `cmpxchg16b`)
+//! keeps it in the lane it occupies (`Val::PtrLanes`), and memory keeps it per pointer
+//! start whatever the width of the access (`memory/layout.rs`). Moving a lane whole
+//! (shifts by multiples of 64, truncation, extension, masking with `and`/`or`) keeps
+//! it; anything that mixes a pointer's bits with others drops it.
 
 use std::sync::Arc;
 
@@ -17,6 +24,11 @@ pub enum Val {
     F32(u32),
     /// IEEE double, as bits.
     F64(u64),
+    /// An integer of 65 to 128 bits whose 64-bit lanes marked in the mask (bit `i`:
+    /// bits `64i..64i+63`) each hold a pointer with provenance. Built only by
+    /// `Val::with_ptr_lanes`, so a value has one form: never without a lane (`Int`),
+    /// never lane 0 alone with zero upper bits (`Ptr`).
+    PtrLanes(u128, u8),
     /// An integer wider than 128 bits: `wide::limbs(width)` little-endian limbs, the
     /// bits above the width zero (`wide.rs`). Next to `Agg`, so dropping a `Val` tests
     /// one range for both reference-counted variants.
@@ -67,11 +79,12 @@ impl Val {
     }
     /// The raw bits of a scalar (pointers as their number, floats as their bits).
     #[inline]
-    pub(crate) fn bits(&self) -> u128 {
+    pub fn bits(&self) -> u128 {
         match self {
             Val::Int(v) => *v,
             Val::Wide(l) => crate::wide::u128_of(l),
             Val::Ptr(p) => *p as u128,
+            Val::PtrLanes(v, _) => *v,
             Val::F32(b) => *b as u128,
             Val::F64(b) => *b as u128,
             Val::Agg(_) => 0,
@@ -99,6 +112,26 @@ impl Val {
             other => f32::from_bits(other.bits() as u32),
         }
     }
+    /// An integer of up to 128 bits with provenance in the 64-bit lanes `lanes` marks,
+    /// in its one form (see `Val::PtrLanes`).
+    #[inline]
+    pub fn with_ptr_lanes(bits: u128, lanes: u8) -> Val {
+        match lanes & 3 {
+            0 => Val::Int(bits),
+            1 if bits >> 64 == 0 => Val::Ptr(bits as u64),
+            l => Val::PtrLanes(bits, l),
+        }
+    }
+    /// Which 64-bit lanes of this scalar hold a pointer with provenance (bit `i`: lane
+    /// `i`); 0 for all but `Ptr` and `PtrLanes`.
+    #[inline]
+    pub fn ptr_lanes(&self) -> u8 {
+        match self {
+            Val::Ptr(_) => 1,
+            Val::PtrLanes(_, l) => *l,
+            _ => 0,
+        }
+    }
     pub(crate) fn lanes(&self) -> &[Val] {
         match self {
             Val::Agg(v) => v,
@@ -108,8 +141,20 @@ impl Val {
     pub(crate) fn for_each_pointer(&self, f: &mut impl FnMut(u64)) {
         match self {
             Val::Ptr(p) => f(*p),
+            Val::PtrLanes(v, lanes) => lane_pointers(*v, *lanes, f),
             Val::Agg(v) => v.iter().for_each(|x| x.for_each_pointer(f)),
             _ => {}
+        }
+    }
+}
+
+/// The pointers of the lanes `lanes` marks in `v` (`Val::PtrLanes`), out of line: rare.
+#[cold]
+#[inline(never)]
+fn lane_pointers(v: u128, lanes: u8, f: &mut impl FnMut(u64)) {
+    for i in 0..2 {
+        if lanes >> i & 1 != 0 {
+            f((v >> (64 * i)) as u64)
         }
     }
 }

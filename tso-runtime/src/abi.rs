@@ -44,6 +44,10 @@ pub(crate) const CMPXCHG: [&str; 4] = [
 /// `__atomic_compare_exchange` on 16 bytes or `__sync_val_compare_and_swap` on
 /// `__int128`); returns the old value.
 pub(crate) const CMPXCHG_128: &str = "__tso_cmpxchg_128";
+/// `i128 __tso_rmw_128(ptr addr, i128 operand, i32 op)`: a 16-byte `atomicrmw` (x86
+/// compilers implement it as a `lock cmpxchg16b` loop, which ends with the one that
+/// succeeds): a locked read-modify-write of all 16 bytes; returns the old value.
+pub(crate) const RMW_128: &str = "__tso_rmw_128";
 /// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n)`.
 pub(crate) const LOAD_BYTES: &str = "__tso_load_bytes";
 /// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n)`.
@@ -132,14 +136,30 @@ impl RmwOp {
     /// that is not 32 or 64 (the pass never emits one) or an unsupported width.
     pub(crate) fn apply(self, bits: u32, old: u64, operand: u64) -> Option<u64> {
         width_index(bits)?;
-        let mask = if bits == 64 {
-            u64::MAX
+        if self.is_float() {
+            return float_apply(self, bits, old, operand);
+        }
+        self.int_apply(bits, u128::from(old), u128::from(operand))
+            .map(|v| v as u64)
+    }
+
+    /// `apply` on 128 bits (`__tso_rmw_128`); `None` for the float operations, which
+    /// have no 128-bit form.
+    pub(crate) fn apply_128(self, old: u128, operand: u128) -> Option<u128> {
+        self.int_apply(128, old, operand)
+    }
+
+    /// An integer operation at width `bits` (up to 128) on the low `bits` bits of its
+    /// inputs; `None` for a float operation.
+    fn int_apply(self, bits: u32, old: u128, operand: u128) -> Option<u128> {
+        let mask = if bits == 128 {
+            u128::MAX
         } else {
-            (1u64 << bits) - 1
+            (1u128 << bits) - 1
         };
         let (old, operand) = (old & mask, operand & mask);
-        let shift = 64 - bits;
-        let signed = |v: u64| ((v << shift) as i64) >> shift;
+        let shift = 128 - bits;
+        let signed = |v: &u128| ((v << shift) as i128) >> shift;
         let new = match self {
             RmwOp::Xchg => operand,
             RmwOp::Add => old.wrapping_add(operand),
@@ -148,39 +168,16 @@ impl RmwOp {
             RmwOp::Nand => !(old & operand),
             RmwOp::Or => old | operand,
             RmwOp::Xor => old ^ operand,
-            RmwOp::Max => {
-                if signed(old) >= signed(operand) {
-                    old
-                } else {
-                    operand
-                }
-            }
-            RmwOp::Min => {
-                if signed(old) <= signed(operand) {
-                    old
-                } else {
-                    operand
-                }
-            }
+            // On equal keys both give `old`, as the comparisons of LLVM's max/min do.
+            RmwOp::Max => std::cmp::max_by_key(operand, old, signed),
+            RmwOp::Min => std::cmp::min_by_key(old, operand, signed),
             RmwOp::UMax => old.max(operand),
             RmwOp::UMin => old.min(operand),
-            RmwOp::UIncWrap => {
-                if old >= operand {
-                    0
-                } else {
-                    old + 1
-                }
-            }
-            RmwOp::UDecWrap => {
-                if old == 0 || old > operand {
-                    operand
-                } else {
-                    old - 1
-                }
-            }
-            RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin => {
-                return float_apply(self, bits, old, operand)
-            }
+            RmwOp::UIncWrap if old >= operand => 0,
+            RmwOp::UIncWrap => old + 1,
+            RmwOp::UDecWrap if old == 0 || old > operand => operand,
+            RmwOp::UDecWrap => old - 1,
+            RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin => return None,
         };
         Some(new & mask)
     }
@@ -253,5 +250,16 @@ mod tests {
         assert_eq!(r, Some(2.0f64.to_bits()));
         assert_eq!(RmwOp::FAdd.apply(16, 0, 0), None);
         assert_eq!(RmwOp::Add.apply(12, 0, 0), None);
+    }
+
+    #[test]
+    fn apply_128_carries_across_the_halves_and_signs_at_bit_127() {
+        assert_eq!(RmwOp::Add.apply_128(u64::MAX as u128, 1), Some(1 << 64));
+        assert_eq!(RmwOp::Sub.apply_128(1 << 64, 1), Some(u64::MAX as u128));
+        assert_eq!(RmwOp::Max.apply_128(1 << 127, 1), Some(1)); // negative < 1
+        assert_eq!(RmwOp::UMax.apply_128(1 << 127, 1), Some(1 << 127));
+        assert_eq!(RmwOp::Xchg.apply_128(5, 7 << 64), Some(7 << 64));
+        assert_eq!(RmwOp::Nand.apply_128(0, 0), Some(u128::MAX));
+        assert_eq!(RmwOp::FAdd.apply_128(0, 0), None);
     }
 }

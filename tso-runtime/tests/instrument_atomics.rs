@@ -1,5 +1,5 @@
 //! Locked instructions, fences and odd widths (fixtures `atomics.c`, `rmw_all_ops.ll`,
-//! `wide_rmw.ll`, `wide_cmpxchg.ll`, `locked_asm.c`).
+//! `wide_rmw.ll`, `wide_float_rmw.ll`, `wide_cmpxchg.ll`, `locked_asm.c`).
 
 mod instrument_support;
 
@@ -267,13 +267,27 @@ fn a_16_byte_cmpxchg_is_one_locked_128_bit_call() {
     assert_eq!(operand(icmp, 1), operand(cas[0], 1));
 }
 
+/// A 16-byte integer `atomicrmw` becomes one locked call, `__tso_rmw_128`, with the
+/// operation's code; its result replaces the instruction.
+#[test]
+fn wide_integer_rmw_becomes_the_128_bit_locked_call() {
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "wide_rmw.ll");
+    let stats =
+        instrument_module(&module, &InstrumentOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stats.rmws, 1);
+    no_atomic_instructions_left(&module);
+    let rmw = calls_to(function(&module, "wide_rmw"), "__tso_rmw_128");
+    assert_eq!(rmw.len(), 1);
+}
+
 #[test]
 fn unsupported_constructs_are_errors_with_a_location() {
     let ctx = Context::create();
-    let module = parse_ll(&ctx, "wide_rmw.ll");
+    let module = parse_ll(&ctx, "wide_float_rmw.ll");
     match instrument_module(&module, &InstrumentOptions::default()) {
         Err(InstrumentError::Unsupported { function, what, .. }) => {
-            assert_eq!(function, "wide_rmw");
+            assert_eq!(function, "wide_float_rmw");
             assert!(what.contains("16 bytes"), "{what}");
         }
         other => panic!("expected Unsupported, got {other:?}"),

@@ -104,6 +104,11 @@ pub fn outcome_fields(outcome: &RunReport, settings: &CheckSettings) -> Map<Stri
             .map(|p| json!({ "phase": p.phase.as_str(), "time_ms": millis(p.time), "states": p.states }))
             .collect(),
     );
+    // Optional: present only when the program calls a C library function without a
+    // model (`unsupported` where a run reaches one), as `-v` lists them.
+    if !outcome.unmodelled.is_empty() {
+        map.insert("unmodelled".into(), outcome.unmodelled.clone().into());
+    }
     map.insert(
         "not_established".into(),
         outcome

@@ -93,6 +93,9 @@ pub(crate) fn binop(
             return Ok(float_binop(op, bits == 64, a, b));
         }
     } & m;
+    if bits > 64 && (a.ptr_lanes() | b.ptr_lanes()) != 0 {
+        return Ok(binop_lanes(op, bits, a, b, y, r));
+    }
     // Provenance: pointer ± integer stays a pointer into the same object.
     let keeps = |p: u64| (r as u64) >> 32 == p >> 32;
     Ok(match (a, b, op) {
@@ -109,6 +112,60 @@ pub(crate) fn binop(
         }
         _ => Val::Int(r),
     })
+}
+
+/// The 64-bit lanes of an integer of `bits` bits that lie wholly inside it: those
+/// that can hold a pointer.
+#[inline]
+fn whole_lanes(bits: u32) -> u8 {
+    (bits >= 64) as u8 | ((bits >= 128) as u8) << 1
+}
+
+/// The result `r` of `a op b` on 65 to 128 bits where an operand holds a pointer in a
+/// 64-bit lane (`Val::PtrLanes`): the provenance of each lane of `r`, by the rule
+/// `binop` applies to 64-bit values. A shift by a multiple of 64 (`amount`) moves
+/// lanes whole; `and`/`or`/`xor`/`add`/`sub` keep a lane's pointer when only one
+/// operand has one there (for `sub`, the first) and the result lane still points into
+/// its object. That is how a tagged pointer is packed (`zext`, `shl`, `or`) and taken
+/// apart (`lshr`, `and`, `trunc`).
+#[cold]
+#[inline(never)]
+fn binop_lanes(op: BinOp, bits: u32, a: &Val, b: &Val, amount: u128, r: u128) -> Val {
+    let whole = whole_lanes(bits);
+    let (la, lb) = (a.ptr_lanes() & whole, b.ptr_lanes() & whole);
+    let lane = |v: u128, i: u32| (v >> (64 * i)) as u64;
+    let mut out = 0u8;
+    match op {
+        BinOp::Shl | BinOp::LShr | BinOp::AShr
+            if lb == 0 && amount % 64 == 0 && amount < bits as u128 =>
+        {
+            let k = (amount / 64) as u32;
+            for i in 0..2u32 {
+                let from = if op == BinOp::Shl {
+                    i.checked_sub(k)
+                } else {
+                    Some(i + k)
+                };
+                if from.is_some_and(|f| f < 2 && la >> f & 1 != 0) && whole >> i & 1 != 0 {
+                    out |= 1 << i;
+                }
+            }
+        }
+        BinOp::And | BinOp::Or | BinOp::Xor | BinOp::Add | BinOp::Sub => {
+            for i in 0..2u32 {
+                let from = match (la >> i & 1 != 0, lb >> i & 1 != 0) {
+                    (true, false) => a,
+                    (false, true) if op != BinOp::Sub => b,
+                    _ => continue,
+                };
+                if lane(r, i) >> 32 == lane(from.bits(), i) >> 32 {
+                    out |= 1 << i;
+                }
+            }
+        }
+        _ => {}
+    }
+    Val::with_ptr_lanes(r, out)
 }
 
 /// `binop` on integers wider than 128 bits (no provenance: pointers are 64 bits).
@@ -321,12 +378,23 @@ pub(crate) fn cast(
         return cast_wide(op, fb, tb, to_double, a);
     }
     Ok(match op {
-        CastOp::Trunc => Val::Int(a.bits() & mask(tb)),
+        // A pointer's lane survives when the result still holds it whole.
+        CastOp::Trunc => match a {
+            Val::Ptr(_) | Val::PtrLanes(..) => {
+                Val::with_ptr_lanes(a.bits() & mask(tb), a.ptr_lanes() & whole_lanes(tb))
+            }
+            _ => Val::Int(a.bits() & mask(tb)),
+        },
         CastOp::ZExt => match a {
             Val::Ptr(p) if tb >= 64 => Val::Ptr(*p),
+            Val::PtrLanes(..) => a.clone(),
             _ => Val::Int(a.bits() & mask(fb)),
         },
-        CastOp::SExt => Val::Int(sext(a.bits() & mask(fb), fb) as u128 & mask(tb)),
+        // A pointer's top bit is clear (object ids are below 2^31): extended as by zext.
+        CastOp::SExt => match a {
+            Val::Ptr(p) if fb == 64 && (*p as i64) >= 0 => Val::Ptr(*p),
+            _ => Val::Int(sext(a.bits() & mask(fb), fb) as u128 & mask(tb)),
+        },
         CastOp::FpToUi | CastOp::FpToSi => {
             let f = a.f64();
             let v = if op == CastOp::FpToUi {
@@ -362,6 +430,7 @@ pub(crate) fn cast(
         },
         CastOp::IntToPtr | CastOp::AddrSpace => match a {
             Val::Ptr(p) => Val::Ptr(*p),
+            Val::PtrLanes(v, l) if l & 1 != 0 => Val::Ptr(*v as u64),
             other => Val::Int(other.bits() & mask(64)),
         },
         CastOp::Bitcast => bitcast(types, from, to, a),
@@ -419,5 +488,140 @@ fn bitcast(types: &TypeTable, from: TyId, to: TyId, a: &Val) -> Val {
             let m = types.size(to) as usize;
             decode(types, to, &bytes[..m], 0, &|p| ptrs.contains(&p))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Provenance in 64-bit lanes: a tagged pointer `{ node*, tag }` packed into an
+    //! `i128` (ptrtoint, zext, shl, or), stored and loaded as 16 bytes, and taken apart
+    //! (lshr, and, trunc, inttoptr) is still a pointer, in either lane.
+    use super::*;
+    use crate::value::make_ptr;
+
+    struct T {
+        t: TypeTable,
+        i64: TyId,
+        i128: TyId,
+        ptr: TyId,
+    }
+
+    fn types() -> T {
+        let mut t = TypeTable::default();
+        let i64 = t.intern(Ty::Int(64), 8);
+        let i128 = t.intern(Ty::Int(128), 16);
+        let ptr = t.intern(Ty::Ptr, 8);
+        T { t, i64, i128, ptr }
+    }
+
+    fn bin(t: &T, op: BinOp, a: &Val, b: &Val) -> Val {
+        binop(&t.t, op, t.i128, a, b).unwrap()
+    }
+
+    fn cast_to(t: &T, op: CastOp, from: TyId, to: TyId, a: &Val) -> Val {
+        cast(&t.t, op, from, to, a).unwrap()
+    }
+
+    /// The value after a 16-byte store and load.
+    fn through_memory(t: &T, v: &Val) -> Val {
+        let mut bytes = [0u8; 16];
+        let mut ptrs = Vec::new();
+        encode(&t.t, t.i128, v, &mut bytes, 0, &mut ptrs);
+        decode(&t.t, t.i128, &bytes, 0, &|o| ptrs.contains(&o))
+    }
+
+    /// `node` packed with `tag` in the other lane, as C's
+    /// `(unsigned __int128)(uintptr_t)node << 64*lane | (unsigned __int128)tag << 64*(1-lane)`.
+    fn pack(t: &T, node: u64, tag: u128, lane: u32) -> Val {
+        let p = cast_to(t, CastOp::PtrToInt, t.ptr, t.i64, &Val::Ptr(node));
+        let p = cast_to(t, CastOp::ZExt, t.i64, t.i128, &p);
+        let tag = cast_to(t, CastOp::ZExt, t.i64, t.i128, &Val::Int(tag));
+        let shift = |v: &Val, l: u32| bin(t, BinOp::Shl, v, &Val::Int(64 * l as u128));
+        bin(t, BinOp::Or, &shift(&p, lane), &shift(&tag, 1 - lane))
+    }
+
+    /// The pointer of lane `lane` of `v`, as C's `(node *)(uintptr_t)(uint64_t)(v >> 64*lane)`.
+    fn unpack(t: &T, v: &Val, lane: u32) -> Val {
+        let v = bin(t, BinOp::LShr, v, &Val::Int(64 * lane as u128));
+        let v = cast_to(t, CastOp::Trunc, t.i128, t.i64, &v);
+        cast_to(t, CastOp::IntToPtr, t.i64, t.ptr, &v)
+    }
+
+    #[test]
+    fn a_pointer_packed_in_either_lane_keeps_its_provenance() {
+        let t = types();
+        let node = make_ptr(7, 16);
+        for lane in 0..2 {
+            let packed = pack(&t, node, 41, lane);
+            assert_eq!(packed.ptr_lanes(), 1 << lane, "lane {lane}: {packed:?}");
+            let stored = through_memory(&t, &packed);
+            assert_eq!(stored, packed, "lane {lane}");
+            assert_eq!(unpack(&t, &stored, lane), Val::Ptr(node), "lane {lane}");
+            // The tag in the other lane is a plain integer.
+            assert_eq!(unpack(&t, &stored, 1 - lane), Val::Int(41), "lane {lane}");
+            // Masking the pointer's lane out keeps it: `v & 0xffff_ffff_ffff_ffff << 64*lane`.
+            let mask = Val::Int((u64::MAX as u128) << (64 * lane));
+            assert_eq!(bin(&t, BinOp::And, &stored, &mask).ptr_lanes(), 1 << lane);
+        }
+        // Two pointers, one per lane (a 16-byte struct of two pointers).
+        let two = bin(
+            &t,
+            BinOp::Or,
+            &pack(&t, make_ptr(3, 0), 0, 0),
+            &pack(&t, make_ptr(9, 8), 0, 1),
+        );
+        assert_eq!(two.ptr_lanes(), 0b11);
+        let two = through_memory(&t, &two);
+        assert_eq!(unpack(&t, &two, 0), Val::Ptr(make_ptr(3, 0)));
+        assert_eq!(unpack(&t, &two, 1), Val::Ptr(make_ptr(9, 8)));
+        let mut seen = Vec::new();
+        two.for_each_pointer(&mut |p| seen.push(p));
+        assert_eq!(seen, vec![make_ptr(3, 0), make_ptr(9, 8)]);
+    }
+
+    #[test]
+    fn mixing_a_pointers_bits_with_others_drops_its_provenance() {
+        let t = types();
+        let packed = pack(&t, make_ptr(7, 16), 41, 0);
+        // Shifts that do not move a lane whole, products, and a pointer's object bits
+        // changed by the other operand.
+        for v in [
+            bin(&t, BinOp::Shl, &packed, &Val::Int(32)),
+            bin(&t, BinOp::LShr, &packed, &Val::Int(8)),
+            bin(&t, BinOp::Mul, &packed, &Val::Int(3)),
+            bin(&t, BinOp::Xor, &packed, &Val::Int(1 << 40)),
+            bin(&t, BinOp::Sub, &Val::Int(1 << 100), &packed),
+            cast_to(
+                &t,
+                CastOp::Trunc,
+                t.i128,
+                t.i64,
+                &bin(&t, BinOp::LShr, &packed, &Val::Int(64)),
+            ),
+        ] {
+            assert_eq!(v.ptr_lanes(), 0, "{v:?}");
+        }
+        // A pointer shifted out of the width is gone; one shifted to lane 1 and back is not.
+        let up = bin(&t, BinOp::Shl, &packed, &Val::Int(64));
+        assert_eq!(up.ptr_lanes(), 0b10);
+        assert_eq!(bin(&t, BinOp::Shl, &up, &Val::Int(64)), Val::Int(0));
+        assert_eq!(
+            bin(&t, BinOp::AShr, &up, &Val::Int(64)),
+            Val::Ptr(make_ptr(7, 16))
+        );
+        // Two pointers in one lane: their difference is an integer.
+        let d = bin(&t, BinOp::Sub, &packed, &pack(&t, make_ptr(7, 0), 41, 0));
+        assert_eq!(d, Val::Int(16));
+    }
+
+    #[test]
+    fn one_form_per_value() {
+        // Lane 0 alone with nothing above is `Ptr`, as ptrtoint+zext make it; no lane is `Int`.
+        assert_eq!(Val::with_ptr_lanes(5 << 32, 1), Val::Ptr(5 << 32));
+        assert_eq!(Val::with_ptr_lanes(1 << 70, 0), Val::Int(1 << 70));
+        assert_eq!(
+            Val::with_ptr_lanes(1 << 70 | 5 << 32, 1),
+            Val::PtrLanes(1 << 70 | 5 << 32, 1)
+        );
     }
 }

@@ -116,6 +116,17 @@ fn alike(a: &Val, b: &Val) -> bool {
         (Val::Ptr(p), Val::Ptr(q)) => {
             (p == q) || (*p as u32 == *q as u32 && *p >> 32 != 0 && *q >> 32 != 0)
         }
+        (Val::PtrLanes(x, l), Val::PtrLanes(y, k)) => {
+            l == k
+                && (0..2).all(|i| {
+                    let (p, q) = ((x >> (64 * i)) as u64, (y >> (64 * i)) as u64);
+                    if l >> i & 1 != 0 {
+                        alike(&Val::Ptr(p), &Val::Ptr(q))
+                    } else {
+                        p == q
+                    }
+                })
+        }
         (Val::Agg(x), Val::Agg(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(a, b)| alike(a, b))
         }

@@ -976,10 +976,12 @@ fn rmw(
         RmwOp::Xchg => v.clone(),
         RmwOp::Add => arith::binop(types, BinOp::Add, ty, old, v)?,
         RmwOp::Sub => arith::binop(types, BinOp::Sub, ty, old, v)?,
-        RmwOp::And => Val::Int(a & b),
+        // Through `binop`, which keeps a pointer's provenance (a pointer tagged in its
+        // low bits by `fetch_or`, a tagged pointer's lane).
+        RmwOp::And => arith::binop(types, BinOp::And, ty, old, v)?,
         RmwOp::Nand => Val::Int(!(a & b) & m),
-        RmwOp::Or => Val::Int(a | b),
-        RmwOp::Xor => Val::Int(a ^ b),
+        RmwOp::Or => arith::binop(types, BinOp::Or, ty, old, v)?,
+        RmwOp::Xor => arith::binop(types, BinOp::Xor, ty, old, v)?,
         RmwOp::Max => Val::Int(if sext(a, bits) >= sext(b, bits) { a } else { b }),
         RmwOp::Min => Val::Int(if sext(a, bits) <= sext(b, bits) { a } else { b }),
         RmwOp::UMax => Val::Int(a.max(b)),

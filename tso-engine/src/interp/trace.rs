@@ -145,6 +145,17 @@ pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
             s
         }
         Val::Ptr(p) => describe_address(m.program, st, *p),
+        Val::PtrLanes(x, l) => {
+            let lane = |i: u32| {
+                let v = (x >> (64 * i)) as u64;
+                if l >> i & 1 != 0 {
+                    describe_address(m.program, st, v)
+                } else {
+                    format!("{v:#x}")
+                }
+            };
+            format!("{} | ({}) << 64", lane(0), lane(1))
+        }
         Val::F32(b) => format!("{}", f32::from_bits(*b)),
         Val::F64(b) => format!("{}", f64::from_bits(*b)),
         Val::Agg(l) => format!(

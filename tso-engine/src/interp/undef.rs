@@ -437,7 +437,15 @@ impl<'p> Machine<'p> {
 fn full_shape(sh: &Val, v: &Val) -> Val {
     match (sh, v) {
         (Val::Agg(_), _)
-        | (_, Val::Int(_) | Val::Wide(_) | Val::Ptr(_) | Val::F32(_) | Val::F64(_)) => sh.clone(),
+        | (
+            _,
+            Val::Int(_)
+            | Val::Wide(_)
+            | Val::Ptr(_)
+            | Val::PtrLanes(..)
+            | Val::F32(_)
+            | Val::F64(_),
+        ) => sh.clone(),
         (s, Val::Agg(l)) => Val::Agg(
             l.iter()
                 .map(|x| full_shape(s, x))

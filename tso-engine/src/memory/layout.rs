@@ -26,9 +26,12 @@ pub(crate) fn encode(
             let n = out.len().min(16);
             let bits = val.bits().to_le_bytes();
             out[..n].copy_from_slice(&bits[..n]);
-            if let Val::Ptr(_) = val {
-                if out.len() == 8 {
-                    ptrs.push(base);
+            // Each lane holding a pointer marks a pointer start, if the value's bytes
+            // hold all 8 of its bytes.
+            let lanes = val.ptr_lanes();
+            for i in 0..2u32 {
+                if lanes >> i & 1 != 0 && out.len() >= 8 * (i as usize + 1) {
+                    ptrs.push(base + 8 * i);
                 }
             }
         }
@@ -119,6 +122,10 @@ pub(crate) fn decode(
             let v = u128::from_le_bytes(buf) & crate::value::mask(*bits);
             if *bits == 64 && is_ptr(base) {
                 Val::Ptr(v as u64)
+            } else if *bits > 64 {
+                // A wider integer keeps the pointers of the lanes it holds whole.
+                let lanes = is_ptr(base) as u8 | ((*bits == 128 && is_ptr(base + 8)) as u8) << 1;
+                Val::with_ptr_lanes(v, lanes)
             } else {
                 Val::Int(v)
             }
@@ -385,6 +392,55 @@ mod tests {
         assert_eq!(
             decode(&ty.t, ty.ptr, &bytes, 0, &|o| o == 24),
             Val::Int(make_ptr(2, 0) as u128)
+        );
+    }
+
+    /// Memory keeps a pointer start whatever the width of the access: a 16-byte
+    /// `{ ptr, i64 }` stored as a struct reads back as an `i128` with the pointer in its
+    /// lane, and an `i128` holding a pointer in either lane stores pointer starts that a
+    /// struct or pointer load finds.
+    #[test]
+    fn pointers_keep_provenance_through_accesses_of_any_width() {
+        let mut ty = types();
+        let i128 = ty.t.intern(Ty::Int(128), 16);
+        let i96 = ty.t.intern(Ty::Int(96), 16);
+        let head = |first, second| Ty::Struct {
+            fields: Box::new([(0, first), (8, second)]),
+            size: 16,
+        };
+        let (ptr_tag, tag_ptr) = (
+            ty.t.intern(head(ty.ptr, ty.i64), 16),
+            ty.t.intern(head(ty.i64, ty.ptr), 16),
+        );
+        let p = make_ptr(6, 8);
+        for (s, lane) in [(ptr_tag, 0u32), (tag_ptr, 1)] {
+            let fields = if lane == 0 {
+                vec![Val::Ptr(p), Val::Int(3)]
+            } else {
+                vec![Val::Int(3), Val::Ptr(p)]
+            };
+            let mut bytes = vec![0; 16];
+            let mut ptrs = Vec::new();
+            encode(&ty.t, s, &agg(fields.clone()), &mut bytes, 0, &mut ptrs);
+            assert_eq!(ptrs, vec![8 * lane]);
+            let wide = decode(&ty.t, i128, &bytes, 0, &|o| ptrs.contains(&o));
+            let want = (p as u128) << (64 * lane) | 3u128 << (64 * (1 - lane));
+            assert_eq!(wide, Val::PtrLanes(want, 1 << lane));
+            // And back: the i128 stored, the struct loaded.
+            let (_, back_ptrs, _) = round_trip(&ty.t, i128, &wide);
+            assert_eq!(back_ptrs, vec![8 * lane]);
+            let back = decode(&ty.t, s, &bytes, 0, &|o| back_ptrs.contains(&o));
+            assert_eq!(back, agg(fields));
+            // An i96 holds lane 1 only in part: no pointer there.
+            let narrow = decode(&ty.t, i96, &bytes, 0, &|o| ptrs.contains(&o));
+            assert_eq!(narrow.ptr_lanes(), if lane == 0 { 1 } else { 0 });
+        }
+        // A pointer zero-extended to i128 (ptrtoint, zext) stores as a pointer start.
+        let (bytes, ptrs, back) = round_trip(&ty.t, i128, &Val::Ptr(p));
+        assert_eq!((ptrs, back), (vec![0], Val::Ptr(p)));
+        assert_eq!(
+            decode(&ty.t, ty.ptr, &bytes[..8], 0, &|o| o == 0),
+            Val::Ptr(p)
         );
     }
 }

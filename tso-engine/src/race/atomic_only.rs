@@ -35,6 +35,7 @@ pub(crate) fn atomic_only_globals(program: &Program) -> Vec<bool> {
                     f(o)
                 }
             }
+            Val::PtrLanes(..) => v.for_each_pointer(&mut |p| named(&Val::Ptr(p), globals, f)),
             Val::Agg(lanes) => lanes.iter().for_each(|l| named(l, globals, f)),
             Val::Int(_) | Val::Wide(_) | Val::F32(_) | Val::F64(_) => {}
         }

@@ -1012,6 +1012,19 @@ fn write_val(b: &mut Vec<u8>, map: &[u32], v: &Val) {
             b.push(3);
             b.extend_from_slice(&Canonicalizer::map_ptr(map, *p).to_le_bytes());
         }
+        Val::PtrLanes(x, lanes) => {
+            b.push(8);
+            b.push(*lanes);
+            for i in 0..2 {
+                let v = (x >> (64 * i)) as u64;
+                let v = if lanes >> i & 1 != 0 {
+                    Canonicalizer::map_ptr(map, v)
+                } else {
+                    v
+                };
+                b.extend_from_slice(&v.to_le_bytes());
+            }
+        }
         Val::F32(x) => {
             b.push(4);
             b.extend_from_slice(&x.to_le_bytes());

@@ -82,6 +82,12 @@ impl<'a> Reader<'a> {
                 }
                 Val::Wide(l.into())
             }
+            8 => {
+                let lanes = self.u8()?;
+                let lo = self.u64()? as u128;
+                let hi = self.u64()? as u128;
+                Val::PtrLanes(hi << 64 | lo, lanes)
+            }
             _ => return None,
         })
     }

@@ -26,10 +26,19 @@ pub(crate) fn rewrite_rmw<'ctx>(
     if op.is_float() && !matches!(ty, BasicTypeEnum::FloatType(_)) {
         return Err(rw.unsupported(rmw, format!("atomicrmw {op:?} on {ty}")));
     }
-    let (width, int) = locked_carrier(rw, rmw, ty)?;
-    if op.is_float() && !matches!(int.get_bit_width(), 32 | 64) {
-        return Err(rw.unsupported(rmw, format!("atomicrmw {op:?} on {ty}")));
-    }
+    let (callee, int) = match ty {
+        // A 16-byte integer RMW: locked like `lock cmpxchg16b`, which x86 code loops on.
+        BasicTypeEnum::IntType(t) if t.get_bit_width() == 128 && !op.is_float() => {
+            (rw.tso.rmw_128()?, t)
+        }
+        _ => {
+            let (width, int) = locked_carrier(rw, rmw, ty)?;
+            if op.is_float() && !matches!(int.get_bit_width(), 32 | 64) {
+                return Err(rw.unsupported(rmw, format!("atomicrmw {op:?} on {ty}")));
+            }
+            (rw.tso.rmw(width)?, int)
+        }
+    };
     rw.at(rmw);
     let carried = scalar::to_int(rw, operand, int)?;
     let code = rw
@@ -37,7 +46,6 @@ pub(crate) fn rewrite_rmw<'ctx>(
         .get_context()
         .i32_type()
         .const_int(u64::from(op.code()), false);
-    let callee = rw.tso.rmw(width)?;
     let old = rw.call_value(callee, &[address.into(), carried.into(), code.into()])?;
     let old = scalar::from_int(rw, old, ty)?;
     rw.replace(rmw, old);
@@ -106,7 +114,7 @@ fn locked_carrier<'ctx>(
         Carrier::Bytes { size } => Err(rw.unsupported(
             inst,
             format!(
-                "locked operation on {size} bytes ({ty}); the runtime has 1/2/4/8-byte forms and a 16-byte compare-exchange only"
+                "locked operation on {size} bytes ({ty}); the runtime has 1/2/4/8-byte forms and 16-byte integer ones only"
             ),
         )),
     }

@@ -85,6 +85,14 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         )
     }
 
+    pub(crate) fn rmw_128(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+        let int = self.module.get_context().i128_type();
+        self.get(
+            abi::RMW_128,
+            int.fn_type(&[self.ptr(), int.into(), self.int(32)], false),
+        )
+    }
+
     pub(crate) fn load_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::LOAD_BYTES,

@@ -66,15 +66,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                     if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
                         payload.ptr_offsets.push(0);
                     }
-                    // Exchanged bits keep their definedness; any other operation is
-                    // wholly undefined if an input bit was.
-                    payload.undef = match (op, &operand_undef) {
-                        (RmwOp::Xchg, Some(u)) => undef_bytes(u, bits / 8),
-                        (RmwOp::Xchg, None) => Vec::new(),
-                        (_, Some(_)) => vec![0xff; (bits / 8) as usize],
-                        (_, None) if !old.undef.is_empty() => vec![0xff; (bits / 8) as usize],
-                        (_, None) => Vec::new(),
-                    };
+                    payload.undef = rmw_undef(op, operand_undef.as_ref(), old, bits / 8);
                     Some(payload)
                 })?;
                 set_result_undef(cx, &old, p);
@@ -106,21 +98,47 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         describe_cmpxchg_128,
         move |cx, a| {
             let p = arg(a, 0)?;
-            let (expected, desired) = (wide(&arg_val(a, 1)?), wide(&arg_val(a, 2)?));
+            let (expected, desired) = (arg_val(a, 1)?.bits(), arg_val(a, 2)?);
             let desired_undef = cx.arg_undefined(2).cloned();
             // A locked instruction like the narrower ones: it drains the thread's
-            // buffer, then compares and writes all 16 bytes in memory at once.
+            // buffer, then compares and writes all 16 bytes in memory at once. The
+            // pointers of a tagged pointer keep their provenance both ways.
             let old = locked(cx, &o, p, 16, |old| {
-                (old.to_u128() == expected).then(|| {
-                    let mut new = Payload::from_u128(desired, 16);
-                    if let Some(u) = &desired_undef {
-                        new.undef = undef_bytes(u, 16);
-                    }
-                    new
-                })
+                (old.to_u128() == expected)
+                    .then(|| val_to_payload(&desired, desired_undef.as_ref(), 16))
             })?;
             set_result_undef(cx, &old, p);
-            Ok(NativeResult::Return(Val::Int(old.to_u128())))
+            Ok(NativeResult::Return(payload_to_val(&old)))
+        },
+    );
+    let o = opts.clone();
+    n.add_described(
+        abi::RMW_128,
+        Visibility::Custom(locked_visible),
+        describe_rmw,
+        move |cx, a| {
+            let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
+            let Some(op) = RmwOp::from_code(code) else {
+                return Err(Failure::unsupported(format!(
+                    "unsupported: read-modify-write operation code {code}"
+                )));
+            };
+            let operand_undef = cx.arg_undefined(1).cloned();
+            // Locked like `__tso_cmpxchg_128`: drains the thread's buffer, then reads and
+            // writes all 16 bytes in memory at once.
+            let old = locked(cx, &o, p, 16, |old| {
+                let new = op.apply_128(old.to_u128(), operand.bits())?;
+                let mut payload = if op == RmwOp::Xchg {
+                    // An exchange stores the operand whole, pointers included.
+                    val_to_payload(&operand, None, 16)
+                } else {
+                    Payload::from_u128(new, 16)
+                };
+                payload.undef = rmw_undef(op, operand_undef.as_ref(), old, 16);
+                Some(payload)
+            })?;
+            set_result_undef(cx, &old, p);
+            Ok(NativeResult::Return(payload_to_val(&old)))
         },
     );
     let o = opts.clone();
@@ -204,6 +222,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
     }
     n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
+    n.carry_undefined(abi::RMW_128, 1 << 1);
     n.add_described(
         abi::EVICT,
         Visibility::IfShared(0),
@@ -266,34 +285,51 @@ fn checked_len(len: u64) -> Result<u32, Failure> {
     })
 }
 
+/// A loaded payload of up to 16 bytes as a value: each 64-bit lane it holds whole
+/// keeps the provenance of a pointer starting there (`Val::with_ptr_lanes`).
 fn payload_to_val(p: &Payload) -> Val {
-    let v = p.to_int();
-    if p.data.len() == 8 && p.ptr_offsets.contains(&0) {
-        Val::Ptr(v)
-    } else {
-        Val::Int(v as u128)
+    if p.data.len() <= 8 {
+        let v = p.to_int();
+        if p.data.len() == 8 && p.is_pointer_at(0) {
+            return Val::Ptr(v);
+        }
+        return Val::Int(v as u128);
     }
+    let lanes = p.is_pointer_at(0) as u8 | ((p.data.len() >= 16 && p.is_pointer_at(8)) as u8) << 1;
+    Val::with_ptr_lanes(p.to_u128(), lanes)
 }
 
-/// All bits of an integer argument (a pointer as its number): `Val::as_u64` keeps 64.
-fn wide(v: &Val) -> u128 {
-    match v {
-        Val::Int(x) => *x,
-        other => u128::from(other.as_u64()),
-    }
-}
-
-/// A stored value as buffer bytes; `undef` is its shadow (the engine's definedness
-/// bits, see `tso_engine::definedness`), carried byte for byte.
+/// A stored value of up to 16 bytes as buffer bytes, a pointer in each 64-bit lane
+/// with its provenance; `undef` is its shadow (the engine's definedness bits, see
+/// `tso_engine::definedness`), carried byte for byte.
 fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
-    let mut p = Payload::from_int(v.as_u64(), len);
-    if len == 8 && matches!(v, Val::Ptr(_)) {
-        p.ptr_offsets.push(0);
+    let mut p = if len <= 8 {
+        Payload::from_int(v.as_u64(), len)
+    } else {
+        Payload::from_u128(v.bits(), len)
+    };
+    let lanes = v.ptr_lanes();
+    for i in 0..2 {
+        if lanes >> i & 1 != 0 && len >= 8 * (i + 1) {
+            p.ptr_offsets.push(8 * i);
+        }
     }
     if let Some(u) = undef {
         p.undef = undef_bytes(u, len);
     }
     p
+}
+
+/// The undefined bits of what a locked RMW of `len` bytes writes: exchanged bits keep
+/// their definedness; any other operation is wholly undefined if an input bit was.
+fn rmw_undef(op: RmwOp, operand_undef: Option<&Val>, old: &Payload, len: u32) -> Vec<u8> {
+    match (op, operand_undef) {
+        (RmwOp::Xchg, Some(u)) => undef_bytes(u, len),
+        (RmwOp::Xchg, None) => Vec::new(),
+        (_, Some(_)) => vec![0xff; len as usize],
+        (_, None) if !old.undef.is_empty() => vec![0xff; len as usize],
+        (_, None) => Vec::new(),
+    }
 }
 
 /// The mask bytes of a scalar shadow of `len` bytes; empty when all are defined.
@@ -692,7 +728,7 @@ fn describe_cmpxchg(program: &Program, st: &State, a: &[Val]) -> String {
 }
 
 fn describe_cmpxchg_128(program: &Program, st: &State, a: &[Val]) -> String {
-    let hex = |i: usize| format!("{:#x}", a.get(i).map(wide).unwrap_or_default());
+    let hex = |i: usize| format!("{:#x}", a.get(i).map(Val::bits).unwrap_or_default());
     format!(
         "locked cmpxchg16b {} (expect {}, new {})",
         name(program, st, arg(a, 0).unwrap_or_default()),

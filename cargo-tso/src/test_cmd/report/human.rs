@@ -103,6 +103,12 @@ impl Reporter for Human {
                 "    file: {}",
                 crate::render::paths::display_path(&case.unit.path.display().to_string())
             );
+            if let Some(outcome) = &result.outcome {
+                line.push_str(&crate::render::unmodelled_block(
+                    &outcome.unmodelled,
+                    "    ",
+                ));
+            }
         }
         emit(&line);
     }
