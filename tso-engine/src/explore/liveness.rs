@@ -30,20 +30,22 @@
 //! - *Sleep sets* keep every state but skip transitions of sleeping threads, so the
 //!   recorded graph R is a subgraph of the full one G (with the same states). A state
 //!   that reaches an end in R does in G. A candidate may be a false one (its way out
-//!   was a sleeper's move), so when sleep sets were on, every candidate is expanded
-//!   again in full: every thread, every choice, looked up in the store (every
-//!   successor is there: sleep sets lose no state). Then: if a candidate c reaches an
-//!   end in G by a path, the path's first state that is not a candidate reaches an end
-//!   in R, and every state before it is a candidate whose edges are now all recorded;
-//!   so c reaches an end in the recorded graph. The remaining candidates are exactly
-//!   G's hangs. A successor missing from the store would break the premise: the check
+//!   was a sleeper's move), so when sleep sets were on, each candidate not yet shown
+//!   to reach an end is expanded again in full: every thread, every choice, looked up
+//!   in the store (every successor is there: sleep sets lose no state), and one that
+//!   reaches an end spreads that back over the edges. At the end every candidate left
+//!   was expanded in full. If one, c, reaches an end in G by a path, the path's first
+//!   state not left is shown to reach an end, and every state before it is a candidate
+//!   left, whose edges are all recorded; so c reaches an end in the recorded graph, a
+//!   contradiction. The candidates left are exactly G's hangs. A successor missing from the store would break the premise: the check
 //!   then stops inconclusive, never passes.
 //! - *Persistent sets* (off by default, experimental) drop states as well, so a
 //!   candidate's successor may never have been stored: the check is not run under
 //!   them, and `--allow-nontermination` switches it off (such states are not errors).
 //!
 //! Cost: one (u32, u32) per stored transition during the search and a linear pass at
-//! its end; candidates are rebuilt and re-run only under sleep sets.
+//! its end; under sleep sets, the candidates are rebuilt and run again (figures in
+//! `bench/PERFORMANCE.md`, "Hangs").
 
 use super::chooser::ScriptChooser;
 use super::held::Keeper;
@@ -92,7 +94,7 @@ impl Graph {
 
 /// Whether a search records its graph for this check (see the module documentation).
 pub fn applies(machine: &Machine<'_>) -> bool {
-    !machine.opts.allow_nontermination && !machine.opts.uses_persistent_sets()
+    machine.opts.hangs && !machine.opts.allow_nontermination && !machine.opts.uses_persistent_sets()
 }
 
 /// What the check concluded.
@@ -241,26 +243,23 @@ impl Adjacency {
     }
 }
 
-/// Whether each state reaches an end: the backward pass over `edges`.
-fn reaching_end(n: usize, edges: &[(StateId, StateId)], ends: &[StateId]) -> Vec<bool> {
-    let back = Adjacency::new(n, edges.iter().map(|&(a, b)| (b, a)));
-    let mut good = vec![false; n];
-    let mut stack: Vec<StateId> = Vec::new();
-    for &e in ends {
-        if !good[e as usize] {
-            good[e as usize] = true;
-            stack.push(e);
-        }
-    }
+/// Mark as reaching an end every state that reaches one of `from` backwards over
+/// `back` and the edges `extra` added (by target).
+fn spread(
+    good: &mut [bool],
+    back: &Adjacency,
+    extra: &HashMap<StateId, Vec<StateId>>,
+    mut stack: Vec<StateId>,
+) {
     while let Some(v) = stack.pop() {
-        for &u in back.of(v) {
+        let added = extra.get(&v).map_or(&[][..], Vec::as_slice);
+        for &u in back.of(v).iter().chain(added) {
             if !good[u as usize] {
                 good[u as usize] = true;
                 stack.push(u);
             }
         }
     }
-    good
 }
 
 /// Run the check on the graph a passing search recorded.
@@ -278,7 +277,17 @@ pub fn check(cx: Context<'_, '_>, mut graph: Graph) -> Liveness {
         present[a as usize] = true;
         present[b as usize] = true;
     }
-    let mut good = reaching_end(n, &graph.edges, &graph.ends);
+    let back = Adjacency::new(n, graph.edges.iter().map(|&(a, b)| (b, a)));
+    let mut extra: HashMap<StateId, Vec<StateId>> = HashMap::new();
+    let mut good = vec![false; n];
+    let mut ends = Vec::new();
+    for &e in &graph.ends {
+        if !good[e as usize] {
+            good[e as usize] = true;
+            ends.push(e);
+        }
+    }
+    spread(&mut good, &back, &extra, ends);
     let mut runner = Runner {
         canon: Canonicalizer::for_search(&cx.machine.opts),
         scratch: Scratch::default(),
@@ -286,36 +295,44 @@ pub fn check(cx: Context<'_, '_>, mut graph: Graph) -> Liveness {
         empty: Arc::new(Vec::new()),
         cx,
     };
-    let candidates = |good: &[bool]| -> Vec<StateId> {
-        (0..n as StateId)
-            .filter(|&v| present[v as usize] && !good[v as usize])
-            .collect()
-    };
-    let first = candidates(&good);
-    if first.is_empty() {
+    let candidates: Vec<StateId> = (0..n as StateId)
+        .filter(|&v| present[v as usize] && !good[v as usize])
+        .collect();
+    if candidates.is_empty() {
         return Liveness::Ends;
     }
     if runner.cx.reduced {
-        // Sleep sets skipped some of these states' moves: record them all.
-        for &c in &first {
-            let st = match runner.rebuild(c) {
-                Ok(st) => st,
+        // Sleep sets skipped some of these states' moves: record them all, for each
+        // candidate not shown to reach an end meanwhile (the last found first: they
+        // tend to lie nearer the end, and each one that reaches it spreads back).
+        for &c in candidates.iter().rev() {
+            if good[c as usize] {
+                continue;
+            }
+            let succs = match runner.rebuild(c).and_then(|st| runner.successors(&st)) {
+                Ok(succs) => succs,
                 Err(why) => return Liveness::Unknown(why),
             };
-            match runner.successors(&st) {
-                Ok(succs) => {
-                    for (_, s) in succs {
-                        match s {
-                            Succ::Stored(id) => graph.edge(c, id),
-                            Succ::End => graph.end(c),
-                        }
+            let mut reaches = false;
+            for (_, s) in succs {
+                match s {
+                    Succ::Stored(id) => {
+                        graph.edge(c, id);
+                        extra.entry(id).or_default().push(c);
+                        reaches |= good[id as usize];
+                    }
+                    Succ::End => {
+                        graph.end(c);
+                        reaches = true;
                     }
                 }
-                Err(why) => return Liveness::Unknown(why),
+            }
+            if reaches {
+                good[c as usize] = true;
+                spread(&mut good, &back, &extra, vec![c]);
             }
         }
-        good = reaching_end(n, &graph.edges, &graph.ends);
-        if candidates(&good).is_empty() {
+        if candidates.iter().all(|&c| good[c as usize]) {
             return Liveness::Ends;
         }
     }
