@@ -556,3 +556,42 @@ fn bottom_components(n: usize, adj: &Adjacency, inside: impl Fn(StateId) -> bool
     }
     bottom
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adjacency(n: usize, edges: &[(StateId, StateId)]) -> Adjacency {
+        Adjacency::new(n, edges.iter().copied())
+    }
+
+    #[test]
+    fn only_components_with_no_way_out_are_bottom() {
+        // 0 → 1 ⇄ 2 → 3 ⇄ 4, and 5 ↺ alone: {3, 4} and {5} are bottom; {1, 2} leaves.
+        let edges = [(0, 1), (1, 2), (2, 1), (2, 3), (3, 4), (4, 3), (5, 5)];
+        let bottom = bottom_components(6, &adjacency(6, &edges), |_| true);
+        assert_eq!(bottom[0], u32::MAX);
+        assert_eq!(bottom[1], u32::MAX);
+        assert_eq!(bottom[2], u32::MAX);
+        assert_ne!(bottom[3], u32::MAX);
+        assert_eq!(bottom[3], bottom[4]);
+        assert_ne!(bottom[5], u32::MAX);
+        assert_ne!(bottom[5], bottom[3]);
+    }
+
+    #[test]
+    fn reaching_an_end_spreads_back_over_recorded_and_added_edges() {
+        // 0 → 1 → 2 (an end); 3 ⇄ 4; 5 → 3. An edge 4 → 2 added later frees 3, 4, 5.
+        let edges = [(0, 1), (1, 2), (3, 4), (4, 3), (5, 3)];
+        let back = Adjacency::new(6, edges.iter().map(|&(a, b)| (b, a)));
+        let mut good = vec![false; 6];
+        good[2] = true;
+        let mut extra: HashMap<StateId, Vec<StateId>> = HashMap::new();
+        spread(&mut good, &back, &extra, vec![2]);
+        assert_eq!(good, [true, true, true, false, false, false]);
+        extra.entry(2).or_default().push(4);
+        good[4] = true;
+        spread(&mut good, &back, &extra, vec![4]);
+        assert!(good.iter().all(|&g| g));
+    }
+}
