@@ -12,7 +12,7 @@ use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::Keeper;
-use super::liveness::{self, Graph, Liveness};
+use super::liveness::{self, Graph};
 use super::observers::{absorbed, Found, Observer};
 use super::persistent::{self, ThreadRun};
 use super::search::{advance_script, Stop};
@@ -411,16 +411,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             reduced: self.por,
             parents: None,
         };
-        match liveness::check(cx, graph) {
-            Liveness::Ends => None,
-            Liveness::Hang { found, path } => {
-                (!absorbed(self.observers, &found)).then_some(Stop::Found { found, path })
-            }
-            Liveness::Unknown(why) => Some(Stop::Limit {
-                reason: format!("the check that every state can reach the end stopped: {why}"),
-                path: Vec::new(),
-            }),
-        }
+        liveness::stop(cx, graph, self.observers)
     }
 
     #[inline]

@@ -49,9 +49,10 @@
 
 use super::chooser::ScriptChooser;
 use super::held::Keeper;
-use super::observers::Found;
+use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
 use super::search::advance_script;
+use super::search::Stop;
 use super::Move;
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
@@ -98,7 +99,7 @@ pub fn applies(machine: &Machine<'_>) -> bool {
 }
 
 /// What the check concluded.
-pub enum Liveness {
+enum Liveness {
     /// Every state reaches the end.
     Ends,
     /// A hang, and the path into it and once around its cycle.
@@ -262,8 +263,23 @@ fn spread(
     }
 }
 
+/// The check on the graph a passing search recorded, as the search's stop: a hang
+/// (unless an observer absorbs it), or inconclusive when it could not decide.
+pub fn stop(cx: Context<'_, '_>, graph: Graph, observers: &[&dyn Observer]) -> Option<Stop> {
+    match check(cx, graph) {
+        Liveness::Ends => None,
+        Liveness::Hang { found, path } => {
+            (!absorbed(observers, &found)).then_some(Stop::Found { found, path })
+        }
+        Liveness::Unknown(why) => Some(Stop::Limit {
+            reason: format!("the check that every state can reach the end stopped: {why}"),
+            path: Vec::new(),
+        }),
+    }
+}
+
 /// Run the check on the graph a passing search recorded.
-pub fn check(cx: Context<'_, '_>, mut graph: Graph) -> Liveness {
+fn check(cx: Context<'_, '_>, mut graph: Graph) -> Liveness {
     let ids = graph
         .edges
         .iter()

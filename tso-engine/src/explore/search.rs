@@ -19,7 +19,7 @@ use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::{Held, Keeper, Replayer};
-use super::liveness::{self, Graph, Liveness};
+use super::liveness::{self, Graph};
 use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
 use super::persistent::{self, ThreadRun};
@@ -245,16 +245,7 @@ impl<'a, 'p> Search<'a, 'p> {
             reduced: self.por,
             parents: Some(&parents),
         };
-        match liveness::check(cx, graph) {
-            Liveness::Ends => None,
-            Liveness::Hang { found, path } => {
-                (!absorbed(self.observers, &found)).then_some(Stop::Found { found, path })
-            }
-            Liveness::Unknown(why) => Some(Stop::Limit {
-                reason: format!("the check that every state can reach the end stopped: {why}"),
-                path: Vec::new(),
-            }),
-        }
+        liveness::stop(cx, graph, self.observers)
     }
 
     fn is_dead_end(&self, id: StateId) -> bool {
