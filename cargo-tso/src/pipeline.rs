@@ -152,7 +152,9 @@ pub fn race_search(
     request: &Request<'_>,
     target: Option<ErrorKind>,
 ) -> Result<RunReport, PipelineError> {
-    let sc = request.settings.under_sc();
+    let mut sc = request.settings.under_sc();
+    // A hang under SC is one under TSO too, and the TSO run looked for hangs.
+    sc.machine.hangs = false;
     let race_request = Request {
         settings: &sc,
         collect_outcomes: false,

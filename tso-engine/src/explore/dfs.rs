@@ -12,6 +12,7 @@ use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::Keeper;
+use super::liveness::{self, Graph};
 use super::observers::{absorbed, Found, Observer};
 use super::persistent::{self, ThreadRun};
 use super::search::{advance_script, Stop};
@@ -73,6 +74,9 @@ pub struct DepthFirst<'a, 'p> {
     /// Stored states whose error an observer absorbed (`Observer::absorbs`): never
     /// expanded, also when reached again.
     dead_ends: HashSet<u32>,
+    /// The stored transitions and ends, for the check that every state can reach the
+    /// program's end (`liveness`); None when it does not apply.
+    graph: Option<Graph>,
 }
 
 /// A state on the current path and where its expansion stands.
@@ -192,6 +196,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             stats: Stats::default(),
             start,
             dead_ends: HashSet::new(),
+            graph: liveness::applies(machine).then(Graph::default),
         }
     }
 
@@ -228,6 +233,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let base = self.canon.base_from_last_run(&initial, &self.scratch.ids);
         let mut stack = vec![Node::new(root.id, initial, None, kept_bytes).with_base(base)];
         let mut ticks = 0;
+        let mut knows_ext = false;
         while let Some(node) = stack.last_mut() {
             if node.state.is_none() {
                 // Back to a state dropped on the way down.
@@ -265,6 +271,12 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 unreachable!("rebuilt above")
             };
             if state.is_finished() || node.tid as usize >= state.threads.len() {
+                if let Some(g) = &mut self.graph {
+                    if state.is_finished() || (node.expand == Expand::AllAwake && !node.any_enabled)
+                    {
+                        g.end(node.id);
+                    }
+                }
                 if !state.is_finished() && node.expand == Expand::AllAwake {
                     let any = node.any_enabled;
                     let found = self.observers.iter().find_map(|o| o.expanded(state, any));
@@ -335,6 +347,14 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             match next {
                 Next::Nothing => {}
                 Next::Push(child) => {
+                    if !knows_ext && self.graph.is_some() {
+                        // The liveness check rebuilds states: the keeper must have seen
+                        // the kind of extension data they hold (`Keeper::by_id`).
+                        if let Some(s) = child.state.as_ref().filter(|s| s.ext.is_some()) {
+                            keeper.by_id(s);
+                            knows_ext = true;
+                        }
+                    }
                     kept_bytes += child.bytes;
                     path_bytes += child.bytes;
                     stack.push(child);
@@ -376,7 +396,29 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 }
             }
         }
-        Ok(None)
+        Ok(self.liveness(&keeper, root.id))
+    }
+
+    /// Every state can reach the program's end (`liveness`), or the hang.
+    fn liveness(&mut self, keeper: &Keeper, root: u32) -> Option<Stop> {
+        let graph = self.graph.take()?;
+        let cx = liveness::Context {
+            machine: self.machine,
+            store: &self.store,
+            keeper,
+            include_output: self.include_output,
+            root,
+            reduced: self.por,
+            parents: None,
+        };
+        liveness::stop(cx, graph, self.observers)
+    }
+
+    #[inline]
+    fn end(&mut self, id: u32) {
+        if let Some(g) = &mut self.graph {
+            g.end(id);
+        }
     }
 
     /// Generate `node`'s next transition and advance its cursor. A `Found` carries the
@@ -417,6 +459,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 if absorbed(self.observers, &error) {
                     // A dead end: the thread moved, into an error.
                     node.any_enabled = true;
+                    self.end(node.id);
                     return Next::Nothing;
                 }
                 return found(error, mv);
@@ -424,11 +467,12 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             Ok(Step::Blocked) => return Next::Nothing,
             Ok(Step::Pruned) => {
                 node.any_enabled = true;
+                self.end(node.id);
                 return Next::Nothing;
             }
             Ok(Step::Progress) => node.any_enabled = true,
         }
-        self.arrive(mv, next, 0, Vec::new())
+        self.arrive(node.id, mv, next, 0, Vec::new())
     }
 
     /// Whether `tid`'s transition from `state` surely blocks at once
@@ -471,7 +515,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             {
                 continue;
             }
-            let (touched, _, stop) = self.run_all(state, tid, false, &mut node.any_enabled);
+            let (touched, _, stop) =
+                self.run_all(node.id, state, tid, false, &mut node.any_enabled);
             node.footprints[tid as usize] = touched;
             if stop.is_some() {
                 return stop;
@@ -484,6 +529,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     /// together, what they reached (when `keep`), or the first error.
     fn run_all(
         &mut self,
+        from: u32,
         state: &State,
         tid: ThreadId,
         keep: bool,
@@ -531,24 +577,26 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     // A dead end: the thread moved, into an error.
                     *any_enabled = true;
                     enabled = true;
+                    self.end(from);
                 }
                 Ok(Step::Blocked) => {}
                 Ok(Step::Pruned) => {
                     *any_enabled = true;
                     enabled = true;
+                    self.end(from);
                 }
                 Ok(Step::Progress) => {
                     *any_enabled = true;
                     enabled = true;
                     if keep {
                         reached.push_back((mv, next));
-                    } else if let Some(f) = self
-                        .observers
-                        .iter()
-                        .find_map(|o| o.transition(tid, &next))
-                        .filter(|f| !absorbed(self.observers, f))
+                    } else if let Some(f) =
+                        self.observers.iter().find_map(|o| o.transition(tid, &next))
                     {
-                        return (None, reached, stop(f, mv));
+                        if !absorbed(self.observers, &f) {
+                            return (None, reached, stop(f, mv));
+                        }
+                        self.end(from);
                     }
                 }
             }
@@ -575,7 +623,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             let Some(state) = node.state.take() else {
                 unreachable!("a node is expanded whole")
             };
-            let (touched, reached, stop) = self.run_all(&state, tid, true, &mut node.any_enabled);
+            let (touched, reached, stop) =
+                self.run_all(node.id, &state, tid, true, &mut node.any_enabled);
             node.state = Some(state);
             if let Some(stop) = stop {
                 return Next::Stop(stop);
@@ -609,7 +658,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         } else {
             Vec::new()
         };
-        self.arrive(mv, next, z, carried)
+        self.arrive(node.id, mv, next, z, carried)
     }
 
     /// A transition by `mv` reached `next`, which gets the sleep set `sleep`: show it
@@ -617,6 +666,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     /// again for some threads (`sleep::revisit`), is pushed.
     fn arrive(
         &mut self,
+        from: u32,
         mv: Move,
         mut next: State,
         sleep: Sleep,
@@ -632,11 +682,15 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         self.stats.transitions += 1;
         if let Some(f) = self.observers.iter().find_map(|o| o.transition(tid, &next)) {
             if absorbed(self.observers, &f) {
+                self.end(from);
                 return Next::Nothing;
             }
             return found(f, mv);
         }
         let ins = self.insert(&next);
+        if let Some(g) = &mut self.graph {
+            g.edge(from, ins.id);
+        }
         let (sleep, carried) = if self.por && self.machine.opts.symmetry {
             // Name threads as the representative does (`sleep::renamed`); footprints
             // name threads too (their ends, their extension data): on a permuted
@@ -683,6 +737,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 return found(f, mv);
             }
             self.dead_ends.insert(ins.id);
+            self.end(ins.id);
             dead_end = true;
         }
         let states = self.store.states() as u64;

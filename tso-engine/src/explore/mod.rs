@@ -13,6 +13,7 @@ pub mod diagnosis;
 pub mod footprint;
 pub(crate) mod future;
 mod held;
+mod liveness;
 pub mod observers;
 mod parents;
 mod persistent;

@@ -19,6 +19,7 @@ use super::chooser::ScriptChooser;
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::{Held, Keeper, Replayer};
+use super::liveness::{self, Graph};
 use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
 use super::persistent::{self, ThreadRun};
@@ -94,6 +95,10 @@ pub struct Search<'a, 'p> {
     /// expanded, also when reached again; `any_dead_end` spares the lock until one is.
     dead_ends: Mutex<HashSet<StateId>>,
     any_dead_end: AtomicBool,
+    /// The stored transitions, ends and level order, for the check that every state
+    /// can reach the program's end (`liveness`); None when it does not apply. Workers
+    /// record into their `LevelOut`, merged between levels.
+    graph: Option<Mutex<Graph>>,
 }
 
 /// One worker's scratch space.
@@ -168,6 +173,7 @@ struct LevelOut {
     revisits: Vec<Revisit>,
     error: Option<ErrorAt>,
     limit: Option<String>,
+    graph: Graph,
 }
 
 impl LevelOut {
@@ -212,7 +218,34 @@ impl<'a, 'p> Search<'a, 'p> {
             worker_start: None,
             dead_ends: Mutex::new(HashSet::new()),
             any_dead_end: AtomicBool::new(false),
+            graph: liveness::applies(machine).then(|| Mutex::new(Graph::default())),
         }
+    }
+
+    fn records(&self) -> bool {
+        self.graph.is_some()
+    }
+
+    /// Every state can reach the program's end (`liveness`), or the hang.
+    fn liveness(&self, root: StateId) -> Option<Stop> {
+        let graph = std::mem::take(
+            &mut *self
+                .graph
+                .as_ref()?
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        let parents = self.parents_lock();
+        let cx = liveness::Context {
+            machine: self.machine,
+            store: &self.store,
+            keeper: self.keeper(),
+            include_output: self.include_output,
+            root,
+            reduced: self.por,
+            parents: Some(&parents),
+        };
+        liveness::stop(cx, graph, self.observers)
     }
 
     fn is_dead_end(&self, id: StateId) -> bool {
@@ -263,11 +296,15 @@ impl<'a, 'p> Search<'a, 'p> {
             sleep: 0,
             expand: Expand::AllAwake,
         }];
+        if let Some(g) = &self.graph {
+            g.lock().unwrap_or_else(|e| e.into_inner()).visit(root.id);
+        }
         let stop = if self.jobs == 1 {
             self.run_levels(level, |s, level| vec![s.expand_all(&mut w0, level)])
         } else {
             self.run_parallel(level)
         };
+        let stop = stop.or_else(|| self.liveness(root.id));
         self.finish_stats();
         stop
     }
@@ -416,8 +453,18 @@ impl<'a, 'p> Search<'a, 'p> {
             .iter_mut()
             .flat_map(|o| std::mem::take(&mut o.revisits))
             .collect();
+        if let Some(g) = &self.graph {
+            let mut g = g.lock().unwrap_or_else(|e| e.into_inner());
+            for o in &mut outs {
+                g.append(&mut o.graph);
+            }
+        }
         let winners = self.sort_out(outs)?;
         let mut sleeps = self.sleeps.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(g) = &self.graph {
+            let mut g = g.lock().unwrap_or_else(|e| e.into_inner());
+            winners.iter().for_each(|c| g.visit(c.id));
+        }
         let mut level = finish_level(&mut self.parents_lock(), winners, &mut sleeps);
         level.extend(revisit_level(revisits, &mut sleeps));
         let payoff = Payoff {
@@ -540,6 +587,9 @@ impl<'a, 'p> Search<'a, 'p> {
             }
         };
         if st.is_finished() {
+            if self.records() {
+                out.graph.end(id);
+            }
             return;
         }
         if let Some(futures) = &self.persistent {
@@ -605,6 +655,7 @@ impl<'a, 'p> Search<'a, 'p> {
                         let found = Found::new(failure, thread);
                         if absorbed(self.observers, &found) {
                             // A dead end: the thread moved, into an error.
+                            out.graph.end(id);
                             break 'error;
                         }
                         out.error(ErrorAt {
@@ -620,12 +671,17 @@ impl<'a, 'p> Search<'a, 'p> {
                         }
                     }
                     Ok(Step::Blocked) => {}
-                    Ok(Step::Pruned) => any_enabled = true,
+                    Ok(Step::Pruned) => {
+                        any_enabled = true;
+                        out.graph.end(id);
+                    }
                     Ok(Step::Progress) if !expanding => {
                         // Asleep: what it reaches is reached through another order;
                         // the observers still see the transition.
                         any_enabled = true;
-                        self.observe_transition((key, weight), id, &mv, &succ, out);
+                        if self.observe_transition((key, weight), id, &mv, &succ, out) {
+                            out.graph.end(id);
+                        }
                     }
                     Ok(Step::Progress) if record => {
                         any_enabled = true;
@@ -671,6 +727,9 @@ impl<'a, 'p> Search<'a, 'p> {
         if open.expand != Expand::AllAwake {
             // A revisit: the state itself was judged when first expanded.
             return;
+        }
+        if !any_enabled && self.records() {
+            out.graph.end(id);
         }
         for o in self.observers {
             if let Some(found) = o
@@ -744,6 +803,7 @@ impl<'a, 'p> Search<'a, 'p> {
                         let found = Found::new(failure, thread);
                         if absorbed(self.observers, &found) {
                             // A dead end: the thread moved, into an error.
+                            out.graph.end(id);
                             break 'error;
                         }
                         out.error(ErrorAt {
@@ -758,7 +818,10 @@ impl<'a, 'p> Search<'a, 'p> {
                         }
                     }
                     Ok(Step::Blocked) => {}
-                    Ok(Step::Pruned) => any_enabled = true,
+                    Ok(Step::Pruned) => {
+                        any_enabled = true;
+                        out.graph.end(id);
+                    }
                     Ok(Step::Progress) => {
                         any_enabled = true;
                         self.successor(w, (key, weight), id, v.mv, v.succ, 0, out);
@@ -874,6 +937,7 @@ impl<'a, 'p> Search<'a, 'p> {
             if let Some(found) = o.transition(mv.tid, succ) {
                 if absorbed(self.observers, &found) {
                     // A dead end: not stored.
+                    out.graph.end(parent);
                     return true;
                 }
                 out.error(ErrorAt {
@@ -912,6 +976,9 @@ impl<'a, 'p> Search<'a, 'p> {
             &succ,
             self.include_output,
         );
+        if self.records() {
+            out.graph.edge(parent, ins.id);
+        }
         // Sleep sets name threads as the representative does (`sleep::renamed`).
         let sleep = if self.por && self.machine.opts.symmetry {
             sleep::renamed(sleep, w.canon.thread_order())
@@ -936,6 +1003,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(ins.id);
                 self.any_dead_end.store(true, Ordering::Release);
+                out.graph.end(ins.id);
                 dead_end = true;
             }
             let states = self.store.states() as u64;

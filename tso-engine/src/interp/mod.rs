@@ -37,6 +37,11 @@ pub struct MachineOptions {
     /// A thread in a loop no other thread can end stops there (that path ends for it)
     /// instead of failing as non-terminating (SV-COMP monitor threads).
     pub allow_nontermination: bool,
+    /// Look for reachable states with no path to the program's end
+    /// (`explore::liveness`): on by default; off in a search that only looks for
+    /// something else (cargo-tso's race search, whose SC interleavings the TSO run
+    /// already covers).
+    pub hangs: bool,
     /// Track which bits were never written and report their uses (`uninitialized`);
     /// off (`--no-definedness`): no memory or value is ever undefined.
     pub definedness: bool,
@@ -82,6 +87,7 @@ impl Default for MachineOptions {
             outputs_visible: false,
             spurious_wakeups: true,
             allow_nontermination: false,
+            hangs: true,
             definedness: true,
             races: crate::race::RacePolicy::Allow,
             por: true,

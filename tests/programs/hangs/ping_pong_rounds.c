@@ -1,0 +1,35 @@
+// expect-sc: pass
+// why: the twin of ping_pong_forever.c: the same ping-pong for three rounds each, then both threads end.
+#include <pthread.h>
+#include <stdatomic.h>
+
+atomic_int turn;
+
+static void *ping(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 3; i++) {
+        while (atomic_load(&turn) != 0) {
+        }
+        atomic_store(&turn, 1);
+    }
+    return 0;
+}
+
+static void *pong(void *arg) {
+    (void)arg;
+    for (int i = 0; i < 3; i++) {
+        while (atomic_load(&turn) != 1) {
+        }
+        atomic_store(&turn, 0);
+    }
+    return 0;
+}
+
+int main(void) {
+    pthread_t a, b;
+    pthread_create(&a, 0, ping, 0);
+    pthread_create(&b, 0, pong, 0);
+    pthread_join(a, 0);
+    pthread_join(b, 0);
+    return 0;
+}
