@@ -393,6 +393,8 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         out.push('\n');
         out.push_str(&figures::symmetry_line(&outcome.figures));
         out.push('\n');
+        out.push_str(&figures::awaits_line(&outcome.figures));
+        out.push('\n');
         out.push_str(&format!("search: {}\n", checked.settings.search_why));
         if !outcome.unmodelled.is_empty() {
             out.push_str(

@@ -421,7 +421,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 }
                 return found(error, mv);
             }
-            Ok(Step::Blocked) => return Next::Nothing,
+            Ok(Step::Blocked | Step::Await) => return Next::Nothing,
             Ok(Step::Pruned) => {
                 node.any_enabled = true;
                 return Next::Nothing;
@@ -532,7 +532,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     *any_enabled = true;
                     enabled = true;
                 }
-                Ok(Step::Blocked) => {}
+                Ok(Step::Blocked | Step::Await) => {}
                 Ok(Step::Pruned) => {
                     *any_enabled = true;
                     enabled = true;
@@ -757,7 +757,7 @@ fn choose_at(
             let (result, f) = machine.run_transition_recorded(state, &mut next, tid, chooser);
             run.footprint.union_owned(f);
             match result {
-                Ok(Step::Blocked) => {}
+                Ok(Step::Blocked | Step::Await) => {}
                 Ok(Step::Progress) => {
                     run.enabled = true;
                     run.advances |=

@@ -619,7 +619,7 @@ impl<'a, 'p> Search<'a, 'p> {
                             return;
                         }
                     }
-                    Ok(Step::Blocked) => {}
+                    Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Pruned) => any_enabled = true,
                     Ok(Step::Progress) if !expanding => {
                         // Asleep: what it reaches is reached through another order;
@@ -710,7 +710,7 @@ impl<'a, 'p> Search<'a, 'p> {
             let variants = self.run_variants(w, st, tid, Some(&mut run.footprint));
             for v in &variants {
                 match &v.result {
-                    Ok(Step::Blocked) => {}
+                    Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Progress) => {
                         run.enabled = true;
                         run.advances |=
@@ -757,7 +757,7 @@ impl<'a, 'p> Search<'a, 'p> {
                             return;
                         }
                     }
-                    Ok(Step::Blocked) => {}
+                    Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Pruned) => any_enabled = true,
                     Ok(Step::Progress) => {
                         any_enabled = true;
