@@ -393,6 +393,8 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         out.push('\n');
         out.push_str(&figures::symmetry_line(&outcome.figures));
         out.push('\n');
+        out.push_str(&figures::awaits_line(&outcome.figures));
+        out.push('\n');
         out.push_str(&format!("search: {}\n", checked.settings.search_why));
         out.push_str(&crate::render::unmodelled_block(&outcome.unmodelled, ""));
     }

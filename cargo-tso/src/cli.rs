@@ -143,6 +143,11 @@ pub struct CheckingArgs {
     /// threads (measurement; thread symmetry is on by default).
     #[arg(long)]
     pub no_symmetry: bool,
+    /// Run spin loops as written: a thread whose loop iteration only read and found
+    /// nothing to do stays enabled, instead of waiting for a write (measurement; awaits
+    /// are on by default).
+    #[arg(long)]
+    pub no_awaits: bool,
     /// A loop no other thread can end stops that thread instead of failing as
     /// non-terminating (for monitor threads that loop forever on purpose).
     #[arg(long)]

@@ -139,6 +139,8 @@ pub struct Figures {
     /// Thread symmetry was on, and the sizes of the groups of interchangeable threads
     /// it found (None: off, by `--no-symmetry` or for the program).
     pub symmetry: Option<Vec<u32>>,
+    /// Awaits were on, and the loops found (function and place; None: `--no-awaits`).
+    pub awaits: Option<Vec<String>>,
 }
 
 impl Figures {
@@ -231,6 +233,7 @@ impl RunReport {
                 exploration_bytes: 0,
                 peak_memory: report.stats.peak_rss.max(tso_engine::resources::peak_rss()),
                 symmetry: report.stats.symmetry.clone(),
+                awaits: report.stats.awaits.clone(),
             },
             output: report.output.clone(),
             outcomes: report.outcomes.clone(),

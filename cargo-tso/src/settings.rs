@@ -153,6 +153,7 @@ impl CheckSettings {
         machine.incremental_canon = !args.no_incremental_canon;
         machine.check_incremental_canon = args.check_incremental_canon;
         machine.symmetry = !args.no_symmetry;
+        machine.awaits = !args.no_awaits;
         machine.allow_nontermination = args.allow_nontermination;
         machine.races = args
             .races

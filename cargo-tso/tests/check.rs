@@ -623,6 +623,36 @@ fn verbose_output_reports_thread_symmetry() {
     );
 }
 
+/// `-v` lists the awaits found (`--no-awaits`: off); with them a spin nobody releases
+/// fails as non-terminating (exit 1), without them it spins and the check passes.
+#[test]
+fn verbose_output_reports_awaits_and_no_awaits_switches_them_off() {
+    let out = run(check().args(["spin_forever.c", "-v"]));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("error[non-terminating]")
+            && out
+                .stdout
+                .contains("thread 1 spins at spin_forever.c:9 reading `flag`"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l == "awaits: 1 loop that only reads (waiter at spin_forever.c:9)"),
+        "{}",
+        out.stdout
+    );
+    let off = run(check().args(["spin_forever.c", "-v", "--no-awaits"]));
+    assert_eq!(off.code, 0, "{}{}", off.stdout, off.stderr);
+    assert!(
+        off.stdout.lines().any(|l| l == "awaits: off"),
+        "{}",
+        off.stdout
+    );
+}
+
 /// The names of the properties a run did not establish (`not_established`).
 fn not_established(json: &Value) -> Vec<String> {
     json["not_established"]

@@ -207,6 +207,18 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         };
     }
     report.stats = result.stats;
+    if machine.opts.awaits {
+        report.stats.awaits = Some(
+            machine
+                .awaits_found()
+                .into_iter()
+                .map(|(f, l)| match l {
+                    Some(l) => format!("{f} at {}:{}", crate::interp::short(&l.file), l.line),
+                    None => f,
+                })
+                .collect(),
+        );
+    }
     report.outcomes = result.outcomes;
     report.output = result
         .first_output

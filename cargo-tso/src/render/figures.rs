@@ -56,6 +56,22 @@ pub fn symmetry_line(figures: &Figures) -> String {
     }
 }
 
+/// What the await reduction found (`-v`): `awaits: 2 loops that only read (work at
+/// t.c:12, main at t.c:30)`, `awaits: no loop that only reads`, or `awaits: off`.
+pub fn awaits_line(figures: &Figures) -> String {
+    match figures.awaits.as_deref() {
+        None => "awaits: off".to_string(),
+        Some([]) => "awaits: no loop that only reads".to_string(),
+        Some(found) => format!(
+            "awaits: {} loop{} that only read{} ({})",
+            found.len(),
+            if found.len() == 1 { "" } else { "s" },
+            if found.len() == 1 { "s" } else { "" },
+            found.join(", ")
+        ),
+    }
+}
+
 /// `1234 states, 0.12s`, for one-line test results.
 pub fn short(figures: &Figures) -> String {
     format!(

@@ -38,6 +38,7 @@ fn figures() -> Figures {
         exploration_bytes: 150_000,
         peak_memory: 53 << 20,
         symmetry: None,
+        awaits: None,
         phases: vec![PhaseFigures {
             phase: Phase::Search,
             time: Duration::from_millis(3),

@@ -1,5 +1,6 @@
 // expect-sc: fail assertion
-// why: Szymanski's algorithm for two threads (flag values 0..4), broken even under SC: the entry wait on lower-numbered threads is missing, so thread 1 can enter while thread 0 is inside.
+// expect-tso: fail non-terminating
+// why: Szymanski's algorithm for two threads (flag values 0..4), broken even under SC: the entry wait on lower-numbered threads is missing, so thread 1 can enter while thread 0 is inside. Under x86-TSO a buffered flag store also lets both threads wait at line 32 for each other forever: that hang is the shorter counterexample.
 #include <assert.h>
 #include <pthread.h>
 #include <stddef.h>

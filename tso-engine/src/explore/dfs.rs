@@ -464,7 +464,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 }
                 return found(error, mv);
             }
-            Ok(Step::Blocked) => return Next::Nothing,
+            Ok(Step::Blocked | Step::Await) => return Next::Nothing,
             Ok(Step::Pruned) => {
                 node.any_enabled = true;
                 self.end(node.id);
@@ -579,7 +579,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     enabled = true;
                     self.end(from);
                 }
-                Ok(Step::Blocked) => {}
+                Ok(Step::Blocked | Step::Await) => {}
                 Ok(Step::Pruned) => {
                     *any_enabled = true;
                     enabled = true;
@@ -812,7 +812,7 @@ fn choose_at(
             let (result, f) = machine.run_transition_recorded(state, &mut next, tid, chooser);
             run.footprint.union_owned(f);
             match result {
-                Ok(Step::Blocked) => {}
+                Ok(Step::Blocked | Step::Await) => {}
                 Ok(Step::Progress) => {
                     run.enabled = true;
                     run.advances |=

@@ -185,6 +185,19 @@ impl Footprint {
         self.accesses.iter().any(|a| f(a.obj, a.write))
     }
 
+    /// The byte ranges of real objects it reads, as (object, start, end), in order.
+    pub(crate) fn object_reads(&self) -> Vec<(u32, u32, u32)> {
+        let mut v: Vec<(u32, u32, u32)> = self
+            .accesses
+            .iter()
+            .filter(|a| !a.write && a.obj < crate::ir::FUNCTION_OBJECT_BASE)
+            .map(|a| (a.obj, a.start, a.end))
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
     /// Does it write any byte of `obj`?
     fn writes(&self, obj: u32) -> bool {
         self.accesses.iter().any(|a| a.obj == obj && a.write)

@@ -138,6 +138,9 @@ pub struct Stats {
     /// Thread symmetry was on (`store/symmetry.rs`), and the sizes of the groups of
     /// interchangeable threads it found.
     pub symmetry: Option<Vec<u32>>,
+    /// Awaits were on (`ir::awaits`), and the loops found: function and source
+    /// location of each.
+    pub awaits: Option<Vec<String>>,
 }
 
 pub struct ExploreResult {

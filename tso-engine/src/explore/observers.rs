@@ -77,6 +77,9 @@ impl Observer for Deadlock<'_, '_> {
         if any_enabled || st.is_finished() || super::deadlock::all_behind_stuck(self.machine, st) {
             return None;
         }
+        if let Some(found) = self.hang_at_awaits(st) {
+            return found;
+        }
         let blocked: Vec<ThreadId> = (0..st.threads.len() as ThreadId)
             .filter(|&t| st.thread(t).status.is_running())
             .collect();
@@ -108,6 +111,67 @@ impl Observer for WaitFor<'_, '_> {
             thread: None,
             last_mover_of: d.threads,
         })
+    }
+}
+
+impl Deadlock<'_, '_> {
+    /// No thread can move and some wait at awaits (`ir::awaits`): the program can hang
+    /// there, spinning forever. `Some(None)`: with `--allow-nontermination`, not an
+    /// error (the path ends).
+    fn hang_at_awaits(&self, st: &State) -> Option<Option<Found>> {
+        let machine = self.machine;
+        let waiting: Vec<(ThreadId, String)> = (0..st.threads.len() as ThreadId)
+            .filter_map(|t| {
+                let at = machine.awaiting_at(st, t)?;
+                let place = at.map_or_else(
+                    || "an unknown place".to_string(),
+                    |l| format!("{}:{}", crate::interp::short(&l.file), l.line),
+                );
+                Some((
+                    t,
+                    format!("thread {t} spins at {place}{}", waits_on(machine, st, t)),
+                ))
+            })
+            .collect();
+        let first = waiting.first()?.0;
+        if machine.opts.allow_nontermination {
+            return Some(None);
+        }
+        let list = waiting
+            .into_iter()
+            .map(|w| w.1)
+            .collect::<Vec<_>>()
+            .join("; ");
+        Some(Some(Found::new(
+            Failure::new(
+                ErrorKind::NonTerminating,
+                format!("the program can hang: no thread can move, and a loop that only reads waits for a write no thread will make ({list})"),
+            ),
+            Some(first),
+        )))
+    }
+}
+
+/// What the failing iteration of `t`'s await reads, named (run once more with the
+/// footprint recorder): " reading `x`, `y`", or nothing if it cannot be told.
+fn waits_on(machine: &crate::interp::Machine<'_>, st: &State, t: ThreadId) -> String {
+    let mut after = st.clone();
+    let mut chooser = super::chooser::ScriptChooser::default();
+    let (_, fp) = machine.run_transition_recorded(st, &mut after, t, &mut chooser);
+    let names: Vec<String> = fp
+        .object_reads()
+        .into_iter()
+        .map(|(obj, start, end)| {
+            format!(
+                "`{}`",
+                crate::interp::describe_range(machine.program, st, obj, start, end)
+            )
+        })
+        .collect();
+    if names.is_empty() {
+        String::new()
+    } else {
+        format!(" reading {}", names.join(", "))
     }
 }
 

@@ -132,6 +132,7 @@ impl DecodeCheck {
                         self.bytes(machine, &from_original) == self.bytes(machine, &from_rebuilt)
                     }
                     (Ok(Step::Blocked), Ok(Step::Blocked))
+                    | (Ok(Step::Await), Ok(Step::Await))
                     | (Ok(Step::Pruned), Ok(Step::Pruned)) => true,
                     _ => false,
                 };
@@ -183,6 +184,7 @@ fn successors(
             Err(f) => Err(format!("{:?}", f.kind)),
             Ok(Step::Progress) => Ok(key(&next)),
             Ok(Step::Blocked) => Err("blocked".into()),
+            Ok(Step::Await) => Err("awaiting".into()),
             Ok(Step::Pruned) => Err("pruned".into()),
         });
         match advance_script(chooser.taken()) {

@@ -670,7 +670,7 @@ impl<'a, 'p> Search<'a, 'p> {
                             return;
                         }
                     }
-                    Ok(Step::Blocked) => {}
+                    Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Pruned) => {
                         any_enabled = true;
                         out.graph.end(id);
@@ -769,7 +769,7 @@ impl<'a, 'p> Search<'a, 'p> {
             let variants = self.run_variants(w, st, tid, Some(&mut run.footprint));
             for v in &variants {
                 match &v.result {
-                    Ok(Step::Blocked) => {}
+                    Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Progress) => {
                         run.enabled = true;
                         run.advances |=
@@ -817,7 +817,7 @@ impl<'a, 'p> Search<'a, 'p> {
                             return;
                         }
                     }
-                    Ok(Step::Blocked) => {}
+                    Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Pruned) => {
                         any_enabled = true;
                         out.graph.end(id);

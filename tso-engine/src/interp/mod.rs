@@ -10,7 +10,7 @@ mod trace;
 
 pub(crate) use races::take_unreported_race;
 pub use races::{RaceAccess, RaceReport};
-pub(crate) use trace::{attribute, short};
+pub(crate) use trace::{attribute, describe_range, short};
 pub use trace::{describe_address, describe_pointer, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
@@ -68,6 +68,10 @@ pub struct MachineOptions {
     /// Test mode: canonicalise every state canonicalised incrementally afresh too and
     /// panic if the two differ.
     pub check_incremental_canon: bool,
+    /// Awaits (`ir::awaits`): a failing iteration of a loop that only reads gives no
+    /// successor, as a blocked thread; off: `--no-awaits`. Not with persistent sets
+    /// (their static futures know nothing of awaits).
+    pub awaits: bool,
 }
 
 impl MachineOptions {
@@ -96,6 +100,7 @@ impl Default for MachineOptions {
             race_read_futures: true,
             incremental_canon: true,
             check_incremental_canon: false,
+            awaits: true,
         }
     }
 }
@@ -106,6 +111,9 @@ pub(crate) enum Step {
     Progress,
     /// The path is infeasible (a failed assumption): drop it.
     Pruned,
+    /// A failing iteration of an await (`ir::awaits`): the thread cannot move in this
+    /// state; no successor, as `Blocked`.
+    Await,
     /// The thread's next action cannot happen in this state.
     Blocked,
 }
@@ -133,6 +141,21 @@ pub struct Machine<'p> {
     /// The static futures judged by what threads write (`race_read_futures`), built
     /// on first use, and whether a thread's end, and main's, runs program code.
     race_futures: std::sync::OnceLock<(crate::explore::future::Futures, bool, bool)>,
+    /// The await loops (`ir::awaits`), when awaits are on.
+    awaits: Option<crate::ir::awaits::Awaits>,
+}
+
+/// A transition that started inside an await loop: where, and the thread as it was, to
+/// judge whether the run was a failing iteration (`Machine::failing_iteration`).
+struct AwaitStart {
+    depth: usize,
+    func: FuncId,
+    header: u32,
+    block: u32,
+    ip: u32,
+    thread: Arc<Thread>,
+    /// The contents of the top frame's slots before the run.
+    slots: Vec<Option<Arc<Object>>>,
 }
 
 /// Which instruction a thread is about to execute.
@@ -145,7 +168,7 @@ struct Pc {
 
 impl<'p> Machine<'p> {
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
-        let table = program
+        let table: Vec<Option<Arc<Native>>> = program
             .functions
             .iter()
             .map(|f| {
@@ -166,6 +189,8 @@ impl<'p> Machine<'p> {
         } else {
             crate::race::atomic_only_globals(program)
         };
+        let awaits = (opts.awaits && !opts.uses_persistent_sets())
+            .then(|| crate::ir::awaits::Awaits::find(program, |f| table_reads_only(&table, f)));
         Machine {
             program,
             natives: table,
@@ -180,7 +205,142 @@ impl<'p> Machine<'p> {
             races_found: Default::default(),
             atomic_only,
             race_futures: std::sync::OnceLock::new(),
+            awaits,
         }
+    }
+
+    /// The await loops found, as (function name, source location of the loop), for
+    /// `-v`; empty with awaits off.
+    pub fn awaits_found(&self) -> Vec<(String, Option<crate::ir::Location>)> {
+        let Some(a) = &self.awaits else {
+            return Vec::new();
+        };
+        a.found
+            .iter()
+            .map(|&(f, h)| {
+                let func = &self.program.functions[f as usize];
+                (
+                    crate::ir::debug::display_name(&func.name),
+                    self.loop_location(f, h).cloned(),
+                )
+            })
+            .collect()
+    }
+
+    /// The first source location in a loop's header block.
+    fn loop_location(&self, func: FuncId, header: u32) -> Option<&crate::ir::Location> {
+        let body = self.program.functions[func as usize].body.as_ref()?;
+        let b = body.blocks.get(header as usize)?;
+        b.locs.iter().find_map(|l| self.program.location(*l))
+    }
+
+    /// The await loop `tid` stands in (its header's source location), if any: a thread
+    /// that cannot move there waits for a write that may never come.
+    pub(crate) fn awaiting_at(
+        &self,
+        st: &State,
+        tid: ThreadId,
+    ) -> Option<Option<&crate::ir::Location>> {
+        let a = self.awaits.as_ref()?;
+        let pc = Self::pc(st, tid)?;
+        let header = a.loop_of(pc.func, pc.block)?;
+        Some(self.loop_location(pc.func, header))
+    }
+
+    /// `tid` is about to run from inside an await loop: remember where and how it was.
+    fn await_start(&self, st: &State, tid: ThreadId) -> Option<AwaitStart> {
+        let a = self.awaits.as_ref()?;
+        let pc = Self::pc(st, tid)?;
+        let header = a.loop_of(pc.func, pc.block)?;
+        let thread = st.threads[tid as usize].clone();
+        let slots = thread
+            .top()
+            .allocas
+            .iter()
+            .map(|&o| st.memory.get_arc(o).cloned())
+            .collect();
+        Some(AwaitStart {
+            depth: thread.frames.len(),
+            func: pc.func,
+            header,
+            block: pc.block,
+            ip: pc.ip,
+            thread,
+            slots,
+        })
+    }
+
+    /// Whether the thread is still inside the await loop it started in (or in a function
+    /// called from it).
+    #[inline]
+    fn in_await_loop(&self, st: &State, tid: ThreadId, w: &AwaitStart) -> bool {
+        let t = st.thread(tid);
+        if !t.status.is_running() || t.frames.len() < w.depth {
+            return false;
+        }
+        let f = &t.frames[w.depth - 1];
+        f.func == w.func
+            && self
+                .awaits
+                .as_ref()
+                .and_then(|a| a.loop_of(f.func, f.block))
+                == Some(w.header)
+    }
+
+    /// A run that stayed in its await loop and came back to the instruction it started
+    /// at with the thread unchanged (live registers, slots, everything else) was a
+    /// failing iteration: it had no effect (`ir::awaits`).
+    fn failing_iteration(&self, st: &State, tid: ThreadId, w: &AwaitStart) -> bool {
+        let t = st.thread(tid);
+        let b = &*w.thread;
+        if t.frames.len() != w.depth
+            || t.status != b.status
+            || t.phase != b.phase
+            || t.callback_result != b.callback_result
+            || t.detached != b.detached
+            || t.joined != b.joined
+            || t.tls != b.tls
+            || t.specific != b.specific
+            || t.pending_exit != b.pending_exit
+            || t.handle != b.handle
+            || st.atomic_owner.is_some()
+        {
+            return false;
+        }
+        let (f, g) = (t.top(), b.top());
+        if f.func != w.func
+            || f.block != w.block
+            || f.ip != w.ip
+            || f.allocas != g.allocas
+            || f.varargs != g.varargs
+            || f.ret != g.ret
+        {
+            return false;
+        }
+        // The frames below are untouched: the run never returned from the top one.
+        let Some(body) = self.program.functions[f.func as usize].body.as_ref() else {
+            return false;
+        };
+        for &r in body.live.live_at(f.block, f.ip) {
+            if f.regs.get(r as usize) != g.regs.get(r as usize) || f.undef_of(r) != g.undef_of(r) {
+                return false;
+            }
+        }
+        f.allocas
+            .iter()
+            .zip(&w.slots)
+            .all(|(&o, before)| match (st.memory.get_arc(o), before) {
+                (Some(a), Some(b)) => {
+                    Arc::ptr_eq(a, b)
+                        || (a.data == b.data
+                            && a.ptrs == b.ptrs
+                            && a.undef == b.undef
+                            && a.freed == b.freed
+                            && a.shared == b.shared)
+                }
+                (None, None) => true,
+                _ => false,
+            })
     }
 
     /// Globals laid out, the entry function about to run (after static constructors).
@@ -538,10 +698,25 @@ impl<'p> Machine<'p> {
     ) -> Result<Step, Failure> {
         let mut steps: u64 = 0;
         let mut trace = trace;
+        let mut watch = self.await_start(st, tid);
         let mut r = self
-            .run_steps(st, tid, chooser, trace.as_deref_mut(), &mut steps, true)
+            .run_steps(
+                st,
+                tid,
+                chooser,
+                trace.as_deref_mut(),
+                &mut steps,
+                Some(&mut watch),
+            )
             .map_err(|f| f.in_thread(tid));
         self.forget_dead_slots(st, tid);
+        if r == Ok(Step::Progress)
+            && watch
+                .as_ref()
+                .is_some_and(|w| self.failing_iteration(st, tid, w))
+        {
+            r = Ok(Step::Await);
+        }
         if r == Ok(Step::Progress) {
             r = self
                 .settle_others(st, tid, chooser, trace, &mut steps)
@@ -704,7 +879,7 @@ impl<'p> Machine<'p> {
                 && st.thread(u).status.is_running()
                 && !self.is_visible(st, u)
             {
-                self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, false)
+                self.run_steps(st, u, chooser, trace.as_deref_mut(), steps, None)
                     .map_err(|f| f.in_thread(u))?;
                 self.forget_dead_slots(st, u);
             }
@@ -733,7 +908,7 @@ impl<'p> Machine<'p> {
                     && !self.is_visible(st, u)
                 {
                     let before = Self::pc(st, u);
-                    self.run_steps(st, u, &mut First, None, &mut steps, false)
+                    self.run_steps(st, u, &mut First, None, &mut steps, None)
                         .map_err(|f| f.in_thread(u))?;
                     self.forget_dead_slots(st, u);
                     ran |= Self::pc(st, u) != before;
@@ -752,9 +927,13 @@ impl<'p> Machine<'p> {
         chooser: &mut dyn Chooser,
         mut trace: Option<&mut Vec<TraceStep>>,
         steps: &mut u64,
-        starts_with_visible: bool,
+        visible_first: Option<&mut Option<AwaitStart>>,
     ) -> Result<Step, Failure> {
-        let mut first = starts_with_visible;
+        // `Some` for a transition's own thread, which starts with its visible action:
+        // the await loop it started in, kept while it stays inside.
+        let mut first = visible_first.is_some();
+        let mut no_await = None;
+        let in_await = visible_first.unwrap_or(&mut no_await);
         let mut watch = cycle::LongRun::new(self.opts.max_steps.saturating_sub(*steps));
         // Steps of this run (`steps` counts those of the whole transition).
         let mut ran: u64 = 0;
@@ -831,6 +1010,12 @@ impl<'p> Machine<'p> {
             first = false;
             *steps += 1;
             ran += 1;
+            if in_await
+                .as_ref()
+                .is_some_and(|w| !self.in_await_loop(st, tid, w))
+            {
+                *in_await = None;
+            }
             if let Some(t) = trace.as_deref() {
                 if t.len() != marks.last().map_or(trace_start, |m| m.1) {
                     marks.push((ran, t.len()));
@@ -941,6 +1126,15 @@ impl<'p> Machine<'p> {
     fn interesting(&self, st: &State, tid: ThreadId, _pc: &Pc) -> bool {
         self.native_call(st, tid).is_some()
     }
+}
+
+/// Whether the declared function `f` resolves to a native that only reads
+/// (`Native::reads_only`).
+fn table_reads_only(table: &[Option<Arc<Native>>], f: FuncId) -> bool {
+    table
+        .get(f as usize)
+        .and_then(|n| n.as_ref())
+        .is_some_and(|n| n.reads_only)
 }
 
 /// Counts the choices one instruction makes.

@@ -55,6 +55,23 @@ pub fn describe_address(program: &Program, st: &State, p: u64) -> String {
     }
 }
 
+/// Bytes `start..end` of object `obj`, as source: the whole object by its name
+/// (`flag`), else the element or field at `start` (`flag[1]`).
+pub(crate) fn describe_range(
+    program: &Program,
+    st: &State,
+    obj: u32,
+    start: u32,
+    end: u32,
+) -> String {
+    let whole = start == 0
+        && st
+            .memory
+            .get(obj)
+            .is_some_and(|o| end as usize >= o.data.len());
+    name_memory(program, st, crate::value::make_ptr(obj, start), !whole)
+}
+
 fn name_memory(program: &Program, st: &State, p: u64, leaf: bool) -> String {
     let m = program;
     let (obj, off) = ptr_parts(p);

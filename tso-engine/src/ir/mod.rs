@@ -476,6 +476,7 @@ pub(crate) struct Body {
     pub has_undef_operands: bool,
 }
 
+pub(crate) mod awaits;
 pub(crate) mod escape;
 pub(crate) mod liveness;
 pub(crate) mod slots;

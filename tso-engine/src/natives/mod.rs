@@ -90,6 +90,11 @@ pub struct Native {
     /// for the TSO runtime (it models memory itself): see
     /// `Natives::without_data_accesses`.
     pub data_accesses: bool,
+    /// Its only effects are reads of memory and drains of the caller's store buffer
+    /// (writes a run may always delay): a loop iteration of such calls that changes
+    /// nothing else can be deleted from a run (`ir::awaits`). Set with
+    /// `Natives::mark_reads_only`.
+    pub reads_only: bool,
 }
 
 impl Native {
@@ -110,6 +115,7 @@ impl Native {
             detail: false,
             carries_undefined: 0,
             data_accesses: true,
+            reads_only: false,
         })
     }
 }
@@ -257,6 +263,7 @@ impl Natives {
                 detail: true,
                 carries_undefined: n.carries_undefined,
                 data_accesses: n.data_accesses,
+                reads_only: n.reads_only,
             });
         }
     }
@@ -267,6 +274,16 @@ impl Natives {
         if let Some(n) = self.map.get_mut(name) {
             let mut m = Native::clone(n);
             m.carries_undefined = args;
+            *n = Arc::new(m);
+        }
+    }
+
+    /// Mark a registered native as one whose only effects are reads of memory and
+    /// drains of the caller's buffer (see `Native::reads_only`).
+    pub fn mark_reads_only(&mut self, name: &str) {
+        if let Some(n) = self.map.get_mut(name) {
+            let mut m = Native::clone(n);
+            m.reads_only = true;
             *n = Arc::new(m);
         }
     }

@@ -223,6 +223,12 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
     }
     n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
     n.carry_undefined(abi::RMW_128, 1 << 1);
+    // A load reads through the buffers (its choices only decide which buffered stores
+    // reached memory before it); a fence drains the caller's own buffer, which flushes
+    // may always do later: a spin iteration made of them can be deleted (awaits).
+    for name in abi::LOAD.iter().chain([&abi::FENCE, &abi::CALL_FENCE]) {
+        n.mark_reads_only(name);
+    }
     n.add_described(
         abi::EVICT,
         Visibility::IfShared(0),
