@@ -394,6 +394,10 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         out.push_str(&figures::symmetry_line(&outcome.figures));
         out.push('\n');
         out.push_str(&format!("search: {}\n", checked.settings.search_why));
+        if let Some(screen) = &outcome.race_screen {
+            out.push_str(&screen.describe());
+            out.push('\n');
+        }
         if !outcome.unmodelled.is_empty() {
             out.push_str(
                 "library functions without a model (unsupported where a run reaches one):\n",

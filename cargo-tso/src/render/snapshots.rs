@@ -69,6 +69,7 @@ fn failing(
         unmodelled: Vec::new(),
         cut: None,
         other_kinds: Vec::new(),
+        race_screen: None,
     }
 }
 
@@ -140,6 +141,7 @@ fn sc(classification: ScClassification) -> ScRerun {
             unmodelled: Vec::new(),
             cut: None,
             other_kinds: Vec::new(),
+            race_screen: None,
         },
     }
 }
@@ -259,6 +261,7 @@ fn inconclusive_run() {
             ],
         }),
         other_kinds: Vec::new(),
+        race_screen: None,
     };
     insta::assert_snapshot!(failure::details(&outcome, None, false));
 }

@@ -273,3 +273,92 @@ impl Observer for Target {
         }
     }
 }
+
+/// The race screen (`crate::race::screen`): in each new state, the next accesses of
+/// every running thread (each choice script of a transition that must be run to tell);
+/// two that conflict stop the search (the history-based search then runs).
+pub struct RaceScreen<'m, 'p> {
+    pub machine: &'m crate::interp::Machine<'p>,
+}
+
+/// Choice scripts run per transition before the screen gives up and counts it as a
+/// conflict (the history-based search then decides).
+const SCREEN_MAX_SCRIPTS: usize = 256;
+
+/// Why the screen stopped its search.
+pub const SCREEN_STOP: &str = "two threads' next accesses conflict";
+
+impl RaceScreen<'_, '_> {
+    /// Do two running threads of `st` have conflicting next accesses?
+    fn conflict(&self, st: &State) -> bool {
+        use crate::race::screen::{Probe, ProbeAccess};
+        let m = self.machine;
+        if st.exit_code.is_some() || st.at_most_one_running() {
+            return false;
+        }
+        let owner = st
+            .atomic_owner
+            .filter(|&o| st.thread(o).status.is_running());
+        let mut accesses: Vec<ProbeAccess> = Vec::new();
+        let mut ends = smallvec::SmallVec::<[usize; 8]>::new();
+        for u in 0..st.threads.len() as ThreadId {
+            if !st.thread(u).status.is_running() || owner.is_some_and(|o| o != u) {
+                continue;
+            }
+            if !m.screen_access(st, u, &mut accesses) && !m.blocks_at_once(st, u) {
+                let mut script: Vec<(u32, u32)> = Vec::new();
+                let mut every_script = false;
+                for _ in 0..SCREEN_MAX_SCRIPTS {
+                    let mut next = st.clone();
+                    let mut chooser = super::chooser::ScriptChooser::default();
+                    chooser.reset(&script);
+                    let probe = Probe::start();
+                    let r = m.run_transition(&mut next, u, &mut chooser, None);
+                    probe.finish(u, &mut accesses);
+                    if r == Ok(crate::interp::Step::Blocked) {
+                        every_script = true;
+                        break;
+                    }
+                    match super::advance_script(chooser.taken()) {
+                        Some(s) => script = s,
+                        None => {
+                            every_script = true;
+                            break;
+                        }
+                    }
+                }
+                if !every_script {
+                    return true;
+                }
+            }
+            ends.push(accesses.len());
+        }
+        let mut from = 0;
+        for &end in &ends {
+            let mine = &accesses[from..end];
+            let later = &accesses[end..];
+            if mine.iter().any(|a| later.iter().any(|b| a.conflicts(b))) {
+                return true;
+            }
+            from = end;
+        }
+        false
+    }
+}
+
+impl Observer for RaceScreen<'_, '_> {
+    fn new_state(&self, st: &State) -> Option<Found> {
+        if self.conflict(st) {
+            self.machine
+                .screen_conflict
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        None
+    }
+    fn stored(&self, _states: u64) -> Option<String> {
+        self.machine
+            .screen_conflict
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .then(|| SCREEN_STOP.to_owned())
+    }
+}

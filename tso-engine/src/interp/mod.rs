@@ -56,6 +56,13 @@ pub struct MachineOptions {
     /// futures (`interp::races::update_race_writers`). On by default; off only to
     /// measure it.
     pub race_read_futures: bool,
+    /// Screen for races before tracking them (`race::screen`): with races looked for,
+    /// `check` first searches without race data, asking each state whether two
+    /// threads' next accesses conflict, and tracks races only when two may (`cargo
+    /// tso` asks for it in the race search of a TSO check). In the screening search
+    /// itself (races `Allow`, set by `check`): returns from frames holding a shared
+    /// object and calls printing from shared memory are visible actions.
+    pub race_screen: bool,
     /// Canonicalise a successor incrementally from its parent's canonical form when the
     /// parent's numbering stays valid (`store/canon.rs`); off only to measure it
     /// (hidden `--no-incremental-canon`).
@@ -88,6 +95,7 @@ impl Default for MachineOptions {
             symmetry: true,
             persistent_sets: false,
             race_read_futures: true,
+            race_screen: false,
             incremental_canon: true,
             check_incremental_canon: false,
         }
@@ -122,6 +130,9 @@ pub struct Machine<'p> {
     /// report: the same race found on many paths, or by other threads in the other
     /// order, is one report, whatever order the workers find them in).
     pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
+    /// The race screen found two threads whose next accesses conflict in some state
+    /// (`race::screen`).
+    pub(crate) screen_conflict: std::sync::atomic::AtomicBool,
     /// Per object id: a global only atomic operations name (`race::atomic_only`).
     atomic_only: Vec<bool>,
     /// The static futures judged by what threads write (`race_read_futures`), built
@@ -172,6 +183,7 @@ impl<'p> Machine<'p> {
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),
             races_found: Default::default(),
+            screen_conflict: std::sync::atomic::AtomicBool::new(false),
             atomic_only,
             race_futures: std::sync::OnceLock::new(),
         }
@@ -286,6 +298,15 @@ impl<'p> Machine<'p> {
         };
         let (inst, _) = self.inst_at(&pc);
         if matches!(inst, Inst::Ret { .. }) {
+            if self.opts.race_screen
+                && !st.at_most_one_running()
+                && st.atomic_owner != Some(tid)
+                && self.frame_holds_shared(st, tid)
+            {
+                // The race screen: the frame's end deallocates a shared object, an
+                // access that must not hide behind an earlier visible action.
+                return true;
+            }
             if st.thread(tid).frames.len() != 1
                 || st.at_most_one_running()
                 || st.atomic_owner == Some(tid)
@@ -355,6 +376,15 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// Does `tid`'s top frame hold a stack object another thread can reach?
+    fn frame_holds_shared(&self, st: &State, tid: ThreadId) -> bool {
+        let f = st.thread(tid).top();
+        f.allocas
+            .iter()
+            .chain(f.varargs.iter())
+            .any(|&o| st.memory.get(o).is_some_and(|o| o.shared && !o.freed))
+    }
+
     /// Whether calling `n` with the argument operands `args` (in `tid`'s top frame) is
     /// a visible action; only the arguments the test reads are evaluated.
     /// The native a declared function resolves to (static analyses, `explore::future`).
@@ -376,7 +406,10 @@ impl<'p> Machine<'p> {
         match n.visibility {
             Visibility::Never => false,
             Visibility::Always | Visibility::Choice => true,
-            Visibility::Output => self.opts.outputs_visible,
+            // The race screen: printing reads its pointer arguments (`race::screen`).
+            Visibility::Output => {
+                self.opts.outputs_visible || (self.opts.race_screen && (0..args.len()).any(shared))
+            }
             Visibility::IfShared(i) => shared(i),
             Visibility::IfShared2(i, j) => shared(i) || shared(j),
             Visibility::Custom(f) => {
