@@ -360,3 +360,155 @@ fn the_race_screen_agrees_with_access_histories_and_the_oracle() {
         2 * count
     );
 }
+
+/// The rules the race screen relies on, one program each, under TSO with the default
+/// `--races warn`, screened and with `--no-race-screen` (the same verdict and races):
+/// a relaxed read-modify-write (it heads no release sequence: the race on `x` never
+/// shows as two conflicting next accesses) makes the screen not apply; two
+/// `__VERIFIER_atomic_*` sections never conflict, a section and a plain access do; a
+/// `free` ordered after the read by seq_cst atomics is cleared by the screen alone,
+/// and one that is not races with the read (a deallocation is a write of the object).
+#[test]
+fn the_race_screen_rules() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_screen_rules");
+    // (name, source, the screen's result, a race listed on this memory)
+    let cases: [(&str, &str, &str, Option<&str>); 5] = [
+        ("relaxed_rmw", RELAXED_RMW, "not-applicable", Some("`x`")),
+        ("sections", SECTIONS, "no-conflict", None),
+        ("section_plain", SECTION_PLAIN, "conflict", Some("`x`")),
+        ("free_read", FREE_READ, "no-conflict", None),
+        (
+            "free_read_racy",
+            FREE_READ_RACY,
+            "conflict",
+            Some("deallocates it"),
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, source, result, race) in cases {
+        let path = dir.join(format!("{name}.c"));
+        std::fs::write(&path, source).expect("write the program");
+        let run = |args: &[&str]| CheckRun::new(&path, Model::Tso).tool_args(args).run();
+        let (screened, history) = (run(&[]), run(&["--no-race-screen"]));
+        let field = |r: &CheckResult, key: &str| r.json.as_ref().and_then(|j| j.get(key)).cloned();
+        let got = field(&screened, "race_screen")
+            .and_then(|s| s.get("result")?.as_str().map(str::to_owned));
+        let races = field(&screened, "races").unwrap_or_default().to_string();
+        if got.as_deref() != Some(result) {
+            problems.push(format!(
+                "{name}: the screen gave {got:?}, not {result}: {screened}"
+            ));
+        }
+        if field(&screened, "races") != field(&history, "races")
+            || screened.verdict() != history.verdict()
+        {
+            problems.push(format!(
+                "{name}: screened and history-based runs differ:\n{screened}\n{history}"
+            ));
+        }
+        match race {
+            Some(memory) if !races.contains(memory) => {
+                problems.push(format!("{name}: no race listed on {memory}: {races}"))
+            }
+            None if races != "[]" => problems.push(format!("{name}: races listed: {races}")),
+            _ => {}
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+const RELAXED_RMW: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+int x, r;
+atomic_int c;
+void *writer(void *a) { x = 1; atomic_fetch_add_explicit(&c, 1, memory_order_relaxed); return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    while (!atomic_load_explicit(&c, memory_order_acquire))
+        ;
+    r = x;
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+const SECTIONS: &str = r#"#include <pthread.h>
+int x;
+void __VERIFIER_atomic_inc(void) { x = x + 1; }
+void *inc(void *a) { __VERIFIER_atomic_inc(); return 0; }
+int main(void) {
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, inc, 0);
+    pthread_create(&t2, 0, inc, 0);
+    pthread_join(t1, 0);
+    pthread_join(t2, 0);
+    return x == 2 ? 0 : 1;
+}
+"#;
+
+const SECTION_PLAIN: &str = r#"#include <pthread.h>
+int x;
+void __VERIFIER_atomic_inc(void) { x = x + 1; }
+void *inc(void *a) { __VERIFIER_atomic_inc(); return 0; }
+void *plain(void *a) { x = x + 1; return 0; }
+int main(void) {
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, inc, 0);
+    pthread_create(&t2, 0, plain, 0);
+    pthread_join(t1, 0);
+    pthread_join(t2, 0);
+    return 0;
+}
+"#;
+
+const FREE_READ: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+_Atomic(int *) published;
+atomic_int done;
+int r;
+void *reader(void *a) {
+    int *p = atomic_load(&published);
+    if (p)
+        r = *p;
+    atomic_store(&done, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    int *p = malloc(sizeof *p);
+    *p = 1;
+    atomic_store(&published, p);
+    pthread_create(&t, 0, reader, 0);
+    if (atomic_load(&done))
+        free(p);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+const FREE_READ_RACY: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+_Atomic(int *) published;
+atomic_int done;
+int r;
+void *reader(void *a) {
+    int *p = atomic_load(&published);
+    if (p)
+        r = *p;
+    atomic_store(&done, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    int *p = malloc(sizeof *p);
+    *p = 1;
+    atomic_store(&published, p);
+    pthread_create(&t, 0, reader, 0);
+        free(p);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;

@@ -291,7 +291,7 @@ pub const SCREEN_STOP: &str = "two threads' next accesses conflict";
 impl RaceScreen<'_, '_> {
     /// Do two running threads of `st` have conflicting next accesses?
     fn conflict(&self, st: &State) -> bool {
-        use crate::race::screen::{Probe, ProbeAccess};
+        use crate::race::screen::ProbeAccess;
         let m = self.machine;
         if st.exit_code.is_some() || st.at_most_one_running() {
             return false;
@@ -299,48 +299,81 @@ impl RaceScreen<'_, '_> {
         let owner = st
             .atomic_owner
             .filter(|&o| st.thread(o).status.is_running());
-        let mut accesses: Vec<ProbeAccess> = Vec::new();
-        let mut ends = smallvec::SmallVec::<[usize; 8]>::new();
+        // Per running thread: its next accesses, and whether they are its whole
+        // transition's (it was run) or its visible action's alone.
+        let mut next: Vec<(ThreadId, Vec<ProbeAccess>, bool)> = Vec::new();
         for u in 0..st.threads.len() as ThreadId {
             if !st.thread(u).status.is_running() || owner.is_some_and(|o| o != u) {
                 continue;
             }
-            if !m.screen_access(st, u, &mut accesses) && !m.blocks_at_once(st, u) {
-                let mut script: Vec<(u32, u32)> = Vec::new();
-                let mut every_script = false;
-                for _ in 0..SCREEN_MAX_SCRIPTS {
-                    let mut next = st.clone();
-                    let mut chooser = super::chooser::ScriptChooser::default();
-                    chooser.reset(&script);
-                    let probe = Probe::start();
-                    let r = m.run_transition(&mut next, u, &mut chooser, None);
-                    probe.finish(u, &mut accesses);
-                    if r == Ok(crate::interp::Step::Blocked) {
-                        every_script = true;
-                        break;
-                    }
-                    match super::advance_script(chooser.taken()) {
-                        Some(s) => script = s,
-                        None => {
-                            every_script = true;
-                            break;
-                        }
-                    }
-                }
-                if !every_script {
-                    return true;
-                }
-            }
-            ends.push(accesses.len());
-        }
-        let mut from = 0;
-        for &end in &ends {
-            let mine = &accesses[from..end];
-            let later = &accesses[end..];
-            if mine.iter().any(|a| later.iter().any(|b| a.conflicts(b))) {
+            let mut accesses = Vec::new();
+            let whole = !m.screen_access(st, u, &mut accesses);
+            if whole && !self.run_transition(st, u, &mut accesses) {
                 return true;
             }
-            from = end;
+            next.push((u, accesses, whole));
+        }
+        // A transition may end stack objects after its visible action (a return): where
+        // another thread's next access touches a stack object of a thread, that
+        // thread's whole transition counts.
+        while let Some(i) = next.iter().find_map(|(_, accesses, _)| {
+            accesses.iter().find_map(|a| {
+                let o = st.memory.get(a.obj)?;
+                if o.kind != crate::memory::ObjKind::Stack {
+                    return None;
+                }
+                next.iter().position(|(u, _, whole)| {
+                    *u != a.tid
+                        && !*whole
+                        && st
+                            .thread(*u)
+                            .frames
+                            .iter()
+                            .any(|f| f.allocas.contains(&a.obj) || f.varargs == Some(a.obj))
+                })
+            })
+        }) {
+            let (u, accesses, whole) = &mut next[i];
+            accesses.clear();
+            *whole = true;
+            if !self.run_transition(st, *u, accesses) {
+                return true;
+            }
+        }
+        next.iter().enumerate().any(|(i, (_, mine, _))| {
+            next[i + 1..]
+                .iter()
+                .any(|(_, theirs, _)| mine.iter().any(|a| theirs.iter().any(|b| a.conflicts(b))))
+        })
+    }
+
+    /// The accesses of `tid`'s transition from `st` under every choice script, added to
+    /// `accesses`; false when it has too many scripts to run.
+    fn run_transition(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        accesses: &mut Vec<crate::race::screen::ProbeAccess>,
+    ) -> bool {
+        let m = self.machine;
+        if m.blocks_at_once(st, tid) {
+            return true;
+        }
+        let mut script: Vec<(u32, u32)> = Vec::new();
+        for _ in 0..SCREEN_MAX_SCRIPTS {
+            let mut next = st.clone();
+            let mut chooser = super::chooser::ScriptChooser::default();
+            chooser.reset(&script);
+            let probe = crate::race::screen::Probe::start();
+            let r = m.run_transition(&mut next, tid, &mut chooser, None);
+            probe.finish(tid, accesses);
+            if r == Ok(crate::interp::Step::Blocked) {
+                return true;
+            }
+            match super::advance_script(chooser.taken()) {
+                Some(s) => script = s,
+                None => return true,
+            }
         }
         false
     }

@@ -60,8 +60,8 @@ pub struct MachineOptions {
     /// `check` first searches without race data, asking each state whether two
     /// threads' next accesses conflict, and tracks races only when two may (`cargo
     /// tso` asks for it in the race search of a TSO check). In the screening search
-    /// itself (races `Allow`, set by `check`): returns from frames holding a shared
-    /// object and calls printing from shared memory are visible actions.
+    /// itself (races `Allow`, set by `check`): a call of a library function that is
+    /// otherwise invisible is visible when an argument points to shared memory.
     pub race_screen: bool,
     /// Canonicalise a successor incrementally from its parent's canonical form when the
     /// parent's numbering stays valid (`store/canon.rs`); off only to measure it
@@ -298,15 +298,6 @@ impl<'p> Machine<'p> {
         };
         let (inst, _) = self.inst_at(&pc);
         if matches!(inst, Inst::Ret { .. }) {
-            if self.opts.race_screen
-                && !st.at_most_one_running()
-                && st.atomic_owner != Some(tid)
-                && self.frame_holds_shared(st, tid)
-            {
-                // The race screen: the frame's end deallocates a shared object, an
-                // access that must not hide behind an earlier visible action.
-                return true;
-            }
             if st.thread(tid).frames.len() != 1
                 || st.at_most_one_running()
                 || st.atomic_owner == Some(tid)
@@ -374,15 +365,6 @@ impl<'p> Machine<'p> {
             },
             _ => false,
         }
-    }
-
-    /// Does `tid`'s top frame hold a stack object another thread can reach?
-    fn frame_holds_shared(&self, st: &State, tid: ThreadId) -> bool {
-        let f = st.thread(tid).top();
-        f.allocas
-            .iter()
-            .chain(f.varargs.iter())
-            .any(|&o| st.memory.get(o).is_some_and(|o| o.shared && !o.freed))
     }
 
     /// Whether calling `n` with the argument operands `args` (in `tid`'s top frame) is
