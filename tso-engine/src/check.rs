@@ -129,19 +129,7 @@ impl RaceScreen {
 /// conflicting next accesses (or does not pass) does the history-based search run, with
 /// what is left of the time budget. A screen that passes is the report: no race.
 pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
-    if !opts.machine.race_screen || opts.machine.races == crate::race::RacePolicy::Allow {
-        return check_one(
-            program,
-            natives,
-            &CheckOptions {
-                machine: MachineOptions {
-                    race_screen: false,
-                    ..opts.machine.clone()
-                },
-                ..opts.clone()
-            },
-        );
-    }
+    // Races tracked as the options say, with no screen.
     let history = |opts: &CheckOptions| {
         check_one(
             program,
@@ -155,6 +143,9 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             },
         )
     };
+    if !opts.machine.race_screen || opts.machine.races == crate::race::RacePolicy::Allow {
+        return history(opts);
+    }
     let applies = if opts.target.is_some() || opts.observer.is_some() {
         Err("a search for one kind of error".to_owned())
     } else {

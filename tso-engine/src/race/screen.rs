@@ -20,14 +20,26 @@
 //! before a and those between a and b that happen-before b, then a, then b. A kept
 //! read reads the same write as before: its write is kept (program order, or a
 //! synchronising reads-from), or the two race at a smaller distance. So every thread
-//! is where it was, A at a and B at b, in a state the search reaches: a and b touch an
-//! object both threads reach, which is then marked shared, so both are visible actions
-//! (with `race_screen`, a return that ends a shared stack object and a call that
-//! prints from shared memory are visible too: otherwise they would sit inside a
-//! transition after its visible action, which another thread may have synchronised
-//! with), and the other threads' invisible steps touch nothing shared. Conversely a
-//! pair found may be no race (the second access's bytes may change once the first has
-//! run): the history decides.
+//! is where it was, A at a and B at b: a and b touch an object both threads reach,
+//! which is then marked shared, so both are visible actions, and the other threads'
+//! invisible steps touch nothing shared. Such a state is one the search reaches, and
+//! in it both next accesses are seen, with two exceptions, each covered:
+//! - an access that sits in a transition after its visible action, where another
+//!   thread may have synchronised with that action: with `race_screen`, a library call
+//!   that would be invisible (printing from shared memory, `realloc` of a shared
+//!   block) is visible when an argument points to shared memory; what remains is the
+//!   end of stack objects at a return (or `longjmp`). For those, where a thread's next
+//!   access touches a stack object of another thread, that thread's whole transition
+//!   is run (`RaceScreen`), so a return that ends the object is seen; and a thread
+//!   that synchronised first can only touch the object after it ended, which is a
+//!   `use-after-free` the search fails on (then the history decides);
+//! - a race through a channel that is itself racy (a pointer published by a plain
+//!   store): the smaller-distance race on the channel is found instead. The screen
+//!   only has to say whether there is a race; which races there are, the
+//!   history-based search says.
+//!
+//! Conversely a pair found may be no race (the second access's bytes may change once
+//! the first has run): the history decides.
 //!
 //! A `__VERIFIER_atomic_*` section runs as one transition, and an access in it is
 //! after the section's start: a section that could release to another thread before
@@ -37,8 +49,10 @@
 //!
 //! **Every reached state is asked.** The screen asks on each new state the search
 //! stores (`explore::observers::RaceScreen`), computing each running thread's next
-//! accesses itself: an access instruction's address from its registers, anything else
-//! by running the transition on a copy with every choice script (`probe`). So what the
+//! accesses itself: a load's, store's or atomic operation's address from its registers
+//! (`Machine::screen_access`), anything else by running the transition on a copy under
+//! every choice script with a `Probe` on (the race hooks of the interpreter note each
+//! access to a shared object). So what the
 //! search's reductions skip does not matter as long as they keep every state: sleep
 //! sets do (they skip transitions into known states); persistent sets do not and are
 //! off in the screen; thread symmetry stores one state per orbit, and a pair in one
