@@ -386,9 +386,11 @@ impl<'p> Machine<'p> {
                 .is_some_and(|a| st.memory.is_shared(self.eval(frame, a).as_u64()))
         };
         match n.visibility {
-            Visibility::Never => false,
+            // The race screen: a call that may touch shared memory (printing from it,
+            // realloc's release of a shared block) is an action of its own
+            // (`race::screen`).
+            Visibility::Never => self.opts.race_screen && (0..args.len()).any(shared),
             Visibility::Always | Visibility::Choice => true,
-            // The race screen: printing reads its pointer arguments (`race::screen`).
             Visibility::Output => {
                 self.opts.outputs_visible || (self.opts.race_screen && (0..args.len()).any(shared))
             }
