@@ -396,6 +396,10 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         out.push_str(&figures::awaits_line(&outcome.figures));
         out.push('\n');
         out.push_str(&format!("search: {}\n", checked.settings.search_why));
+        if let Some(screen) = &outcome.race_screen {
+            out.push_str(&screen.describe());
+            out.push('\n');
+        }
         out.push_str(&crate::render::unmodelled_block(&outcome.unmodelled, ""));
     }
     out

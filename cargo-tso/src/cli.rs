@@ -128,6 +128,11 @@ pub struct CheckingArgs {
     /// races (measurement). Hidden.
     #[arg(long, hide = true)]
     pub no_race_read_futures: bool,
+    /// Under TSO, look for races with access histories alone, without first searching
+    /// for two threads whose next accesses conflict (the race screen): the same
+    /// verdicts and races, slower (measurement, tests). Hidden.
+    #[arg(long, hide = true)]
+    pub no_race_screen: bool,
     /// Canonicalise every state afresh, never from its parent's canonical form: the
     /// same states and verdicts, slower (measurement). Hidden.
     #[arg(long, hide = true)]

@@ -79,7 +79,17 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     let plain_run =
         extras.fences_after.is_empty() && !extras.sequential && extras.observer.is_none();
     if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc {
-        return run_model(request, extras);
+        // One search gives the verdict and the races: no race screen (it stands in for
+        // a search of races alone, `race_search`).
+        let mut settings = request.settings.clone();
+        settings.machine.race_screen = false;
+        return run_model(
+            &Request {
+                settings: &settings,
+                ..request.clone()
+            },
+            extras,
+        );
     }
     if !plain_run {
         // The TSO runtime's natives record no accesses: tracking races in this run
@@ -139,6 +149,7 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
                 });
             }
             outcome.races = race_run.races;
+            outcome.race_screen = race_run.race_screen;
             return Ok(outcome);
         }
     }
@@ -147,7 +158,9 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
 
 /// The search for data races of a TSO check: the program without the TSO pass, races
 /// tracked as the settings say (searching for `target` past other kinds, if given).
-/// A limit that stops it leaves only the races open.
+/// A limit that stops it leaves only the races open. Unless `--no-race-screen`, the
+/// engine screens first (`tso_engine::race::screen`): a program whose states never
+/// hold two conflicting next accesses has no race and needs no access histories.
 pub fn race_search(
     request: &Request<'_>,
     target: Option<ErrorKind>,
@@ -178,6 +191,7 @@ pub fn race_search(
 /// the check gives, and what stays open. The figures shown are the TSO run's unless
 /// the race search gives the verdict; the time is both.
 fn combine_race_search(mut tso: RunReport, race_run: RunReport) -> RunReport {
+    tso.race_screen = race_run.race_screen.clone();
     let time = race_run.figures.time;
     let phases = race_run.figures.phases.clone();
     let found_race = race_run

@@ -204,6 +204,9 @@ pub struct RunReport {
     pub cut: Option<Cut>,
     /// Searching for one kind (`TSO_TEST_SHOULD_FAIL_WITH`): the other kinds met.
     pub other_kinds: Vec<ErrorKind>,
+    /// How the race search looked for races (the race screen, `tso_engine::RaceScreen`;
+    /// shown under `-v`).
+    pub race_screen: Option<tso_engine::RaceScreen>,
 }
 
 impl RunReport {
@@ -244,6 +247,7 @@ impl RunReport {
                 .unwrap_or_default(),
             races: report.races.clone(),
             unmodelled: report.unmodelled.clone(),
+            race_screen: report.race_screen.clone(),
             cut: None,
             other_kinds: report.other_kinds.clone(),
         }
@@ -284,6 +288,7 @@ impl RunReport {
             unmodelled: Vec::new(),
             cut: None,
             other_kinds: Vec::new(),
+            race_screen: None,
         }
     }
 

@@ -150,6 +150,8 @@ impl CheckSettings {
         machine.por = !args.no_por;
         machine.persistent_sets = args.experimental_persistent_sets;
         machine.race_read_futures = !args.no_race_read_futures;
+        // Used by the race search of a TSO check alone (`pipeline::race_search`).
+        machine.race_screen = !args.no_race_screen;
         machine.incremental_canon = !args.no_incremental_canon;
         machine.check_incremental_canon = args.check_incremental_canon;
         machine.symmetry = !args.no_symmetry;

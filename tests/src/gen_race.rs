@@ -583,6 +583,39 @@ impl RaceProgram {
         p
     }
 
+    /// The same program with every atomic operation one that synchronises: loads
+    /// acquire, stores release, read-modify-writes are acq_rel or seq_cst (fences stay
+    /// as they are). Such programs are the ones whose races the engine's race screen
+    /// decides (`tso_engine::race::screen`).
+    pub fn synchronising(&self) -> RaceProgram {
+        fn strengthen(ops: &mut [Op]) {
+            for op in ops {
+                match op {
+                    Op::AtomicLoad { order, .. } | Op::Await { order, .. } if !order.acquires() => {
+                        *order = Order::Acquire
+                    }
+                    Op::AtomicStore { order, .. } if !order.releases() => *order = Order::Release,
+                    Op::FetchAdd { order, .. } | Op::Put { order, .. }
+                        if *order != Order::SeqCst =>
+                    {
+                        *order = Order::AcqRel
+                    }
+                    Op::Choose { yes, no } => {
+                        strengthen(yes);
+                        strengthen(no);
+                    }
+                    Op::Repeat { body, .. } => strengthen(body),
+                    _ => {}
+                }
+            }
+        }
+        let mut p = self.clone();
+        for ops in &mut p.threads {
+            strengthen(ops);
+        }
+        p
+    }
+
     /// The same program without its `Op::Put`s (no release).
     pub fn without_puts(&self) -> RaceProgram {
         let mut p = self.clone();

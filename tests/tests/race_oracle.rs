@@ -250,3 +250,265 @@ fn merging_programs_race_where_the_oracle_says() {
         "the heap-read rule must merge states in some programs: {merged} of {count}"
     );
 }
+
+/// The race screen (`tso_engine::race::screen`) against the history-based search and
+/// the oracle: the generator's programs with every atomic made one that synchronises
+/// (`RaceProgram::synchronising`), where the screen applies, run under TSO with the
+/// default `--races warn`, screened and with `--no-race-screen`. The screen must apply
+/// to each; when it finds no two conflicting next accesses (it then decides alone) the
+/// oracle must find no race; both runs must give the same verdict and the same races
+/// (the same racy locations and accesses); and both must agree with the oracle. Run on
+/// the globals and on the heap. `TSO_SOAK=N` runs N programs instead of 80, `TSO_SEED=S`
+/// shifts the seeds.
+#[test]
+fn the_race_screen_agrees_with_access_histories_and_the_oracle() {
+    let seeds: Vec<u64> = tso_suite::soak_seeds(80).collect();
+    let count = seeds.len();
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_oracle_screen");
+    let runs: Vec<(u64, bool)> = seeds
+        .iter()
+        .flat_map(|&s| [(s, false), (s, true)])
+        .collect();
+    // (screen decided alone, racy, problem)
+    let results: Vec<(bool, bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
+        let program = gen_race::generate(seed).synchronising();
+        let racy = program.has_race();
+        let (source, name) = if heap {
+            (program.to_c_heap(), format!("seed_{seed}_heap.c"))
+        } else {
+            (program.to_c(), format!("seed_{seed}.c"))
+        };
+        let path = dir.join(name);
+        if let Err(e) = std::fs::write(&path, &source) {
+            return (
+                false,
+                racy,
+                Some(format!("seed {seed}: {}: {e}", path.display())),
+            );
+        }
+        let run = |args: &[&str]| {
+            CheckRun::new(&path, Model::Tso)
+                .tool_args(args)
+                .clang_args(&["-O0"])
+                .run()
+        };
+        let screened = run(&[]);
+        let history = run(&["--no-race-screen"]);
+        let field = |r: &CheckResult, key: &str| r.json.as_ref().and_then(|j| j.get(key)).cloned();
+        let screen = field(&screened, "race_screen")
+            .and_then(|s| s.get("result")?.as_str().map(str::to_owned));
+        let listed = field(&screened, "races").and_then(|r| r.as_array().map(|a| !a.is_empty()));
+        let alone = screen.as_deref() == Some("no-conflict");
+        let problem = if !screened.passed() || !history.passed() {
+            Some(format!("seed {seed}: {screened}\n{history}"))
+        } else if !matches!(screen.as_deref(), Some("no-conflict" | "conflict")) {
+            Some(format!("seed {seed}: the screen did not apply: {screened}"))
+        } else if alone && racy {
+            Some(format!(
+                "seed {seed}: the screen found no conflict, the oracle a race"
+            ))
+        } else if field(&screened, "races") != field(&history, "races") {
+            Some(format!(
+                "seed {seed}: screened and history-based runs list different races:\n{}\n{}",
+                screened
+                    .json
+                    .as_ref()
+                    .map_or(String::new(), |j| j["races"].to_string()),
+                history
+                    .json
+                    .as_ref()
+                    .map_or(String::new(), |j| j["races"].to_string()),
+            ))
+        } else if listed != Some(racy) {
+            Some(format!(
+                "seed {seed}: the engine {} a race, the oracle {}",
+                if listed == Some(true) {
+                    "reports"
+                } else {
+                    "reports no"
+                },
+                if racy { "finds one" } else { "finds none" }
+            ))
+        } else {
+            None
+        };
+        (
+            alone,
+            racy,
+            problem.map(|p| format!("{p}{}\n{source}", if heap { " (on the heap)" } else { "" })),
+        )
+    });
+    let alone = results.iter().filter(|r| r.0).count();
+    let racy = results.iter().filter(|r| r.1).count();
+    let failures: Vec<String> = results.into_iter().filter_map(|r| r.2).collect();
+    eprintln!(
+        "race_oracle (screen): {} runs ({racy} racy, {alone} decided by the screen alone), {} disagree",
+        2 * count,
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs disagree:\n\n{}",
+        failures.len(),
+        2 * count,
+        failures.join("\n\n")
+    );
+    // Both ways must be exercised: programs the screen clears alone, and racy ones.
+    assert!(
+        alone * 5 >= count && racy * 5 >= count,
+        "the screen must clear some programs alone ({alone}) and some must race ({racy}) of {}",
+        2 * count
+    );
+}
+
+/// The rules the race screen relies on, one program each, under TSO with the default
+/// `--races warn`, screened and with `--no-race-screen` (the same verdict and races):
+/// a relaxed read-modify-write (it heads no release sequence: the race on `x` never
+/// shows as two conflicting next accesses) makes the screen not apply; two
+/// `__VERIFIER_atomic_*` sections never conflict, a section and a plain access do; a
+/// `free` ordered after the read by seq_cst atomics is cleared by the screen alone,
+/// and one that is not races with the read (a deallocation is a write of the object).
+#[test]
+fn the_race_screen_rules() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_screen_rules");
+    // (name, source, the screen's result, a race listed on this memory)
+    let cases: [(&str, &str, &str, Option<&str>); 5] = [
+        ("relaxed_rmw", RELAXED_RMW, "not-applicable", Some("`x`")),
+        ("sections", SECTIONS, "no-conflict", None),
+        ("section_plain", SECTION_PLAIN, "conflict", Some("`x`")),
+        ("free_read", FREE_READ, "no-conflict", None),
+        (
+            "free_read_racy",
+            FREE_READ_RACY,
+            "conflict",
+            Some("deallocates it"),
+        ),
+    ];
+    let mut problems = Vec::new();
+    for (name, source, result, race) in cases {
+        let path = dir.join(format!("{name}.c"));
+        std::fs::write(&path, source).expect("write the program");
+        let run = |args: &[&str]| CheckRun::new(&path, Model::Tso).tool_args(args).run();
+        let (screened, history) = (run(&[]), run(&["--no-race-screen"]));
+        let field = |r: &CheckResult, key: &str| r.json.as_ref().and_then(|j| j.get(key)).cloned();
+        let got = field(&screened, "race_screen")
+            .and_then(|s| s.get("result")?.as_str().map(str::to_owned));
+        let races = field(&screened, "races").unwrap_or_default().to_string();
+        if got.as_deref() != Some(result) {
+            problems.push(format!(
+                "{name}: the screen gave {got:?}, not {result}: {screened}"
+            ));
+        }
+        if field(&screened, "races") != field(&history, "races")
+            || screened.verdict() != history.verdict()
+        {
+            problems.push(format!(
+                "{name}: screened and history-based runs differ:\n{screened}\n{history}"
+            ));
+        }
+        match race {
+            Some(memory) if !races.contains(memory) => {
+                problems.push(format!("{name}: no race listed on {memory}: {races}"))
+            }
+            None if races != "[]" => problems.push(format!("{name}: races listed: {races}")),
+            _ => {}
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+const RELAXED_RMW: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+int x, r;
+atomic_int c;
+void *writer(void *a) { x = 1; atomic_fetch_add_explicit(&c, 1, memory_order_relaxed); return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    while (!atomic_load_explicit(&c, memory_order_acquire))
+        ;
+    r = x;
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+const SECTIONS: &str = r#"#include <pthread.h>
+int x;
+void __VERIFIER_atomic_inc(void) { x = x + 1; }
+void *inc(void *a) { __VERIFIER_atomic_inc(); return 0; }
+int main(void) {
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, inc, 0);
+    pthread_create(&t2, 0, inc, 0);
+    pthread_join(t1, 0);
+    pthread_join(t2, 0);
+    return x == 2 ? 0 : 1;
+}
+"#;
+
+const SECTION_PLAIN: &str = r#"#include <pthread.h>
+int x;
+void __VERIFIER_atomic_inc(void) { x = x + 1; }
+void *inc(void *a) { __VERIFIER_atomic_inc(); return 0; }
+void *plain(void *a) { x = x + 1; return 0; }
+int main(void) {
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, inc, 0);
+    pthread_create(&t2, 0, plain, 0);
+    pthread_join(t1, 0);
+    pthread_join(t2, 0);
+    return 0;
+}
+"#;
+
+const FREE_READ: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+_Atomic(int *) published;
+atomic_int done;
+int r;
+void *reader(void *a) {
+    int *p = atomic_load(&published);
+    if (p)
+        r = *p;
+    atomic_store(&done, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    int *p = malloc(sizeof *p);
+    *p = 1;
+    atomic_store(&published, p);
+    pthread_create(&t, 0, reader, 0);
+    if (atomic_load(&done))
+        free(p);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+const FREE_READ_RACY: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+_Atomic(int *) published;
+atomic_int done;
+int r;
+void *reader(void *a) {
+    int *p = atomic_load(&published);
+    if (p)
+        r = *p;
+    atomic_store(&done, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    int *p = malloc(sizeof *p);
+    *p = 1;
+    atomic_store(&published, p);
+    pthread_create(&t, 0, reader, 0);
+        free(p);
+    pthread_join(t, 0);
+    return 0;
+}
+"#;

@@ -85,10 +85,108 @@ pub struct CheckReport {
     /// With `CheckOptions::target`: the kinds of the other errors the search met, each
     /// ending its path.
     pub other_kinds: Vec<crate::ErrorKind>,
+    /// With `MachineOptions::race_screen`: what the race screen did.
+    pub race_screen: Option<RaceScreen>,
+}
+
+/// What the race screen (`race::screen`) did in a check that looks for races.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RaceScreen {
+    /// It found no two conflicting next accesses in any state: no race, and no
+    /// history-based search.
+    NoConflict,
+    /// It found two (or stopped without a pass): the history-based search gave the result.
+    Conflict,
+    /// It does not decide this program's races (the reason): the history-based search
+    /// ran alone.
+    NotApplicable(String),
+}
+
+impl RaceScreen {
+    /// For `-v`: how races were looked for.
+    pub fn describe(&self) -> String {
+        match self {
+            RaceScreen::NoConflict => {
+                "races: no two threads' next accesses conflict in any state (no race; \
+                 access histories not needed)"
+                    .to_owned()
+            }
+            RaceScreen::Conflict => "races: two threads' next accesses conflict in some \
+                 state; the races were then looked for with access histories"
+                .to_owned(),
+            RaceScreen::NotApplicable(why) => format!(
+                "races: looked for with access histories ({why}: conflicting next accesses \
+                 would not show every race)"
+            ),
+        }
+    }
 }
 
 /// Model-check `program` from `opts.entry`.
+///
+/// With `MachineOptions::race_screen` and races looked for, the race screen
+/// (`race::screen`) searches first, without race data; only when it finds two
+/// conflicting next accesses (or does not pass) does the history-based search run, with
+/// what is left of the time budget. A screen that passes is the report: no race.
 pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
+    // Races tracked as the options say, with no screen.
+    let history = |opts: &CheckOptions| {
+        check_one(
+            program,
+            natives,
+            &CheckOptions {
+                machine: MachineOptions {
+                    race_screen: false,
+                    ..opts.machine.clone()
+                },
+                ..opts.clone()
+            },
+        )
+    };
+    if !opts.machine.race_screen || opts.machine.races == crate::race::RacePolicy::Allow {
+        return history(opts);
+    }
+    let applies = if opts.target.is_some() || opts.observer.is_some() {
+        Err("a search for one kind of error".to_owned())
+    } else {
+        crate::race::screen::applies(program)
+    };
+    if let Err(why) = applies {
+        let mut report = history(opts);
+        report.race_screen = Some(RaceScreen::NotApplicable(why));
+        return report;
+    }
+    let started = std::time::Instant::now();
+    let screened = check_one(
+        program,
+        natives,
+        &CheckOptions {
+            machine: MachineOptions {
+                races: crate::race::RacePolicy::Allow,
+                persistent_sets: false,
+                ..opts.machine.clone()
+            },
+            ..opts.clone()
+        },
+    );
+    if screened.verdict == Verdict::Pass && screened.race_screen == Some(RaceScreen::NoConflict) {
+        return screened;
+    }
+    let mut report = history(&CheckOptions {
+        limits: Limits {
+            deadline: opts.limits.deadline_from(started),
+            ..opts.limits.clone()
+        },
+        ..opts.clone()
+    });
+    report.stats.time += screened.stats.time;
+    report.race_screen = Some(RaceScreen::Conflict);
+    report
+}
+
+/// One search of `program`; with `race_screen` set and races not tracked, the race
+/// screen's search (`check` gives it these options only).
+fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
     let machine = Machine::new(
         program,
         natives,
@@ -113,6 +211,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         races: Vec::new(),
         unmodelled: Vec::new(),
         other_kinds: Vec::new(),
+        race_screen: None,
     };
     let Some(entry) = program
         .function(&opts.entry)
@@ -206,6 +305,16 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             }
         };
     }
+    let screen_conflict = machine
+        .screen_conflict
+        .load(std::sync::atomic::Ordering::Relaxed);
+    if machine.opts.race_screen {
+        report.race_screen = Some(if screen_conflict {
+            RaceScreen::Conflict
+        } else {
+            RaceScreen::NoConflict
+        });
+    }
     report.stats = result.stats;
     if machine.opts.awaits {
         report.stats.awaits = Some(
@@ -233,7 +342,9 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             if let Ok(mut d) = machine.deadline.lock() {
                 *d = None;
             }
-            report.diagnosis = Some(explore::diagnosis::diagnose(&machine, initial, &path));
+            if !screen_conflict {
+                report.diagnosis = Some(explore::diagnosis::diagnose(&machine, initial, &path));
+            }
         }
         Conclusion::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {
             report.verdict = Verdict::Inconclusive;

@@ -27,7 +27,7 @@ pub(crate) mod undefined;
 pub mod value;
 pub(crate) mod wide;
 
-pub use check::{check, CheckOptions, CheckReport, Verdict};
+pub use check::{check, CheckOptions, CheckReport, RaceScreen, Verdict};
 pub use error::{ErrorKind, Failure, LoadError};
 pub use interp::TraceStep;
 pub use ir::Location;

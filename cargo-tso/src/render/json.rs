@@ -95,6 +95,17 @@ pub fn outcome_fields(outcome: &RunReport, settings: &CheckSettings) -> Map<Stri
         settings.machine.races.as_str().into(),
     );
     map.insert("races".into(), races(outcome));
+    if let Some(screen) = &outcome.race_screen {
+        let (result, reason) = match screen {
+            tso_engine::RaceScreen::NoConflict => ("no-conflict", None),
+            tso_engine::RaceScreen::Conflict => ("conflict", None),
+            tso_engine::RaceScreen::NotApplicable(why) => ("not-applicable", Some(why.clone())),
+        };
+        map.insert(
+            "race_screen".into(),
+            json!({ "result": result, "reason": reason }),
+        );
+    }
     map.insert(
         "phases".into(),
         outcome

@@ -70,6 +70,7 @@ fn failing(
         unmodelled: Vec::new(),
         cut: None,
         other_kinds: Vec::new(),
+        race_screen: None,
     }
 }
 
@@ -141,6 +142,7 @@ fn sc(classification: ScClassification) -> ScRerun {
             unmodelled: Vec::new(),
             cut: None,
             other_kinds: Vec::new(),
+            race_screen: None,
         },
     }
 }
@@ -260,6 +262,7 @@ fn inconclusive_run() {
             ],
         }),
         other_kinds: Vec::new(),
+        race_screen: None,
     };
     insta::assert_snapshot!(failure::details(&outcome, None, false));
 }

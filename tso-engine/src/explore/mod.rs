@@ -175,6 +175,8 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         .observer
         .clone()
         .map(|observe| observers::NewStates { observe, machine });
+    let screen = (machine.opts.race_screen && machine.opts.races == crate::race::RacePolicy::Allow)
+        .then_some(observers::RaceScreen { machine });
     let wait_for = observers::WaitFor { machine };
     let no_move = observers::Deadlock { machine };
     let mut watching: Vec<&dyn observers::Observer> = vec![
@@ -189,6 +191,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     }
     if let Some(n) = &new_states {
         watching.push(n);
+    }
+    if let Some(r) = &screen {
+        watching.push(r);
     }
     if let Some(t) = &target {
         watching.push(t);

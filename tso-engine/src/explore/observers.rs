@@ -337,3 +337,125 @@ impl Observer for Target {
         }
     }
 }
+
+/// The race screen (`crate::race::screen`): in each new state, the next accesses of
+/// every running thread (each choice script of a transition that must be run to tell);
+/// two that conflict stop the search (the history-based search then runs).
+pub struct RaceScreen<'m, 'p> {
+    pub machine: &'m crate::interp::Machine<'p>,
+}
+
+/// Choice scripts run per transition before the screen gives up and counts it as a
+/// conflict (the history-based search then decides).
+const SCREEN_MAX_SCRIPTS: usize = 256;
+
+/// Why the screen stopped its search.
+pub const SCREEN_STOP: &str = "two threads' next accesses conflict";
+
+impl RaceScreen<'_, '_> {
+    /// Do two running threads of `st` have conflicting next accesses?
+    fn conflict(&self, st: &State) -> bool {
+        use crate::race::screen::ProbeAccess;
+        let m = self.machine;
+        if st.exit_code.is_some() || st.at_most_one_running() {
+            return false;
+        }
+        let owner = st
+            .atomic_owner
+            .filter(|&o| st.thread(o).status.is_running());
+        // Per running thread: its next accesses, and whether they are its whole
+        // transition's (it was run) or its visible action's alone.
+        let mut next: Vec<(ThreadId, Vec<ProbeAccess>, bool)> = Vec::new();
+        for u in 0..st.threads.len() as ThreadId {
+            if !st.thread(u).status.is_running() || owner.is_some_and(|o| o != u) {
+                continue;
+            }
+            let mut accesses = Vec::new();
+            let whole = !m.screen_access(st, u, &mut accesses);
+            if whole && !self.run_transition(st, u, &mut accesses) {
+                return true;
+            }
+            next.push((u, accesses, whole));
+        }
+        // A transition may end stack objects after its visible action (a return): where
+        // another thread's next access touches a stack object of a thread, that
+        // thread's whole transition counts.
+        while let Some(i) = next.iter().find_map(|(_, accesses, _)| {
+            accesses.iter().find_map(|a| {
+                let o = st.memory.get(a.obj)?;
+                if o.kind != crate::memory::ObjKind::Stack {
+                    return None;
+                }
+                next.iter().position(|(u, _, whole)| {
+                    *u != a.tid
+                        && !*whole
+                        && st
+                            .thread(*u)
+                            .frames
+                            .iter()
+                            .any(|f| f.allocas.contains(&a.obj) || f.varargs == Some(a.obj))
+                })
+            })
+        }) {
+            let (u, accesses, whole) = &mut next[i];
+            accesses.clear();
+            *whole = true;
+            if !self.run_transition(st, *u, accesses) {
+                return true;
+            }
+        }
+        next.iter().enumerate().any(|(i, (_, mine, _))| {
+            next[i + 1..]
+                .iter()
+                .any(|(_, theirs, _)| mine.iter().any(|a| theirs.iter().any(|b| a.conflicts(b))))
+        })
+    }
+
+    /// The accesses of `tid`'s transition from `st` under every choice script, added to
+    /// `accesses`; false when it has too many scripts to run.
+    fn run_transition(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        accesses: &mut Vec<crate::race::screen::ProbeAccess>,
+    ) -> bool {
+        let m = self.machine;
+        if m.blocks_at_once(st, tid) {
+            return true;
+        }
+        let mut script: Vec<(u32, u32)> = Vec::new();
+        for _ in 0..SCREEN_MAX_SCRIPTS {
+            let mut next = st.clone();
+            let mut chooser = super::chooser::ScriptChooser::default();
+            chooser.reset(&script);
+            let probe = crate::race::screen::Probe::start();
+            let r = m.run_transition(&mut next, tid, &mut chooser, None);
+            probe.finish(tid, accesses);
+            if r == Ok(crate::interp::Step::Blocked) {
+                return true;
+            }
+            match super::advance_script(chooser.taken()) {
+                Some(s) => script = s,
+                None => return true,
+            }
+        }
+        false
+    }
+}
+
+impl Observer for RaceScreen<'_, '_> {
+    fn new_state(&self, st: &State) -> Option<Found> {
+        if self.conflict(st) {
+            self.machine
+                .screen_conflict
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        None
+    }
+    fn stored(&self, _states: u64) -> Option<String> {
+        self.machine
+            .screen_conflict
+            .load(std::sync::atomic::Ordering::Relaxed)
+            .then(|| SCREEN_STOP.to_owned())
+    }
+}

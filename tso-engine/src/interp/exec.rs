@@ -885,7 +885,8 @@ impl<'p> Machine<'p> {
         f: impl FnOnce(&mut NativeCx<'_>) -> R,
     ) -> R {
         let spawn = |s: &mut State, func: u64, a: Vec<Val>| self.spawn(s, func, a);
-        let data_accesses = st.races.is_some().then(Default::default);
+        let data_accesses =
+            (st.races.is_some() || crate::race::screen::probing()).then(Default::default);
         let mut cx = NativeCx {
             state: st,
             program: self.program,

@@ -61,6 +61,13 @@ pub struct MachineOptions {
     /// futures (`interp::races::update_race_writers`). On by default; off only to
     /// measure it.
     pub race_read_futures: bool,
+    /// Screen for races before tracking them (`race::screen`): with races looked for,
+    /// `check` first searches without race data, asking each state whether two
+    /// threads' next accesses conflict, and tracks races only when two may (`cargo
+    /// tso` asks for it in the race search of a TSO check). In the screening search
+    /// itself (races `Allow`, set by `check`): a call of a library function that is
+    /// otherwise invisible is visible when an argument points to shared memory.
+    pub race_screen: bool,
     /// Canonicalise a successor incrementally from its parent's canonical form when the
     /// parent's numbering stays valid (`store/canon.rs`); off only to measure it
     /// (hidden `--no-incremental-canon`).
@@ -98,6 +105,7 @@ impl Default for MachineOptions {
             symmetry: true,
             persistent_sets: false,
             race_read_futures: true,
+            race_screen: false,
             incremental_canon: true,
             check_incremental_canon: false,
             awaits: true,
@@ -136,6 +144,9 @@ pub struct Machine<'p> {
     /// report: the same race found on many paths, or by other threads in the other
     /// order, is one report, whatever order the workers find them in).
     pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
+    /// The race screen found two threads whose next accesses conflict in some state
+    /// (`race::screen`).
+    pub(crate) screen_conflict: std::sync::atomic::AtomicBool,
     /// Per object id: a global only atomic operations name (`race::atomic_only`).
     atomic_only: Vec<bool>,
     /// The static futures judged by what threads write (`race_read_futures`), built
@@ -203,6 +214,7 @@ impl<'p> Machine<'p> {
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),
             races_found: Default::default(),
+            screen_conflict: std::sync::atomic::AtomicBool::new(false),
             atomic_only,
             race_futures: std::sync::OnceLock::new(),
             awaits,
@@ -542,9 +554,14 @@ impl<'p> Machine<'p> {
                 .is_some_and(|a| st.memory.is_shared(self.eval(frame, a).as_u64()))
         };
         match n.visibility {
-            Visibility::Never => false,
+            // The race screen: a call that may touch shared memory (printing from it,
+            // realloc's release of a shared block) is an action of its own
+            // (`race::screen`).
+            Visibility::Never => self.opts.race_screen && (0..args.len()).any(shared),
             Visibility::Always | Visibility::Choice => true,
-            Visibility::Output => self.opts.outputs_visible,
+            Visibility::Output => {
+                self.opts.outputs_visible || (self.opts.race_screen && (0..args.len()).any(shared))
+            }
             Visibility::IfShared(i) => shared(i),
             Visibility::IfShared2(i, j) => shared(i) || shared(j),
             Visibility::Custom(f) => {

@@ -6,6 +6,7 @@ use super::{attribute, describe_pointer, Machine};
 use crate::error::{ErrorKind, Failure};
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
+use crate::race::screen::{self, ProbeAccess};
 use crate::race::{is_atomic_only, Access, Race, RacePolicy, RaceState, ATOMIC_SECTION_KEY};
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts};
@@ -81,6 +82,25 @@ pub(crate) fn take_unreported_race() -> bool {
     UNREPORTED.with(|u| u.replace(false))
 }
 
+/// For the race screen (`crate::race::screen`): thread `tid`'s access of `size` bytes at
+/// `p`, when another thread can reach them.
+fn probe_access(st: &State, tid: ThreadId, p: u64, size: u64, write: bool, atomic: bool) {
+    let (obj, off) = ptr_parts(p);
+    if st.memory.get(obj).is_some_and(|o| o.shared && !o.freed) {
+        screen::note(ProbeAccess {
+            tid,
+            obj,
+            start: off,
+            end: off
+                .saturating_add(size.min(u32::MAX as u64) as u32)
+                .max(off.saturating_add(1)),
+            write,
+            atomic,
+            section: st.atomic_owner == Some(tid),
+        });
+    }
+}
+
 impl Machine<'_> {
     /// Thread `tid` accesses `size` bytes at `p` (already checked valid). Accesses to
     /// memory no other thread can reach are kept object-wide (see `crate::race`).
@@ -95,6 +115,9 @@ impl Machine<'_> {
     ) -> Result<(), Failure> {
         if size == 0 {
             return Ok(());
+        }
+        if screen::probing() {
+            probe_access(st, tid, p, size, write, order.is_atomic());
         }
         self.record_access(st, tid, (p, size), write, order, |r, key| {
             match (order.is_atomic(), write) {
@@ -117,6 +140,9 @@ impl Machine<'_> {
         written: bool,
         order: MemOrder,
     ) -> Result<(), Failure> {
+        if screen::probing() {
+            probe_access(st, tid, p, size, written, true);
+        }
         self.record_access(st, tid, (p, size), written, order, |r, key| {
             if written {
                 r.atomic_rmw(tid, key, order);
@@ -208,6 +234,9 @@ impl Machine<'_> {
         if st.races.as_ref().is_some_and(|r| r.tracks(obj)) {
             let race = st.races_mut().and_then(|r| r.dealloc(tid, obj, site));
             self.on_race(st, None, race)?;
+        }
+        if screen::probing() {
+            screen::note_dealloc(st, tid, obj);
         }
         st.kill(obj);
         Ok(())
@@ -384,5 +413,52 @@ impl Machine<'_> {
             first: side(&race.first, false),
             second: side(&race.second, race.dealloc),
         }
+    }
+}
+
+impl Machine<'_> {
+    /// For the race screen: when `tid`'s next action is a load, store or atomic
+    /// operation, its access (if another thread can reach the bytes) goes to `out`
+    /// and the answer is true; false when the transition must be run to know
+    /// (`explore::observers::RaceScreen`).
+    pub(crate) fn screen_access(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        out: &mut Vec<ProbeAccess>,
+    ) -> bool {
+        use crate::ir::Inst;
+        let Some(pc) = Self::pc(st, tid) else {
+            return true;
+        };
+        let (inst, _) = self.inst_at(&pc);
+        let (ptr, ty, write, atomic) = match inst {
+            Inst::Load { ptr, ty, order, .. } => (ptr, ty, false, order.is_atomic()),
+            Inst::Store { ptr, ty, order, .. } => (ptr, ty, true, order.is_atomic()),
+            Inst::CmpXchg { ptr, ty, .. } | Inst::AtomicRmw { ptr, ty, .. } => {
+                (ptr, ty, true, true)
+            }
+            _ => return false,
+        };
+        let p = self.eval(st.thread(tid).top(), ptr).as_u64();
+        let size = self.program.types.size(*ty);
+        let (obj, off) = ptr_parts(p);
+        if st.memory.get(obj).is_none_or(|o| !o.shared || o.freed) {
+            // Not shared: nothing another thread could touch (an invalid access is
+            // the transition's own error, which the search meets).
+            return true;
+        }
+        out.push(ProbeAccess {
+            tid,
+            obj,
+            start: off,
+            end: off
+                .saturating_add(size.min(u32::MAX as u64) as u32)
+                .max(off.saturating_add(1)),
+            write,
+            atomic,
+            section: st.atomic_owner == Some(tid),
+        });
+        true
     }
 }

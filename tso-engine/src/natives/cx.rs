@@ -541,6 +541,9 @@ impl<'a> NativeCx<'a> {
                 self.dealloc_races.push(race);
             }
         }
+        if crate::race::screen::probing() {
+            crate::race::screen::note_dealloc(self.state, self.tid, obj);
+        }
         self.state.kill(obj);
     }
 

@@ -82,6 +82,7 @@
 mod atomic_only;
 mod clock;
 pub(crate) mod reuse;
+pub(crate) mod screen;
 mod shadow;
 mod sorted;
 

@@ -1,0 +1,261 @@
+//! The race screen: a search without race data that asks, in every state it reaches,
+//! whether two threads' next transitions make conflicting accesses (the same bytes,
+//! at least one a write, at least one not atomic, not both inside
+//! `__VERIFIER_atomic_*` sections; a deallocation is a plain write of the whole
+//! object, as `RaceState::dealloc` has it). `check` runs it before the history-based
+//! search (`RaceState`) when races are looked for in a search of their own (the race
+//! search of a TSO check, `MachineOptions::race_screen`): when it passes and finds no
+//! such pair, the program has no race and the check is done; otherwise the
+//! history-based search runs as before and gives the verdict and the reports. So
+//! reports are always the history's, and the screen needs only be right when it finds
+//! nothing.
+//!
+//! **Why no pair means no race** (`applies` says when). Suppose every reads-from
+//! between two threads synchronises in the race model: atomic loads acquire, atomic
+//! stores release, RMWs and compare-exchanges are acq_rel or seq_cst (the model takes
+//! a failed exchange's order from its success order, the IR holds no other), and no
+//! library call lets a thread learn what another did without acquiring (a failed
+//! `trylock`, `trywait` or timed wait does). Take a racing pair (a, b), a in thread A
+//! and b in thread B, at the least distance on some execution, and keep the events
+//! before a and those between a and b that happen-before b, then a, then b. A kept
+//! read reads the same write as before: its write is kept (program order, or a
+//! synchronising reads-from), or the two race at a smaller distance. So every thread
+//! is where it was, A at a and B at b: a and b touch an object both threads reach,
+//! which is then marked shared, so both are visible actions, and the other threads'
+//! invisible steps touch nothing shared. Such a state is one the search reaches, and
+//! in it both next accesses are seen, with two exceptions, each covered:
+//! - an access that sits in a transition after its visible action, where another
+//!   thread may have synchronised with that action: with `race_screen`, a library call
+//!   that would be invisible (printing from shared memory, `realloc` of a shared
+//!   block) is visible when an argument points to shared memory; what remains is the
+//!   end of stack objects at a return (or `longjmp`). For those, where a thread's next
+//!   access touches a stack object of another thread, that thread's whole transition
+//!   is run (`RaceScreen`), so a return that ends the object is seen; and a thread
+//!   that synchronised first can only touch the object after it ended, which is a
+//!   `use-after-free` the search fails on (then the history decides);
+//! - a race through a channel that is itself racy (a pointer published by a plain
+//!   store): the smaller-distance race on the channel is found instead. The screen
+//!   only has to say whether there is a race; which races there are, the
+//!   history-based search says.
+//!
+//! Conversely a pair found may be no race (the second access's bytes may change once
+//! the first has run): the history decides.
+//!
+//! A `__VERIFIER_atomic_*` section runs as one transition, and an access in it is
+//! after the section's start: a section that could release to another thread before
+//! a later access of its own (an atomic operation or a library call inside it), or a
+//! section opened by `__VERIFIER_atomic_begin`, whose body the scan cannot delimit,
+//! makes the screen not apply.
+//!
+//! **Every reached state is asked.** The screen asks on each new state the search
+//! stores (`explore::observers::RaceScreen`), computing each running thread's next
+//! accesses itself: a load's, store's or atomic operation's address from its registers
+//! (`Machine::screen_access`), anything else by running the transition on a copy under
+//! every choice script with a `Probe` on (the race hooks of the interpreter note each
+//! access to a shared object). So what the
+//! search's reductions skip does not matter as long as they keep every state: sleep
+//! sets do (they skip transitions into known states); persistent sets do not and are
+//! off in the screen; thread symmetry stores one state per orbit, and a pair in one
+//! state is a pair, renamed, in every state of its orbit.
+
+use crate::ir::{Callee, Inst, MemOrder, Program};
+use crate::memory::ObjId;
+use std::cell::{Cell, RefCell};
+
+/// One access of a transition that another thread could make at the same time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ProbeAccess {
+    pub tid: u32,
+    pub obj: ObjId,
+    pub start: u32,
+    pub end: u32,
+    pub write: bool,
+    pub atomic: bool,
+    /// Inside a `__VERIFIER_atomic_*` section.
+    pub section: bool,
+}
+
+impl ProbeAccess {
+    /// Could the two race: different threads, overlapping bytes, a write, a plain
+    /// access, not two sections?
+    pub(crate) fn conflicts(&self, o: &ProbeAccess) -> bool {
+        self.tid != o.tid
+            && self.obj == o.obj
+            && self.start < o.end
+            && o.start < self.end
+            && (self.write || o.write)
+            && !(self.atomic && o.atomic)
+            && !(self.section && o.section)
+    }
+}
+
+/// Whether the screen decides this program's races exactly when it finds no pair:
+/// `Err` names the first construct that makes it not apply (the history-based search
+/// then runs alone).
+pub(crate) fn applies(program: &Program) -> Result<(), String> {
+    let name = |f: u32| program.functions[f as usize].name.as_str();
+    let weak_library = |n: &str| {
+        [
+            "trylock",
+            "trywait",
+            "timed",
+            "clocklock",
+            "tryjoin",
+            "try_lock",
+        ]
+        .iter()
+        .any(|w| n.contains(w))
+            || n == "__VERIFIER_atomic_begin"
+    };
+    for f in &program.functions {
+        if f.body.is_none() && weak_library(&f.name) {
+            return Err(format!("it calls `{}`", f.name));
+        }
+        let Some(body) = f.body.as_ref() else {
+            continue;
+        };
+        let section = f.name.starts_with("__VERIFIER_atomic_");
+        for inst in body.blocks.iter().flat_map(|b| b.insts.iter()) {
+            let weak = match inst {
+                Inst::Load { order, .. } if order.is_atomic() && !order.acquires() => {
+                    Some("an atomic load that does not acquire")
+                }
+                Inst::Store { order, .. } if order.is_atomic() && !order.releases() => {
+                    Some("an atomic store that does not release")
+                }
+                Inst::CmpXchg { order, .. } | Inst::AtomicRmw { order, .. }
+                    if !matches!(order, MemOrder::AcqRel | MemOrder::SeqCst) =>
+                {
+                    Some("a read-modify-write that is not acq_rel or seq_cst")
+                }
+                _ => None,
+            };
+            if let Some(what) = weak {
+                return Err(format!("`{}` has {what}", f.name));
+            }
+            if !section {
+                continue;
+            }
+            let inside = match inst {
+                Inst::Load { order, .. } | Inst::Store { order, .. } if order.is_atomic() => {
+                    Some("an atomic operation")
+                }
+                Inst::CmpXchg { .. } | Inst::AtomicRmw { .. } | Inst::Fence { .. } => {
+                    Some("an atomic operation")
+                }
+                Inst::Call {
+                    callee: Callee::Direct(g),
+                    ..
+                } if !harmless_in_section(name(*g)) => Some("a call"),
+                Inst::Call {
+                    callee: Callee::Indirect(_),
+                    ..
+                } => Some("a call"),
+                _ => None,
+            };
+            if let Some(what) = inside {
+                return Err(format!("the atomic section `{}` holds {what}", f.name));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Calls an atomic section may make without synchronising with another thread.
+fn harmless_in_section(name: &str) -> bool {
+    name.starts_with("__VERIFIER_nondet")
+        || name.starts_with("llvm.")
+        || matches!(
+            name,
+            "__VERIFIER_assume" | "__assert_fail" | "assert" | "reach_error" | "abort"
+        )
+}
+
+thread_local! {
+    static PROBING: Cell<bool> = const { Cell::new(false) };
+    static PROBED: RefCell<Vec<ProbeAccess>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Is a transition being probed for its accesses on this thread?
+#[inline]
+pub(crate) fn probing() -> bool {
+    PROBING.with(Cell::get)
+}
+
+/// Note an access of the probed transition (only call when `probing()`).
+pub(crate) fn note(a: ProbeAccess) {
+    PROBED.with(|p| p.borrow_mut().push(a));
+}
+
+/// Thread `tid` deallocates `obj`: a plain write of all of it, when another thread can
+/// reach it (only call when `probing()`).
+pub(crate) fn note_dealloc(st: &crate::state::State, tid: u32, obj: ObjId) {
+    if st.memory.get(obj).is_some_and(|o| o.shared && !o.freed) {
+        note(ProbeAccess {
+            tid,
+            obj,
+            start: 0,
+            end: u32::MAX,
+            write: true,
+            atomic: false,
+            section: st.atomic_owner == Some(tid),
+        });
+    }
+}
+
+/// Notes the accesses of the transitions run on this thread until `finish` (or drop).
+pub(crate) struct Probe(());
+
+impl Probe {
+    pub(crate) fn start() -> Probe {
+        PROBED.with(|p| p.borrow_mut().clear());
+        PROBING.with(|p| p.set(true));
+        Probe(())
+    }
+
+    /// The accesses of thread `tid` noted, appended to `out`.
+    pub(crate) fn finish(self, tid: u32, out: &mut Vec<ProbeAccess>) {
+        PROBING.with(|p| p.set(false));
+        PROBED.with(|p| out.extend(p.borrow().iter().filter(|a| a.tid == tid)));
+    }
+}
+
+impl Drop for Probe {
+    fn drop(&mut self) {
+        PROBING.with(|p| p.set(false));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn access(tid: u32, start: u32, write: bool, atomic: bool, section: bool) -> ProbeAccess {
+        ProbeAccess {
+            tid,
+            obj: 3,
+            start,
+            end: start + 4,
+            write,
+            atomic,
+            section,
+        }
+    }
+
+    #[test]
+    fn a_plain_write_conflicts_with_any_access_of_its_bytes() {
+        let w = access(0, 0, true, false, false);
+        assert!(w.conflicts(&access(1, 2, false, false, false)));
+        assert!(w.conflicts(&access(1, 0, false, true, false)));
+        assert!(w.conflicts(&access(1, 0, true, true, true)));
+    }
+
+    #[test]
+    fn reads_atomics_disjoint_bytes_one_thread_and_two_sections_do_not() {
+        assert!(!access(0, 0, false, false, false).conflicts(&access(1, 0, false, false, false)));
+        assert!(!access(0, 0, true, true, false).conflicts(&access(1, 0, true, true, false)));
+        assert!(!access(0, 0, true, false, false).conflicts(&access(1, 4, true, false, false)));
+        assert!(!access(0, 0, true, false, false).conflicts(&access(0, 0, true, false, false)));
+        assert!(!access(0, 0, true, false, true).conflicts(&access(1, 0, true, false, true)));
+    }
+}
