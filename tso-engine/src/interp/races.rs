@@ -82,12 +82,21 @@ pub(crate) fn take_unreported_race() -> bool {
     UNREPORTED.with(|u| u.replace(false))
 }
 
-/// For the race screen (`crate::race::screen`): thread `tid`'s access of `size` bytes at
-/// `p`, when another thread can reach them.
-fn probe_access(st: &State, tid: ThreadId, p: u64, size: u64, write: bool, atomic: bool) {
+/// Thread `tid`'s access of `size` bytes at `p` as the race screen sees it, if the
+/// object is shared and live (else no other thread can touch those bytes).
+fn shared_access(
+    st: &State,
+    tid: ThreadId,
+    p: u64,
+    size: u64,
+    write: bool,
+    atomic: bool,
+) -> Option<ProbeAccess> {
     let (obj, off) = ptr_parts(p);
-    if st.memory.get(obj).is_some_and(|o| o.shared && !o.freed) {
-        screen::note(ProbeAccess {
+    st.memory
+        .get(obj)
+        .is_some_and(|o| o.shared && !o.freed)
+        .then(|| ProbeAccess {
             tid,
             obj,
             start: off,
@@ -97,7 +106,14 @@ fn probe_access(st: &State, tid: ThreadId, p: u64, size: u64, write: bool, atomi
             write,
             atomic,
             section: st.atomic_owner == Some(tid),
-        });
+        })
+}
+
+/// For the race screen (`crate::race::screen`): thread `tid`'s access of `size` bytes at
+/// `p`, when another thread can reach them.
+fn probe_access(st: &State, tid: ThreadId, p: u64, size: u64, write: bool, atomic: bool) {
+    if let Some(access) = shared_access(st, tid, p, size, write, atomic) {
+        screen::note(access);
     }
 }
 
@@ -442,23 +458,9 @@ impl Machine<'_> {
         };
         let p = self.eval(st.thread(tid).top(), ptr).as_u64();
         let size = self.program.types.size(*ty);
-        let (obj, off) = ptr_parts(p);
-        if st.memory.get(obj).is_none_or(|o| !o.shared || o.freed) {
-            // Not shared: nothing another thread could touch (an invalid access is
-            // the transition's own error, which the search meets).
-            return true;
-        }
-        out.push(ProbeAccess {
-            tid,
-            obj,
-            start: off,
-            end: off
-                .saturating_add(size.min(u32::MAX as u64) as u32)
-                .max(off.saturating_add(1)),
-            write,
-            atomic,
-            section: st.atomic_owner == Some(tid),
-        });
+        // Not shared: nothing another thread could touch (an invalid access is the
+        // transition's own error, which the search meets).
+        out.extend(shared_access(st, tid, p, size, write, atomic));
         true
     }
 }
