@@ -123,8 +123,13 @@ fn compare_persistent(case: &Case) -> Vec<String> {
         case.model.as_str(),
         case.clang_args.join(" ")
     );
-    let allow = ["--races", "allow"];
-    let persistent = ["--races", "allow", "--experimental-persistent-sets"];
+    // Persistent sets switch awaits and the hang check off: so does the full search
+    // here, so that the two differ only by the reduction.
+    let mut allow = vec!["--races", "allow", "--no-awaits"];
+    if !case.tool_args.iter().any(|a| a == "--allow-nontermination") {
+        allow.push("--allow-nontermination");
+    }
+    let persistent = [allow.as_slice(), &["--experimental-persistent-sets"]].concat();
     let mut problems = Vec::new();
     for symmetry in [true, false] {
         let full = run_with(case, false, symmetry, 1, &allow);

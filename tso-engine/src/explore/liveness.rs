@@ -177,7 +177,7 @@ impl Runner<'_, '_> {
                 };
                 let advanced = advance_script(taken);
                 match result {
-                    Ok(Step::Blocked) => {}
+                    Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Progress) if next.exit_code.is_none_or(|c| c == 0) => {
                         let ins = self.cx.store.insert_state(
                             &mut self.canon,

@@ -145,7 +145,7 @@ impl Deadlock<'_, '_> {
         Some(Some(Found::new(
             Failure::new(
                 ErrorKind::NonTerminating,
-                format!("the program can hang: no thread can move, and a loop that only reads waits for a write no thread will make ({list})"),
+                format!("the program can never end from here: no thread can move, and a loop that only reads waits for a write no thread will make ({list})"),
             ),
             Some(first),
         )))
