@@ -195,6 +195,9 @@ fn check_robustness(
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
+    if let Some(why) = settings.machine.hangs_unchecked() {
+        eprintln!("warning: {why}");
+    }
     let search = match args.jobs {
         Some(jobs) => crate::settings::given_search(jobs),
         None => crate::settings::choose_search(crate::settings::cores()),

@@ -4,6 +4,7 @@ mod common;
 
 use common::{check, fixtures, mask, run, scratch};
 use serde_json::Value;
+use std::path::Path;
 
 fn json_of(args: &[&str]) -> (i32, Value) {
     let out = run(check().args(args).args(["--format", "json"]));
@@ -802,5 +803,32 @@ fn robustness_searches_for_races_too() {
         phases,
         ["robustness-sc", "race-search", "robustness-tso"],
         "{json}"
+    );
+}
+
+/// Persistent sets switch the hang check off (`explore::liveness`); a run that cannot
+/// look for hangs must say so rather than pass in silence.
+#[test]
+fn a_search_that_cannot_check_hangs_says_so() {
+    let spin =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/hangs/spin_flag_never_set.c");
+    let spin = spin.to_str().expect("a UTF-8 path");
+    let unchecked = "a pass does not say that every run ends";
+    let out = run(check().args([spin, "--memory-model", "sc", "--races", "allow"]));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(!out.stderr.contains(unchecked), "{}", out.stderr);
+    let out = run(check().args([
+        spin,
+        "--memory-model",
+        "sc",
+        "--races",
+        "allow",
+        "--experimental-persistent-sets",
+    ]));
+    assert!(
+        out.stderr.contains(unchecked),
+        "{}{}",
+        out.stdout,
+        out.stderr
     );
 }

@@ -342,6 +342,9 @@ pub fn run(args: &TestArgs) -> i32 {
         return 0;
     }
     let plan = TestPlan::new(args, &cases, &selection);
+    if let Some(why) = plan.base.machine.hangs_unchecked() {
+        eprintln!("warning: {why}");
+    }
     let mut reporter = reporter(&options, args.verbose, &plan.base);
     let start = Instant::now();
     reporter.suite_started(&SuiteInfo {

@@ -95,7 +95,9 @@ impl Graph {
 
 /// Whether a search records its graph for this check (see the module documentation).
 pub fn applies(machine: &Machine<'_>) -> bool {
-    machine.opts.hangs && !machine.opts.allow_nontermination && !machine.opts.uses_persistent_sets()
+    machine.opts.hangs
+        && !machine.opts.allow_nontermination
+        && machine.opts.hangs_unchecked().is_none()
 }
 
 /// What the check concluded.

@@ -87,6 +87,15 @@ impl MachineOptions {
     pub(crate) fn uses_persistent_sets(&self) -> bool {
         self.por && self.persistent_sets && self.races == crate::race::RacePolicy::Allow
     }
+
+    /// Why a search with these options cannot conclude that every run ends, if it
+    /// cannot (`explore::liveness`): a pass then says nothing about hangs.
+    pub fn hangs_unchecked(&self) -> Option<&'static str> {
+        (self.hangs && !self.allow_nontermination && self.uses_persistent_sets()).then_some(
+            "--experimental-persistent-sets checks neither hangs nor awaits (persistent sets \
+             may leave a cycle unexplored): a pass does not say that every run ends",
+        )
+    }
 }
 
 impl Default for MachineOptions {
