@@ -170,8 +170,18 @@ fn check(path: &Path, model: Model, args: &[&str]) -> CheckResult {
 
 /// The verdict and error kind of `path` under SC and TSO, with awaits.
 fn assert_both(path: &Path, verdict: &str, kind: Option<&str>) {
+    assert_both_with(path, &[], &[], verdict, kind);
+}
+
+/// The verdict and error kind of `path` under SC and TSO, with awaits, compiled with
+/// `clang` flags and checked with `tool` flags.
+fn assert_both_with(path: &Path, clang: &[&str], tool: &[&str], verdict: &str, kind: Option<&str>) {
     for model in [Model::Sc, Model::Tso] {
-        let r = check(path, model, &[]);
+        let r = CheckRun::new(path, model)
+            .clang_args(clang)
+            .tool_args(tool)
+            .outcomes()
+            .run();
         assert_eq!(
             (r.verdict(), r.error_kind()),
             (Some(verdict), kind),
@@ -243,15 +253,7 @@ int main(void) {
 }
 "#,
     );
-    for model in [Model::Sc, Model::Tso] {
-        let r = CheckRun::new(&p, model).clang_args(&["-O0"]).run();
-        assert_eq!(
-            r.error_kind(),
-            Some("assertion"),
-            "under {}: {r}",
-            model.as_str()
-        );
-    }
+    assert_both_with(&p, &["-O0"], &[], "fail", Some("assertion"));
 }
 
 /// Soundness: a value carried round the loop that the iteration changes (a counter in
@@ -282,15 +284,7 @@ int main(void) {
 }
 "#,
     );
-    for model in [Model::Sc, Model::Tso] {
-        let r = CheckRun::new(&p, model).clang_args(&["-O1"]).run();
-        assert_eq!(
-            r.error_kind(),
-            Some("assertion"),
-            "under {}: {r}",
-            model.as_str()
-        );
-    }
+    assert_both_with(&p, &["-O1"], &[], "fail", Some("assertion"));
 }
 
 /// Soundness: the iteration of an await runs whenever its thread is expanded, so a
@@ -423,10 +417,7 @@ int main(void) {
         message.contains("hang_flag.c:6") && message.contains("flag"),
         "the message names the loop and the flag: {message}"
     );
-    for model in [Model::Sc, Model::Tso] {
-        let r = check(&p, model, &["--allow-nontermination"]);
-        assert_eq!(r.verdict(), Some("pass"), "{r}");
-    }
+    assert_both_with(&p, &[], &["--allow-nontermination"], "pass", None);
 }
 
 /// A lost handoff: the consumer waits for `ready` when it won `claimed`, and then the

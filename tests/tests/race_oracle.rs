@@ -372,14 +372,16 @@ fn the_race_screen_agrees_with_access_histories_and_the_oracle() {
 fn the_race_screen_rules() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_screen_rules");
     // (name, source, the screen's result, a race listed on this memory)
+    let free_after_done = FREE_READ.replace("FREE", "if (atomic_load(&done))\n        free(p);");
+    let free_at_once = FREE_READ.replace("FREE", "free(p);");
     let cases: [(&str, &str, &str, Option<&str>); 5] = [
         ("relaxed_rmw", RELAXED_RMW, "not-applicable", Some("`x`")),
         ("sections", SECTIONS, "no-conflict", None),
         ("section_plain", SECTION_PLAIN, "conflict", Some("`x`")),
-        ("free_read", FREE_READ, "no-conflict", None),
+        ("free_read", &free_after_done, "no-conflict", None),
         (
             "free_read_racy",
-            FREE_READ_RACY,
+            &free_at_once,
             "conflict",
             Some("deallocates it"),
         ),
@@ -462,6 +464,7 @@ int main(void) {
 }
 "#;
 
+/// A reader of a published heap block; `FREE` is where `main` frees it.
 const FREE_READ: &str = r#"#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -481,33 +484,7 @@ int main(void) {
     *p = 1;
     atomic_store(&published, p);
     pthread_create(&t, 0, reader, 0);
-    if (atomic_load(&done))
-        free(p);
-    pthread_join(t, 0);
-    return 0;
-}
-"#;
-
-const FREE_READ_RACY: &str = r#"#include <pthread.h>
-#include <stdatomic.h>
-#include <stdlib.h>
-_Atomic(int *) published;
-atomic_int done;
-int r;
-void *reader(void *a) {
-    int *p = atomic_load(&published);
-    if (p)
-        r = *p;
-    atomic_store(&done, 1);
-    return 0;
-}
-int main(void) {
-    pthread_t t;
-    int *p = malloc(sizeof *p);
-    *p = 1;
-    atomic_store(&published, p);
-    pthread_create(&t, 0, reader, 0);
-        free(p);
+    FREE
     pthread_join(t, 0);
     return 0;
 }
