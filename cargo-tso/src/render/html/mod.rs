@@ -87,9 +87,9 @@ pre { font-family: ui-monospace, monospace; font-size: 12px; }
 .error { background: #fff1f0; border-left: 4px solid #d4380d; padding: .5em .8em; }
 .layout { display: flex; gap: 1.5em; align-items: flex-start; }
 .diagram { flex: 0 1 auto; min-width: 0; overflow-x: auto; }
-.trace { flex: none; font-family: ui-monospace, monospace; font-size: 12px; white-space: pre; }
+.trace { flex: none; font-family: ui-monospace, monospace; font-size: 12px; }
 .trace a { color: inherit; text-decoration: none; }
-.line { padding: 1px 4px; border-radius: 3px; }
+.line { white-space: pre; padding: 0 4px; border-radius: 3px; box-sizing: border-box; line-height: 15px; overflow: hidden; }
 .line .note { color: #666; }
 .line.stale { background: #fff7e6; }
 .line.failing { background: #fff1f0; }
@@ -180,8 +180,13 @@ pub fn page(picture: &Picture<'_>) -> String {
         out.push_str(LEGEND);
         out.push_str("<div class=\"layout\">\n<div class=\"diagram\">\n");
         out.push_str(&svg::diagram(steps, &lanes, picture));
-        out.push_str("</div>\n<div class=\"trace\">");
-        out.push_str(&trace_lines(steps, &lanes));
+        let heights = svg::row_heights(steps, &lanes, picture);
+        let _ = write!(
+            out,
+            "</div>\n<div class=\"trace\" style=\"padding-top: {:.0}px\">",
+            svg::HEADER
+        );
+        out.push_str(&trace_lines(steps, &lanes, &heights));
         out.push_str("</div>\n</div>\n");
     }
     if let Some(note) = picture.note.filter(|n| !n.is_empty()) {
@@ -208,9 +213,19 @@ const LEGEND: &str =
 <span>orange: a stale read</span><span>red: the failing step</span>\
 <span>thick orange line: a suggested fence</span></div>\n";
 
+/// How many lines a step takes in the trace text.
+fn text_lines(step: &tso_engine::TraceStep) -> usize {
+    let output = if step.action.is_empty() {
+        step.output.lines().count()
+    } else {
+        0
+    };
+    1 + step.notes.len() + output
+}
+
 /// The trace text, one linked block per step: `T1  peterson.c:10   store …` and its
-/// notes and output.
-fn trace_lines(steps: &[tso_engine::TraceStep], lanes: &Lanes) -> String {
+/// notes and output; each block as high as its step's row in the picture.
+fn trace_lines(steps: &[tso_engine::TraceStep], lanes: &Lanes, heights: &[f64]) -> String {
     let width = steps
         .iter()
         .map(|s| place(s).chars().count())
@@ -234,7 +249,8 @@ fn trace_lines(steps: &[tso_engine::TraceStep], lanes: &Lanes) -> String {
         );
         let _ = write!(
             out,
-            "<div class=\"{class}\" id=\"line-{i}\" data-step=\"{i}\"><a href=\"#step-{i}\">{}</a>",
+            "<div class=\"{class}\" id=\"line-{i}\" data-step=\"{i}\" style=\"height: {:.0}px\"><a href=\"#step-{i}\">{}</a>",
+            heights[i],
             escape(&head)
         );
         for note in &step.notes {

@@ -122,6 +122,9 @@ fn tso_counterexample_page() {
     assert!(html.contains("<g id=\"step-7\" class=\"step failing\">"));
     assert!(html.contains("id=\"fence-1\"") && html.contains("id=\"fence-4\""));
     assert!(!html.contains("id=\"fence-2\""));
+    // A buffer lane for each thread that buffers a store; main never does here.
+    assert!(html.contains("id=\"lane-b1\"") && html.contains("id=\"lane-b2\""));
+    assert!(!html.contains("id=\"lane-b0\""));
     // Self-contained: nothing is fetched.
     assert!(!html.contains("http:") && !html.contains("https:") && !html.contains(" src="));
     insta::assert_snapshot!(html);

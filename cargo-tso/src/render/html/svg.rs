@@ -9,13 +9,17 @@ use super::lanes::{Action, Lanes};
 use super::{escape, fenced_after, place, Picture};
 
 const GUTTER: f64 = 34.0;
+/// The trace text's line height (its CSS says the same).
+pub const TEXT_LINE_H: f64 = 15.0;
 const THREAD_W: f64 = 230.0;
-const HEADER: f64 = 40.0;
+pub const HEADER: f64 = 40.0;
 const BOX_H: f64 = 28.0;
 const ROW_MIN: f64 = 38.0;
 const FLUSH_GAP: f64 = 14.0;
 const FENCE_H: f64 = 16.0;
-const MEMORY_W: f64 = 130.0;
+const MEMORY_W: f64 = 170.0;
+/// Room for an entry's label right of the bars.
+const LABEL_W: f64 = 150.0;
 const SLOT_W: f64 = 14.0;
 /// Monospace 11 px: about this many pixels a character.
 const CHAR_W: f64 = 6.7;
@@ -23,8 +27,9 @@ const CHAR_W: f64 = 6.7;
 struct Geometry {
     /// Left edge of each thread's lane, in `lanes.threads` order.
     thread_x: Vec<f64>,
-    /// Left edge of each thread's buffer lane (under TSO).
-    buffer_x: Vec<f64>,
+    /// Left edge of each thread's buffer lane (under TSO, for a thread that buffers
+    /// a store; the others would be empty).
+    buffer_x: Vec<Option<f64>>,
     buffer_w: f64,
     memory_x: f64,
     width: f64,
@@ -35,29 +40,28 @@ struct Geometry {
 impl Geometry {
     fn new(steps: &[TraceStep], lanes: &Lanes, picture: &Picture<'_>) -> Geometry {
         let buffer_w = if picture.tso {
-            24.0 + lanes.slots() as f64 * SLOT_W + 110.0
+            24.0 + lanes.slots() as f64 * SLOT_W + LABEL_W
         } else {
             0.0
         };
         let mut x = GUTTER;
         let (mut thread_x, mut buffer_x) = (Vec::new(), Vec::new());
-        for _ in &lanes.threads {
+        for &t in &lanes.threads {
             thread_x.push(x);
             x += THREAD_W;
-            buffer_x.push(x);
-            x += buffer_w;
+            if picture.tso && lanes.entries.iter().any(|e| e.thread == t) {
+                buffer_x.push(Some(x));
+                x += buffer_w;
+            } else {
+                buffer_x.push(None);
+            }
         }
         let memory_x = x;
         let width = x + if picture.tso { MEMORY_W } else { 0.0 } + 10.0;
         let mut row_y = Vec::with_capacity(steps.len() + 1);
         let mut y = HEADER;
-        for (step, row) in steps.iter().zip(&lanes.rows) {
+        for h in row_heights(steps, lanes, picture) {
             row_y.push(y);
-            let flushes = 10.0 + FLUSH_GAP * row.flushes.len() as f64;
-            let mut h = ROW_MIN.max(flushes + 6.0);
-            if fences_here(step, &row.action, picture) {
-                h += FENCE_H;
-            }
             y += h;
         }
         row_y.push(y);
@@ -78,12 +82,35 @@ impl Geometry {
     /// The x of an entry's bar in its buffer lane.
     fn bar_x(&self, lanes: &Lanes, entry: usize) -> f64 {
         let e = &lanes.entries[entry];
-        self.buffer_x[self.lane(lanes, e.thread)] + 14.0 + e.slot as f64 * SLOT_W
+        self.buffer_left(lanes, e.thread) + 14.0 + e.slot as f64 * SLOT_W
+    }
+
+    /// The left edge of `thread`'s buffer lane, which every thread with an entry has.
+    fn buffer_left(&self, lanes: &Lanes, thread: u32) -> f64 {
+        self.buffer_x[self.lane(lanes, thread)].unwrap_or(self.memory_x)
     }
 
     fn mid(&self, row: usize) -> f64 {
         self.row_y[row] + 4.0 + BOX_H / 2.0
     }
+}
+
+/// The height of each step's row: room for its box, its flush arrows, a fence mark,
+/// and its lines in the trace text beside the picture (which has rows of the same
+/// height, so a step and its text sit side by side).
+pub fn row_heights(steps: &[TraceStep], lanes: &Lanes, picture: &Picture<'_>) -> Vec<f64> {
+    steps
+        .iter()
+        .zip(&lanes.rows)
+        .map(|(step, row)| {
+            let flushes = 10.0 + FLUSH_GAP * row.flushes.len() as f64 + 6.0;
+            let mut h = ROW_MIN.max(flushes);
+            if fences_here(step, &row.action, picture) {
+                h += FENCE_H;
+            }
+            h.max(super::text_lines(step) as f64 * TEXT_LINE_H + 6.0)
+        })
+        .collect()
 }
 
 fn fences_here(step: &TraceStep, action: &Action, picture: &Picture<'_>) -> bool {
@@ -132,10 +159,10 @@ pub fn diagram(steps: &[TraceStep], lanes: &Lanes, picture: &Picture<'_>) -> Str
             &format!("T{t}"),
             format!("lane-t{t}"),
         );
-        if picture.tso {
+        if let Some(x) = g.buffer_x[i] {
             lane(
                 &mut out,
-                g.buffer_x[i],
+                x,
                 g.buffer_w,
                 &format!("T{t} buffer"),
                 format!("lane-b{t}"),
@@ -156,7 +183,7 @@ pub fn diagram(steps: &[TraceStep], lanes: &Lanes, picture: &Picture<'_>) -> Str
         let x = g.bar_x(lanes, id);
         let y0 = g.mid(e.start);
         let end = e.end.map_or(bottom, |r| flush_y(&g, lanes, r, id));
-        let label_x = g.buffer_x[g.lane(lanes, e.thread)] + 14.0 + lanes.slots() as f64 * SLOT_W;
+        let label_x = g.buffer_left(lanes, e.thread) + 14.0 + lanes.slots() as f64 * SLOT_W;
         let origin = e.origin.as_deref().unwrap_or("");
         let _ = write!(
             out,
@@ -190,7 +217,7 @@ pub fn diagram(steps: &[TraceStep], lanes: &Lanes, picture: &Picture<'_>) -> Str
             out,
             "<text x=\"{label_x:.1}\" y=\"{:.1}\">{}</text></g>",
             y0 + 4.0,
-            escape(&fit(&e.item, 105.0))
+            escape(&fit(&e.item, LABEL_W - 8.0))
         );
     }
     let last = steps.len().saturating_sub(1);
