@@ -1,79 +1,59 @@
 //! Snapshot of the `--html` page for a fixed trace (Peterson's lock without its
 //! fence under TSO), fed steps directly: no clang, no exploration.
 
-use std::collections::BTreeSet;
-
-use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
+use tso_engine::{ErrorKind, TraceStep};
 use tso_runtime::instrument::SourcePoint;
 
 use super::{page, Picture};
-use crate::run_report::{Figures, RunError, RunReport, ScClassification, ScRerun};
-
-fn at(file: &str, line: u32) -> Option<Location> {
-    // A file that does not exist: the error block quotes no source line.
-    Some(Location::new(format!("/nonexistent/src/{file}"), line, 5))
-}
-
-fn step(thread: u32, line: u32, action: &str, notes: &[&str]) -> TraceStep {
-    TraceStep {
-        thread,
-        location: at("peterson.c", line),
-        action: action.to_owned(),
-        notes: notes.iter().map(|n| n.to_string()).collect(),
-        output: String::new(),
-        detail: false,
-    }
-}
+use crate::render::snapshots::{at, failing, step};
+use crate::run_report::{RunReport, ScClassification, ScRerun};
 
 fn report(trace: Vec<TraceStep>) -> RunReport {
-    RunReport {
-        verdict: Verdict::Fail,
-        error: Some(RunError {
-            kind: ErrorKind::Assertion,
-            message: "assertion `before == 0` failed in void *worker(void *)".into(),
-            location: at("peterson.c", 24),
-        }),
+    failing(
+        ErrorKind::Assertion,
+        "assertion `before == 0` failed in void *worker(void *)",
+        at("peterson.c", 24),
         trace,
-        inconclusive_reason: None,
-        figures: Figures::default(),
-        output: String::new(),
-        outcomes: BTreeSet::new(),
-        diagnosis: Vec::new(),
-        races: Vec::new(),
-        unmodelled: Vec::new(),
-        cut: None,
-        other_kinds: Vec::new(),
-        race_screen: None,
-    }
+    )
 }
 
 /// Both threads buffer their interest, each reads the other's as 0 (the second read
 /// is stale: T1's store is still in its buffer), then a locked add drains.
 fn peterson_trace() -> Vec<TraceStep> {
     vec![
-        step(0, 37, "pthread_create(&t0, 0, worker, 0)", &[]),
+        step(
+            0,
+            "peterson.c",
+            37,
+            "pthread_create(&t0, 0, worker, 0)",
+            &[],
+        ),
         step(
             1,
+            "peterson.c",
             10,
             "store lock.interested[0] := 1",
             &["T1 buffer: [lock.interested[0]=1 (peterson.c:10)]"],
         ),
         step(
             1,
+            "peterson.c",
             11,
             "store lock.turn := 1",
             &["T1 buffer: [lock.interested[0]=1 (peterson.c:10), lock.turn=1 (peterson.c:11)]"],
         ),
-        step(1, 17, "load lock.interested[1]", &["→ 0"]),
+        step(1, "peterson.c", 17, "load lock.interested[1]", &["→ 0"]),
         step(
             2,
+            "peterson.c",
             10,
             "store lock.interested[1] := 1",
             &["T2 buffer: [lock.interested[1]=1 (peterson.c:10)]"],
         ),
-        step(2, 17, "load lock.interested[0]", &["→ 0"]),
+        step(2, "peterson.c", 17, "load lock.interested[0]", &["→ 0"]),
         step(
             1,
+            "peterson.c",
             23,
             "locked add inside 1",
             &[
@@ -82,7 +62,13 @@ fn peterson_trace() -> Vec<TraceStep> {
                 "T2 buffer: [lock.interested[1]=1 (flushed)]",
             ],
         ),
-        step(2, 23, "locked add inside 1", &["T2 buffer: []"]),
+        step(
+            2,
+            "peterson.c",
+            23,
+            "locked add inside 1",
+            &["T2 buffer: []"],
+        ),
     ]
 }
 
@@ -134,8 +120,8 @@ fn tso_counterexample_page() {
 #[test]
 fn sc_counterexample_has_thread_lanes_only() {
     let trace = vec![
-        step(1, 17, "load lock.interested[1] → 0", &[]),
-        step(2, 17, "load lock.interested[0] → 0", &[]),
+        step(1, "peterson.c", 17, "load lock.interested[1] → 0", &[]),
+        step(2, "peterson.c", 17, "load lock.interested[0] → 0", &[]),
     ];
     let report = report(trace);
     let html = page(&Picture {
