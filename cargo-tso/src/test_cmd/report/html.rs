@@ -10,7 +10,7 @@ use crate::cli::MemoryModel;
 use crate::render::html::{self, Picture};
 use crate::test_cmd::runner::TestResult;
 
-/// `pkg::file::test [sb=2]` as `pkg.file.test_sb_2_.html`: the name with only
+/// `pkg::file::test [sb=2]` as `pkg.file.test__sb_2_.html`: the name with only
 /// characters every file system and URL takes.
 pub fn file_name(test: &str) -> String {
     let mut name: String = test
