@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages cargo-tso needs (LLVM 19 and clang-19) on Debian 12,
-# plus any extra package names given as arguments (the test suite adds csmith).
+# plus any extra package names given as arguments (the test suite adds csmith and
+# chromium).
 # As root it installs them; otherwise it prints the exact command to run.
 set -euo pipefail
 PKGS="clang-19 llvm-19-dev libpolly-19-dev zlib1g-dev libzstd-dev $*"

@@ -3,8 +3,9 @@
 # then run the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# csmith generates the programs of the interpreter-vs-native differential test.
-bash scripts/setup.sh csmith libcsmith-dev
+# csmith generates the programs of the interpreter-vs-native differential test;
+# chromium renders the --html pages in cargo-tso's browser test (tests/html.rs).
+bash scripts/setup.sh csmith libcsmith-dev chromium
 rustup component add rustfmt clippy >/dev/null 2>&1 || true
 cargo fmt --all --check
 cargo clippy --workspace --all-targets --release -- -D warnings

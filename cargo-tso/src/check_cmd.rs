@@ -290,6 +290,12 @@ pub fn run(args: &CheckArgs) -> i32 {
     pipeline::quiet_panics();
     match check(args) {
         Ok(checked) => {
+            if let Some(path) = &args.html {
+                if let Err(error) = write_html(path, args, &checked) {
+                    eprintln!("error: cannot write {}: {error}", path.display());
+                    return EXIT_TOOL_ERROR;
+                }
+            }
             match args.format {
                 CheckFormat::Human => print!("{}", human(args, &checked)),
                 CheckFormat::Json => println!("{}", json_report(args, &checked)),
@@ -310,6 +316,27 @@ pub fn run(args: &CheckArgs) -> i32 {
             EXIT_TOOL_ERROR
         }
     }
+}
+
+/// `--html`: the counterexample (or the verdict, when there is none) as a page.
+fn write_html(path: &Path, args: &CheckArgs, checked: &Checked) -> std::io::Result<()> {
+    let fences = render::html::verified_fences(checked.fences.as_ref());
+    let note = checked
+        .fences
+        .as_ref()
+        .map(|f| render::fences::human(f, &checked.settings, checked.robustness.is_some()));
+    let title = args.file.display().to_string();
+    render::html::write(
+        path,
+        &render::html::Picture {
+            title: &title,
+            report: &checked.outcome,
+            sc: checked.sc.as_ref(),
+            tso: checked.settings.memory_model == crate::cli::MemoryModel::Tso,
+            fences: &fences,
+            note: note.as_deref(),
+        },
+    )
 }
 
 fn verdict_line(checked: &Checked) -> String {

@@ -213,6 +213,10 @@ pub struct CheckArgs {
     /// Write the TSO-instrumented module as LLVM text to this file.
     #[arg(long, value_name = "OUT.ll")]
     pub emit_instrumented: Option<PathBuf>,
+    /// Write the counterexample as a self-contained HTML page (a sequence diagram of
+    /// threads, store buffers and memory, beside the trace) to this file.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
     /// Check that every state x86-TSO reaches with empty store buffers is reachable
     /// under sequential consistency; exit 1 when not.
     #[arg(long)]
@@ -342,6 +346,10 @@ pub struct TestArgs {
     /// Also write the results as JUnit XML to this file.
     #[arg(long, value_name = "PATH")]
     pub junit: Option<PathBuf>,
+    /// Write one HTML page per failing or expected-failing test into this directory:
+    /// its counterexample as a sequence diagram beside the trace.
+    #[arg(long, value_name = "DIR")]
+    pub html: Option<PathBuf>,
     /// Say when a test has been running for more than this many seconds (and again at
     /// every multiple).
     #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_seconds)]

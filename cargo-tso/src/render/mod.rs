@@ -4,6 +4,7 @@
 pub mod failure;
 pub mod fences;
 pub mod figures;
+pub mod html;
 pub mod json;
 pub mod paths;
 pub mod source;

@@ -13,12 +13,12 @@ use crate::run_report::{
 };
 use crate::settings::CheckSettings;
 
-fn at(file: &str, line: u32) -> Option<Location> {
+pub(super) fn at(file: &str, line: u32) -> Option<Location> {
     // A file that does not exist: the snippet is the arrow only.
     Some(Location::new(format!("/nonexistent/src/{file}"), line, 5))
 }
 
-fn step(thread: u32, file: &str, line: u32, action: &str, notes: &[&str]) -> TraceStep {
+pub(super) fn step(thread: u32, file: &str, line: u32, action: &str, notes: &[&str]) -> TraceStep {
     TraceStep {
         thread,
         location: at(file, line),
@@ -47,7 +47,7 @@ fn figures() -> Figures {
     }
 }
 
-fn failing(
+pub(super) fn failing(
     kind: ErrorKind,
     message: &str,
     location: Option<Location>,

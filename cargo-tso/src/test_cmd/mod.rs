@@ -253,6 +253,7 @@ fn report_ignored(
                 note: None,
                 outcome: None,
                 sc: None,
+                fences: None,
                 exec_time: Duration::ZERO,
             };
             reporter.test_finished(&result, case);
@@ -297,10 +298,24 @@ fn finish(
     reporter: &mut dyn Reporter,
     results: &[TestResult],
     summary: &Summary,
+    model: crate::cli::MemoryModel,
 ) -> i32 {
     reporter.suite_finished(results, summary);
+    let pages = match &args.html {
+        Some(dir) => match report::html::write_pages(dir, results, model) {
+            Ok(pages) => pages,
+            Err(error) => {
+                eprintln!(
+                    "error: cannot write the HTML pages to {}: {error}",
+                    dir.display()
+                );
+                return EXIT_TEST_FAILED;
+            }
+        },
+        None => Default::default(),
+    };
     if let Some(path) = &args.junit {
-        if let Err(error) = report::junit::write(path, results, summary) {
+        if let Err(error) = report::junit::write(path, results, summary, &pages) {
             eprintln!(
                 "error: cannot write the JUnit report to {}: {error}",
                 path.display()
@@ -357,5 +372,6 @@ pub fn run(args: &TestArgs) -> i32 {
     results.sort_by_key(|r| r.case);
     let not_run = count_not_run(&plan, &results);
     let summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
-    finish(args, reporter.as_mut(), &results, &summary)
+    let model = plan.base.memory_model;
+    finish(args, reporter.as_mut(), &results, &summary, model)
 }

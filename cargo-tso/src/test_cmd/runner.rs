@@ -14,7 +14,7 @@ use test_support::Expectation;
 use tso_runtime::runtime::ObservationLog;
 
 use crate::cli::MemoryModel;
-use crate::fences;
+use crate::fences::{self, FenceSuggestion};
 use crate::pipeline::{self, Request, RunExtras};
 use crate::render;
 use crate::robustness::{self, Robustness};
@@ -44,6 +44,8 @@ pub struct TestResult {
     pub note: Option<String>,
     pub outcome: Option<RunReport>,
     pub sc: Option<ScRerun>,
+    /// `--suggest-fences`: the suggestion for this failure, when one was searched.
+    pub fences: Option<FenceSuggestion>,
     pub exec_time: Duration,
 }
 
@@ -78,22 +80,28 @@ fn settings_at(base: &CheckSettings, bound: u32) -> CheckSettings {
     }
 }
 
+/// What running one case gives: the judgement, the note, the run, its SC re-run, and
+/// the fence suggestion (`--suggest-fences`).
+type CaseRun = (
+    Judgement,
+    Option<String>,
+    Option<RunReport>,
+    Option<ScRerun>,
+    Option<FenceSuggestion>,
+);
+
 fn run_case(
     case: &TestCase,
     settings: &CheckSettings,
     sc_memo: &OnceLock<ScRerun>,
     progress: Option<ProgressFn>,
-) -> (
-    Judgement,
-    Option<String>,
-    Option<RunReport>,
-    Option<ScRerun>,
-) {
+) -> CaseRun {
     let (entry, expectation) = match &case.kind {
         CaseKind::Broken { message } => {
             return (
                 Judgement::not_checked(None),
                 Some(message.clone()),
+                None,
                 None,
                 None,
             )
@@ -113,6 +121,7 @@ fn run_case(
         return (
             Judgement::not_checked(Some(expectation)),
             Some("the test file has no module".to_owned()),
+            None,
             None,
             None,
         );
@@ -140,6 +149,7 @@ fn run_case(
             Some(error.to_string()),
             None,
             None,
+            None,
         ),
         Ok(mut outcome) => {
             if let Some(test) = test_support::parse_test_symbol(entry) {
@@ -163,42 +173,46 @@ fn run_case(
             }
             let judgement =
                 expect::judge(expectation, settings.memory_model, &outcome, sc.as_ref());
-            // --suggest-fences: an unexpected failure that needs TSO gets its fences.
-            let note = match &log {
-                Some(log)
-                    if judgement.finding == Finding::UnexpectedFailure
-                        && judgement.classification == Some(ScClassification::NeedsTso) =>
-                {
+            // --suggest-fences: a failure that needs TSO gets its fences, unexpected or
+            // declared with `TSO_TEST_SHOULD_FAIL_UNDER_TSO` (the fix it documents).
+            let suggestion = match &log {
+                Some(log) if wants_fences(&judgement, expectation) => {
                     let first = log.lock().map(|l| l.clone()).unwrap_or_default();
                     let start = Instant::now();
                     let suggestion =
                         fences::search(&first, |points| fences::fenced_trial(&request, points));
                     pipeline::add_fence_search_time(&mut outcome, start.elapsed());
-                    Some(render::fences::human(&suggestion, settings, false))
+                    Some(suggestion)
                 }
                 _ => None,
             };
-            (judgement, note, Some(outcome), sc)
+            let note = suggestion
+                .as_ref()
+                .map(|s| render::fences::human(s, settings, false));
+            (judgement, note, Some(outcome), sc, suggestion)
         }
     }
 }
 
+/// Whether `--suggest-fences` looks for fences for this judgement: a failure that needs
+/// TSO, unexpected or expected by a `TSO_TEST_SHOULD_FAIL_UNDER_TSO` test.
+fn wants_fences(judgement: &Judgement, expectation: Expectation) -> bool {
+    let needs_tso = judgement.classification == Some(ScClassification::NeedsTso);
+    let declared = judgement.finding == Finding::FailedAsExpected
+        && matches!(expectation, Expectation::ShouldFailUnderTso(_));
+    needs_tso && (judgement.finding == Finding::UnexpectedFailure || declared)
+}
+
 /// A `TSO_TEST_ROBUST` test under TSO: the robustness check decides (its TSO run also
 /// finds every reachable error); a violation is explained by the stale read behind it.
-fn robust_case(
-    request: &Request<'_>,
-) -> (
-    Judgement,
-    Option<String>,
-    Option<RunReport>,
-    Option<ScRerun>,
-) {
+fn robust_case(request: &Request<'_>) -> CaseRun {
     let report = match robustness::check(request, &[]) {
         Ok(report) => report,
         Err(error) => {
             return (
                 Judgement::not_checked(Some(Expectation::Robust)),
                 Some(error.to_string()),
+                None,
                 None,
                 None,
             )
@@ -223,7 +237,7 @@ fn robust_case(
     );
     let note = (report.robustness == Robustness::NotRobust)
         .then(|| render::fences::observations_human(&report.observations));
-    (judgement, note, Some(outcome), None)
+    (judgement, note, Some(outcome), None, None)
 }
 
 /// Tests of the isolation guarantee make one named test hit an internal error:
@@ -264,7 +278,7 @@ fn run_job(
         Arc::new(move |stats: &Stats| report(index, stats)) as ProgressFn
     });
     let case = &cases[job.case];
-    let (judgement, note, outcome, sc) = match catch_unwind(AssertUnwindSafe(|| {
+    let (judgement, note, outcome, sc, fences) = match catch_unwind(AssertUnwindSafe(|| {
         inject_fault(&context.name);
         run_case(case, &settings, context.sc_memo, progress)
     })) {
@@ -277,6 +291,7 @@ fn run_job(
             )),
             None,
             None,
+            None,
         ),
     };
     TestResult {
@@ -287,6 +302,7 @@ fn run_job(
         note,
         outcome,
         sc,
+        fences,
         exec_time: start.elapsed(),
     }
 }

@@ -204,6 +204,7 @@ mod tests {
             note: None,
             outcome: Some(outcome),
             sc: None,
+            fences: None,
             exec_time: Duration::ZERO,
         }
     }

@@ -5,9 +5,11 @@
 //! there.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use quick_junit::{NonSuccessKind, Report, TestCase as JunitCase, TestCaseStatus, TestSuite};
+use quick_junit::{
+    NonSuccessKind, Property, Report, TestCase as JunitCase, TestCaseStatus, TestSuite,
+};
 
 use crate::test_cmd::expect::{Finding, Status};
 use crate::test_cmd::report::explain::explanation;
@@ -49,14 +51,25 @@ fn status_of(result: &TestResult) -> TestCaseStatus {
     }
 }
 
-/// The report for `results` (one per test), as XML text.
-pub fn render(results: &[TestResult], summary: &Summary) -> String {
+/// The report for `results` (one per test), as XML text; `pages`: each test's
+/// `--html` page, named as a property and as an attachment in its output (the
+/// `[[ATTACHMENT|path]]` line Jenkins and GitLab pick up).
+pub fn render(
+    results: &[TestResult],
+    summary: &Summary,
+    pages: &BTreeMap<String, PathBuf>,
+) -> String {
     let mut suites: BTreeMap<&str, TestSuite> = BTreeMap::new();
     for result in results {
         let (package, class, test) = split_name(&result.name);
         let mut case = JunitCase::new(test, status_of(result));
         case.set_classname(class);
         case.set_time(result.exec_time);
+        if let Some(page) = pages.get(&result.name) {
+            let page = page.display().to_string();
+            case.add_property(Property::new("html", page.as_str()));
+            case.set_system_out(format!("[[ATTACHMENT|{page}]]\n"));
+        }
         suites
             .entry(package)
             .or_insert_with(|| TestSuite::new(package))
@@ -71,11 +84,16 @@ pub fn render(results: &[TestResult], summary: &Summary) -> String {
 }
 
 /// Writes the report to `path`.
-pub fn write(path: &Path, results: &[TestResult], summary: &Summary) -> std::io::Result<()> {
+pub fn write(
+    path: &Path,
+    results: &[TestResult],
+    summary: &Summary,
+    pages: &BTreeMap<String, PathBuf>,
+) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(path, render(results, summary))
+    std::fs::write(path, render(results, summary, pages))
 }
 
 #[cfg(test)]

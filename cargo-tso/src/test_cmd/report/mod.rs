@@ -2,6 +2,7 @@
 //! results with structured judgements and decide on the text themselves.
 
 pub mod explain;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
