@@ -161,6 +161,25 @@ fn cargo_test_filters_select_the_same_tests() {
     }
 }
 
+#[test]
+fn the_peterson_example_runs_its_tso_tests_under_cargo_test() {
+    let repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = run(cargo_in_harness_ws(true).current_dir(repository).args([
+        "test",
+        "-p",
+        "peterson-lock",
+        "--test",
+        "tso",
+    ]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    for name in ["fenced_lock_excludes", "unfenced_lock_fails_under_tso"] {
+        assert_line(
+            &out,
+            &format!("test peterson-lock::mutual_exclusion::{name} ... ok"),
+        );
+    }
+}
+
 /// The harness's test binary, built by `cargo test --no-run`.
 fn harness_binary() -> PathBuf {
     let out = run(cargo_in_harness_ws(true).args([
