@@ -239,15 +239,23 @@ fn nextest_runs_them_with_the_same_names() {
         eprintln!("cargo-nextest is not installed: skipped");
         return;
     }
-    let out = run(cargo_in_harness_ws(true).args([
-        "nextest",
-        "run",
-        "--test",
-        "tso",
-        "--no-fail-fast",
-        "--run-ignored",
-        "all",
-    ]));
+    // nextest's JUnit, in a store of this test's own.
+    let store = scratch("nextest-store");
+    let config = store.join("nextest.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[store]\ndir = \"{}\"\n[profile.default.junit]\npath = \"junit.xml\"\n",
+            store.display()
+        ),
+    )
+    .expect("nextest config");
+    let out = run(cargo_in_harness_ws(true)
+        .arg("nextest")
+        .arg("run")
+        .arg("--config-file")
+        .arg(&config)
+        .args(["--test", "tso", "--no-fail-fast", "--run-ignored", "all"]));
     assert_eq!(out.code, 100, "{}{}", out.stdout, out.stderr);
     // nextest reports on stderr: `PASS [ time] fixture-harness::tso fixture-harness::cases::...`.
     for (status, name) in [
@@ -265,4 +273,19 @@ fn nextest_runs_them_with_the_same_names() {
             out.stderr
         );
     }
+    // nextest's JUnit names them the same way.
+    let junit = std::fs::read_to_string(store.join("default/junit.xml"))
+        .unwrap_or_else(|e| panic!("nextest's junit.xml: {e}\n{}", out.stderr));
+    for name in [
+        "one_thread_passes",
+        "store_buffering_fails",
+        "store_buffering_needs_tso",
+        "ignored_one",
+    ] {
+        assert!(
+            junit.contains(&format!("name=\"{PREFIX}{name}\"")),
+            "{name} not in {junit}"
+        );
+    }
+    assert_eq!(junit.matches("<failure").count(), 1, "{junit}");
 }
