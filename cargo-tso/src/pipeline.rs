@@ -260,7 +260,7 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
             let error: InstrumentError = error;
             return Ok(RunReport::tool_error(
                 ErrorKind::Unsupported,
-                format!("TSO instrumentation: {error}"),
+                format!("{INSTRUMENTATION_FAILED}{error}"),
             ));
         }
         register(
@@ -318,6 +318,32 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
 /// Runs `request` inside a panic guard: a panic becomes [`PipelineError::Internal`].
 pub fn run_guarded(request: &Request<'_>) -> Result<RunReport, PipelineError> {
     run_guarded_with(request, &RunExtras::default())
+}
+
+/// How the message of a run starts when the TSO pass refused the module: nothing of
+/// the module was checked, whichever function the construct is in.
+const INSTRUMENTATION_FAILED: &str = "TSO instrumentation: ";
+
+/// Whether `report` is a run the TSO pass refused (see [`INSTRUMENTATION_FAILED`]).
+pub fn instrumentation_refused(report: &RunReport) -> bool {
+    report.verdict == Verdict::Error
+        && report.error.as_ref().is_some_and(|e| {
+            e.kind == ErrorKind::Unsupported && e.message.starts_with(INSTRUMENTATION_FAILED)
+        })
+}
+
+/// Whether the TSO pass refuses the module at `bitcode` on its own (the same pass and
+/// options as a run): says which of several linked sources brought a construct in.
+pub fn refuses_instrumentation(bitcode: &Path, settings: &CheckSettings) -> bool {
+    let context = Context::create();
+    let Ok(module) = tso_engine::loader::parse_module(&context, bitcode) else {
+        return false;
+    };
+    let options = InstrumentOptions {
+        static_locals: settings.static_locals,
+        fences_after: Vec::new(),
+    };
+    instrument_module(&module, &options).is_err()
 }
 
 /// [`run_with`] inside a panic guard.

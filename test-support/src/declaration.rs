@@ -2,6 +2,7 @@
 //! manifest. Nothing is compiled here, so a plain `cargo build` stays as fast as
 //! before and needs no clang.
 
+use std::borrow::Borrow;
 use std::path::{Path, PathBuf};
 
 use crate::compile_flags::{absolute, CompileSettings};
@@ -269,9 +270,22 @@ impl Tests {
 }
 
 /// Writes one manifest covering several [`Tests`] (e.g. C tests compiled like one
-/// `cc::Build` and C++ tests like another), like [`Tests::emit`].
-pub fn emit_all<'a>(groups: impl IntoIterator<Item = &'a Tests>) -> Result<PathBuf, Error> {
-    let groups: Vec<&Tests> = groups.into_iter().collect();
+/// `cc::Build` and C++ tests like another), like [`Tests::emit`]. A group's
+/// [`Tests::source`] is linked into that group's files only: the way to link a library
+/// source into some tests and not others (a group per directory, like Cargo's
+/// separate integration-test targets).
+///
+/// ```no_run
+/// use test_support::{emit_all, Tests};
+/// emit_all([
+///     Tests::new().source("csrc/queue.c").dir("tso-tests/queue"),
+///     Tests::new().source("csrc/stack.c").dir("tso-tests/stack"),
+/// ])?;
+/// # Ok::<(), test_support::Error>(())
+/// ```
+pub fn emit_all<T: Borrow<Tests>>(groups: impl IntoIterator<Item = T>) -> Result<PathBuf, Error> {
+    let groups: Vec<T> = groups.into_iter().collect();
+    let groups: Vec<&Tests> = groups.iter().map(Borrow::borrow).collect();
     let package = env_var("CARGO_PKG_NAME")?;
     let manifest_dir = PathBuf::from(env_var("CARGO_MANIFEST_DIR")?);
     let out_dir = PathBuf::from(env_var("OUT_DIR")?);
@@ -312,6 +326,7 @@ fn manifest_of<'a>(
             tests.push(test);
         }
     }
+    check_distinct_stems(&tests, package)?;
     Ok(Manifest {
         format_version: FORMAT_VERSION,
         package: package.to_owned(),
@@ -319,6 +334,26 @@ fn manifest_of<'a>(
         compiler,
         tests,
     })
+}
+
+/// A test's name is `<package>::<file stem>::<test>`: files in different directories
+/// or groups (one per set of linked sources) must still differ in stem.
+fn check_distinct_stems(tests: &[TestFile], package: &str) -> Result<(), Error> {
+    let mut seen: std::collections::HashMap<&std::ffi::OsStr, &Path> = Default::default();
+    for test in tests {
+        let Some(stem) = test.path.file_stem() else {
+            continue;
+        };
+        if let Some(first) = seen.insert(stem, &test.path) {
+            return Err(Error::DuplicateStem {
+                package: package.to_owned(),
+                stem: stem.to_string_lossy().into_owned(),
+                first: first.to_path_buf(),
+                second: test.path.clone(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Combines the three layers of settings for one file.
@@ -589,6 +624,37 @@ mod tests {
             .to_manifest("d", &pkg.0)
             .unwrap_err();
         assert!(matches!(err, Error::ListDir { .. }), "{err}");
+    }
+
+    #[test]
+    fn groups_link_their_own_sources_and_stems_stay_distinct() {
+        let pkg = Scratch::new(
+            "groups",
+            &[
+                "t/queue/q.c",
+                "t/stack/s.c",
+                "t/stack/q.c",
+                "csrc/queue.c",
+                "csrc/stack.c",
+            ],
+        );
+        let mut queue = Tests::new();
+        queue.source("csrc/queue.c").file("t/queue/q.c");
+        let mut stack = Tests::new();
+        stack.source("csrc/stack.c").file("t/stack/s.c");
+        let manifest = manifest_of([&queue, &stack], "demo", &pkg.0).unwrap();
+        let sources: Vec<&[PathBuf]> = manifest.tests.iter().map(|t| &t.sources[..]).collect();
+        assert_eq!(
+            sources,
+            [[pkg.0.join("csrc/queue.c")], [pkg.0.join("csrc/stack.c")]]
+        );
+        stack.file("t/stack/q.c");
+        let err = manifest_of([&queue, &stack], "demo", &pkg.0).unwrap_err();
+        assert!(
+            matches!(err, Error::DuplicateStem { ref stem, .. } if stem == "q"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("`demo::q::...`"), "{err}");
     }
 
     #[test]

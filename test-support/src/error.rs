@@ -14,6 +14,15 @@ pub enum Error {
     /// A test file whose extension says neither C nor C++, and no language was given.
     #[error("cannot tell whether {0} is C or C++ from its extension; use `language(...)`")]
     UnknownLanguage(PathBuf),
+    /// Two declared test files share a file stem, so their tests would share names
+    /// (`<package>::<stem>::<test>`).
+    #[error("test files {} and {} would give their tests the same names (`{package}::{stem}::...`); rename one", first.display(), second.display())]
+    DuplicateStem {
+        package: String,
+        stem: String,
+        first: PathBuf,
+        second: PathBuf,
+    },
     /// A directory given to `Tests::dir` could not be listed.
     #[error("cannot list test directory {path}: {source}")]
     ListDir {

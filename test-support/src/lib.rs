@@ -6,6 +6,9 @@
 //! files include `tso.h` ([`TSO_H`], found in [`include_dir`]) and mark tests with
 //! `TSO_TEST(name)`; the checker finds them by their function names, which
 //! [`parse_test_symbol`] decodes.
+//!
+//! With the `harness` feature, `harness_main!` makes a `harness = false` test target
+//! that runs the TSO tests under `cargo test` and `cargo nextest run` (see `harness`).
 
 // The build-script example shows a whole `build.rs`, `fn main` included.
 #![allow(clippy::needless_doctest_main)]
@@ -13,6 +16,8 @@
 mod compile_flags;
 mod declaration;
 mod error;
+#[cfg(feature = "harness")]
+pub mod harness;
 mod manifest;
 mod test_symbol;
 

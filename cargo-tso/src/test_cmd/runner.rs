@@ -23,6 +23,7 @@ use crate::settings::CheckSettings;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Finding, Judgement};
 use crate::test_cmd::progress::JobProgressFn;
+use crate::test_cmd::units::Unit;
 
 /// One test at one store-buffer bound.
 #[derive(Debug, Clone, Copy)]
@@ -152,6 +153,7 @@ fn run_case(
             None,
         ),
         Ok(mut outcome) => {
+            blame_linked_source(&mut outcome, &case.unit, settings);
             if let Some(test) = test_support::parse_test_symbol(entry) {
                 outcome.rename_symbol(entry, &test.name);
             }
@@ -201,6 +203,29 @@ fn wants_fences(judgement: &Judgement, expectation: Expectation) -> bool {
     let declared = judgement.finding == Finding::FailedAsExpected
         && matches!(expectation, Expectation::ShouldFailUnderTso(_));
     needs_tso && (judgement.finding == Finding::UnexpectedFailure || declared)
+}
+
+/// When the TSO pass refused a module linked from several sources, names the extra
+/// source (`.source(...)`) that brought the construct in: every test linked with it
+/// fails the same way, and a `Tests` group without it keeps the other tests checkable.
+fn blame_linked_source(outcome: &mut RunReport, unit: &Unit, settings: &CheckSettings) {
+    if !pipeline::instrumentation_refused(outcome) {
+        return;
+    }
+    let Some(culprit) = unit
+        .linked
+        .iter()
+        .find(|linked| pipeline::refuses_instrumentation(&linked.bitcode, settings))
+    else {
+        return;
+    };
+    if let Some(error) = &mut outcome.error {
+        error.message.push_str(&format!(
+            "\nbrought in by {}, which build.rs links into this test with `.source(...)`; \
+             tests that do not need it can be declared in a `Tests` group without it",
+            crate::render::paths::display_path(&culprit.source.display().to_string())
+        ));
+    }
 }
 
 /// A `TSO_TEST_ROBUST` test under TSO: the robustness check decides (its TSO run also

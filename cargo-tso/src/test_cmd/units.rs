@@ -18,8 +18,24 @@ pub struct Unit {
     pub opt_level: String,
     /// The linked module, or why there is none (clang's diagnostics).
     pub bitcode: Result<PathBuf, String>,
+    /// The extra sources linked into the module (`.source(...)`), each with its own
+    /// compiled module: where a construct that fails the whole module came from.
+    pub linked: Vec<LinkedSource>,
     /// The build script's race policy for this file (`Tests::races`), if any.
     pub races: Option<tso_engine::race::RacePolicy>,
+}
+
+/// One extra source of a test file and its compiled (unlinked) module.
+#[derive(Debug, Clone)]
+pub struct LinkedSource {
+    pub source: PathBuf,
+    pub bitcode: PathBuf,
+}
+
+/// The compiled modules of one test file: the linked module and its extra sources.
+struct Compiled {
+    module: PathBuf,
+    linked: Vec<LinkedSource>,
 }
 
 /// How many compiles the cache saved.
@@ -76,7 +92,7 @@ fn compile_file(
     include: &Path,
     counts: &mut CacheCounts,
     verbose: bool,
-) -> Result<PathBuf, CompileError> {
+) -> Result<Compiled, CompileError> {
     let mut modules = Vec::new();
     for source in std::iter::once(&file.path).chain(file.sources.iter()) {
         // An extra source in the other language (a C library under a C++ test) keeps
@@ -104,10 +120,22 @@ fn compile_file(
         modules.push(bitcode);
     }
     if modules.len() == 1 {
-        return Ok(modules.remove(0));
+        return Ok(Compiled {
+            module: modules.remove(0),
+            linked: Vec::new(),
+        });
     }
-    let (linked, _) = cache.link(&modules, &file.path.display().to_string())?;
-    Ok(linked)
+    let (module, _) = cache.link(&modules, &file.path.display().to_string())?;
+    let linked = file
+        .sources
+        .iter()
+        .zip(modules.into_iter().skip(1))
+        .map(|(source, bitcode)| LinkedSource {
+            source: source.clone(),
+            bitcode,
+        })
+        .collect();
+    Ok(Compiled { module, linked })
 }
 
 /// The level a test file is compiled at: `-O` given to `cargo tso test`, else the one
@@ -133,9 +161,13 @@ pub fn build_all(
     for manifest in manifests {
         for file in &manifest.tests {
             let opt_level = opt_level_of(file, opt_override);
+            let mut linked = Vec::new();
             let bitcode =
                 match compile_file(cache, file, &opt_level, &include, &mut counts, verbose) {
-                    Ok(path) => Ok(path),
+                    Ok(compiled) => {
+                        linked = compiled.linked;
+                        Ok(compiled.module)
+                    }
                     Err(
                         error @ (CompileError::Diagnostics { .. }
                         | CompileError::Link { .. }
@@ -152,6 +184,7 @@ pub fn build_all(
                 path: file.path.clone(),
                 opt_level,
                 bitcode,
+                linked,
                 races: file.races.map(|r| match r {
                     test_support::Races::Allow => tso_engine::race::RacePolicy::Allow,
                     test_support::Races::Warn => tso_engine::race::RacePolicy::Warn,

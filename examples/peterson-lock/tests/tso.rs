@@ -1,0 +1,1 @@
+test_support::harness_main!();
