@@ -79,7 +79,7 @@ impl Reporter for Human {
                 Status::Passed => ".".to_owned(),
                 Status::Failed => self.paint.red("F"),
                 Status::Ignored => self.paint.yellow("i"),
-                Status::Inconclusive => self.paint.yellow("?"),
+                Status::Inconclusive | Status::InconclusiveAllowed => self.paint.yellow("?"),
             };
             self.column += 1;
             let wrap = if at_line_start(self.column) { "\n" } else { "" };
@@ -193,6 +193,19 @@ data races:
                 text.push('\n');
             }
         }
+        // Allowed to be inconclusive: not failures, but what they reached is shown.
+        let allowed: Vec<&TestResult> = results
+            .iter()
+            .filter(|r| r.judgement.status == Status::InconclusiveAllowed)
+            .collect();
+        if !allowed.is_empty() && !self.terse {
+            text.push_str("\ninconclusive (allowed):\n\n");
+            for result in &allowed {
+                let _ = writeln!(text, "---- {} (inconclusive, allowed) ----", result.name);
+                text.push_str(&explanation(result));
+                text.push('\n');
+            }
+        }
         let failures: Vec<&TestResult> = results
             .iter()
             .filter(|r| r.judgement.status.is_failure())
@@ -211,17 +224,29 @@ data races:
         }
         if summary.not_run > 0 {
             let plural = if summary.not_run == 1 { "" } else { "s" };
+            let why = match summary.interrupted {
+                Some(signal) => format!(" or stopped: {signal} interrupted the run"),
+                None => ": --fail-fast stopped the run after a failure".to_owned(),
+            };
             let _ = writeln!(
                 text,
-                "\nnote: {} test{plural} not run: --fail-fast stopped the run after a failure",
+                "\nnote: {} test{plural} not run{why}",
                 summary.not_run
             );
         }
-        if summary.inconclusive > 0 {
+        let counted = summary.inconclusive - summary.inconclusive_allowed;
+        if counted > 0 {
             let _ = writeln!(
                 text,
-                "\nnote: {} inconclusive (a limit stopped the search; counted as failed)",
-                summary.inconclusive
+                "\nnote: {counted} inconclusive (a limit stopped the search; counted as failed; \
+                 --allow-inconclusive or build.rs `allow_inconclusive` allow it)",
+            );
+        }
+        if summary.inconclusive_allowed > 0 {
+            let _ = writeln!(
+                text,
+                "\nnote: {} inconclusive, allowed (a limit stopped the search; not counted as passed or failed)",
+                summary.inconclusive_allowed
             );
         }
         let word = if summary.ok() {
