@@ -59,6 +59,26 @@ fn emit(text: &str) {
     let _ = out.flush();
 }
 
+/// `title:` and the explanation of each result `shown` picks, headed `---- name (label) ----`.
+fn explained_section(
+    text: &mut String,
+    results: &[TestResult],
+    shown: impl Fn(&TestResult) -> bool,
+    title: &str,
+    label: &str,
+) {
+    let picked: Vec<&TestResult> = results.iter().filter(|r| shown(r)).collect();
+    if picked.is_empty() {
+        return;
+    }
+    let _ = write!(text, "\n{title}:\n\n");
+    for result in picked {
+        let _ = writeln!(text, "---- {} ({label}) ----", result.name);
+        text.push_str(&explanation(result));
+        text.push('\n');
+    }
+}
+
 const TERSE_WIDTH: usize = 88;
 
 /// Whether the terse line is empty or full.
@@ -180,31 +200,23 @@ data races:
                 }
             }
         }
-        // Expected failures pass; their counterexamples are still worth reading.
-        let expected: Vec<&TestResult> = results
-            .iter()
-            .filter(|r| r.judgement.finding == Finding::FailedAsExpected)
-            .collect();
-        if !expected.is_empty() && !self.terse {
-            text.push_str("\nexpected failures:\n\n");
-            for result in &expected {
-                let _ = writeln!(text, "---- {} (failed as expected) ----", result.name);
-                text.push_str(&explanation(result));
-                text.push('\n');
-            }
-        }
-        // Allowed to be inconclusive: not failures, but what they reached is shown.
-        let allowed: Vec<&TestResult> = results
-            .iter()
-            .filter(|r| r.judgement.status == Status::InconclusiveAllowed)
-            .collect();
-        if !allowed.is_empty() && !self.terse {
-            text.push_str("\ninconclusive (allowed):\n\n");
-            for result in &allowed {
-                let _ = writeln!(text, "---- {} (inconclusive, allowed) ----", result.name);
-                text.push_str(&explanation(result));
-                text.push('\n');
-            }
+        if !self.terse {
+            // Expected failures pass; their counterexamples are still worth reading.
+            explained_section(
+                &mut text,
+                results,
+                |r| r.judgement.finding == Finding::FailedAsExpected,
+                "expected failures",
+                "failed as expected",
+            );
+            // Allowed to be inconclusive: not failures, but what they reached is shown.
+            explained_section(
+                &mut text,
+                results,
+                |r| r.judgement.status == Status::InconclusiveAllowed,
+                "inconclusive (allowed)",
+                "inconclusive, allowed",
+            );
         }
         let failures: Vec<&TestResult> = results
             .iter()
