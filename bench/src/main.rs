@@ -407,6 +407,7 @@ fn run_capped(
             timeout: Some(Duration::from_secs(120)),
             max_memory: Some(16 << 30),
             deadline: None,
+            stop: None,
         },
         ..CheckOptions::default()
     };

@@ -14,6 +14,7 @@ pub(crate) fn repeated_options(max_states: Option<u64>) -> CheckOptions {
             timeout: Some(Duration::from_secs(300)),
             max_memory: Some(16 << 30),
             deadline: None,
+            stop: None,
         },
         ..CheckOptions::default()
     }

@@ -324,6 +324,7 @@ pub fn run_one(args: &[String]) {
             timeout: Some(Duration::from_secs(600)),
             max_memory: Some(12 << 30),
             deadline: None,
+            stop: None,
         },
         jobs,
         ..CheckOptions::default()

@@ -88,17 +88,21 @@ pub struct CheckingArgs {
     /// Memory model to explore.
     #[arg(long, value_enum, default_value = "tso")]
     pub memory_model: MemoryModel,
-    /// Stop as inconclusive after storing this many states.
+    /// Stop as inconclusive after storing this many states (0: no limit).
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,
-    /// Stop as inconclusive when the checker uses this much memory (e.g. 512M, 2G).
+    /// Stop as inconclusive when the checker uses this much memory (e.g. 512M, 2G; 0:
+    /// no limit but the machine's). `test`: per test, default 70% of the machine's
+    /// memory divided by --test-threads.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub max_memory: Option<u64>,
-    /// Stop as inconclusive after this many seconds.
-    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    /// Stop as inconclusive after this many seconds (0: no limit). `test`: per test,
+    /// default 600.
+    #[arg(long, value_name = "SECS", value_parser = parse_budget_seconds)]
     pub timeout: Option<f64>,
-    /// Instructions a thread may run without a visible action before it is reported
-    /// as non-terminating.
+    /// Instructions a thread may run without a visible action (a loop that never
+    /// repeats a state, such as a counter that keeps growing) before the search stops
+    /// as inconclusive [default: 100000000].
     #[arg(long, value_name = "N")]
     pub max_steps: Option<u64>,
     /// Instrument accesses to local variables whose address never escapes (measurement).
@@ -356,9 +360,14 @@ pub struct TestArgs {
     pub slow_timeout: f64,
     #[command(flatten)]
     pub checking: CheckingArgs,
-    /// Store-buffer bound(s): N, or a list like 1,2,4,32,0 to compare bounds; 0 = unbounded.
-    #[arg(long, value_name = "N[,N...]", default_value = "32", value_parser = parse_bounds)]
-    pub sb_bound: SbBounds,
+    /// Store-buffer bound(s): N, or a list like 1,2,4,32,0 to compare bounds; 0 =
+    /// unbounded [default: the build script's `sb_bound`, else 32].
+    #[arg(long, value_name = "N[,N...]", value_parser = parse_bounds)]
+    pub sb_bound: Option<SbBounds>,
+    /// A test that a budget (time, memory, states, steps) stops is reported as
+    /// inconclusive without failing the run.
+    #[arg(long)]
+    pub allow_inconclusive: bool,
     /// Optimisation level for every test, instead of the level its `cc::Build` uses.
     #[arg(short = 'O', long = "opt-level", value_name = "LEVEL", value_parser = ["0", "1", "2", "3", "s", "z"])]
     pub opt_level: Option<String>,
@@ -387,6 +396,14 @@ fn parse_bounds(text: &str) -> Result<SbBounds, String> {
 fn parse_size(text: &str) -> Result<u64, String> {
     tso_engine::resources::parse_bytes(text)
         .ok_or_else(|| format!("`{text}` is not a size (e.g. 512M, 2G)"))
+}
+
+/// Seconds, or 0 for no limit.
+fn parse_budget_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs >= 0.0 => Ok(secs),
+        _ => Err(format!("`{text}` is not a number of seconds (0: no limit)")),
+    }
 }
 
 fn parse_seconds(text: &str) -> Result<f64, String> {

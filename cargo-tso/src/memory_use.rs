@@ -100,6 +100,11 @@ unsafe impl GlobalAlloc for CountingAllocator {
 pub struct Joiner(Arc<Account>);
 
 impl Joiner {
+    /// The heap the run's threads hold now (to within a batch per thread).
+    pub fn live(&self) -> u64 {
+        self.0.live.load(Ordering::Relaxed).max(0) as u64
+    }
+
     /// Charge this thread's allocations to the run until the membership is dropped.
     pub fn join_this_thread(&self) -> Membership {
         switch_to(Arc::as_ptr(&self.0));

@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use inkwell::context::Context;
-use tso_engine::explore::{ProgressFn, StateObserver};
+use tso_engine::explore::{ProgressFn, StateObserver, Stats};
 use tso_engine::race::RacePolicy;
 use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions, SourcePoint};
@@ -35,8 +35,9 @@ pub struct Request<'a> {
     pub settings: &'a CheckSettings,
     pub collect_outcomes: bool,
     pub emit_instrumented: Option<&'a Path>,
-    /// Called with the figures so far while the engine explores (progress display).
-    pub progress: Option<ProgressFn>,
+    /// Called with the figures so far while the engine explores (progress display,
+    /// slow-test notices).
+    pub progress: Option<SnapshotFn>,
     /// `TSO_TEST_SHOULD_FAIL_WITH(kind)`: search for this kind past errors of others
     /// (`tso_engine::CheckOptions::target`).
     pub target: Option<ErrorKind>,
@@ -156,6 +157,36 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     Ok(combine_race_search(outcome, race_run))
 }
 
+/// What a running check reports now and then: the phase it is in, the engine's
+/// figures for that phase's search, and the heap the search holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Snapshot {
+    pub phase: Phase,
+    pub states: u64,
+    /// Time of this phase's search so far.
+    pub time: std::time::Duration,
+    /// The deepest path so far (depth-first search; 0 when not known).
+    pub depth: u64,
+    pub memory: u64,
+    /// The growth diagnosis of the path the search was on after
+    /// `tso_engine::explore::GROWTH_AFTER` (depth-first search only).
+    pub growing: Option<std::sync::Arc<tso_engine::explore::diagnosis::Diagnosis>>,
+}
+
+pub type SnapshotFn = std::sync::Arc<dyn Fn(&Snapshot) + Send + Sync>;
+
+/// `progress` for a run that is phase `phase` of a larger check (its own searches
+/// report `Phase::Search`).
+pub fn in_phase(progress: &Option<SnapshotFn>, phase: Phase) -> Option<SnapshotFn> {
+    let progress = progress.clone()?;
+    Some(std::sync::Arc::new(move |snapshot: &Snapshot| {
+        progress(&Snapshot {
+            phase,
+            ..snapshot.clone()
+        })
+    }))
+}
+
 /// The search for data races of a TSO check: the program without the TSO pass, races
 /// tracked as the settings say (searching for `target` past other kinds, if given).
 /// A limit that stops it leaves only the races open. Unless `--no-race-screen`, the
@@ -172,7 +203,7 @@ pub fn race_search(
         settings: &sc,
         collect_outcomes: false,
         emit_instrumented: None,
-        progress: None,
+        progress: in_phase(&request.progress, Phase::RaceSearch),
         target,
         ..request.clone()
     };
@@ -284,13 +315,29 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
     }
     let program = tso_engine::loader::translate(&module);
     let (report, exploration_bytes) = crate::memory_use::peak_during(|joiner| {
+        let limits = tso_engine::explore::Limits {
+            stop: stop_check(request.settings, joiner),
+            ..request.settings.limits.clone()
+        };
         let joiner = joiner.clone();
         let options = CheckOptions {
             entry: request.entry.to_owned(),
             machine: request.settings.machine.clone(),
-            limits: request.settings.limits.clone(),
+            limits,
             collect_outcomes: request.collect_outcomes,
-            progress: request.progress.clone(),
+            progress: request.progress.clone().map(|report| {
+                let joiner = joiner.clone();
+                std::sync::Arc::new(move |stats: &Stats| {
+                    report(&Snapshot {
+                        phase: Phase::Search,
+                        states: stats.states,
+                        time: stats.time,
+                        depth: stats.max_depth,
+                        memory: joiner.live(),
+                        growing: stats.growing.clone(),
+                    })
+                }) as ProgressFn
+            }),
             jobs: request.settings.jobs,
             observer: extras.observer.clone(),
             // The search's workers count for this run's memory.
@@ -314,6 +361,41 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
     }
     Ok(outcome)
 }
+
+/// The reason to stop that the engine cannot see for itself: the user interrupted the
+/// run, or this test's exploration holds more heap than its budget (`memory_use`: the
+/// run's own account, so tests side by side do not count for each other).
+fn stop_check(
+    settings: &CheckSettings,
+    joiner: &crate::memory_use::Joiner,
+) -> Option<tso_engine::explore::StopCheck> {
+    if settings.interrupt.is_none() && settings.test_memory.is_none() {
+        return None;
+    }
+    let interrupt = settings.interrupt.clone();
+    let budget = settings.test_memory;
+    let joiner = joiner.clone();
+    Some(tso_engine::explore::StopCheck(std::sync::Arc::new(
+        move || {
+            if interrupt
+                .as_ref()
+                .is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed))
+            {
+                return Some(INTERRUPTED.to_owned());
+            }
+            let max = budget?;
+            (joiner.live() >= max).then(|| {
+                format!(
+                    "max-memory {} reached (this test's exploration)",
+                    tso_engine::resources::format_bytes(max)
+                )
+            })
+        },
+    )))
+}
+
+/// The reason of a search stopped by Ctrl-C or SIGTERM.
+pub const INTERRUPTED: &str = "interrupted";
 
 /// Runs `request` inside a panic guard: a panic becomes [`PipelineError::Internal`].
 pub fn run_guarded(request: &Request<'_>) -> Result<RunReport, PipelineError> {
@@ -365,6 +447,7 @@ pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
         settings: &sc,
         collect_outcomes: false,
         emit_instrumented: None,
+        progress: in_phase(&request.progress, Phase::ScRerun),
         target: None,
         ..request.clone()
     };
@@ -397,6 +480,20 @@ pub fn add_fence_search_time(outcome: &mut RunReport, time: std::time::Duration)
         time,
         states: 0,
     });
+}
+
+/// Makes `outcome`'s time the test's wall time `wall`: what its phases do not cover
+/// becomes the phase `other`.
+pub fn add_other_time(outcome: &mut RunReport, wall: std::time::Duration) {
+    let rest = wall.saturating_sub(outcome.figures.time);
+    if !rest.is_zero() {
+        outcome.figures.add_phase(PhaseFigures {
+            phase: Phase::Other,
+            time: rest,
+            states: 0,
+        });
+    }
+    outcome.figures.time = outcome.figures.time.max(wall);
 }
 
 /// Whether a run's result calls for the SC re-run.

@@ -31,6 +31,9 @@ pub enum Phase {
     /// `--robustness`: the SC states collected, then the TSO states compared.
     RobustnessSc,
     RobustnessTso,
+    /// `cargo tso test`: the rest of the test's wall time (compiling the test's
+    /// module into the engine's form, instrumenting, replaying counterexamples).
+    Other,
 }
 
 impl Phase {
@@ -43,6 +46,7 @@ impl Phase {
             Phase::FenceSearch => "fence-search",
             Phase::RobustnessSc => "robustness-sc",
             Phase::RobustnessTso => "robustness-tso",
+            Phase::Other => "other",
         }
     }
 
@@ -55,6 +59,7 @@ impl Phase {
             Phase::FenceSearch => "fence search",
             Phase::RobustnessSc => "SC states (robustness)",
             Phase::RobustnessTso => "TSO states compared (robustness)",
+            Phase::Other => "loading and replaying",
         }
     }
 }

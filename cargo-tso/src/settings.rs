@@ -29,6 +29,11 @@ pub struct CheckSettings {
     pub search_why: String,
     /// `--races` was given: it wins over a build script's `Tests::races`.
     pub races_explicit: bool,
+    /// `cargo tso test`: the heap this run's exploration may hold (its own account,
+    /// `memory_use`, not the process's resident set, which tests side by side share).
+    pub test_memory: Option<u64>,
+    /// Set when the user interrupts the run (Ctrl-C, SIGTERM): the search stops.
+    pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The machine's cores (1 if unknown).
@@ -167,10 +172,15 @@ impl CheckSettings {
             dynamic_bypass: !args.no_dynamic_bypass,
             reference_machine: args.reference_machine,
             limits: Limits {
-                max_states: args.max_states,
-                max_memory: args.max_memory,
-                timeout: args.timeout.map(Duration::from_secs_f64),
+                // 0: no limit.
+                max_states: args.max_states.filter(|&n| n > 0),
+                max_memory: args.max_memory.filter(|&n| n > 0),
+                timeout: args
+                    .timeout
+                    .filter(|&t| t > 0.0)
+                    .map(Duration::from_secs_f64),
                 deadline: None,
+                stop: None,
             },
             machine,
             show_details: false,
@@ -178,6 +188,8 @@ impl CheckSettings {
             jobs: 1,
             search_why: String::new(),
             races_explicit: args.races.is_some(),
+            test_memory: None,
+            interrupt: None,
         }
     }
 

@@ -18,9 +18,42 @@ pub struct FileOptions {
     defines: Vec<Define>,
     flags: Vec<String>,
     sources: Vec<PathBuf>,
+    budget: crate::Budget,
 }
 
 impl FileOptions {
+    /// Wall time for all of a test's searches (the TSO search, the race search, the
+    /// SC re-run, the fence search); past it the test is inconclusive.
+    pub fn timeout(&mut self, timeout: std::time::Duration) -> &mut Self {
+        self.budget.timeout_ms = Some(timeout.as_millis().try_into().unwrap_or(u64::MAX));
+        self
+    }
+
+    /// States one search of a test may store; past it the test is inconclusive.
+    pub fn max_states(&mut self, states: u64) -> &mut Self {
+        self.budget.max_states = Some(states);
+        self
+    }
+
+    /// Heap a test's exploration may hold, in bytes; past it the test is inconclusive.
+    pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
+        self.budget.max_memory = Some(bytes);
+        self
+    }
+
+    /// The store-buffer bound to check at (0 = unbounded).
+    pub fn sb_bound(&mut self, bound: u32) -> &mut Self {
+        self.budget.sb_bound = Some(bound);
+        self
+    }
+
+    /// A test that a budget stops is reported as inconclusive but does not fail the
+    /// run (by default it does: a cut search is not a pass).
+    pub fn allow_inconclusive(&mut self) -> &mut Self {
+        self.budget.allow_inconclusive = Some(true);
+        self
+    }
+
     /// Adds an include directory (relative paths are relative to the package).
     pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Self {
         self.include_dirs.push(dir.as_ref().to_path_buf());
@@ -215,6 +248,36 @@ impl Tests {
         self
     }
 
+    /// See [`FileOptions::timeout`]; for every test of this group (a file's own wins).
+    pub fn timeout(&mut self, timeout: std::time::Duration) -> &mut Self {
+        self.options.timeout(timeout);
+        self
+    }
+
+    /// See [`FileOptions::max_states`]; for every test of this group.
+    pub fn max_states(&mut self, states: u64) -> &mut Self {
+        self.options.max_states(states);
+        self
+    }
+
+    /// See [`FileOptions::max_memory`]; for every test of this group.
+    pub fn max_memory(&mut self, bytes: u64) -> &mut Self {
+        self.options.max_memory(bytes);
+        self
+    }
+
+    /// See [`FileOptions::sb_bound`]; for every test of this group.
+    pub fn sb_bound(&mut self, bound: u32) -> &mut Self {
+        self.options.sb_bound(bound);
+        self
+    }
+
+    /// See [`FileOptions::allow_inconclusive`]; for every test of this group.
+    pub fn allow_inconclusive(&mut self) -> &mut Self {
+        self.options.allow_inconclusive();
+        self
+    }
+
     /// See [`FileOptions::source`]; linked with every test file.
     pub fn source(&mut self, path: impl AsRef<Path>) -> &mut Self {
         self.options.source(path);
@@ -364,6 +427,7 @@ fn resolve(
     base: &Path,
 ) -> Result<TestFile, Error> {
     let own = &file.options;
+    let (own_budget, shared_budget) = (own.budget, shared.budget);
     let language = own
         .language
         .or(shared.language)
@@ -411,6 +475,7 @@ fn resolve(
         sources,
         opt_level,
         races: None,
+        budget: own_budget.or(shared_budget),
     })
 }
 
@@ -511,6 +576,25 @@ mod tests {
             .debug(true)
             .cargo_metadata(false);
         build
+    }
+
+    #[test]
+    fn a_file_budget_wins_over_its_group_budget() {
+        let pkg = Scratch::new("budgets", &["t/a.c", "t/b.c"]);
+        let manifest = Tests::new()
+            .timeout(std::time::Duration::from_secs(90))
+            .max_states(1_000)
+            .file("t/a.c")
+            .file_with("t/b.c", |f| {
+                f.max_states(7).sb_bound(2).allow_inconclusive();
+            })
+            .to_manifest("demo", &pkg.0)
+            .unwrap();
+        let (a, b) = (manifest.tests[0].budget, manifest.tests[1].budget);
+        assert_eq!((a.timeout_ms, a.max_states), (Some(90_000), Some(1_000)));
+        assert_eq!((a.sb_bound, a.allow_inconclusive), (None, None));
+        assert_eq!((b.timeout_ms, b.max_states), (Some(90_000), Some(7)));
+        assert_eq!((b.sb_bound, b.allow_inconclusive), (Some(2), Some(true)));
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub use compile_flags::CompileSettings;
 pub use declaration::{emit_all, FileOptions, Tests};
 pub use error::Error;
 pub use manifest::{
-    Define, Language, Manifest, Races, TestFile, FORMAT_VERSION, MANIFEST_FILE_NAME,
+    Budget, Define, Language, Manifest, Races, TestFile, FORMAT_VERSION, MANIFEST_FILE_NAME,
 };
 pub use test_symbol::{
     parse_test_symbol, Expectation, TestSymbol, ANY_KIND, IGNORE_PREFIX, SHOULD_FAIL_PREFIX,

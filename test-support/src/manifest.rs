@@ -63,6 +63,48 @@ pub struct TestFile {
     /// the command line's `--races`, by default `warn`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub races: Option<Races>,
+    /// This file's tests' budgets ([`crate::Tests::timeout`] and its siblings).
+    #[serde(default, skip_serializing_if = "Budget::is_empty")]
+    pub budget: Budget,
+}
+
+/// What one test may spend before it stops as inconclusive, and whether that fails
+/// the run; `None`: what `cargo tso test` says (its flags or defaults). The command
+/// line's flags win over these, as nextest's command line wins over its config.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Budget {
+    /// Wall time for all of a test's searches, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// States stored by one search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_states: Option<u64>,
+    /// Heap the test's exploration may hold, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_memory: Option<u64>,
+    /// Store-buffer bound (0 = unbounded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sb_bound: Option<u32>,
+    /// A test a budget stops is reported as inconclusive without failing the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_inconclusive: Option<bool>,
+}
+
+impl Budget {
+    pub fn is_empty(&self) -> bool {
+        *self == Budget::default()
+    }
+
+    /// Each of `self`'s settings, else `general`'s.
+    pub fn or(self, general: Budget) -> Budget {
+        Budget {
+            timeout_ms: self.timeout_ms.or(general.timeout_ms),
+            max_states: self.max_states.or(general.max_states),
+            max_memory: self.max_memory.or(general.max_memory),
+            sb_bound: self.sb_bound.or(general.sb_bound),
+            allow_inconclusive: self.allow_inconclusive.or(general.allow_inconclusive),
+        }
+    }
 }
 
 /// What a data race does to a test (`cargo tso test --races`, [`crate::Tests::races`]).
@@ -226,6 +268,11 @@ mod tests {
                 sources: vec!["/src/demo/csrc/lib.cpp".into()],
                 opt_level: Some("2".into()),
                 races: Some(Races::Deny),
+                budget: Budget {
+                    timeout_ms: Some(30_000),
+                    sb_bound: Some(4),
+                    ..Budget::default()
+                },
             }],
         }
     }
@@ -235,6 +282,23 @@ mod tests {
         let manifest = sample();
         let back = Manifest::from_json(&manifest.to_json(), Path::new("x")).unwrap();
         assert_eq!(back, manifest);
+    }
+
+    #[test]
+    fn a_file_budget_wins_over_its_group_setting_by_setting() {
+        let file = Budget {
+            max_states: Some(10),
+            ..Budget::default()
+        };
+        let group = Budget {
+            max_states: Some(99),
+            timeout_ms: Some(5_000),
+            ..Budget::default()
+        };
+        let both = file.or(group);
+        assert_eq!(both.max_states, Some(10));
+        assert_eq!(both.timeout_ms, Some(5_000));
+        assert!(Budget::default().is_empty() && !both.is_empty());
     }
 
     #[test]

@@ -13,7 +13,7 @@ fn statm_field(idx: usize) -> u64 {
 }
 
 /// Physical memory of the machine, in bytes (0 if unknown).
-pub(crate) fn total_memory() -> u64 {
+pub fn total_memory() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {

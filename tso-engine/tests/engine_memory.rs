@@ -260,6 +260,38 @@ fn infinite_loop_is_non_terminating_quickly() {
     }
 }
 
+/// A step limit is inconclusive and is paid for once: the search that hits it does not
+/// run the long transition again to look for a shorter path to it (no counterexample
+/// is shown for a limit), which made hitting the default limit cost minutes.
+#[test]
+fn a_step_limit_runs_the_long_transition_once() {
+    let mut opts = options();
+    opts.machine.max_steps = 1 << 20;
+    let src = format!(
+        "{PRELUDE}int main(void) {{ unsigned long i = 0; while (++i != 0); return (int)i; }}"
+    );
+    let r = check_with(&src, "-O0", &[], &opts);
+    assert_eq!(
+        r.verdict,
+        Verdict::Inconclusive,
+        "{:?}",
+        r.inconclusive_reason
+    );
+    assert!(
+        r.inconclusive_reason
+            .as_deref()
+            .is_some_and(|why| why.contains("--max-steps")),
+        "{:?}",
+        r.inconclusive_reason
+    );
+    let steps = opts.machine.max_steps;
+    assert!(
+        (steps..steps + steps / 2).contains(&r.stats.instructions),
+        "{} instructions for a limit of {steps}",
+        r.stats.instructions
+    );
+}
+
 #[test]
 fn long_finite_loop_passes() {
     let src = format!("{PRELUDE}int main(void) {{ volatile unsigned long s = 0; for (unsigned long i = 0; i < 3000000; i++) s += i ^ (i >> 3);

@@ -214,6 +214,8 @@ fn settings(memory_model: MemoryModel) -> CheckSettings {
         jobs: 1,
         search_why: String::new(),
         races_explicit: false,
+        test_memory: None,
+        interrupt: None,
     }
 }
 

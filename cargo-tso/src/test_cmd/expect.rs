@@ -15,6 +15,9 @@ pub enum Status {
     Ignored,
     /// A limit stopped the search: not a pass (counted as failed).
     Inconclusive,
+    /// A limit stopped the search of a test allowed to be inconclusive (`build.rs`
+    /// `allow_inconclusive`, `--allow-inconclusive`): neither a pass nor a failure.
+    InconclusiveAllowed,
 }
 
 impl Status {

@@ -2,9 +2,11 @@
 //! (cached) — *list*; select and shard them into jobs — *plan*; run the jobs in
 //! parallel — *run*; judge and report like libtest — *report*.
 
+pub mod budget;
 pub mod catalog;
 pub mod discovery;
 pub mod expect;
+pub mod interrupt;
 pub mod options;
 pub mod partition;
 pub mod progress;
@@ -38,6 +40,10 @@ use units::CacheCounts;
 
 /// Exit status when a test fails or the tests cannot be built, as `cargo test`.
 pub const EXIT_TEST_FAILED: i32 = 101;
+
+/// The store-buffer bound of a test when neither `--sb-bound` nor its build script
+/// gives one.
+const DEFAULT_SB_BOUND: u32 = 32;
 
 fn cache_dir(target_dir: &std::path::Path) -> PathBuf {
     std::env::var_os("CARGO_TSO_CACHE_DIR").map_or_else(|| target_dir.join("tso"), PathBuf::from)
@@ -92,9 +98,12 @@ struct TestPlan {
 
 impl TestPlan {
     fn new(args: &TestArgs, cases: &[TestCase], selection: &Selection) -> TestPlan {
-        let bounds: Vec<u32> = match args.checking.memory_model {
-            MemoryModel::Sc => args.sb_bound.0.iter().copied().take(1).collect(),
-            MemoryModel::Tso => args.sb_bound.0.clone(),
+        // No --sb-bound: each test at its build script's bound, else 32.
+        let given = args.sb_bound.as_ref().map(|b| b.0.clone());
+        let bounds: Vec<u32> = match (&given, args.checking.memory_model) {
+            (None, _) => vec![DEFAULT_SB_BOUND],
+            (Some(given), MemoryModel::Sc) => given.iter().copied().take(1).collect(),
+            (Some(given), MemoryModel::Tso) => given.clone(),
         };
         let mut base =
             CheckSettings::from_args(&args.checking, bounds.first().copied().unwrap_or(32));
@@ -104,7 +113,13 @@ impl TestPlan {
         for &(index, plan) in &selection.tests {
             match plan {
                 Plan::Ignore => ignored.push(index),
-                Plan::Run => jobs.extend(bounds.iter().map(|&bound| Job { case: index, bound })),
+                Plan::Run => match (&given, cases[index].unit.budget.sb_bound) {
+                    (None, Some(own)) => jobs.push(Job {
+                        case: index,
+                        bound: own,
+                    }),
+                    _ => jobs.extend(bounds.iter().map(|&bound| Job { case: index, bound })),
+                },
             }
         }
         let sweeping = bounds.len() > 1;
@@ -160,6 +175,7 @@ fn run_jobs(
     cases: &[TestCase],
     plan: &TestPlan,
     reporter: &mut dyn Reporter,
+    interrupt: &interrupt::Interrupt,
 ) -> Vec<TestResult> {
     let progress = progress::Progress::new(plan.jobs.len(), options.format != TestFormat::Json);
     let mut slow = slow::SlowWatch::new(Duration::from_secs_f64(args.slow_timeout));
@@ -173,10 +189,23 @@ fn run_jobs(
     }
     // Each job's search workers are its share of the cores (`runner::search_workers`).
     let base = plan.base.clone();
+    let budgets = budget::Budgets::new(args, threads);
+    if args.verbose && options.format != TestFormat::Json {
+        eprintln!(
+            "budgets: {}",
+            budgets
+                .for_test(test_support::Budget::default())
+                .describe()
+                .trim_end()
+                .trim_start_matches("budget: ")
+        );
+    }
     let config = RunConfig {
         threads,
+        budgets,
+        interrupt: interrupt.flag(),
         fail_fast: args.fail_fast,
-        progress: progress.job_callback(),
+        progress: Some(progress.job_callback()),
     };
     let sweeping = plan.sweeping();
     let mut results: Vec<TestResult> = Vec::new();
@@ -203,9 +232,21 @@ fn run_jobs(
                 });
                 results.push(*result);
             }
+            Event::Interrupted(index) => {
+                progress.finished(index);
+                slow.finished(index);
+            }
             Event::Tick => {}
         }
-        for notice in slow.due(Instant::now()) {
+        if interrupt.announce() {
+            progress.suspend(|| {
+                eprintln!(
+                    "{}: stopping the running tests; the summary and JUnit cover the tests that finished (press Ctrl-C again to quit at once)",
+                    interrupt.describe()
+                )
+            });
+        }
+        for notice in slow.due(Instant::now(), |job| progress.snapshot(job)) {
             progress.suspend(|| eprintln!("{notice}"));
         }
     });
@@ -299,6 +340,7 @@ fn finish(
     results: &[TestResult],
     summary: &Summary,
     model: crate::cli::MemoryModel,
+    interrupt: &interrupt::Interrupt,
 ) -> i32 {
     reporter.suite_finished(results, summary);
     let pages = match &args.html {
@@ -323,7 +365,9 @@ fn finish(
             return EXIT_TEST_FAILED;
         }
     }
-    if summary.ok() {
+    if let Some(code) = interrupt.exit_code() {
+        code
+    } else if summary.ok() {
         0
     } else {
         EXIT_TEST_FAILED
@@ -360,6 +404,7 @@ pub fn run(args: &TestArgs) -> i32 {
     if let Some(why) = plan.base.machine.hangs_unchecked() {
         eprintln!("warning: {why}");
     }
+    let interrupt = interrupt::Interrupt::install();
     let mut reporter = reporter(&options, args.verbose, &plan.base);
     let start = Instant::now();
     reporter.suite_started(&SuiteInfo {
@@ -367,11 +412,19 @@ pub fn run(args: &TestArgs) -> i32 {
         cache: counts,
     });
     let mut results = report_ignored(&plan, &cases, reporter.as_mut());
-    let ran = run_jobs(args, &options, &cases, &plan, reporter.as_mut());
+    let ran = run_jobs(args, &options, &cases, &plan, reporter.as_mut(), &interrupt);
     results.extend(conclude(&plan, &cases, ran, reporter.as_mut()));
     results.sort_by_key(|r| r.case);
     let not_run = count_not_run(&plan, &results);
-    let summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
+    let mut summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
+    summary.interrupted = interrupt.describe_if_set();
     let model = plan.base.memory_model;
-    finish(args, reporter.as_mut(), &results, &summary, model)
+    finish(
+        args,
+        reporter.as_mut(),
+        &results,
+        &summary,
+        model,
+        &interrupt,
+    )
 }

@@ -1,17 +1,17 @@
 //! The live progress display: tests done of total and, for each running test, the
-//! states explored so far and the rate. Only when stderr is a terminal and not in CI;
-//! otherwise nothing is drawn and the engine gets no progress callback.
+//! states explored so far and the rate. Drawn only when stderr is a terminal and not
+//! in CI; the figures are kept in any case, for the slow-test notices (`slow.rs`).
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::pipeline::Snapshot;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use tso_engine::explore::Stats;
 
-/// Called by the runner with a job's index and the engine's figures so far.
-pub type JobProgressFn = Arc<dyn Fn(usize, &Stats) + Send + Sync>;
+/// Called by the runner with a job's index and the figures so far.
+pub type JobProgressFn = Arc<dyn Fn(usize, &Snapshot) + Send + Sync>;
 
 /// The engine calls back every few hundred transitions; redraw at most this often.
 const REFRESH: Duration = Duration::from_millis(100);
@@ -21,8 +21,8 @@ const REFRESH: Duration = Duration::from_millis(100);
 pub struct RunningTest {
     pub job: usize,
     pub name: String,
-    /// States explored and elapsed exploration time, once the engine has reported.
-    pub figures: Option<(u64, Duration)>,
+    /// The latest figures, once the engine has reported.
+    pub figures: Option<Snapshot>,
 }
 
 #[derive(Debug)]
@@ -96,22 +96,30 @@ impl Progress {
     }
 
     /// Records a running job's figures (called on the worker threads).
-    pub fn update(&self, job: usize, stats: &Stats) {
+    pub fn update(&self, job: usize, snapshot: &Snapshot) {
         let mut board = self.board();
         if let Some(running) = board.running.iter_mut().find(|r| r.job == job) {
-            running.figures = Some((stats.states, stats.time));
+            running.figures = Some(snapshot.clone());
         }
         if board.last_refresh.is_none_or(|at| at.elapsed() >= REFRESH) {
             self.show(&mut board);
         }
     }
 
-    /// The callback to give the runner: `None` when nothing is displayed, so the
-    /// engine does no progress work at all.
-    pub fn job_callback(self: &Arc<Progress>) -> Option<JobProgressFn> {
-        self.bar.as_ref()?;
+    /// A running job's latest figures.
+    pub fn snapshot(&self, job: usize) -> Option<Snapshot> {
+        self.board()
+            .running
+            .iter()
+            .find(|r| r.job == job)
+            .and_then(|r| r.figures.clone())
+    }
+
+    /// The callback to give the runner (the engine calls it every 256 transitions or
+    /// so: a lock and a copy).
+    pub fn job_callback(self: &Arc<Progress>) -> JobProgressFn {
         let progress = Arc::clone(self);
-        Some(Arc::new(move |job, stats| progress.update(job, stats)))
+        Arc::new(move |job, snapshot| progress.update(job, snapshot))
     }
 
     /// Runs `f` (which prints) with the bar hidden.
@@ -129,8 +137,14 @@ impl Progress {
     }
 }
 
+/// States per second of the snapshot's search, once it has run for a while.
+pub fn rate(snapshot: &Snapshot) -> Option<u64> {
+    let seconds = snapshot.time.as_secs_f64();
+    (seconds > 0.0).then(|| (snapshot.states as f64 / seconds) as u64)
+}
+
 /// `1234567` as `1,234,567`.
-fn grouped(n: u64) -> String {
+pub fn grouped(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
@@ -151,11 +165,9 @@ pub fn running_line(running: &[RunningTest]) -> String {
     for (i, test) in running.iter().enumerate() {
         let separator = if i == 0 { " " } else { ", " };
         let _ = write!(line, "{separator}{}", test.name);
-        if let Some((states, time)) = test.figures {
-            let _ = write!(line, " ({} states", grouped(states));
-            let seconds = time.as_secs_f64();
-            if seconds > 0.0 {
-                let rate = (states as f64 / seconds) as u64;
+        if let Some(snapshot) = &test.figures {
+            let _ = write!(line, " ({} states", grouped(snapshot.states));
+            if let Some(rate) = rate(snapshot) {
                 let _ = write!(line, ", {} states/s", grouped(rate));
             }
             line.push(')');
@@ -168,11 +180,22 @@ pub fn running_line(running: &[RunningTest]) -> String {
 mod tests {
     use super::*;
 
+    pub(crate) fn snapshot(states: u64, time: Duration) -> Snapshot {
+        Snapshot {
+            phase: crate::run_report::Phase::Search,
+            states,
+            time,
+            depth: 0,
+            memory: 0,
+            growing: None,
+        }
+    }
+
     fn running(job: usize, name: &str, figures: Option<(u64, Duration)>) -> RunningTest {
         RunningTest {
             job,
             name: name.to_owned(),
-            figures,
+            figures: figures.map(|(states, time)| snapshot(states, time)),
         }
     }
 
@@ -204,20 +227,12 @@ mod tests {
 
     #[test]
     fn updates_follow_the_job_and_finished_jobs_leave() {
-        // Not enabled: no bar, but the board is still kept.
+        // Not enabled: no bar, but the board is still kept (for slow-test notices).
         let progress = Progress::new(2, false);
-        assert!(
-            progress.job_callback().is_none(),
-            "no callback without a display"
-        );
         progress.started(0, "a");
         progress.started(1, "b");
-        let stats = Stats {
-            states: 40,
-            time: Duration::from_secs(4),
-            ..Stats::default()
-        };
-        progress.update(1, &stats);
+        (progress.job_callback())(1, &snapshot(40, Duration::from_secs(4)));
+        assert_eq!(progress.snapshot(1).map(|s| s.states), Some(40));
         progress.finished(0);
         assert_eq!(
             running_line(&progress.board().running),

@@ -8,20 +8,19 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use tso_engine::explore::{ProgressFn, Stats};
-
 use test_support::Expectation;
 use tso_runtime::runtime::ObservationLog;
 
 use crate::cli::MemoryModel;
 use crate::fences::{self, FenceSuggestion};
-use crate::pipeline::{self, Request, RunExtras};
+use crate::pipeline::{self, Request, RunExtras, Snapshot, SnapshotFn};
 use crate::render;
 use crate::robustness::{self, Robustness};
-use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::run_report::{Phase, RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
+use crate::test_cmd::budget::Budgets;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
-use crate::test_cmd::expect::{self, Finding, Judgement};
+use crate::test_cmd::expect::{self, Finding, Judgement, Status};
 use crate::test_cmd::progress::JobProgressFn;
 use crate::test_cmd::units::Unit;
 
@@ -53,6 +52,8 @@ pub struct TestResult {
 pub enum Event {
     Started(usize),
     Finished(usize, Box<TestResult>),
+    /// The run was interrupted (Ctrl-C, SIGTERM) while this job ran: it has no result.
+    Interrupted(usize),
     /// Nothing happened for a while (for the slow-test notice).
     Tick,
 }
@@ -95,7 +96,7 @@ fn run_case(
     case: &TestCase,
     settings: &CheckSettings,
     sc_memo: &OnceLock<ScRerun>,
-    progress: Option<ProgressFn>,
+    progress: Option<SnapshotFn>,
 ) -> CaseRun {
     let (entry, expectation) = match &case.kind {
         CaseKind::Broken { message } => {
@@ -181,8 +182,12 @@ fn run_case(
                 Some(log) if wants_fences(&judgement, expectation) => {
                     let first = log.lock().map(|l| l.clone()).unwrap_or_default();
                     let start = Instant::now();
+                    let trials = Request {
+                        progress: pipeline::in_phase(&request.progress, Phase::FenceSearch),
+                        ..request.clone()
+                    };
                     let suggestion =
-                        fences::search(&first, |points| fences::fenced_trial(&request, points));
+                        fences::search(&first, |points| fences::fenced_trial(&trials, points));
                     pipeline::add_fence_search_time(&mut outcome, start.elapsed());
                     Some(suggestion)
                 }
@@ -275,6 +280,7 @@ fn inject_fault(name: &str) {
 
 /// What a job needs besides its own description: where it reports progress.
 struct JobContext<'a> {
+    budgets: &'a Budgets,
     index: usize,
     name: String,
     /// Search workers for this job (`search_workers`).
@@ -291,6 +297,9 @@ fn run_job(
 ) -> TestResult {
     let start = Instant::now();
     let mut settings = settings_at(base, job.bound);
+    let case = &cases[job.case];
+    let budget = context.budgets.for_test(case.unit.budget);
+    budget.apply(&mut settings);
     // The idle cores this job may use, searched as measured fastest for that many.
     let search = crate::settings::choose_search(context.workers);
     settings.jobs = search.workers;
@@ -300,10 +309,10 @@ fn run_job(
     let index = context.index;
     let progress = context.progress.map(|report| {
         let report = Arc::clone(report);
-        Arc::new(move |stats: &Stats| report(index, stats)) as ProgressFn
+        Arc::new(move |snapshot: &Snapshot| report(index, snapshot)) as SnapshotFn
     });
     let case = &cases[job.case];
-    let (judgement, note, outcome, sc, fences) = match catch_unwind(AssertUnwindSafe(|| {
+    let (mut judgement, mut note, mut outcome, sc, fences) = match catch_unwind(AssertUnwindSafe(|| {
         inject_fault(&context.name);
         run_case(case, &settings, context.sc_memo, progress)
     })) {
@@ -319,6 +328,19 @@ fn run_job(
             None,
         ),
     };
+    let exec_time = start.elapsed();
+    if let Some(outcome) = &mut outcome {
+        // The result line's time is the wall time of the whole test: its searches
+        // and what lies between them (loading, instrumenting, replaying).
+        pipeline::add_other_time(outcome, exec_time);
+    }
+    if judgement.status == Status::Inconclusive {
+        if budget.allows_inconclusive() {
+            judgement.status = Status::InconclusiveAllowed;
+        }
+        let line = budget.describe();
+        note = Some(note.map_or(line.clone(), |n| format!("{n}{line}")));
+    }
     TestResult {
         name: context.name,
         case: job.case,
@@ -328,13 +350,16 @@ fn run_job(
         outcome,
         sc,
         fences,
-        exec_time: start.elapsed(),
+        exec_time,
     }
 }
 
 /// How to run the jobs.
 pub struct RunConfig {
     pub threads: usize,
+    pub budgets: Budgets,
+    /// Set by Ctrl-C or SIGTERM: running jobs stop, no job starts.
+    pub interrupt: Arc<AtomicBool>,
     /// Start no job after one has failed.
     pub fail_fast: bool,
     pub progress: Option<JobProgressFn>,
@@ -354,15 +379,22 @@ pub fn run(
 ) {
     let RunConfig {
         threads,
+        budgets,
+        interrupt,
         fail_fast,
         progress,
     } = config;
+    let mut base = base.clone();
+    base.interrupt = Some(Arc::clone(&interrupt));
+    let base = &base;
+    let interrupted = || interrupt.load(Ordering::SeqCst);
     let stop = AtomicBool::new(false);
     let next = AtomicUsize::new(0);
     let running = AtomicUsize::new(0);
     let cores = crate::settings::cores();
     let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
     let context = |index: usize, running: usize| JobContext {
+        budgets: &budgets,
         index,
         name: names[index].clone(),
         workers: search_workers(cores, threads, running, jobs.len() - index - 1),
@@ -376,8 +408,9 @@ pub fn run(
         for worker in 0..workers {
             let sender = sender.clone();
             let (next, context, stop, running) = (&next, &context, &stop, &running);
+            let interrupted = &interrupted;
             let body = move || loop {
-                if stop.load(Ordering::SeqCst) {
+                if stop.load(Ordering::SeqCst) || interrupted() {
                     break;
                 }
                 let index = next.fetch_add(1, Ordering::SeqCst);
@@ -388,6 +421,17 @@ pub fn run(
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                 let result = run_job(cases, job, base, context(index, now));
                 running.fetch_sub(1, Ordering::SeqCst);
+                if interrupted()
+                    && matches!(
+                        result.judgement.status,
+                        Status::Inconclusive | Status::InconclusiveAllowed
+                    )
+                {
+                    // Stopped by the interrupt: no result (a pass or a failure found
+                    // before it is one).
+                    let _ = sender.send(Event::Interrupted(index));
+                    break;
+                }
                 if fail_fast && result.judgement.status.is_failure() {
                     stop.store(true, Ordering::SeqCst);
                 }
@@ -410,6 +454,9 @@ pub fn run(
         if spawned == 0 {
             // No thread could be started: run everything here.
             for (index, &job) in jobs.iter().enumerate() {
+                if interrupted() {
+                    break;
+                }
                 on_event(Event::Started(index));
                 let result = run_job(cases, job, base, context(index, 1));
                 let failed = result.judgement.status.is_failure();

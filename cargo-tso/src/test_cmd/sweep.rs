@@ -103,6 +103,7 @@ pub fn status_word(status: Status) -> &'static str {
         Status::Failed => "FAILED",
         Status::Ignored => "ignored",
         Status::Inconclusive => "INCONCLUSIVE",
+        Status::InconclusiveAllowed => "inconclusive (allowed)",
     }
 }
 

@@ -23,6 +23,8 @@ pub struct Unit {
     pub linked: Vec<LinkedSource>,
     /// The build script's race policy for this file (`Tests::races`), if any.
     pub races: Option<tso_engine::race::RacePolicy>,
+    /// The build script's budgets for this file's tests (`Tests::timeout` ...).
+    pub budget: test_support::Budget,
 }
 
 /// One extra source of a test file and its compiled (unlinked) module.
@@ -190,6 +192,7 @@ pub fn build_all(
                     test_support::Races::Warn => tso_engine::race::RacePolicy::Warn,
                     test_support::Races::Deny => tso_engine::race::RacePolicy::Deny,
                 }),
+                budget: file.budget,
             });
         }
     }

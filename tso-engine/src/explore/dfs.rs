@@ -77,7 +77,15 @@ pub struct DepthFirst<'a, 'p> {
     /// The stored transitions and ends, for the check that every state can reach the
     /// program's end (`liveness`); None when it does not apply.
     graph: Option<Graph>,
+    /// With progress reports: when to diagnose the growth on the current path
+    /// (`GROWTH_AFTER`), the initial state to replay it from, and the diagnosis.
+    pub growth_after: Option<std::time::Duration>,
+    initial: Option<State>,
+    growth: Option<Arc<super::diagnosis::Diagnosis>>,
 }
+
+/// Moves of the current path that the growth diagnosis for progress reports replays.
+const GROWTH_SAMPLE_MOVES: usize = 4096;
 
 /// A state on the current path and where its expansion stands.
 struct Node {
@@ -197,6 +205,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             start,
             dead_ends: HashSet::new(),
             graph: liveness::applies(machine).then(Graph::default),
+            growth_after: None,
+            initial: None,
+            growth: None,
         }
     }
 
@@ -208,6 +219,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     }
 
     fn search(&mut self, initial: State) -> Result<Option<Stop>, TooDeep> {
+        if self.growth_after.is_some() {
+            self.initial = Some(initial.clone());
+        }
         let root = self.insert(&initial);
         if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&initial)) {
             if absorbed(self.observers, &found) {
@@ -390,6 +404,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             ticks += 1;
             if ticks >= TICK {
                 ticks = 0;
+                self.diagnose_growth(&stack);
                 if let Some(reason) = self.tick() {
                     let path = path_of(&stack);
                     return Ok(Some(Stop::Limit { reason, path }));
@@ -769,11 +784,43 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         )
     }
 
+    /// Once the search has run `growth_after`: which variables keep taking new values
+    /// along the current path (replayed from the initial state; what a limit's
+    /// diagnosis says, early, for the progress reports).
+    fn diagnose_growth(&mut self, stack: &[Node]) {
+        let Some(after) = self.growth_after else {
+            return;
+        };
+        if self.growth.is_some() || self.start.elapsed() < after {
+            return;
+        }
+        let Some(initial) = self.initial.take() else {
+            return;
+        };
+        // Its first moves are enough to see a variable grow, and replaying them costs
+        // a small share of the search so far (the whole path could cost half of it).
+        let mut path = path_of(stack);
+        path.truncate(GROWTH_SAMPLE_MOVES);
+        if self.machine.opts.symmetry {
+            // Moves name the threads of representatives: make them the program's own.
+            if let Some(real) = super::symmetric_path::real_path(self.machine, &initial, &path) {
+                path = real.moves;
+            }
+        }
+        self.growth = Some(Arc::new(super::diagnosis::diagnose(
+            self.machine,
+            initial,
+            &path,
+        )));
+    }
+
     fn tick(&self) -> Option<String> {
         let stats = Stats {
             states: self.store.states() as u64,
             transitions: self.stats.transitions,
             time: self.start.elapsed(),
+            max_depth: self.stats.max_depth,
+            growing: self.growth.clone(),
             ..Stats::default()
         };
         self.observers.iter().find_map(|o| o.tick(&stats))

@@ -42,6 +42,22 @@ pub struct Diagnosis {
     pub growing: Vec<Growing>,
 }
 
+impl Growing {
+    /// `` `stats.full_hits` (ring.c:12) took 2,451 distinct values ``.
+    pub fn describe(&self) -> String {
+        let at = self
+            .declared
+            .as_ref()
+            .map(|(f, l)| format!(" ({}:{l})", f.rsplit('/').next().unwrap_or(f)))
+            .unwrap_or_default();
+        format!(
+            "`{}`{at} took {} distinct values",
+            self.name,
+            thousands(self.distinct_values as u64)
+        )
+    }
+}
+
 impl Diagnosis {
     /// Lines for people, under the inconclusive verdict.
     pub fn lines(&self, max_depth: u64) -> Vec<String> {
@@ -51,16 +67,7 @@ impl Diagnosis {
             thousands(self.depth as u64)
         )];
         for g in &self.growing {
-            let at = g
-                .declared
-                .as_ref()
-                .map(|(f, l)| format!(" ({}:{l})", f.rsplit('/').next().unwrap_or(f)))
-                .unwrap_or_default();
-            lines.push(format!(
-                "`{}`{at} took {} distinct values along it",
-                g.name,
-                thousands(g.distinct_values as u64)
-            ));
+            lines.push(format!("{} along it", g.describe()));
         }
         if !self.growing.is_empty() {
             lines.push("the state space is probably infinite: a variable that keeps taking new values makes every state new; bound it (or the loop that changes it) in the test".into());

@@ -42,6 +42,21 @@ pub struct Limits {
     /// search after the TSO one, a re-run under SC) gives each what `--timeout` left.
     /// A search stopped by it reports `--timeout` as set.
     pub deadline: Option<Instant>,
+    /// The caller's own reason to stop (a memory budget it measures itself, an
+    /// interrupt), asked with the other limits and inside long transitions.
+    pub stop: Option<StopCheck>,
+}
+
+/// A caller's check for a reason to stop a search: `Some(reason)` ends it as
+/// inconclusive with that reason. Asked about every tick and every 2^20 steps of a
+/// long transition, from any worker.
+#[derive(Clone)]
+pub struct StopCheck(pub std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>);
+
+impl std::fmt::Debug for StopCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopCheck")
+    }
 }
 
 impl Limits {
@@ -141,7 +156,15 @@ pub struct Stats {
     /// Awaits were on (`ir::awaits`), and the loops found: function and source
     /// location of each.
     pub awaits: Option<Vec<String>>,
+    /// For progress reports: what the growth diagnosis (`diagnosis`) says about the
+    /// path the depth-first search was on once it had run [`GROWTH_AFTER`].
+    pub growing: Option<std::sync::Arc<diagnosis::Diagnosis>>,
 }
+
+/// When the depth-first search, watched by a progress callback, looks at which
+/// variables keep taking new values on its current path (once per search), so that a
+/// slow test says why long before a limit stops it.
+pub const GROWTH_AFTER: Duration = Duration::from_secs(10);
 
 pub struct ExploreResult {
     pub conclusion: Conclusion,
@@ -160,6 +183,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     let start = Instant::now();
     if let Ok(mut d) = machine.deadline.lock() {
         *d = opts.limits.deadline_from(start);
+    }
+    if let Ok(mut stop) = machine.stop.lock() {
+        *stop = opts.limits.stop.clone();
     }
     let outcomes = observers::Outcomes {
         collect_all: opts.collect_outcomes,
@@ -199,7 +225,9 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         watching.push(t);
     }
     let (mut stop, stats) = search_with(machine, &watching, opts, start, initial.clone());
-    if machine.opts.symmetry {
+    // A step limit's path is never replayed (`check` shows no trace for a limit), and
+    // renaming its threads would run its long transition again.
+    if machine.opts.symmetry && !is_step_limit(&stop) {
         // Moves name the threads of representatives: make them the program's own.
         match &mut stop {
             Some(search::Stop::Found { found, path }) => {
@@ -240,11 +268,20 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     }
 }
 
+fn is_step_limit(stop: &Option<search::Stop>) -> bool {
+    matches!(stop, Some(search::Stop::Found { found, .. }) if found.failure.kind == crate::ErrorKind::StepLimit)
+}
+
 /// Words `found`'s message as the original states along `path` give it: a state
 /// rebuilt from the store (`held`) no longer knows what names its objects had or where
 /// its undefined bits came from, which messages quote. The verdict does not change:
 /// only a failure of the same kind at the same step replaces the message.
 fn reword(machine: &Machine<'_>, initial: State, path: &[Move], found: &mut observers::Found) {
+    // The step limit's message needs no state, and running to it again costs the
+    // whole limit once more.
+    if found.failure.kind == crate::ErrorKind::StepLimit {
+        return;
+    }
     let Some((last, prefix)) = path.split_last() else {
         return;
     };
@@ -307,6 +344,7 @@ fn search_with(
         breadth_first(initial.clone(), por)
     } else {
         let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start, por);
+        dfs.growth_after = opts.progress.is_some().then_some(GROWTH_AFTER);
         match dfs.run(initial.clone()) {
             Ok(stop) => (stop, std::mem::take(&mut dfs.stats)),
             Err(dfs::TooDeep) => {
@@ -318,6 +356,12 @@ fn search_with(
         }
     };
     if !matches!(first.0, Some(search::Stop::Found { .. })) {
+        return first;
+    }
+    // A step limit is no counterexample (`check` reports it as inconclusive, with no
+    // trace): searching again for a shorter path to it would run the whole long
+    // transition again, which is what makes the limit expensive to hit.
+    if is_step_limit(&first.0) {
         return first;
     }
     if opts.jobs > 1 && !por {

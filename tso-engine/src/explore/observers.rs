@@ -243,6 +243,9 @@ impl Observer for LimitWatch {
         }
     }
     fn tick(&self, _stats: &Stats) -> Option<String> {
+        if let Some(reason) = self.limits.stop.as_ref().and_then(|stop| (stop.0)()) {
+            return Some(reason);
+        }
         if self.deadline.is_some_and(|d| Instant::now() >= d) {
             return Some(match self.limits.timeout {
                 Some(t) => format!("--timeout {}s reached", t.as_secs_f64()),

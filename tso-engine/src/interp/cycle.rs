@@ -171,6 +171,8 @@ pub(super) enum Verdict {
     StepLimit,
     /// The `--timeout` deadline has passed.
     Timeout,
+    /// The caller's stop check (`Limits::stop`) gave this reason.
+    Stopped(String),
     Cycle(Cycle),
 }
 
@@ -217,6 +219,9 @@ impl LongRun {
             if machine.past_deadline() {
                 return Verdict::Timeout;
             }
+            if let Some(reason) = machine.stop_reason() {
+                return Verdict::Stopped(reason);
+            }
         }
         self.next = self.power.min(self.next_deadline).min(self.limit);
         if step == self.power {
@@ -261,6 +266,12 @@ impl Machine<'_> {
             .ok()
             .and_then(|d| *d)
             .is_some_and(|d| std::time::Instant::now() >= d)
+    }
+
+    /// The caller's reason to stop now, if any (`Limits::stop`).
+    pub(super) fn stop_reason(&self) -> Option<String> {
+        let stop = self.stop.lock().ok()?.clone()?;
+        (stop.0)()
     }
 
     /// One invisible step of `tid` on a copy of a run (never with a choice: those end

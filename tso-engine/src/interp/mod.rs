@@ -101,7 +101,7 @@ impl MachineOptions {
 impl Default for MachineOptions {
     fn default() -> Self {
         MachineOptions {
-            max_steps: 500_000_000,
+            max_steps: 100_000_000,
             max_frames: 2_000,
             max_memory: 1 << 30,
             outputs_visible: false,
@@ -149,6 +149,8 @@ pub struct Machine<'p> {
     pub instructions: std::sync::atomic::AtomicU64,
     /// When exploration must stop (--timeout), checked inside long transitions too.
     pub deadline: std::sync::Mutex<Option<std::time::Instant>>,
+    /// The caller's reason to stop (`Limits::stop`), asked inside long transitions too.
+    pub stop: std::sync::Mutex<Option<crate::explore::StopCheck>>,
     /// Races found so far under `RacePolicy::Warn`, one per memory location (the least
     /// report: the same race found on many paths, or by other threads in the other
     /// order, is one report, whatever order the workers find them in).
@@ -222,6 +224,7 @@ impl<'p> Machine<'p> {
             opts,
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),
+            stop: std::sync::Mutex::new(None),
             races_found: Default::default(),
             screen_conflict: std::sync::atomic::AtomicBool::new(false),
             atomic_only,
@@ -1057,6 +1060,12 @@ impl<'p> Machine<'p> {
                         return Err(Failure::new(
                             ErrorKind::StepLimit,
                             "--timeout reached in the middle of a long step",
+                        ))
+                    }
+                    cycle::Verdict::Stopped(reason) => {
+                        return Err(Failure::new(
+                            ErrorKind::StepLimit,
+                            format!("{reason} in the middle of a long step"),
                         ))
                     }
                     cycle::Verdict::StepLimit => {

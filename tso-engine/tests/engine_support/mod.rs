@@ -54,6 +54,7 @@ pub fn options() -> CheckOptions {
             max_memory: None,
             timeout: Some(Duration::from_secs(60)),
             deadline: None,
+            stop: None,
         },
         ..CheckOptions::default()
     }

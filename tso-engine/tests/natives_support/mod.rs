@@ -58,6 +58,7 @@ pub fn run_file(path: &Path, opt: &str, extra: &[&str]) -> CheckReport {
             max_memory: None,
             timeout: Some(Duration::from_secs(60)),
             deadline: None,
+            stop: None,
         },
         ..CheckOptions::default()
     };

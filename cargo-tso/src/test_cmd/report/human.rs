@@ -59,6 +59,26 @@ fn emit(text: &str) {
     let _ = out.flush();
 }
 
+/// `title:` and the explanation of each result `shown` picks, headed `---- name (label) ----`.
+fn explained_section(
+    text: &mut String,
+    results: &[TestResult],
+    shown: impl Fn(&TestResult) -> bool,
+    title: &str,
+    label: &str,
+) {
+    let picked: Vec<&TestResult> = results.iter().filter(|r| shown(r)).collect();
+    if picked.is_empty() {
+        return;
+    }
+    let _ = write!(text, "\n{title}:\n\n");
+    for result in picked {
+        let _ = writeln!(text, "---- {} ({label}) ----", result.name);
+        text.push_str(&explanation(result));
+        text.push('\n');
+    }
+}
+
 const TERSE_WIDTH: usize = 88;
 
 /// Whether the terse line is empty or full.
@@ -79,7 +99,7 @@ impl Reporter for Human {
                 Status::Passed => ".".to_owned(),
                 Status::Failed => self.paint.red("F"),
                 Status::Ignored => self.paint.yellow("i"),
-                Status::Inconclusive => self.paint.yellow("?"),
+                Status::Inconclusive | Status::InconclusiveAllowed => self.paint.yellow("?"),
             };
             self.column += 1;
             let wrap = if at_line_start(self.column) { "\n" } else { "" };
@@ -180,18 +200,23 @@ data races:
                 }
             }
         }
-        // Expected failures pass; their counterexamples are still worth reading.
-        let expected: Vec<&TestResult> = results
-            .iter()
-            .filter(|r| r.judgement.finding == Finding::FailedAsExpected)
-            .collect();
-        if !expected.is_empty() && !self.terse {
-            text.push_str("\nexpected failures:\n\n");
-            for result in &expected {
-                let _ = writeln!(text, "---- {} (failed as expected) ----", result.name);
-                text.push_str(&explanation(result));
-                text.push('\n');
-            }
+        if !self.terse {
+            // Expected failures pass; their counterexamples are still worth reading.
+            explained_section(
+                &mut text,
+                results,
+                |r| r.judgement.finding == Finding::FailedAsExpected,
+                "expected failures",
+                "failed as expected",
+            );
+            // Allowed to be inconclusive: not failures, but what they reached is shown.
+            explained_section(
+                &mut text,
+                results,
+                |r| r.judgement.status == Status::InconclusiveAllowed,
+                "inconclusive (allowed)",
+                "inconclusive, allowed",
+            );
         }
         let failures: Vec<&TestResult> = results
             .iter()
@@ -211,17 +236,29 @@ data races:
         }
         if summary.not_run > 0 {
             let plural = if summary.not_run == 1 { "" } else { "s" };
+            let why = match summary.interrupted {
+                Some(signal) => format!(" or stopped: {signal} interrupted the run"),
+                None => ": --fail-fast stopped the run after a failure".to_owned(),
+            };
             let _ = writeln!(
                 text,
-                "\nnote: {} test{plural} not run: --fail-fast stopped the run after a failure",
+                "\nnote: {} test{plural} not run{why}",
                 summary.not_run
             );
         }
-        if summary.inconclusive > 0 {
+        let counted = summary.inconclusive - summary.inconclusive_allowed;
+        if counted > 0 {
             let _ = writeln!(
                 text,
-                "\nnote: {} inconclusive (a limit stopped the search; counted as failed)",
-                summary.inconclusive
+                "\nnote: {counted} inconclusive (a limit stopped the search; counted as failed; \
+                 --allow-inconclusive or build.rs `allow_inconclusive` allow it)",
+            );
+        }
+        if summary.inconclusive_allowed > 0 {
+            let _ = writeln!(
+                text,
+                "\nnote: {} inconclusive, allowed (a limit stopped the search; not counted as passed or failed)",
+                summary.inconclusive_allowed
             );
         }
         let word = if summary.ok() {

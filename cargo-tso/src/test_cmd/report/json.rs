@@ -32,6 +32,7 @@ fn judgement(judgement: &Judgement) -> Value {
             Status::Failed => "failed",
             Status::Ignored => "ignored",
             Status::Inconclusive => "inconclusive",
+            Status::InconclusiveAllowed => "inconclusive-allowed",
         },
         "expected": judgement.expectation.map(expect::expected_word),
         "expected_kind": judgement.expectation.and_then(expect::expected_kind),
@@ -88,7 +89,8 @@ impl Reporter for Json {
         let event = match result.judgement.status {
             Status::Passed => "ok",
             Status::Failed | Status::Inconclusive => "failed",
-            Status::Ignored => "ignored",
+            // Neither passed nor failed: libtest's word for a test that did not count.
+            Status::Ignored | Status::InconclusiveAllowed => "ignored",
         };
         let mut map = Map::new();
         map.insert("type".into(), "test".into());
@@ -101,7 +103,11 @@ impl Reporter for Json {
         map.insert("exec_time".into(), result.exec_time.as_secs_f64().into());
         map.insert(
             "inconclusive".into(),
-            (result.judgement.status == Status::Inconclusive).into(),
+            matches!(
+                result.judgement.status,
+                Status::Inconclusive | Status::InconclusiveAllowed
+            )
+            .into(),
         );
         map.insert(
             "expected_failure".into(),
@@ -164,10 +170,12 @@ impl Reporter for Json {
             "passed": summary.passed,
             "failed": summary.failed,
             "inconclusive": summary.inconclusive,
+            "inconclusive_allowed": summary.inconclusive_allowed,
             "ignored": summary.ignored,
             "measured": 0,
             "filtered_out": summary.filtered_out,
             "not_run": summary.not_run,
+            "interrupted": summary.interrupted,
             "exec_time": summary.elapsed.as_secs_f64(),
         }));
     }

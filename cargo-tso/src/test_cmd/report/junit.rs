@@ -29,6 +29,17 @@ fn status_of(result: &TestResult) -> TestCaseStatus {
     match result.judgement.status {
         Status::Passed => TestCaseStatus::success(),
         Status::Ignored => TestCaseStatus::skipped(),
+        Status::InconclusiveAllowed => {
+            let mut status = TestCaseStatus::skipped();
+            let body = explanation(result);
+            status.set_message(format!(
+                "inconclusive (allowed): {}",
+                body.lines().next().unwrap_or_default()
+            ));
+            status.set_type("inconclusive");
+            status.set_description(body);
+            status
+        }
         Status::Failed | Status::Inconclusive => {
             let kind = if result.judgement.finding == Finding::NotChecked {
                 NonSuccessKind::Error

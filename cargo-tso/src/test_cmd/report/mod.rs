@@ -27,11 +27,15 @@ pub struct Summary {
     /// Failed, inconclusive included.
     pub failed: usize,
     pub inconclusive: usize,
+    /// Of the inconclusive, those allowed to be (not counted as failed).
+    pub inconclusive_allowed: usize,
     pub ignored: usize,
     pub filtered_out: usize,
     /// Tests never started because `--fail-fast` stopped the run.
     pub not_run: usize,
     pub elapsed: Duration,
+    /// The signal that interrupted the run (`SIGINT`), if one did.
+    pub interrupted: Option<&'static str>,
 }
 
 impl Summary {
@@ -50,16 +54,18 @@ impl Summary {
         Summary {
             passed: count(Status::Passed),
             failed: count(Status::Failed) + count(Status::Inconclusive),
-            inconclusive: count(Status::Inconclusive),
+            inconclusive: count(Status::Inconclusive) + count(Status::InconclusiveAllowed),
+            inconclusive_allowed: count(Status::InconclusiveAllowed),
             ignored: count(Status::Ignored),
             filtered_out,
             not_run,
             elapsed,
+            interrupted: None,
         }
     }
 
     pub fn ok(&self) -> bool {
-        self.failed == 0
+        self.failed == 0 && self.interrupted.is_none()
     }
 }
 
@@ -103,7 +109,9 @@ impl Paint {
         match status {
             Status::Passed => self.green(word),
             Status::Failed => self.red(word),
-            Status::Ignored | Status::Inconclusive => self.yellow(word),
+            Status::Ignored | Status::Inconclusive | Status::InconclusiveAllowed => {
+                self.yellow(word)
+            }
         }
     }
 }
