@@ -406,19 +406,22 @@ fn assertion_as_written(message: &str, at: &tso_engine::Location) -> String {
     }
 }
 
-/// The argument of the first `assert(...)` or `TSO_ASSERT(...)` in `text`, with its
+/// The argument of the first `assert(...)` or `TSO_ASSERT(...)` that starts on the
+/// first line of `text` (the failing call's line; the argument may go on), with its
 /// whitespace runs made single spaces (as the preprocessor stringizes).
 fn asserted_condition(text: &str) -> Option<String> {
+    let first_line = text.find('\n').unwrap_or(text.len());
     let start = ["TSO_ASSERT(", "assert("]
         .iter()
         .filter_map(|m| {
             text.match_indices(m)
                 .find(|(i, _)| {
                     // A whole word: not `static_assert(` or `my_assert(`.
-                    !text[..*i]
-                        .chars()
-                        .next_back()
-                        .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    *i < first_line
+                        && !text[..*i]
+                            .chars()
+                            .next_back()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
                 })
                 .map(|(i, _)| i + m.len())
         })
