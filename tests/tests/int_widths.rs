@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use tso_suite::binary::run_limited;
-use tso_suite::check::{CheckRun, Model};
+use tso_suite::check::{CheckResult, CheckRun, Model};
 use tso_suite::gen_widths;
 
 /// Widths per program: 256 widths in eight programs keep each check short.
@@ -85,34 +85,41 @@ fn every_width_from_1_to_256_computes_what_the_cpu_computes() {
                 .show_output()
                 .clang_args(&[*opt])
                 .run();
-            let ok = run.exit == Some(0) && run.verdict() == Some("pass");
-            let output = run.output().unwrap_or("");
-            if ok && output == expected {
-                return None;
-            }
-            let first_difference = output
-                .lines()
-                .zip(expected.lines())
-                .find(|(got, want)| got != want)
-                .map(|(got, want)| format!("\n  checker: {got}\n  native:  {want}"))
-                .unwrap_or_default();
-            Some(format!(
-                "{} {opt} {}: exit {:?}, verdict {:?}, error {:?}{first_difference}",
-                path.display(),
-                model.as_str(),
-                run.exit,
-                run.verdict(),
-                run.error_message(),
-            ))
+            difference(&format!("{} {opt}", path.display()), *model, &run, expected)
         })
         .into_iter()
         .flatten()
         .collect();
+    assert_no_difference(&problems, runs.len());
+}
+
+/// How a check of `what` under `model` differs from the native `expected` output (it
+/// must pass and print exactly that), if it does.
+fn difference(what: &str, model: Model, run: &CheckResult, expected: &str) -> Option<String> {
+    let output = run.output().unwrap_or("");
+    if run.exit == Some(0) && run.verdict() == Some("pass") && output == expected {
+        return None;
+    }
+    let first_difference = output
+        .lines()
+        .zip(expected.lines())
+        .find(|(got, want)| got != want)
+        .map(|(got, want)| format!("\n  checker: {got}\n  native:  {want}"))
+        .unwrap_or_default();
+    Some(format!(
+        "{what} {}: exit {:?}, verdict {:?}, error {:?}{first_difference}",
+        model.as_str(),
+        run.exit,
+        run.verdict(),
+        run.error_message(),
+    ))
+}
+
+fn assert_no_difference(problems: &[String], checks: usize) {
     assert!(
         problems.is_empty(),
-        "{} of {} checks differ from native execution:\n{}",
+        "{} of {checks} checks differ from native execution:\n{}",
         problems.len(),
-        runs.len(),
         problems.join("\n")
     );
 }
@@ -164,35 +171,12 @@ fn ir_only_operations_at_every_width_compute_what_the_cpu_computes() {
         .collect();
     let problems: Vec<String> = tso_suite::parallel::map(&runs, |((path, expected), model)| {
         let run = CheckRun::new(path, *model).show_output().run();
-        let output = run.output().unwrap_or("");
-        if run.exit == Some(0) && run.verdict() == Some("pass") && output == expected {
-            return None;
-        }
-        let first_difference = output
-            .lines()
-            .zip(expected.lines())
-            .find(|(got, want)| got != want)
-            .map(|(got, want)| format!("\n  checker: {got}\n  native:  {want}"))
-            .unwrap_or_default();
-        Some(format!(
-            "{} {}: exit {:?}, verdict {:?}, error {:?}{first_difference}",
-            path.display(),
-            model.as_str(),
-            run.exit,
-            run.verdict(),
-            run.error_message(),
-        ))
+        difference(&path.display().to_string(), *model, &run, expected)
     })
     .into_iter()
     .flatten()
     .collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} checks differ from native execution:\n{}",
-        problems.len(),
-        runs.len(),
-        problems.join("\n")
-    );
+    assert_no_difference(&problems, runs.len());
 }
 
 /// Runs `program args out inputs…`, which must succeed.
