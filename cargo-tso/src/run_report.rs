@@ -217,10 +217,17 @@ pub struct RunReport {
 impl RunReport {
     pub fn from_report(report: &CheckReport) -> RunReport {
         let cex = report.counterexample.as_ref();
-        let error = report.failure.as_ref().map(|f| RunError {
-            kind: f.kind,
-            message: f.message.clone(),
-            location: cex.and_then(|c| c.error_location.clone()),
+        let error = report.failure.as_ref().map(|f| {
+            let location = cex.and_then(|c| c.error_location.clone());
+            let message = match (&location, f.kind) {
+                (Some(at), ErrorKind::Assertion) => assertion_as_written(&f.message, at),
+                _ => f.message.clone(),
+            };
+            RunError {
+                kind: f.kind,
+                message,
+                location,
+            }
         });
         let trace = cex.map(|c| c.steps.clone()).unwrap_or_default();
         RunReport {
@@ -263,14 +270,26 @@ impl RunReport {
         self.trace.retain(|s| !s.detail);
     }
 
-    /// Call the test by its own name where the message or the trace shows the symbol
-    /// `tso.h` gave its function (`__tso_test_should_fail__assertion__x` → `x`).
+    /// Call the test by its own name wherever the report shows the symbol `tso.h` gave
+    /// its function (`__tso_test_should_fail__assertion__x` → `x`): the message, the
+    /// trace's actions and notes (a buffer line names a local as `function::var`), the
+    /// growth diagnosis and the races' locations.
     pub fn rename_symbol(&mut self, symbol: &str, name: &str) {
+        let rename = |text: &mut String| {
+            if text.contains(symbol) {
+                *text = text.replace(symbol, name);
+            }
+        };
         if let Some(f) = &mut self.error {
-            f.message = f.message.replace(symbol, name);
+            rename(&mut f.message);
         }
         for step in &mut self.trace {
-            step.action = step.action.replace(symbol, name);
+            rename(&mut step.action);
+            step.notes.iter_mut().for_each(rename);
+        }
+        self.diagnosis.iter_mut().for_each(rename);
+        for race in &mut self.races {
+            rename(&mut race.location);
         }
     }
 
@@ -361,4 +380,110 @@ impl ScClassification {
 pub struct ScRerun {
     pub classification: ScClassification,
     pub outcome: RunReport,
+}
+
+/// The assertion message with the condition as the source writes it: `assert`
+/// stringizes its argument after expanding the macros in it, so `assert(COUNT(q) == 2)`
+/// fails as "assertion `((q)->count_) == 2` failed". The text comes from the
+/// `assert(`/`TSO_ASSERT(` call at `at` (which may span lines); the message is kept
+/// when the file cannot be read or holds no such call there.
+fn assertion_as_written(message: &str, at: &tso_engine::Location) -> String {
+    let Some(expanded) = message
+        .strip_prefix("assertion `")
+        .and_then(|rest| rest.split_once("` failed"))
+        .map(|(cond, _)| cond)
+    else {
+        return message.to_owned();
+    };
+    let source = std::fs::read_to_string(&*at.file).ok();
+    let written = source.as_deref().and_then(|text| {
+        let from: String = text
+            .lines()
+            .skip((at.line as usize).saturating_sub(1))
+            .take(20)
+            .collect::<Vec<_>>()
+            .join("\n");
+        asserted_condition(&from)
+    });
+    match written {
+        Some(w) if w != expanded => message.replacen(expanded, &w, 1),
+        _ => message.to_owned(),
+    }
+}
+
+/// The argument of the first `assert(...)` or `TSO_ASSERT(...)` that starts on the
+/// first line of `text` (the failing call's line; the argument may go on), with its
+/// whitespace runs made single spaces (as the preprocessor stringizes).
+fn asserted_condition(text: &str) -> Option<String> {
+    let first_line = text.find('\n').unwrap_or(text.len());
+    let start = ["TSO_ASSERT(", "assert("]
+        .iter()
+        .filter_map(|m| {
+            text.match_indices(m)
+                .find(|(i, _)| {
+                    // A whole word: not `static_assert(` or `my_assert(`.
+                    *i < first_line
+                        && !text[..*i]
+                            .chars()
+                            .next_back()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+                .map(|(i, _)| i + m.len())
+        })
+        .min()?;
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in text[start..].char_indices() {
+        match (quote, c) {
+            (Some(_), _) if escaped => escaped = false,
+            (Some(_), '\\') => escaped = true,
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '(') => depth += 1,
+            (None, ')') if depth == 0 => {
+                let cond = text[start..start + i]
+                    .split_whitespace()
+                    .collect::<Vec<_>>();
+                return Some(cond.join(" "));
+            }
+            (None, ')') => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_assertion_is_shown_as_written_not_macro_expanded() {
+        let dir = std::env::temp_dir().join(format!("tso-assert-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let file = dir.join("q.c");
+        std::fs::write(
+            &file,
+            "#define COUNT(q) ((q)->count_)\nvoid f(struct q *q) {\n  assert(COUNT(q) ==\n         2 && ok(\")\"));\n}\n",
+        )
+        .unwrap_or_default();
+        let at = tso_engine::Location::new(file.display().to_string(), 3, 3);
+        let message = "assertion `((q)->count_) == 2 && ok(\")\")` failed in void f(struct q *)";
+        assert_eq!(
+            assertion_as_written(message, &at),
+            "assertion `COUNT(q) == 2 && ok(\")\")` failed in void f(struct q *)"
+        );
+        // No assert call at the line (or no file): the message as it was.
+        let elsewhere = tso_engine::Location::new(file.display().to_string(), 1, 1);
+        assert_eq!(assertion_as_written(message, &elsewhere), message);
+        let missing = tso_engine::Location::new("/nonexistent/q.c", 3, 3);
+        assert_eq!(assertion_as_written(message, &missing), message);
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            asserted_condition("static_assert(1); TSO_ASSERT(x  >\n 1);"),
+            Some("x > 1".into())
+        );
+    }
 }

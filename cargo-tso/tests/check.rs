@@ -568,6 +568,24 @@ fn heap_blocks_are_named_by_the_record_they_hold() {
     assert_readable(&steps);
 }
 
+/// One name per object: a race on a heap record's field is named in the message as the
+/// trace names it (`stats#N->hits`), not by the untyped block (`heap#N+4`).
+#[test]
+fn the_message_names_an_object_as_the_trace_does() {
+    let (code, json) = json_of(&["heap_race_named.c", "--races", "deny"]);
+    assert_eq!(code, 1, "{json}");
+    let message = json["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let text = format!("{:?}", trace_steps(&json));
+    assert!(message.contains("data race on `stats#"), "{message}");
+    assert!(message.contains("->hits`"), "{message}");
+    assert!(!message.contains("heap#"), "{message}");
+    let name = message.split('`').nth(1).unwrap_or_default().to_owned();
+    assert!(text.contains(&name), "{name} not in {text}");
+}
+
 /// `-v` says which search ran: without `-j`, the one measured fastest for this
 /// machine's cores (`settings::choose_search`); with `-j N`, the one asked for.
 #[test]

@@ -363,6 +363,15 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             } else {
                 Verdict::Fail
             };
+            // One name per object in message and trace: the replay's message, which
+            // names memory after the replay typed it, when it is the same error.
+            let failure = match &cex.failure {
+                Some(f) if f.kind == failure.kind => Failure {
+                    message: f.message.clone(),
+                    ..failure
+                },
+                _ => failure,
+            };
             report.failure = Some(failure);
             report.counterexample = Some(cex);
         }

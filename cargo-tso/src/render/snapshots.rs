@@ -249,6 +249,7 @@ fn inconclusive_run() {
                 name: "stats.full_hits".into(),
                 declared: Some(("/src/ring.c".into(), 12)),
                 distinct_values: 2_451_006,
+                bounded: None,
             }],
         }
         .lines(9_999),
@@ -294,9 +295,16 @@ fn tests_are_called_by_their_own_name() {
             "t.c",
             3,
             "__tso_test_should_fail__assertion__steal_races()",
-            &[],
+            &["buffer T0: [__tso_test_should_fail__assertion__steal_races::q.count_=1]"],
         )],
     );
+    outcome.diagnosis =
+        vec!["`__tso_test_should_fail__assertion__steal_races::n` took 9 distinct values".into()];
+    outcome.races = vec![tso_engine::interp::RaceReport {
+        location: "__tso_test_should_fail__assertion__steal_races::q.count_".into(),
+        first: race_access(0, true),
+        second: race_access(1, false),
+    }];
     outcome.rename_symbol(
         "__tso_test_should_fail__assertion__steal_races",
         "steal_races",
@@ -304,6 +312,23 @@ fn tests_are_called_by_their_own_name() {
     let text = failure::details(&outcome, None, false);
     assert!(!text.contains("__tso_test"), "{text}");
     assert!(text.contains("failed in void steal_races(void)"), "{text}");
+    assert!(text.contains("[steal_races::q.count_=1]"), "{text}");
+    assert_eq!(
+        outcome.diagnosis,
+        ["`steal_races::n` took 9 distinct values"]
+    );
+    assert_eq!(outcome.races[0].location, "steal_races::q.count_");
+}
+
+fn race_access(thread: u32, write: bool) -> tso_engine::interp::RaceAccess {
+    tso_engine::interp::RaceAccess {
+        thread,
+        write,
+        atomic: false,
+        dealloc: false,
+        file: Some("/src/counter.c".into()),
+        line: 3,
+    }
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 use super::chooser::ScriptChooser;
 use super::Move;
+use crate::error::Failure;
 use crate::interp::{Machine, TraceStep};
 use crate::ir::Location;
 use crate::state::{State, ThreadId};
@@ -13,6 +14,9 @@ pub struct Counterexample {
     pub error_location: Option<Location>,
     /// Everything printed along the path.
     pub output: String,
+    /// The error the replay's last step met: the search's, its message naming memory
+    /// as the trace does (a heap block the trace typed is `stats#5`, not `heap#5`).
+    pub failure: Option<Failure>,
 }
 
 /// Replay `path` from `initial`; `failing` is the thread whose step failed, if any.
@@ -24,13 +28,12 @@ pub fn replay(
 ) -> Counterexample {
     let mut st = initial;
     let mut steps: Vec<TraceStep> = Vec::new();
+    let mut failure = None;
     for mv in path {
         let mut chooser = ScriptChooser::from_choices(&mv.choices);
         // An error ends the last step; the state then sits at the failing instruction.
-        if machine
-            .run_transition(&mut st, mv.tid, &mut chooser, Some(&mut steps))
-            .is_err()
-        {
+        if let Err(f) = machine.run_transition(&mut st, mv.tid, &mut chooser, Some(&mut steps)) {
+            failure = Some(f);
             break;
         }
     }
@@ -41,5 +44,6 @@ pub fn replay(
         steps,
         error_location,
         output: String::from_utf8_lossy(&st.output).into_owned(),
+        failure,
     }
 }

@@ -2,6 +2,8 @@
 //! program's named variables along it. A variable that takes ever new values (a
 //! statistics counter bumped inside a retry loop) makes every state new, so the
 //! state space is probably infinite; that is the usual reason a small test never ends.
+//! A variable that came back to an earlier value (an ABA tag that wraps) or whose type
+//! holds few values is bounded: it is listed, but is no evidence of an infinite space.
 
 use super::chooser::ScriptChooser;
 use super::Move;
@@ -30,7 +32,22 @@ pub struct Growing {
     /// Where it is declared (`file`, line), when debug info says.
     pub declared: Option<(String, u32)>,
     pub distinct_values: usize,
+    /// Why its values are bounded, if they are (then it does not make the space
+    /// infinite).
+    pub bounded: Option<Bounded>,
 }
+
+/// Why a variable that took many values is still bounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bounded {
+    /// It changed back to a value it had before (a tag that wraps, a flag).
+    Returned,
+    /// Its type has at most this many bits (16 or fewer).
+    Bits(u32),
+}
+
+/// Widest type whose values are few enough to call it bounded.
+const BOUNDED_BITS: u32 = 16;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Diagnosis {
@@ -56,6 +73,15 @@ impl Growing {
             thousands(self.distinct_values as u64)
         )
     }
+
+    /// Why the values it took are bounded, if they are: empty when they may grow on.
+    fn bound_note(&self) -> String {
+        match self.bounded {
+            None => String::new(),
+            Some(Bounded::Returned) => ", but came back to earlier values: bounded".into(),
+            Some(Bounded::Bits(b)) => format!(", but its type has {b} bits: bounded"),
+        }
+    }
 }
 
 impl Diagnosis {
@@ -67,10 +93,12 @@ impl Diagnosis {
             thousands(self.depth as u64)
         )];
         for g in &self.growing {
-            lines.push(format!("{} along it", g.describe()));
+            lines.push(format!("{} along it{}", g.describe(), g.bound_note()));
         }
-        if !self.growing.is_empty() {
+        if self.growing.iter().any(|g| g.bounded.is_none()) {
             lines.push("the state space is probably infinite: a variable that keeps taking new values makes every state new; bound it (or the loop that changes it) in the test".into());
+        } else if !self.growing.is_empty() {
+            lines.push("the variables that change are bounded: the state space is finite but larger than the limit allows".into());
         }
         lines
     }
@@ -90,7 +118,37 @@ pub fn thousands(n: u64) -> String {
 }
 
 /// Per named scalar: where its variable is declared, and the values it took.
-type Seen = HashMap<String, (Option<(String, u32)>, HashSet<Vec<u8>>)>;
+type Seen = HashMap<String, (Option<(String, u32)>, Track)>;
+
+/// The values one scalar took along the path.
+#[derive(Default)]
+struct Track {
+    values: HashSet<Vec<u8>>,
+    last: Vec<u8>,
+    /// It changed to a value it had before.
+    returned: bool,
+}
+
+impl Track {
+    fn see(&mut self, bytes: &[u8]) {
+        if self.last != bytes {
+            self.returned |= self.values.contains(bytes);
+            self.last = bytes.to_vec();
+        }
+        self.values.insert(bytes.to_vec());
+    }
+
+    fn bounded(&self) -> Option<Bounded> {
+        let bits = 8 * self.last.len() as u32;
+        if self.returned {
+            Some(Bounded::Returned)
+        } else if bits <= BOUNDED_BITS {
+            Some(Bounded::Bits(bits))
+        } else {
+            None
+        }
+    }
+}
 
 /// Replay `path` from `initial` and count the distinct values of every named scalar.
 pub fn diagnose(machine: &Machine<'_>, initial: State, path: &[Move]) -> Diagnosis {
@@ -111,18 +169,23 @@ pub fn diagnose(machine: &Machine<'_>, initial: State, path: &[Move]) -> Diagnos
     }
     let mut growing: Vec<Growing> = seen
         .into_iter()
-        .filter(|(_, (_, values))| {
-            values.len() >= GROWING_AT_LEAST && values.len() * STEPS_PER_NEW_VALUE >= sampled
+        .filter(|(_, (_, track))| {
+            let n = track.values.len();
+            n >= GROWING_AT_LEAST && n * STEPS_PER_NEW_VALUE >= sampled
         })
-        .map(|(name, (declared, values))| Growing {
+        .map(|(name, (declared, track))| Growing {
             name,
             declared,
-            distinct_values: values.len(),
+            distinct_values: track.values.len(),
+            bounded: track.bounded(),
         })
         .collect();
+    // Unbounded first, then most distinct values first.
     growing.sort_by(|a, b| {
-        b.distinct_values
-            .cmp(&a.distinct_values)
+        a.bounded
+            .is_some()
+            .cmp(&b.bounded.is_some())
+            .then(b.distinct_values.cmp(&a.distinct_values))
             .then(a.name.cmp(&b.name))
     });
     growing.truncate(5);
@@ -162,8 +225,8 @@ fn sample(machine: &Machine<'_>, st: &State, seen: &mut Seen) {
             let name = describe_pointer(program, st, make_ptr(id, off as u32));
             let entry = seen
                 .entry(name)
-                .or_insert_with(|| (declared.clone(), HashSet::new()));
-            entry.1.insert(bytes.to_vec());
+                .or_insert_with(|| (declared.clone(), Track::default()));
+            entry.1.see(bytes);
         }
     }
 }
@@ -200,7 +263,45 @@ fn scalar_leaves(debug: &DebugInfo, ty: DiTypeId, base: u64, out: &mut Vec<(u64,
 
 #[cfg(test)]
 mod tests {
-    use super::thousands;
+    use super::*;
+
+    fn track(values: &[u32], bytes: usize) -> Track {
+        let mut t = Track::default();
+        for v in values {
+            t.see(&v.to_le_bytes()[..bytes]);
+        }
+        t
+    }
+
+    #[test]
+    fn a_counter_is_unbounded_and_a_wrapping_tag_or_a_small_type_is_not() {
+        let counter: Vec<u32> = (0..100).flat_map(|v| [v, v]).collect();
+        assert_eq!(track(&counter, 4).bounded(), None);
+        // An ABA tag modulo 64 that wrapped once.
+        let tag: Vec<u32> = (0..80).map(|v| v % 64).collect();
+        assert_eq!(track(&tag, 4).bounded(), Some(Bounded::Returned));
+        assert_eq!(track(&counter, 2).bounded(), Some(Bounded::Bits(16)));
+    }
+
+    #[test]
+    fn only_an_unbounded_variable_makes_the_space_probably_infinite() {
+        let growing = |bounded| Growing {
+            name: "slab.head".into(),
+            declared: None,
+            distinct_values: 44,
+            bounded,
+        };
+        let mut d = Diagnosis {
+            depth: 300,
+            sampled: 300,
+            growing: vec![growing(Some(Bounded::Returned))],
+        };
+        let text = d.lines(300).join("\n");
+        assert!(!text.contains("probably infinite"), "{text}");
+        assert!(text.contains("`slab.head` took 44 distinct values along it, but came back to earlier values: bounded"), "{text}");
+        d.growing.push(growing(None));
+        assert!(d.lines(300).join("\n").contains("probably infinite"));
+    }
 
     #[test]
     fn large_counts_are_grouped_by_thousands() {

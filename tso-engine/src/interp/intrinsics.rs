@@ -54,6 +54,8 @@ fn lanewise(i: &Intrinsic) -> bool {
             | UAddSat
             | SSubSat
             | USubSat
+            | SShlSat
+            | UShlSat
             | Fabs
             | Sqrt
             | Floor
@@ -218,6 +220,31 @@ fn scalar(
             let max = (mk >> 1) as i128;
             let min = -max - 1;
             Val::Int(r.clamp(min, max) as u128 & mk)
+        }
+        SShlSat | UShlSat => {
+            let (x, s) = (a(0).bits() & mk, a(1).bits() & mk);
+            let signed = i == &SShlSat;
+            // The shift is exact when shifting back gives `x`; else the result saturates
+            // (an amount of `bits` or more is poison: it saturates too unless x is 0).
+            let back = |r: u128, s: u128| {
+                if signed {
+                    (sext(r, bits) >> s) as u128 & mk
+                } else {
+                    r >> s
+                }
+            };
+            let r = (x << s.min(127)) & mk;
+            if s < bits as u128 && back(r, s) == x {
+                Val::Int(r)
+            } else if x == 0 {
+                Val::Int(0)
+            } else if !signed {
+                Val::Int(mk)
+            } else if sext(x, bits) < 0 {
+                Val::Int((mk >> 1) + 1)
+            } else {
+                Val::Int(mk >> 1)
+            }
         }
         StackSave => Val::Int(0),
         StackRestore => Val::Int(0),
@@ -524,6 +551,46 @@ fn integer_wide(i: &Intrinsic, args: &[Val], bits: u32) -> Option<Val> {
             } else {
                 r
             })
+        }
+        SShlSat | UShlSat => {
+            let signed = i == &SShlSat;
+            let exact = wide::shift_amount(&y, bits).and_then(|s| {
+                let r = wide::shl(&x, s, bits);
+                let back = if signed {
+                    wide::ashr(&r, s, bits)
+                } else {
+                    wide::lshr(&r, s, bits)
+                };
+                (back == x).then_some(r)
+            });
+            int(match exact {
+                Some(r) => r,
+                None if wide::is_zero(&x) => x,
+                None if !signed => wide::ones(bits),
+                None if wide::is_neg(&x, bits) => smin,
+                None => smax,
+            })
+        }
+        VecReduceAdd | VecReduceMul | VecReduceAnd | VecReduceOr | VecReduceXor | VecReduceUMax
+        | VecReduceUMin | VecReduceSMax | VecReduceSMin => {
+            let lanes: Vec<Limbs> = args
+                .first()
+                .map(|v| v.lanes().iter().map(|l| wide::of(l, bits)).collect())
+                .unwrap_or_default();
+            let mut it = lanes.into_iter();
+            let first = it.next().unwrap_or_else(|| wide::zero(bits));
+            int(it.fold(first, |acc, x| match i {
+                VecReduceAdd => wide::add(&acc, &x, bits),
+                VecReduceMul => wide::mul(&acc, &x, bits),
+                VecReduceAnd => wide::and(&acc, &x),
+                VecReduceOr => wide::or(&acc, &x),
+                VecReduceXor => wide::xor(&acc, &x),
+                VecReduceUMax if wide::ucmp(&acc, &x).is_ge() => acc,
+                VecReduceUMin if wide::ucmp(&acc, &x).is_le() => acc,
+                VecReduceSMax if wide::scmp(&acc, &x, bits).is_ge() => acc,
+                VecReduceSMin if wide::scmp(&acc, &x, bits).is_le() => acc,
+                _ => x,
+            }))
         }
         _ => return None,
     })

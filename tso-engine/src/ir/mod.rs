@@ -217,6 +217,8 @@ pub(crate) enum Intrinsic {
     UAddSat,
     SSubSat,
     USubSat,
+    SShlSat,
+    UShlSat,
     StackSave,
     StackRestore,
     Trap,

@@ -188,7 +188,7 @@ pub(crate) fn format(
                         b'f' | b'F' => c_fixed(a, p, alt),
                         b'e' | b'E' => c_exp(a, p, alt, upper),
                         b'g' | b'G' => c_general(a, p, alt, upper),
-                        _ => format!("{a}"),
+                        _ => c_hex(a, prec, alt, upper),
                     }
                 };
                 let sign = if negative {
@@ -200,8 +200,14 @@ pub(crate) fn format(
                 } else {
                     ""
                 };
+                // %a's zero padding goes after its 0x.
+                let sign = match (conv, f.is_finite()) {
+                    (b'a', true) => format!("{sign}0x"),
+                    (b'A', true) => format!("{sign}0X"),
+                    _ => sign.to_string(),
+                };
                 // Zero padding does not apply to inf and nan.
-                pad_number(sign, &body, width, left, zero && f.is_finite())
+                pad_number(&sign, &body, width, left, zero && f.is_finite())
             }
             b'n' => {
                 // glibc writes the count so far through the pointer, NULL or not.
@@ -265,6 +271,54 @@ fn c_exp(f: f64, p: usize, alt: bool, upper: bool) -> String {
     let e: i32 = e.parse().unwrap_or(0);
     let dot = if alt && p == 0 { "." } else { "" };
     let r = format!("{m}{dot}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+    if upper {
+        r.to_uppercase()
+    } else {
+        r
+    }
+}
+
+/// %a of a non-negative finite number after its 0x, as glibc writes it: the leading
+/// digit 1 (0 for zero and subnormals, whose exponent is then -1022), the 52 fraction
+/// bits as 13 hex digits with trailing zeros dropped unless a precision is given, and
+/// a precision rounds to nearest, ties to even, the carry going into the leading digit.
+fn c_hex(f: f64, prec: Option<usize>, alt: bool, upper: bool) -> String {
+    let bits = f.to_bits();
+    let (biased, mut frac) = ((bits >> 52) as i32, bits & ((1 << 52) - 1));
+    let mut lead = u64::from(biased != 0);
+    let exp = match (biased, frac) {
+        (0, 0) => 0,
+        (0, _) => -1022,
+        _ => biased - 1023,
+    };
+    let mut digits = 13;
+    if let Some(p) = prec.filter(|&p| p < 13) {
+        let dropped = 4 * (13 - p) as u32;
+        let rest = frac & ((1 << dropped) - 1);
+        let half = 1 << (dropped - 1);
+        frac >>= dropped;
+        let odd = if p == 0 { lead & 1 } else { frac & 1 };
+        if rest > half || (rest == half && odd == 1) {
+            frac += 1;
+            if p == 0 || frac >> (4 * p) != 0 {
+                lead += 1;
+                frac &= (1 << (4 * p)) - 1;
+            }
+        }
+        digits = p;
+    }
+    let mut hex = if digits == 0 {
+        String::new()
+    } else {
+        format!("{frac:0digits$x}")
+    };
+    match prec {
+        None => hex.truncate(hex.trim_end_matches('0').len()),
+        Some(p) => hex.extend(std::iter::repeat_n('0', p.saturating_sub(digits))),
+    }
+    let dot = if hex.is_empty() && !alt { "" } else { "." };
+    let e = if exp < 0 { '-' } else { '+' };
+    let r = format!("{lead}{dot}{hex}p{e}{}", exp.unsigned_abs());
     if upper {
         r.to_uppercase()
     } else {

@@ -57,6 +57,8 @@ pub(crate) fn classify(name: &str) -> Option<Intrinsic> {
         ("uadd.sat", UAddSat),
         ("ssub.sat", SSubSat),
         ("usub.sat", USubSat),
+        ("sshl.sat", SShlSat),
+        ("ushl.sat", UShlSat),
         ("stacksave", StackSave),
         ("stackrestore", StackRestore),
         ("trap", Trap),
