@@ -408,3 +408,22 @@ fn a_target_kind_is_searched_for_past_other_kinds() {
         assert_eq!(r.other_kinds, [ErrorKind::UseAfterFree], "{jobs} workers");
     }
 }
+
+/// The hang check rebuilds stored states (`explore/liveness.rs`). With outcomes
+/// collected the output is part of a state, so a rebuilt state must keep the output
+/// the store kept: given an empty one, its successors were not found in the store and
+/// a run that printed before a later step ended inconclusive.
+#[test]
+fn the_hang_check_keeps_the_output_of_rebuilt_states() {
+    let src = format!(
+        "{PRELUDE}int result[3]; int shared;
+void *work(void *arg) {{ long i = (long)arg; result[i] = (int)i + 1; if (i == 2) shared = 1; return NULL; }}
+int main(void) {{ pthread_t t[3];
+    for (long i = 0; i < 3; i++) pthread_create(&t[i], NULL, work, (void *)i);
+    pthread_join(t[0], NULL);
+    printf(\"%d %d\\n\", result[0], shared);
+    for (int i = 1; i < 3; i++) pthread_join(t[i], NULL);
+    return 0; }}"
+    );
+    assert_passes_with_outcomes(&src, &["1 0\n".to_owned(), "1 1\n".to_owned()]);
+}

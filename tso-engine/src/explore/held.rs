@@ -168,7 +168,8 @@ impl Keeper {
         }
     }
 
-    /// The state stored as `id`, which printed `output` so far (held by id).
+    /// The state stored as `id`, which printed `output` so far (held by id; the hang
+    /// check, which does not know it, passes none and gets what the store kept).
     pub fn rebuild_id(
         &self,
         machine: &Machine<'_>,
@@ -187,7 +188,11 @@ impl Keeper {
                     "internal error: stored state {id} could not be rebuilt"
                 ))
             })?;
-        st.output = output.clone();
+        // A store that keeps output (outcomes are collected) decoded the state's own;
+        // otherwise it is the output of the path that reached it.
+        if st.output.is_empty() {
+            st.output = output.clone();
+        }
         Ok(st)
     }
 }
