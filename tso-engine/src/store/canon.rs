@@ -544,6 +544,11 @@ impl Canonicalizer {
     /// The process-wide chunk.
     fn write_process(&mut self, st: &State, objects: usize, include_output: bool) {
         // `store/decode.rs` reads this format back: change both together.
+        // The mark that thread ids are in memory only decides whether symmetry may
+        // rename the state (`symmetry::renamable`); without symmetry it changes no
+        // behaviour, and storing it would split each state reached before and after a
+        // program's first condition wait in two.
+        let thread_ids_in_memory = self.symmetry && st.thread_ids_in_memory;
         let b = &mut self.chunks.buf;
         write_len(b, st.threads.len());
         write_len(b, objects);
@@ -553,7 +558,7 @@ impl Canonicalizer {
                 | (st.exit_code.is_some() as u8) << 2
                 | (st.atomic_owner.is_some() as u8) << 3
                 | (include_output as u8) << 4
-                | (st.thread_ids_in_memory as u8) << 5,
+                | (thread_ids_in_memory as u8) << 5,
         );
         if let Some(c) = st.exit_code {
             b.extend_from_slice(&c.to_le_bytes());
