@@ -192,10 +192,8 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         natives,
         MachineOptions {
             outputs_visible: opts.collect_outcomes,
-            // Race data is thread-indexed and not renamed (`store/symmetry.rs`).
-            symmetry: opts.machine.symmetry
-                && opts.machine.races == crate::race::RacePolicy::Allow
-                && symmetry_applies(program),
+            // Race data is renamed with the threads (`race/permute.rs`).
+            symmetry: opts.machine.symmetry && symmetry_applies(program),
             ..opts.machine.clone()
         },
     );

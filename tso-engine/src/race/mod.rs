@@ -81,6 +81,7 @@
 
 mod atomic_only;
 mod clock;
+mod permute;
 pub(crate) mod reuse;
 pub(crate) mod screen;
 mod shadow;
