@@ -116,20 +116,7 @@ impl Shadow {
 mod tests {
     use super::*;
     use crate::ir::MemOrder;
-
-    /// The serialised form, every thread running.
-    fn bytes(r: &RaceState) -> Vec<u8> {
-        let (mut out, mut ends) = (Vec::new(), Vec::new());
-        r.serialize(
-            &|o| Some(o),
-            &|_| false,
-            &|_| true,
-            &|_| true,
-            &mut out,
-            &mut ends,
-        );
-        out
-    }
+    use crate::race::tests::key as bytes;
 
     /// Main starts threads 1 to 3; thread 1 publishes a write of object 7 with a
     /// release store that thread 2 acquires; thread 3 reads object 8 unordered. `t`
