@@ -58,6 +58,62 @@ use crate::value::ptr_parts;
 /// Objects a thread's sort key looks at, at most.
 const DEEP: usize = 64;
 
+/// Whether `entry` starts every thread with its handle written into an array on its
+/// own stack (`pthread_t t[N]; ... pthread_create(&t[i], ...)` and nothing else starts
+/// threads). Then every thread is reached through that array in creation order, which
+/// no interleaving changes, so no state is ever free to sort (see **Handles kept in
+/// an array** above): the traversal up to symmetry would find only permutations that
+/// no other path produces, and renaming the race data for them is pure cost. A search
+/// of such a program canonicalises without symmetry; that is always sound, only this
+/// reduction is given up, and here there is none. A call this does not recognise keeps
+/// symmetry on.
+pub(crate) fn handles_pin_every_thread(program: &Program, entry: &str) -> bool {
+    use crate::ir::{Callee, Inst, Operand};
+    let (Some(create), Some(entry)) = (program.function("pthread_create"), program.function(entry))
+    else {
+        return false;
+    };
+    if program.function("thrd_create").is_some() {
+        return false;
+    }
+    let mut starts = 0;
+    for (f, func) in program.functions.iter().enumerate() {
+        let Some(body) = &func.body else { continue };
+        let insts = || body.blocks.iter().flat_map(|b| b.insts.iter());
+        // Registers holding an array slot on this frame or an address into one.
+        let mut in_array = Vec::new();
+        for i in insts() {
+            match i {
+                Inst::Alloca { dst, elem_size, .. } if *elem_size >= 16 => in_array.push(*dst),
+                Inst::Gep {
+                    dst,
+                    base: Operand::Reg(r),
+                    ..
+                } if in_array.contains(r) => in_array.push(*dst),
+                _ => {}
+            }
+        }
+        for i in insts() {
+            let Inst::Call {
+                callee: Callee::Direct(c),
+                args,
+                ..
+            } = i
+            else {
+                continue;
+            };
+            if *c != create {
+                continue;
+            }
+            match args.first() {
+                Some(Operand::Reg(r)) if f as u32 == entry && in_array.contains(r) => starts += 1,
+                _ => return false,
+            }
+        }
+    }
+    starts > 0
+}
+
 /// Whether the state's thread ids can all be renamed (see the module documentation).
 pub(crate) fn renamable(st: &State) -> bool {
     st.threads.len() > 2 && !st.thread_ids_in_memory
