@@ -7,14 +7,33 @@
 //! location, where the replayed failing thread stopped, must be the one the run
 //! without symmetry reports.
 //!
+//! Runs use the default `--races warn`, so race data is renamed with the threads
+//! (`race/permute.rs`): the memory locations of the races reported must be the same
+//! too (which pair of accesses a report quotes is the least the search met, and may
+//! name the other of two interchangeable threads). The race oracle's generated
+//! programs (`gen_race`, more threads with race data) run the same comparison under SC
+//! with `--races deny` and TSO with `--races warn`.
+//!
 //! In CI: all litmus tests under TSO, the first 40 random programs, and every 4th
 //! corpus program at -O1. `TSO_SOAK=N` runs N random programs and every corpus
 //! program (`scripts/soak-symmetry.sh`); `TSO_SEED=S` shifts the seeds.
 
-use tso_suite::check::{answer_difference, assert_no_problems, differential_runs, CheckRun};
+use std::collections::BTreeSet;
+use tso_suite::check::{
+    answer_difference, assert_no_problems, differential_runs, CheckResult, CheckRun, Model,
+};
 
-/// The problem with running `run` with and without symmetry, if any.
-fn compare(name: &str, run: CheckRun) -> Option<String> {
+/// The memory locations of the races a run reports.
+fn race_locations(r: &CheckResult) -> Option<BTreeSet<String>> {
+    let list = r.json.as_ref()?.get("races")?.as_array()?;
+    list.iter()
+        .map(|x| Some(x.get("memory")?.as_str()?.to_string()))
+        .collect()
+}
+
+/// The problem with running `run` with and without symmetry, if any; `count` also
+/// requires no more states with it.
+fn compare(name: &str, run: CheckRun, count: bool) -> Option<String> {
     let with = run.clone().run();
     let without = run.tool_args(&["--no-symmetry"]).run();
     if let Some(problem) = answer_difference(
@@ -24,8 +43,15 @@ fn compare(name: &str, run: CheckRun) -> Option<String> {
     ) {
         return Some(problem);
     }
+    if race_locations(&with) != race_locations(&without) {
+        return Some(format!(
+            "{name}: races differ\n  with symmetry:    {:?}\n  without symmetry: {:?}",
+            race_locations(&with),
+            race_locations(&without)
+        ));
+    }
     // A run stopped by a limit may stop anywhere; a finished one stores at most as many.
-    if with.verdict() == Some("pass") && with.states() > without.states() {
+    if count && with.verdict() == Some("pass") && with.states() > without.states() {
         return Some(format!(
             "{name}: {:?} states with symmetry, {:?} without",
             with.states(),
@@ -43,5 +69,34 @@ fn symmetry_changes_no_answer() {
         .into_iter()
         .map(|(_, name, run)| (name, run))
         .collect();
-    assert_no_problems(&runs, |name, run| compare(name, run.clone()));
+    assert_no_problems(&runs, |name, run| compare(name, run.clone(), true));
+}
+
+/// States are not counted here: on a few of these programs (threads of different
+/// routines, handles in an array) the traversal up to symmetry stores a few more
+/// states than the plain one, with races tracked or not and already before race data
+/// was renamed (seed 27 under SC: 148 against 141). Its order is then not canonical
+/// for every arrangement, which splits states (merges less), never merges more.
+#[test]
+fn symmetry_changes_no_race_verdict() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_symmetry_races");
+    let seeds: Vec<u64> = tso_suite::soak_seeds(40).collect();
+    let runs: Vec<(String, CheckRun)> = seeds
+        .iter()
+        .map(|&seed| {
+            let program = tso_suite::gen_race::generate(seed);
+            let path = dir.join(format!("seed_{seed}.c"));
+            std::fs::write(&path, program.to_c()).expect("write program");
+            let (model, policy) = if seed % 2 == 0 {
+                (Model::Sc, "deny")
+            } else {
+                (Model::Tso, "warn")
+            };
+            let run = CheckRun::new(&path, model)
+                .tool_args(&["--races", policy])
+                .clang_args(&["-O0"]);
+            (format!("race program seed {seed} --races {policy}"), run)
+        })
+        .collect();
+    assert_no_problems(&runs, |name, run| compare(name, run.clone(), false));
 }

@@ -187,15 +187,14 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
 /// One search of `program`; with `race_screen` set and races not tracked, the race
 /// screen's search (`check` gives it these options only).
 fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
+    let pinned = crate::store::symmetry::handles_pin_every_thread(program, &opts.entry);
     let machine = Machine::new(
         program,
         natives,
         MachineOptions {
             outputs_visible: opts.collect_outcomes,
-            // Race data is thread-indexed and not renamed (`store/symmetry.rs`).
-            symmetry: opts.machine.symmetry
-                && opts.machine.races == crate::race::RacePolicy::Allow
-                && symmetry_applies(program),
+            // Race data is renamed with the threads (`race/permute.rs`).
+            symmetry: opts.machine.symmetry && symmetry_applies(program) && !pinned,
             ..opts.machine.clone()
         },
     );
@@ -316,6 +315,10 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         });
     }
     report.stats = result.stats;
+    if pinned && opts.machine.symmetry && symmetry_applies(program) {
+        // On, and it found no interchangeable threads (`handles_pin_every_thread`).
+        report.stats.symmetry = Some(Vec::new());
+    }
     if machine.opts.awaits {
         report.stats.awaits = Some(
             machine

@@ -318,9 +318,13 @@ fn renamed_threads_step_like_the_originals() {
         .enumerate()
     {
         for opt in ["-O0", "-O1"] {
-            let (p, d) = symmetry_checked(src, opt, RacePolicy::Allow, &format!("#{i} {opt}"));
-            assert!(p > 10 && d > 10, "#{i} {opt}: {p} renamed, {d} rebuilt");
-            permuted += p;
+            // With race data too: renamed with the threads (`race/permute.rs`).
+            for races in [RacePolicy::Allow, RacePolicy::Warn] {
+                let what = format!("#{i} {opt} {races:?}");
+                let (p, d) = symmetry_checked(src, opt, races, &what);
+                assert!(p > 10 && d > 10, "{what}: {p} renamed, {d} rebuilt");
+                permuted += p;
+            }
         }
     }
     let handles = handles_program(7);
@@ -328,15 +332,182 @@ fn renamed_threads_step_like_the_originals() {
     assert!(permuted > 2000, "only {permuted} states renamed");
 }
 
-/// Race data is thread-indexed and not renamed: with races tracked, symmetry is off
-/// and states are stored as they are (the same count as without it).
+/// The locations of a run's race reports. (Which accesses a report names is the least
+/// pair the search met, and thread numbers are those of representatives: symmetric
+/// threads may trade places in it.)
+fn race_locations(r: &tso_engine::CheckReport) -> std::collections::BTreeSet<String> {
+    r.races.iter().map(|x| x.location.clone()).collect()
+}
+
+/// Race data is renamed with the threads (`race/permute.rs`): with races tracked,
+/// symmetry applies, and verdicts, outcomes and the races reported stay.
 #[test]
-fn race_tracking_turns_symmetry_off() {
-    let mut opts = options();
-    opts.machine.races = RacePolicy::Warn;
-    let with = check_with(MUTEX_COUNTER, "-O1", &[], &opts);
-    opts.machine.symmetry = false;
-    let without = check_with(MUTEX_COUNTER, "-O1", &[], &opts);
-    assert_pass(&with, "races warn");
-    assert_eq!(with.stats.states, without.stats.states);
+fn race_tracking_keeps_symmetry() {
+    for races in [RacePolicy::Warn, RacePolicy::Deny] {
+        for src in [MUTEX_COUNTER, LOST_UPDATE] {
+            let mut opts = options();
+            opts.collect_outcomes = true;
+            opts.machine.races = races;
+            let with = check_with(src, "-O1", &[], &opts);
+            opts.machine.symmetry = false;
+            let without = check_with(src, "-O1", &[], &opts);
+            let what = format!("{races:?}");
+            assert_eq!(with.verdict, without.verdict, "{what}: {:?}", with.failure);
+            assert_eq!(
+                with.failure.as_ref().map(|f| f.kind),
+                without.failure.as_ref().map(|f| f.kind),
+                "{what}"
+            );
+            assert_eq!(with.outcomes, without.outcomes, "{what}");
+            assert_eq!(race_locations(&with), race_locations(&without), "{what}");
+            if with.verdict == Verdict::Pass {
+                assert!(
+                    with.stats.states < without.stats.states,
+                    "{what}: {} states with symmetry, {} without",
+                    with.stats.states,
+                    without.stats.states
+                );
+            }
+        }
+    }
+}
+
+/// Three workers of one routine: each reads `data` only after it acquired `ready`,
+/// which `main` releases after writing it, so there is no race. Their clocks differ
+/// (one acquired, one not yet): states where the canonical order renames them are
+/// race-free only if each clock moves with its thread. `RACY` reads `data` whatever it
+/// saw, a race some interleavings have.
+fn publication(racy: bool) -> String {
+    let read = if racy {
+        "seen += data;"
+    } else {
+        "if (seen) seen += data;"
+    };
+    format!(
+        r#"
+#include <pthread.h>
+#include <stdatomic.h>
+int data;
+atomic_int ready;
+atomic_int sum;
+static void *work(void *arg) {{
+    (void)arg;
+    int seen = atomic_load_explicit(&ready, memory_order_acquire);
+    {read}
+    atomic_fetch_add_explicit(&sum, seen, memory_order_relaxed);
+    return 0;
+}}
+int main(void) {{
+    for (int i = 0; i < 3; i++) {{
+        pthread_t t;
+        pthread_create(&t, 0, work, 0);
+        pthread_detach(t);
+    }}
+    data = 1;
+    atomic_store_explicit(&ready, 1, memory_order_release);
+    return 0;
+}}
+"#
+    )
+}
+
+#[test]
+fn race_verdicts_need_the_clocks_renamed_with_their_threads() {
+    // At -O0: at -O1 the compiler may load `data` before testing `seen`, a race.
+    for (racy, expect) in [(false, Verdict::Pass), (true, Verdict::Fail)] {
+        let opt = "-O0";
+        let src = publication(racy);
+        let mut opts = options();
+        opts.machine.races = RacePolicy::Deny;
+        let with = check_with(&src, opt, &[], &opts);
+        opts.machine.symmetry = false;
+        let without = check_with(&src, opt, &[], &opts);
+        let what = format!("racy {racy} {opt}");
+        assert_eq!(with.verdict, expect, "{what}: {:?}", with.failure);
+        assert_eq!(without.verdict, expect, "{what}: {:?}", without.failure);
+        if racy {
+            assert_eq!(with.failure.map(|f| f.kind), Some(ErrorKind::DataRace));
+        } else {
+            assert!(
+                with.stats.states < without.stats.states,
+                "{what}: no state merged"
+            );
+        }
+        // Every state's renamed copy steps like it, race data included.
+        let (renamed, _) = symmetry_checked(&src, opt, RacePolicy::Warn, &what);
+        assert!(renamed > 10, "{what}: {renamed} states renamed");
+    }
+}
+
+/// Workers started by a loop over an array of handles, where the array's order
+/// matters: `main` joins `t[0]` and then checks a flag only the first worker to take a
+/// ticket sets (it fails when `t[0]`'s worker took the second ticket), or workers get
+/// distinct arguments and `main` reads what `t[0]`'s wrote. Whatever symmetry merges,
+/// verdicts, outcomes and races stay those of the run without it (see
+/// `store/symmetry.rs`, "Handles kept in an array").
+#[test]
+fn handle_order_that_matters_is_kept() {
+    const FIRST_TICKET: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+atomic_int ticket;
+atomic_int first_done;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        atomic_store(&first_done, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], 0, work, 0);
+    pthread_join(t[0], 0);
+    assert(atomic_load(&first_done));
+    for (int i = 1; i < 3; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+"#;
+    const OWN_RESULT: &str = r#"
+#include <pthread.h>
+#include <stdio.h>
+int result[3];
+int shared;
+static void *work(void *arg) {
+    long i = (long)arg;
+    result[i] = (int)i + 1;
+    if (i == 2)
+        shared = 1;
+    return 0;
+}
+int main(void) {
+    pthread_t t[3];
+    for (long i = 0; i < 3; i++)
+        pthread_create(&t[i], 0, work, (void *)i);
+    pthread_join(t[0], 0);
+    printf("%d %d\n", result[0], shared);
+    for (int i = 1; i < 3; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+"#;
+    for (src, expect) in [(FIRST_TICKET, Verdict::Fail), (OWN_RESULT, Verdict::Pass)] {
+        for opt in ["-O0", "-O1"] {
+            for races in [RacePolicy::Allow, RacePolicy::Warn] {
+                let mut opts = options();
+                opts.collect_outcomes = true;
+                opts.machine.races = races;
+                let with = check_with(src, opt, &[], &opts);
+                opts.machine.symmetry = false;
+                let without = check_with(src, opt, &[], &opts);
+                let what = format!("{opt} {races:?}");
+                assert_eq!(with.verdict, expect, "{what}: {:?}", with.failure);
+                assert_eq!(without.verdict, expect, "{what}: {:?}", without.failure);
+                assert_eq!(with.outcomes, without.outcomes, "{what}");
+                assert_eq!(race_locations(&with), race_locations(&without), "{what}");
+            }
+        }
+    }
 }

@@ -206,6 +206,9 @@ impl Keeper {
 pub struct Replayer {
     /// The states after each move of the last path replayed.
     path: Vec<(Move, State)>,
+    /// Under thread symmetry the search holds representatives, whose thread order the
+    /// path's moves follow: each replayed state is put in that order too.
+    canon: Canonicalizer,
 }
 
 impl Replayer {
@@ -236,6 +239,11 @@ impl Replayer {
                 // was found; a replay that fails reports nothing.
                 self.path.clear();
                 return;
+            }
+            if machine.opts.symmetry {
+                self.canon.symmetry = true;
+                self.canon.run(machine.program, &st, false);
+                self.canon.to_representative(&mut st);
             }
             self.path.push((next.clone(), st));
         }

@@ -81,6 +81,7 @@
 
 mod atomic_only;
 mod clock;
+mod permute;
 pub(crate) mod reuse;
 pub(crate) mod screen;
 mod shadow;
@@ -1019,7 +1020,7 @@ pub(super) mod tests {
     }
 
     /// The serialised chunks.
-    fn key(r: &RaceState) -> Vec<Vec<u8>> {
+    pub(in crate::race) fn key(r: &RaceState) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let mut ends = Vec::new();
         r.serialize(

@@ -94,25 +94,31 @@ impl State {
     }
 
     /// This state with thread `t` renamed `new_of[t]` (`main` must stay 0): the thread
-    /// list, the atomic-section owner and the extension data. Handles and mutex owners
+    /// list, the atomic-section owner, the extension data and the race data
+    /// (`race/permute.rs`). Handles and mutex owners
     /// are pointers to the threads' handle objects and need no change. None when the
     /// state holds thread ids that cannot be renamed (`store/symmetry.rs`).
     pub fn permute_threads(&self, new_of: &[ThreadId]) -> Option<State> {
-        if self.races.is_some() || self.thread_ids_in_memory {
+        if self.thread_ids_in_memory {
             return None;
         }
         let ext = match &self.ext {
             Some(e) => Some(e.permute_threads(new_of)?),
             None => None,
         };
-        Some(self.with_threads_renamed(new_of, ext))
+        let races = self
+            .races
+            .as_ref()
+            .map(|r| Arc::new(r.with_threads_renamed(new_of)));
+        Some(self.with_threads_renamed(new_of, ext, races))
     }
 
-    /// `permute_threads` with the extension data already renamed.
+    /// `permute_threads` with the extension data and the race data already renamed.
     pub(crate) fn with_threads_renamed(
         &self,
         new_of: &[ThreadId],
         ext: Option<Box<dyn ExtState>>,
+        races: Option<Arc<RaceState>>,
     ) -> State {
         let mut threads = self.threads.clone();
         for (old, t) in self.threads.iter().enumerate() {
@@ -127,8 +133,7 @@ impl State {
             next_key: self.next_key,
             atexit: self.atexit.clone(),
             atomic_owner: self.atomic_owner.map(|t| new_of[t as usize]),
-            // Never set when threads are renamed (see `permute_threads`).
-            races: self.races.clone(),
+            races,
             thread_ids_in_memory: self.thread_ids_in_memory,
         }
     }

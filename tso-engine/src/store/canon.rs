@@ -104,6 +104,9 @@ pub struct Canonicalizer {
     /// The extension data with its threads renamed by `new_of`, when that is not the
     /// identity.
     permuted_ext: Option<Box<dyn ExtState>>,
+    /// The race data with its threads renamed by `new_of`, when that is not the
+    /// identity (`race/permute.rs`).
+    permuted_races: Option<Arc<RaceState>>,
     /// After `run` up to symmetry: the start routine of each running thread whose place
     /// the keys decided (interchangeable with others of its routine), sorted.
     pub(super) free_starts: Vec<u32>,
@@ -223,6 +226,7 @@ impl Canonicalizer {
         self.perm.clear();
         self.new_of.clear();
         self.permuted_ext = None;
+        self.permuted_races = None;
         self.free_starts.clear();
         self.sorted_free.clear();
         self.at.clear();
@@ -334,6 +338,11 @@ impl Canonicalizer {
             e.for_each_pointer(&mut |p| self.reach(st, p));
         }
         self.permuted_ext = ext;
+        // Clocks and access histories are thread-indexed: renamed with the threads.
+        self.permuted_races = match &st.races {
+            Some(r) if !identity => Some(Arc::new(r.with_threads_renamed(&self.new_of))),
+            _ => None,
+        };
         self.breadth_first(st, &mut cursor);
         true
     }
@@ -414,7 +423,8 @@ impl Canonicalizer {
         self.collect_garbage(st);
         if !is_identity(&self.perm) {
             let ext = self.permuted_ext.clone();
-            *st = st.with_threads_renamed(&self.new_of, ext);
+            let races = self.permuted_races.clone();
+            *st = st.with_threads_renamed(&self.new_of, ext, races);
         }
     }
 
@@ -690,27 +700,38 @@ impl Canonicalizer {
             ext.serialize(&mut f, &mut out.buf);
             out.end_chunk();
         }
-        // Race detection's clocks and access histories (see `crate::race`).
-        let Some(races) = &st.races else { return };
+        // Race detection's clocks and access histories (see `crate::race`), with their
+        // threads renamed as the thread list was (`permuted_races`): thread `new` of
+        // the renamed data is thread `perm[new]` of `st`.
+        let permuted = self.permuted_races.is_some();
+        let Some(races) = self.permuted_races.as_ref().or(st.races.as_ref()) else {
+            return;
+        };
+        let perm = &self.perm;
+        let thread = |t: u32| {
+            let old = if permuted {
+                perm.get(t as usize).copied()
+            } else {
+                Some(t)
+            };
+            old.and_then(|o| st.threads.get(o as usize))
+        };
         let rename = |o: ObjId| {
             map.get(o as usize)
                 .copied()
                 .filter(|&n| n != 0 && n != INVALID)
         };
-        let running = |t: u32| {
-            st.threads
-                .get(t as usize)
-                .is_some_and(|t| t.status.is_running())
-        };
+        let running = |t: u32| thread(t).is_some_and(|t| t.status.is_running());
         let live = |t: u32| {
-            st.threads.get(t as usize).is_some_and(|t| match t.status {
+            thread(t).is_some_and(|t| match t.status {
                 ThreadStatus::Running => true,
                 ThreadStatus::Finished(_) => !t.joined && !t.detached,
                 ThreadStatus::Stuck => false,
             })
         };
         // Unchanged race data in the same context: its chunk ids are known.
-        let reusing = generation != 0 && self.race_reuse.wanted();
+        // (A renamed copy is new each time: nothing to reuse.)
+        let reusing = generation != 0 && !permuted && self.race_reuse.wanted();
         if reusing {
             let context = &mut self.race_context;
             context.clear();

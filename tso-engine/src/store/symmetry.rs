@@ -4,16 +4,40 @@
 //! Soundness. Renaming threads by a permutation π maps the transition system onto
 //! itself, as long as π renames *every* place a thread id lives: the thread list, the
 //! atomic-section owner, the extension data (`ExtState::permute_threads`: the TSO
-//! runtime's per-thread buffers and their ordering facts), and the program's own memory.
+//! runtime's per-thread buffers and their ordering facts), the race data
+//! (`race/permute.rs`: each thread's clocks move to its new index, every clock's
+//! components and every recorded access's thread are renamed, and so is the mask of
+//! threads that may still write heap memory), and the program's own memory.
 //! A thread's `pthread_t` and a mutex's owner are pointers to the thread's handle
 //! object (`Thread::handle`), so the object renaming that already makes states
 //! canonical renames them with the threads. A state is serialised with π applied only
-//! when nothing else holds a thread id: `renamable` refuses states with race data
-//! (vector clocks are thread-indexed) and states in which a model stored a thread
-//! number in memory (`State::thread_ids_in_memory`: condition variable, rwlock and
-//! barrier masks, spin lock, once and static-guard owners). Then π is the identity and
-//! the state is stored as it is. So two states share their bytes only when one is the
-//! other with threads and objects renamed, which have the same futures.
+//! when nothing else holds a thread id: `renamable` refuses states in which a model
+//! stored a thread number in memory (`State::thread_ids_in_memory`: condition
+//! variable, rwlock and barrier masks, spin lock, once and static-guard owners). Then π
+//! is the identity and the state is stored as it is. So two states share their bytes
+//! only when one is the other with threads and objects renamed, which have the same
+//! futures. Race reports name the threads of representatives: among interchangeable
+//! threads, which one a report calls "thread 2" is one of them.
+//!
+//! **Handles kept in an array** (`for (i…) pthread_create(&t[i], 0, worker, 0)`). The
+//! threads are reached from `main`'s array in its order, so they are not free to be
+//! sorted, and renaming cannot merge "t[0]'s thread at A, t[1]'s at B" with the state
+//! where they trade places: renaming both threads and handles gives the same array
+//! with the roles swapped, a different state, and the program may tell them apart.
+//! `main` that joins `t[0]` and then reads a flag that only the first worker to run
+//! sets fails in one and not the other, although it uses the array for nothing but
+//! `pthread_create` and `pthread_join(t[i], 0)`. Merging them is sound only with a
+//! stronger argument than renaming: that `main` joins *every* handle of the array back
+//! to back (no visible action in between, return value and result unused), so the
+//! order of those joins commutes and the states after them are equal. That argument
+//! preserves verdicts but not paths (a path of representatives would join a thread
+//! the real state has not finished), so counterexamples, limit paths and replayed race
+//! reports would need a search without it, and the condition needs a proof over the
+//! IR (an induction variable that visits every index once). Not done: such threads
+//! keep their creation order, and symmetry applies to threads no kept handle reaches
+//! (detached workers, handles in a slot that is dead once the next thread starts).
+//! `tests/engine_symmetry.rs` `handle_order_that_matters_is_kept` holds the program
+//! above as the case any such rule must keep failing.
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
@@ -34,9 +58,65 @@ use crate::value::ptr_parts;
 /// Objects a thread's sort key looks at, at most.
 const DEEP: usize = 64;
 
+/// Whether `entry` starts every thread with its handle written into an array on its
+/// own stack (`pthread_t t[N]; ... pthread_create(&t[i], ...)` and nothing else starts
+/// threads). Then every thread is reached through that array in creation order, which
+/// no interleaving changes, so no state is ever free to sort (see **Handles kept in
+/// an array** above): the traversal up to symmetry would find only permutations that
+/// no other path produces, and renaming the race data for them is pure cost. A search
+/// of such a program canonicalises without symmetry; that is always sound, only this
+/// reduction is given up, and here there is none. A call this does not recognise keeps
+/// symmetry on.
+pub(crate) fn handles_pin_every_thread(program: &Program, entry: &str) -> bool {
+    use crate::ir::{Callee, Inst, Operand};
+    let (Some(create), Some(entry)) = (program.function("pthread_create"), program.function(entry))
+    else {
+        return false;
+    };
+    if program.function("thrd_create").is_some() {
+        return false;
+    }
+    let mut starts = 0;
+    for (f, func) in program.functions.iter().enumerate() {
+        let Some(body) = &func.body else { continue };
+        let insts = || body.blocks.iter().flat_map(|b| b.insts.iter());
+        // Registers holding an array slot on this frame or an address into one.
+        let mut in_array = Vec::new();
+        for i in insts() {
+            match i {
+                Inst::Alloca { dst, elem_size, .. } if *elem_size >= 16 => in_array.push(*dst),
+                Inst::Gep {
+                    dst,
+                    base: Operand::Reg(r),
+                    ..
+                } if in_array.contains(r) => in_array.push(*dst),
+                _ => {}
+            }
+        }
+        for i in insts() {
+            let Inst::Call {
+                callee: Callee::Direct(c),
+                args,
+                ..
+            } = i
+            else {
+                continue;
+            };
+            if *c != create {
+                continue;
+            }
+            match args.first() {
+                Some(Operand::Reg(r)) if f as u32 == entry && in_array.contains(r) => starts += 1,
+                _ => return false,
+            }
+        }
+    }
+    starts > 0
+}
+
 /// Whether the state's thread ids can all be renamed (see the module documentation).
 pub(crate) fn renamable(st: &State) -> bool {
-    st.threads.len() > 2 && st.races.is_none() && !st.thread_ids_in_memory
+    st.threads.len() > 2 && !st.thread_ids_in_memory
 }
 
 /// Scratch for the sort keys of threads, reused across states.

@@ -361,6 +361,7 @@ impl Canonicalizer {
         self.perm.extend(0..n as ThreadId);
         self.new_of.clone_from(&self.perm);
         self.permuted_ext = None;
+        self.permuted_races = None;
         self.free_starts.clear();
         if let Some((sorted, _)) = b.keys.as_deref() {
             self.free_starts.extend(
