@@ -81,7 +81,9 @@ pub struct DepthFirst<'a, 'p> {
     /// (`GROWTH_AFTER`), the initial state to replay it from, and the diagnosis.
     pub growth_after: Option<std::time::Duration>,
     initial: Option<State>,
-    growth: Option<Arc<super::diagnosis::Diagnosis>>,
+    /// The growth diagnosis, once made; taken over by the breadth-first search when
+    /// the state space is too deep for this one.
+    pub growth: Option<Arc<super::diagnosis::Diagnosis>>,
 }
 
 /// Moves of the current path that the growth diagnosis for progress reports replays.
@@ -373,6 +375,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     path_bytes += child.bytes;
                     stack.push(child);
                     if stack.len() > MAX_PATH_NODES || path_bytes > MAX_PATH_TOTAL_BYTES {
+                        self.diagnose_growth(&stack, true);
                         return Err(TooDeep);
                     }
                     self.stats.max_depth = self.stats.max_depth.max(stack.len() as u64);
@@ -383,6 +386,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                         }
                         let low = &mut stack[first_kept];
                         if !low.state.as_ref().is_some_and(|s| keeper.by_id(s)) {
+                            self.diagnose_growth(&stack, true);
                             return Err(TooDeep);
                         }
                         low.state = None;
@@ -404,7 +408,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             ticks += 1;
             if ticks >= TICK {
                 ticks = 0;
-                self.diagnose_growth(&stack);
+                self.diagnose_growth(&stack, false);
                 if let Some(reason) = self.tick() {
                     let path = path_of(&stack);
                     return Ok(Some(Stop::Limit { reason, path }));
@@ -784,14 +788,16 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         )
     }
 
-    /// Once the search has run `growth_after`: which variables keep taking new values
-    /// along the current path (replayed from the initial state; what a limit's
-    /// diagnosis says, early, for the progress reports).
-    fn diagnose_growth(&mut self, stack: &[Node]) {
+    /// Once the search has run `growth_after`, or now when the path grew too deep
+    /// (`now`: the breadth-first search that takes over has no path to diagnose):
+    /// which variables keep taking new values along the current path (replayed from
+    /// the initial state; what a limit's diagnosis says, early, for the progress
+    /// reports).
+    fn diagnose_growth(&mut self, stack: &[Node], now: bool) {
         let Some(after) = self.growth_after else {
             return;
         };
-        if self.growth.is_some() || self.start.elapsed() < after {
+        if self.growth.is_some() || (!now && self.start.elapsed() < after) {
             return;
         }
         let Some(initial) = self.initial.take() else {

@@ -327,7 +327,7 @@ fn search_with(
     // order (`sleep::renamed`); with race data, footprints count race-data effects
     // (`footprint`, "Race data").
     let por = machine.opts.por;
-    let breadth_first = |initial: State, por: bool| {
+    let breadth_first = |initial: State, por: bool, growing| {
         let mut bfs = search::Search::new(
             machine,
             watching,
@@ -337,11 +337,12 @@ fn search_with(
             por,
         );
         bfs.worker_start = opts.worker_start.clone();
+        bfs.growing = growing;
         let stop = bfs.run(initial);
         (stop, bfs.stats)
     };
     let first = if opts.jobs > 1 {
-        breadth_first(initial.clone(), por)
+        breadth_first(initial.clone(), por, None)
     } else {
         let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start, por);
         dfs.growth_after = opts.progress.is_some().then_some(GROWTH_AFTER);
@@ -349,9 +350,10 @@ fn search_with(
             Ok(stop) => (stop, std::mem::take(&mut dfs.stats)),
             Err(dfs::TooDeep) => {
                 // Too deep (see `dfs::TooDeep`): start again breadth-first.
+                let growing = dfs.growth.take();
                 drop(dfs);
                 watching.iter().for_each(|o| o.restart());
-                breadth_first(initial.clone(), por)
+                breadth_first(initial.clone(), por, growing)
             }
         }
     };
@@ -371,7 +373,7 @@ fn search_with(
     // A failing run lists the races of the unreduced breadth-first search alone (see
     // `take_races`): the depth-first search's depend on its order.
     let earlier = take_races(machine);
-    match breadth_first(initial, false) {
+    match breadth_first(initial, false, None) {
         found @ (Some(search::Stop::Found { .. }), _) => found,
         // A limit stopped the second search before the error's depth: keep the first
         // search's counterexample and races.

@@ -31,7 +31,7 @@ use crate::state::{State, ThreadId};
 use crate::store::{Canonicalizer, StateStore};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Barrier, Mutex, RwLock};
+use std::sync::{Arc, Barrier, Mutex, RwLock};
 use std::time::Instant;
 
 /// Why the search stopped before exhausting the state space.
@@ -91,6 +91,10 @@ pub struct Search<'a, 'p> {
     payoff_slept: AtomicU64,
     /// Run first on each worker thread this search starts.
     pub worker_start: Option<super::WorkerStart>,
+    /// The growth diagnosis of the depth-first search this one took over from (too
+    /// deep for it), shown in progress reports once the search has run
+    /// [`super::GROWTH_AFTER`].
+    pub growing: Option<Arc<super::diagnosis::Diagnosis>>,
     /// Stored states whose error an observer absorbed (`Observer::absorbs`): never
     /// expanded, also when reached again; `any_dead_end` spares the lock until one is.
     dead_ends: Mutex<HashSet<StateId>>,
@@ -216,6 +220,7 @@ impl<'a, 'p> Search<'a, 'p> {
             frontier: Mutex::new(None),
             keeper: None,
             worker_start: None,
+            growing: None,
             dead_ends: Mutex::new(HashSet::new()),
             any_dead_end: AtomicBool::new(false),
             graph: liveness::applies(machine).then(|| Mutex::new(Graph::default())),
@@ -1040,6 +1045,10 @@ impl<'a, 'p> Search<'a, 'p> {
                 states: self.store.states() as u64,
                 transitions: self.transitions.load(Ordering::Relaxed),
                 time: self.start.elapsed(),
+                growing: self
+                    .growing
+                    .clone()
+                    .filter(|_| self.start.elapsed() >= super::GROWTH_AFTER),
                 ..Stats::default()
             };
             for o in self.observers {
