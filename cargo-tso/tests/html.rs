@@ -10,28 +10,12 @@ use std::time::{Duration, Instant};
 
 use common::run;
 
-fn examples() -> PathBuf {
-    common::fixtures().join("../../../examples")
-}
-
 /// The examples' tests with `--html` (and what else `extra` adds); the pages' directory.
 fn examples_with_pages(name: &str, extra: &[&str]) -> (common::Run, PathBuf) {
     let dir = common::scratch(name);
     let _ = std::fs::remove_dir_all(&dir);
-    let mut cmd = common::cargo_tso();
-    cmd.current_dir(examples()).args([
-        "tso",
-        "test",
-        "-p",
-        "peterson-lock",
-        "-p",
-        "seqlock-cpp",
-        "-p",
-        "spsc-ring",
-        "--test-threads",
-        "1",
-        "--html",
-    ]);
+    let mut cmd = common::examples_test();
+    cmd.args(["--test-threads", "1", "--html"]);
     cmd.arg(&dir).args(extra);
     (run(&mut cmd), dir)
 }

@@ -465,19 +465,7 @@ fn an_internal_error_fails_only_its_own_test() {
 /// library header, no mangled name, no loads of thread handles.
 #[test]
 fn example_traces_are_written_in_the_users_terms() {
-    let examples = common::fixtures().join("../../../examples");
-    let out = run(common::cargo_tso().current_dir(&examples).args([
-        "tso",
-        "test",
-        "-p",
-        "peterson-lock",
-        "-p",
-        "seqlock-cpp",
-        "-p",
-        "spsc-ring",
-        "--format",
-        "json",
-    ]));
+    let out = run(common::examples_test().args(["--format", "json"]));
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     let events = finished_events(&out.stdout);
     let mut steps = Vec::new();

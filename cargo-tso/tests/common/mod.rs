@@ -34,6 +34,22 @@ pub fn check() -> Command {
     cmd
 }
 
+/// `cargo-tso tso test` of the bundled examples' three crates, run in `examples/`.
+pub fn examples_test() -> Command {
+    let mut cmd = cargo_tso();
+    cmd.current_dir(fixtures().join("../../../examples")).args([
+        "tso",
+        "test",
+        "-p",
+        "peterson-lock",
+        "-p",
+        "seqlock-cpp",
+        "-p",
+        "spsc-ring",
+    ]);
+    cmd
+}
+
 /// `cargo-tso tso test` (as cargo runs it) in the fixture workspace, one test thread
 /// so the order of the report is fixed.
 pub fn test() -> Command {
