@@ -395,16 +395,8 @@ fn assertion_as_written(message: &str, at: &tso_engine::Location) -> String {
     else {
         return message.to_owned();
     };
-    let source = std::fs::read_to_string(&*at.file).ok();
-    let written = source.as_deref().and_then(|text| {
-        let from: String = text
-            .lines()
-            .skip((at.line as usize).saturating_sub(1))
-            .take(20)
-            .collect::<Vec<_>>()
-            .join("\n");
-        asserted_condition(&from)
-    });
+    let written = crate::render::source::source_lines(&at.file, at.line, 20)
+        .and_then(|from| asserted_condition(&from));
     match written {
         Some(w) if w != expanded => message.replacen(expanded, &w, 1),
         _ => message.to_owned(),

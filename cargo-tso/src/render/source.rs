@@ -39,9 +39,16 @@ pub fn snippet(location: &Location) -> String {
 }
 
 fn read_line(file: &str, line: u32) -> Option<String> {
+    source_lines(file, line, 1)
+}
+
+/// Up to `count` lines of `file` from line `line` (1-based), joined with newlines;
+/// None when the file cannot be read or has no such line.
+pub fn source_lines(file: &str, line: u32, count: usize) -> Option<String> {
     if line == 0 {
         return None;
     }
     let text = std::fs::read_to_string(file).ok()?;
-    text.lines().nth(line as usize - 1).map(str::to_owned)
+    let lines: Vec<&str> = text.lines().skip(line as usize - 1).take(count).collect();
+    (!lines.is_empty()).then(|| lines.join("\n"))
 }
