@@ -1,9 +1,55 @@
-//! Incremental canonicalisation (issue 9: canonicalisation touches only what changed
-//! since the parent). A successor keeps its parent's numbering when a full traversal
-//! would give it again; then its unchanged threads and objects take the parent's chunk
-//! ids without being looked at. The rules and why each is exact are in ARCHITECTURE.md
-//! (`store/canon.rs`); `Canonicalizer::same_numbering` checks them step by step, and
-//! `check` (hidden `--check-incremental-canon`) canonicalises afresh too and compares.
+//! Incremental canonicalisation: canonicalisation touches only what changed since
+//! the parent. A successor keeps its parent's numbering when a full traversal would give
+//! it again; then its unchanged threads and objects take the parent's chunk ids without
+//! being looked at. `Canonicalizer::keeps_base_numbering` checks the rules below step
+//! by step, and `check` (hidden `--check-incremental-canon`) canonicalises afresh too
+//! and compares.
+//!
+//! A search hands the worker's canonicaliser the state it expands as a `Base`
+//! (`swap_base`; depth-first: each node keeps the base its arrival's run gave,
+//! `base_from_last_run`; breadth-first and rebuilt nodes: a traversal of the rebuilt
+//! state with the chunk ids it was rebuilt from, `base_by_traversal`). A base is its
+//! threads and memory (shared `Arc`s), the numbering its full traversal gave
+//! (`Numbering`: `map`, `order`, and when each step of the traversal ran: how many
+//! objects were numbered when it went through object k's pointers, thread t's roots,
+//! the extension data's), its chunk ids, and up to symmetry its sorted threads' keys
+//! with the objects each key read. Only a base whose traversal left the threads in
+//! their order is kept. A successor keeps the base's numbering, without a traversal
+//! (`keeps_base_numbering`), when: (0) the same store, `all_registers`, race data
+//! present or not, and plain or symmetric traversal (`symmetry::renamable`); (1) the
+//! same thread count, `Memory::len` and globals; (2) every object slot that holds
+//! another `Arc` (`Memory::differing`: whole pages compared first) held an object
+//! before and still does, as constant as before, and if the base numbered it, the ids
+//! its pointers name that the step could be the first to reach (`same_effect`: not
+//! numbered when the step ran, never numbered, or missing) are the same in the same
+//! order; (3) the same for every thread whose `Arc` changed, over its roots
+//! (`for_each_root`, first reaches from the `reuse.rs` cache), and up to symmetry its
+//! own objects (handle, stack slots, thread-local copies: `first_reached`) are
+//! unchanged; (4) the same for the extension data's pointers; (5) up to symmetry, the
+//! keys computed again for the threads that changed or whose key read a changed
+//! object keep every neighbouring pair of the sorted threads in the same relation
+//! (less or equal), so the stable sort gives the same order and ties. Exact: the
+//! traversal is a sequence of steps (thread walks, extension data, each numbered
+//! object's pointers) whose order depends only on the numbering so far and the keys;
+//! by induction every step starts from the base's numbering so far, and a step gives
+//! the same numbers iff the ids it may be the first to reach are the same in order
+//! (ids already numbered change nothing); (5) and (3) keep the symmetric decisions.
+//! The chunks are then the base's ids for the threads and objects whose `Arc` is the
+//! base's (their bytes depend only on contents and the numbering), and serialised for
+//! the rest, the process-wide chunk and the extension and race data; the numbering
+//! (shared, `kept`) is what garbage collection and `to_representative` read. Anything
+//! else is numbered afresh. Tested rule by rule (`incremental_rule_*`, which fail
+//! when the rule is dropped), by the self-check `--check-incremental-canon` (hidden;
+//! every incremental result compared with a fresh canonicaliser's chunk ids,
+//! numbering and thread order) in `tests/tests/differential_canon.rs`, and by state
+//! counts equal to `--no-incremental-canon` (hidden, also in `tso-bench --one`, which
+//! prints how many runs kept the numbering). Successors that really renumber (a call
+//! or return that adds or frees stack slots, a register or a flushed store that
+//! points to a fresh node) fall back; how often, per program, is in `bench/PERFORMANCE.md`
+//! ("Incremental canonicalisation").
+//! A thread's traversal roots are kept once each and without null (a second reach of
+//! an id and a reach of null change nothing), and their replay skips ids already
+//! numbered.
 
 use super::*;
 
@@ -201,7 +247,7 @@ impl Canonicalizer {
     }
 
     /// Whether the full traversal of `st` would give the base's numbering and thread
-    /// order (the rules and why each is enough: ARCHITECTURE.md, `store/canon.rs`).
+    /// order (the rules and why each is enough: the module doc).
     /// Fills `changed` (objects whose `Arc` differs from the base's),
     /// `changed_threads`, and `rekeyed` (threads whose symmetry key was computed again,
     /// in `keys`).
