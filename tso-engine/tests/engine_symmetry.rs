@@ -512,9 +512,9 @@ int main(void) {
     }
 }
 
-/// The same join-order error with symmetry on: two detached helpers started through one
-/// reused handle keep `handles_pin_every_thread` from turning it off, and are
-/// interchangeable. The workers whose handles `main` keeps in `t[2]` are renamed with
+/// The same join-order error with symmetry on: two detached helpers, each started by a
+/// function (not inlined) whose handle dies with its frame, keep
+/// `handles_pin_every_thread` from turning it off, and are interchangeable. The workers whose handles `main` keeps in `t[2]` are renamed with
 /// their handles (`store/symmetry.rs`, "Handles kept in an array"): a canonical form
 /// that did not tie each worker to the slot holding its handle could merge the state
 /// where `t[0]`'s worker took the first ticket with the one where `t[1]`'s did, and
@@ -540,12 +540,14 @@ static void *help(void *arg) {
     atomic_fetch_add(&helped, 1);
     return 0;
 }
+__attribute__((noinline)) static void start_helper(void) {
+    pthread_t h;
+    pthread_create(&h, 0, help, 0);
+    pthread_detach(h);
+}
 int main(void) {
-    for (int i = 0; i < 2; i++) {
-        pthread_t h;
-        pthread_create(&h, 0, help, 0);
-        pthread_detach(h);
-    }
+    start_helper();
+    start_helper();
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], 0, work, 0);
