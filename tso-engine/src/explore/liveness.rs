@@ -49,8 +49,8 @@
 //!   them, and `--allow-nontermination` switches it off (such states are not errors).
 //!
 //! Cost: one (u32, u32) per stored transition during the search and a linear pass at
-//! its end; under sleep sets, the candidates with a kept sleep set are rebuilt and its
-//! threads run again (figures in `bench/PERFORMANCE.md`, "Hangs").
+//! its end; under sleep sets, each candidate with a kept sleep set is rebuilt and its
+//! sleepers run again (figures in `bench/PERFORMANCE.md`, "Hangs").
 
 use super::chooser::ScriptChooser;
 use super::held::Keeper;
