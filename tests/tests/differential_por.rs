@@ -226,6 +226,28 @@ fn corpus_cases() -> Vec<Case> {
         .collect()
 }
 
+/// Every program of the hang corpus (`programs/hangs`: hangs and their passing twins),
+/// each with every clang argument set it names, under SC and TSO.
+fn hang_cases() -> Vec<Case> {
+    corpus::sources_under(&tso_suite::suite_dir().join("programs").join("hangs"))
+        .iter()
+        .filter_map(|f| corpus::read_program(f).ok())
+        .flat_map(|p| {
+            p.clang_arg_sets().into_iter().flat_map(move |args| {
+                let tool_args = p.check_args.clone();
+                let path = p.path.clone();
+                [Model::Sc, Model::Tso].map(|model| Case {
+                    path: path.clone(),
+                    model,
+                    tool_args: tool_args.clone(),
+                    clang_args: args.clone(),
+                    outcomes: false,
+                })
+            })
+        })
+        .collect()
+}
+
 fn generated_cases(dir: &Path) -> Vec<Case> {
     tso_suite::soak_seeds(CI_GENERATED)
         .filter_map(|seed| {
@@ -295,6 +317,30 @@ fn litmus_tests_agree_with_and_without_reduction() {
 #[test]
 fn corpus_programs_agree_with_and_without_reduction() {
     check_all(corpus_cases(), "corpus");
+}
+
+/// The hang check under sleep sets runs again only the threads a candidate kept asleep
+/// (`explore/liveness.rs`): its verdicts, error kinds and traces must be those of the
+/// search that records every move.
+#[test]
+fn hang_verdicts_agree_with_and_without_reduction() {
+    let cases = hang_cases();
+    assert!(
+        cases.len() >= 20,
+        "the hang corpus gave {} cases",
+        cases.len()
+    );
+    let problems: Vec<String> = parallel::map(&cases, compare)
+        .into_iter()
+        .flatten()
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{} problem(s) in {} hang runs:\n\n{}",
+        problems.len(),
+        cases.len(),
+        problems.join("\n\n")
+    );
 }
 
 #[test]

@@ -511,3 +511,74 @@ int main(void) {
         }
     }
 }
+
+/// The same join-order error with symmetry on: two detached helpers, each started by a
+/// function (not inlined) whose handle dies with its frame, keep
+/// `handles_pin_every_thread` from turning it off, and are interchangeable. The workers whose handles `main` keeps in `t[2]` are renamed with
+/// their handles (`store/symmetry.rs`, "Handles kept in an array"): a canonical form
+/// that did not tie each worker to the slot holding its handle could merge the state
+/// where `t[0]`'s worker took the first ticket with the one where `t[1]`'s did, and
+/// lose the failure.
+#[test]
+fn join_order_error_is_kept_beside_interchangeable_threads() {
+    const FIRST_TICKET_WITH_HELPERS: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+atomic_int ticket;
+atomic_int first_done;
+atomic_int helped;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        atomic_store(&first_done, 1);
+    return 0;
+}
+static void *help(void *arg) {
+    (void)arg;
+    atomic_fetch_add(&helped, 1);
+    atomic_fetch_add(&helped, 1);
+    return 0;
+}
+__attribute__((noinline)) static void start_helper(void) {
+    pthread_t h;
+    pthread_create(&h, 0, help, 0);
+    pthread_detach(h);
+}
+int main(void) {
+    start_helper();
+    start_helper();
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    pthread_join(t[0], 0);
+    assert(atomic_load(&first_done));
+    pthread_join(t[1], 0);
+    return 0;
+}
+"#;
+    for opt in ["-O0", "-O1"] {
+        for races in [RacePolicy::Allow, RacePolicy::Warn] {
+            let mut opts = options();
+            opts.collect_outcomes = true;
+            opts.machine.races = races;
+            let with = check_with(FIRST_TICKET_WITH_HELPERS, opt, &[], &opts);
+            opts.machine.symmetry = false;
+            let without = check_with(FIRST_TICKET_WITH_HELPERS, opt, &[], &opts);
+            let what = format!("{opt} {races:?}");
+            assert!(
+                with.stats.symmetry.as_ref().is_some_and(|g| !g.is_empty()),
+                "{what}: symmetry found no interchangeable threads: {:?}",
+                with.stats.symmetry
+            );
+            assert_eq!(with.verdict, Verdict::Fail, "{what}: {:?}", with.failure);
+            assert_eq!(without.verdict, Verdict::Fail, "{what}");
+            assert_eq!(
+                with.failure.as_ref().map(|f| f.kind),
+                Some(ErrorKind::Assertion),
+                "{what}"
+            );
+            assert_eq!(with.outcomes, without.outcomes, "{what}");
+        }
+    }
+}

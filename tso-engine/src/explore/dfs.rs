@@ -427,7 +427,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             keeper,
             include_output: self.include_output,
             root,
-            reduced: self.por,
+            asleep: self.por.then_some(&self.sleeps),
             parents: None,
         };
         liveness::stop(cx, graph, self.observers)

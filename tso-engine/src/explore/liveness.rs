@@ -30,22 +30,27 @@
 //! - *Sleep sets* keep every state but skip transitions of sleeping threads, so the
 //!   recorded graph R is a subgraph of the full one G (with the same states). A state
 //!   that reaches an end in R does in G. A candidate may be a false one (its way out
-//!   was a sleeper's move), so when sleep sets were on, each candidate not yet shown
-//!   to reach an end is expanded again in full: every thread, every choice, looked up
-//!   in the store (every successor is there: sleep sets lose no state), and one that
-//!   reaches an end spreads that back over the edges. At the end every candidate left
-//!   was expanded in full. If one, c, reaches an end in G by a path, the path's first
-//!   state not left is shown to reach an end, and every state before it is a candidate
-//!   left, whose edges are all recorded; so c reaches an end in the recorded graph, a
-//!   contradiction. The candidates left are exactly G's hangs. A successor missing from the store would break the premise: the check
-//!   then stops inconclusive, never passes.
+//!   was a sleeper's move). The search keeps, per state, the threads asleep at every
+//!   expansion of it (the sleep set it keeps, `sleep::revisit`: the intersection over
+//!   its visits); every other thread was expanded at some visit, and an expansion
+//!   records all of that thread's moves (an edge, or an end for a pruned or absorbed
+//!   one). So R lacks exactly the moves of the threads in the kept sets. When sleep
+//!   sets were on, each candidate not yet shown to reach an end whose kept set is not
+//!   empty runs just those threads again (every choice, each successor looked up in
+//!   the store: sleep sets lose no state), and one that reaches an end spreads that
+//!   back over the edges. At the end every candidate left has all its moves in R. If
+//!   one, c, reaches an end in G by a path, the path's first state not left is shown
+//!   to reach an end, and every state before it is a candidate left, whose edges are
+//!   all recorded; so c reaches an end in the recorded graph, a contradiction. The
+//!   candidates left are exactly G's hangs. A successor missing from the store would
+//!   break the premise: the check then stops inconclusive, never passes.
 //! - *Persistent sets* (off by default, experimental) drop states as well, so a
 //!   candidate's successor may never have been stored: the check is not run under
 //!   them, and `--allow-nontermination` switches it off (such states are not errors).
 //!
 //! Cost: one (u32, u32) per stored transition during the search and a linear pass at
-//! its end; under sleep sets, the candidates are rebuilt and run again (figures in
-//! `bench/PERFORMANCE.md`, "Hangs").
+//! its end; under sleep sets, each candidate with a kept sleep set is rebuilt and its
+//! sleepers run again (figures in `bench/PERFORMANCE.md`, "Hangs").
 
 use super::chooser::ScriptChooser;
 use super::held::Keeper;
@@ -53,6 +58,7 @@ use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
 use super::search::advance_script;
 use super::search::Stop;
+use super::sleep::{self, Sleep};
 use super::Move;
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
@@ -118,8 +124,9 @@ pub struct Context<'a, 'p> {
     pub keeper: &'a Keeper,
     pub include_output: bool,
     pub root: StateId,
-    /// Sleep sets were on: candidates are expanded again in full.
-    pub reduced: bool,
+    /// Sleep sets were on: the sleep set each stored state kept (absent: empty), whose
+    /// threads a candidate runs again.
+    pub asleep: Option<&'a HashMap<StateId, Sleep>>,
     /// The breadth-first search's parent tree (paths to states).
     pub parents: Option<&'a Parents>,
 }
@@ -156,9 +163,18 @@ impl Runner<'_, '_> {
 
     /// Every move from `st` (every running thread, every choice) and where it leads.
     fn successors(&mut self, st: &State) -> Result<Vec<(Move, Succ)>, String> {
+        self.moves_of(st, |_| true)
+    }
+
+    /// The moves from `st` of the running threads `which` selects, and where they lead.
+    fn moves_of(
+        &mut self,
+        st: &State,
+        which: impl Fn(ThreadId) -> bool,
+    ) -> Result<Vec<(Move, Succ)>, String> {
         let mut out = Vec::new();
         for tid in 0..st.threads.len() as ThreadId {
-            if !st.thread(tid).status.is_running() {
+            if !which(tid) || !st.thread(tid).status.is_running() {
                 continue;
             }
             let mut script: Vec<(u32, u32)> = Vec::new();
@@ -319,15 +335,20 @@ fn check(cx: Context<'_, '_>, mut graph: Graph) -> Liveness {
     if candidates.is_empty() {
         return Liveness::Ends;
     }
-    if runner.cx.reduced {
-        // Sleep sets skipped some of these states' moves: record them all, for each
-        // candidate not shown to reach an end meanwhile (the last found first: they
-        // tend to lie nearer the end, and each one that reaches it spreads back).
+    if let Some(asleep) = runner.cx.asleep {
+        // Sleep sets skipped the moves of the threads a state kept asleep: record
+        // them, for each candidate not shown to reach an end meanwhile (the last found
+        // first: they tend to lie nearer the end, and each one that reaches it spreads
+        // back).
         for &c in candidates.iter().rev() {
-            if good[c as usize] {
+            let kept = asleep.get(&c).copied().unwrap_or(0);
+            if good[c as usize] || kept == 0 {
                 continue;
             }
-            let succs = match runner.rebuild(c).and_then(|st| runner.successors(&st)) {
+            let succs = match runner
+                .rebuild(c)
+                .and_then(|st| runner.moves_of(&st, |t| sleep::contains(kept, t)))
+            {
                 Ok(succs) => succs,
                 Err(why) => return Liveness::Unknown(why),
             };

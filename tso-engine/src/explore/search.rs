@@ -241,13 +241,14 @@ impl<'a, 'p> Search<'a, 'p> {
                 .unwrap_or_else(|e| e.into_inner()),
         );
         let parents = self.parents_lock();
+        let sleeps = self.sleeps.read().unwrap_or_else(|e| e.into_inner());
         let cx = liveness::Context {
             machine: self.machine,
             store: &self.store,
             keeper: self.keeper(),
             include_output: self.include_output,
             root,
-            reduced: self.por,
+            asleep: self.por.then_some(&*sleeps),
             parents: Some(&parents),
         };
         liveness::stop(cx, graph, self.observers)

@@ -19,25 +19,38 @@
 //! futures. Race reports name the threads of representatives: among interchangeable
 //! threads, which one a report calls "thread 2" is one of them.
 //!
-//! **Handles kept in an array** (`for (i…) pthread_create(&t[i], 0, worker, 0)`). The
-//! threads are reached from `main`'s array in its order, so they are not free to be
-//! sorted, and renaming cannot merge "t[0]'s thread at A, t[1]'s at B" with the state
-//! where they trade places: renaming both threads and handles gives the same array
-//! with the roles swapped, a different state, and the program may tell them apart.
+//! **Handles kept in an array** (`pthread_t t[N]; for (i…) pthread_create(&t[i], 0,
+//! worker, 0); … pthread_join(t[i], 0)`). Thread ids do live in memory here: `t[i]`
+//! holds a pointer to a thread's handle object. The object renaming moves them with the
+//! threads, so π applied to a state s puts in `t[i]` the handle of π(the thread `t[i]`
+//! held), and the traversal serialises s and π(s) alike: threads that `main`'s objects
+//! reach are numbered in the order it reaches them (`t[0]`'s first), free threads by
+//! key. That is the whole of what renaming may merge, and for a program that starts
+//! every thread into its array it merges nothing. Thread ids follow creation order and
+//! creation follows slot order, so in every reachable state thread i+1's handle is in
+//! `t[i]`: the orbit {π(s)} of a reachable state meets the reachable states in s alone.
+//! The state where the workers of `t[0]` and `t[1]` trade progress ("`t[0]`'s at A,
+//! `t[1]`'s at B" against "`t[0]`'s at B, `t[1]`'s at A") is no renaming of s, since
+//! renaming threads and handles together keeps each slot's role; and it must stay apart:
 //! `main` that joins `t[0]` and then reads a flag that only the first worker to run
-//! sets fails in one and not the other, although it uses the array for nothing but
-//! `pthread_create` and `pthread_join(t[i], 0)`. Merging them is sound only with a
-//! stronger argument than renaming: that `main` joins *every* handle of the array back
-//! to back (no visible action in between, return value and result unused), so the
-//! order of those joins commutes and the states after them are equal. That argument
-//! preserves verdicts but not paths (a path of representatives would join a thread
-//! the real state has not finished), so counterexamples, limit paths and replayed race
-//! reports would need a search without it, and the condition needs a proof over the
-//! IR (an induction variable that visits every index once). Not done: such threads
-//! keep their creation order, and symmetry applies to threads no kept handle reaches
-//! (detached workers, handles in a slot that is dead once the next thread starts).
-//! `tests/engine_symmetry.rs` `handle_order_that_matters_is_kept` holds the program
-//! above as the case any such rule must keep failing.
+//! sets fails in one and not the other (`tests/engine_symmetry.rs`
+//! `handle_order_that_matters_is_kept`, and with interchangeable helpers beside them,
+//! `join_order_error_is_kept_beside_interchangeable_threads`, where symmetry is on:
+//! a canonical form that did not tie each worker to the slot holding its handle could
+//! merge the two and lose the failure). So
+//! [`handles_pin_every_thread`] turns symmetry off for such a program: it stores the
+//! same states and saves the symmetric traversal's cost.
+//!
+//! Merging the two states above needs that `main` treats the slots alike: it joins
+//! every handle of the array back to back (nothing visible in between, results unused,
+//! the array dead after). They are then equivalent up to the order of those joins,
+//! which is a stuttering equivalence, not a renaming: from "`t[0]`'s worker finished,
+//! `t[1]`'s running" `main` moves, from the swapped state it waits. Using it would take
+//! a join of a finished thread that is no scheduling point, a canonical form that
+//! forgets `main`'s loop index and which finished threads it already joined, paths of
+//! representatives rebuilt by more than renaming (`explore/symmetric_path.rs` renames),
+//! and a hang check whose re-expanded representatives find their successors stored
+//! (`explore/liveness.rs`). Not built.
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
@@ -61,12 +74,12 @@ const DEEP: usize = 64;
 /// Whether `entry` starts every thread with its handle written into an array on its
 /// own stack (`pthread_t t[N]; ... pthread_create(&t[i], ...)` and nothing else starts
 /// threads). Then every thread is reached through that array in creation order, which
-/// no interleaving changes, so no state is ever free to sort (see **Handles kept in
-/// an array** above): the traversal up to symmetry would find only permutations that
-/// no other path produces, and renaming the race data for them is pure cost. A search
-/// of such a program canonicalises without symmetry; that is always sound, only this
-/// reduction is given up, and here there is none. A call this does not recognise keeps
-/// symmetry on.
+/// no interleaving changes, so no two reachable states are renamings of each other (see
+/// **Handles kept in an array** above): the traversal up to symmetry would find only
+/// permutations that no other path produces, and renaming the race data for them is
+/// pure cost. A search of such a program canonicalises without symmetry; that is
+/// always sound, and here it stores the same states. A call this does not recognise
+/// keeps symmetry on.
 pub(crate) fn handles_pin_every_thread(program: &Program, entry: &str) -> bool {
     use crate::ir::{Callee, Inst, Operand};
     let (Some(create), Some(entry)) = (program.function("pthread_create"), program.function(entry))
