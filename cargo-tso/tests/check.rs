@@ -850,3 +850,38 @@ fn a_search_that_cannot_check_hangs_says_so() {
         out.stderr
     );
 }
+
+/// Values read in the type the source declares: an `unsigned` all-ones is 4294967295,
+/// an `int` -1 is -1, a `bool` is true, in the steps, the loads' results and the buffer
+/// notes alike, under TSO (the runtime's natives) and SC (the engine's own steps).
+#[test]
+fn values_are_shown_in_their_declared_type() {
+    let (code, json) = json_of(&["declared_types.c"]);
+    assert_eq!(code, 1, "{json}");
+    let text = json["trace"].to_string();
+    for shown in [
+        "store mask := 4294967295",
+        "mask=4294967295",
+        "store level := -1",
+        "level=-1",
+        "store ready := true",
+        "ready=true",
+        "→ true",
+        "→ -1",
+    ] {
+        assert!(text.contains(shown), "{shown} not in {text}");
+    }
+    assert!(!text.contains("mask=-1"), "{text}");
+    assert!(!text.contains("level := 4294967295"), "{text}");
+    let (code, json) = json_of(&["declared_types.c", "--memory-model", "sc"]);
+    assert_eq!(code, 1, "{json}");
+    let text = json["trace"].to_string();
+    for shown in [
+        "store mask := 4294967295",
+        "store level := -1",
+        "store ready := true",
+        "load level → -1",
+    ] {
+        assert!(text.contains(shown), "{shown} not in {text}");
+    }
+}

@@ -1,7 +1,7 @@
 //! Human-readable descriptions of actions, for counterexample traces.
 
 use super::Machine;
-use crate::ir::debug::{display_name, is_system_header};
+use crate::ir::debug::{display_name, is_system_header, DiTypeId, Encoding};
 use crate::ir::{Callee, Inst, Location, Program, Reg};
 use crate::memory::ObjKind;
 use crate::natives::Visibility;
@@ -148,6 +148,50 @@ pub(crate) fn short(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// An integer of `bytes` bytes (at most 8) that is or goes to the memory at `p`, read
+/// as the type the debug info declares there: `4294967295` for an `unsigned`, `-1` for
+/// an `int`, `true` for a `bool`. Where no type is declared (or the access covers no
+/// whole scalar) it reads as signed, C's default.
+pub fn describe_scalar_at(program: &Program, st: &State, p: u64, value: u64, bytes: u32) -> String {
+    let (obj, off) = ptr_parts(p);
+    declared_type(program, st, obj)
+        .and_then(|ty| program.debug.encoding_at(ty, off as u64, bytes))
+        .unwrap_or(Encoding::Unknown)
+        .show(value, bytes)
+}
+
+/// The source type of the whole of object `obj`: its variable's, or the record a heap
+/// block is known to hold.
+fn declared_type(program: &Program, st: &State, obj: u32) -> Option<DiTypeId> {
+    let o = st.memory.get(obj)?;
+    let global = |g: u32| {
+        program
+            .debug
+            .globals
+            .get((g as usize).wrapping_sub(1))?
+            .as_ref()?
+            .ty
+    };
+    match o.kind {
+        ObjKind::Global(_) => global(obj),
+        ObjKind::ThreadLocal(g) => global(g),
+        ObjKind::Stack => program.debug.locals.get(o.var? as usize)?.ty,
+        ObjKind::Heap => o.var,
+        _ => None,
+    }
+}
+
+/// A value loaded from or stored to `p` as an `ir` type of `bytes` bytes: integers in
+/// the declared type there, anything else as [`describe_value`] shows it.
+fn describe_value_at(m: &Machine<'_>, st: &State, p: u64, v: &Val, bytes: u64) -> String {
+    match v {
+        Val::Int(x) if bytes <= 8 && *x <= u64::MAX as u128 => {
+            describe_scalar_at(m.program, st, p, *x as u64, bytes as u32)
+        }
+        other => describe_value(m, st, other),
+    }
+}
+
 pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
         Val::Int(x) if *x <= u64::MAX as u128 => format!("{}", *x as i128 as i64),
@@ -190,6 +234,7 @@ pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
 pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) -> Option<String> {
     let fr = st.thread(tid).top();
     let ev = |op| m.eval(fr, op);
+    let size = |ty: &crate::ir::TyId| m.program.types.size(*ty);
     Some(match inst {
         Inst::Load { ptr, ty, .. } => {
             let p = ev(ptr).as_u64();
@@ -197,30 +242,45 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
                 Ok(v) => format!(
                     "load {} → {}",
                     describe_pointer(m.program, st, p),
-                    describe_value(m, st, &v)
+                    describe_value_at(m, st, p, &v, size(ty))
                 ),
                 Err(_) => format!("load {}", describe_pointer(m.program, st, p)),
             }
         }
-        Inst::Store { ptr, val, .. } => format!(
-            "store {} := {}",
-            describe_pointer(m.program, st, ev(ptr).as_u64()),
-            describe_value(m, st, &ev(val))
-        ),
+        Inst::Store { ptr, val, ty, .. } => {
+            let p = ev(ptr).as_u64();
+            format!(
+                "store {} := {}",
+                describe_pointer(m.program, st, p),
+                describe_value_at(m, st, p, &ev(val), size(ty))
+            )
+        }
         Inst::CmpXchg {
-            ptr, expected, new, ..
-        } => format!(
-            "cmpxchg {} (expect {}, new {})",
-            describe_pointer(m.program, st, ev(ptr).as_u64()),
-            describe_value(m, st, &ev(expected)),
-            describe_value(m, st, &ev(new))
-        ),
-        Inst::AtomicRmw { op, ptr, val, .. } => format!(
-            "atomic {:?} {} {}",
-            op,
-            describe_pointer(m.program, st, ev(ptr).as_u64()),
-            describe_value(m, st, &ev(val))
-        ),
+            ptr,
+            expected,
+            new,
+            ty,
+            ..
+        } => {
+            let p = ev(ptr).as_u64();
+            format!(
+                "cmpxchg {} (expect {}, new {})",
+                describe_pointer(m.program, st, p),
+                describe_value_at(m, st, p, &ev(expected), size(ty)),
+                describe_value_at(m, st, p, &ev(new), size(ty))
+            )
+        }
+        Inst::AtomicRmw {
+            op, ptr, val, ty, ..
+        } => {
+            let p = ev(ptr).as_u64();
+            format!(
+                "atomic {:?} {} {}",
+                op,
+                describe_pointer(m.program, st, p),
+                describe_value_at(m, st, p, &ev(val), size(ty))
+            )
+        }
         Inst::Call { callee, args, .. } => {
             if let Some((native, argv)) = m.at_native(st, tid) {
                 if let Some(d) = native.describe {
