@@ -885,3 +885,38 @@ fn values_are_shown_in_their_declared_type() {
         assert!(text.contains(shown), "{shown} not in {text}");
     }
 }
+
+/// Library internals are folded into the user's call: inside `std::unique_lock` and
+/// `std::lock_guard` only the lock and unlock show, not their members (`lk+8`); the
+/// block `std::thread` keeps the lambda in (`_State_impl<…>#N+8`) is not shown where
+/// the lambda reads its captures. The user's lock, wait and unlock steps remain.
+#[test]
+fn library_internals_are_folded_into_the_users_call() {
+    for model in ["tso", "sc"] {
+        let (code, json) = json_of(&["condvar_lambda.cpp", "--memory-model", model]);
+        assert_eq!(code, 1, "{json}");
+        let steps = trace_steps(&json);
+        assert_readable(&steps);
+        for (location, action) in &steps {
+            let access = action.starts_with("load ") || action.starts_with("store ");
+            assert!(
+                !(access && (action.contains("lk") || action.contains("main::g"))),
+                "{model}: a lock object's members shown: {location} {action}"
+            );
+            assert!(
+                !action.contains("_State_impl"),
+                "{model}: std::thread's state shown: {location} {action}"
+            );
+        }
+        let text = format!("{steps:?}");
+        for shown in [
+            "pthread_mutex_lock(&main::q) [std::unique_lock<std::mutex>::unique_lock]",
+            "pthread_mutex_unlock(&main::q) [std::unique_lock<std::mutex>::~unique_lock]",
+            "pthread_mutex_lock(&main::q) [std::lock_guard<std::mutex>::lock_guard]",
+            "std::condition_variable::wait(&main::q.cv",
+            "store main::q.count_ := -1",
+        ] {
+            assert!(text.contains(shown), "{model}: {shown} not in {text}");
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Human-readable descriptions of actions, for counterexample traces.
 
 use super::Machine;
-use crate::ir::debug::{display_name, is_system_header, DiTypeId, Encoding};
+use crate::ir::debug::{display_name, is_reserved, is_system_header, DiTypeId, Encoding};
 use crate::ir::{Callee, Inst, Location, Program, Reg};
 use crate::memory::ObjKind;
 use crate::natives::Visibility;
@@ -560,7 +560,8 @@ pub(super) fn is_detail(
     }
     if let Some(p) = accessed {
         if holds_thread_handle(m.program, st, p)
-            || (in_library && library_private(m.program, st, p))
+            || (in_library && library_bookkeeping(m.program, st, p))
+            || captures(m.program, st, p)
         {
             return true;
         }
@@ -572,15 +573,46 @@ fn holds_thread_handle(program: &Program, st: &State, p: u64) -> bool {
     variable(program, st, p).is_some_and(|v| v.thread_handle)
 }
 
-/// A stack slot that is no variable of the user's (a library function's local or
-/// temporary).
-fn library_private(program: &Program, st: &State, p: u64) -> bool {
+/// What a library function's access to the memory at `p` does for the library only,
+/// not as the user's step:
+/// - a stack slot that is no variable of the user's (the library's local or temporary);
+/// - memory no other thread can reach: the library's own state in the user's object
+///   (`std::unique_lock`'s mutex pointer and owns flag), which no other thread can see
+///   (and which an SC run, where such an access is no step, does not show either);
+/// - an object of one of the library's own types (a reserved name such as
+///   `_State_impl<…>`, the state `std::thread` hands to the new thread).
+///
+/// What remains is the library call's effect on shared memory of the user's types (the
+/// store of a `std::atomic`), and its natives (lock, unlock, wait).
+fn library_bookkeeping(program: &Program, st: &State, p: u64) -> bool {
     let (obj, _) = ptr_parts(p);
-    match st.memory.get(obj).map(|o| o.kind) {
-        Some(ObjKind::Stack) => variable(program, st, p).is_none_or(|v| is_system_header(&v.file)),
-        Some(ObjKind::Internal) => true,
+    let Some(o) = st.memory.get(obj) else {
+        return false;
+    };
+    let private = match o.kind {
+        ObjKind::Stack => variable(program, st, p).is_none_or(|v| is_system_header(&v.file)),
+        ObjKind::Internal => true,
         _ => false,
-    }
+    };
+    private || library_object(program, st, p) || !st.memory.is_shared(p)
+}
+
+/// The memory at `p` is an object of one of the library's own types (a reserved name:
+/// `_State_impl<…>`, which holds a new thread's function).
+fn library_object(program: &Program, st: &State, p: u64) -> bool {
+    declared_type(program, st, ptr_parts(p).0)
+        .and_then(|ty| program.debug.record_name(ty))
+        .is_some_and(is_reserved)
+}
+
+/// The memory at `p` is a lambda's closure kept in an object of the library's (the
+/// lambda `std::thread` runs, inside its `_State_impl<…>`): the lambda's body reading a
+/// capture is no access the user wrote, wherever the code that reads it is.
+fn captures(program: &Program, st: &State, p: u64) -> bool {
+    let (obj, off) = ptr_parts(p);
+    library_object(program, st, p)
+        && declared_type(program, st, obj)
+            .is_some_and(|ty| program.debug.in_unnamed_record(ty, off as u64))
 }
 
 /// The source variable the memory at `p` belongs to.

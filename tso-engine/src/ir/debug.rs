@@ -204,6 +204,35 @@ impl DebugInfo {
         None
     }
 
+    /// Whether byte `offset` of a value of type `ty` lies inside a record with no name
+    /// (what clang emits for a lambda's closure, whose members are its captures).
+    pub(crate) fn in_unnamed_record(&self, ty: DiTypeId, offset: u64) -> bool {
+        let mut rest = offset;
+        let mut cur = ty;
+        for _ in 0..64 {
+            match self.ty(cur) {
+                Some(DiType::Record { name, members, .. }) => {
+                    if name.is_empty() {
+                        return true;
+                    }
+                    let Some(m) = members.iter().rev().find(|m| {
+                        m.offset <= rest && rest < m.offset + self.size(m.ty).unwrap_or(1).max(1)
+                    }) else {
+                        return false;
+                    };
+                    rest -= m.offset;
+                    cur = m.ty;
+                }
+                Some(DiType::Array { elem, stride, .. }) => {
+                    rest %= (*stride).max(1);
+                    cur = *elem;
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
     /// How the scalar of `bytes` bytes at `offset` inside a variable of type `ty` reads:
     /// its leaf's encoding when the access covers that leaf exactly.
     pub(crate) fn encoding_at(&self, ty: DiTypeId, offset: u64, bytes: u32) -> Option<Encoding> {
@@ -223,7 +252,7 @@ impl DebugInfo {
 }
 
 /// Identifiers reserved for the implementation (C11 7.1.3): `__x`, `_X`.
-fn is_reserved(name: &str) -> bool {
+pub(crate) fn is_reserved(name: &str) -> bool {
     let b = name.as_bytes();
     b.len() >= 2 && b[0] == b'_' && (b[1] == b'_' || b[1].is_ascii_uppercase())
 }
@@ -388,6 +417,32 @@ mod tests {
         // A part of the int, or more than it: the type does not say.
         assert_eq!(d.encoding_at(t, 8, 2), None);
         assert_eq!(d.encoding_at(t, 0, 8), None);
+    }
+
+    #[test]
+    fn a_closure_inside_a_library_record_is_found() {
+        let (mut d, t) = peterson();
+        d.types.push(DiType::Record {
+            name: "".into(),
+            size: 12,
+            members: vec![DiMember {
+                name: "lock".into(),
+                offset: 0,
+                ty: t,
+            }],
+        }); // 3: [&lock] { ... }
+        d.types.push(DiType::Record {
+            name: "_State_impl<...>".into(),
+            size: 20,
+            members: vec![DiMember {
+                name: "_M_func".into(),
+                offset: 8,
+                ty: 3,
+            }],
+        }); // 4
+        assert!(d.in_unnamed_record(4, 12));
+        assert!(!d.in_unnamed_record(4, 0));
+        assert!(!d.in_unnamed_record(t, 4));
     }
 
     #[test]
