@@ -850,3 +850,73 @@ fn a_search_that_cannot_check_hangs_says_so() {
         out.stderr
     );
 }
+
+/// Values read in the type the source declares: an `unsigned` all-ones is 4294967295,
+/// an `int` -1 is -1, a `bool` is true, in the steps, the loads' results and the buffer
+/// notes alike, under TSO (the runtime's natives) and SC (the engine's own steps).
+#[test]
+fn values_are_shown_in_their_declared_type() {
+    let (code, json) = json_of(&["declared_types.c"]);
+    assert_eq!(code, 1, "{json}");
+    let text = json["trace"].to_string();
+    for shown in [
+        "store mask := 4294967295",
+        "mask=4294967295",
+        "store level := -1",
+        "level=-1",
+        "store ready := true",
+        "ready=true",
+        "→ true",
+        "→ -1",
+    ] {
+        assert!(text.contains(shown), "{shown} not in {text}");
+    }
+    assert!(!text.contains("mask=-1"), "{text}");
+    assert!(!text.contains("level := 4294967295"), "{text}");
+    let (code, json) = json_of(&["declared_types.c", "--memory-model", "sc"]);
+    assert_eq!(code, 1, "{json}");
+    let text = json["trace"].to_string();
+    for shown in [
+        "store mask := 4294967295",
+        "store level := -1",
+        "store ready := true",
+        "load level → -1",
+    ] {
+        assert!(text.contains(shown), "{shown} not in {text}");
+    }
+}
+
+/// Library internals are folded into the user's call: inside `std::unique_lock` and
+/// `std::lock_guard` only the lock and unlock show, not their members (`lk+8`); the
+/// block `std::thread` keeps the lambda in (`_State_impl<…>#N+8`) is not shown where
+/// the lambda reads its captures. The user's lock, wait and unlock steps remain.
+#[test]
+fn library_internals_are_folded_into_the_users_call() {
+    for model in ["tso", "sc"] {
+        let (code, json) = json_of(&["condvar_lambda.cpp", "--memory-model", model]);
+        assert_eq!(code, 1, "{json}");
+        let steps = trace_steps(&json);
+        assert_readable(&steps);
+        for (location, action) in &steps {
+            let access = action.starts_with("load ") || action.starts_with("store ");
+            assert!(
+                !(access && (action.contains("lk") || action.contains("main::g"))),
+                "{model}: a lock object's members shown: {location} {action}"
+            );
+            assert!(
+                !action.contains("_State_impl"),
+                "{model}: std::thread's state shown: {location} {action}"
+            );
+        }
+        let text = format!("{steps:?}");
+        for shown in [
+            "pthread_mutex_lock(&main::q) [std::unique_lock<std::mutex>::unique_lock]",
+            "pthread_mutex_unlock(&main::q) [std::unique_lock<std::mutex>::~unique_lock]",
+            "pthread_mutex_lock(&main::q) [std::lock_guard<std::mutex>::lock_guard]",
+            "std::condition_variable::wait(&main::q.cv",
+            "store main::q.count_ := -1",
+        ] {
+            assert!(text.contains(shown), "{model}: {shown} not in {text}");
+        }
+    }
+}

@@ -238,7 +238,7 @@ fn scalar_leaves(debug: &DebugInfo, ty: DiTypeId, base: u64, out: &mut Vec<(u64,
         return;
     }
     match debug.ty(ty) {
-        Some(DiType::Scalar { size }) if *size > 0 => out.push((base, (*size).min(16))),
+        Some(DiType::Scalar { size, .. }) if *size > 0 => out.push((base, (*size).min(16))),
         Some(DiType::Pointer { .. }) => out.push((base, 8)),
         Some(DiType::Record { members, .. }) => {
             for m in members {

@@ -11,7 +11,7 @@ mod trace;
 pub(crate) use races::take_unreported_race;
 pub use races::{RaceAccess, RaceReport};
 pub(crate) use trace::{attribute, describe_range, short};
-pub use trace::{describe_address, describe_pointer, TraceStep};
+pub use trace::{describe_address, describe_pointer, describe_scalar_at, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
 use crate::explore::footprint::{self, Footprint, Recorder};

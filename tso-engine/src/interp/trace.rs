@@ -1,7 +1,7 @@
 //! Human-readable descriptions of actions, for counterexample traces.
 
 use super::Machine;
-use crate::ir::debug::{display_name, is_system_header};
+use crate::ir::debug::{display_name, is_reserved, is_system_header, DiTypeId, Encoding};
 use crate::ir::{Callee, Inst, Location, Program, Reg};
 use crate::memory::ObjKind;
 use crate::natives::Visibility;
@@ -148,6 +148,50 @@ pub(crate) fn short(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// An integer of `bytes` bytes (at most 8) that is or goes to the memory at `p`, read
+/// as the type the debug info declares there: `4294967295` for an `unsigned`, `-1` for
+/// an `int`, `true` for a `bool`. Where no type is declared (or the access covers no
+/// whole scalar) it reads as signed, C's default.
+pub fn describe_scalar_at(program: &Program, st: &State, p: u64, value: u64, bytes: u32) -> String {
+    let (obj, off) = ptr_parts(p);
+    declared_type(program, st, obj)
+        .and_then(|ty| program.debug.encoding_at(ty, off as u64, bytes))
+        .unwrap_or(Encoding::Unknown)
+        .show(value, bytes)
+}
+
+/// The source type of the whole of object `obj`: its variable's, or the record a heap
+/// block is known to hold.
+fn declared_type(program: &Program, st: &State, obj: u32) -> Option<DiTypeId> {
+    let o = st.memory.get(obj)?;
+    let global = |g: u32| {
+        program
+            .debug
+            .globals
+            .get((g as usize).wrapping_sub(1))?
+            .as_ref()?
+            .ty
+    };
+    match o.kind {
+        ObjKind::Global(_) => global(obj),
+        ObjKind::ThreadLocal(g) => global(g),
+        ObjKind::Stack => program.debug.locals.get(o.var? as usize)?.ty,
+        ObjKind::Heap => o.var,
+        _ => None,
+    }
+}
+
+/// A value loaded from or stored to `p` as an `ir` type of `bytes` bytes: integers in
+/// the declared type there, anything else as [`describe_value`] shows it.
+fn describe_value_at(m: &Machine<'_>, st: &State, p: u64, v: &Val, bytes: u64) -> String {
+    match v {
+        Val::Int(x) if bytes <= 8 && *x <= u64::MAX as u128 => {
+            describe_scalar_at(m.program, st, p, *x as u64, bytes as u32)
+        }
+        other => describe_value(m, st, other),
+    }
+}
+
 pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
         Val::Int(x) if *x <= u64::MAX as u128 => format!("{}", *x as i128 as i64),
@@ -190,6 +234,7 @@ pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
 pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) -> Option<String> {
     let fr = st.thread(tid).top();
     let ev = |op| m.eval(fr, op);
+    let size = |ty: &crate::ir::TyId| m.program.types.size(*ty);
     Some(match inst {
         Inst::Load { ptr, ty, .. } => {
             let p = ev(ptr).as_u64();
@@ -197,30 +242,45 @@ pub(super) fn describe(m: &Machine<'_>, st: &State, tid: ThreadId, inst: &Inst) 
                 Ok(v) => format!(
                     "load {} → {}",
                     describe_pointer(m.program, st, p),
-                    describe_value(m, st, &v)
+                    describe_value_at(m, st, p, &v, size(ty))
                 ),
                 Err(_) => format!("load {}", describe_pointer(m.program, st, p)),
             }
         }
-        Inst::Store { ptr, val, .. } => format!(
-            "store {} := {}",
-            describe_pointer(m.program, st, ev(ptr).as_u64()),
-            describe_value(m, st, &ev(val))
-        ),
+        Inst::Store { ptr, val, ty, .. } => {
+            let p = ev(ptr).as_u64();
+            format!(
+                "store {} := {}",
+                describe_pointer(m.program, st, p),
+                describe_value_at(m, st, p, &ev(val), size(ty))
+            )
+        }
         Inst::CmpXchg {
-            ptr, expected, new, ..
-        } => format!(
-            "cmpxchg {} (expect {}, new {})",
-            describe_pointer(m.program, st, ev(ptr).as_u64()),
-            describe_value(m, st, &ev(expected)),
-            describe_value(m, st, &ev(new))
-        ),
-        Inst::AtomicRmw { op, ptr, val, .. } => format!(
-            "atomic {:?} {} {}",
-            op,
-            describe_pointer(m.program, st, ev(ptr).as_u64()),
-            describe_value(m, st, &ev(val))
-        ),
+            ptr,
+            expected,
+            new,
+            ty,
+            ..
+        } => {
+            let p = ev(ptr).as_u64();
+            format!(
+                "cmpxchg {} (expect {}, new {})",
+                describe_pointer(m.program, st, p),
+                describe_value_at(m, st, p, &ev(expected), size(ty)),
+                describe_value_at(m, st, p, &ev(new), size(ty))
+            )
+        }
+        Inst::AtomicRmw {
+            op, ptr, val, ty, ..
+        } => {
+            let p = ev(ptr).as_u64();
+            format!(
+                "atomic {:?} {} {}",
+                op,
+                describe_pointer(m.program, st, p),
+                describe_value_at(m, st, p, &ev(val), size(ty))
+            )
+        }
         Inst::Call { callee, args, .. } => {
             if let Some((native, argv)) = m.at_native(st, tid) {
                 if let Some(d) = native.describe {
@@ -500,7 +560,8 @@ pub(super) fn is_detail(
     }
     if let Some(p) = accessed {
         if holds_thread_handle(m.program, st, p)
-            || (in_library && library_private(m.program, st, p))
+            || (in_library && library_bookkeeping(m.program, st, p))
+            || captures(m.program, st, p)
         {
             return true;
         }
@@ -512,15 +573,46 @@ fn holds_thread_handle(program: &Program, st: &State, p: u64) -> bool {
     variable(program, st, p).is_some_and(|v| v.thread_handle)
 }
 
-/// A stack slot that is no variable of the user's (a library function's local or
-/// temporary).
-fn library_private(program: &Program, st: &State, p: u64) -> bool {
+/// What a library function's access to the memory at `p` does for the library only,
+/// not as the user's step:
+/// - a stack slot that is no variable of the user's (the library's local or temporary);
+/// - memory no other thread can reach: the library's own state in the user's object
+///   (`std::unique_lock`'s mutex pointer and owns flag), which no other thread can see
+///   (and which an SC run, where such an access is no step, does not show either);
+/// - an object of one of the library's own types (a reserved name such as
+///   `_State_impl<…>`, the state `std::thread` hands to the new thread).
+///
+/// What remains is the library call's effect on shared memory of the user's types (the
+/// store of a `std::atomic`), and its natives (lock, unlock, wait).
+fn library_bookkeeping(program: &Program, st: &State, p: u64) -> bool {
     let (obj, _) = ptr_parts(p);
-    match st.memory.get(obj).map(|o| o.kind) {
-        Some(ObjKind::Stack) => variable(program, st, p).is_none_or(|v| is_system_header(&v.file)),
-        Some(ObjKind::Internal) => true,
+    let Some(o) = st.memory.get(obj) else {
+        return false;
+    };
+    let private = match o.kind {
+        ObjKind::Stack => variable(program, st, p).is_none_or(|v| is_system_header(&v.file)),
+        ObjKind::Internal => true,
         _ => false,
-    }
+    };
+    private || library_object(program, st, p) || !st.memory.is_shared(p)
+}
+
+/// The memory at `p` is an object of one of the library's own types (a reserved name:
+/// `_State_impl<…>`, which holds a new thread's function).
+fn library_object(program: &Program, st: &State, p: u64) -> bool {
+    declared_type(program, st, ptr_parts(p).0)
+        .and_then(|ty| program.debug.record_name(ty))
+        .is_some_and(is_reserved)
+}
+
+/// The memory at `p` is a lambda's closure kept in an object of the library's (the
+/// lambda `std::thread` runs, inside its `_State_impl<…>`): the lambda's body reading a
+/// capture is no access the user wrote, wherever the code that reads it is.
+fn captures(program: &Program, st: &State, p: u64) -> bool {
+    let (obj, off) = ptr_parts(p);
+    library_object(program, st, p)
+        && declared_type(program, st, obj)
+            .is_some_and(|ty| program.debug.in_unnamed_record(ty, off as u64))
 }
 
 /// The source variable the memory at `p` belongs to.

@@ -13,8 +13,9 @@ pub(crate) type DiTypeId = u32;
 /// where they matter: see [`DebugVar::thread_handle`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum DiType {
-    /// int, char, double, enums and anything without inner structure.
-    Scalar { size: u64 },
+    /// int, char, double, enums and anything without inner structure; `encoding` says
+    /// how its bits read (DWARF's base type encoding).
+    Scalar { size: u64, encoding: Encoding },
     /// A pointer; `pointee` is None for `void *` and function pointers.
     Pointer { pointee: Option<DiTypeId> },
     /// struct, class or union; members sorted by offset (bytes).
@@ -29,6 +30,39 @@ pub(crate) enum DiType {
         stride: u64,
         count: u64,
     },
+}
+
+/// How a scalar's bits read, from the DWARF base type's `DW_AT_encoding` (an enum
+/// reads as its underlying type).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Encoding {
+    Signed,
+    Unsigned,
+    Boolean,
+    Float,
+    /// Not said (no base type underneath): read as signed, C's default for integers.
+    Unknown,
+}
+
+impl Encoding {
+    /// `value`, the low `bytes` bytes of which are a scalar of this encoding, as the
+    /// source would print it: `-1`, `4294967295`, `true`, `0.5`.
+    pub(crate) fn show(self, value: u64, bytes: u32) -> String {
+        let bits = (bytes * 8).clamp(1, 64);
+        let low = if bits == 64 {
+            value
+        } else {
+            value & ((1u64 << bits) - 1)
+        };
+        let signed = ((low << (64 - bits)) as i64) >> (64 - bits);
+        match self {
+            Encoding::Unsigned => low.to_string(),
+            Encoding::Boolean if low <= 1 => (low == 1).to_string(),
+            Encoding::Float if bits == 32 => f32::from_bits(low as u32).to_string(),
+            Encoding::Float if bits == 64 => f64::from_bits(low).to_string(),
+            _ => signed.to_string(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,7 +165,7 @@ impl DebugInfo {
 
     pub(crate) fn size(&self, ty: DiTypeId) -> Option<u64> {
         match self.ty(ty)? {
-            DiType::Scalar { size } | DiType::Record { size, .. } => Some(*size),
+            DiType::Scalar { size, .. } | DiType::Record { size, .. } => Some(*size),
             DiType::Pointer { .. } => Some(8),
             DiType::Array { stride, count, .. } => Some(stride * count),
         }
@@ -170,6 +204,44 @@ impl DebugInfo {
         None
     }
 
+    /// Whether byte `offset` of a value of type `ty` lies inside a record with no name
+    /// (what clang emits for a lambda's closure, whose members are its captures).
+    pub(crate) fn in_unnamed_record(&self, ty: DiTypeId, offset: u64) -> bool {
+        let mut rest = offset;
+        let mut cur = ty;
+        for _ in 0..64 {
+            match self.ty(cur) {
+                Some(DiType::Record { name, members, .. }) => {
+                    if name.is_empty() {
+                        return true;
+                    }
+                    let Some(m) = members.iter().rev().find(|m| {
+                        m.offset <= rest && rest < m.offset + self.size(m.ty).unwrap_or(1).max(1)
+                    }) else {
+                        return false;
+                    };
+                    rest -= m.offset;
+                    cur = m.ty;
+                }
+                Some(DiType::Array { elem, stride, .. }) => {
+                    rest %= (*stride).max(1);
+                    cur = *elem;
+                }
+                _ => return false,
+            }
+        }
+        false
+    }
+
+    /// How the scalar of `bytes` bytes at `offset` inside a variable of type `ty` reads:
+    /// its leaf's encoding when the access covers that leaf exactly.
+    pub(crate) fn encoding_at(&self, ty: DiTypeId, offset: u64, bytes: u32) -> Option<Encoding> {
+        match self.ty(self.leaf_type(ty, offset)?)? {
+            DiType::Scalar { size, encoding } if *size == u64::from(bytes) => Some(*encoding),
+            _ => None,
+        }
+    }
+
     /// The name of a record type, for `node#3`.
     pub(crate) fn record_name(&self, ty: DiTypeId) -> Option<&str> {
         match self.ty(ty)? {
@@ -180,7 +252,7 @@ impl DebugInfo {
 }
 
 /// Identifiers reserved for the implementation (C11 7.1.3): `__x`, `_X`.
-fn is_reserved(name: &str) -> bool {
+pub(crate) fn is_reserved(name: &str) -> bool {
     let b = name.as_bytes();
     b.len() >= 2 && b[0] == b'_' && (b[1] == b'_' || b[1].is_ascii_uppercase())
 }
@@ -242,7 +314,10 @@ mod tests {
     /// struct peterson_lock { int interested[2]; int turn; } and a pointer to it.
     fn peterson() -> (DebugInfo, DiTypeId) {
         let mut d = DebugInfo::default();
-        d.types.push(DiType::Scalar { size: 4 }); // 0: int
+        d.types.push(DiType::Scalar {
+            size: 4,
+            encoding: Encoding::Signed,
+        }); // 0: int
         d.types.push(DiType::Array {
             elem: 0,
             stride: 4,
@@ -285,7 +360,10 @@ mod tests {
     #[test]
     fn the_librarys_own_fields_are_not_shown() {
         let mut d = DebugInfo::default();
-        d.types.push(DiType::Scalar { size: 8 }); // 0
+        d.types.push(DiType::Scalar {
+            size: 8,
+            encoding: Encoding::Signed,
+        }); // 0
         d.types.push(DiType::Record {
             name: "__atomic_base<int>".into(),
             size: 8,
@@ -321,6 +399,50 @@ mod tests {
         assert_eq!(d.path("lock", Some(t), 6, true), "lock.interested[1]+2");
         assert_eq!(d.path("lock", Some(t), 40, true), "lock+40");
         assert_eq!(d.path("x", None, 8, true), "x+8");
+    }
+
+    #[test]
+    fn values_read_in_their_declared_encoding() {
+        assert_eq!(Encoding::Unsigned.show(0xffff_ffff, 4), "4294967295");
+        assert_eq!(Encoding::Signed.show(0xffff_ffff, 4), "-1");
+        assert_eq!(Encoding::Unknown.show(0xff, 1), "-1");
+        assert_eq!(Encoding::Boolean.show(1, 1), "true");
+        assert_eq!(Encoding::Boolean.show(0, 1), "false");
+        assert_eq!(Encoding::Boolean.show(2, 1), "2");
+        assert_eq!(Encoding::Float.show(0.5f32.to_bits().into(), 4), "0.5");
+        assert_eq!(Encoding::Float.show((-2.25f64).to_bits(), 8), "-2.25");
+        assert_eq!(Encoding::Unsigned.show(u64::MAX, 8), u64::MAX.to_string());
+        let (d, t) = peterson();
+        assert_eq!(d.encoding_at(t, 8, 4), Some(Encoding::Signed));
+        // A part of the int, or more than it: the type does not say.
+        assert_eq!(d.encoding_at(t, 8, 2), None);
+        assert_eq!(d.encoding_at(t, 0, 8), None);
+    }
+
+    #[test]
+    fn a_closure_inside_a_library_record_is_found() {
+        let (mut d, t) = peterson();
+        d.types.push(DiType::Record {
+            name: "".into(),
+            size: 12,
+            members: vec![DiMember {
+                name: "lock".into(),
+                offset: 0,
+                ty: t,
+            }],
+        }); // 3: [&lock] { ... }
+        d.types.push(DiType::Record {
+            name: "_State_impl<...>".into(),
+            size: 20,
+            members: vec![DiMember {
+                name: "_M_func".into(),
+                offset: 8,
+                ty: 3,
+            }],
+        }); // 4
+        assert!(d.in_unnamed_record(4, 12));
+        assert!(!d.in_unnamed_record(4, 0));
+        assert!(!d.in_unnamed_record(t, 4));
     }
 
     #[test]

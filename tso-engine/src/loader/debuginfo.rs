@@ -9,7 +9,7 @@
 //! fixed by LLVM's `DebugInfoMetadata.h` for LLVM 19.
 
 use super::Translator;
-use crate::ir::debug::{DebugVar, DiMember, DiType, DiTypeId};
+use crate::ir::debug::{DebugVar, DiMember, DiType, DiTypeId, Encoding};
 use inkwell::llvm_sys::core::*;
 use inkwell::llvm_sys::debuginfo::*;
 use inkwell::llvm_sys::prelude::*;
@@ -216,7 +216,10 @@ impl DiReader {
         let types = &mut t.debug.types;
         let id = types.len() as DiTypeId;
         // A placeholder first: records can point to themselves (`struct node *next`).
-        types.push(DiType::Scalar { size: 0 });
+        types.push(DiType::Scalar {
+            size: 0,
+            encoding: Encoding::Unknown,
+        });
         self.types.insert(md, id);
         let size = LLVMDITypeGetSizeInBits(md) / 8;
         let tag = LLVMGetDINodeTag(md);
@@ -232,7 +235,10 @@ impl DiReader {
                         let inner = self.ty(t, ctx, b);
                         t.debug.types[inner as usize].clone()
                     }
-                    None => DiType::Scalar { size },
+                    None => DiType::Scalar {
+                        size,
+                        encoding: Encoding::Unknown,
+                    },
                 },
             },
             LLVMMetadataKind::LLVMDICompositeTypeMetadataKind => match tag {
@@ -242,10 +248,28 @@ impl DiReader {
                     size,
                     members: self.members(t, ctx, md),
                 },
-                TAG_ENUMERATION => DiType::Scalar { size },
-                _ => DiType::Scalar { size },
+                // An enum reads as its underlying type, when the node names one.
+                TAG_ENUMERATION => {
+                    let inner = base().map(|b| self.ty(t, ctx, b));
+                    let encoding = match inner.map(|i| &t.debug.types[i as usize]) {
+                        Some(DiType::Scalar { encoding, .. }) => *encoding,
+                        _ => Encoding::Unknown,
+                    };
+                    DiType::Scalar { size, encoding }
+                }
+                _ => DiType::Scalar {
+                    size,
+                    encoding: Encoding::Unknown,
+                },
             },
-            _ => DiType::Scalar { size },
+            LLVMMetadataKind::LLVMDIBasicTypeMetadataKind => DiType::Scalar {
+                size,
+                encoding: basic_encoding(ctx, md),
+            },
+            _ => DiType::Scalar {
+                size,
+                encoding: Encoding::Unknown,
+            },
         };
         t.debug.types[id as usize] = resolved;
         id
@@ -303,7 +327,10 @@ impl DiReader {
         size: u64,
     ) -> DiType {
         let Some(base) = operand_md(ctx, md, TYPE_BASE) else {
-            return DiType::Scalar { size };
+            return DiType::Scalar {
+                size,
+                encoding: Encoding::Unknown,
+            };
         };
         let elem = self.ty(t, ctx, base);
         let mut counts = Vec::new();
@@ -342,6 +369,36 @@ impl DiReader {
             stride,
             count: 0,
         }
+    }
+}
+
+/// A DIBasicType's `encoding:` field. The LLVM C API has no getter for it and it is no
+/// operand, so it is read from the node's printed form (`!DIBasicType(name: "int",
+/// size: 32, encoding: DW_ATE_signed)`), whose spelling LLVM's assembly writer fixes.
+unsafe fn basic_encoding(ctx: LLVMContextRef, md: LLVMMetadataRef) -> Encoding {
+    let printed = LLVMPrintValueToString(LLVMMetadataAsValue(ctx, md));
+    if printed.is_null() {
+        return Encoding::Unknown;
+    }
+    let text = std::ffi::CStr::from_ptr(printed)
+        .to_string_lossy()
+        .into_owned();
+    LLVMDisposeMessage(printed);
+    let Some(rest) = text.split("encoding: DW_ATE_").nth(1) else {
+        return Encoding::Unknown;
+    };
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    match name.as_str() {
+        "signed" | "signed_char" | "signed_fixed" => Encoding::Signed,
+        "unsigned" | "unsigned_char" | "unsigned_fixed" | "UTF" | "ASCII" | "UCS" => {
+            Encoding::Unsigned
+        }
+        "boolean" => Encoding::Boolean,
+        "float" => Encoding::Float,
+        _ => Encoding::Unknown,
     }
 }
 

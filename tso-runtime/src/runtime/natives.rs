@@ -3,12 +3,12 @@
 use super::env::{fragment, payload, Chooser, Env, Mem};
 use super::footprint;
 use super::observe;
-use super::state::{Buffers, TsoState};
+use super::state::{Buffers, ShowMemory, TsoState};
 use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
 use crate::buffer::{BufferError, Payload, Range};
 use std::cell::RefCell;
-use tso_engine::interp::{describe_address, describe_pointer};
+use tso_engine::interp::{describe_address, describe_pointer, describe_scalar_at};
 use tso_engine::ir::Program;
 use tso_engine::memory::Fragment;
 use tso_engine::natives::{
@@ -38,7 +38,15 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         n.add_described(
             abi::STORE[i],
             Visibility::IfShared(0),
-            describe_store,
+            by_width(
+                bits,
+                [
+                    describe_store::<1>,
+                    describe_store::<2>,
+                    describe_store::<4>,
+                    describe_store::<8>,
+                ],
+            ),
             move |cx, a| {
                 let p = arg(a, 0)?;
                 let v = arg_val(a, 1)?;
@@ -51,7 +59,15 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         n.add_described(
             abi::RMW[i],
             Visibility::Custom(locked_visible),
-            describe_rmw,
+            by_width(
+                bits,
+                [
+                    describe_rmw::<1>,
+                    describe_rmw::<2>,
+                    describe_rmw::<4>,
+                    describe_rmw::<8>,
+                ],
+            ),
             move |cx, a| {
                 let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
                 let Some(op) = RmwOp::from_code(code) else {
@@ -77,7 +93,15 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         n.add_described(
             abi::CMPXCHG[i],
             Visibility::Custom(locked_visible),
-            describe_cmpxchg,
+            by_width(
+                bits,
+                [
+                    describe_cmpxchg::<1>,
+                    describe_cmpxchg::<2>,
+                    describe_cmpxchg::<4>,
+                    describe_cmpxchg::<8>,
+                ],
+            ),
             move |cx, a| {
                 let (p, expected) = (arg(a, 0)?, arg(a, 1)?);
                 let desired = arg_val(a, 2)?;
@@ -115,7 +139,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
     n.add_described(
         abi::RMW_128,
         Visibility::Custom(locked_visible),
-        describe_rmw,
+        describe_rmw_128,
         move |cx, a| {
             let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
             let Some(op) = RmwOp::from_code(code) else {
@@ -451,16 +475,18 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
     threads.sort_unstable();
     threads.dedup();
     let me = cx.tid;
-    let (st, program) = (&*cx.state, cx.program);
-    let name = |p: u64| describe_pointer(program, st, p);
-    let pointer = |p: u64| describe_address(program, st, p);
+    let show = InSource {
+        program: cx.program,
+        st: &*cx.state,
+    };
+    let program = cx.program;
     let loc = |o: u32| location(program, o);
     let mut flushes = Vec::new();
     let mut buffers = Vec::new();
     for t in threads {
         let (b, a) = (
-            before.describe(t, &name, &pointer, &loc),
-            after.describe(t, &name, &pointer, &loc),
+            before.describe(t, &show, &loc),
+            after.describe(t, &show, &loc),
         );
         if a == b {
             continue;
@@ -470,14 +496,32 @@ fn note_buffers(cx: &mut NativeCx<'_>, before: &TsoState, after: &TsoState) {
             // to explain what a load saw) or marked as already in memory.
             flushes.extend(flush_lines(
                 t,
-                &before.items(t, &name, &pointer, &loc),
-                &after.items(t, &name, &pointer, &loc),
+                &before.items(t, &show, &loc),
+                &after.items(t, &show, &loc),
             ));
         }
         buffers.push(format!("T{t} buffer: {a}"));
     }
     for line in flushes.into_iter().chain(buffers) {
         cx.note(move |_, _| line);
+    }
+}
+
+/// Buffer notes in the program's own terms: names and declared types from its debug info.
+struct InSource<'a> {
+    program: &'a Program,
+    st: &'a State,
+}
+
+impl ShowMemory for InSource<'_> {
+    fn name(&self, at: u64) -> String {
+        describe_pointer(self.program, self.st, at)
+    }
+    fn pointer(&self, p: u64) -> String {
+        describe_address(self.program, self.st, p)
+    }
+    fn scalar(&self, at: u64, value: u64, bytes: u32) -> String {
+        describe_scalar_at(self.program, self.st, at, value, bytes)
     }
 }
 
@@ -556,7 +600,10 @@ fn load(
         let shown = payload_to_val(&v);
         cx.note(move |st, program| match shown {
             Val::Ptr(p) => format!("→ {}", describe_address(program, st, p)),
-            other => format!("→ {}", other.as_u64() as i64),
+            other => format!(
+                "→ {}",
+                describe_scalar_at(program, st, p, other.as_u64(), len)
+            ),
         });
     }
     Ok(v)
@@ -701,35 +748,59 @@ fn describe_load(program: &Program, st: &State, a: &[Val]) -> String {
     format!("load {}", name(program, st, arg(a, 0).unwrap_or_default()))
 }
 
-fn describe_store(program: &Program, st: &State, a: &[Val]) -> String {
-    let v = a.get(1).map(|v| match v {
-        Val::Ptr(p) => describe_address(program, st, *p),
-        other => (other.as_u64() as i64).to_string(),
-    });
+/// Argument `i`, an integer of `BYTES` bytes for the memory at argument 0, in the type
+/// declared there (a pointer as its address).
+fn scalar_arg<const BYTES: u32>(program: &Program, st: &State, a: &[Val], i: usize) -> String {
+    match a.get(i) {
+        Some(Val::Ptr(p)) => describe_address(program, st, *p),
+        Some(v) => describe_scalar_at(
+            program,
+            st,
+            arg(a, 0).unwrap_or_default(),
+            v.as_u64(),
+            BYTES,
+        ),
+        None => String::new(),
+    }
+}
+
+/// How a native's call is shown in traces.
+type Describe = fn(&Program, &State, &[Val]) -> String;
+
+/// The describer of `__tso_store_N`, `__tso_rmw_N` or `__tso_cmpxchg_N` for an access of
+/// `bits` bits (one of `abi::ACCESS_WIDTHS`).
+fn by_width(bits: u32, f: [Describe; 4]) -> Describe {
+    match bits {
+        8 => f[0],
+        16 => f[1],
+        32 => f[2],
+        _ => f[3],
+    }
+}
+
+fn describe_store<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
     format!(
         "store {} := {}",
         name(program, st, arg(a, 0).unwrap_or_default()),
-        v.unwrap_or_default()
+        scalar_arg::<BYTES>(program, st, a, 1)
     )
 }
 
-fn describe_rmw(program: &Program, st: &State, a: &[Val]) -> String {
-    let op = RmwOp::from_code(arg(a, 2).unwrap_or_default() as u32)
-        .map(|o| format!("{o:?}").to_lowercase())
-        .unwrap_or_else(|| "rmw".into());
+fn describe_rmw<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
+    let op = rmw_name(a);
     format!(
         "locked {op} {} {}",
         name(program, st, arg(a, 0).unwrap_or_default()),
-        arg(a, 1).unwrap_or_default() as i64
+        scalar_arg::<BYTES>(program, st, a, 1)
     )
 }
 
-fn describe_cmpxchg(program: &Program, st: &State, a: &[Val]) -> String {
+fn describe_cmpxchg<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
     format!(
         "locked cmpxchg {} (expect {}, new {})",
         name(program, st, arg(a, 0).unwrap_or_default()),
-        arg(a, 1).unwrap_or_default() as i64,
-        arg(a, 2).unwrap_or_default() as i64
+        scalar_arg::<BYTES>(program, st, a, 1),
+        scalar_arg::<BYTES>(program, st, a, 2)
     )
 }
 
@@ -740,6 +811,22 @@ fn describe_cmpxchg_128(program: &Program, st: &State, a: &[Val]) -> String {
         name(program, st, arg(a, 0).unwrap_or_default()),
         hex(1),
         hex(2)
+    )
+}
+
+/// The operation of a `__tso_rmw_*` call (argument 2), as `add`.
+fn rmw_name(a: &[Val]) -> String {
+    RmwOp::from_code(arg(a, 2).unwrap_or_default() as u32)
+        .map(|o| format!("{o:?}").to_lowercase())
+        .unwrap_or_else(|| "rmw".into())
+}
+
+fn describe_rmw_128(program: &Program, st: &State, a: &[Val]) -> String {
+    let op = rmw_name(a);
+    format!(
+        "locked {op} {} {:#x}",
+        name(program, st, arg(a, 0).unwrap_or_default()),
+        a.get(1).map(Val::bits).unwrap_or_default()
     )
 }
 

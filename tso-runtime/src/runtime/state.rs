@@ -110,29 +110,32 @@ impl TsoState {
                 len: payload.len(),
                 flushed,
                 origin,
-                value: payload_value(payload, &|p| format!("ptr {p:#x}")),
+                value: payload_value(payload, &|p| format!("ptr {p:#x}"), &|v, bytes| {
+                    signed(v, bytes).to_string()
+                }),
             })
         });
         all
     }
 
     /// One thread's entries, oldest first, for people: (`x=1`, origin, flushed).
-    /// `name` names the memory an entry writes, `pointer` a stored pointer value.
+    /// `show` names the memory an entry writes and shows the values stored there.
     pub(crate) fn items(
         &self,
         tid: ThreadId,
-        name: &dyn Fn(u64) -> String,
-        pointer: &dyn Fn(u64) -> String,
+        show: &dyn ShowMemory,
         loc: &dyn Fn(u32) -> String,
     ) -> Vec<(String, String, bool)> {
         let mut items = Vec::new();
         self.for_each_entry(|t, obj, off, payload, flushed, origin| {
             if t == tid {
+                let at = make_ptr(obj, off);
                 items.push((
                     format!(
                         "{}={}",
-                        name(make_ptr(obj, off)),
-                        payload_value(payload, pointer)
+                        show.name(at),
+                        payload_value(payload, &|p| show.pointer(p), &|v, bytes| show
+                            .scalar(at, v, bytes))
                     ),
                     loc(origin),
                     flushed,
@@ -146,12 +149,11 @@ impl TsoState {
     pub(crate) fn describe(
         &self,
         tid: ThreadId,
-        name: &dyn Fn(u64) -> String,
-        pointer: &dyn Fn(u64) -> String,
+        show: &dyn ShowMemory,
         loc: &dyn Fn(u32) -> String,
     ) -> String {
         let items: Vec<String> = self
-            .items(tid, name, pointer, loc)
+            .items(tid, show, loc)
             .into_iter()
             .map(|(item, origin, flushed)| {
                 format!(
@@ -176,7 +178,21 @@ impl TsoState {
     }
 }
 
-fn payload_value(p: &Payload, pointer: &dyn Fn(u64) -> String) -> String {
+/// How buffer notes show memory, in source terms.
+pub(crate) trait ShowMemory {
+    /// The memory at an address: `q.slots[1]`.
+    fn name(&self, at: u64) -> String;
+    /// A pointer stored there: `&pool[2]`.
+    fn pointer(&self, p: u64) -> String;
+    /// An integer of `bytes` bytes stored at `at`, in the type declared there.
+    fn scalar(&self, at: u64, value: u64, bytes: u32) -> String;
+}
+
+fn payload_value(
+    p: &Payload,
+    pointer: &dyn Fn(u64) -> String,
+    int: &dyn Fn(u64, u32) -> String,
+) -> String {
     if p.data.len() <= 8 {
         let mut buf = [0u8; 8];
         buf[..p.data.len()].copy_from_slice(&p.data);
@@ -184,18 +200,17 @@ fn payload_value(p: &Payload, pointer: &dyn Fn(u64) -> String) -> String {
         if p.ptr_offsets.contains(&0) {
             pointer(v)
         } else {
-            // Sign-extend from the entry's width for readability.
-            let bits = p.data.len() as u32 * 8;
-            let s = if bits == 64 {
-                v as i64
-            } else {
-                ((v << (64 - bits)) as i64) >> (64 - bits)
-            };
-            s.to_string()
+            int(v, p.data.len() as u32)
         }
     } else {
         format!("{} bytes", p.data.len())
     }
+}
+
+/// `v`'s low `bytes` bytes, sign-extended: how an integer of no known type reads.
+fn signed(v: u64, bytes: u32) -> i64 {
+    let bits = (bytes * 8).clamp(8, 64);
+    ((v << (64 - bits)) as i64) >> (64 - bits)
 }
 
 impl ExtState for TsoState {
