@@ -206,7 +206,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     settings.search_why = search.why;
     settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
-        && settings.memory_model == crate::cli::MemoryModel::Sc
+        && settings.memory_model == crate::settings::MemoryModel::Sc
     {
         return Err(CheckCommandError::Usage(
             "--robustness and --suggest-fences compare x86-TSO with SC: they need --memory-model tso".into(),
@@ -221,7 +221,8 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let bitcode = prepare(args)?;
     // The --timeout budget covers every search from here on, not the compilation.
     settings.start_clock();
-    if args.emit_instrumented.is_some() && settings.memory_model == crate::cli::MemoryModel::Sc {
+    if args.emit_instrumented.is_some() && settings.memory_model == crate::settings::MemoryModel::Sc
+    {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
     }
     let request = Request {
@@ -332,7 +333,7 @@ fn write_html(path: &Path, args: &CheckArgs, checked: &Checked) -> std::io::Resu
             title: &title,
             report: &checked.outcome,
             sc: checked.sc.as_ref(),
-            tso: checked.settings.memory_model == crate::cli::MemoryModel::Tso,
+            tso: checked.settings.memory_model == crate::settings::MemoryModel::Tso,
             fences: &fences,
             note: note.as_deref(),
         },

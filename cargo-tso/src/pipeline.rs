@@ -11,11 +11,11 @@ use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions, SourcePoint};
 use tso_runtime::runtime::{register, ObservationLog, RuntimeOptions};
 
-use crate::cli::MemoryModel;
 use crate::run_report::{
     Cut, Figures, Phase, PhaseFigures, Property, RunReport, ScClassification, ScRerun,
 };
 use crate::settings::CheckSettings;
+use crate::settings::MemoryModel;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {

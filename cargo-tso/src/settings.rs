@@ -6,8 +6,27 @@ use std::time::{Duration, Instant};
 use tso_engine::explore::Limits;
 use tso_engine::interp::MachineOptions;
 
-use crate::cli::{CheckingArgs, MemoryModel};
+use crate::cli::CheckingArgs;
 use crate::run_report::Property;
+
+/// The memory model a run explores (`--memory-model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryModel {
+    /// Sequential consistency: the program as written, no store buffers.
+    Sc,
+    /// x86-TSO: per-thread FIFO store buffers.
+    Tso,
+}
+
+impl MemoryModel {
+    /// The name `--memory-model` and the JSON reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Tso => "tso",
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct CheckSettings {
@@ -166,7 +185,7 @@ impl CheckSettings {
             .races
             .map_or(tso_engine::race::RacePolicy::default(), |r| r.policy());
         CheckSettings {
-            memory_model: args.memory_model,
+            memory_model: args.memory_model.into(),
             sb_bound,
             static_locals: !args.no_static_locals,
             dynamic_bypass: !args.no_dynamic_bypass,

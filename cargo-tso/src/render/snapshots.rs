@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 
-use crate::cli::MemoryModel;
 use crate::render::{failure, json, trace};
 use crate::run_report::{
     Cut, Figures, Phase, PhaseFigures, Property, RunError, RunReport, ScClassification, ScRerun,
 };
 use crate::settings::CheckSettings;
+use crate::settings::MemoryModel;
 
 pub(super) fn at(file: &str, line: u32) -> Option<Location> {
     // A file that does not exist: the snippet is the arrow only.

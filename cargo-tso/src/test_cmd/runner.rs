@@ -11,13 +11,13 @@ use std::time::{Duration, Instant};
 use test_support::Expectation;
 use tso_runtime::runtime::ObservationLog;
 
-use crate::cli::MemoryModel;
 use crate::fences::{self, FenceSuggestion};
 use crate::pipeline::{self, Request, RunExtras, Snapshot, SnapshotFn};
 use crate::render;
 use crate::robustness::{self, Robustness};
 use crate::run_report::{Phase, RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
+use crate::settings::MemoryModel;
 use crate::test_cmd::budget::Budgets;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Finding, Judgement, Status};
