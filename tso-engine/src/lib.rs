@@ -32,3 +32,4 @@ pub use error::{ErrorKind, Failure, LoadError};
 pub use interp::TraceStep;
 pub use ir::Location;
 pub use natives::Natives;
+pub use store::{Fingerprint, Fingerprinter};

@@ -7,6 +7,7 @@
 
 mod canon;
 pub(crate) mod decode;
+mod fingerprint;
 mod hash;
 mod interner;
 mod paged;
@@ -15,6 +16,7 @@ pub(crate) mod symmetry;
 mod tree;
 
 pub use canon::{incremental_counts, Base, Canonicalizer, Chunk, Chunks};
+pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use hash::hash_bytes;
 pub use interner::Interner;
 
