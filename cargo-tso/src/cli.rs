@@ -75,8 +75,8 @@ pub enum RacesArg {
 }
 
 impl RacesArg {
-    pub fn policy(self) -> tso_engine::race::RacePolicy {
-        use tso_engine::race::RacePolicy;
+    pub fn policy(self) -> tso_engine::RacePolicy {
+        use tso_engine::RacePolicy;
         match self {
             RacesArg::Allow => RacePolicy::Allow,
             RacesArg::Warn => RacePolicy::Warn,

@@ -27,11 +27,10 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use tso_engine::explore::{StateCheck, StateObserver};
-use tso_engine::interp::Machine;
-use tso_engine::race::RacePolicy;
-use tso_engine::state::State;
-use tso_engine::{ErrorKind, Failure, Fingerprint, Fingerprinter, Verdict};
+use tso_engine::{
+    ErrorKind, Failure, Fingerprint, Fingerprinter, Machine, RacePolicy, State, StateCheck,
+    StateObserver, Verdict,
+};
 use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::{drained_states, Observation, ObservationLog};
 
@@ -97,6 +96,7 @@ impl RobustnessReport {
             not_established,
         })
     }
+
 }
 
 /// A check decided before the TSO run, by `sc` (the run that failed or stopped).

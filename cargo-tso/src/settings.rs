@@ -3,8 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use tso_engine::explore::Limits;
-use tso_engine::interp::MachineOptions;
+use tso_engine::{Limits, MachineOptions};
 
 use crate::cli::CheckingArgs;
 use crate::run_report::Property;
@@ -183,7 +182,7 @@ impl CheckSettings {
         machine.allow_nontermination = args.allow_nontermination;
         machine.races = args
             .races
-            .map_or(tso_engine::race::RacePolicy::default(), |r| r.policy());
+            .map_or(tso_engine::RacePolicy::default(), |r| r.policy());
         CheckSettings {
             memory_model: args.memory_model.into(),
             sb_bound,
@@ -235,14 +234,14 @@ impl CheckSettings {
             properties.push(Property::Definedness);
         }
         properties.push(Property::Hangs);
-        if self.machine.races != tso_engine::race::RacePolicy::Allow {
+        if self.machine.races != tso_engine::RacePolicy::Allow {
             properties.push(Property::Races);
         }
         properties
     }
 
     /// The same run with race policy `races`.
-    pub fn with_races(&self, races: tso_engine::race::RacePolicy) -> CheckSettings {
+    pub fn with_races(&self, races: tso_engine::RacePolicy) -> CheckSettings {
         let mut s = self.clone();
         s.machine.races = races;
         s

@@ -455,7 +455,7 @@ int main(void) {{ pthread_t p, q; pthread_create(&p, NULL, producer, NULL);
         let mut opts = options();
         let s = seen.clone();
         opts.observer = Some(Arc::new(
-            move |machine: &tso_engine::interp::Machine<'_>, st: &tso_engine::state::State| {
+            move |machine: &tso_engine::Machine<'_>, st: &tso_engine::State| {
                 let mut cleared = st.clone();
                 let marked = cleared.thread_ids_in_memory;
                 cleared.thread_ids_in_memory = false;

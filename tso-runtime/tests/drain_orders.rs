@@ -9,10 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use inkwell::context::Context;
 use instrument_support::{compile, load};
-use tso_engine::explore::StateObserver;
-use tso_engine::interp::Machine;
-use tso_engine::state::State;
-use tso_engine::{CheckOptions, Fingerprinter, Natives, Verdict};
+use tso_engine::{CheckOptions, Fingerprinter, Machine, Natives, State, StateObserver, Verdict};
 use tso_runtime::instrument::{instrument_module, InstrumentOptions};
 use tso_runtime::runtime::{drained_states, register, RuntimeOptions, TsoState};
 
@@ -23,7 +20,7 @@ fn overlapping_stores_of_two_threads_drain_in_both_orders() {
     instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
     let mut natives = Natives::standard();
     register(&mut natives, &RuntimeOptions::default());
-    let program = tso_engine::loader::translate(&module);
+    let program = tso_engine::translate(&module);
     // Per state with buffered entries: (threads with entries, distinct drained states).
     let seen: Arc<Mutex<Vec<(usize, usize)>>> = Arc::default();
     let observer: StateObserver = {

@@ -27,7 +27,7 @@ fn step(step: &TraceStep) -> Value {
     })
 }
 
-fn race_access(a: &tso_engine::interp::RaceAccess) -> Value {
+fn race_access(a: &tso_engine::RaceAccess) -> Value {
     json!({
         "thread": a.thread,
         "access": if a.write { "write" } else { "read" },

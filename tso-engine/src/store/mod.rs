@@ -15,7 +15,7 @@ mod reuse;
 pub(crate) mod symmetry;
 mod tree;
 
-pub use canon::{incremental_counts, Base, Canonicalizer, Chunk, Chunks};
+pub use canon::{incremental_counts, Base, Canonicalizer, Chunk};
 pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use hash::hash_bytes;
 pub use interner::Interner;
