@@ -97,6 +97,29 @@ impl RobustnessReport {
         })
     }
 
+    /// The run that stands for the check, with the time of every run: the TSO run, or
+    /// the SC run when the program fails under SC or when that run (or the race
+    /// search) left robustness undecided.
+    pub fn outcome(&self) -> RunReport {
+        let mut outcome = match &self.robustness {
+            Robustness::Robust | Robustness::NotRobust => self.tso.clone(),
+            Robustness::FailsUnderSc => self.sc.clone(),
+            Robustness::Undecided(why) => {
+                let mut o = if self.sc.verdict != Verdict::Pass {
+                    self.sc.clone()
+                } else {
+                    self.tso.clone()
+                };
+                o.verdict = Verdict::Inconclusive;
+                o.inconclusive_reason = Some(why.clone());
+                o.cut = self.cut();
+                o
+            }
+        };
+        outcome.figures.time = self.time.time;
+        outcome.figures.phases = self.time.phases.clone();
+        outcome
+    }
 }
 
 /// A check decided before the TSO run, by `sc` (the run that failed or stopped).
