@@ -47,21 +47,42 @@ impl Fingerprinter {
     /// The fingerprint of `st`.
     pub fn of(&mut self, program: &Program, st: &State) -> Fingerprint {
         self.canon.run(program, st, false);
-        let mut key = Vec::new();
-        for chunk in self.canon.chunks.iter() {
-            match chunk {
-                Chunk::Bytes(b) => {
-                    key.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                    key.extend_from_slice(b);
-                }
-                // Not produced without a store generation (this canonicaliser has
-                // none); kept exact all the same.
-                Chunk::Known(id) => {
-                    key.extend_from_slice(&u64::MAX.to_le_bytes());
-                    key.extend_from_slice(&id.to_le_bytes());
-                }
+        encode(self.canon.chunks.iter())
+    }
+}
+
+/// `chunks` as one prefix-free byte string: each chunk's length before its bytes.
+fn encode<'a>(chunks: impl Iterator<Item = Chunk<'a>>) -> Fingerprint {
+    let mut key = Vec::new();
+    for chunk in chunks {
+        match chunk {
+            Chunk::Bytes(b) => {
+                key.extend_from_slice(&(b.len() as u64).to_le_bytes());
+                key.extend_from_slice(b);
+            }
+            // Not produced without a store generation (a fingerprinter's canonicaliser
+            // has none); kept exact all the same.
+            Chunk::Known(id) => {
+                key.extend_from_slice(&u64::MAX.to_le_bytes());
+                key.extend_from_slice(&id.to_le_bytes());
             }
         }
-        Fingerprint(key)
+    }
+    Fingerprint(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn of(chunks: &[&[u8]]) -> Fingerprint {
+        encode(chunks.iter().map(|b| Chunk::Bytes(b)))
+    }
+
+    #[test]
+    fn chunk_lists_with_the_same_bytes_split_differently_differ() {
+        assert_ne!(of(&[b"ab", b"c"]), of(&[b"a", b"bc"]));
+        assert_ne!(of(&[b"abc"]), of(&[b"abc", b""]));
+        assert_eq!(of(&[b"ab", b"c"]), of(&[b"ab", b"c"]));
     }
 }
