@@ -10,11 +10,11 @@
 //! same scheduling points). Program counters, registers and memory of the two runs
 //! are therefore directly comparable, and the engine's state fingerprint
 //! (`tso_engine::Fingerprint`: the canonical serialisation, objects renamed by a
-//! fixed traversal, live registers only, runtime data included; with empty buffers the
-//! runtime keeps none) is the projection. Where a
-//! transition ends depends on the path (whether an action is visible depends on the
-//! state, e.g. on how many threads still run, and a TSO fence is visible only while
-//! the buffer holds entries), so before serialising, every thread runs its
+//! fixed traversal, live registers only, runtime data included; with empty buffers
+//! the runtime keeps none) is the projection. Where a transition ends depends on the
+//! path (whether an action is visible depends on the state, e.g. on how many threads
+//! still run, and a TSO fence is visible only while the buffer holds entries), so
+//! before taking a fingerprint, every thread runs its
 //! thread-local steps up to its next visible action (`Machine::settle_all`): a state
 //! and its local continuation are compared as one. The SC run stores the settled
 //! fingerprint of every state it reaches; the TSO run drains the buffers of every
