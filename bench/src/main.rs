@@ -33,8 +33,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use tso_engine::explore::Limits;
-use tso_engine::{check, CheckOptions, Natives};
+use tso_engine::{check, CheckOptions, Limits, Natives};
 use tso_runtime::instrument::{instrument_module, InstrumentOptions};
 use tso_runtime::runtime::{self, RuntimeOptions};
 
@@ -327,11 +326,11 @@ fn prepare(
     program: &str,
     cfg: &Config,
     bound: u32,
-) -> Result<(tso_engine::ir::Program, Natives), String> {
+) -> Result<(tso_engine::Program, Natives), String> {
     let (src, defines) = source(dir, program);
     let bc = compile(&src, &defines, out)?;
     let ctx = inkwell::context::Context::create();
-    let module = tso_engine::loader::parse_module(&ctx, &bc).map_err(|e| e.to_string())?;
+    let module = tso_engine::parse_module(&ctx, &bc).map_err(|e| e.to_string())?;
     let mut natives = Natives::standard();
     if cfg.tso {
         instrument_module(
@@ -352,7 +351,7 @@ fn prepare(
             },
         );
     }
-    Ok((tso_engine::loader::translate(&module), natives))
+    Ok((tso_engine::translate(&module), natives))
 }
 
 /// How many states `--races` explores of `treiber4` with and without tracking.
@@ -412,7 +411,7 @@ fn run_capped(
         ..CheckOptions::default()
     };
     if cfg.races {
-        opts.machine.races = tso_engine::race::RacePolicy::Warn;
+        opts.machine.races = tso_engine::RacePolicy::Warn;
     }
     opts.machine.symmetry = cfg.symmetry;
     let r = check(&prog, &natives, &opts);

@@ -2,8 +2,7 @@
 //! it has run for a second (and its limits), and a report's verdict as text.
 
 use std::time::{Duration, Instant};
-use tso_engine::explore::Limits;
-use tso_engine::{check, CheckOptions, CheckReport, Natives};
+use tso_engine::{check, CheckOptions, CheckReport, Limits, Natives};
 
 /// Default options for a repeated check: at most `max_states`, five minutes and
 /// 16 GiB.
@@ -66,7 +65,7 @@ pub(crate) struct Repeated {
 }
 
 pub(crate) fn repeated(
-    prog: &tso_engine::ir::Program,
+    prog: &tso_engine::Program,
     natives: &Natives,
     opts: &CheckOptions,
 ) -> Repeated {

@@ -88,7 +88,7 @@ pub fn run_all(args: &[String]) {
             opts.machine.persistent_sets = persistent;
             opts.machine.symmetry = symmetry;
             if cfg.races {
-                opts.machine.races = tso_engine::race::RacePolicy::Warn;
+                opts.machine.races = tso_engine::RacePolicy::Warn;
             }
             let Repeated {
                 report,

@@ -5,8 +5,7 @@ use super::measure::{cpu_time, verdict_text};
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
-use tso_engine::explore::Limits;
-use tso_engine::{check, CheckOptions, Natives};
+use tso_engine::{check, CheckOptions, Limits, Natives};
 use tso_runtime::instrument::{instrument_module, InstrumentOptions};
 use tso_runtime::runtime::{self, RuntimeOptions};
 
@@ -287,7 +286,7 @@ pub fn run_one(args: &[String]) {
         }
     };
     let ctx = inkwell::context::Context::create();
-    let module = match tso_engine::loader::parse_module(&ctx, &bc) {
+    let module = match tso_engine::parse_module(&ctx, &bc) {
         Ok(m) => m,
         Err(e) => {
             println!("error: {e}");
@@ -317,7 +316,7 @@ pub fn run_one(args: &[String]) {
             },
         );
     }
-    let prog = tso_engine::loader::translate(&module);
+    let prog = tso_engine::translate(&module);
     let mut opts = CheckOptions {
         limits: Limits {
             max_states: (max > 0).then_some(max),
@@ -330,7 +329,7 @@ pub fn run_one(args: &[String]) {
         ..CheckOptions::default()
     };
     if mm == "sc+races" {
-        opts.machine.races = tso_engine::race::RacePolicy::Warn;
+        opts.machine.races = tso_engine::RacePolicy::Warn;
     }
     opts.machine.por = !switches.iter().any(|s| s == "--no-por");
     opts.machine.symmetry = !switches.iter().any(|s| s == "--no-symmetry");
@@ -363,6 +362,6 @@ pub fn run_one(args: &[String]) {
         c.states.1,
     );
     // Successors canonicalised with their parent's numbering (`store/canon.rs`).
-    let (with_base, kept) = tso_engine::store::incremental_counts();
+    let (with_base, kept) = tso_engine::incremental_counts();
     eprintln!("incremental canonicalisation: {kept} of {with_base} runs with a base");
 }

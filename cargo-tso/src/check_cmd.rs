@@ -8,13 +8,12 @@ use tso_engine::Verdict;
 
 use crate::cli::{CheckArgs, CheckFormat};
 use crate::compile::{self, Cache, CompileError, CompileRequest, Toolchain};
-use tso_runtime::instrument::SourcePoint;
-use tso_runtime::runtime::ObservationLog;
 
-use crate::fences::{self, FenceSuggestion, Trial};
-use crate::pipeline::{self, PipelineError, Request, RunExtras};
+use crate::checking::{self, CheckRequest, WantsFences};
+use crate::fences::FenceSuggestion;
+use crate::pipeline::{self, PipelineError, Request};
 use crate::render::{self, failure, figures, json};
-use crate::robustness::{self, Robustness, RobustnessReport};
+use crate::robustness::{Robustness, RobustnessReport};
 use crate::run_report::{RunReport, ScClassification, ScRerun};
 use crate::settings::CheckSettings;
 
@@ -127,72 +126,6 @@ struct Checked {
     robustness: Option<RobustnessReport>,
 }
 
-/// One robustness check with candidate fences, for the fence search.
-fn robustness_trial(request: &Request<'_>, fences: &[SourcePoint]) -> Result<Trial, PipelineError> {
-    let report = robustness::check(request, fences)?;
-    let (verdict, reason) = match &report.robustness {
-        Robustness::Robust => (Verdict::Pass, None),
-        Robustness::NotRobust => (Verdict::Fail, None),
-        Robustness::FailsUnderSc => (
-            Verdict::Error,
-            Some("the program fails under sequential consistency".to_owned()),
-        ),
-        Robustness::Undecided(why) => (Verdict::Inconclusive, Some(why.clone())),
-    };
-    Ok(Trial {
-        verdict,
-        observations: report.observations,
-        reason,
-    })
-}
-
-fn check_robustness(
-    request: &Request<'_>,
-    settings: CheckSettings,
-    suggest: bool,
-) -> Result<Checked, CheckCommandError> {
-    let trials = Request {
-        emit_instrumented: None,
-        ..request.clone()
-    };
-    let (report, fences, fence_time) = pipeline::on_large_stack(|| {
-        let report = robustness::check(request, &[])?;
-        let start = std::time::Instant::now();
-        let fences = (suggest && report.robustness == Robustness::NotRobust).then(|| {
-            fences::search(&report.observations, |points| {
-                robustness_trial(&trials, points)
-            })
-        });
-        Ok::<_, PipelineError>((report, fences, start.elapsed()))
-    })??;
-    let mut outcome = match &report.robustness {
-        Robustness::Robust | Robustness::NotRobust => report.tso.clone(),
-        Robustness::FailsUnderSc => report.sc.clone(),
-        Robustness::Undecided(why) => {
-            let mut o = report.tso.clone();
-            if report.sc.verdict != Verdict::Pass {
-                o = report.sc.clone();
-            }
-            o.verdict = Verdict::Inconclusive;
-            o.inconclusive_reason = Some(why.clone());
-            o.cut = report.cut();
-            o
-        }
-    };
-    outcome.figures.time = report.time.time;
-    outcome.figures.phases = report.time.phases.clone();
-    if fences.is_some() {
-        pipeline::add_fence_search_time(&mut outcome, fence_time);
-    }
-    Ok(Checked {
-        settings,
-        outcome,
-        sc: None,
-        fences,
-        robustness: Some(report),
-    })
-}
-
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let mut settings = CheckSettings::from_args(&args.checking, args.sb_bound);
     if let Some(why) = settings.machine.hangs_unchecked() {
@@ -206,7 +139,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     settings.search_why = search.why;
     settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
-        && settings.memory_model == crate::cli::MemoryModel::Sc
+        && settings.memory_model == crate::settings::MemoryModel::Sc
     {
         return Err(CheckCommandError::Usage(
             "--robustness and --suggest-fences compare x86-TSO with SC: they need --memory-model tso".into(),
@@ -221,59 +154,37 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let bitcode = prepare(args)?;
     // The --timeout budget covers every search from here on, not the compilation.
     settings.start_clock();
-    if args.emit_instrumented.is_some() && settings.memory_model == crate::cli::MemoryModel::Sc {
+    if args.emit_instrumented.is_some() && settings.memory_model == crate::settings::MemoryModel::Sc
+    {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
     }
-    let request = Request {
-        bitcode: &bitcode,
-        entry: "main",
-        settings: &settings,
-        collect_outcomes: args.outcomes,
-        emit_instrumented: args.emit_instrumented.as_deref(),
-        progress: None,
-        target: None,
+    let needs_tso = |_: &RunReport, sc: Option<&ScRerun>| {
+        sc.is_some_and(|s| s.classification == ScClassification::NeedsTso)
     };
-    if args.robustness {
-        return check_robustness(&request, settings.clone(), args.checking.suggest_fences);
-    }
-    let log: Option<ObservationLog> = args.checking.suggest_fences.then(Default::default);
-    let extras = RunExtras {
-        observations: log.clone(),
-        ..RunExtras::default()
+    let request = CheckRequest {
+        run: Request {
+            bitcode: &bitcode,
+            entry: "main",
+            settings: &settings,
+            collect_outcomes: args.outcomes,
+            emit_instrumented: args.emit_instrumented.as_deref(),
+            progress: None,
+            target: None,
+        },
+        robustness: args.robustness,
+        fences: args
+            .checking
+            .suggest_fences
+            .then_some(&needs_tso as &WantsFences),
+        sc_memo: None,
     };
-    let trials = Request {
-        emit_instrumented: None,
-        ..request.clone()
-    };
-    let (outcome, sc, fences) = pipeline::on_large_stack(|| {
-        let mut outcome = pipeline::run_guarded_with(&request, &extras)?;
-        let sc =
-            pipeline::wants_sc_rerun(&settings, &outcome).then(|| pipeline::sc_rerun(&request));
-        if let Some(sc) = &sc {
-            pipeline::add_sc_rerun_time(&mut outcome, sc);
-        }
-        let needs_tso = sc
-            .as_ref()
-            .is_some_and(|s| s.classification == ScClassification::NeedsTso);
-        let fences = match &log {
-            Some(log) if needs_tso => {
-                let first = log.lock().map(|l| l.clone()).unwrap_or_default();
-                let start = std::time::Instant::now();
-                let suggestion =
-                    fences::search(&first, |points| fences::fenced_trial(&trials, points));
-                pipeline::add_fence_search_time(&mut outcome, start.elapsed());
-                Some(suggestion)
-            }
-            _ => None,
-        };
-        Ok::<_, PipelineError>((outcome, sc, fences))
-    })??;
+    let checked = pipeline::on_large_stack(|| checking::check(&request))??;
     Ok(Checked {
         settings,
-        outcome,
-        sc,
-        fences,
-        robustness: None,
+        outcome: checked.outcome,
+        sc: checked.sc,
+        fences: checked.fences,
+        robustness: checked.robustness,
     })
 }
 
@@ -332,7 +243,7 @@ fn write_html(path: &Path, args: &CheckArgs, checked: &Checked) -> std::io::Resu
             title: &title,
             report: &checked.outcome,
             sc: checked.sc.as_ref(),
-            tso: checked.settings.memory_model == crate::cli::MemoryModel::Tso,
+            tso: checked.settings.memory_model == crate::settings::MemoryModel::Tso,
             fences: &fences,
             note: note.as_deref(),
         },

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::settings::MemoryModel;
+
 #[derive(Debug, Parser)]
 #[command(
     name = "cargo tso",
@@ -43,19 +45,20 @@ pub struct CalibrateArgs {
     pub program: Option<PathBuf>,
 }
 
+/// `--memory-model` (the domain's type is [`MemoryModel`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum MemoryModel {
+pub enum MemoryModelArg {
     /// Sequential consistency: the program as written, no store buffers.
     Sc,
     /// x86-TSO: per-thread FIFO store buffers.
     Tso,
 }
 
-impl MemoryModel {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MemoryModel::Sc => "sc",
-            MemoryModel::Tso => "tso",
+impl From<MemoryModelArg> for MemoryModel {
+    fn from(arg: MemoryModelArg) -> MemoryModel {
+        match arg {
+            MemoryModelArg::Sc => MemoryModel::Sc,
+            MemoryModelArg::Tso => MemoryModel::Tso,
         }
     }
 }
@@ -72,8 +75,8 @@ pub enum RacesArg {
 }
 
 impl RacesArg {
-    pub fn policy(self) -> tso_engine::race::RacePolicy {
-        use tso_engine::race::RacePolicy;
+    pub fn policy(self) -> tso_engine::RacePolicy {
+        use tso_engine::RacePolicy;
         match self {
             RacesArg::Allow => RacePolicy::Allow,
             RacesArg::Warn => RacePolicy::Warn,
@@ -87,7 +90,7 @@ impl RacesArg {
 pub struct CheckingArgs {
     /// Memory model to explore.
     #[arg(long, value_enum, default_value = "tso")]
-    pub memory_model: MemoryModel,
+    pub memory_model: MemoryModelArg,
     /// Stop as inconclusive after storing this many states (0: no limit).
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,

@@ -506,7 +506,7 @@ mod tests {
                                 let (path, _) =
                                     cache.compile(&request).map_err(|e| e.to_string())?;
                                 let context = inkwell::context::Context::create();
-                                let module = tso_engine::loader::parse_module(&context, &path)
+                                let module = tso_engine::parse_module(&context, &path)
                                     .map_err(|e| e.to_string())?;
                                 if module.get_function("the_entry").is_none() {
                                     return Err(format!("{}: no the_entry", path.display()));

@@ -4,6 +4,8 @@
 //! - [`cli`]: the command line (clap);
 //! - [`compile`]: clang-19 → bitcode, cached;
 //! - [`pipeline`]: load → instrument → translate → check, one run;
+//! - [`checking`]: one check and its follow-ups (SC re-run, fences, robustness),
+//!   as one call with a request;
 //! - [`check_cmd`]: `cargo tso check`;
 //! - [`test_cmd`]: `cargo tso test` (discovery, runner, reporters, bound sweep);
 //! - [`fences`]: `--suggest-fences` (search and minimisation of fence placements);
@@ -12,6 +14,7 @@
 
 mod calibrate;
 mod check_cmd;
+mod checking;
 mod cli;
 mod compile;
 mod fences;

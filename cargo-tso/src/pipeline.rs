@@ -5,17 +5,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use inkwell::context::Context;
-use tso_engine::explore::{ProgressFn, StateObserver, Stats};
-use tso_engine::race::RacePolicy;
-use tso_engine::{CheckOptions, ErrorKind, LoadError, Natives, Verdict};
+use tso_engine::{
+    CheckOptions, ErrorKind, LoadError, Natives, ProgressFn, RacePolicy, StateObserver, Stats,
+    Verdict,
+};
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions, SourcePoint};
 use tso_runtime::runtime::{register, ObservationLog, RuntimeOptions};
 
-use crate::cli::MemoryModel;
 use crate::run_report::{
     Cut, Figures, Phase, PhaseFigures, Property, RunReport, ScClassification, ScRerun,
 };
 use crate::settings::CheckSettings;
+use crate::settings::MemoryModel;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
@@ -170,7 +171,7 @@ pub struct Snapshot {
     pub memory: u64,
     /// The growth diagnosis of the path the search was on after
     /// `tso_engine::explore::GROWTH_AFTER` (depth-first search only).
-    pub growing: Option<std::sync::Arc<tso_engine::explore::diagnosis::Diagnosis>>,
+    pub growing: Option<std::sync::Arc<tso_engine::Diagnosis>>,
 }
 
 pub type SnapshotFn = std::sync::Arc<dyn Fn(&Snapshot) + Send + Sync>;
@@ -279,7 +280,7 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
         return Ok(RunReport::out_of_time(reason, Phase::Search, searched));
     }
     let context = Context::create();
-    let module = tso_engine::loader::parse_module(&context, request.bitcode)?;
+    let module = tso_engine::parse_module(&context, request.bitcode)?;
     let mut natives = Natives::standard();
     if request.settings.memory_model == MemoryModel::Tso {
         let options = InstrumentOptions {
@@ -313,9 +314,9 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
                 message: e.to_string(),
             })?;
     }
-    let program = tso_engine::loader::translate(&module);
+    let program = tso_engine::translate(&module);
     let (report, exploration_bytes) = crate::memory_use::peak_during(|joiner| {
-        let limits = tso_engine::explore::Limits {
+        let limits = tso_engine::Limits {
             stop: stop_check(request.settings, joiner),
             ..request.settings.limits.clone()
         };
@@ -368,30 +369,28 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
 fn stop_check(
     settings: &CheckSettings,
     joiner: &crate::memory_use::Joiner,
-) -> Option<tso_engine::explore::StopCheck> {
+) -> Option<tso_engine::StopCheck> {
     if settings.interrupt.is_none() && settings.test_memory.is_none() {
         return None;
     }
     let interrupt = settings.interrupt.clone();
     let budget = settings.test_memory;
     let joiner = joiner.clone();
-    Some(tso_engine::explore::StopCheck(std::sync::Arc::new(
-        move || {
-            if interrupt
-                .as_ref()
-                .is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed))
-            {
-                return Some(INTERRUPTED.to_owned());
-            }
-            let max = budget?;
-            (joiner.live() >= max).then(|| {
-                format!(
-                    "max-memory {} reached (this test's exploration)",
-                    tso_engine::resources::format_bytes(max)
-                )
-            })
-        },
-    )))
+    Some(tso_engine::StopCheck(std::sync::Arc::new(move || {
+        if interrupt
+            .as_ref()
+            .is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            return Some(INTERRUPTED.to_owned());
+        }
+        let max = budget?;
+        (joiner.live() >= max).then(|| {
+            format!(
+                "max-memory {} reached (this test's exploration)",
+                tso_engine::resources::format_bytes(max)
+            )
+        })
+    })))
 }
 
 /// The reason of a search stopped by Ctrl-C or SIGTERM.
@@ -418,7 +417,7 @@ pub fn instrumentation_refused(report: &RunReport) -> bool {
 /// options as a run): says which of several linked sources brought a construct in.
 pub fn refuses_instrumentation(bitcode: &Path, settings: &CheckSettings) -> bool {
     let context = Context::create();
-    let Ok(module) = tso_engine::loader::parse_module(&context, bitcode) else {
+    let Ok(module) = tso_engine::parse_module(&context, bitcode) else {
         return false;
     };
     let options = InstrumentOptions {

@@ -8,15 +8,16 @@
 //! Design. Both sides run the *same instrumented program*: the SC side registers the
 //! runtime in `sequential` mode (every access goes straight to memory, same natives,
 //! same scheduling points). Program counters, registers and memory of the two runs
-//! are therefore directly comparable, and the engine's canonical serialisation
-//! (objects renamed by a fixed traversal, live registers only, runtime data
-//! included; with empty buffers the runtime keeps none) is the projection. Where a
-//! transition ends depends on the path (whether an action is visible depends on the
-//! state, e.g. on how many threads still run, and a TSO fence is visible only while
-//! the buffer holds entries), so before serialising, every thread runs its
+//! are therefore directly comparable, and the engine's state fingerprint
+//! (`tso_engine::Fingerprint`: the canonical serialisation, objects renamed by a
+//! fixed traversal, live registers only, runtime data included; with empty buffers
+//! the runtime keeps none) is the projection. Where a transition ends depends on the
+//! path (whether an action is visible depends on the state, e.g. on how many threads
+//! still run, and a TSO fence is visible only while the buffer holds entries), so
+//! before taking a fingerprint, every thread runs its
 //! thread-local steps up to its next visible action (`Machine::settle_all`): a state
 //! and its local continuation are compared as one. The SC run stores the settled
-//! serialisation of every state it reaches; the TSO run drains the buffers of every
+//! fingerprint of every state it reaches; the TSO run drains the buffers of every
 //! new state in every order the delayed-flush `fence` allows
 //! (`tso_runtime::runtime::drained_states`), settles each result and looks it up.
 //! The first miss ends the TSO search as a failure, so its trace is the engine's path
@@ -26,12 +27,10 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use tso_engine::explore::{StateCheck, StateObserver};
-use tso_engine::interp::Machine;
-use tso_engine::race::RacePolicy;
-use tso_engine::state::State;
-use tso_engine::store::{Canonicalizer, Chunk};
-use tso_engine::{ErrorKind, Failure, Verdict};
+use tso_engine::{
+    ErrorKind, Failure, Fingerprint, Fingerprinter, Machine, RacePolicy, State, StateCheck,
+    StateObserver, Verdict,
+};
 use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::{drained_states, Observation, ObservationLog};
 
@@ -97,6 +96,30 @@ impl RobustnessReport {
             not_established,
         })
     }
+
+    /// The run that stands for the check, with the time of every run: the TSO run, or
+    /// the SC run when the program fails under SC or when that run (or the race
+    /// search) left robustness undecided.
+    pub fn outcome(&self) -> RunReport {
+        let mut outcome = match &self.robustness {
+            Robustness::Robust | Robustness::NotRobust => self.tso.clone(),
+            Robustness::FailsUnderSc => self.sc.clone(),
+            Robustness::Undecided(why) => {
+                let mut o = if self.sc.verdict != Verdict::Pass {
+                    self.sc.clone()
+                } else {
+                    self.tso.clone()
+                };
+                o.verdict = Verdict::Inconclusive;
+                o.inconclusive_reason = Some(why.clone());
+                o.cut = self.cut();
+                o
+            }
+        };
+        outcome.figures.time = self.time.time;
+        outcome.figures.phases = self.time.phases.clone();
+        outcome
+    }
 }
 
 /// A check decided before the TSO run, by `sc` (the run that failed or stopped).
@@ -125,28 +148,13 @@ fn add_time(time: &mut Figures, run: &RunReport, phase: Phase) {
     }
 }
 
-/// The canonical serialisation of `st` after every thread has run its thread-local
-/// steps up to its next visible action (chunk lengths included: prefix-free). None
-/// when those steps fail: the exploration reaches that error itself.
-fn key(canon: &mut Canonicalizer, machine: &Machine<'_>, st: &State) -> Option<Vec<u8>> {
+/// The fingerprint of `st` after every thread has run its thread-local steps up to its
+/// next visible action. None when those steps fail: the exploration reaches that error
+/// itself.
+fn key(fingerprints: &mut Fingerprinter, machine: &Machine<'_>, st: &State) -> Option<Fingerprint> {
     let mut settled = st.clone();
     machine.settle_all(&mut settled).ok()?;
-    canon.run(machine.program, &settled, false);
-    let mut k = Vec::new();
-    for c in canon.chunks.iter() {
-        match c {
-            Chunk::Bytes(b) => {
-                k.extend_from_slice(&(b.len() as u32).to_le_bytes());
-                k.extend_from_slice(b);
-            }
-            // A fresh canonicaliser (generation 0) never refers to stored chunks.
-            Chunk::Known(id) => {
-                k.extend_from_slice(&u32::MAX.to_le_bytes());
-                k.extend_from_slice(&id.to_le_bytes());
-            }
-        }
-    }
-    Some(k)
+    Some(fingerprints.of(machine.program, &settled))
 }
 
 /// Checks robustness of the request's program with fences after `fences`.
@@ -154,7 +162,10 @@ pub fn check(
     request: &Request<'_>,
     fences: &[SourcePoint],
 ) -> Result<RobustnessReport, PipelineError> {
-    let sc_set: ScStates = Arc::new(Mutex::new((Canonicalizer::new(), HashSet::new())));
+    let sc_set: ScStates = Arc::new(Mutex::new((
+        Fingerprinter::live_registers(),
+        HashSet::new(),
+    )));
     let collect = collecting(&sc_set);
     let sc = pipeline::run_guarded_with(
         request,
@@ -258,17 +269,17 @@ pub fn check(
     })
 }
 
-/// The canonical keys of the states the SC run reached (one canonicaliser for both
-/// runs, so equal states get equal keys).
-type ScStates = Arc<Mutex<(Canonicalizer, HashSet<Vec<u8>>)>>;
+/// The fingerprints of the states the SC run reached, and the fingerprinter of both
+/// runs.
+type ScStates = Arc<Mutex<(Fingerprinter, HashSet<Fingerprint>)>>;
 
 /// Observer of the SC run: records every state it reaches.
 fn collecting(set: &ScStates) -> StateObserver {
     let set = set.clone();
     Arc::new(move |machine: &Machine<'_>, st: &State| {
         let mut guard = set.lock().map_err(|_| internal())?;
-        let (canon, seen) = &mut *guard;
-        if let Some(k) = key(canon, machine, st) {
+        let (fingerprints, seen) = &mut *guard;
+        if let Some(k) = key(fingerprints, machine, st) {
             seen.insert(k);
         }
         Ok(())
@@ -294,13 +305,13 @@ impl StateCheck for CompareWithSc {
     fn check(&self, machine: &Machine<'_>, st: &State) -> Result<(), Failure> {
         let drained = drained_states(st, DRAIN_LIMIT)?;
         let mut guard = self.sc.lock().map_err(|_| internal())?;
-        let (canon, seen) = &mut *guard;
+        let (fingerprints, seen) = &mut *guard;
         let states = drained.as_deref().unwrap_or(std::slice::from_ref(st));
         for d in states {
             if let Ok(mut n) = self.compared.lock() {
                 *n += 1;
             }
-            let Some(k) = key(canon, machine, d) else {
+            let Some(k) = key(fingerprints, machine, d) else {
                 continue;
             };
             if !seen.contains(&k) {

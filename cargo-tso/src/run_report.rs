@@ -199,7 +199,7 @@ pub struct RunReport {
     /// `tso_engine::explore::diagnosis`), one line each.
     pub diagnosis: Vec<String>,
     /// Data races found (`--races warn`): reported beside the verdict.
-    pub races: Vec<tso_engine::interp::RaceReport>,
+    pub races: Vec<tso_engine::RaceReport>,
     /// Library functions the program calls that have no model, with a call site
     /// (listed under `-v`; `unsupported` only where a run reaches one).
     pub unmodelled: Vec<String>,

@@ -3,11 +3,29 @@
 
 use std::time::{Duration, Instant};
 
-use tso_engine::explore::Limits;
-use tso_engine::interp::MachineOptions;
+use tso_engine::{Limits, MachineOptions};
 
-use crate::cli::{CheckingArgs, MemoryModel};
+use crate::cli::CheckingArgs;
 use crate::run_report::Property;
+
+/// The memory model a run explores (`--memory-model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryModel {
+    /// Sequential consistency: the program as written, no store buffers.
+    Sc,
+    /// x86-TSO: per-thread FIFO store buffers.
+    Tso,
+}
+
+impl MemoryModel {
+    /// The name `--memory-model` and the JSON reports use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Tso => "tso",
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct CheckSettings {
@@ -164,9 +182,9 @@ impl CheckSettings {
         machine.allow_nontermination = args.allow_nontermination;
         machine.races = args
             .races
-            .map_or(tso_engine::race::RacePolicy::default(), |r| r.policy());
+            .map_or(tso_engine::RacePolicy::default(), |r| r.policy());
         CheckSettings {
-            memory_model: args.memory_model,
+            memory_model: args.memory_model.into(),
             sb_bound,
             static_locals: !args.no_static_locals,
             dynamic_bypass: !args.no_dynamic_bypass,
@@ -216,14 +234,14 @@ impl CheckSettings {
             properties.push(Property::Definedness);
         }
         properties.push(Property::Hangs);
-        if self.machine.races != tso_engine::race::RacePolicy::Allow {
+        if self.machine.races != tso_engine::RacePolicy::Allow {
             properties.push(Property::Races);
         }
         properties
     }
 
     /// The same run with race policy `races`.
-    pub fn with_races(&self, races: tso_engine::race::RacePolicy) -> CheckSettings {
+    pub fn with_races(&self, races: tso_engine::RacePolicy) -> CheckSettings {
         let mut s = self.clone();
         s.machine.races = races;
         s

@@ -11,8 +11,7 @@ mod engine_support;
 use engine_support::{check_with, options, ALL_OPTS};
 use std::path::Path;
 use std::sync::Arc;
-use tso_engine::explore::roundtrip::BlockedCheck;
-use tso_engine::{ErrorKind, Verdict};
+use tso_engine::{BlockedCheck, ErrorKind, Verdict};
 
 const PRELUDE: &str = "#include <pthread.h>\n#include <stdlib.h>\n#include <string.h>\n#include <assert.h>\nvoid __VERIFIER_atomic_begin(void);\n";
 

@@ -9,9 +9,7 @@ mod engine_support;
 use engine_support::*;
 use std::path::Path;
 use std::sync::Arc;
-use tso_engine::explore::roundtrip::DecodeCheck;
-use tso_engine::race::RacePolicy;
-use tso_engine::Verdict;
+use tso_engine::{DecodeCheck, RacePolicy, Verdict};
 
 /// Programs whose state spaces cover threads, mutexes, condition variables, keys,
 /// thread-locals, setjmp, semaphores, cancellation, callbacks from natives, thread

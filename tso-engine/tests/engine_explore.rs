@@ -437,7 +437,7 @@ int main(void) {{ pthread_t t[3];
 fn a_condition_wait_does_not_split_states() {
     use std::collections::HashSet;
     use std::sync::{Arc, Mutex};
-    use tso_engine::store::Canonicalizer;
+    use tso_engine::Fingerprinter;
     let src = format!(
         "{PRELUDE}pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t c = PTHREAD_COND_INITIALIZER; int items, taken;
@@ -451,25 +451,17 @@ int main(void) {{ pthread_t p, q; pthread_create(&p, NULL, producer, NULL);
     assert(taken == 2); return 0; }}"
     );
     for opt in ALL_OPTS {
-        let seen = Arc::new(Mutex::new((HashSet::<Vec<u8>>::new(), 0usize, 0usize)));
+        let seen = Arc::new(Mutex::new((HashSet::new(), 0usize, 0usize)));
         let mut opts = options();
         let s = seen.clone();
         opts.observer = Some(Arc::new(
-            move |machine: &tso_engine::interp::Machine<'_>, st: &tso_engine::state::State| {
+            move |machine: &tso_engine::Machine<'_>, st: &tso_engine::State| {
                 let mut cleared = st.clone();
                 let marked = cleared.thread_ids_in_memory;
                 cleared.thread_ids_in_memory = false;
-                let mut canon = Canonicalizer::new();
-                canon.run(machine.program, &cleared, false);
-                let mut bytes = Vec::new();
-                for chunk in canon.chunks.iter() {
-                    if let tso_engine::store::Chunk::Bytes(b) = chunk {
-                        bytes.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                        bytes.extend_from_slice(b);
-                    }
-                }
+                let key = Fingerprinter::live_registers().of(machine.program, &cleared);
                 let mut s = s.lock().unwrap();
-                s.0.insert(bytes);
+                s.0.insert(key);
                 s.1 += 1;
                 s.2 += marked as usize;
                 Ok(())

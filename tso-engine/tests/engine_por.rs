@@ -4,8 +4,7 @@
 mod engine_support;
 
 use engine_support::{check_bc, compile, options};
-use tso_engine::race::RacePolicy;
-use tso_engine::{CheckReport, ErrorKind, Verdict};
+use tso_engine::{CheckReport, ErrorKind, RacePolicy, Verdict};
 
 const PRELUDE: &str = "#include <assert.h>\n#include <pthread.h>\n#include <stdio.h>\n";
 

@@ -8,8 +8,7 @@
 mod engine_support;
 
 use engine_support::*;
-use tso_engine::race::RacePolicy;
-use tso_engine::{ErrorKind, Verdict};
+use tso_engine::{ErrorKind, RacePolicy, Verdict};
 
 /// Two workers add to `counter` atomically three times; `plain_read` is what main does after the
 /// joins (`{}`: nothing), `worker_read` what each worker does after its adds.

@@ -10,9 +10,7 @@ mod engine_support;
 use engine_support::*;
 use std::path::Path;
 use std::sync::Arc;
-use tso_engine::explore::roundtrip::{DecodeCheck, SymmetryCheck};
-use tso_engine::race::RacePolicy;
-use tso_engine::{CheckReport, ErrorKind, Verdict};
+use tso_engine::{CheckReport, DecodeCheck, ErrorKind, RacePolicy, SymmetryCheck, Verdict};
 
 fn run(src: &str, opt: &str, symmetry: bool) -> CheckReport {
     let mut opts = options();
@@ -283,7 +281,7 @@ fn symmetry_checked(src: &str, opt: &str, races: RacePolicy, what: &str) -> (u64
     let mut counts = (0, 0);
     let sym = Arc::new(SymmetryCheck::new(false));
     let decode = Arc::new(DecodeCheck::new(false));
-    let observers: [Arc<dyn tso_engine::explore::StateCheck>; 2] = [sym.clone(), decode.clone()];
+    let observers: [Arc<dyn tso_engine::StateCheck>; 2] = [sym.clone(), decode.clone()];
     for observer in observers {
         let mut opts = options();
         opts.observer = Some(observer);

@@ -6,9 +6,7 @@
 mod engine_support;
 
 use engine_support::*;
-use tso_engine::natives::{arg, NativeResult, Visibility};
-use tso_engine::value::Val;
-use tso_engine::{check, ErrorKind, Natives, Verdict};
+use tso_engine::{arg, check, ErrorKind, NativeResult, Natives, Val, Verdict, Visibility};
 
 fn natives() -> Natives {
     let mut n = Natives::standard();
@@ -27,7 +25,7 @@ fn natives() -> Natives {
 /// The output of the reported counterexample, for 1 and 2 workers.
 fn reported(src: &str) -> Vec<String> {
     let bc = compile(src, "-O1", &[]);
-    let prog = tso_engine::loader::load_file(&bc).expect("load bitcode");
+    let prog = tso_engine::load_file(&bc).expect("load bitcode");
     [1, 2]
         .into_iter()
         .map(|jobs| {

@@ -11,9 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use instrument_support::{compile_program, instrumented_program};
-use tso_engine::explore::roundtrip::{DecodeCheck, SymmetryCheck};
-use tso_engine::explore::StateObserver;
-use tso_engine::{CheckOptions, Verdict};
+use tso_engine::{CheckOptions, DecodeCheck, StateObserver, SymmetryCheck, Verdict};
 use tso_runtime::runtime::RuntimeOptions;
 
 /// Programs whose buffers hold pointers, partial and overlapping stores, stack slots

@@ -9,26 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use inkwell::context::Context;
 use instrument_support::{compile, load};
-use tso_engine::explore::StateObserver;
-use tso_engine::interp::Machine;
-use tso_engine::ir::Program;
-use tso_engine::state::State;
-use tso_engine::store::{Canonicalizer, Chunk};
-use tso_engine::{CheckOptions, Natives, Verdict};
+use tso_engine::{CheckOptions, Fingerprinter, Machine, Natives, State, StateObserver, Verdict};
 use tso_runtime::instrument::{instrument_module, InstrumentOptions};
 use tso_runtime::runtime::{drained_states, register, RuntimeOptions, TsoState};
-
-fn key(canon: &mut Canonicalizer, program: &Program, st: &State) -> Vec<u8> {
-    canon.run(program, st, false);
-    let mut k = Vec::new();
-    for c in canon.chunks.iter() {
-        if let Chunk::Bytes(b) = c {
-            k.extend_from_slice(&(b.len() as u32).to_le_bytes());
-            k.extend_from_slice(b);
-        }
-    }
-    k
-}
 
 #[test]
 fn overlapping_stores_of_two_threads_drain_in_both_orders() {
@@ -37,7 +20,7 @@ fn overlapping_stores_of_two_threads_drain_in_both_orders() {
     instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
     let mut natives = Natives::standard();
     register(&mut natives, &RuntimeOptions::default());
-    let program = tso_engine::loader::translate(&module);
+    let program = tso_engine::translate(&module);
     // Per state with buffered entries: (threads with entries, distinct drained states).
     let seen: Arc<Mutex<Vec<(usize, usize)>>> = Arc::default();
     let observer: StateObserver = {
@@ -45,10 +28,10 @@ fn overlapping_stores_of_two_threads_drain_in_both_orders() {
         Arc::new(move |machine: &Machine<'_>, st: &State| {
             let threads = TsoState::of(st).map_or(0, |t| t.threads().len());
             if let Some(drained) = drained_states(st, 64)? {
-                let mut canon = Canonicalizer::new();
-                let distinct: BTreeSet<Vec<u8>> = drained
+                let mut fingerprints = Fingerprinter::live_registers();
+                let distinct: BTreeSet<_> = drained
                     .iter()
-                    .map(|d| key(&mut canon, machine.program, d))
+                    .map(|d| fingerprints.of(machine.program, d))
                     .collect();
                 for d in &drained {
                     assert!(TsoState::of(d).is_none(), "a drained state has no buffers");

@@ -4,10 +4,10 @@
 use serde_json::{json, Map, Value};
 use tso_engine::{Location, TraceStep};
 
-use crate::cli::MemoryModel;
 use crate::render::paths::display_path;
 use crate::run_report::{RunReport, ScRerun};
 use crate::settings::CheckSettings;
+use crate::settings::MemoryModel;
 
 fn location(loc: &Option<Location>) -> Value {
     match loc {
@@ -27,7 +27,7 @@ fn step(step: &TraceStep) -> Value {
     })
 }
 
-fn race_access(a: &tso_engine::interp::RaceAccess) -> Value {
+fn race_access(a: &tso_engine::RaceAccess) -> Value {
     json!({
         "thread": a.thread,
         "access": if a.write { "write" } else { "read" },

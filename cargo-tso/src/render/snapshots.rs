@@ -6,12 +6,12 @@ use std::time::Duration;
 
 use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 
-use crate::cli::MemoryModel;
 use crate::render::{failure, json, trace};
 use crate::run_report::{
     Cut, Figures, Phase, PhaseFigures, Property, RunError, RunReport, ScClassification, ScRerun,
 };
 use crate::settings::CheckSettings;
+use crate::settings::MemoryModel;
 
 pub(super) fn at(file: &str, line: u32) -> Option<Location> {
     // A file that does not exist: the snippet is the arrow only.
@@ -242,10 +242,10 @@ fn inconclusive_run() {
         figures: figures(),
         output: String::new(),
         outcomes: BTreeSet::new(),
-        diagnosis: tso_engine::explore::diagnosis::Diagnosis {
+        diagnosis: tso_engine::Diagnosis {
             depth: 9_998,
             sampled: 9_998,
-            growing: vec![tso_engine::explore::diagnosis::Growing {
+            growing: vec![tso_engine::Growing {
                 name: "stats.full_hits".into(),
                 declared: Some(("/src/ring.c".into(), 12)),
                 distinct_values: 2_451_006,
@@ -300,7 +300,7 @@ fn tests_are_called_by_their_own_name() {
     );
     outcome.diagnosis =
         vec!["`__tso_test_should_fail__assertion__steal_races::n` took 9 distinct values".into()];
-    outcome.races = vec![tso_engine::interp::RaceReport {
+    outcome.races = vec![tso_engine::RaceReport {
         location: "__tso_test_should_fail__assertion__steal_races::q.count_".into(),
         first: race_access(0, true),
         second: race_access(1, false),
@@ -320,8 +320,8 @@ fn tests_are_called_by_their_own_name() {
     assert_eq!(outcome.races[0].location, "steal_races::q.count_");
 }
 
-fn race_access(thread: u32, write: bool) -> tso_engine::interp::RaceAccess {
-    tso_engine::interp::RaceAccess {
+fn race_access(thread: u32, write: bool) -> tso_engine::RaceAccess {
+    tso_engine::RaceAccess {
         thread,
         write,
         atomic: false,
@@ -333,7 +333,7 @@ fn race_access(thread: u32, write: bool) -> tso_engine::interp::RaceAccess {
 
 #[test]
 fn race_warnings_name_both_accesses() {
-    use tso_engine::interp::{RaceAccess, RaceReport};
+    use tso_engine::{RaceAccess, RaceReport};
     let access = |thread, write, atomic| RaceAccess {
         thread,
         write,

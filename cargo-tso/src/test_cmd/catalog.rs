@@ -42,7 +42,7 @@ fn entries(
     bitcode: &std::path::Path,
 ) -> Result<Vec<(String, Option<test_support::TestSymbol>)>, String> {
     let context = Context::create();
-    let module = tso_engine::loader::parse_module(&context, bitcode).map_err(|e| e.to_string())?;
+    let module = tso_engine::parse_module(&context, bitcode).map_err(|e| e.to_string())?;
     Ok(module
         .get_functions()
         .filter(|f| f.count_basic_blocks() > 0)

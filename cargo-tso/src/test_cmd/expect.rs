@@ -5,8 +5,8 @@
 use test_support::Expectation;
 use tso_engine::{ErrorKind, Verdict};
 
-use crate::cli::MemoryModel;
 use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::settings::MemoryModel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {

@@ -25,9 +25,10 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use crate::check_cmd::EXIT_TOOL_ERROR;
-use crate::cli::{ColorChoice, MemoryModel, TestArgs, TestFormat};
+use crate::cli::{ColorChoice, TestArgs, TestFormat};
 use crate::compile::{Cache, Toolchain};
 use crate::pipeline;
+use crate::settings::MemoryModel;
 use crate::settings::{bound_name, CheckSettings};
 use catalog::TestCase;
 use discovery::PackageSelection;
@@ -100,7 +101,7 @@ impl TestPlan {
     fn new(args: &TestArgs, cases: &[TestCase], selection: &Selection) -> TestPlan {
         // No --sb-bound: each test at its build script's bound, else 32.
         let given = args.sb_bound.as_ref().map(|b| b.0.clone());
-        let bounds: Vec<u32> = match (&given, args.checking.memory_model) {
+        let bounds: Vec<u32> = match (&given, MemoryModel::from(args.checking.memory_model)) {
             (None, _) => vec![DEFAULT_SB_BOUND],
             (Some(given), MemoryModel::Sc) => given.iter().copied().take(1).collect(),
             (Some(given), MemoryModel::Tso) => given.clone(),
@@ -339,7 +340,7 @@ fn finish(
     reporter: &mut dyn Reporter,
     results: &[TestResult],
     summary: &Summary,
-    model: crate::cli::MemoryModel,
+    model: crate::settings::MemoryModel,
     interrupt: &interrupt::Interrupt,
 ) -> i32 {
     reporter.suite_finished(results, summary);

@@ -9,15 +9,14 @@ use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use test_support::Expectation;
-use tso_runtime::runtime::ObservationLog;
 
-use crate::cli::MemoryModel;
-use crate::fences::{self, FenceSuggestion};
-use crate::pipeline::{self, Request, RunExtras, Snapshot, SnapshotFn};
+use crate::checking::{self, CheckRequest, WantsFences};
+use crate::fences::FenceSuggestion;
+use crate::pipeline::{self, Request, Snapshot, SnapshotFn};
 use crate::render;
-use crate::robustness::{self, Robustness};
-use crate::run_report::{Phase, RunReport, ScClassification, ScRerun};
-use crate::settings::CheckSettings;
+use crate::robustness::Robustness;
+use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::settings::{CheckSettings, MemoryModel};
 use crate::test_cmd::budget::Budgets;
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Finding, Judgement, Status};
@@ -128,77 +127,65 @@ fn run_case(
             None,
         );
     };
-    let request = Request {
-        bitcode,
-        entry,
-        settings,
-        collect_outcomes: false,
-        emit_instrumented: None,
-        progress,
-        target: expect::target(expectation, settings.memory_model),
+    let model = settings.memory_model;
+    let robust = expectation == Expectation::Robust && model == MemoryModel::Tso;
+    // --suggest-fences: a failure that needs TSO gets its fences, unexpected or declared
+    // with `TSO_TEST_SHOULD_FAIL_UNDER_TSO` (the fix it documents); not a robustness test.
+    let wants = move |outcome: &RunReport, sc: Option<&ScRerun>| {
+        wants_fences(&expect::judge(expectation, model, outcome, sc), expectation)
     };
-    if expectation == Expectation::Robust && settings.memory_model == MemoryModel::Tso {
-        return robust_case(&request);
-    }
-    let log: Option<ObservationLog> = settings.suggest_fences.then(Default::default);
-    let extras = RunExtras {
-        observations: log.clone(),
-        ..RunExtras::default()
+    let request = CheckRequest {
+        run: Request {
+            bitcode,
+            entry,
+            settings,
+            collect_outcomes: false,
+            emit_instrumented: None,
+            progress,
+            target: expect::target(expectation, model),
+        },
+        robustness: robust,
+        fences: (settings.suggest_fences && !robust).then_some(&wants as &WantsFences),
+        // The SC verdict does not depend on the bound: computed once per test. Expected
+        // failures are classified too: "needs TSO" is what such a test usually documents.
+        sc_memo: Some(sc_memo),
     };
-    match pipeline::run_guarded_with(&request, &extras) {
-        Err(error) => (
-            Judgement::not_checked(Some(expectation)),
-            Some(error.to_string()),
-            None,
-            None,
-            None,
-        ),
-        Ok(mut outcome) => {
-            blame_linked_source(&mut outcome, &case.unit, settings);
-            if let Some(test) = test_support::parse_test_symbol(entry) {
-                outcome.rename_symbol(entry, &test.name);
-            }
-            // The SC verdict does not depend on the bound: compute it once per test.
-            // Expected failures are classified too: "needs TSO" is what such a test
-            // usually documents.
-            let mut ran_sc = false;
-            let sc = pipeline::wants_sc_rerun(settings, &outcome).then(|| {
-                sc_memo
-                    .get_or_init(|| {
-                        ran_sc = true;
-                        pipeline::sc_rerun(&request)
-                    })
-                    .clone()
-            });
-            if let (Some(sc), true) = (&sc, ran_sc) {
-                // Only the job that ran it spent its time.
-                pipeline::add_sc_rerun_time(&mut outcome, sc);
-            }
-            let judgement =
-                expect::judge(expectation, settings.memory_model, &outcome, sc.as_ref());
-            // --suggest-fences: a failure that needs TSO gets its fences, unexpected or
-            // declared with `TSO_TEST_SHOULD_FAIL_UNDER_TSO` (the fix it documents).
-            let suggestion = match &log {
-                Some(log) if wants_fences(&judgement, expectation) => {
-                    let first = log.lock().map(|l| l.clone()).unwrap_or_default();
-                    let start = Instant::now();
-                    let trials = Request {
-                        progress: pipeline::in_phase(&request.progress, Phase::FenceSearch),
-                        ..request.clone()
-                    };
-                    let suggestion =
-                        fences::search(&first, |points| fences::fenced_trial(&trials, points));
-                    pipeline::add_fence_search_time(&mut outcome, start.elapsed());
-                    Some(suggestion)
-                }
-                _ => None,
-            };
-            let note = suggestion
-                .as_ref()
-                .map(|s| render::fences::human(s, settings, false));
-            (judgement, note, Some(outcome), sc, suggestion)
+    let mut checked = match checking::check(&request) {
+        Ok(checked) => checked,
+        Err(error) => {
+            return (
+                Judgement::not_checked(Some(expectation)),
+                Some(error.to_string()),
+                None,
+                None,
+                None,
+            )
         }
+    };
+    if let Some(report) = &checked.robustness {
+        // A violation is explained by the stale read behind it.
+        let judgement = expect::judge(expectation, model, &checked.outcome, None);
+        let note = (report.robustness == Robustness::NotRobust)
+            .then(|| render::fences::observations_human(&report.observations));
+        return (judgement, note, Some(checked.outcome), None, None);
     }
+    let outcome = &mut checked.outcome;
+    blame_linked_source(outcome, &case.unit, settings);
+    if let Some(test) = test_support::parse_test_symbol(entry) {
+        outcome.rename_symbol(entry, &test.name);
+    }
+    let judgement = expect::judge(expectation, model, outcome, checked.sc.as_ref());
+    let note = checked
+        .fences
+        .as_ref()
+        .map(|s| render::fences::human(s, settings, false));
+    (
+        judgement,
+        note,
+        Some(checked.outcome),
+        checked.sc,
+        checked.fences,
+    )
 }
 
 /// Whether `--suggest-fences` looks for fences for this judgement: a failure that needs
@@ -231,43 +218,6 @@ fn blame_linked_source(outcome: &mut RunReport, unit: &Unit, settings: &CheckSet
             crate::render::paths::display_path(&culprit.source.display().to_string())
         ));
     }
-}
-
-/// A `TSO_TEST_ROBUST` test under TSO: the robustness check decides (its TSO run also
-/// finds every reachable error); a violation is explained by the stale read behind it.
-fn robust_case(request: &Request<'_>) -> CaseRun {
-    let report = match robustness::check(request, &[]) {
-        Ok(report) => report,
-        Err(error) => {
-            return (
-                Judgement::not_checked(Some(Expectation::Robust)),
-                Some(error.to_string()),
-                None,
-                None,
-                None,
-            )
-        }
-    };
-    let mut outcome = match report.robustness {
-        Robustness::FailsUnderSc => report.sc.clone(),
-        _ => report.tso.clone(),
-    };
-    if let Robustness::Undecided(why) = &report.robustness {
-        outcome.verdict = tso_engine::Verdict::Inconclusive;
-        outcome.inconclusive_reason = Some(why.clone());
-        outcome.cut = report.cut();
-    }
-    outcome.figures.time = report.time.time;
-    outcome.figures.phases = report.time.phases.clone();
-    let judgement = expect::judge(
-        Expectation::Robust,
-        request.settings.memory_model,
-        &outcome,
-        None,
-    );
-    let note = (report.robustness == Robustness::NotRobust)
-        .then(|| render::fences::observations_human(&report.observations));
-    (judgement, note, Some(outcome), None, None)
 }
 
 /// Tests of the isolation guarantee make one named test hit an internal error:

@@ -111,14 +111,14 @@ fn where_it_is(snapshot: &Snapshot) -> String {
 
 /// `after 10s, along the path its search is on: `ticks` (grows.c:7) took 1,204
 /// distinct values; the state space may not be finite`; None when nothing grows.
-fn growth_notice(diagnosis: &tso_engine::explore::diagnosis::Diagnosis) -> Option<String> {
+fn growth_notice(diagnosis: &tso_engine::Diagnosis) -> Option<String> {
     if diagnosis.growing.is_empty() {
         return None;
     }
     let growing: Vec<String> = diagnosis.growing.iter().map(|g| g.describe()).collect();
     Some(format!(
         "after {}s, along the path its search is on: {}; the state space may not be finite",
-        tso_engine::explore::GROWTH_AFTER.as_secs(),
+        tso_engine::GROWTH_AFTER.as_secs(),
         growing.join(", ")
     ))
 }

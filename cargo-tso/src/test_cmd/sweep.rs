@@ -174,8 +174,8 @@ mod tests {
     use tso_engine::{ErrorKind, Verdict};
 
     use super::*;
-    use crate::cli::MemoryModel;
     use crate::run_report::{Figures, RunError, RunReport};
+    use crate::settings::MemoryModel;
     use crate::test_cmd::expect::{judge, Finding};
     use test_support::Expectation;
 

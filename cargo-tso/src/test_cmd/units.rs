@@ -22,7 +22,7 @@ pub struct Unit {
     /// compiled module: where a construct that fails the whole module came from.
     pub linked: Vec<LinkedSource>,
     /// The build script's race policy for this file (`Tests::races`), if any.
-    pub races: Option<tso_engine::race::RacePolicy>,
+    pub races: Option<tso_engine::RacePolicy>,
     /// The build script's budgets for this file's tests (`Tests::timeout` ...).
     pub budget: test_support::Budget,
 }
@@ -188,9 +188,9 @@ pub fn build_all(
                 bitcode,
                 linked,
                 races: file.races.map(|r| match r {
-                    test_support::Races::Allow => tso_engine::race::RacePolicy::Allow,
-                    test_support::Races::Warn => tso_engine::race::RacePolicy::Warn,
-                    test_support::Races::Deny => tso_engine::race::RacePolicy::Deny,
+                    test_support::Races::Allow => tso_engine::RacePolicy::Allow,
+                    test_support::Races::Warn => tso_engine::RacePolicy::Warn,
+                    test_support::Races::Deny => tso_engine::RacePolicy::Deny,
                 }),
                 budget: file.budget,
             });

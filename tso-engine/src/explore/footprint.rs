@@ -86,6 +86,7 @@ impl Footprint {
         accesses: Vec::new(),
     };
 
+    #[cfg(test)]
     pub fn everything() -> Footprint {
         Footprint {
             everything: true,

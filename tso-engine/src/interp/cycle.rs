@@ -19,6 +19,7 @@
 
 use super::{Machine, Pc};
 use crate::state::{State, ThreadId};
+use crate::store::{Fingerprint, Fingerprinter};
 use crate::value::Val;
 use std::sync::Arc;
 
@@ -28,27 +29,10 @@ pub(super) const START: u64 = 1 << 10;
 /// How often (in steps) a long run looks at the `--timeout` deadline.
 const DEADLINE_PERIOD: u64 = 1 << 20;
 
-/// The canonical serialisation of a state taken in the middle of a run: every register,
-/// no output (printing does not change what the thread does next).
-pub(super) fn exact_key(machine: &Machine<'_>, st: &State) -> Vec<u8> {
-    let mut c = crate::store::Canonicalizer::new();
-    c.all_registers = true;
-    c.run(machine.program, st, false);
-    let mut key = Vec::new();
-    for chunk in c.chunks.iter() {
-        match chunk {
-            crate::store::Chunk::Bytes(b) => {
-                key.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                key.extend_from_slice(b);
-            }
-            // Not produced without a store generation; kept exact all the same.
-            crate::store::Chunk::Known(id) => {
-                key.extend_from_slice(&u64::MAX.to_le_bytes());
-                key.extend_from_slice(&id.to_le_bytes());
-            }
-        }
-    }
-    key
+/// The fingerprint of a state taken in the middle of a run: every register, no output
+/// (printing does not change what the thread does next).
+pub(super) fn exact_key(machine: &Machine<'_>, st: &State) -> Fingerprint {
+    Fingerprinter::all_registers().of(machine.program, st)
 }
 
 /// Where a thread is and its top frame's registers: equal for two states that are the
@@ -138,7 +122,7 @@ fn alike(a: &Val, b: &Val) -> bool {
 struct Tortoise {
     step: u64,
     at: Position,
-    key: Vec<u8>,
+    key: Fingerprint,
 }
 
 /// A loop found: the run came back at step `step` to the state it was in `period`
@@ -228,7 +212,7 @@ impl LongRun {
             self.power = step.saturating_mul(2);
             if let Some(at) = Position::of(st, tid) {
                 let key = exact_key(machine, st);
-                self.next_compare = step + compare_spacing(key.len());
+                self.next_compare = step + compare_spacing(key.as_bytes().len());
                 self.tortoise = Some(Tortoise { step, at, key });
             }
             self.next = self.power.min(self.next_deadline).min(self.limit);
@@ -247,7 +231,7 @@ impl LongRun {
                 period: step - t.step,
             });
         }
-        self.next_compare = step + compare_spacing(key.len());
+        self.next_compare = step + compare_spacing(key.as_bytes().len());
         Verdict::Continue
     }
 }

@@ -58,11 +58,12 @@ impl Interner {
     }
 
     /// The id of `bytes`, and whether it was new.
+    #[cfg(test)]
     pub fn intern(&mut self, bytes: &[u8]) -> (u32, bool) {
         self.intern_hashed(hash_bytes(bytes), bytes)
     }
 
-    /// [`Interner::intern`] with the hash of `bytes` already computed.
+    /// The id of `bytes`, whose hash is `h`, and whether it was new.
     pub fn intern_hashed(&mut self, h: u64, bytes: &[u8]) -> (u32, bool) {
         let (pages, spans) = (&self.pages, &self.spans);
         if let Some(&id) = self
@@ -110,10 +111,12 @@ impl Interner {
         }
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.spans.len()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }

@@ -7,6 +7,7 @@
 
 mod canon;
 pub(crate) mod decode;
+mod fingerprint;
 mod hash;
 mod interner;
 mod paged;
@@ -14,7 +15,8 @@ mod reuse;
 pub(crate) mod symmetry;
 mod tree;
 
-pub use canon::{incremental_counts, Base, Canonicalizer, Chunk, Chunks};
+pub use canon::{incremental_counts, Base, Canonicalizer, Chunk};
+pub use fingerprint::{Fingerprint, Fingerprinter};
 pub use hash::hash_bytes;
 pub use interner::Interner;
 

@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tso_engine::explore::Limits;
-use tso_engine::{check, CheckOptions, CheckReport, ErrorKind, Natives, Verdict};
+use tso_engine::{check, CheckOptions, CheckReport, ErrorKind, Limits, Natives, Verdict};
 
 pub const ALL_OPTS: [&str; 3] = ["-O0", "-O1", "-O2"];
 
@@ -61,7 +60,7 @@ pub fn options() -> CheckOptions {
 }
 
 pub fn check_bc(bc: &Path, opts: &CheckOptions) -> CheckReport {
-    let prog = tso_engine::loader::load_file(bc).expect("load bitcode");
+    let prog = tso_engine::load_file(bc).expect("load bitcode");
     check(&prog, &Natives::standard(), opts)
 }
 

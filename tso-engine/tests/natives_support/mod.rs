@@ -6,8 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tso_engine::explore::Limits;
-use tso_engine::{check, CheckOptions, CheckReport, ErrorKind, Natives, Verdict};
+use tso_engine::{check, CheckOptions, CheckReport, ErrorKind, Limits, Natives, Verdict};
 
 pub const OPT_LEVELS: [&str; 2] = ["-O0", "-O2"];
 
@@ -51,7 +50,7 @@ pub fn run_source(src: &str, ext: &str, opt: &str) -> CheckReport {
 
 pub fn run_file(path: &Path, opt: &str, extra: &[&str]) -> CheckReport {
     let bc = compile_file(path, opt, extra);
-    let prog = tso_engine::loader::load_file(&bc).expect("load bitcode");
+    let prog = tso_engine::load_file(&bc).expect("load bitcode");
     let opts = CheckOptions {
         limits: Limits {
             max_states: Some(2_000_000),

@@ -10,7 +10,7 @@ use super::memory_ops::{self, MemIntrinsic};
 use super::rewriter::Rewriter;
 use super::InstrumentError;
 use crate::abi;
-use tso_engine::loader::asm::{asm_effect, AsmEffect};
+use tso_engine::{asm_effect, AsmEffect};
 
 /// Functions whose first argument is an object they release (`realloc` may release it).
 const RELEASING: &[&str] = &[

@@ -106,7 +106,7 @@ pub struct SourcePoint {
 impl SourcePoint {
     /// The position of an instruction (None without a debug location).
     pub fn of_instruction(inst: InstructionValue<'_>) -> Option<SourcePoint> {
-        tso_engine::loader::instruction_location(inst).map(|l| SourcePoint {
+        tso_engine::instruction_location(inst).map(|l| SourcePoint {
             file: l.file.to_string(),
             line: l.line,
             column: l.column,

@@ -8,9 +8,7 @@
 //! choice that `fence` offers — gives the states with empty buffers the
 //! conventional machine reaches from this one by flushing alone.
 
-use tso_engine::memory::Memory;
-use tso_engine::state::State;
-use tso_engine::{ErrorKind, Failure};
+use tso_engine::{ErrorKind, Failure, Memory, State};
 
 use super::env::{fragment, payload, pointer};
 use super::state::{Buffers, TsoState};
@@ -78,7 +76,7 @@ pub fn drained_states(st: &State, limit: usize) -> Result<Option<Vec<State>>, Fa
                 "more than {limit} orders to drain the store buffers of one state"
             )));
         }
-        match tso_engine::explore::advance_script(&script.taken) {
+        match tso_engine::advance_script(&script.taken) {
             Some(next) => {
                 script = Script {
                     script: next,

@@ -3,10 +3,7 @@
 
 use crate::buffer::{Addr, Choice, Payload, Range, SharedMemory};
 use std::cell::RefCell;
-use tso_engine::memory::Fragment;
-use tso_engine::natives::NativeCx;
-use tso_engine::value::make_ptr;
-use tso_engine::Failure;
+use tso_engine::{make_ptr, Failure, Fragment, NativeCx};
 
 /// Memory and choices share one context; the buffers use them one at a time.
 pub(crate) struct Env<'c, 'a> {
@@ -58,7 +55,7 @@ impl Choice for Chooser<'_, '_, '_> {
         self.0
             .cx
             .borrow_mut()
-            .choose_as(n, tso_engine::natives::ChoiceKind::BufferFlush)
+            .choose_as(n, tso_engine::ChoiceKind::BufferFlush)
     }
 
     fn choose_flush(&mut self, delayed: &[u32]) -> usize {

@@ -25,7 +25,7 @@
 
 use super::state::{Buffers, TsoState};
 use crate::buffer::{Entry, EntryList, StoreBuffers};
-use tso_engine::natives::NativeCx;
+use tso_engine::NativeCx;
 
 /// Report what changed between `before` (None: no buffer held anything) and `after`.
 pub(crate) fn report(cx: &NativeCx<'_>, before: Option<&TsoState>, after: &TsoState) {

@@ -13,7 +13,7 @@ pub use drain::drained_states;
 pub use observe::{Observation, ObservationLog};
 pub use state::{Buffers, PendingStore, TsoState};
 
-use tso_engine::natives::Natives;
+use tso_engine::Natives;
 
 /// How the runtime simulates x86-TSO.
 #[derive(Clone, Debug)]

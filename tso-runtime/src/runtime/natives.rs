@@ -8,15 +8,11 @@ use super::RuntimeOptions;
 use crate::abi::{self, RmwOp};
 use crate::buffer::{BufferError, Payload, Range};
 use std::cell::RefCell;
-use tso_engine::interp::{describe_address, describe_pointer, describe_scalar_at};
-use tso_engine::ir::Program;
-use tso_engine::memory::Fragment;
-use tso_engine::natives::{
-    arg, arg_val, Access, DataView, NativeCx, NativeResult, Natives, Visibility,
+use tso_engine::{
+    arg, arg_val, describe_address, describe_pointer, describe_scalar_at, ptr_parts, Access,
+    DataView, ErrorKind, Failure, Fragment, NativeCx, NativeResult, Natives, Program, State,
+    ThreadId, Val, Visibility,
 };
-use tso_engine::state::{State, ThreadId};
-use tso_engine::value::{ptr_parts, Val};
-use tso_engine::{ErrorKind, Failure};
 
 type BufResult<T> = Result<T, BufferError<Failure>>;
 
@@ -364,7 +360,7 @@ fn rmw_undef(op: RmwOp, operand_undef: Option<&Val>, old: &Payload, len: u32) ->
 
 /// The mask bytes of a scalar shadow of `len` bytes; empty when all are defined.
 fn undef_bytes(shadow: &Val, len: u32) -> Vec<u8> {
-    let bits = tso_engine::definedness::smear(shadow);
+    let bits = tso_engine::smear(shadow);
     let bytes = bits.to_le_bytes()[..(len as usize).min(16)].to_vec();
     if bytes.iter().all(|&b| b == 0) {
         Vec::new()

@@ -5,10 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use tso_engine::interp::describe_pointer;
-use tso_engine::natives::NativeCx;
-use tso_engine::state::ThreadId;
-use tso_engine::value::make_ptr;
+use tso_engine::{describe_pointer, make_ptr, NativeCx, ThreadId};
 
 use super::env::pointer;
 use super::state::{PendingStore, TsoState};

@@ -2,8 +2,7 @@
 
 use crate::buffer::{Payload, ReferenceBuffers, StoreBuffers};
 use std::any::Any;
-use tso_engine::state::{ExtState, State, ThreadId};
-use tso_engine::value::{make_ptr, ptr_parts};
+use tso_engine::{make_ptr, ptr_parts, ExtState, State, ThreadId};
 
 #[derive(Clone, Debug)]
 pub enum Buffers {

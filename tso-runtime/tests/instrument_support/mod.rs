@@ -253,9 +253,9 @@ pub fn compile_program(source: &Path) -> PathBuf {
 pub fn instrumented_program(
     bitcode: &Path,
     runtime: &tso_runtime::runtime::RuntimeOptions,
-) -> (tso_engine::ir::Program, tso_engine::Natives) {
+) -> (tso_engine::Program, tso_engine::Natives) {
     let context = Context::create();
-    let module = tso_engine::loader::parse_module(&context, bitcode).expect("load");
+    let module = tso_engine::parse_module(&context, bitcode).expect("load");
     tso_runtime::instrument::instrument_module(
         &module,
         &tso_runtime::instrument::InstrumentOptions::default(),
@@ -263,5 +263,5 @@ pub fn instrumented_program(
     .expect("instrument");
     let mut natives = tso_engine::Natives::standard();
     tso_runtime::runtime::register(&mut natives, runtime);
-    (tso_engine::loader::translate(&module), natives)
+    (tso_engine::translate(&module), natives)
 }

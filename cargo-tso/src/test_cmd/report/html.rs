@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use tso_engine::Verdict;
 
-use crate::cli::MemoryModel;
 use crate::render::html::{self, Picture};
+use crate::settings::MemoryModel;
 use crate::test_cmd::runner::TestResult;
 
 /// `pkg::file::test [sb=2]` as `pkg.file.test__sb_2_.html`: the name with only
