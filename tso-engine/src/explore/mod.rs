@@ -11,7 +11,6 @@ mod deadlock;
 mod dfs;
 pub mod diagnosis;
 pub mod footprint;
-pub(crate) mod future;
 mod held;
 mod liveness;
 pub mod observers;
@@ -22,6 +21,7 @@ mod search;
 mod sleep;
 mod symmetric_path;
 
+pub(crate) use crate::interp::future;
 pub use counterexample::Counterexample;
 pub use search::advance_script;
 

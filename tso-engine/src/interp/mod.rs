@@ -4,6 +4,7 @@
 
 mod arith;
 mod cycle;
+pub(crate) mod future;
 mod intrinsics;
 mod races;
 mod trace;
@@ -162,7 +163,7 @@ pub struct Machine<'p> {
     atomic_only: Vec<bool>,
     /// The static futures judged by what threads write (`race_read_futures`), built
     /// on first use, and whether a thread's end, and main's, runs program code.
-    race_futures: std::sync::OnceLock<(crate::explore::future::Futures, bool, bool)>,
+    race_futures: std::sync::OnceLock<(future::Futures, bool, bool)>,
     /// The await loops (`ir::awaits`), when awaits are on.
     awaits: Option<crate::ir::awaits::Awaits>,
 }

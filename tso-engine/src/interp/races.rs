@@ -301,7 +301,7 @@ impl Machine<'_> {
             return;
         }
         let (futures, ends_run_code, main_end_runs_code) = self.race_futures.get_or_init(|| {
-            let futures = crate::explore::future::Futures::for_race_writes(self);
+            let futures = super::future::Futures::for_race_writes(self);
             // A program run with the TSO runtime's store buffers writes through its
             // hooks and natives, outside any thread's code: anything, any time.
             let buffered = self.evict_hook.is_some()
