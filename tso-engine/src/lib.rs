@@ -7,16 +7,19 @@
 //! runs one thread's transition atomically; [`explore`] searches the state space,
 //! storing canonical states in [`store`]; [`check`] wraps it all in one call.
 
+mod bytes;
 mod check;
 pub(crate) mod cxx;
 pub mod definedness;
 pub(crate) mod error;
 pub mod explore;
+pub(crate) mod hooks;
 pub mod interp;
 pub mod ir;
 pub(crate) mod libc;
 pub mod loader;
 pub mod memory;
+mod models;
 pub mod natives;
 pub(crate) mod pthread;
 pub mod race;

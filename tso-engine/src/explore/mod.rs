@@ -22,6 +22,7 @@ mod sleep;
 mod symmetric_path;
 
 pub(crate) use crate::interp::future;
+pub use crate::interp::StopCheck;
 pub use counterexample::Counterexample;
 pub use search::advance_script;
 
@@ -45,18 +46,6 @@ pub struct Limits {
     /// The caller's own reason to stop (a memory budget it measures itself, an
     /// interrupt), asked with the other limits and inside long transitions.
     pub stop: Option<StopCheck>,
-}
-
-/// A caller's check for a reason to stop a search: `Some(reason)` ends it as
-/// inconclusive with that reason. Asked about every tick and every 2^20 steps of a
-/// long transition, from any worker.
-#[derive(Clone)]
-pub struct StopCheck(pub std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>);
-
-impl std::fmt::Debug for StopCheck {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StopCheck")
-    }
 }
 
 impl Limits {

@@ -144,9 +144,7 @@ fn scoped(v: &crate::ir::debug::DebugVar) -> String {
     }
 }
 
-pub(crate) fn short(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
+pub(crate) use crate::ir::debug::short;
 
 pub(crate) fn describe_value(m: &Machine<'_>, st: &State, v: &Val) -> String {
     match v {
