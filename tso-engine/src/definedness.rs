@@ -71,7 +71,7 @@ impl Origin {
     /// `uninitialised memory allocated at b.c:7`, `the variable main::x declared at
     /// a.c:2`.
     pub fn describe(self, program: &crate::ir::Program) -> Option<String> {
-        let short = crate::interp::short;
+        let short = crate::ir::debug::short;
         match self {
             Origin::Site(l) => program.location(Some(l)).map(|l| {
                 format!(

@@ -11,16 +11,19 @@
 //! use, re-exported here; every module but [`resources`] is private to the crate
 //! (`scripts/api-count.sh` counts the API).
 
+mod bytes;
 mod check;
 mod cxx;
 mod definedness;
 mod error;
 mod explore;
+mod hooks;
 mod interp;
 mod ir;
 mod libc;
 mod loader;
 mod memory;
+mod models;
 mod natives;
 mod pthread;
 mod race;

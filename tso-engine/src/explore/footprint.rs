@@ -34,11 +34,18 @@
 //! and run every enabled transition from each (sleepers too), so every race the full
 //! search reports is reported.
 //!
-//! Recording is per worker thread (a thread-local) and only while a search with the
-//! reduction runs a transition (`Machine::run_transition_recorded`): `Memory::check`
-//! and the other hooks test one flag and return when it is off.
+//! Recording is per worker thread and only while a search with the reduction runs a
+//! transition (`Machine::run_transition_recorded`): the machine reports through
+//! `hooks::TransitionHook`, which `Recording` implements here; with no transition
+//! watched, `Memory::check` and the other reports test one flag and return.
 
-use std::cell::{Cell, RefCell};
+use crate::error::Failure;
+use crate::hooks::TransitionHook;
+use crate::interp::{Machine, Step};
+use crate::natives::Chooser;
+use crate::state::{State, ThreadId};
+use std::any::Any;
+use std::cell::RefCell;
 
 /// A pseudo-object standing for the program's output (when output is part of the
 /// state, printing threads are ordered).
@@ -217,65 +224,63 @@ impl Footprint {
     }
 }
 
+/// The search's hook on a transition: it records the transition's footprint.
+struct Recording(Footprint);
+
+impl TransitionHook for Recording {
+    fn bytes(&mut self, obj: u32, off: u64, len: u64, write: bool) {
+        self.0.add(obj, off, len, write);
+    }
+    fn object_changed(&mut self, obj: u32) {
+        // A write already noted is exact; the whole object only when none was.
+        if !self.0.writes(obj) {
+            self.0.add_object(obj, true);
+        }
+    }
+    fn thread_end(&mut self, t: u32, write: bool) {
+        self.0.add_object(thread_object(t), write);
+    }
+    fn thread_data(&mut self, t: u32, write: bool) {
+        self.0.add_object(thread_data_object(t), write);
+    }
+    fn output(&mut self) {
+        self.0.add_object(OUTPUT, true);
+    }
+    fn everything(&mut self) {
+        self.0.set_everything();
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
 thread_local! {
-    static RECORDING: Cell<bool> = const { Cell::new(false) };
-    static CURRENT: RefCell<Footprint> = const { RefCell::new(Footprint::EMPTY) };
+    /// This worker's recording, kept from one transition to the next: cleared, not
+    /// replaced, its buffer keeps its capacity (growing it afresh each time was most of
+    /// the recording's cost).
+    static SCRATCH: RefCell<Option<Box<Recording>>> = const { RefCell::new(None) };
 }
 
-/// Is a transition being recorded on this thread?
-#[inline]
-pub(crate) fn recording() -> bool {
-    RECORDING.with(Cell::get)
-}
-
-/// Note an access of the running transition (only call when `recording()`).
-pub(crate) fn note(obj: u32, off: u64, len: u64, write: bool) {
-    CURRENT.with(|c| c.borrow_mut().add(obj, off, len, write));
-}
-
-/// Note that the running transition touched something no range describes.
-pub(crate) fn note_everything() {
-    if recording() {
-        CURRENT.with(|c| c.borrow_mut().set_everything());
-    }
-}
-
-/// Records the accesses of one transition on this thread until `finish` (or drop,
-/// on a panic).
-pub(crate) struct Recorder(());
-
-impl Recorder {
-    pub(crate) fn start() -> Recorder {
-        // Cleared, not replaced: the buffer keeps its capacity from one transition to
-        // the next (growing it afresh each time was most of the recording's cost).
-        CURRENT.with(|c| {
-            let mut c = c.borrow_mut();
-            c.everything = false;
-            c.accesses.clear();
-        });
-        RECORDING.with(|r| r.set(true));
-        Recorder(())
-    }
-
-    /// Add to what was recorded so far (checks the recorder makes after the run).
-    pub(crate) fn with(&self, f: impl FnOnce(&mut Footprint)) {
-        CURRENT.with(|c| f(&mut c.borrow_mut()));
-    }
-
-    pub(crate) fn writes(&self, obj: u32) -> bool {
-        CURRENT.with(|c| c.borrow().writes(obj))
-    }
-
-    /// What was recorded, in one allocation of its exact size (none when empty).
-    pub(crate) fn finish(self) -> Footprint {
-        RECORDING.with(|r| r.set(false));
-        CURRENT.with(|c| c.borrow().clone())
-    }
-}
-
-impl Drop for Recorder {
-    fn drop(&mut self) {
-        RECORDING.with(|r| r.set(false));
+impl Machine<'_> {
+    /// `run_transition`, and its footprint: what it touched that another thread could
+    /// observe (`run_transition_observed` says what counts).
+    pub(crate) fn run_transition_recorded(
+        &self,
+        before: &State,
+        st: &mut State,
+        tid: ThreadId,
+        chooser: &mut dyn Chooser,
+    ) -> (Result<Step, Failure>, Footprint) {
+        let mut recording = SCRATCH
+            .with(|s| s.borrow_mut().take())
+            .unwrap_or_else(|| Box::new(Recording(Footprint::EMPTY)));
+        recording.0.everything = false;
+        recording.0.accesses.clear();
+        let (r, recording) = self.run_transition_observed(before, st, tid, chooser, recording);
+        // In one allocation of its exact size (none when empty).
+        let footprint = recording.0.clone();
+        SCRATCH.with(|s| *s.borrow_mut() = Some(recording));
+        (r, footprint)
     }
 }
 
@@ -342,13 +347,15 @@ mod tests {
     }
 
     #[test]
-    fn recording_is_off_outside_a_recorder() {
-        assert!(!recording());
-        let r = Recorder::start();
-        assert!(recording());
-        note(9, 0, 8, true);
-        let f = r.finish();
-        assert!(!recording());
-        assert!(!f.independent(&fp(&[(9, 4, 1, false)])));
+    fn the_hook_records_only_while_it_is_installed() {
+        crate::hooks::report(|h| h.bytes(9, 0, 8, true));
+        assert!(!crate::hooks::observed());
+        let ((), r) = crate::hooks::observe(Box::new(Recording(Footprint::EMPTY)), || {
+            assert!(crate::hooks::observed());
+            crate::hooks::report(|h| h.bytes(9, 0, 8, true));
+        });
+        assert!(!crate::hooks::observed());
+        assert!(!r.0.independent(&fp(&[(9, 4, 1, false)])));
+        assert!(r.0.independent(&fp(&[(10, 0, 1, true)])));
     }
 }

@@ -11,7 +11,6 @@ mod deadlock;
 mod dfs;
 pub mod diagnosis;
 pub mod footprint;
-pub(crate) mod future;
 mod held;
 mod liveness;
 pub mod observers;
@@ -22,6 +21,8 @@ mod search;
 mod sleep;
 mod symmetric_path;
 
+pub(crate) use crate::interp::future;
+pub use crate::interp::StopCheck;
 pub use counterexample::Counterexample;
 pub use search::advance_script;
 
@@ -45,18 +46,6 @@ pub struct Limits {
     /// The caller's own reason to stop (a memory budget it measures itself, an
     /// interrupt), asked with the other limits and inside long transitions.
     pub stop: Option<StopCheck>,
-}
-
-/// A caller's check for a reason to stop a search: `Some(reason)` ends it as
-/// inconclusive with that reason. Asked about every tick and every 2^20 steps of a
-/// long transition, from any worker.
-#[derive(Clone)]
-pub struct StopCheck(pub std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>);
-
-impl std::fmt::Debug for StopCheck {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StopCheck")
-    }
 }
 
 impl Limits {

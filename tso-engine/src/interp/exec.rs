@@ -895,6 +895,9 @@ impl<'p> Machine<'p> {
             chooser,
             notes,
             spawn: &spawn,
+            user_location_of: |program, st, tid, loc| {
+                super::attribute(program, st, tid, loc).location()
+            },
             max_memory: self.opts.max_memory,
             spurious_wakeups: self.opts.spurious_wakeups,
             fence_hook: self.fence_hook.clone(),

@@ -4,6 +4,7 @@
 
 mod arith;
 mod cycle;
+pub(crate) mod future;
 mod intrinsics;
 mod races;
 mod trace;
@@ -14,13 +15,34 @@ pub(crate) use trace::{attribute, describe_range, short};
 pub use trace::{describe_address, describe_pointer, describe_scalar_at, TraceStep};
 
 use crate::error::{ErrorKind, Failure};
-use crate::explore::footprint::{self, Footprint, Recorder};
+use crate::hooks::{self, TransitionHook};
 use crate::ir::{Callee, FuncId, Inst, Operand, Program, FUNCTION_OBJECT_BASE};
 use crate::memory::{Memory, ObjKind, Object};
 use crate::natives::{ChoiceKind, Chooser, Native, Natives, Visibility};
 use crate::state::{Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, ptr_parts, Val};
 use std::sync::Arc;
+
+/// A caller's check for a reason to stop a search: `Some(reason)` ends it as
+/// inconclusive with that reason. Asked about every tick and every 2^20 steps of a
+/// long transition, from any worker.
+#[derive(Clone)]
+pub struct StopCheck(pub std::sync::Arc<dyn Fn() -> Option<String> + Send + Sync>);
+
+impl std::fmt::Debug for StopCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StopCheck")
+    }
+}
+
+/// The machine's options choose how a search's workers canonicalise (the store knows
+/// no machine).
+impl crate::store::Canonicalizer {
+    /// The canonicaliser of a search's worker, incremental unless the options say not.
+    pub fn for_search(opts: &MachineOptions) -> crate::store::Canonicalizer {
+        Self::with_modes(opts.incremental_canon, opts.check_incremental_canon)
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct MachineOptions {
@@ -150,7 +172,7 @@ pub struct Machine<'p> {
     /// When exploration must stop (--timeout), checked inside long transitions too.
     pub deadline: std::sync::Mutex<Option<std::time::Instant>>,
     /// The caller's reason to stop (`Limits::stop`), asked inside long transitions too.
-    pub stop: std::sync::Mutex<Option<crate::explore::StopCheck>>,
+    pub stop: std::sync::Mutex<Option<StopCheck>>,
     /// Races found so far under `RacePolicy::Warn`, one per memory location (the least
     /// report: the same race found on many paths, or by other threads in the other
     /// order, is one report, whatever order the workers find them in).
@@ -162,7 +184,7 @@ pub struct Machine<'p> {
     atomic_only: Vec<bool>,
     /// The static futures judged by what threads write (`race_read_futures`), built
     /// on first use, and whether a thread's end, and main's, runs program code.
-    race_futures: std::sync::OnceLock<(crate::explore::future::Futures, bool, bool)>,
+    race_futures: std::sync::OnceLock<(future::Futures, bool, bool)>,
     /// The await loops (`ir::awaits`), when awaits are on.
     awaits: Option<crate::ir::awaits::Awaits>,
 }
@@ -757,23 +779,24 @@ impl<'p> Machine<'p> {
         r
     }
 
-    /// `run_transition`, and what the transition touched that another thread could
-    /// observe (see `explore::footprint`). A thread created, ended or changed by
-    /// another, the exit code, an atomic section, keys and atexit handlers make it
-    /// dependent on everything; so does race tracking (its clocks are global data).
+    /// `run_transition`, watched by `hook`: besides what the run reports as it goes, what
+    /// it touched that another thread could observe (see `explore::footprint`). A thread
+    /// created, ended or changed by another, the exit code, an atomic section, keys and
+    /// atexit handlers make it dependent on everything; so does race tracking (its
+    /// clocks are global data).
     ///
     /// `before` is the state `st` was cloned from (the caller keeps it anyway; cloning
     /// it here, with every object's reference count, was a quarter of the recording's
     /// cost on small TSO programs).
-    pub(crate) fn run_transition_recorded(
+    pub(crate) fn run_transition_observed<H: TransitionHook>(
         &self,
         before: &State,
         st: &mut State,
         tid: ThreadId,
         chooser: &mut dyn Chooser,
-    ) -> (Result<Step, Failure>, Footprint) {
-        let recorder = Recorder::start();
-        let r = self.run_transition(st, tid, chooser, None);
+        hook: Box<H>,
+    ) -> (Result<Step, Failure>, Box<H>) {
+        let (r, mut hook) = hooks::observe(hook, || self.run_transition(st, tid, chooser, None));
         let lifecycle = st.threads.len() != before.threads.len()
             || st
                 .threads
@@ -787,40 +810,40 @@ impl<'p> Machine<'p> {
             || st.next_key != before.next_key
             || st.atexit.len() != before.atexit.len();
         if lifecycle {
-            recorder.with(|f| f.set_everything());
-            return (r, recorder.finish());
+            hook.everything();
+            return (r, hook);
         }
         if st.thread(tid).status != before.thread(tid).status {
             if st.at_most_one_running() {
                 // The last other thread now runs alone: what is visible changes.
-                recorder.with(|f| f.set_everything());
-                return (r, recorder.finish());
+                hook.everything();
+                return (r, hook);
             }
             // The thread ended: seen by joins (`NativeCx::footprint_thread`).
-            recorder.with(|f| f.add_object(footprint::thread_object(tid), true));
+            hook.thread_end(tid, true);
         }
-        // A changed shared object that no hook saw written: the whole object.
+        // A changed shared object that no hook may have seen written.
         for (id, old, new) in st.memory.changed_since(&before.memory) {
-            if old.shared && !new.is_some_and(|new| Arc::ptr_eq(old, new)) && !recorder.writes(id) {
-                recorder.with(|f| f.add_object(id, true));
+            if old.shared && !new.is_some_and(|new| Arc::ptr_eq(old, new)) {
+                hook.object_changed(id);
             }
         }
         if self.opts.outputs_visible && st.output.len() != before.output.len() {
-            recorder.with(|f| f.add_object(footprint::OUTPUT, true));
+            hook.output();
         }
         if r == Ok(Step::Progress) && self.stops_at_custom_visibility(st, tid) {
             // Where this transition ended depends on extension data held for `tid`.
             match st.ext.as_ref().map(|e| e.objects_of_thread(tid)) {
                 None => {}
-                Some(None) => recorder.with(|f| f.set_everything()),
-                Some(Some(objects)) => recorder.with(|f| {
+                Some(None) => hook.everything(),
+                Some(Some(objects)) => {
                     for o in objects {
-                        f.add_object(o, false);
+                        hook.object(o, false);
                     }
-                }),
+                }
             }
         }
-        (r, recorder.finish())
+        (r, hook)
     }
 
     /// Is `tid` stopped at an action whose visibility a `Visibility::Custom` test or

@@ -252,7 +252,7 @@ impl Machine<'_> {
             self.on_race(st, None, race)?;
         }
         if screen::probing() {
-            screen::note_dealloc(st, tid, obj);
+            screen::note_dealloc(&st.memory, tid, obj, st.atomic_owner == Some(tid));
         }
         st.kill(obj);
         Ok(())
@@ -301,7 +301,7 @@ impl Machine<'_> {
             return;
         }
         let (futures, ends_run_code, main_end_runs_code) = self.race_futures.get_or_init(|| {
-            let futures = crate::explore::future::Futures::for_race_writes(self);
+            let futures = super::future::Futures::for_race_writes(self);
             // A program run with the TSO runtime's store buffers writes through its
             // hooks and natives, outside any thread's code: anything, any time.
             let buffered = self.evict_hook.is_some()
@@ -381,9 +381,7 @@ impl Machine<'_> {
                 let sites_lost = st.races.as_ref().is_some_and(|r| r.sites_lost());
                 if let Some((p, size)) = at {
                     let (obj, off) = ptr_parts(p);
-                    if crate::explore::footprint::recording() {
-                        crate::explore::footprint::note(obj, off as u64, size, true);
-                    }
+                    crate::hooks::report(|h| h.bytes(obj, off as u64, size, true));
                     if let Some(r) = st.races_mut() {
                         r.mark_raced(obj, off, size.min(u32::MAX as u64) as u32);
                     }

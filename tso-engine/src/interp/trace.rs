@@ -144,9 +144,7 @@ fn scoped(v: &crate::ir::debug::DebugVar) -> String {
     }
 }
 
-pub(crate) fn short(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or(path)
-}
+pub(crate) use crate::ir::debug::short;
 
 /// An integer of `bytes` bytes (at most 8) that is or goes to the memory at `p`, read
 /// as the type the debug info declares there: `4294967295` for an `unsigned`, `-1` for

@@ -257,6 +257,11 @@ pub(crate) fn is_reserved(name: &str) -> bool {
     b.len() >= 2 && b[0] == b'_' && (b[1] == b'_' || b[1].is_ascii_uppercase())
 }
 
+/// A source path's file name, as messages show it.
+pub(crate) fn short(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
 /// Headers of the C and C++ libraries and the compiler, as opposed to the user's own
 /// files: steps there are shown at the user's line that led to them.
 pub(crate) fn is_system_header(path: &str) -> bool {

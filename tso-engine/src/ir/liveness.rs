@@ -3,6 +3,10 @@
 
 use super::{Block, Inst, Operand, Reg};
 
+/// The functions clang marks `returns_twice` that the library models (`libc/setjmp.rs`):
+/// registers live after a call to one are live everywhere in the function.
+pub(crate) const RETURNS_TWICE: &[&str] = &["setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp"];
+
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Liveness {
     /// Index of each block's first instruction in `sets`.

@@ -7,7 +7,7 @@
 //! the owner, like returns, and resumes after that call with the value passed. The
 //! signal mask is not modelled (signals are out of scope), so the sig* forms are the same.
 //! Liveness treats registers live after a setjmp call as live everywhere in the function
-//! (see `ir::liveness`), since the CFG does not show longjmp's edge back to it.
+//! (see `ir::liveness::RETURNS_TWICE`), since the CFG does not show longjmp's edge back to it.
 
 use super::hidden::SETJMP_MARK;
 use crate::error::{ErrorKind, Failure};
@@ -16,9 +16,6 @@ use crate::memory::{ObjKind, Object};
 use crate::natives::{arg, NativeCx, NativeResult, Natives, Pointee, Visibility};
 use crate::state::ReturnTo;
 use crate::value::{make_ptr, ptr_parts, Val};
-
-/// The functions clang marks `returns_twice` that are modelled here.
-pub(crate) const RETURNS_TWICE: &[&str] = &["setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp"];
 
 /// `jmp_buf` and `sigjmp_buf` on x86-64 glibc (`struct __jmp_buf_tag[1]`).
 const JMP_BUF: u64 = 200;

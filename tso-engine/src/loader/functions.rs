@@ -111,7 +111,7 @@ impl Translator {
             Inst::Call {
                 callee: Callee::Direct(f),
                 ..
-            } => crate::libc::setjmp::RETURNS_TWICE.contains(&functions[*f as usize].name.as_str()),
+            } => liveness::RETURNS_TWICE.contains(&functions[*f as usize].name.as_str()),
             _ => false,
         };
         let live = liveness::Liveness::compute(&blocks, next_reg, returns_twice);

@@ -106,8 +106,8 @@ impl Memory {
     /// The object dies (freed heap block, returned stack slot): it stays as a tombstone
     /// so dangling accesses are reported, without its bytes.
     pub(crate) fn kill(&mut self, id: ObjId) {
-        if crate::explore::footprint::recording() && self.get(id).is_some_and(|o| o.shared) {
-            crate::explore::footprint::note(id, 0, u32::MAX as u64, true);
+        if crate::hooks::observed() && self.get(id).is_some_and(|o| o.shared) {
+            crate::hooks::report(|h| h.object(id, true));
         }
         if let Some(o) = self.get_mut(id) {
             o.freed = true;
@@ -250,10 +250,10 @@ impl Memory {
                 "write to read-only memory (a constant)",
             ));
         }
-        if o.shared && crate::explore::footprint::recording() {
+        if o.shared && crate::hooks::observed() {
             // A string read (`len` 0) may read up to the object's end.
             let len = if len == 0 { o.size() - off as u64 } else { len };
-            crate::explore::footprint::note(obj, off as u64, len.max(1), write);
+            crate::hooks::report(|h| h.bytes(obj, off as u64, len.max(1), write));
         }
         Ok((obj, off))
     }

@@ -11,6 +11,10 @@ use std::cell::RefCell;
 /// How natives start threads: (state, start routine, arguments) → new thread id.
 pub(crate) type SpawnFn<'a> = dyn Fn(&mut State, u64, Vec<Val>) -> Result<ThreadId, Failure> + 'a;
 
+/// Where the machine shows a step of a thread at a location: (program, state, thread,
+/// location) → the innermost location in the user's own files (`interp::attribute`).
+pub(crate) type UserLocationFn = fn(&Program, &State, ThreadId, Option<u32>) -> Option<u32>;
+
 pub struct NativeCx<'a> {
     pub state: &'a mut State,
     pub program: &'a Program,
@@ -21,6 +25,7 @@ pub struct NativeCx<'a> {
     /// Human-readable notes for the counterexample trace; None when not tracing.
     pub(crate) notes: Option<&'a mut Vec<String>>,
     pub(crate) spawn: &'a SpawnFn<'a>,
+    pub(crate) user_location_of: UserLocationFn,
     pub(crate) max_memory: u64,
     pub(crate) spurious_wakeups: bool,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
@@ -111,7 +116,7 @@ impl<'a> NativeCx<'a> {
         let here = self.location();
         match here.and_then(|l| self.program.locations.get(l as usize)) {
             Some(l) if l.system => {
-                crate::interp::attribute(self.program, self.state, self.tid, here).location()
+                (self.user_location_of)(self.program, self.state, self.tid, here)
             }
             _ => here,
         }
@@ -542,7 +547,8 @@ impl<'a> NativeCx<'a> {
             }
         }
         if crate::race::screen::probing() {
-            crate::race::screen::note_dealloc(self.state, self.tid, obj);
+            let section = self.state.atomic_owner == Some(self.tid);
+            crate::race::screen::note_dealloc(&self.state.memory, self.tid, obj, section);
         }
         self.state.kill(obj);
     }
@@ -611,46 +617,30 @@ impl<'a> NativeCx<'a> {
     /// outside its bytes (the TSO runtime's buffered stores to it). Accesses through
     /// this API's memory functions are recorded without it.
     pub fn footprint_object(&self, obj: u32, write: bool) {
-        if crate::explore::footprint::recording() {
-            crate::explore::footprint::note(obj, 0, u32::MAX as u64, write);
-        }
+        crate::hooks::report(|h| h.object(obj, write));
     }
 
     /// Is a search with partial-order reduction recording this transition's accesses?
     pub fn footprint_recording(&self) -> bool {
-        crate::explore::footprint::recording()
+        crate::hooks::observed()
     }
 
     /// Partial-order reduction: this call read (or changed) the shape of the data an
     /// extension keeps for thread `t` (the TSO runtime: which entries its buffer holds,
     /// which later facts count by position). Distinct from every object.
     pub fn footprint_thread_data(&self, t: ThreadId, write: bool) {
-        if crate::explore::footprint::recording() {
-            crate::explore::footprint::note(
-                crate::explore::footprint::thread_data_object(t),
-                0,
-                u32::MAX as u64,
-                write,
-            );
-        }
+        crate::hooks::report(|h| h.thread_data(t, write));
     }
 
     /// Partial-order reduction: this call reads whether thread `t` has ended.
     pub(crate) fn footprint_thread(&self, t: ThreadId) {
-        if crate::explore::footprint::recording() {
-            crate::explore::footprint::note(
-                crate::explore::footprint::thread_object(t),
-                0,
-                u32::MAX as u64,
-                false,
-            );
-        }
+        crate::hooks::report(|h| h.thread_end(t, false));
     }
 
     /// Partial-order reduction: this call did something that cannot be described as
     /// accesses to objects; it is dependent on every other transition.
     pub fn footprint_everything(&self) {
-        crate::explore::footprint::note_everything();
+        crate::hooks::report(|h| h.everything());
     }
 
     /// Race detection: this thread acquires what was released to the synchronisation
@@ -659,9 +649,7 @@ impl<'a> NativeCx<'a> {
         let (tid, key) = (self.tid, ptr_parts(ptr));
         if let Some(r) = self.state.races_mut() {
             // Reads the location's release clock (`explore::footprint`, race data).
-            if crate::explore::footprint::recording() {
-                crate::explore::footprint::note(key.0, key.1 as u64, 1, false);
-            }
+            crate::hooks::report(|h| h.bytes(key.0, key.1 as u64, 1, false));
             r.acquire(tid, key);
         }
     }
@@ -672,9 +660,7 @@ impl<'a> NativeCx<'a> {
         let (tid, key) = (self.tid, ptr_parts(ptr));
         if let Some(r) = self.state.races_mut() {
             // Writes the location's release clock (`explore::footprint`, race data).
-            if crate::explore::footprint::recording() {
-                crate::explore::footprint::note(key.0, key.1 as u64, 1, true);
-            }
+            crate::hooks::report(|h| h.bytes(key.0, key.1 as u64, 1, true));
             r.release(tid, key);
         }
     }

@@ -157,15 +157,6 @@ impl Natives {
         Natives::default()
     }
 
-    /// The C library, pthreads, C++ runtime and verifier functions the engine models.
-    pub fn standard() -> Natives {
-        let mut n = Natives::empty();
-        crate::libc::register(&mut n);
-        n.without_data_accesses(crate::pthread::register);
-        crate::cxx::register(&mut n);
-        n
-    }
-
     pub(crate) fn add(
         &mut self,
         name: &'static str,

@@ -90,9 +90,9 @@ mod sorted;
 pub(crate) use atomic_only::{atomic_only_globals, is_atomic_only};
 pub use clock::VectorClock;
 
+use crate::bytes::Reader;
 use crate::ir::MemOrder;
 use crate::memory::ObjId;
-use crate::store::decode::Reader;
 use shadow::{Run, Shadow};
 use smallvec::SmallVec;
 use sorted::SortedMap;

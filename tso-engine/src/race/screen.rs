@@ -188,9 +188,9 @@ pub(crate) fn note(a: ProbeAccess) {
 }
 
 /// Thread `tid` deallocates `obj`: a plain write of all of it, when another thread can
-/// reach it (only call when `probing()`).
-pub(crate) fn note_dealloc(st: &crate::state::State, tid: u32, obj: ObjId) {
-    if st.memory.get(obj).is_some_and(|o| o.shared && !o.freed) {
+/// reach it (only call when `probing()`); `section`: inside `tid`'s atomic section.
+pub(crate) fn note_dealloc(memory: &crate::memory::Memory, tid: u32, obj: ObjId, section: bool) {
+    if memory.get(obj).is_some_and(|o| o.shared && !o.freed) {
         note(ProbeAccess {
             tid,
             obj,
@@ -198,7 +198,7 @@ pub(crate) fn note_dealloc(st: &crate::state::State, tid: u32, obj: ObjId) {
             end: u32::MAX,
             write: true,
             atomic: false,
-            section: st.atomic_owner == Some(tid),
+            section,
         });
     }
 }

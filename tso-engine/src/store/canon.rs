@@ -181,11 +181,12 @@ impl Canonicalizer {
         Canonicalizer::default()
     }
 
-    /// The canonicaliser of a search's worker, incremental unless the options say not.
-    pub fn for_search(opts: &crate::interp::MachineOptions) -> Canonicalizer {
+    /// A canonicaliser, incremental or not, that (`check`) compares each incremental
+    /// run with a full one (`interp`'s `Canonicalizer::for_search` reads the options).
+    pub(crate) fn with_modes(incremental: bool, check: bool) -> Canonicalizer {
         let mut c = Canonicalizer::default();
-        c.incremental = opts.incremental_canon;
-        c.check = opts.check_incremental_canon;
+        c.incremental = incremental;
+        c.check = check;
         c
     }
 

@@ -11,6 +11,7 @@
 //! kind (None for a kind that cannot rebuild it), race data by `RaceState::decode`
 //! (an equivalent race state: see there).
 
+use crate::bytes::Reader;
 use crate::definedness::Undef;
 use crate::ir::Program;
 use crate::memory::{Memory, ObjKind, Object};
@@ -19,97 +20,14 @@ use crate::state::{ExitValue, ExtState, Frame, ReturnTo, State, Thread, ThreadSt
 use crate::value::Val;
 use std::sync::Arc;
 
-/// Reads the bytes of one chunk; every read fails (None) past its end.
-pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Reader { bytes, at: 0 }
-    }
-    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let s = self.bytes.get(self.at..self.at.checked_add(n)?)?;
-        self.at += n;
-        Some(s)
-    }
-    pub(crate) fn u8(&mut self) -> Option<u8> {
-        Some(self.take(1)?[0])
-    }
-    pub(crate) fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
-    }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
-    }
-    fn u128(&mut self) -> Option<u128> {
-        Some(u128::from_le_bytes(self.take(16)?.try_into().ok()?))
-    }
-    /// A LEB128 length (`canon::write_len`).
-    pub(crate) fn len(&mut self) -> Option<usize> {
-        let mut n = 0usize;
-        let mut shift = 0;
-        loop {
-            let b = self.u8()?;
-            n |= ((b & 0x7f) as usize).checked_shl(shift)?;
-            if b & 0x80 == 0 {
-                return Some(n);
-            }
-            shift += 7;
-        }
-    }
-    fn val(&mut self) -> Option<Val> {
-        Some(match self.u8()? {
-            1 => Val::Int(self.u64()? as u128),
-            2 => Val::Int(self.u128()?),
-            3 => Val::Ptr(self.u64()?),
-            4 => Val::F32(self.u32()?),
-            5 => Val::F64(self.u64()?),
-            6 => {
-                let n = self.len()?;
-                let mut l = Vec::with_capacity(n.min(self.bytes.len()));
-                for _ in 0..n {
-                    l.push(self.val()?);
-                }
-                Val::Agg(l.into())
-            }
-            7 => {
-                let n = self.len()?;
-                let mut l = Vec::with_capacity(n.min(self.bytes.len()));
-                for _ in 0..n {
-                    l.push(self.u64()?);
-                }
-                Val::Wide(l.into())
-            }
-            8 => {
-                let lanes = self.u8()?;
-                let lo = self.u64()? as u128;
-                let hi = self.u64()? as u128;
-                Val::PtrLanes(hi << 64 | lo, lanes)
-            }
-            _ => return None,
-        })
-    }
-    fn opt_val(&mut self) -> Option<Option<Val>> {
-        match self.u8()? {
-            0 => Some(None),
-            1 => Some(Some(self.val()?)),
-            _ => None,
-        }
-    }
-    /// `canon::write_exit_value`; the origin of undefined bits is not state.
-    fn exit_value(&mut self) -> Option<ExitValue> {
-        let value = self.val()?;
-        let undef = self.opt_val()?.map(|shadow| Undef {
-            shadow,
-            origin: None,
-        });
-        Some(ExitValue { value, undef })
-    }
-    pub(crate) fn done(&self) -> bool {
-        self.at == self.bytes.len()
-    }
+/// `canon::write_exit_value`; the origin of undefined bits is not state.
+fn exit_value(r: &mut Reader<'_>) -> Option<ExitValue> {
+    let value = r.val()?;
+    let undef = r.opt_val()?.map(|shadow| Undef {
+        shadow,
+        origin: None,
+    });
+    Some(ExitValue { value, undef })
 }
 
 /// Threads and objects rebuilt lately, by chunk id, kept by a worker so that states
@@ -319,7 +237,7 @@ fn thread(program: &Program, bytes: &[u8], all_registers: bool) -> Option<Thread
     let mut r = Reader::new(bytes);
     let status = match r.u8()? {
         0 => ThreadStatus::Running,
-        1 => ThreadStatus::Finished(r.exit_value()?),
+        1 => ThreadStatus::Finished(exit_value(&mut r)?),
         2 => ThreadStatus::Stuck,
         _ => return None,
     };
@@ -328,7 +246,7 @@ fn thread(program: &Program, bytes: &[u8], all_registers: bool) -> Option<Thread
     let callback_result = r.opt_val()?;
     let pending_exit = match r.u8()? {
         0 => None,
-        1 => Some(r.exit_value()?),
+        1 => Some(exit_value(&mut r)?),
         _ => return None,
     };
     let n = r.len()?;
