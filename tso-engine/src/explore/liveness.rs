@@ -47,11 +47,11 @@
 //! its end; under sleep sets, the candidates are rebuilt and run again (figures in
 //! `bench/PERFORMANCE.md`, "Hangs").
 
+use super::advance_script;
 use super::chooser::ScriptChooser;
 use super::held::Keeper;
 use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
-use super::search::advance_script;
 use super::search::Stop;
 use super::Move;
 use crate::error::{ErrorKind, Failure};

@@ -10,6 +10,7 @@ pub mod counterexample;
 mod deadlock;
 mod dfs;
 pub mod diagnosis;
+mod expand;
 pub mod footprint;
 pub(crate) mod future;
 mod held;
@@ -22,8 +23,8 @@ mod search;
 mod sleep;
 mod symmetric_path;
 
+pub use chooser::advance_script;
 pub use counterexample::Counterexample;
-pub use search::advance_script;
 
 use crate::error::Failure;
 use crate::interp::Machine;
