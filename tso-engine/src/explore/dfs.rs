@@ -827,17 +827,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     }
 
     fn finish_stats(&mut self) {
-        self.stats.states = self.store.states() as u64;
-        self.stats.stored_bytes = self.store.bytes() as u64;
-        self.stats.contention = self.store.contention();
-        self.stats.symmetry = self
-            .machine
-            .opts
-            .symmetry
-            .then(|| self.store.symmetry_groups());
-        self.stats.time = self.start.elapsed();
-        self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
-        self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
+        expand::finish_stats(&mut self.stats, self.machine, &self.store, self.start, 0);
     }
 }
 

@@ -15,11 +15,13 @@ use super::liveness::Graph;
 use super::observers::{absorbed, Found, Observer};
 use super::persistent::{self, ThreadRun};
 use super::sleep::{self, Sleep};
-use super::Move;
+use super::{Move, Stats};
 use crate::error::Failure;
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId};
 use crate::store::{Canonicalizer, Inserted, Scratch, StateStore};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 /// One choice variant of a thread's transition, run before it is stored.
 pub(crate) struct Variant {
@@ -95,6 +97,24 @@ pub(crate) fn reduction(machine: &Machine<'_>, por: bool) -> (Option<Futures>, b
     let persistent = (por && machine.opts.uses_persistent_sets()).then(|| Futures::new(machine));
     let sleep_sets = por && persistent.is_none();
     (persistent, sleep_sets)
+}
+
+/// The figures a search ends with: its store's, the machine's, and the time since
+/// `start`; `beside` is what the search keeps beside the store, in bytes.
+pub(crate) fn finish_stats(
+    stats: &mut Stats,
+    machine: &Machine<'_>,
+    store: &StateStore,
+    start: Instant,
+    beside: usize,
+) {
+    stats.states = store.states() as u64;
+    stats.stored_bytes = (store.bytes() + beside) as u64;
+    stats.contention = store.contention();
+    stats.symmetry = machine.opts.symmetry.then(|| store.symmetry_groups());
+    stats.time = start.elapsed();
+    stats.peak_rss = stats.peak_rss.max(crate::resources::peak_rss());
+    stats.instructions = machine.instructions.load(Ordering::Relaxed);
 }
 
 impl<'a, 'p> Expander<'a, 'p> {

@@ -563,19 +563,15 @@ impl<'a, 'p> Search<'a, 'p> {
     }
 
     fn finish_stats(&mut self) {
-        self.stats.states = self.store.states() as u64;
         self.stats.transitions = self.transitions.load(Ordering::Relaxed);
         let parent_bytes = self.parents_lock().bytes();
-        self.stats.stored_bytes = (self.store.bytes() + parent_bytes) as u64;
-        self.stats.time = self.start.elapsed();
-        self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
-        self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
-        self.stats.contention = self.store.contention();
-        self.stats.symmetry = self
-            .machine
-            .opts
-            .symmetry
-            .then(|| self.store.symmetry_groups());
+        expand::finish_stats(
+            &mut self.stats,
+            self.machine,
+            &self.store,
+            self.start,
+            parent_bytes,
+        );
     }
 
     fn keeper(&self) -> &Keeper {
