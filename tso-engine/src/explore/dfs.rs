@@ -22,7 +22,6 @@ use crate::interp::Machine;
 use crate::state::{State, ThreadId};
 use crate::store::{Base, Inserted, StateStore};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
