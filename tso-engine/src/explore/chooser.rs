@@ -1,6 +1,11 @@
 //! Replays a prefix of choices, then picks 0 for new ones, recording what was asked.
 
+use super::Move;
 use crate::natives::{ChoiceKind, Chooser};
+use crate::state::ThreadId;
+
+/// A sequence of choices to replay: (choice, arity) each.
+pub(crate) type Script = Vec<(u32, u32)>;
 
 #[derive(Default)]
 pub struct ScriptChooser {
@@ -28,6 +33,13 @@ impl ScriptChooser {
     pub fn taken(&self) -> &[(u32, u32)] {
         &self.taken
     }
+    /// The move by `tid` that made the choices since the last `reset`.
+    pub fn made(&self, tid: ThreadId) -> Move {
+        Move {
+            tid,
+            choices: self.taken.iter().map(|c| c.0).collect(),
+        }
+    }
     /// Stores the flush choices since the last `reset` left delayed.
     pub fn delayed(&self) -> u64 {
         self.delayed
@@ -49,4 +61,17 @@ impl Chooser for ScriptChooser {
     fn delayed(&mut self, n: u32) {
         self.delayed += u64::from(n);
     }
+}
+
+/// The next choice script after one that made `taken` choices, in lexicographic order;
+/// None when every combination has been tried.
+pub fn advance_script(taken: &[(u32, u32)]) -> Option<Script> {
+    let mut s = taken.to_vec();
+    while let Some((c, n)) = s.pop() {
+        if c + 1 < n {
+            s.push((c + 1, n));
+            return Some(s);
+        }
+    }
+    None
 }

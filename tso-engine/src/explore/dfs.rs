@@ -8,21 +8,20 @@
 //! asks the breadth-first search (`search`) for the shortest one, so the counterexample
 //! and the failing run's figures do not depend on which search found the error.
 
-use super::chooser::ScriptChooser;
+use super::chooser::Script;
+use super::expand::{self, Arrival, Expander, Outcome, Storage};
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::Keeper;
 use super::liveness::{self, Graph};
-use super::observers::{absorbed, Found, Observer};
-use super::persistent::{self, ThreadRun};
-use super::search::{advance_script, Stop};
+use super::observers::{Found, Observer};
+use super::search::Stop;
 use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
-use crate::interp::{Machine, Step};
+use crate::interp::Machine;
 use crate::state::{State, ThreadId};
-use crate::store::{Base, Canonicalizer, Inserted, Scratch, StateStore};
+use crate::store::{Base, Inserted, StateStore};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -53,12 +52,10 @@ pub struct TooDeep;
 
 pub struct DepthFirst<'a, 'p> {
     machine: &'a Machine<'p>,
-    observers: &'a [&'a dyn Observer],
     include_output: bool,
     store: StateStore,
-    canon: Canonicalizer,
-    scratch: Scratch,
-    chooser: ScriptChooser,
+    /// Runs transitions and shows them to the observers (`expand`).
+    gen: Expander<'a, 'p>,
     pub stats: Stats,
     start: Instant,
     /// Partial-order reduction by sleep sets (`sleep`).
@@ -100,7 +97,7 @@ struct Node {
     /// The thread whose transitions are being generated.
     tid: ThreadId,
     /// The next choice script for `tid`.
-    script: Vec<(u32, u32)>,
+    script: Script,
     /// Some thread could move from here.
     any_enabled: bool,
     /// The move that led here (None for the root).
@@ -179,6 +176,28 @@ enum Next {
     Stop(Stop),
 }
 
+/// The current path and what it holds.
+struct Path {
+    stack: Vec<Node>,
+    /// Nodes from `first_kept` up keep their states whole, `kept_bytes` in all.
+    kept_bytes: usize,
+    first_kept: usize,
+    /// Bytes of all the states on the path, held or not.
+    path_bytes: usize,
+    /// The keeper has seen the kind of extension data the states hold
+    /// (`Keeper::by_id`).
+    knows_ext: bool,
+}
+
+/// What one step of the search at the top of the path did.
+enum Flow {
+    /// Went on without generating a transition.
+    Continue,
+    /// Generated a transition.
+    Ran,
+    Stop(Stop),
+}
+
 impl<'a, 'p> DepthFirst<'a, 'p> {
     pub fn new(
         machine: &'a Machine<'p>,
@@ -187,9 +206,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         start: Instant,
         por: bool,
     ) -> Self {
-        let persistent =
-            (por && machine.opts.uses_persistent_sets()).then(|| Futures::new(machine));
-        let por = por && persistent.is_none();
+        let (persistent, por) = expand::reduction(machine, por);
         DepthFirst {
             persistent,
             por,
@@ -197,12 +214,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             recording: por,
             payoff: Payoff::default(),
             machine,
-            observers,
             include_output,
             store: StateStore::new().with_symmetry(machine.opts.symmetry),
-            canon: Canonicalizer::for_search(&machine.opts),
-            scratch: Scratch::default(),
-            chooser: ScriptChooser::default(),
+            gen: Expander::new(machine, observers),
             stats: Stats::default(),
             start,
             dead_ends: HashSet::new(),
@@ -225,11 +239,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             self.initial = Some(initial.clone());
         }
         let root = self.insert(&initial);
-        if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&initial)) {
-            if absorbed(self.observers, &found) {
-                return Ok(None);
-            }
-            return Ok(Some(Stop::Found {
+        if let Some(found) = self.gen.judge_initial(&initial) {
+            return Ok(found.map(|found| Stop::Found {
                 found,
                 path: Vec::new(),
             }));
@@ -237,185 +248,228 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let keeper = Keeper::new(
             self.machine,
             &self.store,
-            &self.canon,
-            &mut self.scratch,
+            &self.gen.canon,
+            &mut self.gen.scratch,
             root.id,
             &initial,
         );
-        // Nodes from `first_kept` up keep their states whole, `kept_bytes` in all.
-        let mut kept_bytes = self.canon.chunks.byte_len();
-        let mut path_bytes = kept_bytes;
-        let mut first_kept = 0;
-        let base = self.canon.base_from_last_run(&initial, &self.scratch.ids);
-        let mut stack = vec![Node::new(root.id, initial, None, kept_bytes).with_base(base)];
+        let bytes = self.gen.canon.chunks.byte_len();
+        let base = self
+            .gen
+            .canon
+            .base_from_last_run(&initial, &self.gen.scratch.ids);
+        let mut path = Path {
+            stack: vec![Node::new(root.id, initial, None, bytes).with_base(base)],
+            kept_bytes: bytes,
+            first_kept: 0,
+            path_bytes: bytes,
+            knows_ext: false,
+        };
         let mut ticks = 0;
-        let mut knows_ext = false;
-        while let Some(node) = stack.last_mut() {
-            if node.state.is_none() {
-                // Back to a state dropped on the way down.
-                match keeper.rebuild_id(
-                    self.machine,
-                    &self.store,
-                    &self.canon,
-                    &mut self.scratch,
-                    node.id,
-                    &node.output,
-                ) {
-                    Ok(st) => {
-                        node.base = self.canon.base_by_traversal(
-                            self.machine.program,
-                            &st,
-                            self.scratch.decoded_ids(),
-                        );
-                        node.state = Some(Box::new(st));
-                        // A rebuilt state numbers its objects canonically: footprints
-                        // taken on the dropped one do not apply to it.
-                        node.prepared = false;
-                        node.footprints.clear();
-                    }
-                    Err(failure) => {
-                        let found = Found::new(failure, None);
-                        let path = path_of(&stack);
-                        return Ok(Some(Stop::Found { found, path }));
-                    }
-                }
-                kept_bytes += node.bytes;
-                first_kept = stack.len() - 1;
-            }
-            let node = stack.last_mut().expect("the loop holds a node");
-            let Some(state) = &node.state else {
-                unreachable!("rebuilt above")
-            };
-            if state.is_finished() || node.tid as usize >= state.threads.len() {
-                if let Some(g) = &mut self.graph {
-                    if state.is_finished() || (node.expand == Expand::AllAwake && !node.any_enabled)
-                    {
-                        g.end(node.id);
-                    }
-                }
-                if !state.is_finished() && node.expand == Expand::AllAwake {
-                    let any = node.any_enabled;
-                    let found = self.observers.iter().find_map(|o| o.expanded(state, any));
-                    if let Some(found) = found.filter(|f| !absorbed(self.observers, f)) {
-                        let path = path_of(&stack);
-                        return Ok(Some(Stop::Found { found, path }));
-                    }
-                }
-                kept_bytes -= node.bytes;
-                path_bytes -= node.bytes;
-                stack.pop();
-                continue;
-            }
-            if let (Some(futures), false) = (&self.persistent, node.chosen) {
-                node.chosen = true;
-                if let Some(set) = choose_at(self.machine, futures, &mut self.chooser, state) {
-                    node.ample = set;
-                }
-            }
-            if self.por && !node.prepared {
-                node.prepared = true;
-                if !self.recording && node.sleep == 0 {
-                    // Nothing sleeps here and no successor will get a sleep set.
-                    continue;
-                }
-                if let Some(stop) = self.run_sleepers(node) {
-                    let path = path_of(&stack);
-                    return Ok(Some(match stop {
-                        Stop::Found { found, path: last } => Stop::Found {
-                            found,
-                            path: path.into_iter().chain(last).collect(),
-                        },
-                        Stop::Limit { reason, .. } => Stop::Limit { reason, path },
-                    }));
-                }
-                continue;
-            }
-            let Some(state) = &node.state else {
-                unreachable!("rebuilt above")
-            };
-            if !state.thread(node.tid).status.is_running() {
-                node.next_thread();
-                continue;
-            }
-            if node.tid < 64 && node.ample & (1 << node.tid) == 0 {
-                // Not in the persistent set chosen here.
-                node.next_thread();
-                continue;
-            }
-            if self.por && !node.expand.includes(node.sleep, node.tid) {
-                if node.expand == Expand::AllAwake && sleep::contains(node.sleep, node.tid) {
-                    // A sleeper: its successors are not stored (or even run, when its
-                    // footprint was carried here).
-                    self.payoff.slept += 1;
-                }
-                node.next_thread();
-                continue;
-            }
-            // A thread whose variants already ran finishes as it started.
-            // The successors are canonicalised from this state's canonical form.
-            self.canon.swap_base(&mut node.base);
-            let next = if self.por && (self.recording || node.ran) {
-                self.reduced_transition(node)
-            } else {
-                self.transition(node)
-            };
-            self.canon.swap_base(&mut node.base);
-            match next {
-                Next::Nothing => {}
-                Next::Push(child) => {
-                    if !knows_ext && self.graph.is_some() {
-                        // The liveness check rebuilds states: the keeper must have seen
-                        // the kind of extension data they hold (`Keeper::by_id`).
-                        if let Some(s) = child.state.as_ref().filter(|s| s.ext.is_some()) {
-                            keeper.by_id(s);
-                            knows_ext = true;
-                        }
-                    }
-                    kept_bytes += child.bytes;
-                    path_bytes += child.bytes;
-                    stack.push(child);
-                    if stack.len() > MAX_PATH_NODES || path_bytes > MAX_PATH_TOTAL_BYTES {
-                        self.diagnose_growth(&stack, true);
-                        return Err(TooDeep);
-                    }
-                    self.stats.max_depth = self.stats.max_depth.max(stack.len() as u64);
-                    while kept_bytes > MAX_PATH_BYTES {
-                        // Drop the lowest whole state (never the one being expanded).
-                        if first_kept + 1 >= stack.len() {
-                            break;
-                        }
-                        let low = &mut stack[first_kept];
-                        if !low.state.as_ref().is_some_and(|s| keeper.by_id(s)) {
-                            self.diagnose_growth(&stack, true);
-                            return Err(TooDeep);
-                        }
-                        low.state = None;
-                        low.base = None;
-                        kept_bytes -= low.bytes;
-                        first_kept += 1;
-                    }
-                }
-                Next::Stop(Stop::Found { found, path: last }) => {
-                    let mut path = path_of(&stack);
-                    path.extend(last);
-                    return Ok(Some(Stop::Found { found, path }));
-                }
-                Next::Stop(Stop::Limit { reason, .. }) => {
-                    let path = path_of(&stack);
-                    return Ok(Some(Stop::Limit { reason, path }));
-                }
+        while !path.stack.is_empty() {
+            match self.step(&keeper, &mut path)? {
+                Flow::Continue => continue,
+                Flow::Ran => {}
+                Flow::Stop(stop) => return Ok(Some(stop)),
             }
             ticks += 1;
             if ticks >= TICK {
                 ticks = 0;
-                self.diagnose_growth(&stack, false);
+                self.diagnose_growth(&path.stack, false);
                 if let Some(reason) = self.tick() {
-                    let path = path_of(&stack);
+                    let path = path_of(&path.stack);
                     return Ok(Some(Stop::Limit { reason, path }));
                 }
             }
         }
         Ok(self.liveness(&keeper, root.id))
+    }
+
+    /// One step at the top of the path: finish its state, prepare it, pass over a
+    /// thread it does not expand, or generate the next transition.
+    fn step(&mut self, keeper: &Keeper, path: &mut Path) -> Result<Flow, TooDeep> {
+        if path.stack.last().is_some_and(|n| n.state.is_none()) {
+            if let Err(stop) = self.restore(keeper, path) {
+                return Ok(Flow::Stop(stop));
+            }
+        }
+        let node = path.stack.last_mut().expect("the loop holds a node");
+        let Some(state) = &node.state else {
+            unreachable!("rebuilt above")
+        };
+        if state.is_finished() || node.tid as usize >= state.threads.len() {
+            return Ok(self.finish_node(path));
+        }
+        if let (Some(futures), false) = (&self.persistent, node.chosen) {
+            node.chosen = true;
+            if let Some(set) = self.gen.persistent_set(futures, state, false).0 {
+                node.ample = set;
+            }
+        }
+        if self.por && !node.prepared {
+            node.prepared = true;
+            if !self.recording && node.sleep == 0 {
+                // Nothing sleeps here and no successor will get a sleep set.
+                return Ok(Flow::Continue);
+            }
+            return Ok(match self.run_sleepers(node) {
+                Some(Stop::Found { found, path: last }) => Flow::Stop(Stop::Found {
+                    found,
+                    path: path_of(&path.stack).into_iter().chain(last).collect(),
+                }),
+                Some(Stop::Limit { reason, .. }) => Flow::Stop(Stop::Limit {
+                    reason,
+                    path: path_of(&path.stack),
+                }),
+                None => Flow::Continue,
+            });
+        }
+        if self.passes_over(node) {
+            node.next_thread();
+            return Ok(Flow::Continue);
+        }
+        // A thread whose variants already ran finishes as it started.
+        // The successors are canonicalised from this state's canonical form.
+        self.gen.canon.swap_base(&mut node.base);
+        let next = if self.por && (self.recording || node.ran) {
+            self.reduced_transition(node)
+        } else {
+            self.transition(node)
+        };
+        self.gen.canon.swap_base(&mut node.base);
+        match next {
+            Next::Nothing => {}
+            Next::Push(child) => self.push(keeper, path, child)?,
+            Next::Stop(Stop::Found { found, path: last }) => {
+                let mut path = path_of(&path.stack);
+                path.extend(last);
+                return Ok(Flow::Stop(Stop::Found { found, path }));
+            }
+            Next::Stop(Stop::Limit { reason, .. }) => {
+                let path = path_of(&path.stack);
+                return Ok(Flow::Stop(Stop::Limit { reason, path }));
+            }
+        }
+        Ok(Flow::Ran)
+    }
+
+    /// Back to a state dropped on the way down: rebuild it from the store.
+    fn restore(&mut self, keeper: &Keeper, path: &mut Path) -> Result<(), Stop> {
+        let node = path.stack.last_mut().expect("the loop holds a node");
+        match keeper.rebuild_id(
+            self.machine,
+            &self.store,
+            &self.gen.canon,
+            &mut self.gen.scratch,
+            node.id,
+            &node.output,
+        ) {
+            Ok(st) => {
+                node.base = self.gen.canon.base_by_traversal(
+                    self.machine.program,
+                    &st,
+                    self.gen.scratch.decoded_ids(),
+                );
+                node.state = Some(Box::new(st));
+                // A rebuilt state numbers its objects canonically: footprints
+                // taken on the dropped one do not apply to it.
+                node.prepared = false;
+                node.footprints.clear();
+            }
+            Err(failure) => {
+                let found = Found::new(failure, None);
+                let path = path_of(&path.stack);
+                return Err(Stop::Found { found, path });
+            }
+        }
+        path.kept_bytes += node.bytes;
+        path.first_kept = path.stack.len() - 1;
+        Ok(())
+    }
+
+    /// Every transition of the top state has been generated: judge the state and leave
+    /// it.
+    fn finish_node(&mut self, path: &mut Path) -> Flow {
+        let node = path.stack.last().expect("the loop holds a node");
+        let Some(state) = &node.state else {
+            unreachable!("rebuilt before it is expanded")
+        };
+        if let Some(g) = &mut self.graph {
+            if state.is_finished() || (node.expand == Expand::AllAwake && !node.any_enabled) {
+                g.end(node.id);
+            }
+        }
+        if !state.is_finished() && node.expand == Expand::AllAwake {
+            if let Some(found) = self.gen.judge_expanded(state, node.any_enabled) {
+                let path = path_of(&path.stack);
+                return Flow::Stop(Stop::Found { found, path });
+            }
+        }
+        path.kept_bytes -= node.bytes;
+        path.path_bytes -= node.bytes;
+        path.stack.pop();
+        Flow::Continue
+    }
+
+    /// Whether `node` does not expand its current thread: it cannot move, is not in the
+    /// persistent set chosen there, or sleeps.
+    fn passes_over(&mut self, node: &Node) -> bool {
+        let Some(state) = &node.state else {
+            unreachable!("rebuilt before it is expanded")
+        };
+        if !state.thread(node.tid).status.is_running() {
+            return true;
+        }
+        if node.tid < 64 && node.ample & (1 << node.tid) == 0 {
+            // Not in the persistent set chosen here.
+            return true;
+        }
+        if self.por && !node.expand.includes(node.sleep, node.tid) {
+            if node.expand == Expand::AllAwake && sleep::contains(node.sleep, node.tid) {
+                // A sleeper: its successors are not stored (or even run, when its
+                // footprint was carried here).
+                self.payoff.slept += 1;
+            }
+            return true;
+        }
+        false
+    }
+
+    /// Push a new state on the path, and drop the lowest whole states past
+    /// [`MAX_PATH_BYTES`].
+    fn push(&mut self, keeper: &Keeper, path: &mut Path, child: Node) -> Result<(), TooDeep> {
+        if !path.knows_ext && self.graph.is_some() {
+            // The liveness check rebuilds states: the keeper must have seen the kind of
+            // extension data they hold (`Keeper::by_id`).
+            if let Some(s) = child.state.as_ref().filter(|s| s.ext.is_some()) {
+                keeper.by_id(s);
+                path.knows_ext = true;
+            }
+        }
+        path.kept_bytes += child.bytes;
+        path.path_bytes += child.bytes;
+        path.stack.push(child);
+        if path.stack.len() > MAX_PATH_NODES || path.path_bytes > MAX_PATH_TOTAL_BYTES {
+            self.diagnose_growth(&path.stack, true);
+            return Err(TooDeep);
+        }
+        self.stats.max_depth = self.stats.max_depth.max(path.stack.len() as u64);
+        while path.kept_bytes > MAX_PATH_BYTES {
+            // Drop the lowest whole state (never the one being expanded).
+            if path.first_kept + 1 >= path.stack.len() {
+                break;
+            }
+            let low = &mut path.stack[path.first_kept];
+            if !low.state.as_ref().is_some_and(|s| keeper.by_id(s)) {
+                self.diagnose_growth(&path.stack, true);
+                return Err(TooDeep);
+            }
+            low.state = None;
+            low.base = None;
+            path.kept_bytes -= low.bytes;
+            path.first_kept += 1;
+        }
+        Ok(())
     }
 
     /// Every state can reach the program's end (`liveness`), or the hang.
@@ -430,7 +484,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             asleep: self.por.then_some(&self.sleeps),
             parents: None,
         };
-        liveness::stop(cx, graph, self.observers)
+        liveness::stop(cx, graph, self.gen.observers)
     }
 
     #[inline]
@@ -447,64 +501,31 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let Some(state) = &node.state else {
             unreachable!("a node is expanded whole")
         };
-        if node.script.is_empty() && self.skips_blocked(state, tid) {
+        if node.script.is_empty() && self.gen.skips_blocked(state, tid) {
             node.next_thread();
             return Next::Nothing;
         }
-        let mut next = State::clone(state);
-        self.chooser.reset(&node.script);
-        let result = self
-            .machine
-            .run_transition(&mut next, tid, &mut self.chooser, None);
-        let taken = self.chooser.taken();
-        let mv = Move {
-            tid,
-            choices: taken.iter().map(|c| c.0).collect(),
-        };
-        match advance_script(taken) {
+        let (v, next) = self.gen.variant(state, tid, &node.script, None);
+        match next {
             Some(s) => node.script = s,
             None => node.next_thread(),
         }
-        let found = |found: Found, mv: Move| {
-            Next::Stop(Stop::Found {
-                found,
-                path: vec![mv],
-            })
-        };
-        match result {
-            Err(failure) => {
-                let thread = failure.thread.or(Some(tid));
-                let error = Found::new(failure, thread);
-                if absorbed(self.observers, &error) {
-                    // A dead end: the thread moved, into an error.
-                    node.any_enabled = true;
-                    self.end(node.id);
-                    return Next::Nothing;
-                }
-                return found(error, mv);
+        match self.gen.judge(v.result, tid) {
+            Outcome::Error(found) => {
+                return Next::Stop(Stop::Found {
+                    found,
+                    path: vec![v.mv],
+                })
             }
-            Ok(Step::Blocked | Step::Await) => return Next::Nothing,
-            Ok(Step::Pruned) => {
+            Outcome::Blocked => return Next::Nothing,
+            Outcome::DeadEnd => {
                 node.any_enabled = true;
                 self.end(node.id);
                 return Next::Nothing;
             }
-            Ok(Step::Progress) => node.any_enabled = true,
+            Outcome::Progress => node.any_enabled = true,
         }
-        self.arrive(node.id, mv, next, 0, Vec::new())
-    }
-
-    /// Whether `tid`'s transition from `state` surely blocks at once
-    /// (`Machine::blocks_at_once`, checked on every state by the test observer
-    /// `roundtrip::BlockedCheck`), so it need not run: it makes no choice, so its one
-    /// variant blocks, and a blocked run leaves nothing but its discarded copy and a
-    /// footprint (dropped: a thread none of whose variants can move gets none).
-    fn skips_blocked(&self, state: &State, tid: ThreadId) -> bool {
-        let skip = self.machine.blocks_at_once(state, tid);
-        if skip {
-            self.machine.skip_blocked_run();
-        }
-        skip
+        self.arrive(node.id, v.mv, v.succ, 0, Vec::new())
     }
 
     /// With the reduction: the threads `node` does not expand run once, for their
@@ -557,8 +578,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let mut touched = Footprint::default();
         let mut enabled = false;
         let mut reached = VecDeque::new();
-        let mut script = Vec::new();
-        if self.skips_blocked(state, tid) {
+        let mut script = Script::new();
+        if self.gen.skips_blocked(state, tid) {
             // The one variant blocks: what the loop below ends with, without copying.
             self.payoff.run += 1;
             if self.recording && !self.payoff.pays() {
@@ -567,57 +588,29 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             return (None, reached, None);
         }
         loop {
-            let mut next = State::clone(state);
-            self.chooser.reset(&script);
-            let (result, f) =
-                self.machine
-                    .run_transition_recorded(state, &mut next, tid, &mut self.chooser);
-            touched.union_owned(f);
+            let (v, advanced) = self.gen.variant(state, tid, &script, Some(&mut touched));
             self.payoff.run += 1;
-            let taken = self.chooser.taken();
-            let mv = Move {
-                tid,
-                choices: taken.iter().map(|c| c.0).collect(),
-            };
-            let advanced = advance_script(taken);
             let stop = |found: Found, mv: Move| {
                 Some(Stop::Found {
                     found,
                     path: vec![mv],
                 })
             };
-            match result {
-                Err(failure) => {
-                    let thread = failure.thread.or(Some(tid));
-                    let error = Found::new(failure, thread);
-                    if !absorbed(self.observers, &error) {
-                        return (None, reached, stop(error, mv));
-                    }
-                    // A dead end: the thread moved, into an error.
-                    *any_enabled = true;
-                    enabled = true;
-                    self.end(from);
-                }
-                Ok(Step::Blocked | Step::Await) => {}
-                Ok(Step::Pruned) => {
-                    *any_enabled = true;
-                    enabled = true;
-                    self.end(from);
-                }
-                Ok(Step::Progress) => {
-                    *any_enabled = true;
-                    enabled = true;
-                    if keep {
-                        reached.push_back((mv, next));
-                    } else if let Some(f) =
-                        self.observers.iter().find_map(|o| o.transition(tid, &next))
-                    {
-                        if !absorbed(self.observers, &f) {
-                            return (None, reached, stop(f, mv));
-                        }
-                        self.end(from);
-                    }
-                }
+            let outcome = self.gen.judge(v.result, tid);
+            if outcome.moved() {
+                *any_enabled = true;
+                enabled = true;
+            }
+            match outcome {
+                Outcome::Error(found) => return (None, reached, stop(found, v.mv)),
+                Outcome::Blocked => {}
+                Outcome::DeadEnd => self.end(from),
+                Outcome::Progress if keep => reached.push_back((v.mv, v.succ)),
+                Outcome::Progress => match self.gen.observe_transition(tid, &v.succ) {
+                    Some(Outcome::Error(found)) => return (None, reached, stop(found, v.mv)),
+                    Some(_) => self.end(from),
+                    None => {}
+                },
             }
             match advanced {
                 Some(s) => script = s,
@@ -691,37 +684,39 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         sleep: Sleep,
         carried: Vec<Option<Footprint>>,
     ) -> Next {
-        let tid = mv.tid;
-        let found = |found: Found, mv: Move| {
-            Next::Stop(Stop::Found {
-                found,
-                path: vec![mv],
-            })
-        };
         self.stats.transitions += 1;
-        if let Some(f) = self.observers.iter().find_map(|o| o.transition(tid, &next)) {
-            if absorbed(self.observers, &f) {
-                self.end(from);
-                return Next::Nothing;
-            }
-            return found(f, mv);
-        }
-        let ins = self.insert(&next);
-        if let Some(g) = &mut self.graph {
-            g.edge(from, ins.id);
-        }
-        let (sleep, carried) = if self.por && self.machine.opts.symmetry {
-            // Name threads as the representative does (`sleep::renamed`); footprints
-            // name threads too (their ends, their extension data): on a permuted
-            // arrival sleepers run again.
-            let order = self.canon.thread_order();
-            if order.iter().enumerate().any(|(i, &t)| i as ThreadId != t) {
-                (sleep::renamed(sleep, order), vec![None; carried.len()])
-            } else {
-                (sleep, carried)
-            }
+        let at = Storage {
+            store: &self.store,
+            include_output: self.include_output,
+            renames: self.por && self.machine.opts.symmetry,
+        };
+        let arrival = self
+            .gen
+            .arrive(&at, from, mv.tid, &mut next, sleep, self.graph.as_mut());
+        let Arrival::Stored {
+            ins,
+            sleep,
+            permuted,
+            dead_end,
+            limit,
+        } = arrival
+        else {
+            return match arrival {
+                Arrival::Observed(Outcome::Error(found)) | Arrival::Failed(found) => {
+                    Next::Stop(Stop::Found {
+                        found,
+                        path: vec![mv],
+                    })
+                }
+                _ => Next::Nothing,
+            };
+        };
+        // Footprints name threads too (their ends, their extension data): on a permuted
+        // arrival sleepers run again.
+        let carried = if permuted {
+            vec![None; carried.len()]
         } else {
-            (sleep, carried)
+            carried
         };
         if !ins.new {
             if !self.por || (!self.dead_ends.is_empty() && self.dead_ends.contains(&ins.id)) {
@@ -737,9 +732,12 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             } else {
                 self.sleeps.insert(ins.id, keep);
             }
-            self.canon.to_representative(&mut next);
-            let bytes = self.canon.chunks.byte_len();
-            let base = self.canon.base_from_last_run(&next, &self.scratch.ids);
+            self.gen.canon.to_representative(&mut next);
+            let bytes = self.gen.canon.chunks.byte_len();
+            let base = self
+                .gen
+                .canon
+                .base_from_last_run(&next, &self.gen.scratch.ids);
             return Next::Push(
                 Node::new(ins.id, next, Some(mv), bytes)
                     .with_base(base)
@@ -749,18 +747,10 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         if sleep != 0 {
             self.sleeps.insert(ins.id, sleep);
         }
-        self.canon.to_representative(&mut next);
-        let mut dead_end = false;
-        if let Some(f) = self.observers.iter().find_map(|o| o.new_state(&next)) {
-            if !absorbed(self.observers, &f) {
-                return found(f, mv);
-            }
+        if dead_end {
             self.dead_ends.insert(ins.id);
-            self.end(ins.id);
-            dead_end = true;
         }
-        let states = self.store.states() as u64;
-        if let Some(reason) = self.observers.iter().find_map(|o| o.stored(states)) {
+        if let Some(reason) = limit {
             return Next::Stop(Stop::Limit {
                 reason,
                 path: Vec::new(),
@@ -769,9 +759,12 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         if dead_end {
             return Next::Nothing;
         }
-        let base = self.canon.base_from_last_run(&next, &self.scratch.ids);
+        let base = self
+            .gen
+            .canon
+            .base_from_last_run(&next, &self.gen.scratch.ids);
         Next::Push(
-            Node::new(ins.id, next, Some(mv), self.canon.chunks.byte_len())
+            Node::new(ins.id, next, Some(mv), self.gen.canon.chunks.byte_len())
                 .with_base(base)
                 .asleep(sleep, Expand::AllAwake, carried),
         )
@@ -780,8 +773,8 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     /// Store `st`.
     fn insert(&mut self, st: &State) -> Inserted {
         self.store.insert_state(
-            &mut self.canon,
-            &mut self.scratch,
+            &mut self.gen.canon,
+            &mut self.gen.scratch,
             self.machine.program,
             st,
             self.include_output,
@@ -829,56 +822,12 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             growing: self.growth.clone(),
             ..Stats::default()
         };
-        self.observers.iter().find_map(|o| o.tick(&stats))
+        self.gen.observers.iter().find_map(|o| o.tick(&stats))
     }
 
     fn finish_stats(&mut self) {
-        self.stats.states = self.store.states() as u64;
-        self.stats.stored_bytes = self.store.bytes() as u64;
-        self.stats.contention = self.store.contention();
-        self.stats.symmetry = self
-            .machine
-            .opts
-            .symmetry
-            .then(|| self.store.symmetry_groups());
-        self.stats.time = self.start.elapsed();
-        self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
-        self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
+        expand::finish_stats(&mut self.stats, self.machine, &self.store, self.start, 0);
     }
-}
-
-/// The persistent set at `state` (`persistent::choose`), running the threads it asks
-/// about with every choice variant; what they reach is generated again when they are
-/// expanded.
-fn choose_at(
-    machine: &Machine<'_>,
-    futures: &Futures,
-    chooser: &mut ScriptChooser,
-    state: &State,
-) -> Option<u64> {
-    persistent::choose(machine, futures, state, &mut |tid| {
-        let mut run = ThreadRun::default();
-        let mut script: Vec<(u32, u32)> = Vec::new();
-        loop {
-            let mut next = State::clone(state);
-            chooser.reset(&script);
-            let (result, f) = machine.run_transition_recorded(state, &mut next, tid, chooser);
-            run.footprint.union_owned(f);
-            match result {
-                Ok(Step::Blocked | Step::Await) => {}
-                Ok(Step::Progress) => {
-                    run.enabled = true;
-                    run.advances |=
-                        persistent::advances(futures, state.thread(tid), next.thread(tid));
-                }
-                _ => run.enabled = true,
-            }
-            match advance_script(chooser.taken()) {
-                Some(s) => script = s,
-                None => return run,
-            }
-        }
-    })
 }
 
 fn path_of(stack: &[Node]) -> Vec<Move> {

@@ -52,11 +52,11 @@
 //! its end; under sleep sets, each candidate with a kept sleep set is rebuilt and its
 //! sleepers run again (figures in `bench/PERFORMANCE.md`, "Hangs").
 
+use super::advance_script;
 use super::chooser::ScriptChooser;
 use super::held::Keeper;
 use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
-use super::search::advance_script;
 use super::search::Stop;
 use super::sleep::{self, Sleep};
 use super::Move;

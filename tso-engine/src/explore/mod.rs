@@ -10,6 +10,7 @@ pub mod counterexample;
 mod deadlock;
 mod dfs;
 pub mod diagnosis;
+mod expand;
 pub mod footprint;
 mod held;
 mod liveness;
@@ -23,8 +24,8 @@ mod symmetric_path;
 
 pub(crate) use crate::interp::future;
 pub use crate::interp::StopCheck;
+pub use chooser::advance_script;
 pub use counterexample::Counterexample;
-pub use search::advance_script;
 
 use crate::error::Failure;
 use crate::interp::Machine;

@@ -15,20 +15,20 @@
 //! still finished, so that the smallest error wins and the state count of a failing
 //! run does not depend on the workers either.
 
-use super::chooser::ScriptChooser;
+use super::chooser::Script;
+use super::expand::{self, Arrival, Expander, Outcome, Storage, Variant};
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::{Held, Keeper, Replayer};
 use super::liveness::{self, Graph};
-use super::observers::{absorbed, Found, Observer};
+use super::observers::{Found, Observer};
 use super::parents::{Parents, StateId};
-use super::persistent::{self, ThreadRun};
 use super::sleep::{self, Expand, Payoff, Sleep};
 use super::{Move, Stats};
 use crate::error::ErrorKind;
-use crate::interp::{Machine, Step};
+use crate::interp::Machine;
 use crate::state::{State, ThreadId};
-use crate::store::{Canonicalizer, StateStore};
+use crate::store::StateStore;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, Mutex, RwLock};
@@ -105,27 +105,68 @@ pub struct Search<'a, 'p> {
     graph: Option<Mutex<Graph>>,
 }
 
-/// One worker's scratch space.
-struct Worker {
-    canon: Canonicalizer,
-    chooser: ScriptChooser,
-    scratch: crate::store::Scratch,
+/// One worker's generator (`expand`) and scratch space.
+struct Worker<'a, 'p> {
+    gen: Expander<'a, 'p>,
     ticks: u32,
     /// Reports the races found from rebuilt states (`held`).
     replayer: Replayer,
 }
 
-impl Worker {
-    fn new(machine: &Machine<'_>) -> Worker {
+impl<'a, 'p> Worker<'a, 'p> {
+    fn new(machine: &'a Machine<'p>, observers: &'a [&'a dyn Observer]) -> Self {
         Worker {
-            canon: Canonicalizer::for_search(&machine.opts),
-            chooser: ScriptChooser::default(),
-            scratch: crate::store::Scratch::default(),
+            gen: Expander::new(machine, observers),
             ticks: 0,
             replayer: Replayer::default(),
         }
     }
 }
+
+/// The state being expanded: where it stands in the level, and what its threads did
+/// so far.
+struct At {
+    id: StateId,
+    index: usize,
+    weight: u64,
+    /// Variants run so far: a successor's key is the state's index, then this.
+    ordinal: u32,
+    any_enabled: bool,
+}
+
+impl At {
+    fn new(index: usize, open: &Open) -> At {
+        At {
+            id: open.id,
+            index,
+            weight: open.weight,
+            ordinal: 0,
+            any_enabled: false,
+        }
+    }
+
+    /// The key of the next variant run.
+    fn next_key(&mut self) -> u64 {
+        let key = (self.index as u64) << 32 | self.ordinal as u64;
+        self.ordinal = self.ordinal.saturating_add(1);
+        key
+    }
+}
+
+/// What becomes of a variant that made progress.
+#[derive(Clone, Copy)]
+enum Use {
+    /// Its successor is stored, with an empty sleep set.
+    Store,
+    /// Its successor waits in `pending` until every thread's footprint is known.
+    Hold,
+    /// Its thread sleeps: what it reaches is reached through another order, and the
+    /// observers only see the transition.
+    Observe,
+}
+
+/// A successor waiting for its sleep set: its (key, weight), move and state.
+type Pending = ((u64, u64), Move, State);
 
 /// A successor first seen in the current level.
 struct Candidate {
@@ -139,15 +180,6 @@ struct Candidate {
     state: Option<Held>,
     /// The sleep set this discoverer gives it (all discoverers' sets are intersected).
     sleep: Sleep,
-}
-
-/// One choice variant of a thread's transition, run before it is stored.
-struct Variant {
-    result: Result<Step, crate::error::Failure>,
-    mv: Move,
-    succ: State,
-    /// Stores its flush choices left delayed.
-    delayed: u64,
 }
 
 /// A state of an earlier level reached again with a sleep set that lacks threads it
@@ -197,9 +229,7 @@ impl<'a, 'p> Search<'a, 'p> {
         start: Instant,
         por: bool,
     ) -> Self {
-        let persistent =
-            (por && machine.opts.uses_persistent_sets()).then(|| Futures::new(machine));
-        let por = por && persistent.is_none();
+        let (persistent, por) = expand::reduction(machine, por);
         Search {
             persistent,
             por,
@@ -265,10 +295,10 @@ impl<'a, 'p> Search<'a, 'p> {
 
     /// Explore everything reachable from `initial`; None when nothing stopped it.
     pub fn run(&mut self, initial: State) -> Option<Stop> {
-        let mut w0 = Worker::new(self.machine);
+        let mut w0 = Worker::new(self.machine, self.observers);
         let root = self.store.insert_state(
-            &mut w0.canon,
-            &mut w0.scratch,
+            &mut w0.gen.canon,
+            &mut w0.gen.scratch,
             self.machine.program,
             &initial,
             self.include_output,
@@ -278,19 +308,16 @@ impl<'a, 'p> Search<'a, 'p> {
             Keeper::new(
                 self.machine,
                 &self.store,
-                &w0.canon,
-                &mut w0.scratch,
+                &w0.gen.canon,
+                &mut w0.gen.scratch,
                 root.id,
                 &initial,
             )
             .replaying_race_reports(),
         );
-        if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&initial)) {
+        if let Some(found) = w0.gen.judge_initial(&initial) {
             self.finish_stats();
-            if absorbed(self.observers, &found) {
-                return None;
-            }
-            return Some(Stop::Found {
+            return found.map(|found| Stop::Found {
                 found,
                 path: Vec::new(),
             });
@@ -357,7 +384,7 @@ impl<'a, 'p> Search<'a, 'p> {
             for _ in 1..jobs {
                 s.spawn(|| {
                     let _started = this.worker_start.as_ref().map(|hook| hook());
-                    let mut w = Worker::new(self.machine);
+                    let mut w = Worker::new(this.machine, this.observers);
                     loop {
                         start_level.wait();
                         if done.load(Ordering::Acquire) {
@@ -368,7 +395,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     }
                 });
             }
-            let mut w0 = Worker::new(self.machine);
+            let mut w0 = Worker::new(this.machine, this.observers);
             let mut level = level;
             loop {
                 levels += 1;
@@ -537,19 +564,15 @@ impl<'a, 'p> Search<'a, 'p> {
     }
 
     fn finish_stats(&mut self) {
-        self.stats.states = self.store.states() as u64;
         self.stats.transitions = self.transitions.load(Ordering::Relaxed);
         let parent_bytes = self.parents_lock().bytes();
-        self.stats.stored_bytes = (self.store.bytes() + parent_bytes) as u64;
-        self.stats.time = self.start.elapsed();
-        self.stats.peak_rss = self.stats.peak_rss.max(crate::resources::peak_rss());
-        self.stats.instructions = self.machine.instructions.load(Ordering::Relaxed);
-        self.stats.contention = self.store.contention();
-        self.stats.symmetry = self
-            .machine
-            .opts
-            .symmetry
-            .then(|| self.store.symmetry_groups());
+        expand::finish_stats(
+            &mut self.stats,
+            self.machine,
+            &self.store,
+            self.start,
+            parent_bytes,
+        );
     }
 
     fn keeper(&self) -> &Keeper {
@@ -560,33 +583,33 @@ impl<'a, 'p> Search<'a, 'p> {
 
     /// Generate the successors of `open`, the `index`-th state of the level.
     fn expand(&self, w: &mut Worker, index: usize, open: &Open, out: &mut LevelOut) {
-        let (id, held, weight) = (open.id, &open.held, open.weight);
         let rebuilt = self.keeper().rebuild(
             self.machine,
             &self.store,
-            &w.canon,
-            &mut w.scratch,
-            id,
-            held,
+            &w.gen.canon,
+            &mut w.gen.scratch,
+            open.id,
+            &open.held,
         );
         // The successors are canonicalised from this state's canonical form: a
         // rebuilt state's chunk ids are those it was rebuilt from.
         let mut base = match &rebuilt {
             Ok(std::borrow::Cow::Owned(st)) => {
-                w.canon
-                    .base_by_traversal(self.machine.program, st, w.scratch.decoded_ids())
+                w.gen
+                    .canon
+                    .base_by_traversal(self.machine.program, st, w.gen.scratch.decoded_ids())
             }
             _ => None,
         };
-        w.canon.swap_base(&mut base);
+        w.gen.canon.swap_base(&mut base);
         let st: &State = match &rebuilt {
             Ok(st) => st,
             Err(failure) => {
                 self.stop.store(true, Ordering::Relaxed);
                 out.error(ErrorAt {
-                    rank: (0, weight, (index as u64) << 32),
+                    rank: (0, open.weight, (index as u64) << 32),
                     found: Found::new(failure.clone(), None),
-                    parent: id,
+                    parent: open.id,
                     mv: None,
                 });
                 return;
@@ -594,27 +617,51 @@ impl<'a, 'p> Search<'a, 'p> {
         };
         if st.is_finished() {
             if self.records() {
-                out.graph.end(id);
+                out.graph.end(open.id);
             }
             return;
         }
+        let mut at = At::new(index, open);
         if let Some(futures) = &self.persistent {
-            self.expand_persistent(w, futures, index, open, st, out);
+            if self.expand_persistent(w, futures, &mut at, st, out) {
+                self.judge_expanded(w, &at, st, out);
+            }
             return;
         }
+        if !self.expand_threads(w, &mut at, open, st, out) {
+            return;
+        }
+        if open.expand != Expand::AllAwake {
+            // A revisit: the state itself was judged when first expanded.
+            return;
+        }
+        if !at.any_enabled && self.records() {
+            out.graph.end(at.id);
+        }
+        self.judge_expanded(w, &at, st, out);
+    }
+
+    /// Every variant of every running thread of `st`, the state `open` at `at`, with
+    /// sleep sets when they are on. While the reduction pays (`sleep::Payoff`): every
+    /// thread's footprint here, and the successors of the threads expanded stored once
+    /// all footprints are known. Afterwards successors get empty sleep sets. False when
+    /// the search stops.
+    fn expand_threads(
+        &self,
+        w: &mut Worker,
+        at: &mut At,
+        open: &Open,
+        st: &State,
+        out: &mut LevelOut,
+    ) -> bool {
         let por = self.por;
-        // While the reduction pays (`sleep::Payoff`): every thread's footprint here,
-        // and the successors of the threads expanded, stored once all footprints are
-        // known. Afterwards successors get empty sleep sets.
         let record = por && self.recording.load(Ordering::Relaxed);
         let mut payoff = Payoff::default();
         let mut footprints: Vec<Option<Footprint>> = Vec::new();
-        let mut pending: Vec<((u64, u64), Move, State)> = Vec::new();
+        let mut pending: Vec<Pending> = Vec::new();
         if record {
             footprints.resize(st.threads.len(), None);
         }
-        let mut any_enabled = false;
-        let mut ordinal: u32 = 0;
         for tid in 0..st.threads.len() as ThreadId {
             if !st.thread(tid).status.is_running() {
                 continue;
@@ -623,85 +670,30 @@ impl<'a, 'p> Search<'a, 'p> {
             if record && open.expand == Expand::AllAwake && sleep::contains(open.sleep, tid) {
                 payoff.slept += 1;
             }
+            let use_ = match (expanding, record) {
+                (false, _) => Use::Observe,
+                (true, true) => Use::Hold,
+                (true, false) => Use::Store,
+            };
             let mut touched = Footprint::default();
-            let mut script: Vec<(u32, u32)> = Vec::new();
+            let mut script = Script::new();
             loop {
-                let key = (index as u64) << 32 | ordinal as u64;
-                ordinal = ordinal.saturating_add(1);
-                let mut succ = st.clone();
-                w.chooser.reset(&script);
-                let result = if record {
-                    let (r, f) =
-                        self.machine
-                            .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
-                    touched.union_owned(f);
+                let key = at.next_key();
+                let (v, next) = w
+                    .gen
+                    .variant(st, tid, &script, record.then_some(&mut touched));
+                if record {
                     payoff.run += 1;
-                    r
-                } else {
-                    self.machine
-                        .run_transition(&mut succ, tid, &mut w.chooser, None)
-                };
-                let taken = w.chooser.taken();
-                let weight = weight + w.chooser.delayed();
-                let mv = Move {
-                    tid,
-                    choices: taken.iter().map(|c| c.0).collect(),
-                };
-                let advanced = advance_script(taken);
+                }
                 if crate::interp::take_unreported_race() {
-                    let path = self.parents_lock().path_to(id);
+                    let path = self.parents_lock().path_to(at.id);
                     w.replayer
-                        .report_races(self.machine, self.keeper(), &path, &mv);
+                        .report_races(self.machine, self.keeper(), &path, &v.mv);
                 }
-                match result {
-                    Err(failure) => 'error: {
-                        any_enabled = true;
-                        let step_limit = failure.kind == ErrorKind::StepLimit;
-                        let thread = failure.thread.or(Some(tid));
-                        let found = Found::new(failure, thread);
-                        if absorbed(self.observers, &found) {
-                            // A dead end: the thread moved, into an error.
-                            out.graph.end(id);
-                            break 'error;
-                        }
-                        out.error(ErrorAt {
-                            // A step limit ends the search at once (inconclusive).
-                            rank: (if step_limit { 0 } else { 2 }, weight, key),
-                            found,
-                            parent: id,
-                            mv: Some(mv),
-                        });
-                        if step_limit {
-                            self.stop.store(true, Ordering::Relaxed);
-                            return;
-                        }
-                    }
-                    Ok(Step::Blocked | Step::Await) => {}
-                    Ok(Step::Pruned) => {
-                        any_enabled = true;
-                        out.graph.end(id);
-                    }
-                    Ok(Step::Progress) if !expanding => {
-                        // Asleep: what it reaches is reached through another order;
-                        // the observers still see the transition.
-                        any_enabled = true;
-                        if self.observe_transition((key, weight), id, &mv, &succ, out) {
-                            out.graph.end(id);
-                        }
-                    }
-                    Ok(Step::Progress) if record => {
-                        any_enabled = true;
-                        pending.push(((key, weight), mv, succ));
-                    }
-                    Ok(Step::Progress) => {
-                        any_enabled = true;
-                        self.successor(w, (key, weight), id, mv, succ, 0, out);
-                        if out.limit.is_some() {
-                            return;
-                        }
-                    }
+                if !self.take(w, at, key, v, use_, &mut pending, out) {
+                    return false;
                 }
-                match advanced {
+                match next {
                     Some(s) => script = s,
                     None => break,
                 }
@@ -714,189 +706,139 @@ impl<'a, 'p> Search<'a, 'p> {
             self.payoff_run.fetch_add(payoff.run, Ordering::Relaxed);
             self.payoff_slept.fetch_add(payoff.slept, Ordering::Relaxed);
         }
+        self.store_pending(w, at.id, open, &footprints, pending, out)
+    }
+
+    /// The successors held back while footprints were recorded, each with its sleep
+    /// set (`sleep::child_sleep`). False when the search stops.
+    fn store_pending(
+        &self,
+        w: &mut Worker,
+        id: StateId,
+        open: &Open,
+        footprints: &[Option<Footprint>],
+        pending: Vec<Pending>,
+        out: &mut LevelOut,
+    ) -> bool {
         let mut sleep_of: Option<(ThreadId, Sleep)> = None;
         for (kw, mv, succ) in pending {
             let tid = mv.tid;
             let z = match sleep_of {
                 Some((t, z)) if t == tid => z,
                 _ => {
-                    let z = sleep::child_sleep(open.sleep, open.expand, &footprints, tid);
+                    let z = sleep::child_sleep(open.sleep, open.expand, footprints, tid);
                     sleep_of = Some((tid, z));
                     z
                 }
             };
             self.successor(w, kw, id, mv, succ, z, out);
             if out.limit.is_some() {
-                return;
+                return false;
             }
         }
-        if open.expand != Expand::AllAwake {
-            // A revisit: the state itself was judged when first expanded.
-            return;
-        }
-        if !any_enabled && self.records() {
-            out.graph.end(id);
-        }
-        for o in self.observers {
-            if let Some(found) = o
-                .expanded(st, any_enabled)
-                .filter(|f| !absorbed(self.observers, f))
-            {
-                // A property of this state: its path is one step shorter than the
-                // failing transitions of this level.
-                out.error(ErrorAt {
-                    rank: (1, weight, (index as u64) << 32),
-                    found,
-                    parent: id,
-                    mv: None,
-                });
-                return;
-            }
-        }
+        true
     }
 
     /// `expand` with persistent sets: the threads `persistent::choose` picks (all when
     /// it picks none), each with every choice variant; the threads it ran to decide
-    /// keep what they reached.
+    /// keep what they reached. False when the search stops.
     fn expand_persistent(
         &self,
         w: &mut Worker,
         futures: &Futures,
-        index: usize,
-        open: &Open,
+        at: &mut At,
         st: &State,
         out: &mut LevelOut,
-    ) {
-        let (id, weight) = (open.id, open.weight);
-        let n = st.threads.len();
-        let mut ran: Vec<Option<Vec<Variant>>> = (0..n).map(|_| None).collect();
-        let set = persistent::choose(self.machine, futures, st, &mut |tid| {
-            let mut run = ThreadRun::default();
-            let variants = self.run_variants(w, st, tid, Some(&mut run.footprint));
-            for v in &variants {
-                match &v.result {
-                    Ok(Step::Blocked | Step::Await) => {}
-                    Ok(Step::Progress) => {
-                        run.enabled = true;
-                        run.advances |=
-                            persistent::advances(futures, st.thread(tid), v.succ.thread(tid));
-                    }
-                    _ => run.enabled = true,
-                }
-            }
-            ran[tid as usize] = Some(variants);
-            run
-        });
-        let mut any_enabled = false;
-        let mut ordinal: u32 = 0;
-        for tid in 0..n as ThreadId {
+    ) -> bool {
+        let (set, mut ran) = w.gen.persistent_set(futures, st, true);
+        for tid in 0..st.threads.len() as ThreadId {
             if !st.thread(tid).status.is_running() || set.is_some_and(|m| m & (1 << tid) == 0) {
                 continue;
             }
             let variants = match ran[tid as usize].take() {
                 Some(v) => v,
-                None => self.run_variants(w, st, tid, None),
+                None => w.gen.variants(st, tid, None),
             };
             for v in variants {
-                let key = (index as u64) << 32 | ordinal as u64;
-                ordinal = ordinal.saturating_add(1);
-                let weight = weight + v.delayed;
-                match v.result {
-                    Err(failure) => 'error: {
-                        any_enabled = true;
-                        let step_limit = failure.kind == ErrorKind::StepLimit;
-                        let thread = failure.thread.or(Some(tid));
-                        let found = Found::new(failure, thread);
-                        if absorbed(self.observers, &found) {
-                            // A dead end: the thread moved, into an error.
-                            out.graph.end(id);
-                            break 'error;
-                        }
-                        out.error(ErrorAt {
-                            rank: (if step_limit { 0 } else { 2 }, weight, key),
-                            found,
-                            parent: id,
-                            mv: Some(v.mv),
-                        });
-                        if step_limit {
-                            self.stop.store(true, Ordering::Relaxed);
-                            return;
-                        }
-                    }
-                    Ok(Step::Blocked | Step::Await) => {}
-                    Ok(Step::Pruned) => {
-                        any_enabled = true;
-                        out.graph.end(id);
-                    }
-                    Ok(Step::Progress) => {
-                        any_enabled = true;
-                        self.successor(w, (key, weight), id, v.mv, v.succ, 0, out);
-                        if out.limit.is_some() {
-                            return;
-                        }
-                    }
+                let key = at.next_key();
+                if !self.take(w, at, key, v, Use::Store, &mut Vec::new(), out) {
+                    return false;
                 }
             }
         }
-        for o in self.observers {
-            if let Some(found) = o
-                .expanded(st, any_enabled)
-                .filter(|f| !absorbed(self.observers, f))
-            {
-                out.error(ErrorAt {
-                    rank: (1, weight, (index as u64) << 32),
-                    found,
-                    parent: id,
-                    mv: None,
-                });
-                return;
-            }
-        }
+        true
     }
 
-    /// Every choice variant of `tid`'s next transition from `st`; with `touched`, each
-    /// run is recorded and what it touched is added there.
-    fn run_variants(
+    /// One variant run from the state at `at`, with key `key`: an error is ranked, a
+    /// dead end recorded, a successor used as `use_` says. False when the search
+    /// stops (a step limit, which ends it at once as inconclusive, or a limit).
+    #[allow(clippy::too_many_arguments)]
+    fn take(
         &self,
         w: &mut Worker,
-        st: &State,
-        tid: ThreadId,
-        mut touched: Option<&mut Footprint>,
-    ) -> Vec<Variant> {
-        let mut variants = Vec::new();
-        let mut script: Vec<(u32, u32)> = Vec::new();
-        loop {
-            let mut succ = st.clone();
-            w.chooser.reset(&script);
-            let result = match touched.as_deref_mut() {
-                Some(touched) => {
-                    let (result, f) =
-                        self.machine
-                            .run_transition_recorded(st, &mut succ, tid, &mut w.chooser);
-                    touched.union_owned(f);
-                    result
+        at: &mut At,
+        key: u64,
+        v: Variant,
+        use_: Use,
+        pending: &mut Vec<Pending>,
+        out: &mut LevelOut,
+    ) -> bool {
+        let weight = at.weight + v.delayed;
+        let outcome = w.gen.judge(v.result, v.mv.tid);
+        at.any_enabled |= outcome.moved();
+        match outcome {
+            Outcome::Error(found) => {
+                let step_limit = found.failure.kind == ErrorKind::StepLimit;
+                out.error(ErrorAt {
+                    rank: (if step_limit { 0 } else { 2 }, weight, key),
+                    found,
+                    parent: at.id,
+                    mv: Some(v.mv),
+                });
+                if step_limit {
+                    self.stop.store(true, Ordering::Relaxed);
+                    return false;
                 }
-                None => self
-                    .machine
-                    .run_transition(&mut succ, tid, &mut w.chooser, None),
-            };
-            let taken = w.chooser.taken();
-            let delayed = w.chooser.delayed();
-            let mv = Move {
-                tid,
-                choices: taken.iter().map(|c| c.0).collect(),
-            };
-            let advanced = advance_script(taken);
-            variants.push(Variant {
-                result,
-                mv,
-                succ,
-                delayed,
-            });
-            match advanced {
-                Some(s) => script = s,
-                None => return variants,
             }
+            Outcome::Blocked => {}
+            Outcome::DeadEnd => out.graph.end(at.id),
+            Outcome::Progress => match use_ {
+                Use::Observe => match w.gen.observe_transition(v.mv.tid, &v.succ) {
+                    Some(Outcome::Error(found)) => {
+                        out.error(ErrorAt {
+                            rank: (2, weight, key),
+                            found,
+                            parent: at.id,
+                            mv: Some(v.mv),
+                        });
+                        out.graph.end(at.id);
+                    }
+                    Some(_) => out.graph.end(at.id),
+                    None => {}
+                },
+                Use::Hold => pending.push(((key, weight), v.mv, v.succ)),
+                Use::Store => {
+                    self.successor(w, (key, weight), at.id, v.mv, v.succ, 0, out);
+                    if out.limit.is_some() {
+                        return false;
+                    }
+                }
+            },
+        }
+        true
+    }
+
+    /// The observers on the state at `at`, all of whose threads have run: a property
+    /// of the state, whose path is one step shorter than the failing transitions of
+    /// this level.
+    fn judge_expanded(&self, w: &Worker, at: &At, st: &State, out: &mut LevelOut) {
+        if let Some(found) = w.gen.judge_expanded(st, at.any_enabled) {
+            out.error(ErrorAt {
+                rank: (1, at.weight, (at.index as u64) << 32),
+                found,
+                parent: at.id,
+                mv: None,
+            });
         }
     }
 
@@ -928,36 +870,6 @@ impl<'a, 'p> Search<'a, 'p> {
         }
     }
 
-    /// Show the transition from `parent` by `mv` to the observers (a sleeping
-    /// thread's too: not stored, but seen like any other); true when one of them found
-    /// an error.
-    fn observe_transition(
-        &self,
-        (key, weight): (u64, u64),
-        parent: StateId,
-        mv: &Move,
-        succ: &State,
-        out: &mut LevelOut,
-    ) -> bool {
-        for o in self.observers {
-            if let Some(found) = o.transition(mv.tid, succ) {
-                if absorbed(self.observers, &found) {
-                    // A dead end: not stored.
-                    out.graph.end(parent);
-                    return true;
-                }
-                out.error(ErrorAt {
-                    rank: (2, weight, key),
-                    found,
-                    parent,
-                    mv: Some(mv.clone()),
-                });
-                return true;
-            }
-        }
-        false
-    }
-
     /// A transition from `parent` by `mv` reached `succ`: show it to the observers and
     /// store it.
     #[allow(clippy::too_many_arguments)]
@@ -972,30 +884,15 @@ impl<'a, 'p> Search<'a, 'p> {
         out: &mut LevelOut,
     ) {
         self.transitions.fetch_add(1, Ordering::Relaxed);
-        if self.observe_transition((key, weight), parent, &mv, &succ, out) {
-            return;
-        }
-        let ins = self.store.insert_state(
-            &mut w.canon,
-            &mut w.scratch,
-            self.machine.program,
-            &succ,
-            self.include_output,
-        );
-        if self.records() {
-            out.graph.edge(parent, ins.id);
-        }
-        // Sleep sets name threads as the representative does (`sleep::renamed`).
-        let sleep = if self.por && self.machine.opts.symmetry {
-            sleep::renamed(sleep, w.canon.thread_order())
-        } else {
-            sleep
+        let at = Storage {
+            store: &self.store,
+            include_output: self.include_output,
+            renames: self.por && self.machine.opts.symmetry,
         };
-        let keep = if ins.new {
-            w.canon.to_representative(&mut succ);
-            let mut dead_end = false;
-            if let Some(found) = self.observers.iter().find_map(|o| o.new_state(&succ)) {
-                if !absorbed(self.observers, &found) {
+        let graph = self.records().then_some(&mut out.graph);
+        let (ins, sleep, dead_end, limit) =
+            match w.gen.arrive(&at, parent, mv.tid, &mut succ, sleep, graph) {
+                Arrival::Observed(Outcome::Error(found)) | Arrival::Failed(found) => {
                     out.error(ErrorAt {
                         rank: (2, weight, key),
                         found,
@@ -1004,25 +901,31 @@ impl<'a, 'p> Search<'a, 'p> {
                     });
                     return;
                 }
+                Arrival::Observed(_) => return,
+                Arrival::Stored {
+                    ins,
+                    sleep,
+                    dead_end,
+                    limit,
+                    ..
+                } => (ins, sleep, dead_end, limit),
+            };
+        let keep = if ins.new {
+            if dead_end {
                 self.dead_ends
                     .lock()
                     .unwrap_or_else(|e| e.into_inner())
                     .insert(ins.id);
                 self.any_dead_end.store(true, Ordering::Release);
-                out.graph.end(ins.id);
-                dead_end = true;
             }
-            let states = self.store.states() as u64;
-            for o in self.observers {
-                if let Some(reason) = o.stored(states) {
-                    self.stop.store(true, Ordering::Relaxed);
-                    out.limit = Some(reason);
-                    return;
-                }
+            if let Some(reason) = limit {
+                self.stop.store(true, Ordering::Relaxed);
+                out.limit = Some(reason);
+                return;
             }
             (!dead_end).then(|| self.keeper().hold(succ))
         } else if !ins.this_level && self.por && !self.is_dead_end(ins.id) {
-            w.canon.to_representative(&mut succ);
+            w.gen.canon.to_representative(&mut succ);
             self.revisited((key, weight), ins.id, succ, sleep, out);
             None
         } else {
@@ -1039,25 +942,32 @@ impl<'a, 'p> Search<'a, 'p> {
                 sleep,
             });
         }
+        self.tick(w, out);
+    }
+
+    /// Every 256 successors of a worker: the observers' `tick`, which may stop the
+    /// search.
+    fn tick(&self, w: &mut Worker, out: &mut LevelOut) {
         w.ticks += 1;
-        if w.ticks >= 256 {
-            w.ticks = 0;
-            let stats = Stats {
-                states: self.store.states() as u64,
-                transitions: self.transitions.load(Ordering::Relaxed),
-                time: self.start.elapsed(),
-                growing: self
-                    .growing
-                    .clone()
-                    .filter(|_| self.start.elapsed() >= super::GROWTH_AFTER),
-                ..Stats::default()
-            };
-            for o in self.observers {
-                if let Some(reason) = o.tick(&stats) {
-                    self.stop.store(true, Ordering::Relaxed);
-                    out.limit = Some(reason);
-                    return;
-                }
+        if w.ticks < 256 {
+            return;
+        }
+        w.ticks = 0;
+        let stats = Stats {
+            states: self.store.states() as u64,
+            transitions: self.transitions.load(Ordering::Relaxed),
+            time: self.start.elapsed(),
+            growing: self
+                .growing
+                .clone()
+                .filter(|_| self.start.elapsed() >= super::GROWTH_AFTER),
+            ..Stats::default()
+        };
+        for o in self.observers {
+            if let Some(reason) = o.tick(&stats) {
+                self.stop.store(true, Ordering::Relaxed);
+                out.limit = Some(reason);
+                return;
             }
         }
     }
@@ -1126,17 +1036,4 @@ fn revisit_level(mut revisits: Vec<Revisit>, sleeps: &mut HashMap<StateId, Sleep
         });
     }
     level
-}
-
-/// The next choice script after one that made `taken` choices, in lexicographic order;
-/// None when every combination has been tried.
-pub fn advance_script(taken: &[(u32, u32)]) -> Option<Vec<(u32, u32)>> {
-    let mut s = taken.to_vec();
-    while let Some((c, n)) = s.pop() {
-        if c + 1 < n {
-            s.push((c + 1, n));
-            return Some(s);
-        }
-    }
-    None
 }

@@ -8,9 +8,9 @@
 //! and the choice script that leads to the same state (compared up to object numbering
 //! with the threads put back in the representative's order).
 
+use super::advance_script;
 use super::chooser::ScriptChooser;
 use super::observers::{Deadlock, Found, Observer};
-use super::search::advance_script;
 use super::Move;
 use crate::error::ErrorKind;
 use crate::interp::{Machine, Step};
