@@ -367,14 +367,18 @@ fn the_race_screen_agrees_with_access_histories_and_the_oracle() {
 /// shows as two conflicting next accesses) makes the screen not apply; two
 /// `__VERIFIER_atomic_*` sections never conflict, a section and a plain access do; a
 /// `free` ordered after the read by seq_cst atomics is cleared by the screen alone,
-/// and one that is not races with the read (a deallocation is a write of the object).
+/// and one that is not races with the read (a deallocation is a write of the object);
+/// the screen does not run a call of a synchronisation native (it makes no data
+/// access), but runs a library call that reads shared memory (`strlen` racing with a
+/// plain write); and where a stack variable dies at a return after a mutex call, the
+/// screened and history-based runs agree.
 #[test]
 fn the_race_screen_rules() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_screen_rules");
     // (name, source, the screen's result, a race listed on this memory)
     let free_after_done = FREE_READ.replace("FREE", "if (atomic_load(&done))\n        free(p);");
     let free_at_once = FREE_READ.replace("FREE", "free(p);");
-    let cases: [(&str, &str, &str, Option<&str>); 5] = [
+    let cases: [(&str, &str, &str, Option<&str>); 7] = [
         ("relaxed_rmw", RELAXED_RMW, "not-applicable", Some("`x`")),
         ("sections", SECTIONS, "no-conflict", None),
         ("section_plain", SECTION_PLAIN, "conflict", Some("`x`")),
@@ -382,6 +386,13 @@ fn the_race_screen_rules() {
         (
             "free_read_racy",
             &free_at_once,
+            "conflict",
+            Some("deallocates it"),
+        ),
+        ("library_read", LIBRARY_READ, "conflict", Some("`buf[1]`")),
+        (
+            "stack_ends_after_unlock",
+            STACK_ENDS_AFTER_UNLOCK,
             "conflict",
             Some("deallocates it"),
         ),
@@ -460,6 +471,56 @@ int main(void) {
     pthread_create(&t2, 0, plain, 0);
     pthread_join(t1, 0);
     pthread_join(t2, 0);
+    return 0;
+}
+"#;
+
+/// `strlen` in one thread reads what `main` writes, under a mutex in `main` only.
+const LIBRARY_READ: &str = r#"#include <pthread.h>
+#include <string.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+char buf[4] = "ab";
+unsigned long n;
+void *reader(void *a) {
+    n = strlen(buf);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, reader, 0);
+    pthread_mutex_lock(&m);
+    buf[1] = 0;
+    pthread_mutex_unlock(&m);
+    pthread_join(t, 0);
+    return n > 2;
+}
+"#;
+
+/// `publish` hands its stack variable `x` to the reader, then locks and unlocks a mutex
+/// and returns: the end of `x` is in the transition of `pthread_mutex_unlock`, and
+/// nothing orders it after the reader's read of `x`.
+const STACK_ENDS_AFTER_UNLOCK: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+_Atomic(int *) published;
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+int r;
+void *reader(void *a) {
+    int *p = atomic_load(&published);
+    if (p)
+        r = *p;
+    return 0;
+}
+void publish(void) {
+    int x = 1;
+    atomic_store(&published, &x);
+    pthread_mutex_lock(&m);
+    pthread_mutex_unlock(&m);
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, reader, 0);
+    publish();
+    pthread_join(t, 0);
     return 0;
 }
 "#;

@@ -433,7 +433,10 @@ impl Machine<'_> {
 impl Machine<'_> {
     /// For the race screen: when `tid`'s next action is a load, store or atomic
     /// operation, its access (if another thread can reach the bytes) goes to `out`
-    /// and the answer is true; false when the transition must be run to know
+    /// and the answer is true; true with no access when it is a visible call of a
+    /// synchronisation native (`Native::data_accesses` false: its own memory is the
+    /// primitive's, and it records no access of the program's, see
+    /// `race::screen`); false when the transition must be run to know
     /// (`explore::observers::RaceScreen`).
     pub(crate) fn screen_access(
         &self,
@@ -452,6 +455,7 @@ impl Machine<'_> {
             Inst::CmpXchg { ptr, ty, .. } | Inst::AtomicRmw { ptr, ty, .. } => {
                 (ptr, ty, true, true)
             }
+            Inst::Call { .. } => return self.calls_synchronisation_native(st, tid, inst),
             _ => return false,
         };
         let p = self.eval(st.thread(tid).top(), ptr).as_u64();
@@ -460,5 +464,29 @@ impl Machine<'_> {
         // transition's own error, which the search meets).
         out.extend(shared_access(st, tid, p, size, write, atomic));
         true
+    }
+
+    /// Is `inst`, `tid`'s next action, a visible call of a native that makes no data
+    /// access (outside an atomic section, which runs whole)? Its call then notes no
+    /// access when probed; what the rest of its transition may note is the end of
+    /// the thread's own stack objects, which the screen runs the transition for when
+    /// another thread's next access touches one.
+    fn calls_synchronisation_native(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        inst: &crate::ir::Inst,
+    ) -> bool {
+        let crate::ir::Inst::Call {
+            callee: crate::ir::Callee::Direct(f),
+            ..
+        } = inst
+        else {
+            return false;
+        };
+        self.program.functions[*f as usize].body.is_none()
+            && self.native_of(*f).is_some_and(|n| !n.data_accesses)
+            && st.atomic_owner != Some(tid)
+            && self.is_visible(st, tid)
     }
 }

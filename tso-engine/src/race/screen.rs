@@ -50,7 +50,11 @@
 //! **Every reached state is asked.** The screen asks on each new state the search
 //! stores (`explore::observers::RaceScreen`), computing each running thread's next
 //! accesses itself: a load's, store's or atomic operation's address from its registers
-//! (`Machine::screen_access`), anything else by running the transition on a copy under
+//! (`Machine::screen_access`); no access for a visible call of a synchronisation
+//! native (`Native::data_accesses` false: mutexes, condition variables, threads), whose
+//! call notes none (its memory is the primitive's own) and whose transition's only other
+//! notes are the ends of the thread's own stack objects, covered as for a load or store
+//! (first exception above); anything else by running the transition on a copy under
 //! every choice script with a `Probe` on (the race hooks of the interpreter note each
 //! access to a shared object). So what the
 //! search's reductions skip does not matter as long as they keep every state: sleep
