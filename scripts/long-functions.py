@@ -12,6 +12,7 @@ a report, not a gate). A function may stay over the limit when a comment says wh
 splitting it would hurt; this script does not read such comments.
 """
 import os
+import signal
 import re
 import sys
 
@@ -182,6 +183,7 @@ def matching_brace(text, i):
 
 
 def main():
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     args = sys.argv[1:]
     limit = 120
     if args and args[0].isdigit():
