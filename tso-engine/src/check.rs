@@ -198,25 +198,11 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             ..opts.machine.clone()
         },
     );
-    let empty = |verdict, failure: Option<Failure>| CheckReport {
-        verdict,
-        failure,
-        counterexample: None,
-        inconclusive_reason: None,
-        stats: Stats::default(),
-        output: String::new(),
-        outcomes: BTreeSet::new(),
-        diagnosis: None,
-        races: Vec::new(),
-        unmodelled: Vec::new(),
-        other_kinds: Vec::new(),
-        race_screen: None,
-    };
     let Some(entry) = program
         .function(&opts.entry)
         .filter(|&f| program.functions[f as usize].body.is_some())
     else {
-        return empty(
+        return empty_report(
             Verdict::Error,
             Some(Failure::unsupported(format!(
                 "no function `{}` to run",
@@ -243,7 +229,7 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         };
         return CheckReport {
             unmodelled,
-            ..empty(Verdict::Error, Some(Failure::unsupported(message)))
+            ..empty_report(Verdict::Error, Some(Failure::unsupported(message)))
         };
     }
     let initial = match machine.initial_state(entry) {
@@ -251,7 +237,7 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         Err(f) => {
             return CheckReport {
                 unmodelled,
-                ..empty(Verdict::Error, Some(f))
+                ..empty_report(Verdict::Error, Some(f))
             }
         }
     };
@@ -265,7 +251,7 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         target: opts.target,
     };
     let mut result = explore::explore(&machine, initial.clone(), &eopts);
-    let mut report = empty(Verdict::Pass, None);
+    let mut report = empty_report(Verdict::Pass, None);
     report.unmodelled = unmodelled;
     // Taken before any replay, which could only find the same races again.
     report.races = machine
@@ -275,34 +261,12 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         .unwrap_or_default();
     report.other_kinds = result.met.iter().copied().collect();
     if result.conclusion == Conclusion::Pass && !result.met.is_empty() {
-        // The target is not reachable, other errors are: the failure shown is the one
-        // a search without a target gives (the shortest, for any number of workers).
-        let plain = explore::explore(
-            &machine,
-            initial.clone(),
-            &ExploreOptions {
-                target: None,
-                ..eopts
-            },
-        );
-        result.conclusion = match plain.conclusion {
-            found @ Conclusion::Fail { .. } => found,
-            Conclusion::Pass | Conclusion::Inconclusive { .. } => {
-                let kind = result
-                    .met
-                    .first()
-                    .copied()
-                    .unwrap_or(crate::ErrorKind::Assertion);
-                Conclusion::Fail {
-                    failure: Failure::new(
-                        kind,
-                        "reachable (met while searching for another kind); a limit stopped the search for its trace",
-                    ),
-                    path: Vec::new(),
-                    thread: None,
-                }
-            }
-        };
+        let kind = result
+            .met
+            .first()
+            .copied()
+            .unwrap_or(crate::ErrorKind::Assertion);
+        result.conclusion = other_kind_found(&machine, initial.clone(), eopts, kind);
     }
     let screen_conflict = machine
         .screen_conflict
@@ -320,23 +284,93 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         report.stats.symmetry = Some(Vec::new());
     }
     if machine.opts.awaits {
-        report.stats.awaits = Some(
-            machine
-                .awaits_found()
-                .into_iter()
-                .map(|(f, l)| match l {
-                    Some(l) => format!("{f} at {}:{}", crate::interp::short(&l.file), l.line),
-                    None => f,
-                })
-                .collect(),
-        );
+        report.stats.awaits = Some(awaits_listing(&machine));
     }
     report.outcomes = result.outcomes;
     report.output = result
         .first_output
         .map(|o| String::from_utf8_lossy(&o).into_owned())
         .unwrap_or_default();
-    match result.conclusion {
+    conclude(
+        &mut report,
+        &machine,
+        initial,
+        result.conclusion,
+        screen_conflict,
+    );
+    report
+}
+
+/// A report with `verdict` and `failure` and nothing else.
+fn empty_report(verdict: Verdict, failure: Option<Failure>) -> CheckReport {
+    CheckReport {
+        verdict,
+        failure,
+        counterexample: None,
+        inconclusive_reason: None,
+        stats: Stats::default(),
+        output: String::new(),
+        outcomes: BTreeSet::new(),
+        diagnosis: None,
+        races: Vec::new(),
+        unmodelled: Vec::new(),
+        other_kinds: Vec::new(),
+        race_screen: None,
+    }
+}
+
+/// The conclusion when the target kind is not reachable but errors of other kinds
+/// (`kind` the first) are: the failure shown is the one a search without a target
+/// gives (the shortest, for any number of workers).
+fn other_kind_found(
+    machine: &Machine<'_>,
+    initial: crate::state::State,
+    eopts: ExploreOptions,
+    kind: crate::ErrorKind,
+) -> Conclusion {
+    let plain = explore::explore(
+        machine,
+        initial,
+        &ExploreOptions {
+            target: None,
+            ..eopts
+        },
+    );
+    match plain.conclusion {
+        found @ Conclusion::Fail { .. } => found,
+        Conclusion::Pass | Conclusion::Inconclusive { .. } => Conclusion::Fail {
+            failure: Failure::new(
+                kind,
+                "reachable (met while searching for another kind); a limit stopped the search for its trace",
+            ),
+            path: Vec::new(),
+            thread: None,
+        },
+    }
+}
+
+/// The awaiting loops found, as `function at file:line`.
+fn awaits_listing(machine: &Machine<'_>) -> Vec<String> {
+    machine
+        .awaits_found()
+        .into_iter()
+        .map(|(f, l)| match l {
+            Some(l) => format!("{f} at {}:{}", crate::interp::short(&l.file), l.line),
+            None => f,
+        })
+        .collect()
+}
+
+/// The verdict from the search's conclusion, with the diagnosis of a limit reached
+/// or the replayed counterexample of a failure.
+fn conclude(
+    report: &mut CheckReport,
+    machine: &Machine<'_>,
+    initial: crate::state::State,
+    conclusion: Conclusion,
+    screen_conflict: bool,
+) {
+    match conclusion {
         Conclusion::Pass => {}
         Conclusion::Inconclusive { reason, path } => {
             report.verdict = Verdict::Inconclusive;
@@ -346,7 +380,7 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
                 *d = None;
             }
             if !screen_conflict {
-                report.diagnosis = Some(explore::diagnosis::diagnose(&machine, initial, &path));
+                report.diagnosis = Some(explore::diagnosis::diagnose(machine, initial, &path));
             }
         }
         Conclusion::Fail { failure, .. } if failure.kind == crate::ErrorKind::StepLimit => {
@@ -359,7 +393,7 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             path,
             thread,
         } => {
-            let cex = explore::counterexample::replay(&machine, initial, &path, thread);
+            let cex = explore::counterexample::replay(machine, initial, &path, thread);
             report.output = cex.output.clone();
             report.verdict = if failure.kind.is_tool_limitation() {
                 Verdict::Error
@@ -379,7 +413,6 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             report.counterexample = Some(cex);
         }
     }
-    report
 }
 
 /// Thread symmetry is off for a program that calls a library function whose model

@@ -246,92 +246,27 @@ impl Futures {
     fn build(machine: &Machine<'_>, sync: SyncNatives) -> Futures {
         let program = machine.program;
         let n = program.functions.len();
-        // Each block's own effects, and its calls to program functions.
-        let mut own: Vec<Vec<Effects>> = Vec::with_capacity(n);
-        let mut calls: Vec<Vec<Vec<FuncId>>> = Vec::with_capacity(n);
-        let mut insts_of: Vec<Vec<Vec<InstEffects>>> = Vec::with_capacity(n);
-        let mut lock_sites: Vec<Vec<Vec<(u32, u64)>>> = Vec::with_capacity(n);
+        let mut own = Vec::with_capacity(n);
+        let mut lock_sites = Vec::with_capacity(n);
         for func in program.functions.iter() {
-            let Some(body) = &func.body else {
-                own.push(Vec::new());
-                calls.push(Vec::new());
-                insts_of.push(Vec::new());
-                lock_sites.push(Vec::new());
-                continue;
-            };
-            lock_sites.push(
-                body.blocks
-                    .iter()
-                    .map(|block| {
-                        let mut sites = Vec::new();
-                        if sync == SyncNatives::Mutexes {
-                            for (ip, inst) in block.insts.iter().enumerate() {
-                                if let Some(addr) = blocking_lock_of(machine, inst) {
-                                    sites.push((ip as u32, addr));
-                                }
-                            }
-                        }
-                        sites
-                    })
-                    .collect(),
-            );
-            let defs = Defs::new(body);
-            let mut blocks = Vec::with_capacity(body.blocks.len());
-            let mut block_calls = Vec::with_capacity(body.blocks.len());
-            let mut block_insts = Vec::with_capacity(body.blocks.len());
-            for block in body.blocks.iter() {
-                let mut e = Effects::default();
-                let mut c = Vec::new();
-                let mut per_inst = Vec::new();
-                for (ip, inst) in block.insts.iter().enumerate() {
-                    let mut one = Effects::default();
-                    let mut one_calls = Vec::new();
-                    inst_effects(machine, sync, &defs, inst, &mut one, &mut one_calls);
-                    if one != Effects::default() || !one_calls.is_empty() {
-                        e.union(&one);
-                        c.extend(one_calls.iter().copied());
-                        per_inst.push((ip as u32, one, one_calls));
-                    }
+            match &func.body {
+                Some(body) => {
+                    lock_sites.push(lock_sites_of(machine, sync, body));
+                    own.push(OwnEffects::of(machine, sync, body));
                 }
-                blocks.push(e);
-                block_calls.push(c);
-                block_insts.push(per_inst);
-            }
-            own.push(blocks);
-            calls.push(block_calls);
-            insts_of.push(block_insts);
-        }
-        // Whole-function summaries, to a fixpoint over the call graph.
-        let mut summary: Vec<Effects> = own
-            .iter()
-            .map(|bs| {
-                let mut e = Effects::default();
-                for b in bs {
-                    e.union(b);
-                }
-                e
-            })
-            .collect();
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for f in 0..n {
-                for c in calls[f].iter().flatten() {
-                    if *c as usize == f {
-                        continue;
-                    }
-                    let callee = summary[*c as usize].clone();
-                    changed |= summary[f].union(&callee);
+                None => {
+                    lock_sites.push(Vec::new());
+                    own.push(OwnEffects::default());
                 }
             }
         }
-        // Blocks: own effects and callees, then everything reachable.
+        let summary = function_summaries(&own);
         let mut reach = Vec::with_capacity(n);
         let mut rank = Vec::with_capacity(n);
         let mut after = Vec::with_capacity(n);
         let mut effects_at = Vec::with_capacity(n);
         let mut all_succs = Vec::with_capacity(n);
-        for f in 0..n {
+        for (f, own) in own.iter().enumerate() {
             let Some(body) = &program.functions[f].body else {
                 all_succs.push(Vec::new());
                 reach.push(Vec::new());
@@ -340,59 +275,10 @@ impl Futures {
                 effects_at.push(Vec::new());
                 continue;
             };
-            // Each effectful instruction, with its callees' summaries.
-            effects_at.push(
-                insts_of[f]
-                    .iter()
-                    .map(|per_inst| {
-                        per_inst
-                            .iter()
-                            .map(|(ip, e, cs)| {
-                                let mut e = e.clone();
-                                for c in cs {
-                                    e.union(&summary[*c as usize]);
-                                }
-                                (*ip, e)
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                    .collect::<Vec<_>>(),
-            );
-            let mut r: Vec<Effects> = own[f].clone();
-            for (b, cs) in calls[f].iter().enumerate() {
-                for c in cs {
-                    let callee = summary[*c as usize].clone();
-                    r[b].union(&callee);
-                }
-            }
+            effects_at.push(own.with_callees(&summary));
             let succs: Vec<Vec<u32>> = body.blocks.iter().map(successors).collect();
-            let mut changed = true;
-            while changed {
-                changed = false;
-                for b in (0..r.len()).rev() {
-                    for &s in &succs[b] {
-                        if s as usize != b && (s as usize) < r.len() {
-                            let next = r[s as usize].clone();
-                            changed |= r[b].union(&next);
-                        }
-                    }
-                }
-            }
-            // What the successors of each block may do.
-            after.push(
-                succs
-                    .iter()
-                    .map(|ss| {
-                        let mut e = Effects::default();
-                        for &s in ss {
-                            if let Some(x) = r.get(s as usize) {
-                                e.union(x);
-                            }
-                        }
-                        e
-                    })
-                    .collect(),
-            );
+            let r = own.reachable(&summary, &succs);
+            after.push(after_blocks(&r, &succs));
             reach.push(r);
             rank.push(reverse_postorder(&succs));
             all_succs.push(succs);
@@ -578,6 +464,158 @@ fn resume_points(frames: &[Frame]) -> impl Iterator<Item = (FuncId, u32, u32)> +
 
 /// One instruction's position, effects and calls to program functions.
 type InstEffects = (u32, Effects, Vec<FuncId>);
+
+/// Per block of a function, the `(ip, address)` of its blocking lock calls (none
+/// unless `sync` is `Mutexes`).
+fn lock_sites_of(
+    machine: &Machine<'_>,
+    sync: SyncNatives,
+    body: &crate::ir::Body,
+) -> Vec<Vec<(u32, u64)>> {
+    body.blocks
+        .iter()
+        .map(|block| {
+            let mut sites = Vec::new();
+            if sync == SyncNatives::Mutexes {
+                for (ip, inst) in block.insts.iter().enumerate() {
+                    if let Some(addr) = blocking_lock_of(machine, inst) {
+                        sites.push((ip as u32, addr));
+                    }
+                }
+            }
+            sites
+        })
+        .collect()
+}
+
+/// One function's blocks' own effects, without what their callees do.
+#[derive(Default)]
+struct OwnEffects {
+    /// Per block, the union of its instructions' effects.
+    blocks: Vec<Effects>,
+    /// Per block, the program functions it calls.
+    calls: Vec<Vec<FuncId>>,
+    /// Per block, its effectful instructions.
+    insts: Vec<Vec<InstEffects>>,
+}
+
+impl OwnEffects {
+    fn of(machine: &Machine<'_>, sync: SyncNatives, body: &crate::ir::Body) -> OwnEffects {
+        let defs = Defs::new(body);
+        let mut own = OwnEffects {
+            blocks: Vec::with_capacity(body.blocks.len()),
+            calls: Vec::with_capacity(body.blocks.len()),
+            insts: Vec::with_capacity(body.blocks.len()),
+        };
+        for block in body.blocks.iter() {
+            let mut e = Effects::default();
+            let mut c = Vec::new();
+            let mut per_inst = Vec::new();
+            for (ip, inst) in block.insts.iter().enumerate() {
+                let mut one = Effects::default();
+                let mut one_calls = Vec::new();
+                inst_effects(machine, sync, &defs, inst, &mut one, &mut one_calls);
+                if one != Effects::default() || !one_calls.is_empty() {
+                    e.union(&one);
+                    c.extend(one_calls.iter().copied());
+                    per_inst.push((ip as u32, one, one_calls));
+                }
+            }
+            own.blocks.push(e);
+            own.calls.push(c);
+            own.insts.push(per_inst);
+        }
+        own
+    }
+
+    /// Each effectful instruction, with its callees' summaries.
+    fn with_callees(&self, summary: &[Effects]) -> Vec<Vec<(u32, Effects)>> {
+        self.insts
+            .iter()
+            .map(|per_inst| {
+                per_inst
+                    .iter()
+                    .map(|(ip, e, cs)| {
+                        let mut e = e.clone();
+                        for c in cs {
+                            e.union(&summary[*c as usize]);
+                        }
+                        (*ip, e)
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect::<Vec<_>>()
+    }
+
+    /// Per block: its own effects and its callees', then everything reachable from it
+    /// (to a fixpoint over `succs`).
+    fn reachable(&self, summary: &[Effects], succs: &[Vec<u32>]) -> Vec<Effects> {
+        let mut r: Vec<Effects> = self.blocks.clone();
+        for (b, cs) in self.calls.iter().enumerate() {
+            for c in cs {
+                let callee = summary[*c as usize].clone();
+                r[b].union(&callee);
+            }
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in (0..r.len()).rev() {
+                for &s in &succs[b] {
+                    if s as usize != b && (s as usize) < r.len() {
+                        let next = r[s as usize].clone();
+                        changed |= r[b].union(&next);
+                    }
+                }
+            }
+        }
+        r
+    }
+}
+
+/// Whole-function summaries, to a fixpoint over the call graph.
+fn function_summaries(own: &[OwnEffects]) -> Vec<Effects> {
+    let mut summary: Vec<Effects> = own
+        .iter()
+        .map(|o| {
+            let mut e = Effects::default();
+            for b in &o.blocks {
+                e.union(b);
+            }
+            e
+        })
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (f, o) in own.iter().enumerate() {
+            for c in o.calls.iter().flatten() {
+                if *c as usize == f {
+                    continue;
+                }
+                let callee = summary[*c as usize].clone();
+                changed |= summary[f].union(&callee);
+            }
+        }
+    }
+    summary
+}
+
+/// What the successors of each block may do, from what each block reaches.
+fn after_blocks(reach: &[Effects], succs: &[Vec<u32>]) -> Vec<Effects> {
+    succs
+        .iter()
+        .map(|ss| {
+            let mut e = Effects::default();
+            for &s in ss {
+                if let Some(x) = reach.get(s as usize) {
+                    e.union(x);
+                }
+            }
+            e
+        })
+        .collect()
+}
 
 /// Each register's defining instruction (`None`: a parameter or φ), and the φs.
 struct Defs<'b> {

@@ -70,125 +70,24 @@ impl<'p> Machine<'p> {
         tid: ThreadId,
         inst: &Inst,
     ) -> Result<Option<Undef>, Failure> {
-        let fr = st.thread(tid).top();
-        let types = &self.program.types;
-        let u = |op: &Operand| self.undef_of(st, tid, fr, op);
-        let ev = |op: &Operand| self.eval(fr, op);
-        // The origin of a result: the first operand that has undefined bits.
-        let with = |shadow: Val, us: &[&Option<Undef>]| {
-            let origin = us
-                .iter()
-                .find_map(|x| x.as_ref().map(|x| x.origin))
-                .flatten();
-            Some(Undef { shadow, origin })
+        let ops = Operands {
+            m: self,
+            st,
+            tid,
+            fr: st.thread(tid).top(),
         };
-        const ADDRESS: u128 = u64::MAX as u128;
+        let types = &self.program.types;
+        let u = |op: &Operand| ops.undef(op);
         Ok(match inst {
-            Inst::Bin { op, ty, a, b, .. } => {
-                let (ua, ub) = (u(a), u(b));
-                if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) {
-                    self.require(
-                        ub.clone(),
-                        mask(types.int_bits(types.scalar(*ty))),
-                        "a divisor",
-                    )?;
-                }
-                if ua.is_none() && ub.is_none() {
-                    return Ok(None);
-                }
-                let (x, y) = (ev(a), ev(b));
-                let zero = Val::Int(0);
-                let sa = ua.as_ref().map_or(&zero, |u| &u.shadow);
-                let sb = ub.as_ref().map_or(&zero, |u| &u.shadow);
-                let (sa, sb) = (full_shape(sa, &x), full_shape(sb, &y));
-                with(def::binop(types, *op, *ty, &x, &y, &sa, &sb), &[&ua, &ub])
-            }
+            Inst::Bin { op, ty, a, b, .. } => ops.bin(*op, *ty, a, b)?,
             Inst::FNeg { a, .. } => u(a),
-            Inst::ICmp { pred, ty, a, b, .. } => {
-                let (ua, ub) = (u(a), u(b));
-                if ua.is_none() && ub.is_none() {
-                    return Ok(None);
-                }
-                let (x, y) = (ev(a), ev(b));
-                let zero = Val::Int(0);
-                let sa = full_shape(ua.as_ref().map_or(&zero, |u| &u.shadow), &x);
-                let sb = full_shape(ub.as_ref().map_or(&zero, |u| &u.shadow), &y);
-                with(def::icmp(types, *pred, *ty, &x, &y, &sa, &sb), &[&ua, &ub])
-            }
-            Inst::FCmp { a, b, .. } => {
-                let (ua, ub) = (u(a), u(b));
-                if ua.is_none() && ub.is_none() {
-                    return Ok(None);
-                }
-                with(def::all_undefined(&ev(a)), &[&ua, &ub])
-            }
-            Inst::Select { cond, a, b, .. } => {
-                let uc = u(cond);
-                self.require(uc, u128::MAX, "a select condition")?;
-                let (ua, ub) = (u(a), u(b));
-                if ua.is_none() && ub.is_none() {
-                    return Ok(None);
-                }
-                let c = ev(cond);
-                let (x, y) = (ev(a), ev(b));
-                let zero = Val::Int(0);
-                let sa = full_shape(ua.as_ref().map_or(&zero, |u| &u.shadow), &x);
-                let sb = full_shape(ub.as_ref().map_or(&zero, |u| &u.shadow), &y);
-                let shadow = match &c {
-                    Val::Agg(lanes) => {
-                        let (la, lb) = (def::lanes_like(&sa, &x), def::lanes_like(&sb, &y));
-                        Val::Agg(
-                            lanes
-                                .iter()
-                                .enumerate()
-                                .map(|(i, l)| {
-                                    let pick = if l.is_true() { &la } else { &lb };
-                                    pick.get(i).cloned().unwrap_or(Val::Int(0))
-                                })
-                                .collect::<Vec<_>>()
-                                .into(),
-                        )
-                    }
-                    _ if c.is_true() => sa,
-                    _ => sb,
-                };
-                with(shadow, &[&ua, &ub])
-            }
+            Inst::ICmp { pred, ty, a, b, .. } => ops.icmp(*pred, *ty, a, b),
+            Inst::FCmp { a, b, .. } => ops.fcmp(a, b),
+            Inst::Select { cond, a, b, .. } => ops.select(cond, a, b)?,
             Inst::Cast {
                 op, from, to, a, ..
-            } => {
-                let Some(ua) = u(a) else { return Ok(None) };
-                let v = ev(a);
-                let out = super::arith::cast(types, *op, *from, *to, &v)?;
-                let sh = full_shape(&ua.shadow, &v);
-                Some(Undef {
-                    shadow: def::cast(types, *op, *from, *to, &v, &sh, &out),
-                    origin: ua.origin,
-                })
-            }
-            Inst::Gep { base, indices, .. } => {
-                let ub = u(base);
-                let ui = indices.iter().find_map(|(idx, _, _)| u(idx));
-                match (ub, ui) {
-                    (None, None) => None,
-                    (_, Some(ui)) => Some(Undef {
-                        shadow: Val::Int(ADDRESS),
-                        origin: ui.origin,
-                    }),
-                    // A defined offset added to a partly undefined address.
-                    (Some(ub), None) => {
-                        let s = def::smear(&ub.shadow) & ADDRESS;
-                        Some(Undef {
-                            shadow: Val::Int(if s == 0 {
-                                0
-                            } else {
-                                (u128::MAX << s.trailing_zeros()) & ADDRESS
-                            }),
-                            origin: ub.origin,
-                        })
-                    }
-                }
-            }
+            } => ops.cast(*op, *from, *to, a)?,
+            Inst::Gep { base, indices, .. } => ops.gep(base, indices),
             Inst::Alloca { count, .. } => {
                 self.require(u(count), u128::MAX, "the size of a stack allocation")?;
                 None
@@ -216,109 +115,13 @@ impl<'p> Machine<'p> {
                 self.require(u(ptr), ADDRESS, "an address of an atomic read-modify-write")?;
                 None
             }
-            Inst::ExtractValue { agg, indices, .. } => {
-                let Some(ua) = u(agg) else { return Ok(None) };
-                let v = ev(agg);
-                Some(Undef {
-                    shadow: def::extract(&ua.shadow, &v, indices),
-                    origin: ua.origin,
-                })
-            }
+            Inst::ExtractValue { agg, indices, .. } => ops.extract_value(agg, indices),
             Inst::InsertValue {
                 agg, val, indices, ..
-            } => {
-                let (ua, uv) = (u(agg), u(val));
-                if ua.is_none() && uv.is_none() {
-                    return Ok(None);
-                }
-                let (a, v) = (ev(agg), ev(val));
-                let sa = ua
-                    .as_ref()
-                    .map_or_else(|| def::all_defined(&a), |u| full_shape(&u.shadow, &a));
-                let sv = uv
-                    .as_ref()
-                    .map_or_else(|| def::all_defined(&v), |u| full_shape(&u.shadow, &v));
-                with(def::insert(&sa, &a, indices, sv), &[&uv, &ua])
-            }
-            Inst::ExtractElement { vec, idx, .. } => {
-                let (uv, ui) = (u(vec), u(idx));
-                if let Some(ui) = ui {
-                    let lane = ev(vec).lanes().first().cloned().unwrap_or_default();
-                    return Ok(Some(Undef {
-                        shadow: def::all_undefined(&lane),
-                        origin: ui.origin,
-                    }));
-                }
-                let Some(uv) = uv else { return Ok(None) };
-                let i = ev(idx).as_u64() as u32;
-                let v = ev(vec);
-                Some(Undef {
-                    shadow: def::extract(&full_shape(&uv.shadow, &v), &v, &[i]),
-                    origin: uv.origin,
-                })
-            }
-            Inst::InsertElement { vec, val, idx, .. } => {
-                let (uv, ux, ui) = (u(vec), u(val), u(idx));
-                let v = ev(vec);
-                if let Some(ui) = ui {
-                    return Ok(Some(Undef {
-                        shadow: def::all_undefined(&v),
-                        origin: ui.origin,
-                    }));
-                }
-                if uv.is_none() && ux.is_none() {
-                    return Ok(None);
-                }
-                let x = ev(val);
-                let sv = uv
-                    .as_ref()
-                    .map_or_else(|| def::all_defined(&v), |u| full_shape(&u.shadow, &v));
-                let sx = ux
-                    .as_ref()
-                    .map_or_else(|| def::all_defined(&x), |u| full_shape(&u.shadow, &x));
-                let i = ev(idx).as_u64() as u32;
-                with(def::insert(&sv, &v, &[i], sx), &[&ux, &uv])
-            }
-            Inst::ShuffleVector { a, b, mask: m, .. } => {
-                let (ua, ub) = (u(a), u(b));
-                let poison_lane = m.iter().any(|&k| k < 0);
-                if ua.is_none() && ub.is_none() && !poison_lane {
-                    return Ok(None);
-                }
-                let (x, y) = (ev(a), ev(b));
-                let la = def::lanes_like(
-                    &ua.as_ref()
-                        .map_or_else(|| def::all_defined(&x), |u| full_shape(&u.shadow, &x)),
-                    &x,
-                );
-                let lb = def::lanes_like(
-                    &ub.as_ref()
-                        .map_or_else(|| def::all_defined(&y), |u| full_shape(&u.shadow, &y)),
-                    &y,
-                );
-                let n = x.lanes().len() as i32;
-                let lanes: Vec<Val> = m
-                    .iter()
-                    .map(|&k| {
-                        if k < 0 {
-                            Val::Int(u128::MAX)
-                        } else if k < n {
-                            la.get(k as usize).cloned().unwrap_or(Val::Int(0))
-                        } else {
-                            lb.get((k - n) as usize).cloned().unwrap_or(Val::Int(0))
-                        }
-                    })
-                    .collect();
-                let origin = ua
-                    .as_ref()
-                    .or(ub.as_ref())
-                    .map(|u| u.origin)
-                    .unwrap_or_else(|| self.location(st, tid).map(Origin::Site));
-                Some(Undef {
-                    shadow: Val::Agg(lanes.into()),
-                    origin,
-                })
-            }
+            } => ops.insert_value(agg, val, indices),
+            Inst::ExtractElement { vec, idx, .. } => ops.extract_element(vec, idx),
+            Inst::InsertElement { vec, val, idx, .. } => ops.insert_element(vec, val, idx),
+            Inst::ShuffleVector { a, b, mask: m, .. } => ops.shuffle(a, b, m),
             Inst::Call {
                 callee: Callee::Indirect(op),
                 ..
@@ -453,6 +256,260 @@ fn full_shape(sh: &Val, v: &Val) -> Val {
                 .into(),
         ),
     }
+}
+
+/// The bits of an address (a pointer's undefined bits above these do not matter).
+const ADDRESS: u128 = u64::MAX as u128;
+
+/// The operands of the instruction a thread is at, with their undefined bits: what
+/// `Machine::undef_before` computes a result's shadow from, one method per kind of
+/// instruction.
+struct Operands<'a, 'p> {
+    m: &'a Machine<'p>,
+    st: &'a State,
+    tid: ThreadId,
+    fr: &'a Frame,
+}
+
+impl Operands<'_, '_> {
+    fn undef(&self, op: &Operand) -> Option<Undef> {
+        self.m.undef_of(self.st, self.tid, self.fr, op)
+    }
+
+    fn val(&self, op: &Operand) -> Val {
+        self.m.eval(self.fr, op)
+    }
+
+    fn bin(&self, op: BinOp, ty: TyId, a: &Operand, b: &Operand) -> Result<Option<Undef>, Failure> {
+        let types = &self.m.program.types;
+        let (ua, ub) = (self.undef(a), self.undef(b));
+        if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) {
+            self.m.require(
+                ub.clone(),
+                mask(types.int_bits(types.scalar(ty))),
+                "a divisor",
+            )?;
+        }
+        if ua.is_none() && ub.is_none() {
+            return Ok(None);
+        }
+        let (x, y) = (self.val(a), self.val(b));
+        let (sa, sb) = (shape_or_zero(&ua, &x), shape_or_zero(&ub, &y));
+        Ok(with_origin(
+            def::binop(types, op, ty, &x, &y, &sa, &sb),
+            &[&ua, &ub],
+        ))
+    }
+
+    fn icmp(&self, pred: crate::ir::IntPred, ty: TyId, a: &Operand, b: &Operand) -> Option<Undef> {
+        let (ua, ub) = (self.undef(a), self.undef(b));
+        if ua.is_none() && ub.is_none() {
+            return None;
+        }
+        let (x, y) = (self.val(a), self.val(b));
+        let (sa, sb) = (shape_or_zero(&ua, &x), shape_or_zero(&ub, &y));
+        let types = &self.m.program.types;
+        with_origin(def::icmp(types, pred, ty, &x, &y, &sa, &sb), &[&ua, &ub])
+    }
+
+    fn fcmp(&self, a: &Operand, b: &Operand) -> Option<Undef> {
+        let (ua, ub) = (self.undef(a), self.undef(b));
+        if ua.is_none() && ub.is_none() {
+            return None;
+        }
+        with_origin(def::all_undefined(&self.val(a)), &[&ua, &ub])
+    }
+
+    /// The chosen operand's shadow, lane by lane for a vector condition; an undefined
+    /// condition is refused.
+    fn select(&self, cond: &Operand, a: &Operand, b: &Operand) -> Result<Option<Undef>, Failure> {
+        self.m
+            .require(self.undef(cond), u128::MAX, "a select condition")?;
+        let (ua, ub) = (self.undef(a), self.undef(b));
+        if ua.is_none() && ub.is_none() {
+            return Ok(None);
+        }
+        let c = self.val(cond);
+        let (x, y) = (self.val(a), self.val(b));
+        let (sa, sb) = (shape_or_zero(&ua, &x), shape_or_zero(&ub, &y));
+        let shadow = match &c {
+            Val::Agg(lanes) => {
+                let (la, lb) = (def::lanes_like(&sa, &x), def::lanes_like(&sb, &y));
+                Val::Agg(
+                    lanes
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| {
+                            let pick = if l.is_true() { &la } else { &lb };
+                            pick.get(i).cloned().unwrap_or(Val::Int(0))
+                        })
+                        .collect::<Vec<_>>()
+                        .into(),
+                )
+            }
+            _ if c.is_true() => sa,
+            _ => sb,
+        };
+        Ok(with_origin(shadow, &[&ua, &ub]))
+    }
+
+    fn cast(
+        &self,
+        op: crate::ir::CastOp,
+        from: TyId,
+        to: TyId,
+        a: &Operand,
+    ) -> Result<Option<Undef>, Failure> {
+        let Some(ua) = self.undef(a) else {
+            return Ok(None);
+        };
+        let types = &self.m.program.types;
+        let v = self.val(a);
+        let out = super::arith::cast(types, op, from, to, &v)?;
+        let sh = full_shape(&ua.shadow, &v);
+        Ok(Some(Undef {
+            shadow: def::cast(types, op, from, to, &v, &sh, &out),
+            origin: ua.origin,
+        }))
+    }
+
+    /// An undefined index makes the whole address undefined; a defined offset added to
+    /// a partly undefined base leaves its bits below the lowest undefined one defined.
+    fn gep(&self, base: &Operand, indices: &[(Operand, i64, TyId)]) -> Option<Undef> {
+        let ub = self.undef(base);
+        let ui = indices.iter().find_map(|(idx, _, _)| self.undef(idx));
+        match (ub, ui) {
+            (None, None) => None,
+            (_, Some(ui)) => Some(Undef {
+                shadow: Val::Int(ADDRESS),
+                origin: ui.origin,
+            }),
+            (Some(ub), None) => {
+                let s = def::smear(&ub.shadow) & ADDRESS;
+                Some(Undef {
+                    shadow: Val::Int(if s == 0 {
+                        0
+                    } else {
+                        (u128::MAX << s.trailing_zeros()) & ADDRESS
+                    }),
+                    origin: ub.origin,
+                })
+            }
+        }
+    }
+
+    fn extract_value(&self, agg: &Operand, indices: &[u32]) -> Option<Undef> {
+        let ua = self.undef(agg)?;
+        let v = self.val(agg);
+        Some(Undef {
+            shadow: def::extract(&ua.shadow, &v, indices),
+            origin: ua.origin,
+        })
+    }
+
+    fn insert_value(&self, agg: &Operand, val: &Operand, indices: &[u32]) -> Option<Undef> {
+        let (ua, uv) = (self.undef(agg), self.undef(val));
+        if ua.is_none() && uv.is_none() {
+            return None;
+        }
+        let (a, v) = (self.val(agg), self.val(val));
+        let (sa, sv) = (shape_or_defined(&ua, &a), shape_or_defined(&uv, &v));
+        with_origin(def::insert(&sa, &a, indices, sv), &[&uv, &ua])
+    }
+
+    /// An undefined index makes the lane read wholly undefined.
+    fn extract_element(&self, vec: &Operand, idx: &Operand) -> Option<Undef> {
+        let (uv, ui) = (self.undef(vec), self.undef(idx));
+        if let Some(ui) = ui {
+            let lane = self.val(vec).lanes().first().cloned().unwrap_or_default();
+            return Some(Undef {
+                shadow: def::all_undefined(&lane),
+                origin: ui.origin,
+            });
+        }
+        let uv = uv?;
+        let i = self.val(idx).as_u64() as u32;
+        let v = self.val(vec);
+        Some(Undef {
+            shadow: def::extract(&full_shape(&uv.shadow, &v), &v, &[i]),
+            origin: uv.origin,
+        })
+    }
+
+    /// An undefined index makes the whole vector undefined.
+    fn insert_element(&self, vec: &Operand, val: &Operand, idx: &Operand) -> Option<Undef> {
+        let (uv, ux, ui) = (self.undef(vec), self.undef(val), self.undef(idx));
+        let v = self.val(vec);
+        if let Some(ui) = ui {
+            return Some(Undef {
+                shadow: def::all_undefined(&v),
+                origin: ui.origin,
+            });
+        }
+        if uv.is_none() && ux.is_none() {
+            return None;
+        }
+        let x = self.val(val);
+        let (sv, sx) = (shape_or_defined(&uv, &v), shape_or_defined(&ux, &x));
+        let i = self.val(idx).as_u64() as u32;
+        with_origin(def::insert(&sv, &v, &[i], sx), &[&ux, &uv])
+    }
+
+    /// Each lane's shadow from the lane it picks; a poison lane (mask -1) is undefined
+    /// and comes from this instruction.
+    fn shuffle(&self, a: &Operand, b: &Operand, m: &[i32]) -> Option<Undef> {
+        let (ua, ub) = (self.undef(a), self.undef(b));
+        let poison_lane = m.iter().any(|&k| k < 0);
+        if ua.is_none() && ub.is_none() && !poison_lane {
+            return None;
+        }
+        let (x, y) = (self.val(a), self.val(b));
+        let la = def::lanes_like(&shape_or_defined(&ua, &x), &x);
+        let lb = def::lanes_like(&shape_or_defined(&ub, &y), &y);
+        let n = x.lanes().len() as i32;
+        let lanes: Vec<Val> = m
+            .iter()
+            .map(|&k| {
+                if k < 0 {
+                    Val::Int(u128::MAX)
+                } else if k < n {
+                    la.get(k as usize).cloned().unwrap_or(Val::Int(0))
+                } else {
+                    lb.get((k - n) as usize).cloned().unwrap_or(Val::Int(0))
+                }
+            })
+            .collect();
+        let origin = ua
+            .as_ref()
+            .or(ub.as_ref())
+            .map(|u| u.origin)
+            .unwrap_or_else(|| self.m.location(self.st, self.tid).map(Origin::Site));
+        Some(Undef {
+            shadow: Val::Agg(lanes.into()),
+            origin,
+        })
+    }
+}
+
+/// A result's shadow with the origin of the first operand in `us` that has undefined
+/// bits.
+fn with_origin(shadow: Val, us: &[&Option<Undef>]) -> Option<Undef> {
+    let origin = us
+        .iter()
+        .find_map(|x| x.as_ref().map(|x| x.origin))
+        .flatten();
+    Some(Undef { shadow, origin })
+}
+
+/// Operand `v`'s shadow in its lane structure (`u` None: the scalar 0, all defined).
+fn shape_or_zero(u: &Option<Undef>, v: &Val) -> Val {
+    full_shape(u.as_ref().map_or(&Val::Int(0), |u| &u.shadow), v)
+}
+
+/// Operand `v`'s shadow in its lane structure (`u` None: all defined, shaped like `v`).
+fn shape_or_defined(u: &Option<Undef>, v: &Val) -> Val {
+    u.as_ref()
+        .map_or_else(|| def::all_defined(v), |u| full_shape(&u.shadow, v))
 }
 
 /// Whether an operand of `inst` is an `undef` or `poison` constant.

@@ -17,17 +17,7 @@ pub(crate) fn format(
     strings: &mut dyn StringSource,
 ) -> Result<Vec<u8>, Failure> {
     let mut out = Vec::new();
-    let mut ai = 0usize;
-    let next = |ai: &mut usize| -> Result<Val, Failure> {
-        let v = args.get(*ai).cloned().ok_or_else(|| {
-            Failure::new(
-                ErrorKind::OutOfBounds,
-                "printf: fewer arguments than conversions",
-            )
-        })?;
-        *ai += 1;
-        Ok(v)
-    };
+    let mut args = Args { args, used: 0 };
     let mut i = 0;
     while i < fmt.len() {
         let c = fmt[i];
@@ -36,64 +26,7 @@ pub(crate) fn format(
             out.push(c);
             continue;
         }
-        let (mut left, mut plus, mut space, mut alt, mut zero) =
-            (false, false, false, false, false);
-        while i < fmt.len() {
-            match fmt[i] {
-                b'-' => left = true,
-                b'+' => plus = true,
-                b' ' => space = true,
-                b'#' => alt = true,
-                b'0' => zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        let mut width = 0usize;
-        if i < fmt.len() && fmt[i] == b'*' {
-            let w = next(&mut ai)?.bits() as i32;
-            if w < 0 {
-                left = true;
-            }
-            width = w.unsigned_abs() as usize;
-            i += 1;
-        } else {
-            while i < fmt.len() && fmt[i].is_ascii_digit() {
-                width = width * 10 + (fmt[i] - b'0') as usize;
-                i += 1;
-            }
-        }
-        let mut prec: Option<usize> = None;
-        if i < fmt.len() && fmt[i] == b'.' {
-            i += 1;
-            if i < fmt.len() && fmt[i] == b'*' {
-                let p = next(&mut ai)?.bits() as i32;
-                prec = if p >= 0 { Some(p as usize) } else { None };
-                i += 1;
-            } else {
-                let mut p = 0;
-                while i < fmt.len() && fmt[i].is_ascii_digit() {
-                    p = p * 10 + (fmt[i] - b'0') as usize;
-                    i += 1;
-                }
-                prec = Some(p);
-            }
-        }
-        // Length modifiers: the width of the integer argument.
-        let mut bits = 32u32;
-        while i < fmt.len() && matches!(fmt[i], b'h' | b'l' | b'z' | b'j' | b't' | b'L' | b'q') {
-            bits = match fmt[i] {
-                b'h' => {
-                    if bits == 16 {
-                        8
-                    } else {
-                        16
-                    }
-                }
-                _ => 64,
-            };
-            i += 1;
-        }
+        let spec = Spec::parse(fmt, &mut i, &mut args)?;
         let Some(&conv) = fmt.get(i) else { break };
         i += 1;
         let body: Vec<u8> = match conv {
@@ -101,118 +34,37 @@ pub(crate) fn format(
                 out.push(b'%');
                 continue;
             }
-            b'd' | b'i' => {
-                let v = next(&mut ai)?.bits();
-                let n = crate::value::sext(v & crate::value::mask(bits), bits) as i64;
-                let mut digits = n.unsigned_abs().to_string();
-                if let Some(p) = prec {
-                    if p == 0 && n == 0 {
-                        digits.clear();
-                    }
-                    while digits.len() < p {
-                        digits.insert(0, '0');
-                    }
-                }
-                let sign = if n < 0 {
-                    "-"
-                } else if plus {
-                    "+"
-                } else if space {
-                    " "
-                } else {
-                    ""
-                };
-                pad_number(sign, &digits, width, left, zero && prec.is_none())
-            }
-            b'u' | b'x' | b'X' | b'o' => {
-                let v = (next(&mut ai)?.bits() & crate::value::mask(bits)) as u64;
-                let mut digits = match conv {
-                    b'u' => v.to_string(),
-                    b'x' => format!("{v:x}"),
-                    b'X' => format!("{v:X}"),
-                    _ => format!("{v:o}"),
-                };
-                if let Some(p) = prec {
-                    if p == 0 && v == 0 {
-                        digits.clear();
-                    }
-                    while digits.len() < p {
-                        digits.insert(0, '0');
-                    }
-                }
-                let prefix = match (alt, conv, v) {
-                    (true, b'x', v) if v != 0 => "0x",
-                    (true, b'X', v) if v != 0 => "0X",
-                    (true, b'o', _) if !digits.starts_with('0') => "0",
-                    _ => "",
-                };
-                pad_number(prefix, &digits, width, left, zero && prec.is_none())
-            }
-            b'c' => pad(vec![next(&mut ai)?.bits() as u8], width, left),
+            b'd' | b'i' => spec.signed(args.next()?.bits()),
+            b'u' | b'x' | b'X' | b'o' => spec.unsigned(conv, args.next()?.bits()),
+            b'c' => pad(vec![args.next()?.bits() as u8], spec.width, spec.left),
             b's' => {
-                let p = next(&mut ai)?.as_u64();
+                let p = args.next()?.as_u64();
                 let mut s = if p == 0 {
                     b"(null)".to_vec()
                 } else {
                     strings.c_string(p)?
                 };
-                if let Some(pr) = prec {
+                if let Some(pr) = spec.prec {
                     s.truncate(pr);
                 }
-                pad(s, width, left)
+                pad(s, spec.width, spec.left)
             }
             b'p' => {
-                let p = next(&mut ai)?.as_u64();
+                let p = args.next()?.as_u64();
                 let s = if p == 0 {
                     "(nil)".to_string()
                 } else {
                     format!("0x{p:x}")
                 };
-                pad(s.into_bytes(), width, left)
+                pad(s.into_bytes(), spec.width, spec.left)
             }
             b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A' => {
-                let f = next(&mut ai)?.f64();
-                let p = prec.unwrap_or(6);
-                let upper = conv.is_ascii_uppercase();
-                let negative = f.is_sign_negative();
-                let body = if !f.is_finite() {
-                    let t = if f.is_nan() { "nan" } else { "inf" };
-                    if upper {
-                        t.to_uppercase()
-                    } else {
-                        t.to_string()
-                    }
-                } else {
-                    let a = f.abs();
-                    match conv {
-                        b'f' | b'F' => c_fixed(a, p, alt),
-                        b'e' | b'E' => c_exp(a, p, alt, upper),
-                        b'g' | b'G' => c_general(a, p, alt, upper),
-                        _ => c_hex(a, prec, alt, upper),
-                    }
-                };
-                let sign = if negative {
-                    "-"
-                } else if plus {
-                    "+"
-                } else if space {
-                    " "
-                } else {
-                    ""
-                };
-                // %a's zero padding goes after its 0x.
-                let sign = match (conv, f.is_finite()) {
-                    (b'a', true) => format!("{sign}0x"),
-                    (b'A', true) => format!("{sign}0X"),
-                    _ => sign.to_string(),
-                };
-                // Zero padding does not apply to inf and nan.
-                pad_number(&sign, &body, width, left, zero && f.is_finite())
+                spec.float(conv, args.next()?.f64())
             }
             b'n' => {
                 // glibc writes the count so far through the pointer, NULL or not.
-                let p = next(&mut ai)?.as_u64();
-                strings.store_count(p, out.len() as u64, bits as u64 / 8)?;
+                let p = args.next()?.as_u64();
+                strings.store_count(p, out.len() as u64, spec.bits as u64 / 8)?;
                 continue;
             }
             other => {
@@ -225,6 +77,201 @@ pub(crate) fn format(
         out.extend_from_slice(&body);
     }
     Ok(out)
+}
+
+/// printf's arguments, taken in order.
+struct Args<'a> {
+    args: &'a [Val],
+    used: usize,
+}
+
+impl Args<'_> {
+    fn next(&mut self) -> Result<Val, Failure> {
+        let v = self.args.get(self.used).cloned().ok_or_else(|| {
+            Failure::new(
+                ErrorKind::OutOfBounds,
+                "printf: fewer arguments than conversions",
+            )
+        })?;
+        self.used += 1;
+        Ok(v)
+    }
+}
+
+/// What comes between `%` and the conversion character: flags, width, precision and
+/// the length modifiers' integer width.
+struct Spec {
+    left: bool,
+    plus: bool,
+    space: bool,
+    alt: bool,
+    zero: bool,
+    width: usize,
+    prec: Option<usize>,
+    bits: u32,
+}
+
+impl Spec {
+    /// Reads a spec from `fmt[*i..]`, leaving `*i` at the conversion character; a `*`
+    /// width or precision takes the next argument.
+    fn parse(fmt: &[u8], i: &mut usize, args: &mut Args) -> Result<Spec, Failure> {
+        let mut s = Spec {
+            left: false,
+            plus: false,
+            space: false,
+            alt: false,
+            zero: false,
+            width: 0,
+            prec: None,
+            bits: 32,
+        };
+        while *i < fmt.len() {
+            match fmt[*i] {
+                b'-' => s.left = true,
+                b'+' => s.plus = true,
+                b' ' => s.space = true,
+                b'#' => s.alt = true,
+                b'0' => s.zero = true,
+                _ => break,
+            }
+            *i += 1;
+        }
+        if *i < fmt.len() && fmt[*i] == b'*' {
+            let w = args.next()?.bits() as i32;
+            if w < 0 {
+                s.left = true;
+            }
+            s.width = w.unsigned_abs() as usize;
+            *i += 1;
+        } else {
+            s.width = digits(fmt, i);
+        }
+        if *i < fmt.len() && fmt[*i] == b'.' {
+            *i += 1;
+            if *i < fmt.len() && fmt[*i] == b'*' {
+                let p = args.next()?.bits() as i32;
+                s.prec = if p >= 0 { Some(p as usize) } else { None };
+                *i += 1;
+            } else {
+                s.prec = Some(digits(fmt, i));
+            }
+        }
+        // Length modifiers: the width of the integer argument.
+        while *i < fmt.len() && matches!(fmt[*i], b'h' | b'l' | b'z' | b'j' | b't' | b'L' | b'q') {
+            s.bits = match fmt[*i] {
+                b'h' => {
+                    if s.bits == 16 {
+                        8
+                    } else {
+                        16
+                    }
+                }
+                _ => 64,
+            };
+            *i += 1;
+        }
+        Ok(s)
+    }
+
+    fn sign(&self, negative: bool) -> &'static str {
+        if negative {
+            "-"
+        } else if self.plus {
+            "+"
+        } else if self.space {
+            " "
+        } else {
+            ""
+        }
+    }
+
+    /// At least `prec` digits; none for a zero with precision 0.
+    fn with_precision(&self, mut digits: String, is_zero: bool) -> String {
+        if let Some(p) = self.prec {
+            if p == 0 && is_zero {
+                digits.clear();
+            }
+            while digits.len() < p {
+                digits.insert(0, '0');
+            }
+        }
+        digits
+    }
+
+    /// `%d`, `%i`.
+    fn signed(&self, v: u128) -> Vec<u8> {
+        let n = crate::value::sext(v & crate::value::mask(self.bits), self.bits) as i64;
+        let digits = self.with_precision(n.unsigned_abs().to_string(), n == 0);
+        let zero = self.zero && self.prec.is_none();
+        pad_number(self.sign(n < 0), &digits, self.width, self.left, zero)
+    }
+
+    /// `%u`, `%x`, `%X`, `%o`.
+    fn unsigned(&self, conv: u8, v: u128) -> Vec<u8> {
+        let v = (v & crate::value::mask(self.bits)) as u64;
+        let digits = match conv {
+            b'u' => v.to_string(),
+            b'x' => format!("{v:x}"),
+            b'X' => format!("{v:X}"),
+            _ => format!("{v:o}"),
+        };
+        let digits = self.with_precision(digits, v == 0);
+        let prefix = match (self.alt, conv, v) {
+            (true, b'x', v) if v != 0 => "0x",
+            (true, b'X', v) if v != 0 => "0X",
+            (true, b'o', _) if !digits.starts_with('0') => "0",
+            _ => "",
+        };
+        let zero = self.zero && self.prec.is_none();
+        pad_number(prefix, &digits, self.width, self.left, zero)
+    }
+
+    /// `%f`, `%e`, `%g`, `%a` and their upper-case forms.
+    fn float(&self, conv: u8, f: f64) -> Vec<u8> {
+        let p = self.prec.unwrap_or(6);
+        let upper = conv.is_ascii_uppercase();
+        let body = if !f.is_finite() {
+            let t = if f.is_nan() { "nan" } else { "inf" };
+            if upper {
+                t.to_uppercase()
+            } else {
+                t.to_string()
+            }
+        } else {
+            let a = f.abs();
+            match conv {
+                b'f' | b'F' => c_fixed(a, p, self.alt),
+                b'e' | b'E' => c_exp(a, p, self.alt, upper),
+                b'g' | b'G' => c_general(a, p, self.alt, upper),
+                _ => c_hex(a, self.prec, self.alt, upper),
+            }
+        };
+        let sign = self.sign(f.is_sign_negative());
+        // %a's zero padding goes after its 0x.
+        let sign = match (conv, f.is_finite()) {
+            (b'a', true) => format!("{sign}0x"),
+            (b'A', true) => format!("{sign}0X"),
+            _ => sign.to_string(),
+        };
+        // Zero padding does not apply to inf and nan.
+        pad_number(
+            &sign,
+            &body,
+            self.width,
+            self.left,
+            self.zero && f.is_finite(),
+        )
+    }
+}
+
+/// The decimal number at `fmt[*i..]` (0 when there is none), moving `*i` past it.
+fn digits(fmt: &[u8], i: &mut usize) -> usize {
+    let mut n = 0usize;
+    while *i < fmt.len() && fmt[*i].is_ascii_digit() {
+        n = n * 10 + (fmt[*i] - b'0') as usize;
+        *i += 1;
+    }
+    n
 }
 
 fn pad(s: Vec<u8>, width: usize, left: bool) -> Vec<u8> {

@@ -27,6 +27,16 @@ fn cmp(o: Ordering) -> u64 {
 }
 
 pub(crate) fn register(n: &mut Natives) {
+    register_memory(n);
+    register_lengths_and_comparisons(n);
+    register_copies(n);
+    register_searches(n);
+    register_duplicates(n);
+    register_numbers(n);
+}
+
+/// `mem*`: copies, fills, comparisons and searches of byte ranges.
+fn register_memory(n: &mut Natives) {
     n.add("memcpy", Visibility::IfShared2(0, 1), copy);
     n.alias("memmove", "memcpy");
     n.add("memset", Visibility::IfShared(0), |cx, a| {
@@ -60,6 +70,10 @@ pub(crate) fn register(n: &mut Natives) {
         cx.require_defined(p, found.map_or(len, |i| i as u64 + 1))?;
         ret_ptr(found.map(|i| p + i as u64).unwrap_or(0))
     });
+}
+
+/// `strlen`, `strnlen`, `strcmp`, `strncmp`.
+fn register_lengths_and_comparisons(n: &mut Natives) {
     n.add("strlen", Visibility::IfShared(0), |cx, a| {
         ret(cx.read_c_string(arg(a, 0)?)?.len() as u64)
     });
@@ -77,6 +91,10 @@ pub(crate) fn register(n: &mut Natives) {
         let y = cx.read_c_string_max(arg(a, 1)?, n)?;
         ret(cmp(x.cmp(&y)))
     });
+}
+
+/// `strcpy`, `strncpy`, `strcat`, `strncat`.
+fn register_copies(n: &mut Natives) {
     n.add("strcpy", Visibility::IfShared2(0, 1), |cx, a| {
         let mut s = cx.read_c_string(arg(a, 1)?)?;
         s.push(0);
@@ -108,6 +126,10 @@ pub(crate) fn register(n: &mut Natives) {
         cx.write_fragment(d + len, &Fragment::from_bytes(s))?;
         ret_ptr(d)
     });
+}
+
+/// `strchr`, `strrchr`, `strstr`.
+fn register_searches(n: &mut Natives) {
     n.add("strchr", Visibility::IfShared(0), |cx, a| {
         let (p, c) = (arg(a, 0)?, arg(a, 1)? as u8);
         let s = cx.read_c_string(p)?;
@@ -147,6 +169,10 @@ pub(crate) fn register(n: &mut Natives) {
                 .unwrap_or(0),
         )
     });
+}
+
+/// `strdup`, `strndup`.
+fn register_duplicates(n: &mut Natives) {
     n.add("strdup", Visibility::IfShared(0), |cx, a| {
         let mut s = cx.read_c_string(arg(a, 0)?)?;
         s.push(0);
@@ -157,6 +183,10 @@ pub(crate) fn register(n: &mut Natives) {
         s.push(0);
         dup(cx, s)
     });
+}
+
+/// Conversions to integers and absolute values.
+fn register_numbers(n: &mut Natives) {
     n.add("atoi", Visibility::IfShared(0), |cx, a| {
         let s = cx.read_c_string(arg(a, 0)?)?;
         ret(parse_int(&s, 10) as i32 as u32 as u64)

@@ -181,6 +181,103 @@ impl Translator {
         let ty = self.ty(LLVMTypeOf(i));
         let unsupported = |what: String| Some(Inst::Unsupported { what });
         Some(match op {
+            LLVMRet | LLVMBr | LLVMSwitch => return Some(self.terminator(cx, i)),
+            LLVMUnreachable => Inst::Unreachable,
+            LLVMFNeg => Inst::FNeg {
+                dst,
+                ty,
+                a: o(self, 0),
+            },
+            LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv
+            | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr
+            | LLVMAnd | LLVMOr | LLVMXor => Inst::Bin {
+                dst,
+                op: bin_op(op),
+                ty,
+                a: o(self, 0),
+                b: o(self, 1),
+            },
+            LLVMAlloca | LLVMLoad | LLVMStore | LLVMFence | LLVMAtomicCmpXchg | LLVMAtomicRMW => {
+                return Some(self.memory_access(cx, i, dst, ty))
+            }
+            LLVMGetElementPtr => return Some(self.gep(cx, i, dst)),
+            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
+            | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
+            | LLVMAddrSpaceCast => return Some(self.cast(cx, i, dst, cast_op(op), ty)),
+            LLVMICmp => {
+                let oty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                Inst::ICmp {
+                    dst,
+                    pred: int_pred(LLVMGetICmpPredicate(i)),
+                    ty: oty,
+                    a: o(self, 0),
+                    b: o(self, 1),
+                }
+            }
+            LLVMFCmp => {
+                let oty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+                if let Err(what) = self.check_value_type(oty) {
+                    return unsupported(what);
+                }
+                Inst::FCmp {
+                    dst,
+                    pred: float_pred(LLVMGetFCmpPredicate(i)),
+                    ty: oty,
+                    a: o(self, 0),
+                    b: o(self, 1),
+                }
+            }
+            LLVMSelect => Inst::Select {
+                dst,
+                cond: o(self, 0),
+                a: o(self, 1),
+                b: o(self, 2),
+            },
+            LLVMCall => return Some(self.call(cx, i, dst)),
+            LLVMExtractValue | LLVMInsertValue => {
+                return Some(self.aggregate_access(cx, i, dst, op == LLVMInsertValue))
+            }
+            LLVMExtractElement => Inst::ExtractElement {
+                dst,
+                vec: o(self, 0),
+                idx: o(self, 1),
+            },
+            LLVMInsertElement => Inst::InsertElement {
+                dst,
+                vec: o(self, 0),
+                val: o(self, 1),
+                idx: o(self, 2),
+            },
+            LLVMShuffleVector => {
+                let n = LLVMGetNumMaskElements(i);
+                let mask: Box<[i32]> = (0..n).map(|k| LLVMGetMaskValue(i, k)).collect();
+                Inst::ShuffleVector {
+                    dst,
+                    a: o(self, 0),
+                    b: o(self, 1),
+                    mask,
+                }
+            }
+            LLVMFreeze => Inst::Freeze { dst, a: o(self, 0) },
+            LLVMVAArg => return unsupported("the va_arg instruction".into()),
+            LLVMInvoke | LLVMLandingPad | LLVMResume | LLVMCleanupPad | LLVMCatchPad
+            | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => {
+                return unsupported("C++ exceptions (compile with -fno-exceptions)".into())
+            }
+            other => {
+                return unsupported(format!(
+                    "the LLVM instruction {other:?}: {}",
+                    print_value(i)
+                ))
+            }
+        })
+    }
+
+    /// `ret`, `br` and (the last, `_`) `switch`.
+    unsafe fn terminator(&mut self, cx: &FnCtx, i: LLVMValueRef) -> Inst {
+        use LLVMOpcode::*;
+        let o = |t: &mut Self, k: u32| t.operand(cx, LLVMGetOperand(i, k));
+        match LLVMGetInstructionOpcode(i) {
             LLVMRet => {
                 if LLVMGetNumOperands(i) == 0 {
                     Inst::Ret { val: None }
@@ -203,66 +300,16 @@ impl Translator {
                     }
                 }
             }
-            LLVMSwitch => {
-                let val = o(self, 0);
-                let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
-                if self.types.int_bits(vty) > 128 {
-                    return unsupported(format!(
-                        "switch on a value of type {}",
-                        self.types.name(vty)
-                    ));
-                }
-                let n = LLVMGetNumSuccessors(i);
-                let mut cases = Vec::new();
-                for k in 1..n {
-                    let c = LLVMGetOperand(i, 2 * k);
-                    let v = self.const_val(c).map(|v| v.bits()).unwrap_or(0);
-                    cases.push((v, cx.blocks[&LLVMGetSuccessor(i, k)]));
-                }
-                Inst::Switch {
-                    val,
-                    ty: vty,
-                    cases: cases.into(),
-                    default: cx.blocks[&LLVMGetSwitchDefaultDest(i)],
-                }
-            }
-            LLVMUnreachable => Inst::Unreachable,
-            LLVMFNeg => Inst::FNeg {
-                dst,
-                ty,
-                a: o(self, 0),
-            },
-            LLVMAdd | LLVMFAdd | LLVMSub | LLVMFSub | LLVMMul | LLVMFMul | LLVMUDiv | LLVMSDiv
-            | LLVMFDiv | LLVMURem | LLVMSRem | LLVMFRem | LLVMShl | LLVMLShr | LLVMAShr
-            | LLVMAnd | LLVMOr | LLVMXor => {
-                let bop = match op {
-                    LLVMAdd => BinOp::Add,
-                    LLVMFAdd => BinOp::FAdd,
-                    LLVMSub => BinOp::Sub,
-                    LLVMFSub => BinOp::FSub,
-                    LLVMMul => BinOp::Mul,
-                    LLVMFMul => BinOp::FMul,
-                    LLVMUDiv => BinOp::UDiv,
-                    LLVMSDiv => BinOp::SDiv,
-                    LLVMFDiv => BinOp::FDiv,
-                    LLVMURem => BinOp::URem,
-                    LLVMSRem => BinOp::SRem,
-                    LLVMFRem => BinOp::FRem,
-                    LLVMShl => BinOp::Shl,
-                    LLVMLShr => BinOp::LShr,
-                    LLVMAShr => BinOp::AShr,
-                    LLVMAnd => BinOp::And,
-                    LLVMOr => BinOp::Or,
-                    _ => BinOp::Xor,
-                };
-                Inst::Bin {
-                    dst,
-                    op: bop,
-                    ty,
-                    a: o(self, 0),
-                    b: o(self, 1),
-                }
-            }
+            _ => self.switch(cx, i),
+        }
+    }
+
+    /// Allocations, loads, stores, fences, compare-and-swaps and (the last, `_`) atomic
+    /// read-modify-writes.
+    unsafe fn memory_access(&mut self, cx: &FnCtx, i: LLVMValueRef, dst: Reg, ty: TyId) -> Inst {
+        use LLVMOpcode::*;
+        let o = |t: &mut Self, k: u32| t.operand(cx, LLVMGetOperand(i, k));
+        match LLVMGetInstructionOpcode(i) {
             LLVMAlloca => {
                 let at = LLVMGetAllocatedType(i);
                 Inst::Alloca {
@@ -289,143 +336,6 @@ impl Translator {
                     order: mem_order(LLVMGetOrdering(i)),
                 }
             }
-            LLVMGetElementPtr => return Some(self.gep(cx, i, dst)),
-            LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP
-            | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
-            | LLVMAddrSpaceCast => {
-                let cop = match op {
-                    LLVMTrunc => CastOp::Trunc,
-                    LLVMZExt => CastOp::ZExt,
-                    LLVMSExt => CastOp::SExt,
-                    LLVMFPToUI => CastOp::FpToUi,
-                    LLVMFPToSI => CastOp::FpToSi,
-                    LLVMUIToFP => CastOp::UiToFp,
-                    LLVMSIToFP => CastOp::SiToFp,
-                    LLVMFPTrunc => CastOp::FpTrunc,
-                    LLVMFPExt => CastOp::FpExt,
-                    LLVMPtrToInt => CastOp::PtrToInt,
-                    LLVMIntToPtr => CastOp::IntToPtr,
-                    LLVMBitCast => CastOp::Bitcast,
-                    _ => CastOp::AddrSpace,
-                };
-                let from = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
-                if let Err(what) = self.check_value_type(from).and(self.check_value_type(ty)) {
-                    return unsupported(what);
-                }
-                Inst::Cast {
-                    dst,
-                    op: cop,
-                    from,
-                    to: ty,
-                    a: o(self, 0),
-                }
-            }
-            LLVMICmp => {
-                let pred = match LLVMGetICmpPredicate(i) {
-                    LLVMIntPredicate::LLVMIntEQ => IntPred::Eq,
-                    LLVMIntPredicate::LLVMIntNE => IntPred::Ne,
-                    LLVMIntPredicate::LLVMIntUGT => IntPred::Ugt,
-                    LLVMIntPredicate::LLVMIntUGE => IntPred::Uge,
-                    LLVMIntPredicate::LLVMIntULT => IntPred::Ult,
-                    LLVMIntPredicate::LLVMIntULE => IntPred::Ule,
-                    LLVMIntPredicate::LLVMIntSGT => IntPred::Sgt,
-                    LLVMIntPredicate::LLVMIntSGE => IntPred::Sge,
-                    LLVMIntPredicate::LLVMIntSLT => IntPred::Slt,
-                    LLVMIntPredicate::LLVMIntSLE => IntPred::Sle,
-                };
-                let oty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
-                Inst::ICmp {
-                    dst,
-                    pred,
-                    ty: oty,
-                    a: o(self, 0),
-                    b: o(self, 1),
-                }
-            }
-            LLVMFCmp => {
-                use LLVMRealPredicate::*;
-                let pred = match LLVMGetFCmpPredicate(i) {
-                    LLVMRealPredicateFalse => FloatPred::False,
-                    LLVMRealOEQ => FloatPred::Oeq,
-                    LLVMRealOGT => FloatPred::Ogt,
-                    LLVMRealOGE => FloatPred::Oge,
-                    LLVMRealOLT => FloatPred::Olt,
-                    LLVMRealOLE => FloatPred::Ole,
-                    LLVMRealONE => FloatPred::One,
-                    LLVMRealORD => FloatPred::Ord,
-                    LLVMRealUNO => FloatPred::Uno,
-                    LLVMRealUEQ => FloatPred::Ueq,
-                    LLVMRealUGT => FloatPred::Ugt,
-                    LLVMRealUGE => FloatPred::Uge,
-                    LLVMRealULT => FloatPred::Ult,
-                    LLVMRealULE => FloatPred::Ule,
-                    LLVMRealUNE => FloatPred::Une,
-                    LLVMRealPredicateTrue => FloatPred::True,
-                };
-                let oty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
-                if let Err(what) = self.check_value_type(oty) {
-                    return unsupported(what);
-                }
-                Inst::FCmp {
-                    dst,
-                    pred,
-                    ty: oty,
-                    a: o(self, 0),
-                    b: o(self, 1),
-                }
-            }
-            LLVMSelect => Inst::Select {
-                dst,
-                cond: o(self, 0),
-                a: o(self, 1),
-                b: o(self, 2),
-            },
-            LLVMCall => return Some(self.call(cx, i, dst)),
-            LLVMExtractValue | LLVMInsertValue => {
-                let n = LLVMGetNumIndices(i);
-                let p = LLVMGetIndices(i);
-                let indices: Box<[u32]> = if p.is_null() {
-                    Box::new([])
-                } else {
-                    std::slice::from_raw_parts(p, n as usize).into()
-                };
-                if op == LLVMExtractValue {
-                    Inst::ExtractValue {
-                        dst,
-                        agg: o(self, 0),
-                        indices,
-                    }
-                } else {
-                    Inst::InsertValue {
-                        dst,
-                        agg: o(self, 0),
-                        val: o(self, 1),
-                        indices,
-                    }
-                }
-            }
-            LLVMExtractElement => Inst::ExtractElement {
-                dst,
-                vec: o(self, 0),
-                idx: o(self, 1),
-            },
-            LLVMInsertElement => Inst::InsertElement {
-                dst,
-                vec: o(self, 0),
-                val: o(self, 1),
-                idx: o(self, 2),
-            },
-            LLVMShuffleVector => {
-                let n = LLVMGetNumMaskElements(i);
-                let mask: Box<[i32]> = (0..n).map(|k| LLVMGetMaskValue(i, k)).collect();
-                Inst::ShuffleVector {
-                    dst,
-                    a: o(self, 0),
-                    b: o(self, 1),
-                    mask,
-                }
-            }
-            LLVMFreeze => Inst::Freeze { dst, a: o(self, 0) },
             LLVMFence => Inst::Fence {
                 order: mem_order(LLVMGetOrdering(i)),
             },
@@ -440,48 +350,80 @@ impl Translator {
                     order: mem_order(LLVMGetCmpXchgSuccessOrdering(i)),
                 }
             }
-            LLVMAtomicRMW => {
-                use LLVMAtomicRMWBinOp::*;
-                let rop = match LLVMGetAtomicRMWBinOp(i) {
-                    LLVMAtomicRMWBinOpXchg => RmwOp::Xchg,
-                    LLVMAtomicRMWBinOpAdd => RmwOp::Add,
-                    LLVMAtomicRMWBinOpSub => RmwOp::Sub,
-                    LLVMAtomicRMWBinOpAnd => RmwOp::And,
-                    LLVMAtomicRMWBinOpNand => RmwOp::Nand,
-                    LLVMAtomicRMWBinOpOr => RmwOp::Or,
-                    LLVMAtomicRMWBinOpXor => RmwOp::Xor,
-                    LLVMAtomicRMWBinOpMax => RmwOp::Max,
-                    LLVMAtomicRMWBinOpMin => RmwOp::Min,
-                    LLVMAtomicRMWBinOpUMax => RmwOp::UMax,
-                    LLVMAtomicRMWBinOpUMin => RmwOp::UMin,
-                    LLVMAtomicRMWBinOpFAdd => RmwOp::FAdd,
-                    LLVMAtomicRMWBinOpFSub => RmwOp::FSub,
-                    LLVMAtomicRMWBinOpFMax => RmwOp::FMax,
-                    LLVMAtomicRMWBinOpFMin => RmwOp::FMin,
-                    LLVMAtomicRMWBinOpUIncWrap => RmwOp::UIncWrap,
-                    LLVMAtomicRMWBinOpUDecWrap => RmwOp::UDecWrap,
-                };
-                Inst::AtomicRmw {
-                    dst,
-                    op: rop,
-                    ty,
-                    ptr: o(self, 0),
-                    val: o(self, 1),
-                    order: mem_order(LLVMGetOrdering(i)),
-                }
+            _ => Inst::AtomicRmw {
+                dst,
+                op: rmw_op(LLVMGetAtomicRMWBinOp(i)),
+                ty,
+                ptr: o(self, 0),
+                val: o(self, 1),
+                order: mem_order(LLVMGetOrdering(i)),
+            },
+        }
+    }
+
+    unsafe fn switch(&mut self, cx: &FnCtx, i: LLVMValueRef) -> Inst {
+        let val = self.operand(cx, LLVMGetOperand(i, 0));
+        let vty = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+        if self.types.int_bits(vty) > 128 {
+            return Inst::Unsupported {
+                what: format!("switch on a value of type {}", self.types.name(vty)),
+            };
+        }
+        let n = LLVMGetNumSuccessors(i);
+        let mut cases = Vec::new();
+        for k in 1..n {
+            let c = LLVMGetOperand(i, 2 * k);
+            let v = self.const_val(c).map(|v| v.bits()).unwrap_or(0);
+            cases.push((v, cx.blocks[&LLVMGetSuccessor(i, k)]));
+        }
+        Inst::Switch {
+            val,
+            ty: vty,
+            cases: cases.into(),
+            default: cx.blocks[&LLVMGetSwitchDefaultDest(i)],
+        }
+    }
+
+    unsafe fn cast(&mut self, cx: &FnCtx, i: LLVMValueRef, dst: Reg, op: CastOp, to: TyId) -> Inst {
+        let from = self.ty(LLVMTypeOf(LLVMGetOperand(i, 0)));
+        if let Err(what) = self.check_value_type(from).and(self.check_value_type(to)) {
+            return Inst::Unsupported { what };
+        }
+        Inst::Cast {
+            dst,
+            op,
+            from,
+            to,
+            a: self.operand(cx, LLVMGetOperand(i, 0)),
+        }
+    }
+
+    /// `extractvalue`, or `insertvalue` when `insert`.
+    unsafe fn aggregate_access(
+        &mut self,
+        cx: &FnCtx,
+        i: LLVMValueRef,
+        dst: Reg,
+        insert: bool,
+    ) -> Inst {
+        let n = LLVMGetNumIndices(i);
+        let p = LLVMGetIndices(i);
+        let indices: Box<[u32]> = if p.is_null() {
+            Box::new([])
+        } else {
+            std::slice::from_raw_parts(p, n as usize).into()
+        };
+        let agg = self.operand(cx, LLVMGetOperand(i, 0));
+        if insert {
+            Inst::InsertValue {
+                dst,
+                agg,
+                val: self.operand(cx, LLVMGetOperand(i, 1)),
+                indices,
             }
-            LLVMVAArg => return unsupported("the va_arg instruction".into()),
-            LLVMInvoke | LLVMLandingPad | LLVMResume | LLVMCleanupPad | LLVMCatchPad
-            | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => {
-                return unsupported("C++ exceptions (compile with -fno-exceptions)".into())
-            }
-            other => {
-                return unsupported(format!(
-                    "the LLVM instruction {other:?}: {}",
-                    print_value(i)
-                ))
-            }
-        })
+        } else {
+            Inst::ExtractValue { dst, agg, indices }
+        }
     }
 
     /// Values of these types cannot be held in registers.
@@ -678,5 +620,111 @@ fn mem_order(o: LLVMAtomicOrdering) -> MemOrder {
         LLVMAtomicOrderingRelease => MemOrder::Release,
         LLVMAtomicOrderingAcquireRelease => MemOrder::AcqRel,
         LLVMAtomicOrderingSequentiallyConsistent => MemOrder::SeqCst,
+    }
+}
+
+/// The engine's binary operator for an LLVM binary opcode (`Xor` for the last).
+fn bin_op(op: LLVMOpcode) -> BinOp {
+    use LLVMOpcode::*;
+    match op {
+        LLVMAdd => BinOp::Add,
+        LLVMFAdd => BinOp::FAdd,
+        LLVMSub => BinOp::Sub,
+        LLVMFSub => BinOp::FSub,
+        LLVMMul => BinOp::Mul,
+        LLVMFMul => BinOp::FMul,
+        LLVMUDiv => BinOp::UDiv,
+        LLVMSDiv => BinOp::SDiv,
+        LLVMFDiv => BinOp::FDiv,
+        LLVMURem => BinOp::URem,
+        LLVMSRem => BinOp::SRem,
+        LLVMFRem => BinOp::FRem,
+        LLVMShl => BinOp::Shl,
+        LLVMLShr => BinOp::LShr,
+        LLVMAShr => BinOp::AShr,
+        LLVMAnd => BinOp::And,
+        LLVMOr => BinOp::Or,
+        _ => BinOp::Xor,
+    }
+}
+
+/// The engine's cast for an LLVM cast opcode (`AddrSpace` for the last).
+fn cast_op(op: LLVMOpcode) -> CastOp {
+    use LLVMOpcode::*;
+    match op {
+        LLVMTrunc => CastOp::Trunc,
+        LLVMZExt => CastOp::ZExt,
+        LLVMSExt => CastOp::SExt,
+        LLVMFPToUI => CastOp::FpToUi,
+        LLVMFPToSI => CastOp::FpToSi,
+        LLVMUIToFP => CastOp::UiToFp,
+        LLVMSIToFP => CastOp::SiToFp,
+        LLVMFPTrunc => CastOp::FpTrunc,
+        LLVMFPExt => CastOp::FpExt,
+        LLVMPtrToInt => CastOp::PtrToInt,
+        LLVMIntToPtr => CastOp::IntToPtr,
+        LLVMBitCast => CastOp::Bitcast,
+        _ => CastOp::AddrSpace,
+    }
+}
+
+fn int_pred(p: LLVMIntPredicate) -> IntPred {
+    use LLVMIntPredicate::*;
+    match p {
+        LLVMIntEQ => IntPred::Eq,
+        LLVMIntNE => IntPred::Ne,
+        LLVMIntUGT => IntPred::Ugt,
+        LLVMIntUGE => IntPred::Uge,
+        LLVMIntULT => IntPred::Ult,
+        LLVMIntULE => IntPred::Ule,
+        LLVMIntSGT => IntPred::Sgt,
+        LLVMIntSGE => IntPred::Sge,
+        LLVMIntSLT => IntPred::Slt,
+        LLVMIntSLE => IntPred::Sle,
+    }
+}
+
+fn float_pred(p: LLVMRealPredicate) -> FloatPred {
+    use LLVMRealPredicate::*;
+    match p {
+        LLVMRealPredicateFalse => FloatPred::False,
+        LLVMRealOEQ => FloatPred::Oeq,
+        LLVMRealOGT => FloatPred::Ogt,
+        LLVMRealOGE => FloatPred::Oge,
+        LLVMRealOLT => FloatPred::Olt,
+        LLVMRealOLE => FloatPred::Ole,
+        LLVMRealONE => FloatPred::One,
+        LLVMRealORD => FloatPred::Ord,
+        LLVMRealUNO => FloatPred::Uno,
+        LLVMRealUEQ => FloatPred::Ueq,
+        LLVMRealUGT => FloatPred::Ugt,
+        LLVMRealUGE => FloatPred::Uge,
+        LLVMRealULT => FloatPred::Ult,
+        LLVMRealULE => FloatPred::Ule,
+        LLVMRealUNE => FloatPred::Une,
+        LLVMRealPredicateTrue => FloatPred::True,
+    }
+}
+
+fn rmw_op(op: LLVMAtomicRMWBinOp) -> RmwOp {
+    use LLVMAtomicRMWBinOp::*;
+    match op {
+        LLVMAtomicRMWBinOpXchg => RmwOp::Xchg,
+        LLVMAtomicRMWBinOpAdd => RmwOp::Add,
+        LLVMAtomicRMWBinOpSub => RmwOp::Sub,
+        LLVMAtomicRMWBinOpAnd => RmwOp::And,
+        LLVMAtomicRMWBinOpNand => RmwOp::Nand,
+        LLVMAtomicRMWBinOpOr => RmwOp::Or,
+        LLVMAtomicRMWBinOpXor => RmwOp::Xor,
+        LLVMAtomicRMWBinOpMax => RmwOp::Max,
+        LLVMAtomicRMWBinOpMin => RmwOp::Min,
+        LLVMAtomicRMWBinOpUMax => RmwOp::UMax,
+        LLVMAtomicRMWBinOpUMin => RmwOp::UMin,
+        LLVMAtomicRMWBinOpFAdd => RmwOp::FAdd,
+        LLVMAtomicRMWBinOpFSub => RmwOp::FSub,
+        LLVMAtomicRMWBinOpFMax => RmwOp::FMax,
+        LLVMAtomicRMWBinOpFMin => RmwOp::FMin,
+        LLVMAtomicRMWBinOpUIncWrap => RmwOp::UIncWrap,
+        LLVMAtomicRMWBinOpUDecWrap => RmwOp::UDecWrap,
     }
 }

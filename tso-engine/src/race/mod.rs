@@ -608,62 +608,62 @@ impl RaceState {
         out: &mut Vec<u8>,
         ends: &mut Vec<usize>,
     ) {
-        // An access matters while some other running thread does not know it: while
-        // its epoch is above the least that the other running threads know of its
-        // thread (`known[t]`, u32::MAX when no other thread runs).
         let n = self.threads.len();
         let runs_now: SmallVec<[bool; 8]> = (0..n as u32).map(running).collect();
-        let mut known: SmallVec<[u32; 8]> = smallvec::smallvec![u32::MAX; n];
-        for (u, t) in self.threads.iter().enumerate() {
-            if runs_now[u] {
-                for (k, least) in known.iter_mut().enumerate() {
-                    if k != u {
-                        *least = (*least).min(t.now.get(k as u32));
-                    }
-                }
-            }
-        }
-        let relevant = |a: &Access| known.get(a.tid as usize).is_some_and(|&k| a.clock > k);
-        // A read of heap memory matters while a running thread that may still write
-        // heap memory does not know it (`writers`).
-        let limited = self.writers != u64::MAX;
-        let mut known_by_writers: SmallVec<[u32; 8]> = SmallVec::new();
-        if limited {
-            known_by_writers.resize(n, u32::MAX);
-            for (u, t) in self.threads.iter().enumerate() {
-                if runs_now[u] && (u >= 64 || self.writers & (1 << u) != 0) {
-                    for (k, least) in known_by_writers.iter_mut().enumerate() {
-                        if k != u {
-                            *least = (*least).min(t.now.get(k as u32));
-                        }
-                    }
-                }
-            }
-        }
-        let relevant_in = |heap: bool, a: &Access| {
-            if heap && !a.write {
-                known_by_writers
-                    .get(a.tid as usize)
-                    .is_some_and(|&k| a.clock > k)
-            } else {
-                relevant(a)
-            }
+        let relevance = Relevance::new(self, &runs_now);
+        // (thread, epoch) of every recorded access that may still race, sorted.
+        let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
+        let objects = self.objects_to_write(map, heap, &relevance, &mut epochs);
+        let pending = self.pending_to_write(map, &relevance, &mut epochs);
+        epochs.sort_unstable();
+        epochs.dedup();
+        let ranks = Ranks::new(&epochs, n);
+        put_leb(out, n as u32);
+        self.write_thread_clocks(&ranks, &runs_now, live, out);
+        self.write_release_clocks(&ranks, map, out);
+        let history = History {
+            relevance: &relevance,
+            ranks: &ranks,
         };
-        // The objects with per-byte data in canonical order, and whether each has any
-        // to write: a raced run, or a run holding an access that may still race.
+        let mut keys = Keys::new();
+        put_leb(out, pending.len() as u32);
+        for (o, cell) in &pending {
+            put_leb(out, *o);
+            history.of(false, cell, &mut keys);
+            put_keys(out, &keys);
+        }
+        put_leb(out, objects.iter().filter(|o| o.2).count() as u32);
+        ends.push(out.len());
+        for &(m, shadow, _, heap) in objects.iter().filter(|o| o.2) {
+            put_leb(out, m);
+            history.write_runs(shadow, heap, out);
+            ends.push(out.len());
+        }
+    }
+
+    /// The objects with per-byte data in canonical order: (canonical id, shadow,
+    /// whether it has any to write, whether it is heap memory). It has some when a run
+    /// is raced or holds an access that may still race; the (thread, epoch) of those
+    /// accesses go to `epochs`.
+    #[inline]
+    fn objects_to_write<'s>(
+        &'s self,
+        map: &dyn Fn(ObjId) -> Option<u32>,
+        heap: &dyn Fn(ObjId) -> bool,
+        relevance: &Relevance,
+        epochs: &mut SmallVec<[(u32, u32); 32]>,
+    ) -> SmallVec<[(u32, &'s Shadow, bool, bool); 8]> {
         // (SmallVec's `extend` and `collect` cost more than these pushes: this runs
         // for every state.)
         let mut objects: SmallVec<[(u32, &Shadow, bool, bool); 8]> = SmallVec::new();
-        // (thread, epoch) of every recorded access that may still race, sorted.
-        let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
         for (&o, shadow) in self.shadow.iter() {
             let Some(m) = map(o) else { continue };
-            let heap = limited && heap(o);
+            let heap = relevance.limited && heap(o);
             let mut written = false;
             for run in shadow.runs() {
                 written |= run.raced;
                 for a in run.cell.iter() {
-                    if relevant_in(heap, a) {
+                    if relevance.relevant_in(heap, a) {
                         epochs.push((a.tid, a.clock));
                         written = true;
                     }
@@ -672,13 +672,25 @@ impl RaceState {
             objects.push((m, &**shadow, written, heap));
         }
         objects.sort_unstable_by_key(|o| o.0);
+        objects
+    }
+
+    /// The object-wide histories holding an access that may still race, by canonical
+    /// id; the (thread, epoch) of those accesses go to `epochs`.
+    #[inline]
+    fn pending_to_write<'s>(
+        &'s self,
+        map: &dyn Fn(ObjId) -> Option<u32>,
+        relevance: &Relevance,
+        epochs: &mut SmallVec<[(u32, u32); 32]>,
+    ) -> SmallVec<[(u32, &'s Cell); 4]> {
         let mut pending: SmallVec<[(u32, &Cell); 4]> = SmallVec::new();
         for (&o, cell) in self.pending.iter() {
-            if cell.iter().any(relevant) {
+            if cell.iter().any(|a| relevance.relevant(a)) {
                 if let Some(m) = map(o) {
                     pending.push((m, cell));
                     for a in cell.iter() {
-                        if relevant(a) {
+                        if relevance.relevant(a) {
                             epochs.push((a.tid, a.clock));
                         }
                     }
@@ -686,35 +698,18 @@ impl RaceState {
             }
         }
         pending.sort_unstable_by_key(|p| p.0);
-        epochs.sort_unstable();
-        epochs.dedup();
-        // Each component is renamed to how many of that thread's recorded access epochs
-        // it covers (see the module documentation): all a clock value can ever decide.
-        // Each thread's epochs in `epochs` (every relevant access has a thread below `n`).
-        let mut mine: SmallVec<[&[(u32, u32)]; 8]> = smallvec::smallvec![&[][..]; n];
-        let mut rest = &epochs[..];
-        while let Some(&(t, _)) = rest.first() {
-            let len = rest.iter().take_while(|e| e.0 == t).count();
-            mine[t as usize] = &rest[..len];
-            rest = &rest[len..];
-        }
-        let cover = |k: u32, v: u32| -> u32 { mine.get(k as usize).map_or(0, |m| covered(m, v)) };
-        let put_clock = |out: &mut Vec<u8>, c: &VectorClock| {
-            // The count first (patched once known), then the components that cover any.
-            let at = out.len();
-            out.push(0);
-            let mut count = 0u32;
-            for (k, (&v, m)) in c.as_slice().iter().zip(&mine).enumerate() {
-                let c = covered(m, v);
-                if c != 0 {
-                    put_leb(out, k as u32);
-                    put_leb(out, c);
-                    count += 1;
-                }
-            }
-            patch_count(out, at, count);
-        };
-        put_leb(out, n as u32);
+        pending
+    }
+
+    /// Each thread's flags and clocks, or `THREAD_GONE`.
+    #[inline]
+    fn write_thread_clocks(
+        &self,
+        ranks: &Ranks,
+        runs_now: &[bool],
+        live: &dyn Fn(u32) -> bool,
+        out: &mut Vec<u8>,
+    ) {
         for (tid, t) in self.threads.iter().enumerate() {
             let tid = tid as u32;
             if !live(tid) {
@@ -726,19 +721,29 @@ impl RaceState {
             // its next access shares the latest one's epoch (`private_covered`, and one
             // rank or two) is the one thing that count loses: a flag keeps it, so the
             // form can be decoded (`decode`).
-            let latest = mine[tid as usize].last().map_or(0, |e| e.1);
+            let latest = ranks.mine[tid as usize].last().map_or(0, |e| e.1);
             let fresh = runs_now[tid as usize] && t.now.get(tid) > latest;
             out.push(t.fence_release.is_some() as u8 | (fresh as u8) << 1);
-            put_clock(out, &t.now);
-            put_clock(out, &t.acquired_relaxed);
+            ranks.put_clock(out, &t.now);
+            ranks.put_clock(out, &t.acquired_relaxed);
             if let Some(f) = &t.fence_release {
-                put_clock(out, f);
+                ranks.put_clock(out, f);
             }
         }
-        // A release clock that covers no recorded access acquires nothing that matters.
+    }
+
+    /// The release clocks of reachable locations, by canonical (object, offset); one
+    /// that covers no recorded access acquires nothing that matters and is left out.
+    #[inline]
+    fn write_release_clocks(
+        &self,
+        ranks: &Ranks,
+        map: &dyn Fn(ObjId) -> Option<u32>,
+        out: &mut Vec<u8>,
+    ) {
         let mut sync: SmallVec<[(u32, u32, &VectorClock); 4]> = SmallVec::new();
         for (&(o, off), c) in self.sync.iter() {
-            if !c.components().any(|(k, v)| cover(k, v) != 0) {
+            if !c.components().any(|(k, v)| ranks.cover(k, v) != 0) {
                 continue;
             }
             if let Some(m) = if o == 0 { Some(0) } else { map(o) } {
@@ -750,84 +755,205 @@ impl RaceState {
         for (o, off, c) in &sync {
             put_leb(out, *o);
             put_leb(out, *off);
-            put_clock(out, c);
-        }
-        // A cell as the state sees it: (thread, covered count, kind) of its relevant
-        // accesses, sorted.
-        let keys_of = |heap: bool, cell: &Cell, keys: &mut Keys| {
-            keys.clear();
-            for a in cell.iter() {
-                if relevant_in(heap, a) {
-                    let kind = a.write as u8 | (a.atomic as u8) << 1;
-                    keys.push((a.tid, cover(a.tid, a.clock), kind));
-                }
-            }
-            if keys.len() > 1 {
-                keys.sort_unstable();
-            }
-        };
-        let put_keys = |out: &mut Vec<u8>, keys: &[(u32, u32, u8)]| {
-            put_leb(out, keys.len() as u32);
-            for &(tid, r, kind) in keys {
-                put_leb(out, tid);
-                put_leb(out, r);
-                out.push(kind);
-            }
-        };
-        let mut keys = Keys::new();
-        put_leb(out, pending.len() as u32);
-        for (o, cell) in &pending {
-            put_leb(out, *o);
-            keys_of(false, cell, &mut keys);
-            put_keys(out, &keys);
-        }
-        put_leb(out, objects.iter().filter(|o| o.2).count() as u32);
-        ends.push(out.len());
-        // Per object: maximal runs of consecutive bytes with the same history as the
-        // state sees it (a variable written or read whole) are one entry: (first byte,
-        // length, history); a raced run has an empty one (a written history never is).
-        // Maximal runs keep the form canonical.
-        let mut next = Keys::new();
-        for &(m, shadow, _, heap) in objects.iter().filter(|o| o.2) {
-            put_leb(out, m);
-            let at = out.len();
-            out.push(0);
-            let mut runs = 0u32;
-            // The entry being extended: its bytes, its history in `keys`.
-            let mut open: Option<(u32, u32)> = None;
-            for run in shadow.runs() {
-                if run.raced {
-                    next.clear();
-                } else {
-                    keys_of(heap, &run.cell, &mut next);
-                    if next.is_empty() {
-                        continue;
-                    }
-                }
-                match &mut open {
-                    Some((_, end)) if *end == run.start && next == keys => *end = run.end,
-                    _ => {
-                        if let Some((start, end)) = open {
-                            put_leb(out, start);
-                            put_leb(out, end - start);
-                            put_keys(out, &keys);
-                            runs += 1;
-                        }
-                        open = Some((run.start, run.end));
-                        std::mem::swap(&mut keys, &mut next);
-                    }
-                }
-            }
-            if let Some((start, end)) = open {
-                put_leb(out, start);
-                put_leb(out, end - start);
-                put_keys(out, &keys);
-                runs += 1;
-            }
-            patch_count(out, at, runs);
-            ends.push(out.len());
+            ranks.put_clock(out, c);
         }
     }
+}
+
+/// Which recorded accesses still matter to a state (`RaceState::serialize`). An
+/// access matters while some other running thread does not know it: while its epoch
+/// is above the least that the other running threads know of its thread. A read of
+/// heap memory matters while a running thread that may still write heap memory does
+/// not know it.
+struct Relevance {
+    /// Per thread, the least of its epochs the other running threads know (u32::MAX
+    /// when no other thread runs).
+    known: SmallVec<[u32; 8]>,
+    /// The same over the running threads that may still write heap memory
+    /// (`RaceState::writers`); empty unless `limited`.
+    known_by_writers: SmallVec<[u32; 8]>,
+    /// Some running thread may not write heap memory: reads of heap memory follow
+    /// their own rule.
+    limited: bool,
+}
+
+impl Relevance {
+    #[inline]
+    fn new(race: &RaceState, runs_now: &[bool]) -> Relevance {
+        let known = least_known(&race.threads, |u| runs_now[u]);
+        let limited = race.writers != u64::MAX;
+        let known_by_writers = if limited {
+            least_known(&race.threads, |u| {
+                runs_now[u] && (u >= 64 || race.writers & (1 << u) != 0)
+            })
+        } else {
+            SmallVec::new()
+        };
+        Relevance {
+            known,
+            known_by_writers,
+            limited,
+        }
+    }
+
+    #[inline]
+    fn relevant(&self, a: &Access) -> bool {
+        self.known.get(a.tid as usize).is_some_and(|&k| a.clock > k)
+    }
+
+    /// Whether `a`, an access to heap memory when `heap`, matters.
+    #[inline]
+    fn relevant_in(&self, heap: bool, a: &Access) -> bool {
+        if heap && !a.write {
+            self.known_by_writers
+                .get(a.tid as usize)
+                .is_some_and(|&k| a.clock > k)
+        } else {
+            self.relevant(a)
+        }
+    }
+}
+
+/// Per thread, the least of its clock components among the threads `counts` keeps,
+/// leaving each thread's own out (u32::MAX where no other thread counts).
+#[inline]
+fn least_known(threads: &[ThreadClocks], counts: impl Fn(usize) -> bool) -> SmallVec<[u32; 8]> {
+    let mut known: SmallVec<[u32; 8]> = smallvec::smallvec![u32::MAX; threads.len()];
+    for (u, t) in threads.iter().enumerate() {
+        if counts(u) {
+            for (k, least) in known.iter_mut().enumerate() {
+                if k != u {
+                    *least = (*least).min(t.now.get(k as u32));
+                }
+            }
+        }
+    }
+    known
+}
+
+/// Each thread's recorded access epochs that may still race, sorted. A clock
+/// component is written as how many of its thread's epochs it covers (see the module
+/// documentation): all a clock value can ever decide.
+struct Ranks<'e> {
+    mine: SmallVec<[&'e [(u32, u32)]; 8]>,
+}
+
+impl<'e> Ranks<'e> {
+    /// From `epochs`, sorted (every relevant access has a thread below `n`).
+    #[inline]
+    fn new(epochs: &'e [(u32, u32)], n: usize) -> Ranks<'e> {
+        let mut mine: SmallVec<[&[(u32, u32)]; 8]> = smallvec::smallvec![&[][..]; n];
+        let mut rest = epochs;
+        while let Some(&(t, _)) = rest.first() {
+            let len = rest.iter().take_while(|e| e.0 == t).count();
+            mine[t as usize] = &rest[..len];
+            rest = &rest[len..];
+        }
+        Ranks { mine }
+    }
+
+    #[inline]
+    fn cover(&self, k: u32, v: u32) -> u32 {
+        self.mine.get(k as usize).map_or(0, |m| covered(m, v))
+    }
+
+    /// The count first (patched once known), then the components that cover any.
+    #[inline]
+    fn put_clock(&self, out: &mut Vec<u8>, c: &VectorClock) {
+        let at = out.len();
+        out.push(0);
+        let mut count = 0u32;
+        for (k, (&v, m)) in c.as_slice().iter().zip(&self.mine).enumerate() {
+            let c = covered(m, v);
+            if c != 0 {
+                put_leb(out, k as u32);
+                put_leb(out, c);
+                count += 1;
+            }
+        }
+        patch_count(out, at, count);
+    }
+}
+
+/// Histories as the state sees them.
+struct History<'a, 'e> {
+    relevance: &'a Relevance,
+    ranks: &'a Ranks<'e>,
+}
+
+impl History<'_, '_> {
+    /// A cell's history: (thread, covered count, kind) of its relevant accesses,
+    /// sorted, into `keys`.
+    #[inline]
+    fn of(&self, heap: bool, cell: &Cell, keys: &mut Keys) {
+        keys.clear();
+        for a in cell.iter() {
+            if self.relevance.relevant_in(heap, a) {
+                let kind = a.write as u8 | (a.atomic as u8) << 1;
+                keys.push((a.tid, self.ranks.cover(a.tid, a.clock), kind));
+            }
+        }
+        if keys.len() > 1 {
+            keys.sort_unstable();
+        }
+    }
+
+    /// One object's per-byte data: maximal runs of consecutive bytes with the same
+    /// history as the state sees it (a variable written or read whole) are one entry:
+    /// (first byte, length, history); a raced run has an empty one (a written history
+    /// never is). Maximal runs keep the form canonical.
+    #[inline]
+    fn write_runs(&self, shadow: &Shadow, heap: bool, out: &mut Vec<u8>) {
+        let (mut keys, mut next) = (Keys::new(), Keys::new());
+        let at = out.len();
+        out.push(0);
+        let mut runs = 0u32;
+        // The entry being extended: its bytes, its history in `keys`.
+        let mut open: Option<(u32, u32)> = None;
+        for run in shadow.runs() {
+            if run.raced {
+                next.clear();
+            } else {
+                self.of(heap, &run.cell, &mut next);
+                if next.is_empty() {
+                    continue;
+                }
+            }
+            match &mut open {
+                Some((_, end)) if *end == run.start && next == keys => *end = run.end,
+                _ => {
+                    if let Some((start, end)) = open {
+                        put_run(out, start, end, &keys);
+                        runs += 1;
+                    }
+                    open = Some((run.start, run.end));
+                    std::mem::swap(&mut keys, &mut next);
+                }
+            }
+        }
+        if let Some((start, end)) = open {
+            put_run(out, start, end, &keys);
+            runs += 1;
+        }
+        patch_count(out, at, runs);
+    }
+}
+
+#[inline]
+fn put_keys(out: &mut Vec<u8>, keys: &[(u32, u32, u8)]) {
+    put_leb(out, keys.len() as u32);
+    for &(tid, r, kind) in keys {
+        put_leb(out, tid);
+        put_leb(out, r);
+        out.push(kind);
+    }
+}
+
+#[inline]
+fn put_run(out: &mut Vec<u8>, start: u32, end: u32, keys: &[(u32, u32, u8)]) {
+    put_leb(out, start);
+    put_leb(out, end - start);
+    put_keys(out, keys);
 }
 
 /// How many of one thread's recorded epochs (sorted) the clock value `v` covers. A
