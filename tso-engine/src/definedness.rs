@@ -68,6 +68,19 @@ impl Origin {
         }
     }
 
+    /// The origin of the undefined bits read from `[off, off+len)` of `o`: where a
+    /// store or copy brought them from (`Object::undef_from`, newest first), else the
+    /// object's own.
+    pub fn of_range(o: &crate::memory::Object, off: u32, len: u32) -> Option<Origin> {
+        let end = off + len.max(1);
+        o.undef_from
+            .iter()
+            .rev()
+            .find(|&&(at, l, _)| at < end && off < at + l)
+            .map(|e| e.2)
+            .or_else(|| Origin::of(o))
+    }
+
     /// `uninitialised memory allocated at b.c:7`, `the variable main::x declared at
     /// a.c:2`.
     pub fn describe(self, program: &crate::ir::Program) -> Option<String> {

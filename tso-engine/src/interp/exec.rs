@@ -363,12 +363,18 @@ impl<'p> Machine<'p> {
                     .copy_from_slice(&(*x as u64).to_le_bytes()[..size as usize]);
                 o.clear_ptrs(off, size as u32);
                 match undef {
-                    Some(u) => o.set_undef(
-                        off,
-                        size as u32,
-                        &crate::definedness::encode_mask(types, ty, &u.shadow),
-                    ),
-                    None if !o.undef.is_empty() => o.set_undef(off, size as u32, &[]),
+                    Some(u) => {
+                        o.set_undef(
+                            off,
+                            size as u32,
+                            &crate::definedness::encode_mask(types, ty, &u.shadow),
+                        );
+                        o.note_undef_from(off, size as u32, u.origin);
+                    }
+                    None if !o.undef.is_empty() => {
+                        o.set_undef(off, size as u32, &[]);
+                        o.note_undef_from(off, size as u32, None);
+                    }
                     None => {}
                 }
                 return Ok(());
@@ -378,7 +384,7 @@ impl<'p> Machine<'p> {
         let mut ptrs = Vec::new();
         encode(types, ty, v, &mut bytes, 0, &mut ptrs);
         let shared = st.memory.is_shared(p);
-        st.memory.write_fragment(
+        st.memory.write_fragment_from(
             p,
             &Fragment {
                 data: bytes,
@@ -387,6 +393,7 @@ impl<'p> Machine<'p> {
                     .map(|u| crate::definedness::encode_mask(types, ty, &u.shadow))
                     .unwrap_or_default(),
             },
+            undef.and_then(|u| u.origin),
         )?;
         if shared && !ptrs.is_empty() {
             // Storing a pointer into shared memory shares what it points to.

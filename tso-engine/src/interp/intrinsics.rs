@@ -211,8 +211,17 @@ fn copy_memory(
             ));
         }
     }
+    // Undefined bytes copied keep their origin, so a use of the copy names the memory
+    // that was never written.
+    let origin = frag
+        .undef
+        .iter()
+        .any(|&b| b != 0)
+        .then(|| st.memory.object_of(s))
+        .flatten()
+        .and_then(|(_, o)| crate::definedness::Origin::of_range(o, ptr_parts(s).1, n as u32));
     let shared = st.memory.is_shared(d);
-    st.memory.write_fragment(d, &frag)?;
+    st.memory.write_fragment_from(d, &frag, origin)?;
     if shared {
         for p in frag.pointers().collect::<Vec<_>>() {
             st.share(ptr_parts(p).0);

@@ -302,16 +302,11 @@ impl Machine<'_> {
         }
         let (futures, ends_run_code, main_end_runs_code) = self.race_futures.get_or_init(|| {
             let futures = super::future::Futures::for_race_writes(self);
-            // A program run with the TSO runtime's store buffers writes through its
-            // hooks and natives, outside any thread's code: anything, any time.
-            let buffered = self.evict_hook.is_some()
-                || self.fence_hook.is_some()
-                || self.data_view.is_some()
-                || self
-                    .program
-                    .functions
-                    .iter()
-                    .any(|f| f.name.starts_with("__tso_"));
+            // A memory model plugged in through the hooks (the TSO runtime's store
+            // buffers) writes outside any thread's code: anything, any time. Such a
+            // model always installs them; its natives alone would be unresolved calls.
+            let buffered =
+                self.evict_hook.is_some() || self.fence_hook.is_some() || self.data_view.is_some();
             let ends = futures.exit_runs_code || self.has_thread_exit_hook() || buffered;
             let main_end = ["atexit", "at_quick_exit", "on_exit"]
                 .iter()

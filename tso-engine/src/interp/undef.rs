@@ -230,7 +230,7 @@ impl<'p> Machine<'p> {
         let m = o.undef_in(off, size as u32)?;
         Some(Undef {
             shadow: def::decode_mask(&self.program.types, ty, m),
-            origin: Origin::of(o),
+            origin: Origin::of_range(o, off, size as u32),
         })
     }
 }

@@ -278,6 +278,17 @@ impl Memory {
     }
 
     pub fn write_fragment(&mut self, p: u64, frag: &Fragment) -> Result<(), Failure> {
+        self.write_fragment_from(p, frag, None)
+    }
+
+    /// `write_fragment`, whose undefined bits (if any) came from `origin` (for messages:
+    /// `Object::undef_from`).
+    pub(crate) fn write_fragment_from(
+        &mut self,
+        p: u64,
+        frag: &Fragment,
+        origin: Option<crate::definedness::Origin>,
+    ) -> Result<(), Failure> {
         let len = frag.data.len() as u64;
         let (obj, off) = self.check(p, len, true)?;
         let o = self.get_mut(obj).expect("checked");
@@ -287,6 +298,8 @@ impl Memory {
             o.add_ptr(off + rel);
         }
         o.set_undef(off, len as u32, &frag.undef);
+        let undefined = frag.undef.iter().any(|&b| b != 0);
+        o.note_undef_from(off, len as u32, origin.filter(|_| undefined));
         Ok(())
     }
 

@@ -45,7 +45,15 @@ pub struct Object {
     /// is unchanged and holds no pointers: `(store generation << 32) | chunk id`, 0 if
     /// unknown. Reset by every mutable access (see `Memory::get_mut`).
     pub(crate) chunk_cache: ChunkCache,
+    /// Where undefined bytes written into this object came from, when a store or a
+    /// copy brought them from elsewhere: `(offset, length, origin)`, newest last, at
+    /// most `UNDEF_FROM_KEPT`. For messages only, like `site`: not part of the state;
+    /// a replay recomputes it along the path.
+    pub(crate) undef_from: Vec<(u32, u32, crate::definedness::Origin)>,
 }
+
+/// How many `Object::undef_from` ranges an object keeps (the oldest goes first).
+const UNDEF_FROM_KEPT: usize = 8;
 
 /// An object's cached chunk id; shared by the workers that hold states with this object.
 #[derive(Debug, Default)]
@@ -83,12 +91,36 @@ impl Object {
             alloc_family: 0,
             frame_private: false,
             chunk_cache: ChunkCache::default(),
+            undef_from: Vec::new(),
         }
     }
 
     #[inline]
     pub(crate) fn size(&self) -> u64 {
         self.data.len() as u64
+    }
+
+    /// `[off, off+len)` was written; its undefined bits, if any, came from `origin`
+    /// (None: they are defined, or came from nowhere known). Ranges the write covers
+    /// are forgotten.
+    pub(crate) fn note_undef_from(
+        &mut self,
+        off: u32,
+        len: u32,
+        origin: Option<crate::definedness::Origin>,
+    ) {
+        if self.undef_from.is_empty() && origin.is_none() {
+            return;
+        }
+        let end = off + len;
+        self.undef_from
+            .retain(|&(o, l, _)| !(off <= o && o + l <= end));
+        if let Some(origin) = origin {
+            if self.undef_from.len() == UNDEF_FROM_KEPT {
+                self.undef_from.remove(0);
+            }
+            self.undef_from.push((off, len, origin));
+        }
     }
 
     /// A new object whose bytes were never written (stack slots, `malloc`).

@@ -188,7 +188,7 @@ impl<'a> NativeCx<'a> {
             .state
             .memory
             .object_of(from)
-            .and_then(|(_, o)| crate::definedness::Origin::of(o));
+            .and_then(|(_, o)| crate::definedness::Origin::of_range(o, ptr_parts(from).1, 1));
         self.ret_undef = Some(crate::definedness::Undef { shadow, origin });
     }
 
@@ -229,7 +229,8 @@ impl<'a> NativeCx<'a> {
             return Ok(());
         }
         if o.undef_in(off, len as u32).is_some() {
-            let origin = crate::definedness::Origin::of(o).and_then(|x| x.describe(self.program));
+            let origin = crate::definedness::Origin::of_range(o, off, len as u32)
+                .and_then(|x| x.describe(self.program));
             return Err(crate::definedness::error(
                 &format!(
                     "`{}` reads bytes that it inspects; their value",
