@@ -178,7 +178,11 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
             .then_some(&needs_tso as &WantsFences),
         sc_memo: None,
     };
-    let checked = pipeline::on_large_stack(|| checking::check(&request))??;
+    let start = std::time::Instant::now();
+    let mut checked = pipeline::on_large_stack(|| checking::check(&request))??;
+    // The result line's time is the check's wall time: its searches and what lies
+    // between them (loading, instrumenting, replaying the counterexample).
+    pipeline::add_other_time(&mut checked.outcome, start.elapsed());
     Ok(Checked {
         settings,
         outcome: checked.outcome,

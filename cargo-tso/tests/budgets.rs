@@ -161,6 +161,52 @@ fn memory_and_time_budgets_stop_a_test_that_grows() {
     );
 }
 
+/// The breadth-first search (chosen here by a calibration that says it is faster on
+/// this machine's cores) names what keeps growing after 10 s too, from the path to the
+/// first state of a level.
+#[test]
+fn a_breadth_first_search_also_names_what_keeps_growing() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cache = scratch("breadth-first-growth");
+    let calibration = serde_json::json!({
+        "cargo_tso": env!("CARGO_PKG_VERSION"),
+        "measurements": [{
+            "workers": cores,
+            "breadth_first_over_depth_first": 0.5,
+            "depth_first_seconds": 2.0,
+            "breadth_first_seconds": 1.0,
+            "runs": 1,
+            "program": "test",
+        }],
+    });
+    std::fs::write(
+        cache.join("search-calibration.json"),
+        calibration.to_string(),
+    )
+    .expect("write the calibration");
+    let out = run(test().env("CARGO_TSO_CACHE_DIR", &cache).args([
+        "endless_ticker",
+        "--max-states",
+        "0",
+        "--timeout",
+        "12",
+        "-v",
+        "--format",
+        "json",
+    ]));
+    let events = finished_events(&out.stdout);
+    let ticker = event(&events, TICKER);
+    let reason = ticker["inconclusive_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("--timeout 12s reached"), "{ticker}");
+    assert!(
+        out.stderr.contains(&format!(
+            "test `{TICKER}`: after 10s, along the path its search is on: `ticks`"
+        )),
+        "{}",
+        out.stderr
+    );
+}
+
 #[test]
 fn the_build_script_bound_is_the_default_and_the_command_line_wins() {
     let out = run(test().args(["store_buffering", "--format", "json"]));

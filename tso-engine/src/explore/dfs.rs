@@ -83,9 +83,6 @@ pub struct DepthFirst<'a, 'p> {
     pub growth: Option<Arc<super::diagnosis::Diagnosis>>,
 }
 
-/// Moves of the current path that the growth diagnosis for progress reports replays.
-const GROWTH_SAMPLE_MOVES: usize = 4096;
-
 /// A state on the current path and where its expansion stands.
 struct Node {
     id: u32,
@@ -796,20 +793,10 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         let Some(initial) = self.initial.take() else {
             return;
         };
-        // Its first moves are enough to see a variable grow, and replaying them costs
-        // a small share of the search so far (the whole path could cost half of it).
-        let mut path = path_of(stack);
-        path.truncate(GROWTH_SAMPLE_MOVES);
-        if self.machine.opts.symmetry {
-            // Moves name the threads of representatives: make them the program's own.
-            if let Some(real) = super::symmetric_path::real_path(self.machine, &initial, &path) {
-                path = real.moves;
-            }
-        }
-        self.growth = Some(Arc::new(super::diagnosis::diagnose(
+        self.growth = Some(Arc::new(super::diagnosis::diagnose_sample(
             self.machine,
             initial,
-            &path,
+            path_of(stack),
         )));
     }
 

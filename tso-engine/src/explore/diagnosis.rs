@@ -150,6 +150,28 @@ impl Track {
     }
 }
 
+/// Moves of a search's current path that the growth diagnosis for progress reports
+/// replays: enough to see a variable grow, and a small share of the search so far (the
+/// whole path could cost half of it).
+const GROWTH_SAMPLE_MOVES: usize = 4096;
+
+/// The growth diagnosis of a path a search is on, for progress reports after
+/// `GROWTH_AFTER`: its first moves, named as the program's own threads.
+pub(super) fn diagnose_sample(
+    machine: &Machine<'_>,
+    initial: State,
+    mut path: Vec<Move>,
+) -> Diagnosis {
+    path.truncate(GROWTH_SAMPLE_MOVES);
+    if machine.opts.symmetry {
+        // Moves name the threads of representatives: make them the program's own.
+        if let Some(real) = super::symmetric_path::real_path(machine, &initial, &path) {
+            path = real.moves;
+        }
+    }
+    diagnose(machine, initial, &path)
+}
+
 /// Replay `path` from `initial` and count the distinct values of every named scalar.
 pub fn diagnose(machine: &Machine<'_>, initial: State, path: &[Move]) -> Diagnosis {
     let mut st = initial;

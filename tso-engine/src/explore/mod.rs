@@ -327,7 +327,10 @@ fn search_with(
             por,
         );
         bfs.worker_start = opts.worker_start.clone();
-        bfs.growing = growing;
+        bfs.growth_after = opts.progress.is_some().then_some(GROWTH_AFTER);
+        if let Some(growing) = growing {
+            let _ = bfs.growing.set(growing);
+        }
         let stop = bfs.run(initial);
         (stop, bfs.stats)
     };

@@ -31,7 +31,7 @@ use crate::state::{State, ThreadId};
 use crate::store::StateStore;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Barrier, Mutex, RwLock};
+use std::sync::{Arc, Barrier, Mutex, OnceLock, RwLock};
 use std::time::Instant;
 
 /// Why the search stopped before exhausting the state space.
@@ -91,10 +91,14 @@ pub struct Search<'a, 'p> {
     payoff_slept: AtomicU64,
     /// Run first on each worker thread this search starts.
     pub worker_start: Option<super::WorkerStart>,
-    /// The growth diagnosis of the depth-first search this one took over from (too
-    /// deep for it), shown in progress reports once the search has run
-    /// [`super::GROWTH_AFTER`].
-    pub growing: Option<Arc<super::diagnosis::Diagnosis>>,
+    /// The growth diagnosis shown in progress reports once the search has run
+    /// [`super::GROWTH_AFTER`]: the depth-first search's this one took over from (too
+    /// deep for it), else made at the first level that ends past `growth_after`.
+    pub growing: OnceLock<Arc<super::diagnosis::Diagnosis>>,
+    /// With progress reports: when to diagnose the path to the first state of a level.
+    pub growth_after: Option<std::time::Duration>,
+    /// The initial state, kept to replay that path from (only with `growth_after`).
+    growth_initial: Option<State>,
     /// Stored states whose error an observer absorbed (`Observer::absorbs`): never
     /// expanded, also when reached again; `any_dead_end` spares the lock until one is.
     dead_ends: Mutex<HashSet<StateId>>,
@@ -250,7 +254,9 @@ impl<'a, 'p> Search<'a, 'p> {
             frontier: Mutex::new(None),
             keeper: None,
             worker_start: None,
-            growing: None,
+            growing: OnceLock::new(),
+            growth_after: None,
+            growth_initial: None,
             dead_ends: Mutex::new(HashSet::new()),
             any_dead_end: AtomicBool::new(false),
             graph: liveness::applies(machine).then(|| Mutex::new(Graph::default())),
@@ -295,6 +301,9 @@ impl<'a, 'p> Search<'a, 'p> {
 
     /// Explore everything reachable from `initial`; None when nothing stopped it.
     pub fn run(&mut self, initial: State) -> Option<Stop> {
+        if self.growth_after.is_some() {
+            self.growth_initial = Some(initial.clone());
+        }
         let mut w0 = Worker::new(self.machine, self.observers);
         let root = self.store.insert_state(
             &mut w0.gen.canon,
@@ -500,6 +509,7 @@ impl<'a, 'p> Search<'a, 'p> {
         }
         let mut level = finish_level(&mut self.parents_lock(), winners, &mut sleeps);
         level.extend(revisit_level(revisits, &mut sleeps));
+        self.diagnose_growth(&level);
         let payoff = Payoff {
             run: self.payoff_run.load(Ordering::Relaxed),
             slept: self.payoff_slept.load(Ordering::Relaxed),
@@ -508,6 +518,22 @@ impl<'a, 'p> Search<'a, 'p> {
             self.recording.store(false, Ordering::Relaxed);
         }
         Ok(level)
+    }
+
+    /// Once the search has run `growth_after`, between levels: which variables keep
+    /// taking new values along the path to the first state of the next level.
+    fn diagnose_growth(&self, level: &Level) {
+        let (Some(after), Some(initial), Some(first)) =
+            (self.growth_after, &self.growth_initial, level.first())
+        else {
+            return;
+        };
+        if self.growing.get().is_some() || self.start.elapsed() < after {
+            return;
+        }
+        let path = self.parents_lock().path_to(first.id);
+        let diagnosis = super::diagnosis::diagnose_sample(self.machine, initial.clone(), path);
+        let _ = self.growing.set(Arc::new(diagnosis));
     }
 
     /// Only the merging thread touches the parents, between levels.
@@ -959,7 +985,8 @@ impl<'a, 'p> Search<'a, 'p> {
             time: self.start.elapsed(),
             growing: self
                 .growing
-                .clone()
+                .get()
+                .cloned()
                 .filter(|_| self.start.elapsed() >= super::GROWTH_AFTER),
             ..Stats::default()
         };
