@@ -204,7 +204,7 @@ mod tests {
             thread: 1,
             load: Some(point(100)),
             load_what: "y".into(),
-            value: 0,
+            value: "0".into(),
             store: Some(point(store)),
             store_what: "x".into(),
             store_len: 4,

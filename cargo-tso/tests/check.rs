@@ -856,6 +856,20 @@ fn a_search_that_cannot_check_hangs_says_so() {
 /// Values read in the type the source declares: an `unsigned` all-ones is 4294967295,
 /// an `int` -1 is -1, a `bool` is true, in the steps, the loads' results and the buffer
 /// notes alike, under TSO (the runtime's natives) and SC (the engine's own steps).
+/// The robustness observations (and so the fence search's) show what a load read in
+/// the type declared where it read it, as the trace does.
+#[test]
+fn observations_show_values_in_their_declared_type() {
+    let out = run(check().args(["stale_signed.c", "--robustness"]));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("and read the stale value -5:"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("4294967291"), "{}", out.stdout);
+}
+
 #[test]
 fn values_are_shown_in_their_declared_type() {
     let (code, json) = json_of(&["declared_types.c"]);

@@ -589,7 +589,11 @@ fn load(
         Buffers::Reference(b) => b.load(&Mem(env), tid, range),
     })?;
     if let (Some(log), Some(passed)) = (observing, passed) {
-        let shown = payload_to_val(&v).as_u64() as i64;
+        // In the type declared where it was read, as the trace shows it.
+        let shown = match payload_to_val(&v) {
+            Val::Ptr(q) => describe_address(cx.program, cx.state, q),
+            other => describe_scalar_at(cx.program, cx.state, p, other.as_u64(), len),
+        };
         observe::after_load(cx, log, range, shown, passed);
     }
     if cx.tracing() && len <= 8 {

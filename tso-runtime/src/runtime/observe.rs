@@ -23,7 +23,7 @@ pub enum Observation {
         thread: ThreadId,
         load: Option<SourcePoint>,
         load_what: String,
-        value: i64,
+        value: String,
         store: Option<SourcePoint>,
         store_what: String,
         /// Bytes the store wrote (1, 2, 4 or 8: it could be an `atomic_exchange`).
@@ -36,7 +36,7 @@ pub enum Observation {
         thread: ThreadId,
         load: Option<SourcePoint>,
         load_what: String,
-        value: i64,
+        value: String,
         writer: ThreadId,
         store: Option<SourcePoint>,
         store_what: String,
@@ -82,7 +82,7 @@ pub(crate) fn before_load(
             thread: tid,
             load: load.clone(),
             load_what: load_what.clone(),
-            value: 0,
+            value: String::new(),
             store: point(cx, (s.origin != u32::MAX).then_some(s.origin)),
             store_what: name(cx, &s),
             store_len: s.len,
@@ -96,14 +96,14 @@ pub(crate) fn after_load(
     cx: &NativeCx<'_>,
     log: &ObservationLog,
     range: Range,
-    value: i64,
+    value: String,
     passed: Vec<Observation>,
 ) {
     let mut seen: Vec<Observation> = passed
         .into_iter()
         .map(|mut o| {
             if let Observation::LoadPassedStore { value: v, .. } = &mut o {
-                *v = value;
+                v.clone_from(&value);
             }
             o
         })
@@ -118,7 +118,7 @@ pub(crate) fn after_load(
                     thread: tid,
                     load: load.clone(),
                     load_what: load_what.clone(),
-                    value,
+                    value: value.clone(),
                     writer: s.thread,
                     store: point(cx, (s.origin != u32::MAX).then_some(s.origin)),
                     store_what: name(cx, &s),
