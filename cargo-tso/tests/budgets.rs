@@ -133,7 +133,14 @@ fn memory_and_time_budgets_stop_a_test_that_grows() {
         "{ticker}"
     );
 
-    let out = run(test().args([
+    runs_past_10s_naming_what_grows(&mut test());
+}
+
+/// Runs the endless ticker for 12 s with `cmd` (`cargo tso test` in the fixture): it
+/// stops at the timeout, and past 10 s of search a notice names what keeps growing,
+/// before any limit.
+fn runs_past_10s_naming_what_grows(cmd: &mut Command) {
+    let out = run(cmd.args([
         "endless_ticker",
         "--max-states",
         "0",
@@ -151,7 +158,6 @@ fn memory_and_time_budgets_stop_a_test_that_grows() {
         out.stdout,
         out.stderr
     );
-    // Past 10 s of search, a notice names what keeps growing, before any limit.
     assert!(
         out.stderr.contains(&format!(
             "test `{TICKER}`: after 10s, along the path its search is on: `ticks`"
@@ -184,27 +190,7 @@ fn a_breadth_first_search_also_names_what_keeps_growing() {
         calibration.to_string(),
     )
     .expect("write the calibration");
-    let out = run(test().env("CARGO_TSO_CACHE_DIR", &cache).args([
-        "endless_ticker",
-        "--max-states",
-        "0",
-        "--timeout",
-        "12",
-        "-v",
-        "--format",
-        "json",
-    ]));
-    let events = finished_events(&out.stdout);
-    let ticker = event(&events, TICKER);
-    let reason = ticker["inconclusive_reason"].as_str().unwrap_or_default();
-    assert!(reason.contains("--timeout 12s reached"), "{ticker}");
-    assert!(
-        out.stderr.contains(&format!(
-            "test `{TICKER}`: after 10s, along the path its search is on: `ticks`"
-        )),
-        "{}",
-        out.stderr
-    );
+    runs_past_10s_naming_what_grows(test().env("CARGO_TSO_CACHE_DIR", &cache));
 }
 
 #[test]
