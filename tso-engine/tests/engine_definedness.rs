@@ -58,39 +58,39 @@ fn branch_on_malloc_memory_names_the_allocation() {
 /// bytes stored or copied into another object keep where they came from
 /// (`Object::undef_from`). At -O0, where the copies are memory (higher levels keep
 /// such a value in a register, whose origin was always kept).
-fn uninitialized_message_at_o0(body: &str) -> String {
+fn assert_blames_at_o0(body: &str, blamed: &str, copy: &str) {
     let src = format!("{PRELUDE}{body}");
     let r = check_src(&src, "-O0");
     let line = line_of(&src, "/*HERE*/");
     assert_failure(&r, ErrorKind::Uninitialized, Some(line), "-O0");
-    r.failure.expect("a failure").message
+    let m = r.failure.expect("a failure").message;
+    assert!(m.contains(blamed), "{m}");
+    assert!(!m.contains(copy), "{m}");
 }
 
 #[test]
 fn a_value_copied_through_a_local_names_the_memory_never_written() {
-    let m = uninitialized_message_at_o0(
+    assert_blames_at_o0(
         "struct queue { int buf_[4]; int head; };\nint main(void) {\n struct queue q;\n q.head = 1;\n int got = q.buf_[q.head];\n if (got > 3) /*HERE*/\n  puts(\"big\");\n return 0;\n}\n",
+        "`main::q`",
+        "`main::got`",
     );
-    assert!(m.contains("`main::q`"), "{m}");
-    assert!(!m.contains("`main::got`"), "{m}");
 }
 
 #[test]
 fn a_struct_copied_by_memcpy_names_the_memory_never_written() {
-    let m = uninitialized_message_at_o0(
+    assert_blames_at_o0(
         "struct queue { int buf_[4]; int head; };\nint main(void) {\n struct queue q, copy;\n q.head = 1;\n memcpy(&copy, &q, sizeof q);\n if (copy.buf_[2] > 3) /*HERE*/\n  puts(\"big\");\n return 0;\n}\n",
+        "`main::q`",
+        "`main::copy`",
     );
-    assert!(m.contains("`main::q`"), "{m}");
-    assert!(!m.contains("`main::copy`"), "{m}");
 }
 
 #[test]
 fn a_heap_value_copied_through_a_local_names_its_allocation() {
     let src = "int main(void) {\n int *buf = malloc(4 * sizeof *buf); /*ALLOC*/\n buf[0] = 0;\n int got = buf[2];\n if (got > 3) /*HERE*/\n  puts(\"big\");\n free(buf);\n return 0;\n}\n";
     let alloc = line_of(&format!("{PRELUDE}{src}"), "/*ALLOC*/");
-    let m = uninitialized_message_at_o0(src);
-    assert!(m.contains(&format!("allocated at prog.c:{alloc}")), "{m}");
-    assert!(!m.contains("`main::got`"), "{m}");
+    assert_blames_at_o0(src, &format!("allocated at prog.c:{alloc}"), "`main::got`");
 }
 
 #[test]

@@ -212,14 +212,14 @@ fn copy_memory(
         }
     }
     // Undefined bytes copied keep their origin, so a use of the copy names the memory
-    // that was never written.
-    let origin = frag
-        .undef
-        .iter()
-        .any(|&b| b != 0)
-        .then(|| st.memory.object_of(s))
-        .flatten()
-        .and_then(|(_, o)| crate::definedness::Origin::of_range(o, ptr_parts(s).1, n as u32));
+    // that was never written (`read_fragment` gives no mask when every bit is defined).
+    let origin = if frag.undef.is_empty() {
+        None
+    } else {
+        st.memory
+            .object_of(s)
+            .and_then(|(_, o)| crate::definedness::Origin::of_range(o, ptr_parts(s).1, n as u32))
+    };
     let shared = st.memory.is_shared(d);
     st.memory.write_fragment_from(d, &frag, origin)?;
     if shared {

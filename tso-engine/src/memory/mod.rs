@@ -298,8 +298,9 @@ impl Memory {
             o.add_ptr(off + rel);
         }
         o.set_undef(off, len as u32, &frag.undef);
-        let undefined = frag.undef.iter().any(|&b| b != 0);
-        o.note_undef_from(off, len as u32, origin.filter(|_| undefined));
+        // The mask is scanned only when there is an origin to keep.
+        let origin = origin.filter(|_| frag.undef.iter().any(|&b| b != 0));
+        o.note_undef_from(off, len as u32, origin);
         Ok(())
     }
 
