@@ -85,6 +85,36 @@ fn timed_wait_with_nobody_to_signal_times_out_or_wakes_spuriously() {
 }
 
 #[test]
+fn a_trace_shows_the_value_chosen_only_for_a_value_choice() {
+    // `tso_choose` chooses a value: its step shows it. A spurious wake-up is a choice
+    // too, but of another kind: the wait's step shows no value (its result is not one).
+    let src = c("#include <tso.h>
+        pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER; pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+        int main(void) { int pick = tso_choose(3); struct timespec ts = {0, 0}; pthread_mutex_lock(&m);
+            int rc = pthread_cond_timedwait(&cv, &m, &ts);
+            assert(pick != 2 || rc == ETIMEDOUT); pthread_mutex_unlock(&m); return 0; }");
+    for r in expect(&src, "c", Some(ErrorKind::Assertion)) {
+        let steps = &r.counterexample.expect("a failing run has a trace").steps;
+        let action = |name: &str| {
+            steps
+                .iter()
+                .find(|s| s.action.contains(name))
+                .map(|s| s.action.clone())
+                .unwrap_or_else(|| panic!("no step calls {name}: {steps:?}"))
+        };
+        assert!(action("tso_choose").ends_with("→ 2"), "{steps:?}");
+        let wait = action("pthread_cond_timedwait");
+        assert!(!wait.contains('→'), "{wait}");
+        assert!(
+            steps
+                .iter()
+                .any(|s| s.notes.iter().any(|n| n.contains("spuriously"))),
+            "{steps:?}"
+        );
+    }
+}
+
+#[test]
 fn timed_wait_may_time_out_before_the_signal() {
     expect(&c("pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER; pthread_cond_t cv = PTHREAD_COND_INITIALIZER; int ready;
         static void *go(void *a) { (void)a; pthread_mutex_lock(&m); ready = 1; pthread_cond_signal(&cv); pthread_mutex_unlock(&m); return NULL; }

@@ -30,7 +30,7 @@ pub fn replay(
     let mut steps: Vec<TraceStep> = Vec::new();
     let mut failure = None;
     for mv in path {
-        let mut chooser = ScriptChooser::from_choices(&mv.choices);
+        let mut chooser = ScriptChooser::replaying(mv);
         // An error ends the last step; the state then sits at the failing instruction.
         if let Err(f) = machine.run_transition(&mut st, mv.tid, &mut chooser, Some(&mut steps)) {
             failure = Some(f);

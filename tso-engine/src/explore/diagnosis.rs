@@ -179,7 +179,7 @@ pub fn diagnose(machine: &Machine<'_>, initial: State, path: &[Move]) -> Diagnos
     let mut sampled = 0;
     sample(machine, &st, &mut seen);
     for mv in path.iter().take(MAX_REPLAYED_MOVES) {
-        let mut chooser = ScriptChooser::from_choices(&mv.choices);
+        let mut chooser = ScriptChooser::replaying(mv);
         if machine
             .run_transition(&mut st, mv.tid, &mut chooser, None)
             .is_err()

@@ -8,7 +8,7 @@
 //! which order states are expanded, where the states and their sleep sets are kept, and
 //! how what several workers found is merged.
 
-use super::chooser::{advance_script, Script, ScriptChooser};
+use super::chooser::{next_script, Choice, Script, ScriptChooser};
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::liveness::Graph;
@@ -135,7 +135,7 @@ impl<'a, 'p> Expander<'a, 'p> {
         &mut self,
         st: &State,
         tid: ThreadId,
-        script: &[(u32, u32)],
+        script: &[Choice],
         touched: Option<&mut Footprint>,
     ) -> (Variant, Option<Script>) {
         let mut succ = st.clone();
@@ -158,7 +158,7 @@ impl<'a, 'p> Expander<'a, 'p> {
             succ,
             delayed: self.chooser.delayed(),
         };
-        (variant, advance_script(self.chooser.taken()))
+        (variant, next_script(self.chooser.taken()))
     }
 
     /// Every choice variant of `tid`'s transition from `st` (see [`Self::variant`]).

@@ -260,7 +260,7 @@ impl Replayer {
 
 /// Run `mv` on `st`.
 fn run(machine: &Machine<'_>, st: &mut State, mv: &Move) -> Result<(), Failure> {
-    let mut chooser = ScriptChooser::from_choices(&mv.choices);
+    let mut chooser = ScriptChooser::replaying(mv);
     machine
         .run_transition(st, mv.tid, &mut chooser, None)
         .map(|_| ())

@@ -52,8 +52,7 @@
 //! its end; under sleep sets, each candidate with a kept sleep set is rebuilt and its
 //! sleepers run again (figures in `bench/PERFORMANCE.md`, "Hangs").
 
-use super::advance_script;
-use super::chooser::ScriptChooser;
+use super::chooser::{next_script, Script, ScriptChooser};
 use super::held::Keeper;
 use super::observers::{absorbed, Found, Observer};
 use super::parents::{Parents, StateId};
@@ -177,7 +176,7 @@ impl Runner<'_, '_> {
             if !which(tid) || !st.thread(tid).status.is_running() {
                 continue;
             }
-            let mut script: Vec<(u32, u32)> = Vec::new();
+            let mut script = Script::new();
             loop {
                 let mut next = st.clone();
                 self.chooser.reset(&script);
@@ -188,12 +187,8 @@ impl Runner<'_, '_> {
                 // A race seen from a rebuilt state is the search's to report, not this
                 // re-run's.
                 let _ = crate::interp::take_unreported_race();
-                let taken = self.chooser.taken();
-                let mv = Move {
-                    tid,
-                    choices: taken.iter().map(|c| c.0).collect(),
-                };
-                let advanced = advance_script(taken);
+                let mv = self.chooser.made(tid);
+                let advanced = next_script(self.chooser.taken());
                 match result {
                     Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Progress) if next.exit_code.is_none_or(|c| c == 0) => {

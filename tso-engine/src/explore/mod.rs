@@ -24,7 +24,7 @@ mod symmetric_path;
 
 pub(crate) use crate::interp::future;
 pub use crate::interp::StopCheck;
-pub use chooser::advance_script;
+pub use chooser::{advance_script, Choice};
 pub use counterexample::Counterexample;
 
 use crate::error::Failure;
@@ -104,11 +104,12 @@ pub struct ExploreOptions {
     pub target: Option<crate::error::ErrorKind>,
 }
 
-/// One transition on a path: which thread ran, and the choices it made.
+/// One transition on a path: which thread ran (the schedule branch), and each choice
+/// its transition made, in order (`chooser`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Move {
     pub tid: ThreadId,
-    pub choices: Vec<u32>,
+    pub choices: Vec<Choice>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -277,7 +278,7 @@ fn reword(machine: &Machine<'_>, initial: State, path: &[Move], found: &mut obse
     };
     let mut st = initial;
     for mv in prefix {
-        let mut chooser = chooser::ScriptChooser::from_choices(&mv.choices);
+        let mut chooser = chooser::ScriptChooser::replaying(mv);
         if machine
             .run_transition(&mut st, mv.tid, &mut chooser, None)
             .is_err()
@@ -285,7 +286,7 @@ fn reword(machine: &Machine<'_>, initial: State, path: &[Move], found: &mut obse
             return;
         }
     }
-    let mut chooser = chooser::ScriptChooser::from_choices(&last.choices);
+    let mut chooser = chooser::ScriptChooser::replaying(last);
     let again = match machine.run_transition(&mut st, last.tid, &mut chooser, None) {
         Err(f) => Some(f),
         // A circular wait (`observers::WaitFor`) names the objects waited on.

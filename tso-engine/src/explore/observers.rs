@@ -426,7 +426,7 @@ impl RaceScreen<'_, '_> {
         if m.blocks_at_once(st, tid) {
             return true;
         }
-        let mut script: Vec<(u32, u32)> = Vec::new();
+        let mut script = super::chooser::Script::new();
         for _ in 0..SCREEN_MAX_SCRIPTS {
             let mut next = st.clone();
             let mut chooser = super::chooser::ScriptChooser::default();
@@ -437,7 +437,7 @@ impl RaceScreen<'_, '_> {
             if r == Ok(crate::interp::Step::Blocked) {
                 return true;
             }
-            match super::advance_script(chooser.taken()) {
+            match super::chooser::next_script(chooser.taken()) {
                 Some(s) => script = s,
                 None => return true,
             }

@@ -1,8 +1,17 @@
 //! The search tree: for every stored state, the state it was first reached from and
 //! the move that reached it. Counterexamples are read back from it, so the search
 //! never keeps whole paths.
+//!
+//! The tree holds one record per stored state, so its moves are kept compact: each
+//! choice, with its kind and arity, packed into one word ([`pack`]) when it has fewer
+//! than 16,384 options (every flush, wake-up and `__VERIFIER_nondet_*` choice), into
+//! three words otherwise. The kind is stored rather than rebuilt by replaying the path:
+//! a path read back is then typed at once, and storing it costs no more memory than
+//! the untyped index did.
 
+use super::chooser::Choice;
 use super::Move;
+use crate::natives::ChoiceKind;
 use crate::state::ThreadId;
 
 /// Id of a stored state (see `store::split_id`).
@@ -45,7 +54,9 @@ impl Parents {
             choices: self.choices.len() as u64,
         };
         self.choices.push(mv.choices.len() as u32);
-        self.choices.extend_from_slice(&mv.choices);
+        for c in &mv.choices {
+            pack(c, &mut self.choices);
+        }
         self.set_record(id, rec);
     }
 
@@ -75,9 +86,10 @@ impl Parents {
             }
             let at = p.choices as usize;
             let len = self.choices[at] as usize;
+            let mut words = &self.choices[at + 1..];
             path.push(Move {
                 tid: p.tid,
-                choices: self.choices[at + 1..at + 1 + len].to_vec(),
+                choices: (0..len).map(|_| unpack(&mut words)).collect(),
             });
             id = p.parent;
         }
@@ -91,5 +103,88 @@ impl Parents {
             .map(|v| v.capacity() * std::mem::size_of::<Parent>())
             .sum::<usize>()
             + self.choices.capacity() * 4
+    }
+}
+
+/// Options below this fit one word with their index, kind and arity.
+const SMALL: u32 = 1 << 14;
+/// Marks a choice kept in three words: this and the kind, then the index, then the
+/// arity.
+const WIDE: u32 = 1 << 31;
+
+/// Appends `c` to `words`: `kind << 28 | of << 14 | index` when both fit.
+fn pack(c: &Choice, words: &mut Vec<u32>) {
+    let kind = match c.kind {
+        ChoiceKind::Schedule => 0,
+        ChoiceKind::BufferFlush => 1,
+        ChoiceKind::User => 2,
+        ChoiceKind::Wakeup => 3,
+        ChoiceKind::SpuriousWakeup => 4,
+    };
+    if c.index < SMALL && c.of < SMALL {
+        words.push(kind << 28 | c.of << 14 | c.index);
+    } else {
+        words.extend([WIDE | kind, c.index, c.of]);
+    }
+}
+
+/// The choice [`pack`] put at the start of `words`, which then start after it.
+fn unpack(words: &mut &[u32]) -> Choice {
+    let w = words[0];
+    let (kind, index, of, len) = if w & WIDE == 0 {
+        (w >> 28, w & (SMALL - 1), w >> 14 & (SMALL - 1), 1)
+    } else {
+        (w & !WIDE, words[1], words[2], 3)
+    };
+    *words = &words[len..];
+    let kind = match kind {
+        0 => ChoiceKind::Schedule,
+        1 => ChoiceKind::BufferFlush,
+        2 => ChoiceKind::User,
+        3 => ChoiceKind::Wakeup,
+        _ => ChoiceKind::SpuriousWakeup,
+    };
+    Choice { kind, index, of }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_read_back_with_every_choice_typed() {
+        let choice = |kind, index, of| Choice { kind, index, of };
+        let moves = [
+            Move {
+                tid: 1,
+                choices: vec![
+                    choice(ChoiceKind::BufferFlush, 2, 3),
+                    choice(ChoiceKind::User, SMALL - 2, SMALL - 1),
+                    choice(ChoiceKind::User, SMALL - 1, SMALL),
+                    choice(ChoiceKind::User, 7, u32::MAX),
+                    choice(ChoiceKind::SpuriousWakeup, 1, 2),
+                ],
+            },
+            Move {
+                tid: 0,
+                choices: vec![],
+            },
+            Move {
+                tid: 2,
+                choices: vec![
+                    choice(ChoiceKind::User, SMALL, SMALL + 1),
+                    choice(ChoiceKind::Wakeup, 0, 2),
+                ],
+            },
+        ];
+        let mut parents = Parents::default();
+        parents.root(0);
+        for (i, mv) in moves.iter().enumerate() {
+            parents.set(i as StateId + 1, i as StateId, mv);
+        }
+        assert_eq!(parents.path_to(moves.len() as StateId), moves);
+        // A length per move (and the root), a word per small choice, three per wide one.
+        let words = 1 + (1 + 1 + 1 + 3 + 3 + 1) + 1 + (1 + 3 + 1);
+        assert_eq!(parents.choices.len(), words);
     }
 }

@@ -14,8 +14,8 @@
 //! `BlockedCheck` runs every thread `Machine::blocks_at_once` says blocks (the searches
 //! skip running those) and requires it to block.
 
-use super::chooser::ScriptChooser;
-use super::{advance_script, StateCheck};
+use super::chooser::{next_script, Script, ScriptChooser};
+use super::StateCheck;
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId};
@@ -114,7 +114,7 @@ impl DecodeCheck {
             if !st.thread(tid).status.is_running() {
                 continue;
             }
-            let mut script = Vec::new();
+            let mut script = Script::new();
             loop {
                 let mut from_original = st.clone();
                 chooser.reset(&script);
@@ -142,7 +142,7 @@ impl DecodeCheck {
                     ));
                 }
                 self.successors.fetch_add(1, Ordering::Relaxed);
-                match advance_script(&taken1) {
+                match next_script(&taken1) {
                     Some(s) => script = s,
                     None => break,
                 }
@@ -175,7 +175,7 @@ fn successors(
         return out;
     }
     let mut chooser = ScriptChooser::default();
-    let mut script = Vec::new();
+    let mut script = Script::new();
     loop {
         let mut next = st.clone();
         chooser.reset(&script);
@@ -187,7 +187,7 @@ fn successors(
             Ok(Step::Await) => Err("awaiting".into()),
             Ok(Step::Pruned) => Err("pruned".into()),
         });
-        match advance_script(chooser.taken()) {
+        match next_script(chooser.taken()) {
             Some(s) => script = s,
             None => return out,
         }

@@ -8,8 +8,7 @@
 //! and the choice script that leads to the same state (compared up to object numbering
 //! with the threads put back in the representative's order).
 
-use super::advance_script;
-use super::chooser::ScriptChooser;
+use super::chooser::{next_script, Choice, Script, ScriptChooser};
 use super::observers::{Deadlock, Found, Observer};
 use super::Move;
 use crate::error::ErrorKind;
@@ -43,7 +42,7 @@ pub(super) fn real_path(machine: &Machine<'_>, initial: &State, path: &[Move]) -
     for mv in path {
         before_last.clone_from(&rho);
         let mut next = rep.clone();
-        let mut chooser = ScriptChooser::from_choices(&mv.choices);
+        let mut chooser = ScriptChooser::replaying(mv);
         let result = machine.run_transition(&mut next, mv.tid, &mut chooser, None);
         // Threads created by this step have the same ids in both.
         while rho.len() < next.threads.len() {
@@ -74,7 +73,7 @@ pub(super) fn real_path(machine: &Machine<'_>, initial: &State, path: &[Move]) -
         }
         let (choices, after) = if identity {
             let mut after = real.clone();
-            let mut chooser = ScriptChooser::from_choices(&mv.choices);
+            let mut chooser = ScriptChooser::replaying(mv);
             machine
                 .run_transition(&mut after, tid, &mut chooser, None)
                 .ok()?;
@@ -121,18 +120,17 @@ fn find_script(
     st: &State,
     tid: ThreadId,
     mut accept: impl FnMut(&Result<Step, crate::error::Failure>, &State) -> bool,
-) -> Option<Vec<u32>> {
+) -> Option<Vec<Choice>> {
     let mut chooser = ScriptChooser::default();
-    let mut script = Vec::new();
+    let mut script = Script::new();
     loop {
         let mut after = st.clone();
         chooser.reset(&script);
         let r = machine.run_transition(&mut after, tid, &mut chooser, None);
-        let taken = chooser.taken().to_vec();
         if accept(&r, &after) {
-            return Some(taken.iter().map(|c| c.0).collect());
+            return Some(chooser.taken().to_vec());
         }
-        script = advance_script(&taken)?;
+        script = next_script(chooser.taken())?;
     }
 }
 

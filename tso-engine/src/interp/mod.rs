@@ -1027,6 +1027,7 @@ impl<'p> Machine<'p> {
             let mut counting = CountingChooser {
                 inner: &mut *chooser,
                 asked: 0,
+                value: false,
             };
             let r = self.exec(
                 st,
@@ -1036,6 +1037,7 @@ impl<'p> Machine<'p> {
                 if want_notes { Some(&mut notes) } else { None },
             );
             let chose = counting.asked > 0;
+            let chose_value = counting.value;
             let r = r.map_err(|mut f| {
                 if f.message.is_empty() {
                     f.message = "error".into();
@@ -1045,7 +1047,8 @@ impl<'p> Machine<'p> {
             if let (Some(t), Some(shown)) = (trace.as_deref_mut(), shown) {
                 let output = String::from_utf8_lossy(&st.output[out_before.min(st.output.len())..])
                     .into_owned();
-                t.extend((*shown).step(st, tid, notes, output, chose, r == Exec::Blocked));
+                let blocked = r == Exec::Blocked;
+                t.extend((*shown).step(st, tid, notes, output, chose_value, blocked));
             }
             match r {
                 Exec::Next => {}
@@ -1195,15 +1198,18 @@ fn table_reads_only(table: &[Option<Arc<Native>>], f: FuncId) -> bool {
         .is_some_and(|n| n.reads_only)
 }
 
-/// Counts the choices one instruction makes.
+/// Counts the choices one instruction makes, and sees whether one chose a value.
 struct CountingChooser<'c> {
     inner: &'c mut dyn Chooser,
     asked: usize,
+    /// A choice of kind `User`: the instruction's result is the value chosen.
+    value: bool,
 }
 
 impl Chooser for CountingChooser<'_> {
     fn choose(&mut self, n: usize, kind: ChoiceKind) -> usize {
         self.asked += 1;
+        self.value |= kind == ChoiceKind::User;
         self.inner.choose(n, kind)
     }
     fn delayed(&mut self, n: u32) {

@@ -318,7 +318,8 @@ pub(super) struct Shown {
     description: Option<String>,
     /// A native that prints, by name: the step shows what it printed.
     printer: Option<String>,
-    /// A native choice: the step shows the value chosen (its result register).
+    /// A call to a native: its result register, which the step shows when the native
+    /// chose a value (a choice of kind `User`).
     chooses: Option<Reg>,
     detail: bool,
     /// A described native after the visible action (a fence with nothing to write):
@@ -351,13 +352,7 @@ impl Shown {
             .as_ref()
             .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Output));
         let chooses = match inst {
-            Inst::Call { dst: Some(d), .. }
-                if native
-                    .as_ref()
-                    .is_some_and(|(n, _)| matches!(n.visibility, Visibility::Choice)) =>
-            {
-                Some(*d)
-            }
+            Inst::Call { dst: Some(d), .. } if native.is_some() => Some(*d),
             _ => None,
         };
         let printer = if prints {
@@ -382,7 +377,7 @@ impl Shown {
     }
 
     /// The trace step once the instruction ran without error: its `notes` and
-    /// `output`, whether it `chose` a value, whether it `blocked`. None when there is
+    /// `output`, whether it `chose` a value (`ChoiceKind::User`), whether it `blocked`. None when there is
     /// nothing to show. A heap block the step typed is named by its type from now on.
     pub(super) fn step(
         self,
@@ -407,14 +402,15 @@ impl Shown {
                 Some(format!("{name} {output:?}"))
             }
             Some(d) => Some(
-                match self.chooses.and_then(|dst| {
+                match self.chooses.filter(|_| chose).and_then(|dst| {
                     st.thread(tid)
                         .frames
                         .last()
-                        .map(|f| f.regs[dst as usize].as_u64())
+                        .and_then(|f| f.regs.get(dst as usize))
+                        .map(Val::as_u64)
                 }) {
-                    Some(v) if chose => format!("{d} → {v}"),
-                    _ => d,
+                    Some(v) => format!("{d} → {v}"),
+                    None => d,
                 },
             ),
             None => None,

@@ -298,7 +298,7 @@ impl Natives {
 }
 
 /// What a nondeterministic choice decides; every kind is explored exhaustively, the
-/// kind says what a counterexample's choice meant.
+/// kind says what a path's choice meant (`explore::Choice`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChoiceKind {
     /// Which thread runs next (made by the search, not by natives).
@@ -309,6 +309,8 @@ pub enum ChoiceKind {
     User,
     /// Which waiting thread a signal wakes (`pthread_cond_signal`).
     Wakeup,
+    /// Whether a condition wait returns without a signal (`pthread_cond_wait`).
+    SpuriousWakeup,
 }
 
 /// Nondeterministic choices, explored exhaustively by the engine.

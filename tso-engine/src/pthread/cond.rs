@@ -19,7 +19,7 @@ use super::{cancel, check_only, mutex, thread_bit, threads_in};
 use super::{COND, CONDATTR, CONDATTR_READ, MUTEX, TIMESPEC_READ};
 use crate::error::{ErrorKind, Failure};
 use crate::memory::Fragment;
-use crate::natives::{NativeCx, NativeResult, Natives, Visibility};
+use crate::natives::{ChoiceKind, NativeCx, NativeResult, Natives, Visibility};
 use crate::value::Val;
 
 const WAITERS: u64 = 0;
@@ -115,7 +115,7 @@ pub(crate) fn wait(
             return Ok(r);
         }
         mutex::unlock(cx, m)?;
-        if cx.spurious_wakeups() && cx.choose(2) == 1 {
+        if cx.spurious_wakeups() && cx.choose_as(2, ChoiceKind::SpuriousWakeup) == 1 {
             let signalled = cx.read_int(c + SIGNALLED, 8)?;
             crate::pthread::stores_thread_ids(cx);
             cx.write_int(c + SIGNALLED, 8, signalled | me)?;
@@ -171,7 +171,7 @@ pub(crate) fn signal(cx: &mut NativeCx<'_>, c: u64) -> Result<(), Failure> {
     if candidates.is_empty() {
         return Ok(());
     }
-    let t = candidates[cx.choose_as(candidates.len(), crate::natives::ChoiceKind::Wakeup)];
+    let t = candidates[cx.choose_as(candidates.len(), ChoiceKind::Wakeup)];
     let bit = 1u64 << t;
     let signalled = cx.read_int(c + SIGNALLED, 8)?;
     cx.write_int(c + WAITERS, 8, waiters & !bit)?;
