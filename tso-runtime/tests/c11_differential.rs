@@ -3,7 +3,7 @@
 
 mod c11_support;
 
-use c11_support::{operational, random_program, reference, Rng};
+use c11_support::{operational, random_program, random_shape, reference, Rng};
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name)
@@ -18,14 +18,19 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
 /// `sc_order_is_execution_order` and the module doc of `c11/mod.rs`).
 #[test]
 fn view_machine_matches_rc11_on_random_programs() {
-    let count = env_or("C11_PROGRAMS", 600usize);
+    let count = env_or("C11_PROGRAMS", 800usize);
     let seed = env_or("C11_SEED", 0xC11_2017u64);
     let max_ops = env_or("C11_MAX_OPS", 6usize);
     let mut rng = Rng::new(seed);
     let mut failures = Vec::new();
     let (mut without_sc, mut sc_stronger) = (0, 0);
     for i in 0..count {
-        let program = random_program(&mut rng, max_ops, i % 2 == 1);
+        let sc = i % 2 == 1;
+        let program = if i % 4 < 2 {
+            random_program(&mut rng, max_ops, sc)
+        } else {
+            random_shape(&mut rng, sc)
+        };
         let (ops, _) = operational(&program, 0);
         let rc11 = reference::outcomes(&program);
         if !program.has_sc() {
@@ -35,6 +40,12 @@ fn view_machine_matches_rc11_on_random_programs() {
         let missing: Vec<String> = rc11.difference(&ops).map(|o| o.to_string()).collect();
         if !missing.is_empty() && program.has_sc() && extra.is_empty() {
             sc_stronger += 1;
+            if std::env::var_os("C11_SHOW_SC").is_some() {
+                println!(
+                    "stronger #{i}: {:?}\n  only RC11: {missing:?}",
+                    program.threads
+                );
+            }
         } else if ops != rc11 {
             failures.push(format!(
                 "program #{i}: {:?}\n  only view machine: {extra:?}\n  only RC11: {missing:?}",

@@ -343,3 +343,77 @@ pub fn random_program(rng: &mut Rng, max_ops: usize, sc: bool) -> Program {
     }
     program
 }
+
+/// Classic litmus shapes as (thread → accesses): `(true, loc)` a write, `(false,
+/// loc)` a read.
+const SHAPES: [&[&[(bool, usize)]]; 12] = [
+    &[&[(true, 0), (true, 1)], &[(false, 1), (false, 0)]], // MP
+    &[&[(true, 0), (false, 1)], &[(true, 1), (false, 0)]], // SB
+    &[&[(false, 0), (true, 1)], &[(false, 1), (true, 0)]], // LB
+    &[&[(true, 0), (true, 1)], &[(false, 1), (true, 0)]],  // S
+    &[&[(true, 0), (true, 1)], &[(true, 1), (false, 0)]],  // R
+    &[&[(true, 0), (true, 1)], &[(true, 1), (true, 0)]],   // 2+2W
+    &[
+        &[(true, 0)],
+        &[(false, 0), (true, 1)],
+        &[(false, 1), (false, 0)],
+    ], // WRC
+    &[
+        &[(true, 0)],
+        &[(false, 0), (false, 1)],
+        &[(true, 1), (false, 0)],
+    ], // RWC
+    &[
+        &[(true, 0), (true, 1)],
+        &[(false, 1), (true, 2)],
+        &[(false, 2), (false, 0)],
+    ], // ISA2
+    &[
+        &[(true, 0)],
+        &[(true, 1)],
+        &[(false, 0), (false, 1)],
+        &[(false, 1), (false, 0)],
+    ], // IRIW
+    &[&[(true, 0)], &[(false, 0), (false, 0)]],            // CoRR
+    &[&[(false, 0), (true, 0)], &[(true, 0), (false, 0)]], // CoRW + CoWR
+];
+
+/// A classic shape with random orders, some accesses made RMWs and a fence between
+/// accesses now and then: the synchronisation patterns random programs rarely hit.
+pub fn random_shape(rng: &mut Rng, sc: bool) -> Program {
+    let shape = SHAPES[rng.below(SHAPES.len())];
+    let mut next_value = 1u8;
+    let mut locations = 0;
+    let mut threads = Vec::new();
+    for accesses in shape {
+        let mut ops = Vec::new();
+        for (i, &(write, loc)) in accesses.iter().enumerate() {
+            locations = locations.max(loc + 1);
+            if i > 0 && rng.below(3) == 0 {
+                ops.push(Op::Fence(rng.pick(&FENCE_ORDERS, sc)));
+            }
+            let rmw = rng.below(6) == 0;
+            ops.push(match (write, rmw) {
+                (_, true) => Op::FetchAdd {
+                    loc,
+                    add: 1,
+                    order: rng.pick(&RMW_ORDERS, sc),
+                },
+                (true, false) => {
+                    next_value += 1;
+                    Op::Store {
+                        loc,
+                        value: next_value,
+                        order: rng.pick(&STORE_ORDERS, sc),
+                    }
+                }
+                (false, false) => Op::Load {
+                    loc,
+                    order: rng.pick(&LOAD_ORDERS, sc),
+                },
+            });
+        }
+        threads.push(ops);
+    }
+    Program { threads, locations }
+}
