@@ -65,6 +65,46 @@ fn view_machine_matches_rc11_on_random_programs() {
     assert!(without_sc >= count / 2, "too few programs without seq_cst");
 }
 
+/// With a history bound the machine reaches a subset of the unbounded outcomes, and
+/// all of them unless it says the bound was hit.
+#[test]
+fn a_history_bound_only_cuts_when_it_says_so() {
+    let count = env_or("C11_PROGRAMS", 800usize) / 2;
+    let mut rng = Rng::new(0xB0_0D);
+    let (mut hit, mut exact) = (0, 0);
+    for i in 0..count {
+        let program = if i % 2 == 0 {
+            random_program(&mut rng, 6, true)
+        } else {
+            random_shape(&mut rng, true)
+        };
+        let (all, unbounded_hit) = operational(&program, 0);
+        assert!(!unbounded_hit, "no bound, no cut");
+        for bound in [1, 2] {
+            let (some, bound_hit) = operational(&program, bound);
+            assert!(
+                some.is_subset(&all),
+                "program #{i}, bound {bound}: {:?}",
+                program.threads
+            );
+            if bound_hit {
+                hit += 1;
+            } else {
+                exact += 1;
+                assert_eq!(
+                    some, all,
+                    "program #{i}, bound {bound} not hit: {:?}",
+                    program.threads
+                );
+            }
+        }
+    }
+    assert!(
+        hit > 0 && exact > 0,
+        "both cases are exercised: {hit} hit, {exact} exact"
+    );
+}
+
 /// The one known difference: T0's seq_cst store to y runs before T1's seq_cst
 /// increment of y (T1 reads x from T0's later relaxed increment, without
 /// synchronising), so the view machine places the store first in the SC order;
