@@ -85,7 +85,8 @@
 //! remain. The state serialises canonically: timestamps are positions among live
 //! messages, views leave out zeros, locations and threads are sorted;
 //! [`C11Memory::serialize_mapped`] renames objects as the engine's canonical order
-//! wants, as [`crate::buffer::StoreBuffers::serialize_mapped`] does.
+//! wants, as [`crate::buffer::StoreBuffers::serialize_mapped`] does, and
+//! [`C11Memory::decode`] reads those bytes back (states rebuilt from the store).
 
 mod model;
 mod view;

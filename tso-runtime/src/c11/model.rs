@@ -2,6 +2,7 @@
 //! SC view. The rules are in the module doc of `c11/mod.rs`.
 
 use super::view::{LocKey, View};
+use crate::buffer::bytes::Reader;
 use crate::buffer::{Choice, Payload, Range, SharedMemory, ThreadId};
 
 /// A C11 memory order. `consume` is passed as [`Order::Acquire`]; a relaxed fence is
@@ -367,11 +368,101 @@ impl C11Memory {
     /// the pointer to the object's start) and every stored pointer renamed by it, so
     /// states differing only in object numbering serialise alike.
     pub fn serialize_mapped(&self, pointer: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>) {
+        self.renamed(pointer).serialize_into(out);
+    }
+
+    /// The memory [`Self::serialize_mapped`] wrote as `bytes` (all of them), renamed
+    /// back by `pointer`; `None` when they are not such bytes. The bound is not part
+    /// of the state: the caller passes it.
+    pub fn decode(
+        bytes: &[u8],
+        history_bound: u32,
+        pointer: &mut dyn FnMut(u64) -> u64,
+    ) -> Option<C11Memory> {
+        let mut r = Reader::new(bytes);
+        let count = r.count(16)?;
+        let mut locations: Vec<Location> = Vec::with_capacity(count);
+        for _ in 0..count {
+            let range = Range::new(r.u32()?, r.u32()?, r.u32()?);
+            let n = r.count(14)?;
+            let mut messages = Vec::with_capacity(n);
+            for _ in 0..n {
+                let payload = Payload::decode_from(&mut r)?;
+                let view = View::decode_from(&mut r)?;
+                let rmw = r.bool()?;
+                if payload.len() != range.len {
+                    return None;
+                }
+                messages.push(Message { payload, view, rmw });
+            }
+            // As kept: ascending starts, no overlap (checking neighbours suffices).
+            let sorted = locations
+                .last()
+                .is_none_or(|l| l.key() < key_of(range) && !l.range.overlaps(&range));
+            if messages.is_empty() || !sorted {
+                return None;
+            }
+            locations.push(Location { range, messages });
+        }
+        let count = r.count(20)?;
+        let mut threads: Vec<ThreadViews> = Vec::with_capacity(count);
+        for _ in 0..count {
+            let thread = r.u32()?;
+            let cur = View::decode_from(&mut r)?;
+            let acq = View::decode_from(&mut r)?;
+            let rel = View::decode_from(&mut r)?;
+            let n = r.count(12)?;
+            let mut rel_at: Vec<(LocKey, View)> = Vec::with_capacity(n);
+            for _ in 0..n {
+                let loc = LocKey {
+                    object: r.u32()?,
+                    offset: r.u32()?,
+                };
+                if rel_at.last().is_some_and(|&(last, _)| last >= loc) {
+                    return None;
+                }
+                rel_at.push((loc, View::decode_from(&mut r)?));
+            }
+            if threads.last().is_some_and(|t| t.thread >= thread) {
+                return None;
+            }
+            threads.push(ThreadViews {
+                thread,
+                cur,
+                acq,
+                rel,
+                rel_at,
+            });
+        }
+        let sc = View::decode_from(&mut r)?;
+        let bound_hit = r.bool()?;
+        if !r.is_empty() {
+            return None;
+        }
+        let memory = C11Memory {
+            locations,
+            threads,
+            sc,
+            history_bound,
+            bound_hit,
+        };
+        Some(memory.renamed(pointer))
+    }
+
+    /// A copy with objects and stored pointers renamed by `pointer`, sorted again.
+    fn renamed(&self, pointer: &mut dyn FnMut(u64) -> u64) -> C11Memory {
         let mut renamed = self.clone();
-        let mut object = |o: u32| (pointer(u64::from(o) << 32) >> 32) as u32;
-        let mut rename_key = |k: LocKey| LocKey {
-            object: object(k.object),
-            offset: k.offset,
+        for l in &mut renamed.locations {
+            for m in &mut l.messages {
+                m.payload.for_each_pointer_mut(|p| *p = pointer(*p));
+            }
+        }
+        let mut rename_key = |k: LocKey| {
+            let p = pointer(u64::from(k.object) << 32);
+            LocKey {
+                object: (p >> 32) as u32,
+                offset: k.offset,
+            }
         };
         for l in &mut renamed.locations {
             let k = rename_key(l.key());
@@ -390,13 +481,8 @@ impl C11Memory {
             t.rel_at.sort_by_key(|(k, _)| *k);
         }
         renamed.sc.rename(&mut rename_key);
-        for l in &mut renamed.locations {
-            for m in &mut l.messages {
-                m.payload.for_each_pointer_mut(|p| *p = pointer(*p));
-            }
-        }
         renamed.locations.sort_by_key(|l| l.key());
-        renamed.serialize_into(out);
+        renamed
     }
 
     // ---- the rules ----

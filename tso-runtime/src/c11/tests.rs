@@ -211,3 +211,47 @@ fn the_mapped_serialisation_renames_and_reorders_objects() {
     a.serialize_into(&mut unmapped);
     assert_ne!(unmapped, plain);
 }
+
+#[test]
+fn the_state_decodes_from_its_bytes() {
+    let (mut c, mut m) = (C11Memory::new(3), flat());
+    c.spawn(0, 1);
+    c.spawn(0, 2);
+    store(&mut c, &mut m, 1, x(), 7, Order::Release);
+    // A pointer to object 1, stored in object 2: both are renamed.
+    let pointer = Payload::from_pointer((1 << 32) | 4);
+    c.store(
+        &mut m,
+        &mut pick(0),
+        2,
+        Range::new(2, 0, 8),
+        pointer,
+        Order::SeqCst,
+    )
+    .expect("store");
+    store(&mut c, &mut m, 2, Range::new(2, 0, 8), 5, Order::Relaxed);
+    c.fence(1, Order::SeqCst);
+    let swap = |p: u64| match p >> 32 {
+        1 => (2 << 32) | (p & 0xffff_ffff),
+        2 => (1 << 32) | (p & 0xffff_ffff),
+        _ => p,
+    };
+    let mut bytes = Vec::new();
+    c.serialize_mapped(&mut { swap }, &mut bytes);
+    let back = C11Memory::decode(&bytes, 3, &mut { swap }).expect("decodes");
+    assert_eq!(back, c);
+    let mut plain = Vec::new();
+    c.serialize_into(&mut plain);
+    let renamed = C11Memory::decode(&plain, 3, &mut { swap }).expect("decodes");
+    assert!(
+        renamed
+            .history(Range::new(1, 0, 8))
+            .contains(&Payload::from_pointer((2 << 32) | 4)),
+        "the stored pointer is renamed with its object"
+    );
+    // Malformed bytes are refused, never misread.
+    assert!(C11Memory::decode(&bytes[..bytes.len() - 1], 3, &mut { swap }).is_none());
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(C11Memory::decode(&longer, 3, &mut { swap }).is_none());
+}

@@ -2,6 +2,8 @@
 //! order) still allows to be read. Sparse and canonical: a location absent from the
 //! list is at timestamp 0 (its oldest live message), and 0 is never stored.
 
+use crate::buffer::bytes::Reader;
+
 /// A location's key: the start of its byte range (ranges of live locations never
 /// overlap, so the start names the location).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -69,6 +71,24 @@ impl View {
             e.0 = f(e.0);
         }
         self.entries.sort_unstable();
+    }
+
+    /// The view [`Self::serialize_into`] wrote; `None` unless sorted and free of zeros.
+    pub(crate) fn decode_from(r: &mut Reader<'_>) -> Option<View> {
+        let n = r.count(12)?;
+        let mut entries: Vec<(LocKey, u32)> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let loc = LocKey {
+                object: r.u32()?,
+                offset: r.u32()?,
+            };
+            let ts = r.u32()?;
+            if ts == 0 || entries.last().is_some_and(|&(last, _)| last >= loc) {
+                return None;
+            }
+            entries.push((loc, ts));
+        }
+        Some(View { entries })
     }
 
     pub(crate) fn serialize_into(&self, out: &mut Vec<u8>) {
