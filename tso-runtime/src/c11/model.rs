@@ -164,9 +164,7 @@ impl C11Memory {
 
     /// The oldest message `thread` may read at `range` (index into [`Self::history`]).
     pub fn view_of(&self, thread: ThreadId, range: Range) -> u32 {
-        self.thread(thread)
-            .map(|t| t.cur.get(key_of(range)))
-            .unwrap_or(0)
+        self.seen(thread, key_of(range))
     }
 
     /// `child` starts: everything its parent has seen happens before it.
@@ -205,11 +203,8 @@ impl C11Memory {
         range: Range,
         order: Order,
     ) -> Result<Payload, C11Error<M::Error>> {
-        let li = self.location(mem, range)?;
-        let key = key_of(range);
-        self.thread_mut(thread);
-        let len = self.locations[li].messages.len() as u32;
-        let cur = self.thread(thread).map(|t| t.cur.get(key)).unwrap_or(0);
+        let (li, key, len) = self.access(mem, thread, range)?;
+        let cur = self.seen(thread, key);
         let candidates: Vec<u32> = if order.is_atomic() {
             (self.read_floor(thread, key, order)..len).collect()
         } else {
@@ -236,10 +231,7 @@ impl C11Memory {
         payload: Payload,
         order: Order,
     ) -> Result<(), C11Error<M::Error>> {
-        let li = self.location(mem, range)?;
-        let key = key_of(range);
-        self.thread_mut(thread);
-        let len = self.locations[li].messages.len() as u32;
+        let (li, key, len) = self.access(mem, thread, range)?;
         let positions: Vec<u32> = if order.is_atomic() {
             let first = self.read_floor(thread, key, order) + 1;
             (first..=len).filter(|&p| self.slot_free(li, p)).collect()
@@ -273,11 +265,8 @@ impl C11Memory {
         failure: Order,
         update: &dyn Fn(&Payload) -> Option<Payload>,
     ) -> Result<Payload, C11Error<M::Error>> {
-        let li = self.location(mem, range)?;
-        let key = key_of(range);
-        self.thread_mut(thread);
-        let len = self.locations[li].messages.len() as u32;
-        let cur = self.thread(thread).map(|t| t.cur.get(key)).unwrap_or(0);
+        let (li, key, len) = self.access(mem, thread, range)?;
+        let cur = self.seen(thread, key);
         let mut outcomes = Vec::new();
         for j in cur..len {
             let old = self.locations[li].messages[j as usize].payload.clone();
@@ -487,10 +476,28 @@ impl C11Memory {
 
     // ---- the rules ----
 
+    /// The location of `range` (see [`Self::location`]), its key and its number of
+    /// messages; `thread` is known from here on.
+    fn access<M: SharedMemory>(
+        &mut self,
+        mem: &mut M,
+        thread: ThreadId,
+        range: Range,
+    ) -> Result<(usize, LocKey, u32), C11Error<M::Error>> {
+        let li = self.location(mem, range)?;
+        self.thread_mut(thread);
+        Ok((li, key_of(range), self.locations[li].messages.len() as u32))
+    }
+
+    /// The newest message of `key` that `thread` has seen.
+    fn seen(&self, thread: ThreadId, key: LocKey) -> u32 {
+        self.thread(thread).map(|t| t.cur.get(key)).unwrap_or(0)
+    }
+
     /// The oldest message `thread` may read at `key` with `order`: its view, and for
     /// seq_cst the SC view too.
     fn read_floor(&self, thread: ThreadId, key: LocKey, order: Order) -> u32 {
-        let cur = self.thread(thread).map(|t| t.cur.get(key)).unwrap_or(0);
+        let cur = self.seen(thread, key);
         if order.is_sc() {
             cur.max(self.sc.get(key))
         } else {
