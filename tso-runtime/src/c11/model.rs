@@ -547,7 +547,12 @@ impl C11Memory {
         let mut view = if order.releases() {
             t.cur.clone()
         } else {
-            let mut v = t.released_at(key);
+            // A non-atomic store releases nothing: reading it atomically is a race.
+            let mut v = if order.is_atomic() {
+                t.released_at(key)
+            } else {
+                View::default()
+            };
             v.raise(key, p);
             v
         };

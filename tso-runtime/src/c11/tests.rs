@@ -255,3 +255,21 @@ fn the_state_decodes_from_its_bytes() {
     longer.push(0);
     assert!(C11Memory::decode(&longer, 3, &mut { swap }).is_none());
 }
+
+#[test]
+fn a_non_atomic_store_releases_nothing() {
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    let y = Range::new(OBJ, 4, 4);
+    c.spawn(0, 1);
+    c.spawn(0, 2);
+    store(&mut c, &mut m, 1, x(), 1, Order::Relaxed);
+    c.fence(1, Order::Release);
+    store(&mut c, &mut m, 1, y, 1, Order::NonAtomic);
+    let mut ch = pick(1);
+    let v = c.load(&mut m, &mut ch, 2, y, Order::Acquire).expect("load");
+    assert_eq!(int(v), 1);
+    let mut ch = pick(0);
+    c.load(&mut m, &mut ch, 2, x(), Order::Relaxed)
+        .expect("load");
+    assert_eq!(ch.asked, vec![2], "x=0 is still readable");
+}
