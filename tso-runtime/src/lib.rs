@@ -4,9 +4,12 @@
 //!   to the `__tso_*` functions of [`abi`].
 //! - [`buffer`]: the store-buffer semantics (delayed flushing and the reference
 //!   machine), independent of the engine.
+//! - [`c11`]: the C11 (RC11) view machine for `--memory-model c11`, independent of
+//!   the engine too; not yet wired to natives.
 //! - [`runtime`]: those functions as engine natives.
 
 pub mod abi;
 pub mod buffer;
+pub mod c11;
 pub mod instrument;
 pub mod runtime;

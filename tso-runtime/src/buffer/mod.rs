@@ -28,7 +28,7 @@
 //!   as `StoreToReleasedMemory` (a race with free); flushed ones are dropped.
 
 mod byte_spans;
-mod bytes;
+pub(crate) mod bytes;
 mod entry;
 mod entry_list;
 mod error;
