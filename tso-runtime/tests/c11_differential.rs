@@ -12,13 +12,13 @@ fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
         .unwrap_or(default)
 }
 
-/// Without seq_cst the two must agree exactly. With seq_cst the view machine may
-/// only lose outcomes, never add one: its SC order is the order SC events run in,
-/// stronger than RC11's `psc` where a relaxed chain forces that order (see
-/// `sc_order_is_execution_order` and the module doc of `c11/mod.rs`).
+/// Without seq_cst the two must agree exactly. With seq_cst the view machine must
+/// add no outcome; it still misses a few (a known gap, counted and listed with
+/// `C11_SHOW_SC=1`): see `sc_order_through_a_third_thread` and the module doc of
+/// `c11/mod.rs`.
 #[test]
 fn view_machine_matches_rc11_on_random_programs() {
-    let count = env_or("C11_PROGRAMS", 800usize);
+    let count = env_or("C11_PROGRAMS", 3000usize);
     let seed = env_or("C11_SEED", 0xC11_2017u64);
     let max_ops = env_or("C11_MAX_OPS", 6usize);
     let mut rng = Rng::new(seed);
@@ -105,12 +105,12 @@ fn a_history_bound_only_cuts_when_it_says_so() {
     );
 }
 
-/// The one known difference: T0's seq_cst store to y runs before T1's seq_cst
-/// increment of y (T1 reads x from T0's later relaxed increment, without
-/// synchronising), so the view machine places the store first in the SC order;
-/// RC11 may order the increment first, as nothing happens-before between them.
+/// T0's seq_cst store to y runs before T1's seq_cst increment of y only because T1
+/// reads x from T0's later increment without synchronising. RC11 may order the
+/// increment first in `psc`; the machine lets it, as T1's `porf` view knows the store
+/// while its `cur` does not.
 #[test]
-fn sc_order_is_execution_order() {
+fn a_relaxed_chain_does_not_order_seq_cst_events() {
     use c11_support::{Op, Outcome, Program};
     use tso_runtime::c11::Order::{AcqRel, Acquire, SeqCst};
     let program = Program {
@@ -148,5 +148,53 @@ fn sc_order_is_execution_order() {
         finals: vec![1, 2],
     };
     assert!(reference::outcomes(&program).contains(&gap));
+    assert!(operational(&program, 0).0.contains(&gap));
+}
+
+/// The gap left: T1 reads T0's seq_cst store of x relaxed, then reads y=0 seq_cst,
+/// so T2's increment of y runs after T1's read; T2's seq_cst load of x then cannot
+/// read 0 in the machine, though RC11 orders it before T0's store (the chain from
+/// T0's store to T2 is relaxed, then `psc`). T2's `porf` does not know the store.
+#[test]
+fn sc_order_through_a_third_thread() {
+    use c11_support::{Op, Outcome, Program};
+    use tso_runtime::c11::Order::{Relaxed, SeqCst};
+    let program = Program {
+        threads: vec![
+            vec![Op::Store {
+                loc: 0,
+                value: 2,
+                order: SeqCst,
+            }],
+            vec![
+                Op::Load {
+                    loc: 0,
+                    order: Relaxed,
+                },
+                Op::Load {
+                    loc: 1,
+                    order: SeqCst,
+                },
+            ],
+            vec![
+                Op::FetchAdd {
+                    loc: 1,
+                    add: 1,
+                    order: SeqCst,
+                },
+                Op::Load {
+                    loc: 0,
+                    order: SeqCst,
+                },
+            ],
+        ],
+        locations: 2,
+    };
+    let gap = Outcome {
+        reads: vec![vec![], vec![2, 0], vec![0, 0]],
+        finals: vec![2, 1],
+    };
+    assert!(reference::outcomes(&program).contains(&gap));
+    // Flip to `contains` when the machine closes this gap.
     assert!(!operational(&program, 0).0.contains(&gap));
 }

@@ -65,6 +65,8 @@ struct Message {
     /// Written by an RMW that read the message just before it: nothing may ever be
     /// placed between the two (RMW atomicity).
     rmw: bool,
+    /// The writer's `porf` view: what is `sb ∪ rf`-before this message.
+    porf: View,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -99,11 +101,14 @@ struct ThreadViews {
     /// Per location, `cur` at its last release write there (release sequences
     /// continue through its later relaxed writes to the same location).
     rel_at: Vec<(LocKey, View)>,
+    /// Every message `sb ∪ rf`-before the thread's next event, synchronising or not:
+    /// what forces the run order without ordering seq_cst events (see the module doc).
+    porf: View,
 }
 
 impl ThreadViews {
     fn views_mut(&mut self) -> impl Iterator<Item = &mut View> {
-        [&mut self.cur, &mut self.acq, &mut self.rel]
+        [&mut self.cur, &mut self.acq, &mut self.rel, &mut self.porf]
             .into_iter()
             .chain(self.rel_at.iter_mut().map(|(_, v)| v))
     }
@@ -169,8 +174,12 @@ impl C11Memory {
 
     /// `child` starts: everything its parent has seen happens before it.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
-        let cur = self.thread_mut(parent).cur.clone();
+        let (cur, porf) = {
+            let p = self.thread_mut(parent);
+            (p.cur.clone(), p.porf.clone())
+        };
         let t = self.thread_mut(child);
+        t.porf = porf;
         t.cur = cur.clone();
         t.acq = cur;
         t.rel = View::default();
@@ -186,6 +195,7 @@ impl C11Memory {
         let t = self.thread_mut(joiner);
         t.cur.join(&done.cur);
         t.acq.join(&done.cur);
+        t.porf.join(&done.porf);
         self.collect();
     }
 
@@ -308,7 +318,7 @@ impl C11Memory {
         if order.is_sc() {
             let cur = t.cur.clone();
             self.sc.join(&cur);
-            let sc = self.sc.clone();
+            let sc = self.sc_for(thread);
             let t = self.thread_mut(thread);
             t.cur.join(&sc);
             t.acq.join(&sc);
@@ -334,6 +344,7 @@ impl C11Memory {
                 m.payload.serialize_into(out);
                 m.view.serialize_into(out);
                 out.push(u8::from(m.rmw));
+                m.porf.serialize_into(out);
             }
         }
         out.extend_from_slice(&(self.threads.len() as u32).to_le_bytes());
@@ -342,6 +353,7 @@ impl C11Memory {
             t.cur.serialize_into(out);
             t.acq.serialize_into(out);
             t.rel.serialize_into(out);
+            t.porf.serialize_into(out);
             out.extend_from_slice(&(t.rel_at.len() as u32).to_le_bytes());
             for (loc, v) in &t.rel_at {
                 out.extend_from_slice(&loc.object.to_le_bytes());
@@ -379,10 +391,16 @@ impl C11Memory {
                 let payload = Payload::decode_from(&mut r)?;
                 let view = View::decode_from(&mut r)?;
                 let rmw = r.bool()?;
+                let porf = View::decode_from(&mut r)?;
                 if payload.len() != range.len {
                     return None;
                 }
-                messages.push(Message { payload, view, rmw });
+                messages.push(Message {
+                    payload,
+                    view,
+                    rmw,
+                    porf,
+                });
             }
             // As kept: ascending starts, no overlap (checking neighbours suffices).
             let sorted = locations
@@ -400,6 +418,7 @@ impl C11Memory {
             let cur = View::decode_from(&mut r)?;
             let acq = View::decode_from(&mut r)?;
             let rel = View::decode_from(&mut r)?;
+            let porf = View::decode_from(&mut r)?;
             let n = r.count(12)?;
             let mut rel_at: Vec<(LocKey, View)> = Vec::with_capacity(n);
             for _ in 0..n {
@@ -421,6 +440,7 @@ impl C11Memory {
                 acq,
                 rel,
                 rel_at,
+                porf,
             });
         }
         let sc = View::decode_from(&mut r)?;
@@ -458,6 +478,7 @@ impl C11Memory {
             l.range.addr.object = k.object;
             for m in &mut l.messages {
                 m.view.rename(&mut rename_key);
+                m.porf.rename(&mut rename_key);
             }
         }
         for t in &mut renamed.threads {
@@ -495,14 +516,26 @@ impl C11Memory {
     }
 
     /// The oldest message `thread` may read at `key` with `order`: its view, and for
-    /// seq_cst the SC view too.
+    /// seq_cst the SC view too, unless exempt (see [`Self::sc_for`]).
     fn read_floor(&self, thread: ThreadId, key: LocKey, order: Order) -> u32 {
         let cur = self.seen(thread, key);
         if order.is_sc() {
-            cur.max(self.sc.get(key))
+            cur.max(self.sc_for(thread).get(key))
         } else {
             cur
         }
+    }
+
+    /// The SC view as it binds `thread`'s next seq_cst event: without the locations
+    /// where the SC view is past the thread's `cur` but within its `porf`. There the
+    /// event may run after the SC event that set the entry only because a
+    /// non-synchronising `sb ∪ rf` chain forced it to, and RC11 may order it first.
+    fn sc_for(&self, thread: ThreadId) -> View {
+        let mut sc = self.sc.clone();
+        if let Some(t) = self.thread(thread) {
+            sc.retain(|loc, ts| ts <= t.cur.get(loc) || ts > t.porf.get(loc));
+        }
+        sc
     }
 
     /// Whether a new message may take position `p` (before the message now at `p`):
@@ -518,9 +551,12 @@ impl C11Memory {
         let key = self.locations[li].key();
         let message = &self.locations[li].messages[j as usize];
         let (value, view) = (message.payload.clone(), message.view.clone());
+        let message_porf = message.porf.clone();
         let t = self.thread_mut(thread);
         t.cur.raise(key, j);
         t.acq.raise(key, j);
+        t.porf.raise(key, j);
+        t.porf.join(&message_porf);
         if order.is_atomic() {
             t.acq.join(&view);
         }
@@ -544,6 +580,8 @@ impl C11Memory {
         let t = self.thread_mut(thread);
         t.cur.raise(key, p);
         t.acq.raise(key, p);
+        t.porf.raise(key, p);
+        let porf = t.porf.clone();
         let mut view = if order.releases() {
             t.cur.clone()
         } else {
@@ -573,9 +611,15 @@ impl C11Memory {
         if order.is_sc() {
             self.sc.raise(key, p);
         }
-        self.locations[li]
-            .messages
-            .insert(p as usize, Message { payload, view, rmw });
+        self.locations[li].messages.insert(
+            p as usize,
+            Message {
+                payload,
+                view,
+                rmw,
+                porf,
+            },
+        );
     }
 
     /// Drops every message no thread can read any more (older than every thread's
@@ -613,6 +657,7 @@ impl C11Memory {
         for l in &mut self.locations {
             for m in &mut l.messages {
                 f(&mut m.view);
+                f(&mut m.porf);
             }
         }
         for t in &mut self.threads {
@@ -727,6 +772,7 @@ impl C11Memory {
                 range,
                 messages: vec![Message {
                     payload,
+                    porf: view.clone(),
                     view,
                     rmw: false,
                 }],

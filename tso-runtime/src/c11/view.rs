@@ -44,6 +44,11 @@ impl View {
         }
     }
 
+    /// Keeps the entries for which `keep(location, timestamp)` holds.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(LocKey, u32) -> bool) {
+        self.entries.retain(|&(loc, ts)| keep(loc, ts));
+    }
+
     /// Whether every timestamp here is at most `other`'s.
     pub fn is_below(&self, other: &View) -> bool {
         self.entries.iter().all(|&(loc, ts)| ts <= other.get(loc))
