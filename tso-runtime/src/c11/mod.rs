@@ -20,7 +20,7 @@
 //!   an acquire fence), `rel` (`cur` at its last release fence) and, per location,
 //!   `cur` at its last release write there; `porf` (every message `sb ∪ rf`-before
 //!   it, synchronising or not: `cur` joined with the `porf` view each message
-//!   carries from its writer).
+//!   carries from its writer, so never behind `cur`).
 //! - One global *SC view*: per location, the newest message the SC order has placed.
 //!
 //! # Rules

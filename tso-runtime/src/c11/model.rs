@@ -322,6 +322,8 @@ impl C11Memory {
             let t = self.thread_mut(thread);
             t.cur.join(&sc);
             t.acq.join(&sc);
+            // `porf` stays past `cur`: what the fence learned a later chain carries.
+            t.porf.join(&sc);
         }
         let t = self.thread_mut(thread);
         if order.releases() {
