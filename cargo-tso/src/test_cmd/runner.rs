@@ -101,21 +101,18 @@ fn not_checked(expectation: Option<Expectation>, note: String) -> CaseRun {
 }
 
 /// What a case checks with: its entry, its expectation and its settings (the build
-/// script's `Tests::races`, unless `--races` was given); else, why it cannot be
-/// checked.
+/// script's `Tests::races`, unless `--races` was given); else its expectation, if
+/// known, and why it cannot be checked.
 fn case_check<'c>(
     case: &'c TestCase,
     settings: &CheckSettings,
-) -> Result<(&'c str, Expectation, CheckSettings), CaseRun> {
+) -> Result<(&'c str, Expectation, CheckSettings), (Option<Expectation>, String)> {
     let (entry, expectation) = match &case.kind {
-        CaseKind::Broken { message } => return Err(not_checked(None, message.clone())),
+        CaseKind::Broken { message } => return Err((None, message.clone())),
         CaseKind::Check { entry, expectation } => (entry.as_str(), *expectation),
     };
     if case.unit.bitcode.is_err() {
-        return Err(not_checked(
-            Some(expectation),
-            "the test file has no module".to_owned(),
-        ));
+        return Err((Some(expectation), "the test file has no module".to_owned()));
     }
     let settings = match case.unit.races {
         Some(races) if !settings.races_explicit => settings.with_races(races),
@@ -281,9 +278,9 @@ fn run_job(
                 inject_fault(&name);
                 judge_checked(case, entry, expectation, settings, row.checked)
             }
-            (Err(broken), _) => {
+            (Err((expectation, why)), _) => {
                 inject_fault(&name);
-                broken.clone()
+                not_checked(*expectation, why.clone())
             }
             (Ok(_), None) => unreachable!("a case with a module has a request"),
         }));

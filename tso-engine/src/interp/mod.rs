@@ -49,7 +49,7 @@ pub struct MachineOptions {
     /// Instructions one thread may run without a visible action.
     pub max_steps: u64,
     /// Call depth before "stack overflow".
-    pub max_frames: usize,
+    pub(crate) max_frames: usize,
     /// Largest total heap the program may allocate in one state (bytes).
     pub max_memory: u64,
     /// Output is part of the outcome (litmus outcome collection): printing interleaves.
@@ -166,17 +166,17 @@ pub struct Machine<'p> {
     evict_hook: Option<Arc<Native>>,
     /// Per function: is it a `__VERIFIER_atomic_*` function whose calls run atomically?
     atomic_functions: Vec<bool>,
-    pub opts: MachineOptions,
+    pub(crate) opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
-    pub instructions: std::sync::atomic::AtomicU64,
+    pub(crate) instructions: std::sync::atomic::AtomicU64,
     /// When exploration must stop (--timeout), checked inside long transitions too.
-    pub deadline: std::sync::Mutex<Option<std::time::Instant>>,
+    pub(crate) deadline: std::sync::Mutex<Option<std::time::Instant>>,
     /// The caller's reason to stop (`Limits::stop`), asked inside long transitions too.
-    pub stop: std::sync::Mutex<Option<StopCheck>>,
+    pub(crate) stop: std::sync::Mutex<Option<StopCheck>>,
     /// Races found so far under `RacePolicy::Warn`, one per memory location (the least
     /// report: the same race found on many paths, or by other threads in the other
     /// order, is one report, whatever order the workers find them in).
-    pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
+    pub(crate) races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
     /// The race screen found two threads whose next accesses conflict in some state
     /// (`race::screen`).
     pub(crate) screen_conflict: std::sync::atomic::AtomicBool,
