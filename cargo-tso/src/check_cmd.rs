@@ -176,7 +176,6 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
             .checking
             .suggest_fences
             .then_some(&needs_tso as &WantsFences),
-        sc_memo: None,
     };
     let start = std::time::Instant::now();
     let mut checked = pipeline::on_large_stack(|| checking::check(&request))??;

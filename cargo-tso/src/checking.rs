@@ -2,6 +2,8 @@
 //! classifies a TSO failure, the fence search ([`crate::fences`]) and the robustness
 //! check ([`crate::robustness`]). `cargo tso check` and each test of `cargo tso test`
 //! build one [`CheckRequest`] and read one [`Checked`]; neither chains runs itself.
+//! A bound sweep is one [`SweepRequest`]: the same check at each store-buffer bound,
+//! one SC re-run for all of them, read as [`Swept`] rows.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -29,9 +31,6 @@ pub struct CheckRequest<'a> {
     /// `--suggest-fences`: which failures get fences (None: no fence search). Under
     /// `robustness`, a program that is not robust gets them.
     pub fences: Option<&'a WantsFences>,
-    /// The SC re-run shared by the runs of one test at several store-buffer bounds (the
-    /// SC verdict does not depend on the bound); None: the check re-runs on its own.
-    pub sc_memo: Option<&'a OnceLock<ScRerun>>,
 }
 
 /// What one check found.
@@ -48,6 +47,15 @@ pub struct Checked {
 
 /// Runs the check `request` asks for.
 pub fn check(request: &CheckRequest<'_>) -> Result<Checked, PipelineError> {
+    check_sharing(request, None)
+}
+
+/// [`check`], with the SC re-run of `sc_memo` when there is one (the runs of a sweep
+/// share it: the SC verdict does not depend on the bound).
+fn check_sharing(
+    request: &CheckRequest<'_>,
+    sc_memo: Option<&OnceLock<ScRerun>>,
+) -> Result<Checked, PipelineError> {
     if request.robustness {
         return check_robustness(request);
     }
@@ -59,7 +67,7 @@ pub fn check(request: &CheckRequest<'_>) -> Result<Checked, PipelineError> {
     };
     let mut outcome = pipeline::run_guarded_with(run, &extras)?;
     let sc = pipeline::wants_sc_rerun(run.settings, &outcome).then(|| {
-        let (sc, ran) = match request.sc_memo {
+        let (sc, ran) = match sc_memo {
             Some(memo) => {
                 let mut ran = false;
                 let sc = memo.get_or_init(|| {
@@ -93,6 +101,62 @@ pub fn check(request: &CheckRequest<'_>) -> Result<Checked, PipelineError> {
         fences,
         robustness: None,
     })
+}
+
+/// What a bound sweep is asked: the same check at each store-buffer bound.
+pub struct SweepRequest<'a> {
+    /// The check at every bound: its settings give all but the bound.
+    pub check: CheckRequest<'a>,
+    /// The bounds, in the order of the rows (0: unbounded).
+    pub bounds: &'a [u32],
+}
+
+/// One bound of a sweep.
+pub struct SweptRow {
+    pub bound: u32,
+    pub checked: Result<Checked, PipelineError>,
+}
+
+/// A sweep's rows, in the order of its bounds, each checked when it is asked for: the
+/// caller may report a row before the next runs, or stop early. Each bound's
+/// `--timeout` clock starts with its row; the bounds share one SC re-run.
+pub struct Swept<'a> {
+    request: &'a SweepRequest<'a>,
+    next: usize,
+    sc_memo: OnceLock<ScRerun>,
+}
+
+/// Runs the sweep `request` asks for, a row at a time.
+pub fn sweep<'a>(request: &'a SweepRequest<'a>) -> Swept<'a> {
+    Swept {
+        request,
+        next: 0,
+        sc_memo: OnceLock::new(),
+    }
+}
+
+impl Iterator for Swept<'_> {
+    type Item = SweptRow;
+
+    /// The next bound's row. A panic leaves the sweep at the bound after it.
+    fn next(&mut self) -> Option<SweptRow> {
+        let &bound = self.request.bounds.get(self.next)?;
+        self.next += 1;
+        let mut settings = self.request.check.run.settings.clone();
+        settings.sb_bound = bound;
+        settings.start_clock();
+        let request = CheckRequest {
+            run: Request {
+                settings: &settings,
+                ..self.request.check.run.clone()
+            },
+            ..self.request.check.clone()
+        };
+        Some(SweptRow {
+            bound,
+            checked: check_sharing(&request, Some(&self.sc_memo)),
+        })
+    }
 }
 
 /// The request of the fence search's trials: nothing written, progress shown as the

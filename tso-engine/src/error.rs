@@ -13,7 +13,7 @@ pub struct Failure {
     pub kind: ErrorKind,
     pub message: String,
     /// The thread whose step failed, once known.
-    pub thread: Option<u32>,
+    pub(crate) thread: Option<u32>,
 }
 
 impl Failure {

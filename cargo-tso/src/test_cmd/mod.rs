@@ -28,8 +28,8 @@ use crate::check_cmd::EXIT_TOOL_ERROR;
 use crate::cli::{ColorChoice, TestArgs, TestFormat};
 use crate::compile::{Cache, Toolchain};
 use crate::pipeline;
+use crate::settings::CheckSettings;
 use crate::settings::MemoryModel;
-use crate::settings::{bound_name, CheckSettings};
 use catalog::TestCase;
 use discovery::PackageSelection;
 use expect::Judgement;
@@ -86,8 +86,8 @@ fn print_list(cases: &[TestCase], selected: &[(usize, Plan)], format: TestFormat
     }
 }
 
-/// Stage 2: what to run. Every selected test at every bound (one job each), and the
-/// ignored ones, reported without running.
+/// Stage 2: what to run. Every selected test at every bound (one job each, its bounds
+/// swept in turn), and the ignored ones, reported without running.
 struct TestPlan {
     bounds: Vec<u32>,
     base: CheckSettings,
@@ -117,24 +117,16 @@ impl TestPlan {
                 Plan::Run => match (&given, cases[index].unit.budget.sb_bound) {
                     (None, Some(own)) => jobs.push(Job {
                         case: index,
-                        bound: own,
+                        bounds: vec![own],
                     }),
-                    _ => jobs.extend(bounds.iter().map(|&bound| Job { case: index, bound })),
+                    _ => jobs.push(Job {
+                        case: index,
+                        bounds: bounds.clone(),
+                    }),
                 },
             }
         }
-        let sweeping = bounds.len() > 1;
-        let names = jobs
-            .iter()
-            .map(|j| {
-                let name = &cases[j.case].name;
-                if sweeping {
-                    format!("{name} [sb={}]", bound_name(j.bound))
-                } else {
-                    name.clone()
-                }
-            })
-            .collect();
+        let names = jobs.iter().map(|j| cases[j.case].name.clone()).collect();
         TestPlan {
             bounds,
             base,
@@ -220,9 +212,7 @@ fn run_jobs(
                     progress.suspend(|| reporter.test_started(&names[index]));
                 }
             }
-            Event::Finished(index, result) => {
-                progress.finished(index);
-                slow.finished(index);
+            Event::Row(result) => {
                 let case = &cases[result.case];
                 progress.suspend(|| {
                     if sweeping {
@@ -232,6 +222,10 @@ fn run_jobs(
                     }
                 });
                 results.push(*result);
+            }
+            Event::Finished(index) => {
+                progress.finished(index);
+                slow.finished(index);
             }
             Event::Interrupted(index) => {
                 progress.finished(index);

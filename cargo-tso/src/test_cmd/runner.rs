@@ -1,33 +1,36 @@
 //! Running tests in parallel (`--test-threads`). Workers take jobs from a shared
 //! counter and send events to the caller's thread, which does all the reporting
-//! (nextest's runner/reporter split). Each job is isolated: a panic or an internal
-//! error fails that test only. With `--fail-fast` no job starts after a failure.
+//! (nextest's runner/reporter split). A job is one test at its bounds, run as one
+//! sweep (`checking::sweep`). Each bound is isolated: a panic or an internal error
+//! fails that test at that bound only. With `--fail-fast` no job, nor bound of a
+//! sweep, starts after a failure.
 
+use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{mpsc, Arc, OnceLock};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use test_support::Expectation;
 
-use crate::checking::{self, CheckRequest, WantsFences};
+use crate::checking::{self, CheckRequest, Checked, SweepRequest, WantsFences};
 use crate::fences::FenceSuggestion;
-use crate::pipeline::{self, Request, Snapshot, SnapshotFn};
+use crate::pipeline::{self, PipelineError, Request, Snapshot, SnapshotFn};
 use crate::render;
 use crate::robustness::Robustness;
 use crate::run_report::{RunReport, ScClassification, ScRerun};
-use crate::settings::{CheckSettings, MemoryModel};
-use crate::test_cmd::budget::Budgets;
+use crate::settings::{bound_name, CheckSettings, MemoryModel};
+use crate::test_cmd::budget::{Budgets, TestBudget};
 use crate::test_cmd::catalog::{CaseKind, TestCase};
 use crate::test_cmd::expect::{self, Finding, Judgement, Status};
 use crate::test_cmd::progress::JobProgressFn;
 use crate::test_cmd::units::Unit;
 
-/// One test at one store-buffer bound.
-#[derive(Debug, Clone, Copy)]
+/// One test at its store-buffer bounds (more than one: a sweep, one row per bound).
+#[derive(Debug, Clone)]
 pub struct Job {
     pub case: usize,
-    pub bound: u32,
+    pub bounds: Vec<u32>,
 }
 
 /// The reported result of a job.
@@ -50,7 +53,10 @@ pub struct TestResult {
 
 pub enum Event {
     Started(usize),
-    Finished(usize, Box<TestResult>),
+    /// A job's result at one of its bounds.
+    Row(Box<TestResult>),
+    /// The job has given all its rows.
+    Finished(usize),
     /// The run was interrupted (Ctrl-C, SIGTERM) while this job ran: it has no result.
     Interrupted(usize),
     /// Nothing happened for a while (for the slow-test notice).
@@ -60,7 +66,6 @@ pub enum Event {
 /// How often the caller hears from the runner while tests are running.
 const TICK: Duration = Duration::from_millis(250);
 
-/// The settings of one run: the base ones at the job's bound.
 /// Cores for a job that starts while `running` jobs (itself included) run and `left`
 /// more wait: the machine's cores shared by the tests that run side by side. The job
 /// searches them with `settings::choose_search` (depth-first on one worker unless the
@@ -74,13 +79,6 @@ fn search_workers(cores: usize, test_threads: usize, running: usize, left: usize
     (cores / side_by_side).max(1)
 }
 
-fn settings_at(base: &CheckSettings, bound: u32) -> CheckSettings {
-    CheckSettings {
-        sb_bound: bound,
-        ..base.clone()
-    }
-}
-
 /// What running one case gives: the judgement, the note, the run, its SC re-run, and
 /// the fence suggestion (`--suggest-fences`).
 type CaseRun = (
@@ -91,76 +89,50 @@ type CaseRun = (
     Option<FenceSuggestion>,
 );
 
-fn run_case(
-    case: &TestCase,
+/// A case that cannot be checked: its judgement and why.
+fn not_checked(expectation: Option<Expectation>, note: String) -> CaseRun {
+    (
+        Judgement::not_checked(expectation),
+        Some(note),
+        None,
+        None,
+        None,
+    )
+}
+
+/// What a case checks with: its entry, its expectation and its settings (the build
+/// script's `Tests::races`, unless `--races` was given); else its expectation, if
+/// known, and why it cannot be checked.
+fn case_check<'c>(
+    case: &'c TestCase,
     settings: &CheckSettings,
-    sc_memo: &OnceLock<ScRerun>,
-    progress: Option<SnapshotFn>,
-) -> CaseRun {
+) -> Result<(&'c str, Expectation, CheckSettings), (Option<Expectation>, String)> {
     let (entry, expectation) = match &case.kind {
-        CaseKind::Broken { message } => {
-            return (
-                Judgement::not_checked(None),
-                Some(message.clone()),
-                None,
-                None,
-                None,
-            )
-        }
-        CaseKind::Check { entry, expectation } => (entry, *expectation),
+        CaseKind::Broken { message } => return Err((None, message.clone())),
+        CaseKind::Check { entry, expectation } => (entry.as_str(), *expectation),
     };
-    // The build script's `Tests::races`, unless `--races` was given.
-    let own_races;
+    if case.unit.bitcode.is_err() {
+        return Err((Some(expectation), "the test file has no module".to_owned()));
+    }
     let settings = match case.unit.races {
-        Some(races) if !settings.races_explicit => {
-            own_races = settings.with_races(races);
-            &own_races
-        }
-        _ => settings,
+        Some(races) if !settings.races_explicit => settings.with_races(races),
+        _ => settings.clone(),
     };
-    let Ok(bitcode) = &case.unit.bitcode else {
-        return (
-            Judgement::not_checked(Some(expectation)),
-            Some("the test file has no module".to_owned()),
-            None,
-            None,
-            None,
-        );
-    };
+    Ok((entry, expectation, settings))
+}
+
+/// Judges one bound's check of a case.
+fn judge_checked(
+    case: &TestCase,
+    entry: &str,
+    expectation: Expectation,
+    settings: &CheckSettings,
+    checked: Result<Checked, PipelineError>,
+) -> CaseRun {
     let model = settings.memory_model;
-    let robust = expectation == Expectation::Robust && model == MemoryModel::Tso;
-    // --suggest-fences: a failure that needs TSO gets its fences, unexpected or declared
-    // with `TSO_TEST_SHOULD_FAIL_UNDER_TSO` (the fix it documents); not a robustness test.
-    let wants = move |outcome: &RunReport, sc: Option<&ScRerun>| {
-        wants_fences(&expect::judge(expectation, model, outcome, sc), expectation)
-    };
-    let request = CheckRequest {
-        run: Request {
-            bitcode,
-            entry,
-            settings,
-            collect_outcomes: false,
-            emit_instrumented: None,
-            progress,
-            target: expect::target(expectation, model),
-        },
-        robustness: robust,
-        fences: (settings.suggest_fences && !robust).then_some(&wants as &WantsFences),
-        // The SC verdict does not depend on the bound: computed once per test. Expected
-        // failures are classified too: "needs TSO" is what such a test usually documents.
-        sc_memo: Some(sc_memo),
-    };
-    let mut checked = match checking::check(&request) {
+    let mut checked = match checked {
         Ok(checked) => checked,
-        Err(error) => {
-            return (
-                Judgement::not_checked(Some(expectation)),
-                Some(error.to_string()),
-                None,
-                None,
-                None,
-            )
-        }
+        Err(error) => return not_checked(Some(expectation), error.to_string()),
     };
     if let Some(report) = &checked.robustness {
         // A violation is explained by the stale read behind it.
@@ -232,21 +204,24 @@ fn inject_fault(name: &str) {
 struct JobContext<'a> {
     budgets: &'a Budgets,
     index: usize,
+    /// The test's name.
     name: String,
     /// Search workers for this job (`search_workers`).
     workers: usize,
-    sc_memo: &'a OnceLock<ScRerun>,
     progress: Option<&'a JobProgressFn>,
 }
 
+/// Runs one test at each of its bounds, as one sweep (`checking::sweep`), and gives
+/// each bound's result to `on_row` as it comes, until `on_row` breaks. Each bound is
+/// isolated: a panic fails that bound only.
 fn run_job(
     cases: &[TestCase],
-    job: Job,
+    job: &Job,
     base: &CheckSettings,
     context: JobContext<'_>,
-) -> TestResult {
-    let start = Instant::now();
-    let mut settings = settings_at(base, job.bound);
+    on_row: &mut dyn FnMut(TestResult) -> ControlFlow<()>,
+) {
+    let mut settings = base.clone();
     let case = &cases[job.case];
     let budget = context.budgets.for_test(case.unit.budget);
     budget.apply(&mut settings);
@@ -254,30 +229,88 @@ fn run_job(
     let search = crate::settings::choose_search(context.workers);
     settings.jobs = search.workers;
     settings.search_why = search.why;
-    // Each test (each bound of a sweep) has the whole --timeout for its searches.
-    settings.start_clock();
     let index = context.index;
     let progress = context.progress.map(|report| {
         let report = Arc::clone(report);
         Arc::new(move |snapshot: &Snapshot| report(index, snapshot)) as SnapshotFn
     });
-    let case = &cases[job.case];
-    let (mut judgement, mut note, mut outcome, sc, fences) = match catch_unwind(AssertUnwindSafe(|| {
-        inject_fault(&context.name);
-        run_case(case, &settings, context.sc_memo, progress)
-    })) {
-        Ok(result) => result,
-        Err(payload) => (
-            Judgement::not_checked(case.expectation()),
-            Some(format!(
-                "internal error: {}\n(this is a bug in cargo-tso; please report it with the test file)",
-                pipeline::panic_message(payload.as_ref())
-            )),
-            None,
-            None,
-            None,
-        ),
+    let row_name = |bound: u32| match job.bounds.len() {
+        1 => context.name.clone(),
+        _ => format!("{} [sb={}]", context.name, bound_name(bound)),
     };
+    let check = case_check(case, &settings);
+    let (entry, expectation, settings) = match &check {
+        Ok((entry, expectation, settings)) => (*entry, *expectation, settings),
+        Err(_) => ("", Expectation::ShouldPass, &settings),
+    };
+    let model = settings.memory_model;
+    let robust = expectation == Expectation::Robust && model == MemoryModel::Tso;
+    // --suggest-fences: a failure that needs TSO gets its fences, unexpected or declared
+    // with `TSO_TEST_SHOULD_FAIL_UNDER_TSO` (the fix it documents); not a robustness test.
+    let wants = move |outcome: &RunReport, sc: Option<&ScRerun>| {
+        wants_fences(&expect::judge(expectation, model, outcome, sc), expectation)
+    };
+    let bitcode = case.unit.bitcode.as_ref().ok();
+    let request = bitcode.map(|bitcode| SweepRequest {
+        check: CheckRequest {
+            run: Request {
+                bitcode,
+                entry,
+                settings,
+                collect_outcomes: false,
+                emit_instrumented: None,
+                progress,
+                target: expect::target(expectation, model),
+            },
+            robustness: robust,
+            fences: (settings.suggest_fences && !robust).then_some(&wants as &WantsFences),
+        },
+        bounds: &job.bounds,
+    });
+    let mut rows = request.as_ref().map(checking::sweep);
+    for &bound in &job.bounds {
+        let start = Instant::now();
+        let name = row_name(bound);
+        let run = catch_unwind(AssertUnwindSafe(|| match (&check, rows.as_mut()) {
+            (Ok(_), Some(rows)) => {
+                let row = rows.next().expect("a row per bound");
+                debug_assert_eq!(row.bound, bound);
+                inject_fault(&name);
+                judge_checked(case, entry, expectation, settings, row.checked)
+            }
+            (Err((expectation, why)), _) => {
+                inject_fault(&name);
+                not_checked(*expectation, why.clone())
+            }
+            (Ok(_), None) => unreachable!("a case with a module has a request"),
+        }));
+        let run = run.unwrap_or_else(|payload| {
+            not_checked(
+                case.expectation(),
+                format!(
+                    "internal error: {}\n(this is a bug in cargo-tso; please report it with the test file)",
+                    pipeline::panic_message(payload.as_ref())
+                ),
+            )
+        });
+        let result = row_result(name, job.case, bound, run, start, &budget);
+        if on_row(result).is_break() {
+            return;
+        }
+    }
+}
+
+/// A row's result: `run` with its wall time, and the budget under an inconclusive
+/// judgement.
+fn row_result(
+    name: String,
+    case: usize,
+    bound: u32,
+    run: CaseRun,
+    start: Instant,
+    budget: &TestBudget,
+) -> TestResult {
+    let (mut judgement, mut note, mut outcome, sc, fences) = run;
     let exec_time = start.elapsed();
     if let Some(outcome) = &mut outcome {
         // The result line's time is the wall time of the whole test: its searches
@@ -292,9 +325,9 @@ fn run_job(
         note = Some(note.map_or(line.clone(), |n| format!("{n}{line}")));
     }
     TestResult {
-        name: context.name,
-        case: job.case,
-        bound: job.bound,
+        name,
+        case,
+        bound,
         judgement,
         note,
         outcome,
@@ -342,13 +375,11 @@ pub fn run(
     let next = AtomicUsize::new(0);
     let running = AtomicUsize::new(0);
     let cores = crate::settings::cores();
-    let sc_memos: Vec<OnceLock<ScRerun>> = cases.iter().map(|_| OnceLock::new()).collect();
     let context = |index: usize, running: usize| JobContext {
         budgets: &budgets,
         index,
         name: names[index].clone(),
         workers: search_workers(cores, threads, running, jobs.len() - index - 1),
-        sc_memo: &sc_memos[jobs[index].case],
         progress: progress.as_ref(),
     };
     let (sender, receiver) = mpsc::channel::<Event>();
@@ -364,31 +395,41 @@ pub fn run(
                     break;
                 }
                 let index = next.fetch_add(1, Ordering::SeqCst);
-                let Some(&job) = jobs.get(index) else { break };
+                let Some(job) = jobs.get(index) else { break };
                 if sender.send(Event::Started(index)).is_err() {
                     break;
                 }
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
-                let result = run_job(cases, job, base, context(index, now));
+                let (mut cut_off, mut gone) = (false, false);
+                run_job(cases, job, base, context(index, now), &mut |result| {
+                    if interrupted()
+                        && matches!(
+                            result.judgement.status,
+                            Status::Inconclusive | Status::InconclusiveAllowed
+                        )
+                    {
+                        // Stopped by the interrupt: no result (a pass or a failure
+                        // found before it is one).
+                        cut_off = true;
+                        return ControlFlow::Break(());
+                    }
+                    let failed = fail_fast && result.judgement.status.is_failure();
+                    if failed {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                    gone = sender.send(Event::Row(Box::new(result))).is_err();
+                    if failed || gone {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                });
                 running.fetch_sub(1, Ordering::SeqCst);
-                if interrupted()
-                    && matches!(
-                        result.judgement.status,
-                        Status::Inconclusive | Status::InconclusiveAllowed
-                    )
-                {
-                    // Stopped by the interrupt: no result (a pass or a failure found
-                    // before it is one).
+                if cut_off {
                     let _ = sender.send(Event::Interrupted(index));
                     break;
                 }
-                if fail_fast && result.judgement.status.is_failure() {
-                    stop.store(true, Ordering::SeqCst);
-                }
-                if sender
-                    .send(Event::Finished(index, Box::new(result)))
-                    .is_err()
-                {
+                if gone || sender.send(Event::Finished(index)).is_err() {
                     break;
                 }
             };
@@ -403,14 +444,21 @@ pub fn run(
         drop(sender);
         if spawned == 0 {
             // No thread could be started: run everything here.
-            for (index, &job) in jobs.iter().enumerate() {
+            for (index, job) in jobs.iter().enumerate() {
                 if interrupted() {
                     break;
                 }
                 on_event(Event::Started(index));
-                let result = run_job(cases, job, base, context(index, 1));
-                let failed = result.judgement.status.is_failure();
-                on_event(Event::Finished(index, Box::new(result)));
+                let mut failed = false;
+                run_job(cases, job, base, context(index, 1), &mut |result| {
+                    failed = result.judgement.status.is_failure();
+                    on_event(Event::Row(Box::new(result)));
+                    match fail_fast && failed {
+                        true => ControlFlow::Break(()),
+                        false => ControlFlow::Continue(()),
+                    }
+                });
+                on_event(Event::Finished(index));
                 if fail_fast && failed {
                     break;
                 }

@@ -16,7 +16,7 @@ pub struct Counterexample {
     pub output: String,
     /// The error the replay's last step met: the search's, its message naming memory
     /// as the trace does (a heap block the trace typed is `stats#5`, not `heap#5`).
-    pub failure: Option<Failure>,
+    pub(crate) failure: Option<Failure>,
 }
 
 /// Replay `path` from `initial`; `failing` is the thread whose step failed, if any.

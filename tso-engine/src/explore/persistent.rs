@@ -181,180 +181,295 @@ pub(crate) fn choose(
         // Every thread's future is everything (`future_of`): no set is smaller.
         return None;
     }
-    let running: Vec<bool> = st.threads.iter().map(|t| t.status.is_running()).collect();
-    let waits: Vec<Option<(Vec<ThreadId>, Vec<u32>)>> = (0..n as ThreadId)
-        .map(|u| {
-            if running[u as usize] {
-                deadlock::blocked_until(machine, st, u)
-            } else {
-                None
-            }
-        })
-        .collect();
-    let candidate = |u: usize| running[u] && waits[u].is_none();
-    if (0..n).filter(|&u| candidate(u)).count() < 2 {
+    let mut sets = SetSearch::new(machine, futures, st);
+    if (0..n).filter(|&u| sets.candidate(u)).count() < 2 {
         return None;
     }
-    let globals = machine.program.globals.len();
-    let mut futures_of: Vec<Option<Effects>> = vec![None; n];
-    // The holders of the mutexes blocking locks take (the first 64; others are never
-    // counted as held), and which of them were held by threads that do not move when
-    // `futures_of` was filled (futures stop at the locks of those mutexes).
-    let owners: Vec<Option<ThreadId>> = futures
-        .lock_addresses
-        .iter()
-        .take(64)
-        .map(|&a| mutex::owner_in(st, a))
-        .collect();
-    let held_mask = |still: u64| -> u64 {
-        owners.iter().enumerate().fold(0, |m, (i, o)| match o {
-            Some(o) if (*o as usize) < n && still & (1 << o) != 0 => m | 1 << i,
-            _ => m,
-        })
-    };
-    let held_in = |mask: u64| {
-        move |a: u64| {
-            futures
-                .lock_addresses
-                .binary_search(&a)
-                .is_ok_and(|i| i < 64 && mask & (1 << i) != 0)
+    for t in 0..n {
+        if sets.candidate(t) {
+            if let Some(set) = sets.set_from(t, run) {
+                return Some(set);
+            }
         }
-    };
-    let mut futures_for: u64 = 0;
-    let mut runs: Vec<Option<ThreadRun>> = vec![None; n];
-    let future = |u: usize, mask: u64, cache: &mut Vec<Option<Effects>>| -> Effects {
-        let held = held_in(mask);
-        cache[u]
-            .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId, &held))
-            .clone()
-    };
-    'start: for t in (0..n).filter(|&t| candidate(t)) {
+    }
+    None
+}
+
+/// What `choose` knows of one state while it tries the sets that start from each
+/// candidate thread: the threads' waits, and the futures and transitions it has
+/// computed so far (each at most once).
+struct SetSearch<'a, 'p> {
+    machine: &'a Machine<'p>,
+    futures: &'a Futures,
+    st: &'a State,
+    n: usize,
+    /// Program globals: the objects 1..=globals.
+    globals: usize,
+    running: Vec<bool>,
+    /// For a running thread blocked until others act: those threads, and the objects
+    /// its wait reads (`deadlock::blocked_until`).
+    waits: Vec<Option<(Vec<ThreadId>, Vec<u32>)>>,
+    /// The holders of the mutexes blocking locks take (the first 64; others are never
+    /// counted as held).
+    owners: Vec<Option<ThreadId>>,
+    /// The threads' futures, computed with the mutexes of `futures_for` held by
+    /// threads that do not move (futures stop at the locks of those mutexes).
+    futures_of: Vec<Option<Effects>>,
+    futures_for: u64,
+    runs: Vec<Option<ThreadRun>>,
+}
+
+/// What one round of growing a set found.
+enum Grow {
+    /// A thread joined the set.
+    Added,
+    /// No thread outside depends on the set.
+    Closed,
+    /// No set from this start thread will do.
+    Refused,
+}
+
+impl<'a, 'p> SetSearch<'a, 'p> {
+    fn new(machine: &'a Machine<'p>, futures: &'a Futures, st: &'a State) -> Self {
+        let n = st.threads.len();
+        let running: Vec<bool> = st.threads.iter().map(|t| t.status.is_running()).collect();
+        let waits = (0..n as ThreadId)
+            .map(|u| {
+                if running[u as usize] {
+                    deadlock::blocked_until(machine, st, u)
+                } else {
+                    None
+                }
+            })
+            .collect();
+        let owners = futures
+            .lock_addresses
+            .iter()
+            .take(64)
+            .map(|&a| mutex::owner_in(st, a))
+            .collect();
+        SetSearch {
+            machine,
+            futures,
+            st,
+            n,
+            globals: machine.program.globals.len(),
+            running,
+            waits,
+            owners,
+            futures_of: vec![None; n],
+            futures_for: 0,
+            runs: vec![None; n],
+        }
+    }
+
+    /// A running thread that waits for no other: one that may start or join a set.
+    fn candidate(&self, u: usize) -> bool {
+        self.running[u] && self.waits[u].is_none()
+    }
+
+    /// The persistent set grown from thread `t`, if one passes every test.
+    fn set_from(&mut self, t: usize, run: &mut dyn FnMut(ThreadId) -> ThreadRun) -> Option<u64> {
         let mut set: u64 = 1 << t;
         loop {
-            // Threads blocked until a thread of the set (or of this list) acts.
-            let mut waiting: u64 = 0;
-            let mut grew = true;
-            while grew {
-                grew = false;
-                for (u, wait) in waits.iter().enumerate() {
-                    let bit = 1u64 << u;
-                    if (set | waiting) & bit != 0 {
-                        continue;
-                    }
-                    if let Some((on, _)) = wait {
-                        if on.iter().any(|&h| (set | waiting) & (1 << h) != 0) {
-                            waiting |= bit;
-                            grew = true;
-                        }
+            let waiting = self.waiting_on(set);
+            let still = set | waiting;
+            let mask = self.held_mask(still);
+            if mask != self.futures_for {
+                self.futures_of.iter_mut().for_each(|f| *f = None);
+                self.futures_for = mask;
+            }
+            match self.grow(&mut set, waiting, run) {
+                Grow::Added => {
+                    if (0..self.n).all(|u| !self.candidate(u) || set & (1 << u) != 0) {
+                        return None;
                     }
                 }
+                Grow::Refused => return None,
+                Grow::Closed => {
+                    return self.acceptable(set, waiting, run).then_some(set);
+                }
             }
-            let still = set | waiting;
-            let mask = held_mask(still);
-            if mask != futures_for {
-                futures_of.iter_mut().for_each(|f| *f = None);
-                futures_for = mask;
-            }
-            let mut added = false;
-            for u in (0..n).filter(|&u| running[u]) {
+        }
+    }
+
+    /// The threads blocked until a thread of `set` (or of this list) acts.
+    fn waiting_on(&self, set: u64) -> u64 {
+        let mut waiting: u64 = 0;
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for (u, wait) in self.waits.iter().enumerate() {
                 let bit = 1u64 << u;
                 if (set | waiting) & bit != 0 {
                     continue;
                 }
-                let fut = future(u, mask, &mut futures_of);
-                let mut dependent = fut.everything;
-                if !dependent {
-                    for v in (0..n).filter(|&v| set & (1 << v) != 0) {
-                        let r = runs[v].get_or_insert_with(|| run(v as ThreadId));
-                        if !r.enabled {
-                            continue 'start;
-                        }
-                        if conflicts(&r.footprint, &fut, u as ThreadId, globals) {
-                            dependent = true;
-                            break;
-                        }
+                if let Some((on, _)) = wait {
+                    if on.iter().any(|&h| (set | waiting) & (1 << h) != 0) {
+                        waiting |= bit;
+                        grew = true;
                     }
-                }
-                if !dependent {
-                    continue;
-                }
-                // u may act before the set and touch what it does: it joins the set,
-                // or, when blocked, a thread it waits for does.
-                let joiner = if candidate(u) {
-                    Some(u)
-                } else {
-                    waits[u]
-                        .as_ref()
-                        .and_then(|(on, _)| on.iter().map(|&h| h as usize).find(|&h| candidate(h)))
-                };
-                match joiner {
-                    Some(j) => {
-                        set |= 1 << j;
-                        added = true;
-                        break;
-                    }
-                    None => continue 'start,
                 }
             }
-            if added {
-                if (0..n).all(|u| !candidate(u) || set & (1 << u) != 0) {
-                    continue 'start;
-                }
+        }
+        waiting
+    }
+
+    /// Which of the first 64 lock mutexes are held by the threads of `still`.
+    fn held_mask(&self, still: u64) -> u64 {
+        let n = self.n;
+        self.owners.iter().enumerate().fold(0, |m, (i, o)| match o {
+            Some(o) if (*o as usize) < n && still & (1 << o) != 0 => m | 1 << i,
+            _ => m,
+        })
+    }
+
+    /// Thread u's future, with the mutexes of `futures_for` held.
+    fn future(&mut self, u: usize) -> Effects {
+        let (machine, futures, st, mask) = (self.machine, self.futures, self.st, self.futures_for);
+        let held = move |a: u64| {
+            futures
+                .lock_addresses
+                .binary_search(&a)
+                .is_ok_and(|i| i < 64 && mask & (1 << i) != 0)
+        };
+        self.futures_of[u]
+            .get_or_insert_with(|| future_of(machine, futures, st, u as ThreadId, &held))
+            .clone()
+    }
+
+    fn run_of(&mut self, v: usize, run: &mut dyn FnMut(ThreadId) -> ThreadRun) -> &ThreadRun {
+        self.runs[v].get_or_insert_with(|| run(v as ThreadId))
+    }
+
+    /// Adds to `set` the first thread outside (neither in it nor `waiting`) that may act
+    /// before the set and touch what it does, or, when that thread is blocked, a thread
+    /// it waits for. Refused when a member is not enabled or no thread can join.
+    fn grow(
+        &mut self,
+        set: &mut u64,
+        waiting: u64,
+        run: &mut dyn FnMut(ThreadId) -> ThreadRun,
+    ) -> Grow {
+        for u in 0..self.n {
+            if !self.running[u] || (*set | waiting) & (1u64 << u) != 0 {
                 continue;
             }
-            // Every member's transition must be known and enabled, and one must move
-            // its thread forward (the cycle proviso).
-            let mut forward = false;
-            for v in (0..n).filter(|&v| set & (1 << v) != 0) {
-                let r = runs[v].get_or_insert_with(|| run(v as ThreadId));
-                if !r.enabled {
-                    continue 'start;
-                }
-                forward |= r.advances;
-            }
-            if !forward {
-                continue 'start;
-            }
-            // A proper subset of the enabled threads, with two threads left running.
-            let outside_enabled = (0..n).any(|u| candidate(u) && set & (1 << u) == 0);
-            if !outside_enabled || (set | waiting).count_ones() < 2 {
-                continue 'start;
-            }
-            // Nothing outside may write what a blocked thread's wait reads (a mutex
-            // held by a thread that does not move cannot be written by locking it).
-            let outside = || (0..n).filter(|&u| running[u] && still & (1 << u) == 0);
-            for w in (0..n).filter(|&w| waiting & (1 << w) != 0) {
-                let objects = waits[w].as_ref().map(|(_, o)| o.as_slice()).unwrap_or(&[]);
-                let on_mutex = machine
-                    .at_native(st, w as ThreadId)
-                    .is_some_and(|(native, _)| native.name == "pthread_mutex_lock");
-                for u in outside() {
-                    let fut = future(u, mask, &mut futures_of);
-                    if objects
-                        .iter()
-                        .any(|&o| may_write(&fut, o, globals, on_mutex))
-                    {
-                        continue 'start;
+            let fut = self.future(u);
+            let mut dependent = fut.everything;
+            if !dependent {
+                for v in (0..self.n).filter(|&v| *set & (1 << v) != 0) {
+                    let globals = self.globals;
+                    let r = self.run_of(v, run);
+                    if !r.enabled {
+                        return Grow::Refused;
+                    }
+                    if conflicts(&r.footprint, &fut, u as ThreadId, globals) {
+                        dependent = true;
+                        break;
                     }
                 }
             }
-            // Nor what keeps a held mutex held, where the futures stop at its locks.
-            for (i, &a) in futures.lock_addresses.iter().take(64).enumerate() {
-                if mask & (1 << i) == 0 {
-                    continue;
-                }
-                let obj = crate::value::ptr_parts(a).0;
-                for u in outside() {
-                    let fut = future(u, mask, &mut futures_of);
-                    if may_write(&fut, obj, globals, true) {
-                        continue 'start;
-                    }
-                }
+            if !dependent {
+                continue;
             }
-            return Some(set);
+            let joiner = if self.candidate(u) {
+                Some(u)
+            } else {
+                self.waits[u]
+                    .as_ref()
+                    .and_then(|(on, _)| on.iter().map(|&h| h as usize).find(|&h| self.candidate(h)))
+            };
+            return match joiner {
+                Some(j) => {
+                    *set |= 1 << j;
+                    Grow::Added
+                }
+                None => Grow::Refused,
+            };
         }
+        Grow::Closed
     }
-    None
+
+    /// Does the closed `set` pass the remaining tests: every member enabled, one moving
+    /// forward (the cycle proviso), a proper subset of the enabled threads with two
+    /// left running, and nothing outside able to undo a wait the set relies on?
+    fn acceptable(
+        &mut self,
+        set: u64,
+        waiting: u64,
+        run: &mut dyn FnMut(ThreadId) -> ThreadRun,
+    ) -> bool {
+        let mut forward = false;
+        for v in (0..self.n).filter(|&v| set & (1 << v) != 0) {
+            let r = self.run_of(v, run);
+            if !r.enabled {
+                return false;
+            }
+            forward |= r.advances;
+        }
+        if !forward {
+            return false;
+        }
+        let outside_enabled = (0..self.n).any(|u| self.candidate(u) && set & (1 << u) == 0);
+        if !outside_enabled || (set | waiting).count_ones() < 2 {
+            return false;
+        }
+        !self.outside_may_write_waits(set | waiting, waiting)
+            && !self.outside_may_write_held(set | waiting)
+    }
+
+    /// The running threads outside `still`.
+    fn outside(&self, still: u64) -> Vec<usize> {
+        (0..self.n)
+            .filter(|&u| self.running[u] && still & (1 << u) == 0)
+            .collect()
+    }
+
+    /// May a thread outside write what a blocked thread's wait reads? (A mutex held by
+    /// a thread that does not move cannot be written by locking it.)
+    fn outside_may_write_waits(&mut self, still: u64, waiting: u64) -> bool {
+        let outside = self.outside(still);
+        for w in (0..self.n).filter(|&w| waiting & (1 << w) != 0) {
+            let on_mutex = self
+                .machine
+                .at_native(self.st, w as ThreadId)
+                .is_some_and(|(native, _)| native.name == "pthread_mutex_lock");
+            let objects = self.waits[w]
+                .as_ref()
+                .map(|(_, o)| o.clone())
+                .unwrap_or_default();
+            for &u in &outside {
+                let fut = self.future(u);
+                if objects
+                    .iter()
+                    .any(|&o| may_write(&fut, o, self.globals, on_mutex))
+                {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// May a thread outside write a held mutex whose locks the futures stop at?
+    fn outside_may_write_held(&mut self, still: u64) -> bool {
+        let outside = self.outside(still);
+        let mask = self.futures_for;
+        for (i, &a) in self.futures.lock_addresses.iter().take(64).enumerate() {
+            if mask & (1 << i) == 0 {
+                continue;
+            }
+            let obj = crate::value::ptr_parts(a).0;
+            for &u in &outside {
+                let fut = self.future(u);
+                if may_write(&fut, obj, self.globals, true) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
 }
 
 #[cfg(test)]

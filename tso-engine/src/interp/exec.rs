@@ -3,10 +3,10 @@
 use super::{arith, intrinsics, Exec, Machine};
 use crate::definedness::Undef;
 use crate::error::{ErrorKind, Failure};
-use crate::ir::{CallAbi, Callee, FuncId, Inst, MemOrder, RmwOp, Ty, TyId};
+use crate::ir::{CallAbi, Callee, FuncId, Inst, MemOrder, Operand, RmwOp, Ty, TyId};
 use crate::memory::{decode, encode, Fragment, ObjId, ObjKind, Object};
-use crate::natives::{Chooser, NativeCx, NativeResult};
-use crate::state::{ExitValue, ReturnTo, State, Thread, ThreadId, ThreadStatus};
+use crate::natives::{Chooser, Native, NativeCx, NativeResult};
+use crate::state::{ExitValue, Frame, ReturnTo, State, Thread, ThreadId, ThreadStatus};
 use crate::value::{make_ptr, mask, ptr_parts, sext, Val};
 use std::sync::Arc;
 
@@ -41,59 +41,12 @@ impl<'p> Machine<'p> {
             Inst::FNeg { dst, ty, a } => (*dst, arith::fneg(types, *ty, &ev!(a))),
             Inst::ICmp { dst, pred, ty, a, b } => (*dst, arith::icmp(types, *pred, *ty, &ev!(a), &ev!(b))),
             Inst::FCmp { dst, pred, ty, a, b } => (*dst, arith::fcmp(types, *pred, *ty, &ev!(a), &ev!(b))),
-            Inst::Select { dst, cond, a, b } => {
-                let c = ev!(cond);
-                let v = match &c {
-                    Val::Agg(lanes) => {
-                        let (x, y) = (ev!(a), ev!(b));
-                        Val::Agg(lanes.iter().enumerate().map(|(i, l)| if l.is_true() { x.lanes()[i].clone() } else { y.lanes()[i].clone() }).collect::<Vec<_>>().into())
-                    }
-                    _ => {
-                        if c.is_true() {
-                            ev!(a)
-                        } else {
-                            ev!(b)
-                        }
-                    }
-                };
-                (*dst, v)
-            }
+            Inst::Select { dst, cond, a, b } => (*dst, self.select(fr, cond, a, b)),
             Inst::Cast { dst, op, from, to, a } => (*dst, arith::cast(types, *op, *from, *to, &ev!(a))?),
-            Inst::Gep { dst, base, offset, indices } => {
-                let b = ev!(base);
-                let mut off = *offset as u64;
-                for (idx, scale, ity) in indices.iter() {
-                    let i = sext(ev!(idx).bits() & mask(types.int_bits(*ity)), types.int_bits(*ity)) as i64;
-                    off = off.wrapping_add(i.wrapping_mul(*scale) as u64);
-                }
-                let v = match b {
-                    // A GEP stays inside its object's address space: an offset that
-                    // leaves the object is caught as out-of-bounds when used.
-                    Val::Ptr(p) => {
-                        let (obj, o) = ptr_parts(p);
-                        Val::Ptr(make_ptr(obj, (o as u64).wrapping_add(off) as u32))
-                    }
-                    other => Val::Int(other.as_u64().wrapping_add(off) as u128),
-                };
-                (*dst, v)
-            }
+            Inst::Gep { dst, base, offset, indices } => (*dst, self.gep(fr, base, *offset, indices)),
             Inst::Alloca { dst, elem_size, count, var, escapes } => {
                 let n = ev!(count).as_u64();
-                let size = elem_size.saturating_mul(n);
-                if size > crate::memory::MAX_OBJECT_SIZE {
-                    return Err(Failure::new(ErrorKind::StackOverflow, format!("stack allocation of {size} bytes")));
-                }
-                let mut o = if self.opts.definedness {
-                    Object::new_undefined(size.max(1) as usize, ObjKind::Stack)
-                } else {
-                    Object::new(size.max(1) as usize, ObjKind::Stack)
-                };
-                o.site = self.location(st, tid);
-                o.var = *var;
-                o.frame_private = !escapes;
-                let id = st.memory.allocate(o);
-                st.thread_mut(tid).top_mut().allocas.push(id);
-                (*dst, Val::Ptr(make_ptr(id, 0)))
+                (*dst, self.alloca(st, tid, elem_size.saturating_mul(n), *var, *escapes)?)
             }
             Inst::Load { dst, ty, ptr, order } => {
                 let p = ev!(ptr).as_u64();
@@ -116,41 +69,14 @@ impl<'p> Machine<'p> {
             Inst::CmpXchg { dst, ty, ptr, expected, new, order } => {
                 let (p, e, n) = (ev!(ptr).as_u64(), ev!(expected), ev!(new));
                 let un = self.shadow_if_tracked(st, tid, new);
-                let (old, uold) = self.load_undef(st, p, *ty)?;
-                let bits = types.int_bits(*ty);
-                let ok = if bits > 128 {
-                    crate::wide::of(&old, bits) == crate::wide::of(&e, bits)
-                } else {
-                    old.bits() & mask(bits) == e.bits() & mask(bits)
-                };
-                if ok {
-                    self.store(st, p, *ty, &n, un.as_ref())?;
-                }
-                self.race_rmw(st, tid, p, types.size(*ty), ok, *order)?;
-                // The old value keeps its undefined bits; the success flag is taken
-                // as defined (the location's bits decide it, as hardware would).
-                result_undef = uold.map(|u| Undef {
-                    shadow: Val::Agg(Arc::from(vec![u.shadow, Val::Int(0)])),
-                    origin: u.origin,
-                });
-                (*dst, Val::Agg(Arc::from(vec![old, Val::bool(ok)])))
+                let (v, u) = self.cmpxchg(st, tid, p, *ty, &e, &n, un, *order)?;
+                result_undef = u;
+                (*dst, v)
             }
             Inst::AtomicRmw { dst, op, ty, ptr, val, order } => {
                 let (p, v) = (ev!(ptr).as_u64(), ev!(val));
                 let uv = self.shadow_if_tracked(st, tid, val);
-                let (old, uold) = self.load_undef(st, p, *ty)?;
-                let new = rmw(types, *op, *ty, &old, &v)?;
-                // The new value: exchanged bits as they were, any other operation
-                // wholly undefined if an input bit was.
-                let unew = match op {
-                    RmwOp::Xchg => uv,
-                    _ => uv.or(uold.clone()).map(|u| Undef {
-                        shadow: crate::definedness::all_undefined(&new),
-                        origin: u.origin,
-                    }),
-                };
-                self.store(st, p, *ty, &new, unew.as_ref())?;
-                self.race_rmw(st, tid, p, types.size(*ty), true, *order)?;
+                let (old, uold) = self.atomic_rmw(st, tid, p, *op, *ty, &v, uv, *order)?;
                 result_undef = uold;
                 (*dst, old)
             }
@@ -170,26 +96,11 @@ impl<'p> Machine<'p> {
                 let i = ev!(idx).as_u64() as u32;
                 (*dst, insert(&ev!(vec), &[i], ev!(val)))
             }
-            Inst::ShuffleVector { dst, a, b, mask: m, .. } => {
-                let (x, y) = (ev!(a), ev!(b));
-                let (lx, ly) = (x.lanes(), y.lanes());
-                let n = lx.len() as i32;
-                let v: Vec<Val> = m
-                    .iter()
-                    .map(|&k| if k < 0 { Val::Int(0) } else if k < n { lx[k as usize].clone() } else { ly.get((k - n) as usize).cloned().unwrap_or_default() })
-                    .collect();
-                (*dst, Val::Agg(v.into()))
-            }
+            Inst::ShuffleVector { dst, a, b, mask: m, .. } => (*dst, shuffle(&ev!(a), &ev!(b), m)),
             Inst::Freeze { dst, a } => (*dst, ev!(a)),
             Inst::Call { dst, callee, args, abi, .. } => {
                 let argv: Vec<Val> = args.iter().map(|a| self.eval(fr, a)).collect();
-                let mut arg_undef = Vec::new();
-                if self.opts.definedness && self.may_be_undefined(st, tid, inst) {
-                    arg_undef = args.iter().map(|a| self.undef_of(st, tid, fr, a)).collect();
-                    if arg_undef.iter().all(Option::is_none) {
-                        arg_undef = Vec::new();
-                    }
-                }
+                let arg_undef = self.args_undef(st, tid, inst, args);
                 return self.call(st, tid, *dst, callee, argv, arg_undef, abi.as_deref(), chooser, notes);
             }
             Inst::Br { target } => return self.jump(st, tid, *target),
@@ -216,6 +127,173 @@ impl<'p> Machine<'p> {
             fr.set_undef(dst, result_undef);
         }
         self.advance(st, tid)
+    }
+
+    /// `select`: per lane for a vector condition; a scalar one evaluates only the
+    /// operand it picks.
+    #[inline]
+    fn select(&self, fr: &Frame, cond: &Operand, a: &Operand, b: &Operand) -> Val {
+        let c = self.eval(fr, cond);
+        match &c {
+            Val::Agg(lanes) => {
+                let (x, y) = (self.eval(fr, a), self.eval(fr, b));
+                let picked = lanes.iter().enumerate().map(|(i, l)| {
+                    if l.is_true() {
+                        x.lanes()[i].clone()
+                    } else {
+                        y.lanes()[i].clone()
+                    }
+                });
+                Val::Agg(picked.collect::<Vec<_>>().into())
+            }
+            _ if c.is_true() => self.eval(fr, a),
+            _ => self.eval(fr, b),
+        }
+    }
+
+    /// `getelementptr`: the base moved by the constant offset and each scaled index.
+    #[inline]
+    fn gep(
+        &self,
+        fr: &Frame,
+        base: &Operand,
+        offset: i64,
+        indices: &[(Operand, i64, TyId)],
+    ) -> Val {
+        let types = &self.program.types;
+        let mut off = offset as u64;
+        for (idx, scale, ity) in indices.iter() {
+            let bits = types.int_bits(*ity);
+            let i = sext(self.eval(fr, idx).bits() & mask(bits), bits) as i64;
+            off = off.wrapping_add(i.wrapping_mul(*scale) as u64);
+        }
+        match self.eval(fr, base) {
+            // A GEP stays inside its object's address space: an offset that leaves
+            // the object is caught as out-of-bounds when used.
+            Val::Ptr(p) => {
+                let (obj, o) = ptr_parts(p);
+                Val::Ptr(make_ptr(obj, (o as u64).wrapping_add(off) as u32))
+            }
+            other => Val::Int(other.as_u64().wrapping_add(off) as u128),
+        }
+    }
+
+    /// `alloca` of `size` bytes: a stack object that dies with the frame.
+    #[inline]
+    fn alloca(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        size: u64,
+        var: Option<u32>,
+        escapes: bool,
+    ) -> Result<Val, Failure> {
+        if size > crate::memory::MAX_OBJECT_SIZE {
+            return Err(Failure::new(
+                ErrorKind::StackOverflow,
+                format!("stack allocation of {size} bytes"),
+            ));
+        }
+        let mut o = if self.opts.definedness {
+            Object::new_undefined(size.max(1) as usize, ObjKind::Stack)
+        } else {
+            Object::new(size.max(1) as usize, ObjKind::Stack)
+        };
+        o.site = self.location(st, tid);
+        o.var = var;
+        o.frame_private = !escapes;
+        let id = st.memory.allocate(o);
+        st.thread_mut(tid).top_mut().allocas.push(id);
+        Ok(Val::Ptr(make_ptr(id, 0)))
+    }
+
+    /// `cmpxchg` at `p`: the old value and the success flag, with their undefined
+    /// bits.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn cmpxchg(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        p: u64,
+        ty: TyId,
+        expected: &Val,
+        new: &Val,
+        new_undef: Option<Undef>,
+        order: MemOrder,
+    ) -> Result<(Val, Option<Undef>), Failure> {
+        let types = &self.program.types;
+        let (old, uold) = self.load_undef(st, p, ty)?;
+        let bits = types.int_bits(ty);
+        let ok = if bits > 128 {
+            crate::wide::of(&old, bits) == crate::wide::of(expected, bits)
+        } else {
+            old.bits() & mask(bits) == expected.bits() & mask(bits)
+        };
+        if ok {
+            self.store(st, p, ty, new, new_undef.as_ref())?;
+        }
+        self.race_rmw(st, tid, p, types.size(ty), ok, order)?;
+        // The old value keeps its undefined bits; the success flag is taken as
+        // defined (the location's bits decide it, as hardware would).
+        let undef = uold.map(|u| Undef {
+            shadow: Val::Agg(Arc::from(vec![u.shadow, Val::Int(0)])),
+            origin: u.origin,
+        });
+        Ok((Val::Agg(Arc::from(vec![old, Val::bool(ok)])), undef))
+    }
+
+    /// `atomicrmw` at `p`: the old value, with its undefined bits.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn atomic_rmw(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        p: u64,
+        op: RmwOp,
+        ty: TyId,
+        v: &Val,
+        v_undef: Option<Undef>,
+        order: MemOrder,
+    ) -> Result<(Val, Option<Undef>), Failure> {
+        let types = &self.program.types;
+        let (old, uold) = self.load_undef(st, p, ty)?;
+        let new = rmw(types, op, ty, &old, v)?;
+        // The new value: exchanged bits as they were, any other operation wholly
+        // undefined if an input bit was.
+        let unew = match op {
+            RmwOp::Xchg => v_undef,
+            _ => v_undef.or(uold.clone()).map(|u| Undef {
+                shadow: crate::definedness::all_undefined(&new),
+                origin: u.origin,
+            }),
+        };
+        self.store(st, p, ty, &new, unew.as_ref())?;
+        self.race_rmw(st, tid, p, types.size(ty), true, order)?;
+        Ok((old, uold))
+    }
+
+    /// The undefined bits of a call's arguments; empty when none is tracked or all are
+    /// defined.
+    #[inline]
+    fn args_undef(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        inst: &Inst,
+        args: &[Operand],
+    ) -> Vec<Option<Undef>> {
+        if !(self.opts.definedness && self.may_be_undefined(st, tid, inst)) {
+            return Vec::new();
+        }
+        let fr = st.thread(tid).top();
+        let arg_undef: Vec<Option<Undef>> =
+            args.iter().map(|a| self.undef_of(st, tid, fr, a)).collect();
+        if arg_undef.iter().all(Option::is_none) {
+            return Vec::new();
+        }
+        arg_undef
     }
 
     /// The undefined bits of `op` when definedness is tracked.
@@ -422,53 +500,10 @@ impl<'p> Machine<'p> {
     ) -> Result<Exec, Failure> {
         let fid = match callee {
             Callee::Direct(f) => *f,
-            Callee::Indirect(op) => {
-                let v = self.eval(st.thread(tid).top(), op);
-                match self.function_of(&v) {
-                    Some(f) => f,
-                    None if v.as_u64() == 0 => {
-                        return Err(Failure::new(
-                            ErrorKind::NullDereference,
-                            "call through a null function pointer",
-                        ))
-                    }
-                    None => {
-                        return Err(Failure::new(
-                            ErrorKind::OutOfBounds,
-                            "call through a pointer that is not a function",
-                        ))
-                    }
-                }
-            }
+            Callee::Indirect(op) => self.indirect_callee(st, tid, op)?,
             Callee::AsmFence => return self.advance(st, tid),
             Callee::Intrinsic(i) => {
-                // Undefined lengths and addresses are refused before the call acts.
-                let probe = Val::Int(0);
-                if !arg_undef.is_empty() {
-                    self.intrinsic_undef(i, &args, &arg_undef, &probe)?;
-                }
-                let v = intrinsics::call(self, st, tid, i, &args)?;
-                let u = if arg_undef.is_empty() {
-                    None
-                } else {
-                    self.intrinsic_undef(i, &args, &arg_undef, &v)?
-                };
-                if let (crate::ir::Intrinsic::Memset, Some(Some(_))) = (i, arg_undef.get(1)) {
-                    // memset with an undefined byte: the bytes written are undefined.
-                    let (d, n) = (args[0].as_u64(), args[2].as_u64());
-                    let (obj, off) = ptr_parts(d);
-                    if let Some(o) = st.memory.get_mut(obj).filter(|_| n > 0) {
-                        o.set_undef(off, n as u32, &vec![0xff; n as usize]);
-                    }
-                }
-                if let Some(d) = dst {
-                    let fr = st.thread_mut(tid).top_mut();
-                    fr.set_reg(d, v);
-                    if u.is_some() {
-                        fr.set_undef(d, u);
-                    }
-                }
-                return self.advance(st, tid);
+                return self.call_intrinsic(st, tid, dst, i, &args, &arg_undef);
             }
         };
         let func = &self.program.functions[fid as usize];
@@ -492,8 +527,79 @@ impl<'p> Machine<'p> {
                 crate::ir::debug::display_name(&func.name)
             )));
         };
+        self.call_native(st, tid, dst, &native, args, arg_undef, chooser, notes)
+    }
+
+    /// The function an indirect call's pointer names.
+    fn indirect_callee(&self, st: &State, tid: ThreadId, op: &Operand) -> Result<FuncId, Failure> {
+        let v = self.eval(st.thread(tid).top(), op);
+        match self.function_of(&v) {
+            Some(f) => Ok(f),
+            None if v.as_u64() == 0 => Err(Failure::new(
+                ErrorKind::NullDereference,
+                "call through a null function pointer",
+            )),
+            None => Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                "call through a pointer that is not a function",
+            )),
+        }
+    }
+
+    fn call_intrinsic(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        dst: Option<u32>,
+        i: &crate::ir::Intrinsic,
+        args: &[Val],
+        arg_undef: &[Option<Undef>],
+    ) -> Result<Exec, Failure> {
+        // Undefined lengths and addresses are refused before the call acts.
+        let probe = Val::Int(0);
         if !arg_undef.is_empty() {
-            crate::natives::require_defined_args(&native, &arg_undef, |o| self.origin_text(o))?;
+            self.intrinsic_undef(i, args, arg_undef, &probe)?;
+        }
+        let v = intrinsics::call(self, st, tid, i, args)?;
+        let u = if arg_undef.is_empty() {
+            None
+        } else {
+            self.intrinsic_undef(i, args, arg_undef, &v)?
+        };
+        if let (crate::ir::Intrinsic::Memset, Some(Some(_))) = (i, arg_undef.get(1)) {
+            // memset with an undefined byte: the bytes written are undefined.
+            let (d, n) = (args[0].as_u64(), args[2].as_u64());
+            let (obj, off) = ptr_parts(d);
+            if let Some(o) = st.memory.get_mut(obj).filter(|_| n > 0) {
+                o.set_undef(off, n as u32, &vec![0xff; n as usize]);
+            }
+        }
+        if let Some(d) = dst {
+            let fr = st.thread_mut(tid).top_mut();
+            fr.set_reg(d, v);
+            if u.is_some() {
+                fr.set_undef(d, u);
+            }
+        }
+        self.advance(st, tid)
+    }
+
+    /// Runs a native, reports what it read and wrote as the call's accesses, and acts
+    /// on its result.
+    #[allow(clippy::too_many_arguments)]
+    fn call_native(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        dst: Option<u32>,
+        native: &Native,
+        args: Vec<Val>,
+        arg_undef: Vec<Option<Undef>>,
+        chooser: &mut dyn Chooser,
+        notes: Option<&mut Vec<String>>,
+    ) -> Result<Exec, Failure> {
+        if !arg_undef.is_empty() {
+            crate::natives::require_defined_args(native, &arg_undef, |o| self.origin_text(o))?;
         }
         let (r, ret_undef, accessed, dealloc_races) =
             self.with_cx(st, tid, native.name, chooser, notes, |cx| {
@@ -520,6 +626,21 @@ impl<'p> Machine<'p> {
                 self.race_access(st, tid, a.ptr, a.len, a.write, MemOrder::NotAtomic)?;
             }
         }
+        self.native_result(st, tid, dst, native.name, r, ret_undef, chooser)
+    }
+
+    /// What the thread does after native `name` returned `r`.
+    #[allow(clippy::too_many_arguments)]
+    fn native_result(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        dst: Option<u32>,
+        name: &str,
+        r: NativeResult,
+        ret_undef: Option<Undef>,
+        chooser: &mut dyn Chooser,
+    ) -> Result<Exec, Failure> {
         match r {
             NativeResult::Return(v) => {
                 let t = st.thread_mut(tid);
@@ -540,29 +661,7 @@ impl<'p> Machine<'p> {
             NativeResult::Block => Ok(Exec::Blocked),
             NativeResult::Prune => Ok(Exec::Pruned),
             NativeResult::Yield => Ok(Exec::EndTransition),
-            NativeResult::CallBack { func, args } => {
-                if func == 0 {
-                    return Err(Failure::new(
-                        ErrorKind::NullDereference,
-                        format!("{} calls a null function pointer", native.name),
-                    ));
-                }
-                let Some(f) = self.function_of(&Val::Int(func as u128)) else {
-                    return Err(Failure::new(
-                        ErrorKind::OutOfBounds,
-                        "callback through a pointer that is not a function",
-                    ));
-                };
-                if self.program.functions[f as usize].body.is_none() {
-                    return Err(Failure::unsupported(format!(
-                        "unsupported: callback to `{}`",
-                        self.program.functions[f as usize].name
-                    )));
-                }
-                let phase = std::mem::take(&mut st.thread_mut(tid).phase);
-                self.push_frame(st, tid, f, args, &[], None, ReturnTo::Native { phase })?;
-                Ok(Exec::Next)
-            }
+            NativeResult::CallBack { func, args } => self.call_back(st, tid, name, func, args),
             NativeResult::Exit(code) => {
                 st.exit_code = Some(code);
                 Ok(Exec::EndTransition)
@@ -577,6 +676,39 @@ impl<'p> Machine<'p> {
                 Ok(Exec::EndTransition)
             }
         }
+    }
+
+    /// Native `name` calls the program's function at address `func`; the native runs
+    /// again, at its next phase, when it returns.
+    fn call_back(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        name: &str,
+        func: u64,
+        args: Vec<Val>,
+    ) -> Result<Exec, Failure> {
+        if func == 0 {
+            return Err(Failure::new(
+                ErrorKind::NullDereference,
+                format!("{name} calls a null function pointer"),
+            ));
+        }
+        let Some(f) = self.function_of(&Val::Int(func as u128)) else {
+            return Err(Failure::new(
+                ErrorKind::OutOfBounds,
+                "callback through a pointer that is not a function",
+            ));
+        };
+        if self.program.functions[f as usize].body.is_none() {
+            return Err(Failure::unsupported(format!(
+                "unsupported: callback to `{}`",
+                self.program.functions[f as usize].name
+            )));
+        }
+        let phase = std::mem::take(&mut st.thread_mut(tid).phase);
+        self.push_frame(st, tid, f, args, &[], None, ReturnTo::Native { phase })?;
+        Ok(Exec::Next)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -704,94 +836,15 @@ impl<'p> Machine<'p> {
         chooser: &mut dyn Chooser,
     ) -> Result<Exec, Failure> {
         if tid == 0 && st.thread(tid).frames.len() == 1 && st.thread(tid).pending_exit.is_none() {
-            // main's return value is the exit status.
-            if let Some(u) = undef
-                .as_ref()
-                .filter(|u| crate::definedness::smear(&u.shadow) & 0xffff_ffff != 0)
-            {
-                return Err(crate::definedness::error(
-                    "main's return value (the exit status)",
-                    self.origin_text(u.origin).as_deref(),
-                ));
-            }
+            self.require_defined_status(undef.as_ref())?;
         }
-        let site = match (&st.races, st.thread(tid).frames.last()) {
-            (Some(_), Some(f)) => {
-                self.dealloc_site(st, tid, f.allocas.iter().chain(f.varargs.iter()))
-            }
-            _ => None,
-        };
-        let t = st.thread_mut(tid);
-        let frame = t.frames.pop().expect("returning frame");
-        // Stack objects die with the frame; dangling pointers to them are then caught.
-        for &id in frame.allocas.iter().chain(frame.varargs.iter()) {
-            self.dealloc(st, tid, id, site)?;
-        }
-        let t = st.thread_mut(tid);
-        if t.frames.is_empty() {
+        let frame = self.pop_frame(st, tid)?;
+        if st.thread(tid).frames.is_empty() {
             if tid == 0 {
-                // Returning from main is exit(status): atexit handlers run first, last
-                // registered first.
                 // (Checked above: the status has no undefined bit.)
-                let status = st
-                    .thread_mut(tid)
-                    .pending_exit
-                    .take()
-                    .map_or(v, |e| e.value);
-                if let Some(handler) = st.atexit.pop() {
-                    if handler == 0 {
-                        return Err(Failure::new(
-                            ErrorKind::NullDereference,
-                            "exit calls a null atexit handler",
-                        ));
-                    }
-                    let Some(fid) = self
-                        .function_of(&Val::Int(handler as u128))
-                        .filter(|&f| self.program.functions[f as usize].body.is_some())
-                    else {
-                        return Err(Failure::unsupported(
-                            "unsupported: an atexit handler that is not a program function",
-                        ));
-                    };
-                    st.thread_mut(tid).pending_exit = Some(ExitValue {
-                        value: status,
-                        undef: None,
-                    });
-                    self.push_frame(st, tid, fid, Vec::new(), &[], None, ReturnTo::Nothing)?;
-                    return Ok(Exec::Next);
-                }
-                st.exit_code = Some(status.bits() as i32);
-                return Ok(Exec::EndTransition);
+                return self.main_returned(st, v);
             }
-            // Key destructors run when a start routine returns, as with pthread_exit.
-            let value = st
-                .thread_mut(tid)
-                .pending_exit
-                .take()
-                .unwrap_or(ExitValue { value: v, undef });
-            let next = self.with_cx(
-                st,
-                tid,
-                "pthread_exit",
-                chooser,
-                None,
-                crate::pthread::next_key_destructor,
-            );
-            if let Some((f, arg)) = next {
-                let Some(fid) = self
-                    .function_of(&Val::Int(f as u128))
-                    .filter(|&f| self.program.functions[f as usize].body.is_some())
-                else {
-                    return Err(Failure::unsupported(
-                        "unsupported: a pthread key destructor that is not a program function",
-                    ));
-                };
-                st.thread_mut(tid).pending_exit = Some(value);
-                self.push_frame(st, tid, fid, vec![arg], &[], None, ReturnTo::Nothing)?;
-                return Ok(Exec::Next);
-            }
-            self.finish_thread(st, tid, value, chooser)?;
-            return Ok(Exec::EndTransition);
+            return self.start_routine_returned(st, tid, ExitValue { value: v, undef }, chooser);
         }
         if frame.ret == ReturnTo::CallerEndsAtomic && st.atomic_owner == Some(tid) {
             // What the section stored reaches memory before another thread can run.
@@ -834,6 +887,99 @@ impl<'p> Machine<'p> {
             }
             ReturnTo::Nothing => Ok(Exec::Next),
         }
+    }
+
+    /// main's return value is the exit status: none of its low 32 bits may be
+    /// undefined.
+    fn require_defined_status(&self, undef: Option<&Undef>) -> Result<(), Failure> {
+        match undef.filter(|u| crate::definedness::smear(&u.shadow) & 0xffff_ffff != 0) {
+            Some(u) => Err(crate::definedness::error(
+                "main's return value (the exit status)",
+                self.origin_text(u.origin).as_deref(),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Pops `tid`'s top frame. Stack objects die with the frame; dangling pointers to
+    /// them are then caught.
+    fn pop_frame(&self, st: &mut State, tid: ThreadId) -> Result<Frame, Failure> {
+        let site = match (&st.races, st.thread(tid).frames.last()) {
+            (Some(_), Some(f)) => {
+                self.dealloc_site(st, tid, f.allocas.iter().chain(f.varargs.iter()))
+            }
+            _ => None,
+        };
+        let frame = st.thread_mut(tid).frames.pop().expect("returning frame");
+        for &id in frame.allocas.iter().chain(frame.varargs.iter()) {
+            self.dealloc(st, tid, id, site)?;
+        }
+        Ok(frame)
+    }
+
+    /// Returning from main is exit(status): atexit handlers run first, last
+    /// registered first.
+    fn main_returned(&self, st: &mut State, v: Val) -> Result<Exec, Failure> {
+        let status = st.thread_mut(0).pending_exit.take().map_or(v, |e| e.value);
+        let Some(handler) = st.atexit.pop() else {
+            st.exit_code = Some(status.bits() as i32);
+            return Ok(Exec::EndTransition);
+        };
+        if handler == 0 {
+            return Err(Failure::new(
+                ErrorKind::NullDereference,
+                "exit calls a null atexit handler",
+            ));
+        }
+        let Some(fid) = self.program_function_at(handler) else {
+            return Err(Failure::unsupported(
+                "unsupported: an atexit handler that is not a program function",
+            ));
+        };
+        st.thread_mut(0).pending_exit = Some(ExitValue {
+            value: status,
+            undef: None,
+        });
+        self.push_frame(st, 0, fid, Vec::new(), &[], None, ReturnTo::Nothing)?;
+        Ok(Exec::Next)
+    }
+
+    /// A thread's start routine returned `value`: key destructors run first, as with
+    /// pthread_exit, then the thread ends.
+    fn start_routine_returned(
+        &self,
+        st: &mut State,
+        tid: ThreadId,
+        value: ExitValue,
+        chooser: &mut dyn Chooser,
+    ) -> Result<Exec, Failure> {
+        let value = st.thread_mut(tid).pending_exit.take().unwrap_or(value);
+        let next = self.with_cx(
+            st,
+            tid,
+            "pthread_exit",
+            chooser,
+            None,
+            crate::pthread::next_key_destructor,
+        );
+        if let Some((f, arg)) = next {
+            let Some(fid) = self.program_function_at(f) else {
+                return Err(Failure::unsupported(
+                    "unsupported: a pthread key destructor that is not a program function",
+                ));
+            };
+            st.thread_mut(tid).pending_exit = Some(value);
+            self.push_frame(st, tid, fid, vec![arg], &[], None, ReturnTo::Nothing)?;
+            return Ok(Exec::Next);
+        }
+        self.finish_thread(st, tid, value, chooser)?;
+        Ok(Exec::EndTransition)
+    }
+
+    /// The function with a body at address `f`.
+    fn program_function_at(&self, f: u64) -> Option<FuncId> {
+        self.function_of(&Val::Int(f as u128))
+            .filter(|&f| self.program.functions[f as usize].body.is_some())
     }
 
     fn finish_thread(
@@ -956,6 +1102,27 @@ impl<'p> Machine<'p> {
         }
         Ok(st.add_thread(Thread::new(self.frame(fid, args, ReturnTo::Nothing))))
     }
+}
+
+/// `shufflevector`: lane k of the result is lane `mask[k]` of `a` then `b` (zero
+/// for an undefined, negative, mask entry).
+#[inline]
+fn shuffle(a: &Val, b: &Val, m: &[i32]) -> Val {
+    let (la, lb) = (a.lanes(), b.lanes());
+    let n = la.len() as i32;
+    let v: Vec<Val> = m
+        .iter()
+        .map(|&k| {
+            if k < 0 {
+                Val::Int(0)
+            } else if k < n {
+                la[k as usize].clone()
+            } else {
+                lb.get((k - n) as usize).cloned().unwrap_or_default()
+            }
+        })
+        .collect();
+    Val::Agg(v.into())
 }
 
 fn insert(agg: &Val, path: &[u32], v: Val) -> Val {

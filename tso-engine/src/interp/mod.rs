@@ -49,7 +49,7 @@ pub struct MachineOptions {
     /// Instructions one thread may run without a visible action.
     pub max_steps: u64,
     /// Call depth before "stack overflow".
-    pub max_frames: usize,
+    pub(crate) max_frames: usize,
     /// Largest total heap the program may allocate in one state (bytes).
     pub max_memory: u64,
     /// Output is part of the outcome (litmus outcome collection): printing interleaves.
@@ -166,17 +166,17 @@ pub struct Machine<'p> {
     evict_hook: Option<Arc<Native>>,
     /// Per function: is it a `__VERIFIER_atomic_*` function whose calls run atomically?
     atomic_functions: Vec<bool>,
-    pub opts: MachineOptions,
+    pub(crate) opts: MachineOptions,
     /// Instructions executed so far (for throughput figures).
-    pub instructions: std::sync::atomic::AtomicU64,
+    pub(crate) instructions: std::sync::atomic::AtomicU64,
     /// When exploration must stop (--timeout), checked inside long transitions too.
-    pub deadline: std::sync::Mutex<Option<std::time::Instant>>,
+    pub(crate) deadline: std::sync::Mutex<Option<std::time::Instant>>,
     /// The caller's reason to stop (`Limits::stop`), asked inside long transitions too.
-    pub stop: std::sync::Mutex<Option<StopCheck>>,
+    pub(crate) stop: std::sync::Mutex<Option<StopCheck>>,
     /// Races found so far under `RacePolicy::Warn`, one per memory location (the least
     /// report: the same race found on many paths, or by other threads in the other
     /// order, is one report, whatever order the workers find them in).
-    pub races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
+    pub(crate) races_found: std::sync::Mutex<std::collections::BTreeMap<String, RaceReport>>,
     /// The race screen found two threads whose next accesses conflict in some state
     /// (`race::screen`).
     pub(crate) screen_conflict: std::sync::atomic::AtomicBool,
@@ -989,12 +989,7 @@ impl<'p> Machine<'p> {
         let mut watch = cycle::LongRun::new(self.opts.max_steps.saturating_sub(*steps));
         // Steps of this run (`steps` counts those of the whole transition).
         let mut ran: u64 = 0;
-        // With a trace: the trace's length after each step that added lines (`ran`,
-        // length), and the state after the first step, to cut a loop's trace down to
-        // its entry and one turn.
-        let trace_start = trace.as_deref().map_or(0, Vec::len);
-        let mut marks: Vec<(u64, usize)> = Vec::new();
-        let mut after_first: Option<State> = None;
+        let mut marks = TraceMarks::new(trace.as_deref());
         loop {
             if st.exit_code.is_some() {
                 return Ok(Step::Progress);
@@ -1072,47 +1067,46 @@ impl<'p> Machine<'p> {
                 *in_await = None;
             }
             if let Some(t) = trace.as_deref() {
-                if t.len() != marks.last().map_or(trace_start, |m| m.1) {
-                    marks.push((ran, t.len()));
-                }
-                if ran == 1 {
-                    after_first = Some(st.clone());
-                }
+                marks.note(t, ran, st);
             }
             if watch.due(st, tid, ran) {
                 match watch.check(self, st, tid, ran) {
                     cycle::Verdict::Continue => {}
-                    cycle::Verdict::Timeout => {
-                        return Err(Failure::new(
-                            ErrorKind::StepLimit,
-                            "--timeout reached in the middle of a long step",
-                        ))
-                    }
-                    cycle::Verdict::Stopped(reason) => {
-                        return Err(Failure::new(
-                            ErrorKind::StepLimit,
-                            format!("{reason} in the middle of a long step"),
-                        ))
-                    }
-                    cycle::Verdict::StepLimit => {
-                        return Err(Failure::new(
-                            ErrorKind::StepLimit,
-                            format!("thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate", self.opts.max_steps),
-                        ))
-                    }
-                    cycle::Verdict::Cycle(found) => {
-                        if let (Some(t), Some(after_first)) = (trace, &after_first) {
-                            let length_after = |step: u64| {
-                                let i = marks.partition_point(|m| m.0 <= step);
-                                i.checked_sub(1).map_or(trace_start, |i| marks[i].1)
-                            };
-                            self.cut_loop_trace(t, length_after, tid, after_first, st, &found);
-                        }
-                        return self.endless(st, tid);
-                    }
+                    verdict => return self.long_run_ends(verdict, st, tid, trace, &marks),
                 }
             }
         }
+    }
+
+    /// How a run of invisible steps ends when its watch gives `verdict` (anything but
+    /// `Continue`): an error, or an endless loop, whose trace is cut to its entry and
+    /// one turn.
+    #[cold]
+    fn long_run_ends(
+        &self,
+        verdict: cycle::Verdict,
+        st: &mut State,
+        tid: ThreadId,
+        trace: Option<&mut Vec<TraceStep>>,
+        marks: &TraceMarks,
+    ) -> Result<Step, Failure> {
+        let message = match verdict {
+            cycle::Verdict::Continue => unreachable!("the run goes on"),
+            cycle::Verdict::Timeout => "--timeout reached in the middle of a long step".into(),
+            cycle::Verdict::Stopped(reason) => format!("{reason} in the middle of a long step"),
+            cycle::Verdict::StepLimit => format!(
+                "thread {tid} ran {} instructions without a visible action (--max-steps); it may not terminate",
+                self.opts.max_steps
+            ),
+            cycle::Verdict::Cycle(found) => {
+                if let (Some(t), Some(after_first)) = (trace, &marks.after_first) {
+                    let length_after = |step: u64| marks.length_after(step);
+                    self.cut_loop_trace(t, length_after, tid, after_first, st, &found);
+                }
+                return self.endless(st, tid);
+            }
+        };
+        Err(Failure::new(ErrorKind::StepLimit, message))
     }
 
     /// `tid` loops forever without a visible action: it stops there with
@@ -1232,3 +1226,38 @@ enum Exec {
 
 mod exec;
 mod undef;
+
+/// With a trace, what cutting a loop's trace down to its entry and one turn needs:
+/// the trace's length after each step of the run that added lines (step, length), and
+/// the state after the first step.
+struct TraceMarks {
+    start: usize,
+    marks: Vec<(u64, usize)>,
+    after_first: Option<State>,
+}
+
+impl TraceMarks {
+    fn new(trace: Option<&Vec<TraceStep>>) -> TraceMarks {
+        TraceMarks {
+            start: trace.map_or(0, Vec::len),
+            marks: Vec::new(),
+            after_first: None,
+        }
+    }
+
+    /// After step `ran` of the run, which reached `st`.
+    fn note(&mut self, trace: &[TraceStep], ran: u64, st: &State) {
+        if trace.len() != self.marks.last().map_or(self.start, |m| m.1) {
+            self.marks.push((ran, trace.len()));
+        }
+        if ran == 1 {
+            self.after_first = Some(st.clone());
+        }
+    }
+
+    /// The trace's length after step `step`.
+    fn length_after(&self, step: u64) -> usize {
+        let i = self.marks.partition_point(|m| m.0 <= step);
+        i.checked_sub(1).map_or(self.start, |i| self.marks[i].1)
+    }
+}

@@ -25,11 +25,11 @@ pub struct Location {
     pub column: u32,
     /// The function the instruction belongs to in the source (after inlining: the
     /// inlined function), demangled.
-    pub function: Option<std::sync::Arc<str>>,
+    pub(crate) function: Option<std::sync::Arc<str>>,
     /// For inlined code: the location of the call it was inlined into.
-    pub inlined_at: Option<u32>,
+    pub(crate) inlined_at: Option<u32>,
     /// In a header of the C or C++ library (see `debug::is_system_header`).
-    pub system: bool,
+    pub(crate) system: bool,
 }
 
 impl Location {
@@ -457,7 +457,6 @@ pub struct Function {
     pub num_regs: u32,
     pub params: u32,
     pub variadic: bool,
-    pub ret_ty: TyId,
     pub param_tys: Box<[TyId]>,
     /// None for declarations: such calls go to natives.
     pub(crate) body: Option<Body>,
@@ -498,10 +497,10 @@ pub(crate) struct Global {
 #[derive(Debug)]
 pub struct Program {
     pub(crate) types: TypeTable,
-    pub functions: Vec<Function>,
+    pub(crate) functions: Vec<Function>,
     pub(crate) globals: Vec<Global>,
     pub locations: Vec<Location>,
-    pub function_index: std::collections::HashMap<String, FuncId>,
+    pub(crate) function_index: std::collections::HashMap<String, FuncId>,
     /// `llvm.global_ctors`, in priority order.
     pub(crate) constructors: Vec<FuncId>,
     /// Source names of variables and types, from the module's debug info.

@@ -32,7 +32,6 @@ impl Translator {
             num_regs: params,
             params,
             variadic: LLVMIsFunctionVarArg(fty) != 0,
-            ret_ty: self.ty(LLVMGetReturnType(fty)),
             param_tys: param_tys.into(),
             body: None,
         }

@@ -41,7 +41,7 @@ pub struct Memory {
     /// Lowest id that might be free.
     free_hint: usize,
     /// Number of globals; ids 1..=globals are fixed.
-    pub globals: u32,
+    pub(crate) globals: u32,
 }
 
 impl Memory {

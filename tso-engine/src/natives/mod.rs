@@ -125,17 +125,17 @@ impl Native {
 pub struct Natives {
     map: HashMap<String, Arc<Native>>,
     /// Called when a thread terminates (the TSO runtime drains the thread's buffer).
-    pub thread_exit_hook: Option<Arc<Native>>,
+    pub(crate) thread_exit_hook: Option<Arc<Native>>,
     /// A full memory barrier for the calling thread, for natives that publish what the
     /// program wrote (pthread_once marking its routine done). None under SC.
-    pub fence_hook: Option<Arc<Native>>,
+    pub(crate) fence_hook: Option<Arc<Native>>,
     /// Called with a pointer to a stack object that dies without its frame returning
     /// normally (longjmp): the TSO runtime drops the caller's buffered stores to it, as
     /// it does before a return. None under SC.
-    pub evict_hook: Option<Arc<Native>>,
+    pub(crate) evict_hook: Option<Arc<Native>>,
     /// How library functions see shared memory (see [`DataView`]). None under SC:
     /// straight to memory.
-    pub data_view: Option<Arc<dyn DataView>>,
+    pub(crate) data_view: Option<Arc<dyn DataView>>,
     /// Natives registered now make no data accesses (`Natives::without_data_accesses`).
     registering_without_data: bool,
 }

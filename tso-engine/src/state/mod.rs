@@ -59,17 +59,17 @@ pub struct State {
     pub ext: Option<Box<dyn ExtState>>,
     /// What the program printed on the path to this state. Not part of the state's
     /// identity unless outcomes are being collected.
-    pub output: Arc<Vec<u8>>,
+    pub(crate) output: Arc<Vec<u8>>,
     /// Set once the program has exited (return from main or exit()).
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     /// Next pthread key to hand out.
-    pub next_key: u32,
+    pub(crate) next_key: u32,
     /// Functions registered with atexit, in registration order.
-    pub atexit: Vec<u64>,
+    pub(crate) atexit: Vec<u64>,
     /// Thread inside a `__VERIFIER_atomic_begin` section, if any.
-    pub atomic_owner: Option<ThreadId>,
+    pub(crate) atomic_owner: Option<ThreadId>,
     /// Data-race detection (`crate::race`); `None` when races are not tracked.
-    pub races: Option<Arc<RaceState>>,
+    pub(crate) races: Option<Arc<RaceState>>,
     /// A model stored a thread's number in the program's memory (a condition
     /// variable's waiters, an rwlock's or spin lock's holder...), where renaming
     /// threads cannot reach it: this state and all after it are never permuted
