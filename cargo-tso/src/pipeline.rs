@@ -107,7 +107,10 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         );
     }
     let race_target = request.target.filter(|&k| k == ErrorKind::DataRace);
-    let tso = request.settings.with_races(RacePolicy::Allow);
+    let mut tso = request.settings.with_races(RacePolicy::Allow);
+    // The TSO run asks the race screen's question in its own states
+    // (`tso_engine::race::screen`, "Asked in the TSO run", which needs the "+d" bypass).
+    tso.machine.answer_race_screen = tso.machine.race_screen && tso.dynamic_bypass;
     let mut outcome = run_model(
         &Request {
             settings: &tso,
@@ -123,6 +126,15 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         }
         return Ok(outcome);
     }
+    if outcome.verdict == Verdict::Pass
+        && race_target.is_none()
+        && outcome.race_screen == Some(tso_engine::RaceScreen::NoConflict)
+    {
+        // Every state of the program under SC has one of the TSO run's thread states,
+        // none of which holds two conflicting next accesses: no race, and no race search.
+        return Ok(outcome);
+    }
+    outcome.race_screen = None;
     let mut race_run = race_search(request, race_target)?;
     race_run.figures.after(&outcome.figures);
     if let Some(target) = request.target {
