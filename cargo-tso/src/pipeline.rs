@@ -119,6 +119,9 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         },
         extras,
     )?;
+    // What the race screen says is the race search's to report, unless the TSO run's
+    // answer makes that search needless.
+    let answered = outcome.race_screen.take();
     if !matches!(outcome.verdict, Verdict::Pass | Verdict::Fail) {
         if let Some(cut) = &mut outcome.cut {
             // The race search never ran.
@@ -128,13 +131,13 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     }
     if outcome.verdict == Verdict::Pass
         && race_target.is_none()
-        && outcome.race_screen == Some(tso_engine::RaceScreen::NoConflict)
+        && answered == Some(tso_engine::RaceScreen::NoConflict)
     {
         // Every state of the program under SC has one of the TSO run's thread states,
         // none of which holds two conflicting next accesses: no race, and no race search.
+        outcome.race_screen = answered;
         return Ok(outcome);
     }
-    outcome.race_screen = None;
     let mut race_run = race_search(request, race_target)?;
     race_run.figures.after(&outcome.figures);
     if let Some(target) = request.target {
