@@ -107,7 +107,10 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         );
     }
     let race_target = request.target.filter(|&k| k == ErrorKind::DataRace);
-    let tso = request.settings.with_races(RacePolicy::Allow);
+    let mut tso = request.settings.with_races(RacePolicy::Allow);
+    // The TSO run asks the race screen's question in its own states
+    // (`tso_engine::race::screen`, "Asked in the TSO run", which needs the "+d" bypass).
+    tso.machine.answer_race_screen = tso.machine.race_screen && tso.dynamic_bypass;
     let mut outcome = run_model(
         &Request {
             settings: &tso,
@@ -116,11 +119,23 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
         },
         extras,
     )?;
+    // What the race screen says is the race search's to report, unless the TSO run's
+    // answer makes that search needless.
+    let answered = outcome.race_screen.take();
     if !matches!(outcome.verdict, Verdict::Pass | Verdict::Fail) {
         if let Some(cut) = &mut outcome.cut {
             // The race search never ran.
             cut.not_established.push(Property::Races);
         }
+        return Ok(outcome);
+    }
+    if outcome.verdict == Verdict::Pass
+        && race_target.is_none()
+        && answered == Some(tso_engine::RaceScreen::NoConflict)
+    {
+        // Every state of the program under SC has one of the TSO run's thread states,
+        // none of which holds two conflicting next accesses: no race, and no race search.
+        outcome.race_screen = answered;
         return Ok(outcome);
     }
     let mut race_run = race_search(request, race_target)?;

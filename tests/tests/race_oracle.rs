@@ -136,6 +136,96 @@ fn races_match_the_interleaving_oracle() {
     );
 }
 
+/// A default TSO check asks the race screen in its TSO run (`tso_engine::race::screen`,
+/// "Asked in the TSO run") and skips the race search when no state of that run holds
+/// two conflicting next accesses. So every generated program the oracle finds racy,
+/// with its globals as globals and on the heap, must have its race search run and its
+/// race listed; and the search must be skipped for some race-free programs, or the
+/// rule is not exercised. Dropping one kind of access from what the runtime's natives
+/// tell the screen (stores, say) makes racy programs skip it. `TSO_SOAK=N` runs N
+/// programs instead of 160, `TSO_SEED=S` shifts the seeds.
+#[test]
+fn the_tso_run_skips_the_race_search_only_without_races() {
+    let seeds: Vec<u64> = tso_suite::soak_seeds(160).collect();
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_oracle_tso_screen");
+    let runs: Vec<(u64, bool)> = seeds
+        .iter()
+        .flat_map(|&s| [(s, false), (s, true)])
+        .collect();
+    // (racy, race search skipped, disagreement)
+    let results: Vec<(bool, bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
+        let program = gen_race::generate(seed);
+        let racy = program.has_race();
+        let (source, name) = if heap {
+            (program.to_c_heap(), format!("seed_{seed}_heap.c"))
+        } else {
+            (program.to_c(), format!("seed_{seed}.c"))
+        };
+        let path = dir.join(name);
+        if let Err(e) = std::fs::write(&path, &source) {
+            let error = format!("seed {seed}: cannot write {}: {e}", path.display());
+            return (racy, false, Some(error));
+        }
+        let r = CheckRun::new(&path, Model::Tso).clang_args(&["-O0"]).run();
+        let json = r.json.as_ref();
+        let searched = json
+            .and_then(|j| j.get("phases"))
+            .and_then(|v| v.as_array())
+            .is_some_and(|phases| {
+                phases
+                    .iter()
+                    .any(|p| p.get("phase").and_then(|v| v.as_str()) == Some("race-search"))
+            });
+        let listed = json
+            .and_then(|j| j.get("races"))
+            .and_then(|v| v.as_array())
+            .is_some_and(|a| !a.is_empty());
+        let problem = if !r.passed() {
+            Some(format!("seed {seed}: {r}"))
+        } else if racy && !(searched && listed) {
+            Some(format!(
+                "seed {seed}{}: racy, but the race search {}\n{source}",
+                if heap { " (on the heap)" } else { "" },
+                if searched {
+                    "listed no race"
+                } else {
+                    "was skipped"
+                },
+            ))
+        } else if !racy && listed {
+            Some(format!(
+                "seed {seed}: race-free, but a race is listed\n{source}"
+            ))
+        } else {
+            None
+        };
+        (racy, !searched, problem)
+    });
+    let skipped = results
+        .iter()
+        .filter(|(racy, skipped, _)| !racy && *skipped)
+        .count();
+    let race_free = results.iter().filter(|(racy, _, _)| !racy).count();
+    let failures: Vec<String> = results.into_iter().filter_map(|(_, _, f)| f).collect();
+    eprintln!(
+        "race_oracle (TSO run screens): {} runs, the race search skipped in {skipped} of \
+         {race_free} race-free ones, {} disagree",
+        runs.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs disagree:\n\n{}",
+        failures.len(),
+        runs.len(),
+        failures.join("\n\n")
+    );
+    assert!(
+        skipped > 0,
+        "the TSO run never answered the race screen ({race_free} race-free runs)"
+    );
+}
+
 /// The racy locations a run lists, as bits of the globals (`gen_race::racy_locations`):
 /// each race's first access is on a line of the generated source that names one
 /// global, which also names a heap block by the global that points to it.

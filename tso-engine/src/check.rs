@@ -137,20 +137,45 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             &CheckOptions {
                 machine: MachineOptions {
                     race_screen: false,
+                    answer_race_screen: false,
                     ..opts.machine.clone()
                 },
                 ..opts.clone()
             },
         )
     };
-    if !opts.machine.race_screen || opts.machine.races == crate::race::RacePolicy::Allow {
+    let applies = || {
+        if opts.target.is_some() || opts.observer.is_some() {
+            Err("a search for one kind of error".to_owned())
+        } else {
+            crate::race::screen::applies(program, &|name| natives.get(name)?.program_accesses)
+        }
+    };
+    let untracked = opts.machine.races == crate::race::RacePolicy::Allow;
+    if opts.machine.answer_race_screen && untracked {
+        // This search asks the screen's question in every state besides its own work.
+        if let Err(why) = applies() {
+            let mut report = history(opts);
+            report.race_screen = Some(RaceScreen::NotApplicable(why));
+            return report;
+        }
+        return check_one(
+            program,
+            natives,
+            &CheckOptions {
+                machine: MachineOptions {
+                    race_screen: true,
+                    persistent_sets: false,
+                    ..opts.machine.clone()
+                },
+                ..opts.clone()
+            },
+        );
+    }
+    if !opts.machine.race_screen || untracked {
         return history(opts);
     }
-    let applies = if opts.target.is_some() || opts.observer.is_some() {
-        Err("a search for one kind of error".to_owned())
-    } else {
-        crate::race::screen::applies(program)
-    };
+    let applies = applies();
     if let Err(why) = applies {
         let mut report = history(opts);
         report.race_screen = Some(RaceScreen::NotApplicable(why));
@@ -296,7 +321,8 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         &machine,
         initial,
         result.conclusion,
-        screen_conflict,
+        // The screening search stops at a pair; a search that answers the screen does not.
+        screen_conflict && !machine.opts.answer_race_screen,
     );
     report
 }
@@ -368,7 +394,7 @@ fn conclude(
     machine: &Machine<'_>,
     initial: crate::state::State,
     conclusion: Conclusion,
-    screen_conflict: bool,
+    stopped_by_screen: bool,
 ) {
     match conclusion {
         Conclusion::Pass => {}
@@ -379,7 +405,7 @@ fn conclude(
             if let Ok(mut d) = machine.deadline.lock() {
                 *d = None;
             }
-            if !screen_conflict {
+            if !stopped_by_screen {
                 report.diagnosis = Some(explore::diagnosis::diagnose(machine, initial, &path));
             }
         }

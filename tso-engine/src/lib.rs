@@ -54,9 +54,12 @@ pub use race::RacePolicy;
 // What a model of library functions (tso-runtime's natives) works with.
 pub use definedness::smear;
 pub use explore::advance_script;
+pub use ir::MemOrder;
+pub use loader::memory_order;
 pub use memory::{Fragment, Memory};
 pub use natives::{
-    arg, arg_val, Access, ChoiceKind, DataView, NativeCx, NativeResult, Natives, Visibility,
+    arg, arg_val, Access, AccessesFn, ChoiceKind, DataView, NativeAccess, NativeCx, NativeResult,
+    Natives, ProgramAccesses, Visibility,
 };
 pub use state::{ExtState, State, ThreadId};
 pub use value::{make_ptr, ptr_parts, Val};

@@ -11,46 +11,48 @@ pub(crate) const ACCESS_WIDTHS: [u32; 4] = [8, 16, 32, 64];
 /// Prefix shared by every runtime function; the pass never instruments calls to these.
 pub(crate) const PREFIX: &str = "__tso_";
 
-/// `iN __tso_load_N(ptr addr)`, indexed like [`ACCESS_WIDTHS`].
+/// `iN __tso_load_N(ptr addr, i32 order)`, indexed like [`ACCESS_WIDTHS`].
 pub(crate) const LOAD: [&str; 4] = [
     "__tso_load_8",
     "__tso_load_16",
     "__tso_load_32",
     "__tso_load_64",
 ];
-/// `void __tso_store_N(ptr addr, iN value)`.
+/// `void __tso_store_N(ptr addr, iN value, i32 order)`.
 pub(crate) const STORE: [&str; 4] = [
     "__tso_store_8",
     "__tso_store_16",
     "__tso_store_32",
     "__tso_store_64",
 ];
-/// `iN __tso_rmw_N(ptr addr, iN operand, i32 op)`: locked RMW, returns the old value.
+/// `iN __tso_rmw_N(ptr addr, iN operand, i32 op, i32 order)`: locked RMW, returns the
+/// old value.
 pub(crate) const RMW: [&str; 4] = [
     "__tso_rmw_8",
     "__tso_rmw_16",
     "__tso_rmw_32",
     "__tso_rmw_64",
 ];
-/// `iN __tso_cmpxchg_N(ptr addr, iN expected, iN desired)`: locked CAS, returns the old value.
+/// `iN __tso_cmpxchg_N(ptr addr, iN expected, iN desired, i32 order)`: locked CAS,
+/// returns the old value.
 pub(crate) const CMPXCHG: [&str; 4] = [
     "__tso_cmpxchg_8",
     "__tso_cmpxchg_16",
     "__tso_cmpxchg_32",
     "__tso_cmpxchg_64",
 ];
-/// `i128 __tso_cmpxchg_128(ptr addr, i128 expected, i128 desired)`: `lock cmpxchg16b`,
+/// `i128 __tso_cmpxchg_128(ptr addr, i128 expected, i128 desired, i32 order)`: `lock cmpxchg16b`,
 /// the one 16-byte locked instruction (a 16-byte `cmpxchg`, as clang emits for
 /// `__atomic_compare_exchange` on 16 bytes or `__sync_val_compare_and_swap` on
 /// `__int128`); returns the old value.
 pub(crate) const CMPXCHG_128: &str = "__tso_cmpxchg_128";
-/// `i128 __tso_rmw_128(ptr addr, i128 operand, i32 op)`: a 16-byte `atomicrmw` (x86
+/// `i128 __tso_rmw_128(ptr addr, i128 operand, i32 op, i32 order)`: a 16-byte `atomicrmw` (x86
 /// compilers implement it as a `lock cmpxchg16b` loop, which ends with the one that
 /// succeeds): a locked read-modify-write of all 16 bytes; returns the old value.
 pub(crate) const RMW_128: &str = "__tso_rmw_128";
-/// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n)`.
+/// `void __tso_load_bytes(ptr dst_local, ptr src, i64 n, i32 order)`.
 pub(crate) const LOAD_BYTES: &str = "__tso_load_bytes";
-/// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n)`.
+/// `void __tso_store_bytes(ptr dst, ptr src_local, i64 n, i32 order)`.
 pub(crate) const STORE_BYTES: &str = "__tso_store_bytes";
 /// `void __tso_fence(void)`: mfence, drains the executing thread's buffer.
 pub(crate) const FENCE: &str = "__tso_fence";
@@ -67,6 +69,19 @@ pub(crate) const MEMSET: &str = "__tso_memset";
 /// `void __tso_evict(ptr p)`: the object containing `p` is about to be released
 /// (`p` may be null, e.g. `free(NULL)` or `realloc(NULL, n)`: then it is a no-op).
 pub(crate) const EVICT: &str = "__tso_evict";
+
+/// The `i32 order` argument of the loads, stores and locked operations: the memory
+/// order the program wrote the access with, as the engine's code for it
+/// (`tso_engine::MemOrder::code`, 0: not atomic; for a compare-exchange, its success
+/// ordering). The buffers ignore it
+/// (x86 orders every access alike); the race screen reads it
+/// (`tso_engine::ProgramAccesses`). Its index per function:
+pub(crate) const ORDER_ARG_LOAD: usize = 1;
+pub(crate) const ORDER_ARG_STORE: usize = 2;
+/// Of `__tso_rmw_*` and `__tso_cmpxchg_*`.
+pub(crate) const ORDER_ARG_LOCKED: usize = 3;
+/// Of `__tso_load_bytes` and `__tso_store_bytes`.
+pub(crate) const ORDER_ARG_BYTES: usize = 3;
 
 /// Index of `bits` in [`ACCESS_WIDTHS`], if it has dedicated functions.
 pub(crate) fn width_index(bits: u32) -> Option<usize> {

@@ -400,8 +400,9 @@ impl RaceScreen<'_, '_> {
                 })
             })
         }) {
+            // The visible action's own accesses stay: a memory model's native notes
+            // none when run (`Native::program_accesses`).
             let (u, accesses, whole) = &mut next[i];
-            accesses.clear();
             *whole = true;
             if !self.run_transition(st, *u, accesses) {
                 return true;
@@ -448,6 +449,12 @@ impl RaceScreen<'_, '_> {
 
 impl Observer for RaceScreen<'_, '_> {
     fn new_state(&self, st: &State) -> Option<Found> {
+        let found = &self.machine.screen_conflict;
+        // A search that answers the screen goes on after a pair: no need to ask again.
+        if self.machine.opts.answer_race_screen && found.load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return None;
+        }
         if self.conflict(st) {
             self.machine
                 .screen_conflict
@@ -456,6 +463,9 @@ impl Observer for RaceScreen<'_, '_> {
         None
     }
     fn stored(&self, _states: u64) -> Option<String> {
+        if self.machine.opts.answer_race_screen {
+            return None;
+        }
         self.machine
             .screen_conflict
             .load(std::sync::atomic::Ordering::Relaxed)

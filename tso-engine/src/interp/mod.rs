@@ -90,6 +90,12 @@ pub struct MachineOptions {
     /// itself (races `Allow`, set by `check`): a call of a library function that is
     /// otherwise invisible is visible when an argument points to shared memory.
     pub race_screen: bool,
+    /// A search that does not track races (`Allow`) asks the race screen's question in
+    /// every state too, without stopping at a pair, so that a search of races alone can
+    /// be skipped when it finds none (`race::screen`, "Asked in the TSO run"; `cargo
+    /// tso` sets it on the TSO run). Needs every state: `check` turns persistent sets
+    /// off for it, and a reduction that stores fewer states must turn it off.
+    pub answer_race_screen: bool,
     /// Canonicalise a successor incrementally from its parent's canonical form when the
     /// parent's numbering stays valid (`store/canon.rs`); off only to measure it
     /// (hidden `--no-incremental-canon`).
@@ -137,6 +143,7 @@ impl Default for MachineOptions {
             persistent_sets: false,
             race_read_futures: true,
             race_screen: false,
+            answer_race_screen: false,
             incremental_canon: true,
             check_incremental_canon: false,
             awaits: true,

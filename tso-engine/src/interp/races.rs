@@ -427,8 +427,9 @@ impl Machine<'_> {
 
 impl Machine<'_> {
     /// For the race screen: when `tid`'s next action is a load, store or atomic
-    /// operation, its access (if another thread can reach the bytes) goes to `out`
-    /// and the answer is true; true with no access when it is a visible call of a
+    /// operation, or a call of a native that stands for one (`Native::program_accesses`),
+    /// its access (if another thread can reach the bytes) goes to `out` and the answer
+    /// is true; true with no access when it is a visible call of a
     /// synchronisation native (`Native::data_accesses` false: its own memory is the
     /// primitive's, and it records no access of the program's, see
     /// `race::screen`); false when the transition must be run to know
@@ -444,6 +445,22 @@ impl Machine<'_> {
             return true;
         };
         let (inst, _) = self.inst_at(&pc);
+        if let Some(accesses) = self.program_accesses_of(inst) {
+            // A memory model's native standing for the program's own access: what it
+            // says it accesses (`Native::program_accesses`).
+            let frame = st.thread(tid).top();
+            let crate::ir::Inst::Call { args, .. } = inst else {
+                return false;
+            };
+            let values: smallvec::SmallVec<[crate::value::Val; 4]> =
+                args.iter().map(|a| self.eval(frame, a)).collect();
+            let mut made = Vec::new();
+            (accesses.accesses)(&values, &mut made);
+            out.extend(made.iter().filter_map(|a| {
+                shared_access(st, tid, a.ptr, a.len, a.write, a.order.is_atomic())
+            }));
+            return true;
+        }
         let (ptr, ty, write, atomic) = match inst {
             Inst::Load { ptr, ty, order, .. } => (ptr, ty, false, order.is_atomic()),
             Inst::Store { ptr, ty, order, .. } => (ptr, ty, true, order.is_atomic()),
@@ -459,6 +476,25 @@ impl Machine<'_> {
         // transition's own error, which the search meets).
         out.extend(shared_access(st, tid, p, size, write, atomic));
         true
+    }
+
+    /// The accesses `inst` makes when it calls a native that stands for the program's
+    /// own accesses.
+    fn program_accesses_of(
+        &self,
+        inst: &crate::ir::Inst,
+    ) -> Option<crate::natives::ProgramAccesses> {
+        let crate::ir::Inst::Call {
+            callee: crate::ir::Callee::Direct(f),
+            ..
+        } = inst
+        else {
+            return None;
+        };
+        if self.program.functions[*f as usize].body.is_some() {
+            return None;
+        }
+        self.native_of(*f)?.program_accesses
     }
 
     /// Is `inst`, `tid`'s next action, a visible call of a native that makes no data

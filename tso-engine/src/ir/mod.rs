@@ -162,6 +162,26 @@ impl MemOrder {
             MemOrder::Release | MemOrder::AcqRel | MemOrder::SeqCst
         )
     }
+
+    const ALL: [MemOrder; 6] = [
+        MemOrder::NotAtomic,
+        MemOrder::Relaxed,
+        MemOrder::Acquire,
+        MemOrder::Release,
+        MemOrder::AcqRel,
+        MemOrder::SeqCst,
+    ];
+
+    /// The order as a number, for a memory model's natives to get in an argument
+    /// (`race::screen::ProgramAccesses`).
+    pub fn code(self) -> u32 {
+        MemOrder::ALL.iter().position(|&o| o == self).unwrap_or(0) as u32
+    }
+
+    /// The order of `code` (`MemOrder::code`); None for no order's.
+    pub fn from_code(code: u64) -> Option<MemOrder> {
+        MemOrder::ALL.get(usize::try_from(code).ok()?).copied()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -610,7 +610,7 @@ impl Translator {
 
 /// An LLVM atomic ordering as the C11 memory order it implements (LLVM's `unordered`,
 /// Java's, is atomic and no stronger than relaxed; `monotonic` is relaxed).
-fn mem_order(o: LLVMAtomicOrdering) -> MemOrder {
+pub fn mem_order(o: LLVMAtomicOrdering) -> MemOrder {
     use LLVMAtomicOrdering::*;
     match o {
         LLVMAtomicOrderingNotAtomic => MemOrder::NotAtomic,

@@ -7,6 +7,7 @@ mod debuginfo;
 mod functions;
 mod intrinsics;
 mod types;
+pub use functions::mem_order as memory_order;
 
 use crate::error::LoadError;
 use crate::ir::{FuncId, Function, Global, GlobalId, Location, Program, TypeTable};

@@ -11,6 +11,7 @@ pub use cx::NativeCx;
 
 use crate::error::Failure;
 use crate::memory::Fragment;
+pub use crate::race::screen::{AccessesFn, NativeAccess, ProgramAccesses};
 use crate::value::Val;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -95,6 +96,10 @@ pub struct Native {
     /// nothing else can be deleted from a run (`ir::awaits`). Set with
     /// `Natives::mark_reads_only`.
     pub reads_only: bool,
+    /// It stands for the program's own loads and stores (a memory model's natives,
+    /// which the program calls where it accessed memory): what its call accesses, for
+    /// the race screen (`race::screen`). Set with `Natives::set_program_accesses`.
+    pub program_accesses: Option<ProgramAccesses>,
 }
 
 impl Native {
@@ -116,6 +121,7 @@ impl Native {
             carries_undefined: 0,
             data_accesses: true,
             reads_only: false,
+            program_accesses: None,
         })
     }
 }
@@ -246,16 +252,9 @@ impl Natives {
     /// Mark a registered native's trace lines as the checker's bookkeeping.
     pub fn mark_detail(&mut self, name: &str) {
         if let Some(n) = self.map.get_mut(name) {
-            *n = Arc::new(Native {
-                name: n.name,
-                visibility: n.visibility,
-                call: n.call.clone(),
-                describe: n.describe,
-                detail: true,
-                carries_undefined: n.carries_undefined,
-                data_accesses: n.data_accesses,
-                reads_only: n.reads_only,
-            });
+            let mut m = Native::clone(n);
+            m.detail = true;
+            *n = Arc::new(m);
         }
     }
 
@@ -275,6 +274,16 @@ impl Natives {
         if let Some(n) = self.map.get_mut(name) {
             let mut m = Native::clone(n);
             m.reads_only = true;
+            *n = Arc::new(m);
+        }
+    }
+
+    /// Mark a registered native as one that stands for the program's own accesses
+    /// (see `Native::program_accesses`).
+    pub fn set_program_accesses(&mut self, name: &str, accesses: ProgramAccesses) {
+        if let Some(n) = self.map.get_mut(name) {
+            let mut m = Native::clone(n);
+            m.program_accesses = Some(accesses);
             *n = Arc::new(m);
         }
     }

@@ -61,10 +61,92 @@
 //! sets do (they skip transitions into known states); persistent sets do not and are
 //! off in the screen; thread symmetry stores one state per orbit, and a pair in one
 //! state is a pair, renamed, in every state of its orbit.
+//!
+//! **Asked in the TSO run** (`MachineOptions::answer_race_screen`, which `cargo tso`
+//! sets on the TSO run of a check that looks for races). The race search runs the
+//! program P without the TSO pass under SC; the TSO run explores P', the program the
+//! pass rewrote, under TSO. When the TSO run asks the screen's question in every state
+//! it stores, finds no pair, passes, and `applies(P')` holds, the screening search of P
+//! would find no pair either, so P has no race and the race search is skipped (`cargo
+//! tso`'s pipeline). Why:
+//! - *`applies(P')` gives `applies(P)`.* The pass replaces each load, store,
+//!   read-modify-write and compare-exchange by a call of a native that stands for it
+//!   (`Native::program_accesses`) and passes the instruction's order as a constant
+//!   argument (a compare-exchange's success order, the one the race model takes);
+//!   `weak_native_access` rejects there what the instruction arms reject. What the
+//!   pass leaves (static locals, "+s"; loads of constant globals) stays an instruction,
+//!   checked as in P. Library calls keep their names. An atomic section of P' that
+//!   accesses memory calls such a native, which `harmless_in_section` rejects: P' is
+//!   rejected whenever P is, and more often.
+//! - *Every state the screen reaches in P has its threads in a state the TSO run
+//!   stores.* An SC execution of P is a TSO execution of P' whose stores leave the
+//!   buffer before any other access (each later load can choose to see them), and
+//!   along it every thread of P' makes the same accesses with the same values as in P
+//!   (the pass adds only temporaries of its own). A `__tso_*` access is visible
+//!   exactly when its memory is shared, as the instruction it stands for is in P
+//!   (`Visibility::IfShared`; a locked operation also when the buffer holds entries);
+//!   the pass's fences and evictions are visible only when they write something; and
+//!   with `race_screen` set in the answering run as in the screening search, library
+//!   calls are visible by the same rule in both. So each visible action of P is one of
+//!   P', and P' may stop at more points: between any two, the thread can be run on by
+//!   itself. The TSO search interleaves threads at every visible action and keeps
+//!   every state (sleep sets; `check` turns persistent sets off; symmetry keeps one
+//!   state per orbit, as above), so for a state s of P it stores a state with each
+//!   thread at the visible action it has in s, with the same registers and the same
+//!   shared objects: a stored pointer shares its target when the store is made, not
+//!   when it leaves the buffer, and what sharing an object shares with it is read from
+//!   memory no other thread reaches, which the runtime's "+d" bypass writes at once
+//!   (`cargo tso` asks the TSO run only with the bypass on). Object numbers may
+//!   differ (the pass's temporaries), but a pair is two accesses of one state.
+//! - *The same next accesses are seen there.* A thread at a call of such a native
+//!   has the access the native declares, with its order: the bytes the instruction of
+//!   P accesses (the `_bytes` forms and `memcpy`/`memset` their length). Anything else
+//!   is screened as in P (`Machine::screen_access`; whole transitions under a probe,
+//!   where a library call reads and writes through `DataView` and notes its accesses
+//!   as in P). The runtime's natives note nothing when a transition is probed (their
+//!   reads and writes model memory, `Native::data_accesses` false), so when a thread's
+//!   whole transition is run for the stack-object exception, its visible action's own
+//!   accesses are kept beside what the probe notes. The end of a stack object is
+//!   noted by the engine at the return in both programs; in P' the runtime's
+//!   eviction of a shared object comes first and is a visible action of its own, so
+//!   the pair is seen in the state where the thread stands at it, which the search
+//!   stores beside the one where it stands at the access before.
+//!
+//! Only a pass counts: a TSO run that stops at an error or a limit has not stored every
+//! state, and the race search runs. The argument needs every state the TSO search can
+//! reach to be stored: a reduction that stores fewer (persistent sets, dynamic
+//! partial-order reduction) must leave `answer_race_screen` off, unless it keeps, for
+//! every two conflicting accesses enabled together in some reachable state, a stored
+//! state where they are enabled together (which is all the screen asks).
 
-use crate::ir::{Callee, Inst, MemOrder, Program};
+use crate::ir::{Callee, Inst, MemOrder, Operand, Program};
 use crate::memory::ObjId;
+use crate::value::Val;
 use std::cell::{Cell, RefCell};
+
+/// One access of program memory a call makes: `len` bytes at `ptr`, a read, a write or
+/// both (a read-modify-write), atomic with this order or plain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NativeAccess {
+    pub ptr: u64,
+    pub len: u64,
+    pub read: bool,
+    pub write: bool,
+    pub order: MemOrder,
+}
+
+/// The accesses a call with these arguments makes.
+pub type AccessesFn = fn(&[Val], &mut Vec<NativeAccess>);
+
+/// How a native that stands for the program's own accesses says what it accesses.
+#[derive(Clone, Copy)]
+pub struct ProgramAccesses {
+    pub accesses: AccessesFn,
+    /// The argument that holds the access's memory order (`MemOrder::code`): a constant
+    /// at every call, which `applies` reads from the program. None: its accesses are
+    /// plain.
+    pub order_arg: Option<usize>,
+}
 
 /// One access of a transition that another thread could make at the same time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -96,7 +178,12 @@ impl ProbeAccess {
 /// Whether the screen decides this program's races exactly when it finds no pair:
 /// `Err` names the first construct that makes it not apply (the history-based search
 /// then runs alone).
-pub(crate) fn applies(program: &Program) -> Result<(), String> {
+/// `natives`: a function without a body's native, when it stands for the program's
+/// own accesses.
+pub(crate) fn applies(
+    program: &Program,
+    natives: &dyn Fn(&str) -> Option<ProgramAccesses>,
+) -> Result<(), String> {
     let name = |f: u32| program.functions[f as usize].name.as_str();
     let weak_library = |n: &str| {
         [
@@ -134,6 +221,7 @@ pub(crate) fn applies(program: &Program) -> Result<(), String> {
                 }
                 _ => None,
             };
+            let weak = weak.or_else(|| weak_native_access(program, natives, inst));
             if let Some(what) = weak {
                 return Err(format!("`{}` has {what}", f.name));
             }
@@ -163,6 +251,54 @@ pub(crate) fn applies(program: &Program) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// For a call of a native that stands for the program's own accesses
+/// (`Native::program_accesses`: the TSO runtime's loads and stores), what makes it an
+/// access `applies` rejects: an atomic one that does not synchronise as an atomic
+/// instruction must (a load acquires, a store releases, a read-modify-write both), or
+/// an order that is not a constant.
+fn weak_native_access(
+    program: &Program,
+    natives: &dyn Fn(&str) -> Option<ProgramAccesses>,
+    inst: &Inst,
+) -> Option<&'static str> {
+    let Inst::Call {
+        callee: Callee::Direct(g),
+        args,
+        ..
+    } = inst
+    else {
+        return None;
+    };
+    let callee = &program.functions[*g as usize];
+    if callee.body.is_some() {
+        return None;
+    }
+    let shape = natives(&callee.name)?;
+    let order_arg = shape.order_arg?;
+    let order = match args.get(order_arg) {
+        Some(Operand::Const(v)) => MemOrder::from_code(v.as_u64()),
+        _ => None,
+    };
+    let Some(order) = order else {
+        return Some("a memory access whose order is not a constant");
+    };
+    if !order.is_atomic() {
+        return None;
+    }
+    let values: Vec<Val> = args
+        .iter()
+        .map(|a| match a {
+            Operand::Const(v) => v.clone(),
+            _ => Val::Int(0),
+        })
+        .collect();
+    let mut made = Vec::new();
+    (shape.accesses)(&values, &mut made);
+    made.iter()
+        .any(|a| (a.read && !order.acquires()) || (a.write && !order.releases()))
+        .then_some("an atomic access that does not synchronise (acquire to read, release to write)")
 }
 
 /// Calls an atomic section may make without synchronising with another thread.

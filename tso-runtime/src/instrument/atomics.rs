@@ -46,7 +46,11 @@ pub(crate) fn rewrite_rmw<'ctx>(
         .get_context()
         .i32_type()
         .const_int(u64::from(op.code()), false);
-    let old = rw.call_value(callee, &[address.into(), carried.into(), code.into()])?;
+    let order = rw.order_code(llvm::ordering(rmw));
+    let old = rw.call_value(
+        callee,
+        &[address.into(), carried.into(), code.into(), order.into()],
+    )?;
     let old = scalar::from_int(rw, old, ty)?;
     rw.replace(rmw, old);
     rw.stats.rmws += 1;
@@ -75,9 +79,15 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
     rw.at(cas);
     let expected_int = scalar::to_int(rw, expected, int)?;
     let desired_int = scalar::to_int(rw, desired, int)?;
+    let order = rw.order_code(llvm::cmpxchg_success_ordering(cas));
     let old_int = rw.call_value(
         callee,
-        &[address.into(), expected_int.into(), desired_int.into()],
+        &[
+            address.into(),
+            expected_int.into(),
+            desired_int.into(),
+            order.into(),
+        ],
     )?;
     // x86 `lock cmpxchg` never fails spuriously, so a weak cmpxchg is a strong one.
     let success = rw

@@ -51,11 +51,18 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
     /// `width` is an index into [`abi::ACCESS_WIDTHS`].
     pub(crate) fn load(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let int = carrier_int(self.module, abi::ACCESS_WIDTHS[width]);
-        self.get(abi::LOAD[width], int.fn_type(&[self.ptr()], false))
+        self.get(
+            abi::LOAD[width],
+            int.fn_type(&[self.ptr(), self.int(32)], false),
+        )
     }
 
     pub(crate) fn store(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
-        let ty = self.void_fn(&[self.ptr(), self.int(abi::ACCESS_WIDTHS[width])]);
+        let ty = self.void_fn(&[
+            self.ptr(),
+            self.int(abi::ACCESS_WIDTHS[width]),
+            self.int(32),
+        ]);
         self.get(abi::STORE[width], ty)
     }
 
@@ -64,7 +71,10 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         let int = carrier_int(self.module, bits);
         self.get(
             abi::RMW[width],
-            int.fn_type(&[self.ptr(), self.int(bits), self.int(32)], false),
+            int.fn_type(
+                &[self.ptr(), self.int(bits), self.int(32), self.int(32)],
+                false,
+            ),
         )
     }
 
@@ -73,7 +83,10 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         let int = carrier_int(self.module, bits);
         self.get(
             abi::CMPXCHG[width],
-            int.fn_type(&[self.ptr(), self.int(bits), self.int(bits)], false),
+            int.fn_type(
+                &[self.ptr(), self.int(bits), self.int(bits), self.int(32)],
+                false,
+            ),
         )
     }
 
@@ -81,7 +94,7 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         let int = self.module.get_context().i128_type();
         self.get(
             abi::CMPXCHG_128,
-            int.fn_type(&[self.ptr(), int.into(), int.into()], false),
+            int.fn_type(&[self.ptr(), int.into(), int.into(), self.int(32)], false),
         )
     }
 
@@ -89,21 +102,21 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         let int = self.module.get_context().i128_type();
         self.get(
             abi::RMW_128,
-            int.fn_type(&[self.ptr(), int.into(), self.int(32)], false),
+            int.fn_type(&[self.ptr(), int.into(), self.int(32), self.int(32)], false),
         )
     }
 
     pub(crate) fn load_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::LOAD_BYTES,
-            self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
+            self.void_fn(&[self.ptr(), self.ptr(), self.int(64), self.int(32)]),
         )
     }
 
     pub(crate) fn store_bytes(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(
             abi::STORE_BYTES,
-            self.void_fn(&[self.ptr(), self.ptr(), self.int(64)]),
+            self.void_fn(&[self.ptr(), self.ptr(), self.int(64), self.int(32)]),
         )
     }
 

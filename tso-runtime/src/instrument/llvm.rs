@@ -64,6 +64,12 @@ pub(crate) fn ordering(inst: InstructionValue<'_>) -> LLVMAtomicOrdering {
     unsafe { c::LLVMGetOrdering(inst.as_value_ref()) }
 }
 
+/// A cmpxchg's ordering on success (the C11 order it was written with).
+pub(crate) fn cmpxchg_success_ordering(inst: InstructionValue<'_>) -> LLVMAtomicOrdering {
+    // SAFETY: only called on cmpxchg instructions.
+    unsafe { c::LLVMGetCmpXchgSuccessOrdering(inst.as_value_ref()) }
+}
+
 /// Whether an atomic instruction or fence is `syncscope("singlethread")`.
 pub(crate) fn is_single_thread(inst: InstructionValue<'_>) -> bool {
     // SAFETY: only called on fences and atomic instructions.

@@ -30,7 +30,8 @@ pub(crate) fn rewrite_load<'ctx>(
         Carrier::Int { width, ty, .. } => {
             rw.at(load);
             let callee = rw.tso.load(width)?;
-            let carried = rw.call_value(callee, &[address.into()])?;
+            let order = rw.order_code(llvm::ordering(load));
+            let carried = rw.call_value(callee, &[address.into(), order.into()])?;
             scalar::from_int(rw, carried, ty)?
         }
         Carrier::Bytes { size } => {
@@ -38,7 +39,11 @@ pub(crate) fn rewrite_load<'ctx>(
             rw.at(load);
             let callee = rw.tso.load_bytes()?;
             let n = rw.module.get_context().i64_type().const_int(size, false);
-            rw.call_void(callee, &[temp.into(), address.into(), n.into()])?;
+            let order = rw.order_code(llvm::ordering(load));
+            rw.call_void(
+                callee,
+                &[temp.into(), address.into(), n.into(), order.into()],
+            )?;
             rw.stats.byte_accesses += 1;
             rw.builder
                 .build_load(ty, temp, "")
@@ -72,14 +77,15 @@ pub(crate) fn rewrite_store<'ctx>(
         ));
     }
     let value = scalar::value_operand(rw, store, 0)?;
-    let seq_cst =
-        llvm::ordering(store) == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+    let ordering = llvm::ordering(store);
+    let seq_cst = ordering == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+    let order = rw.order_code(ordering);
     match scalar::carrier_of(rw, value.get_type()).map_err(|what| rw.unsupported(store, what))? {
         Carrier::Int { width, int, .. } => {
             rw.at(store);
             let carried = scalar::to_int(rw, value, int)?;
             let callee = rw.tso.store(width)?;
-            rw.call_void(callee, &[address.into(), carried.into()])?;
+            rw.call_void(callee, &[address.into(), carried.into(), order.into()])?;
         }
         Carrier::Bytes { size } => {
             let temp = rw.temp(value.get_type())?;
@@ -89,7 +95,10 @@ pub(crate) fn rewrite_store<'ctx>(
                 .map_err(|e| rw.builder_error(e))?;
             let callee = rw.tso.store_bytes()?;
             let n = rw.module.get_context().i64_type().const_int(size, false);
-            rw.call_void(callee, &[address.into(), temp.into(), n.into()])?;
+            rw.call_void(
+                callee,
+                &[address.into(), temp.into(), n.into(), order.into()],
+            )?;
             rw.stats.byte_accesses += 1;
         }
     }

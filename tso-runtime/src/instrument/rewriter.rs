@@ -93,6 +93,19 @@ impl<'a, 'ctx> Rewriter<'a, 'ctx> {
         }
     }
 
+    /// The order argument of a load, store or locked call: the engine's code of the
+    /// order the instruction was written with (`abi::ORDER_ARG_LOAD`).
+    pub(crate) fn order_code(
+        &self,
+        ordering: inkwell::llvm_sys::LLVMAtomicOrdering,
+    ) -> inkwell::values::IntValue<'ctx> {
+        let code = tso_engine::memory_order(ordering).code();
+        self.module
+            .get_context()
+            .i32_type()
+            .const_int(u64::from(code), false)
+    }
+
     /// Call a runtime function returning void at the current position.
     pub(crate) fn call_void(
         &self,

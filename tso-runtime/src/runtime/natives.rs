@@ -256,10 +256,143 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         evicting(opts),
     );
     // A thread's end drains its own buffer: a visible action when that holds entries.
+    register_program_accesses(n);
     n.set_thread_exit_hook(Visibility::Custom(own_buffer_nonempty), draining(opts));
     n.set_evict_hook(evicting(opts));
     n.set_fence_hook(draining(opts));
     n.set_data_view(std::sync::Arc::new(BufferedData(opts.clone())));
+}
+
+/// What each load, store, locked operation and copy stands for, for the race screen
+/// (`tso_engine::race::screen`, "Asked in the TSO run"): the program's access, with the
+/// order the pass passed. Fences, evictions and a thread's end make none of their own:
+/// what a drain writes to memory is stores already counted where they were made.
+fn register_program_accesses(n: &mut Natives) {
+    let shape = |accesses: tso_engine::AccessesFn, order_arg| tso_engine::ProgramAccesses {
+        accesses,
+        order_arg,
+    };
+    for i in 0..abi::ACCESS_WIDTHS.len() {
+        let bytes = u64::from(abi::ACCESS_WIDTHS[i] / 8);
+        let (load, store, locked): (
+            tso_engine::AccessesFn,
+            tso_engine::AccessesFn,
+            tso_engine::AccessesFn,
+        ) = match bytes {
+            1 => (load_access::<1>, store_access::<1>, locked_access::<1>),
+            2 => (load_access::<2>, store_access::<2>, locked_access::<2>),
+            4 => (load_access::<4>, store_access::<4>, locked_access::<4>),
+            _ => (load_access::<8>, store_access::<8>, locked_access::<8>),
+        };
+        n.set_program_accesses(abi::LOAD[i], shape(load, Some(abi::ORDER_ARG_LOAD)));
+        n.set_program_accesses(abi::STORE[i], shape(store, Some(abi::ORDER_ARG_STORE)));
+        for name in [abi::RMW[i], abi::CMPXCHG[i]] {
+            n.set_program_accesses(name, shape(locked, Some(abi::ORDER_ARG_LOCKED)));
+        }
+    }
+    for name in [abi::RMW_128, abi::CMPXCHG_128] {
+        n.set_program_accesses(
+            name,
+            shape(locked_access::<16>, Some(abi::ORDER_ARG_LOCKED)),
+        );
+    }
+    n.set_program_accesses(
+        abi::LOAD_BYTES,
+        shape(load_bytes_access, Some(abi::ORDER_ARG_BYTES)),
+    );
+    n.set_program_accesses(
+        abi::STORE_BYTES,
+        shape(store_bytes_access, Some(abi::ORDER_ARG_BYTES)),
+    );
+    for name in [abi::MEMCPY, abi::MEMMOVE] {
+        n.set_program_accesses(name, shape(copy_access, None));
+    }
+    n.set_program_accesses(abi::MEMSET, shape(set_access, None));
+}
+
+/// The access of `len` bytes at argument `at`, its order in argument `order` (plain
+/// when absent or unknown).
+fn access(
+    a: &[Val],
+    at: usize,
+    len: u64,
+    (read, write): (bool, bool),
+    order: Option<usize>,
+) -> tso_engine::NativeAccess {
+    let order = order
+        .and_then(|i| a.get(i))
+        .and_then(|o| tso_engine::MemOrder::from_code(o.as_u64()))
+        .unwrap_or(tso_engine::MemOrder::NotAtomic);
+    tso_engine::NativeAccess {
+        ptr: arg(a, at).unwrap_or_default(),
+        len,
+        read,
+        write,
+        order,
+    }
+}
+
+fn load_access<const BYTES: u64>(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
+    out.push(access(
+        a,
+        0,
+        BYTES,
+        (true, false),
+        Some(abi::ORDER_ARG_LOAD),
+    ));
+}
+
+fn store_access<const BYTES: u64>(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
+    out.push(access(
+        a,
+        0,
+        BYTES,
+        (false, true),
+        Some(abi::ORDER_ARG_STORE),
+    ));
+}
+
+fn locked_access<const BYTES: u64>(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
+    out.push(access(
+        a,
+        0,
+        BYTES,
+        (true, true),
+        Some(abi::ORDER_ARG_LOCKED),
+    ));
+}
+
+fn load_bytes_access(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
+    let len = arg(a, 2).unwrap_or_default();
+    if len == 0 {
+        return;
+    }
+    out.push(access(a, 1, len, (true, false), Some(abi::ORDER_ARG_BYTES)));
+}
+
+fn store_bytes_access(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
+    let len = arg(a, 2).unwrap_or_default();
+    if len == 0 {
+        return;
+    }
+    out.push(access(a, 0, len, (false, true), Some(abi::ORDER_ARG_BYTES)));
+}
+
+fn copy_access(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
+    let len = arg(a, 2).unwrap_or_default();
+    if len == 0 {
+        return;
+    }
+    out.push(access(a, 1, len, (true, false), None));
+    out.push(access(a, 0, len, (false, true), None));
+}
+
+fn set_access(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
+    let len = arg(a, 2).unwrap_or_default();
+    if len == 0 {
+        return;
+    }
+    out.push(access(a, 0, len, (false, true), None));
 }
 
 /// A native that drains the calling thread's buffer and returns 0: `mfence`, its
