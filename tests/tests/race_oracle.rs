@@ -63,20 +63,11 @@ fn races_match_the_interleaving_oracle() {
         .flat_map(|&s| [(s, false), (s, true)])
         .collect();
     let results: Vec<(bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
-        let program = gen_race::generate(seed);
-        let racy = program.has_race();
-        let (source, name) = if heap {
-            (program.to_c_heap(), format!("seed_{seed}_heap.c"))
-        } else {
-            (program.to_c(), format!("seed_{seed}.c"))
+        let (racy, source, path) = write_generated(&dir, seed, heap);
+        let path = match path {
+            Ok(path) => path,
+            Err(error) => return (racy, Some(error)),
         };
-        let path = dir.join(name);
-        if let Err(e) = std::fs::write(&path, &source) {
-            return (
-                racy,
-                Some(format!("seed {seed}: cannot write {}: {e}", path.display())),
-            );
-        }
         let (model, policy) = if seed % 2 == 0 {
             (Model::Sc, "deny")
         } else {
@@ -154,18 +145,11 @@ fn the_tso_run_skips_the_race_search_only_without_races() {
         .collect();
     // (racy, race search skipped, disagreement)
     let results: Vec<(bool, bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
-        let program = gen_race::generate(seed);
-        let racy = program.has_race();
-        let (source, name) = if heap {
-            (program.to_c_heap(), format!("seed_{seed}_heap.c"))
-        } else {
-            (program.to_c(), format!("seed_{seed}.c"))
+        let (racy, source, path) = write_generated(&dir, seed, heap);
+        let path = match path {
+            Ok(path) => path,
+            Err(error) => return (racy, false, Some(error)),
         };
-        let path = dir.join(name);
-        if let Err(e) = std::fs::write(&path, &source) {
-            let error = format!("seed {seed}: cannot write {}: {e}", path.display());
-            return (racy, false, Some(error));
-        }
         let r = CheckRun::new(&path, Model::Tso).clang_args(&["-O0"]).run();
         let json = r.json.as_ref();
         let searched = json
@@ -224,6 +208,27 @@ fn the_tso_run_skips_the_race_search_only_without_races() {
         skipped > 0,
         "the TSO run never answered the race screen ({race_free} race-free runs)"
     );
+}
+
+/// Generated program `seed`, written into `dir` (with its globals on the heap when
+/// `heap`): whether it races, its source, and its path or why it could not be written.
+fn write_generated(
+    dir: &std::path::Path,
+    seed: u64,
+    heap: bool,
+) -> (bool, String, Result<std::path::PathBuf, String>) {
+    let program = gen_race::generate(seed);
+    let racy = program.has_race();
+    let (source, name) = if heap {
+        (program.to_c_heap(), format!("seed_{seed}_heap.c"))
+    } else {
+        (program.to_c(), format!("seed_{seed}.c"))
+    };
+    let path = dir.join(name);
+    let written = std::fs::write(&path, &source)
+        .map(|()| path.clone())
+        .map_err(|e| format!("seed {seed}: cannot write {}: {e}", path.display()));
+    (racy, source, written)
 }
 
 /// The racy locations a run lists, as bits of the globals (`gen_race::racy_locations`):
