@@ -4,6 +4,7 @@
 //! `cargo run --release -p tso-bench -- --por [PROGRAM...]`
 //! `cargo run --release -p tso-bench -- --defaults [--cargo-tso PATH]... [PROGRAM...]`
 //! `cargo run --release -p tso-bench -- --defaults --instructions [--baseline FILE] [--write-baseline FILE]`
+//! `cargo run --release -p tso-bench -- --help`: the usage; an unknown switch exits 2.
 //!
 //! Runs the fixed benchmark programs (`bench/programs/` and the corpus's mutual-exclusion
 //! programs, see [`CORPUS_ITERS`]) under SC and under TSO
@@ -199,11 +200,76 @@ fn source(dir: &Path, program: &str) -> (PathBuf, Vec<String>) {
     }
 }
 
+const USAGE: &str = "\
+usage: tso-bench [--quick] [PROGRAM...]          the SC/TSO table (every configuration and bound)
+       tso-bench --races [PROGRAM...]            race tracking's cost under SC, and the TSO run
+       tso-bench --symmetry [PROGRAM...]         TSO with and without thread symmetry
+       tso-bench --scale [--jobs N] [--max-states N] [--no-ceiling] [--contention] [PROGRAM...]
+       tso-bench --por [PROGRAM...]              partial-order reduction and symmetry, on and off
+       tso-bench --definedness [PROGRAM...]      the cost of tracking undefined bits
+       tso-bench --defaults [--cargo-tso PATH]... [PROGRAM...]
+                                                 `cargo tso check FILE` as users run it
+       tso-bench --defaults --instructions [--cargo-tso PATH] [--baseline FILE] [--write-baseline FILE]
+                                                 instruction counts under callgrind (the guard)
+       tso-bench --help                          this text
+";
+
+/// Every switch a mode reads, and those of them that take the next argument as value.
+const SWITCHES: &[&str] = &[
+    "--quick",
+    "--races",
+    "--symmetry",
+    "--scale",
+    "--jobs",
+    "--max-states",
+    "--no-ceiling",
+    "--contention",
+    "--por",
+    "--definedness",
+    "--defaults",
+    "--cargo-tso",
+    "--instructions",
+    "--baseline",
+    "--write-baseline",
+];
+const VALUED: &[&str] = &[
+    "--jobs",
+    "--max-states",
+    "--cargo-tso",
+    "--baseline",
+    "--write-baseline",
+];
+
+/// Refuse what no mode reads: `--help` prints the usage (exit 0); an unknown switch or
+/// a switch without its value is an error (exit 2).
+fn check_switches(args: &[String]) {
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        print!("{USAGE}");
+        std::process::exit(0);
+    }
+    let mut args = args.iter();
+    while let Some(a) = args.next() {
+        if !a.starts_with('-') {
+            continue;
+        }
+        if !SWITCHES.contains(&a.as_str()) {
+            eprintln!("tso-bench: unknown switch `{a}`\n\n{USAGE}");
+            std::process::exit(2);
+        }
+        if VALUED.contains(&a.as_str()) && args.next().is_none() {
+            eprintln!("tso-bench: `{a}` needs a value\n\n{USAGE}");
+            std::process::exit(2);
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().is_some_and(|a| a == "--one") {
+        // A child run of `--scale` or `--por`, made by this benchmark itself.
         return scale::run_one(&args[1..]);
     }
+    check_switches(&args);
     if args.iter().any(|a| a == "--scale") {
         return scale::run_all(&args);
     }
