@@ -268,46 +268,91 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
 /// order the pass passed. Fences, evictions and a thread's end make none of their own:
 /// what a drain writes to memory is stores already counted where they were made.
 fn register_program_accesses(n: &mut Natives) {
-    let shape = |accesses: tso_engine::AccessesFn, order_arg| tso_engine::ProgramAccesses {
-        accesses,
-        order_arg,
-    };
     for i in 0..abi::ACCESS_WIDTHS.len() {
-        let bytes = u64::from(abi::ACCESS_WIDTHS[i] / 8);
-        let (load, store, locked): (
-            tso_engine::AccessesFn,
-            tso_engine::AccessesFn,
-            tso_engine::AccessesFn,
-        ) = match bytes {
-            1 => (load_access::<1>, store_access::<1>, locked_access::<1>),
-            2 => (load_access::<2>, store_access::<2>, locked_access::<2>),
-            4 => (load_access::<4>, store_access::<4>, locked_access::<4>),
-            _ => (load_access::<8>, store_access::<8>, locked_access::<8>),
+        let (load, store, locked) = match abi::ACCESS_WIDTHS[i] / 8 {
+            1 => of_width::<1>(),
+            2 => of_width::<2>(),
+            4 => of_width::<4>(),
+            _ => of_width::<8>(),
         };
-        n.set_program_accesses(abi::LOAD[i], shape(load, Some(abi::ORDER_ARG_LOAD)));
-        n.set_program_accesses(abi::STORE[i], shape(store, Some(abi::ORDER_ARG_STORE)));
+        n.set_program_accesses(abi::LOAD[i], load);
+        n.set_program_accesses(abi::STORE[i], store);
         for name in [abi::RMW[i], abi::CMPXCHG[i]] {
-            n.set_program_accesses(name, shape(locked, Some(abi::ORDER_ARG_LOCKED)));
+            n.set_program_accesses(name, locked);
         }
     }
     for name in [abi::RMW_128, abi::CMPXCHG_128] {
-        n.set_program_accesses(
-            name,
-            shape(locked_access::<16>, Some(abi::ORDER_ARG_LOCKED)),
-        );
+        n.set_program_accesses(name, of_width::<16>().2);
     }
     n.set_program_accesses(
         abi::LOAD_BYTES,
-        shape(load_bytes_access, Some(abi::ORDER_ARG_BYTES)),
+        ranged::<1, { abi::ORDER_ARG_BYTES }, true, false>(),
     );
     n.set_program_accesses(
         abi::STORE_BYTES,
-        shape(store_bytes_access, Some(abi::ORDER_ARG_BYTES)),
+        ranged::<0, { abi::ORDER_ARG_BYTES }, false, true>(),
     );
+    let plain = |accesses| tso_engine::ProgramAccesses {
+        accesses,
+        order_arg: None,
+    };
     for name in [abi::MEMCPY, abi::MEMMOVE] {
-        n.set_program_accesses(name, shape(copy_access, None));
+        n.set_program_accesses(name, plain(copy_access));
     }
-    n.set_program_accesses(abi::MEMSET, shape(set_access, None));
+    n.set_program_accesses(abi::MEMSET, plain(set_access));
+}
+
+/// The load, the store and the locked operation (read-modify-write, compare-exchange)
+/// of `BYTES` bytes.
+fn of_width<const BYTES: u64>() -> (
+    tso_engine::ProgramAccesses,
+    tso_engine::ProgramAccesses,
+    tso_engine::ProgramAccesses,
+) {
+    (
+        fixed::<BYTES, { abi::ORDER_ARG_LOAD }, true, false>(),
+        fixed::<BYTES, { abi::ORDER_ARG_STORE }, false, true>(),
+        fixed::<BYTES, { abi::ORDER_ARG_LOCKED }, true, true>(),
+    )
+}
+
+/// A native that accesses `BYTES` bytes at its first argument, in the order its
+/// argument `ORDER` holds: the one index both the screen's reading of the program and
+/// the access itself use.
+fn fixed<const BYTES: u64, const ORDER: usize, const READ: bool, const WRITE: bool>(
+) -> tso_engine::ProgramAccesses {
+    tso_engine::ProgramAccesses {
+        accesses: fixed_access::<BYTES, ORDER, READ, WRITE>,
+        order_arg: Some(ORDER),
+    }
+}
+
+fn fixed_access<const BYTES: u64, const ORDER: usize, const READ: bool, const WRITE: bool>(
+    a: &[Val],
+    out: &mut Vec<tso_engine::NativeAccess>,
+) {
+    out.push(access(a, 0, BYTES, (READ, WRITE), Some(ORDER)));
+}
+
+/// A native that accesses the bytes at its argument `AT`, as many as its third
+/// argument says, in the order its argument `ORDER` holds (see [`fixed`]).
+fn ranged<const AT: usize, const ORDER: usize, const READ: bool, const WRITE: bool>(
+) -> tso_engine::ProgramAccesses {
+    tso_engine::ProgramAccesses {
+        accesses: ranged_access::<AT, ORDER, READ, WRITE>,
+        order_arg: Some(ORDER),
+    }
+}
+
+fn ranged_access<const AT: usize, const ORDER: usize, const READ: bool, const WRITE: bool>(
+    a: &[Val],
+    out: &mut Vec<tso_engine::NativeAccess>,
+) {
+    let len = arg(a, 2).unwrap_or_default();
+    if len == 0 {
+        return;
+    }
+    out.push(access(a, AT, len, (READ, WRITE), Some(ORDER)));
 }
 
 /// The access of `len` bytes at argument `at`, its order in argument `order` (plain
@@ -330,52 +375,6 @@ fn access(
         write,
         order,
     }
-}
-
-fn load_access<const BYTES: u64>(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
-    out.push(access(
-        a,
-        0,
-        BYTES,
-        (true, false),
-        Some(abi::ORDER_ARG_LOAD),
-    ));
-}
-
-fn store_access<const BYTES: u64>(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
-    out.push(access(
-        a,
-        0,
-        BYTES,
-        (false, true),
-        Some(abi::ORDER_ARG_STORE),
-    ));
-}
-
-fn locked_access<const BYTES: u64>(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
-    out.push(access(
-        a,
-        0,
-        BYTES,
-        (true, true),
-        Some(abi::ORDER_ARG_LOCKED),
-    ));
-}
-
-fn load_bytes_access(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
-    let len = arg(a, 2).unwrap_or_default();
-    if len == 0 {
-        return;
-    }
-    out.push(access(a, 1, len, (true, false), Some(abi::ORDER_ARG_BYTES)));
-}
-
-fn store_bytes_access(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
-    let len = arg(a, 2).unwrap_or_default();
-    if len == 0 {
-        return;
-    }
-    out.push(access(a, 0, len, (false, true), Some(abi::ORDER_ARG_BYTES)));
 }
 
 fn copy_access(a: &[Val], out: &mut Vec<tso_engine::NativeAccess>) {
