@@ -502,16 +502,17 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             node.next_thread();
             return Next::Nothing;
         }
-        let (v, next) = self.gen.variant(state, tid, &node.script, None);
+        let mut succ = State::clone(state);
+        let (ran, next) = self.gen.variant(state, &mut succ, tid, &node.script, None);
         match next {
             Some(s) => node.script = s,
             None => node.next_thread(),
         }
-        match self.gen.judge(v.result, tid) {
+        match self.gen.judge(ran.result, tid) {
             Outcome::Error(found) => {
                 return Next::Stop(Stop::Found {
                     found,
-                    path: vec![v.mv],
+                    path: vec![ran.mv],
                 })
             }
             Outcome::Blocked => return Next::Nothing,
@@ -522,7 +523,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             }
             Outcome::Progress => node.any_enabled = true,
         }
-        self.arrive(node.id, v.mv, v.succ, 0, Vec::new())
+        self.arrive(node.id, ran.mv, succ, 0, Vec::new())
     }
 
     /// With the reduction: the threads `node` does not expand run once, for their
@@ -585,7 +586,10 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             return (None, reached, None);
         }
         loop {
-            let (v, advanced) = self.gen.variant(state, tid, &script, Some(&mut touched));
+            let mut succ = state.clone();
+            let (ran, advanced) =
+                self.gen
+                    .variant(state, &mut succ, tid, &script, Some(&mut touched));
             self.payoff.run += 1;
             let stop = |found: Found, mv: Move| {
                 Some(Stop::Found {
@@ -593,18 +597,18 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     path: vec![mv],
                 })
             };
-            let outcome = self.gen.judge(v.result, tid);
+            let outcome = self.gen.judge(ran.result, tid);
             if outcome.moved() {
                 *any_enabled = true;
                 enabled = true;
             }
             match outcome {
-                Outcome::Error(found) => return (None, reached, stop(found, v.mv)),
+                Outcome::Error(found) => return (None, reached, stop(found, ran.mv)),
                 Outcome::Blocked => {}
                 Outcome::DeadEnd => self.end(from),
-                Outcome::Progress if keep => reached.push_back((v.mv, v.succ)),
-                Outcome::Progress => match self.gen.observe_transition(tid, &v.succ) {
-                    Some(Outcome::Error(found)) => return (None, reached, stop(found, v.mv)),
+                Outcome::Progress if keep => reached.push_back((ran.mv, succ)),
+                Outcome::Progress => match self.gen.observe_transition(tid, &succ) {
+                    Some(Outcome::Error(found)) => return (None, reached, stop(found, ran.mv)),
                     Some(_) => self.end(from),
                     None => {}
                 },

@@ -1,5 +1,5 @@
 //! The successor generator both searches share. It runs a thread's transition under
-//! each sequence of choices (a [`Variant`] each), spares the run of a thread that
+//! each sequence of choices (a [`Ran`] each, beside the successor it ran into), spares the run of a thread that
 //! surely blocks, picks the persistent set, judges what a run gave ([`Outcome`]), and
 //! shows transitions and new states to the observers as it stores them ([`Arrival`]),
 //! with the successor's sleep set named as the store's representative names threads.
@@ -23,13 +23,20 @@ use crate::store::{Canonicalizer, Inserted, Scratch, StateStore};
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-/// One choice variant of a thread's transition, run before it is stored.
-pub(crate) struct Variant {
+/// What running one choice variant of a thread's transition gave, beside the
+/// successor state it ran into. The successor is the caller's own local, not a field
+/// here: a state moved into a struct and out again is copied twice per variant.
+pub(crate) struct Ran {
     pub(crate) result: Result<Step, Failure>,
     pub(crate) mv: Move,
-    pub(crate) succ: State,
     /// Stores its flush choices left delayed (`Chooser::delayed`).
     pub(crate) delayed: u64,
+}
+
+/// One choice variant kept whole, to be stored later (`Expander::variants`).
+pub(crate) struct Variant {
+    pub(crate) ran: Ran,
+    pub(crate) succ: State,
 }
 
 /// What a variant's run means to a search.
@@ -128,37 +135,38 @@ impl<'a, 'p> Expander<'a, 'p> {
         }
     }
 
-    /// Runs `tid`'s transition from `st` with the choices of `script` (0 for choices
-    /// past it); with `touched`, the run is recorded and what it touched added there.
-    /// Returns the variant and the next script (None: this was the last variant).
+    /// Runs `tid`'s transition from `st` into `succ` (a copy of `st`) with the choices
+    /// of `script` (0 for choices past it); with `touched`, the run is recorded and what
+    /// it touched added there. Returns what the run gave and the next script (None:
+    /// this was the last variant).
+    #[inline]
     pub(crate) fn variant(
         &mut self,
         st: &State,
+        succ: &mut State,
         tid: ThreadId,
         script: &[Choice],
         touched: Option<&mut Footprint>,
-    ) -> (Variant, Option<Script>) {
-        let mut succ = st.clone();
+    ) -> (Ran, Option<Script>) {
         self.chooser.reset(script);
         let result = match touched {
             Some(touched) => {
                 let (result, f) =
                     self.machine
-                        .run_transition_recorded(st, &mut succ, tid, &mut self.chooser);
+                        .run_transition_recorded(st, succ, tid, &mut self.chooser);
                 touched.union_owned(f);
                 result
             }
             None => self
                 .machine
-                .run_transition(&mut succ, tid, &mut self.chooser, None),
+                .run_transition(succ, tid, &mut self.chooser, None),
         };
-        let variant = Variant {
+        let ran = Ran {
             result,
             mv: self.chooser.made(tid),
-            succ,
             delayed: self.chooser.delayed(),
         };
-        (variant, next_script(self.chooser.taken()))
+        (ran, next_script(self.chooser.taken()))
     }
 
     /// Every choice variant of `tid`'s transition from `st` (see [`Self::variant`]).
@@ -171,8 +179,9 @@ impl<'a, 'p> Expander<'a, 'p> {
         let mut variants = Vec::new();
         let mut script = Script::new();
         loop {
-            let (v, next) = self.variant(st, tid, &script, touched.as_deref_mut());
-            variants.push(v);
+            let mut succ = st.clone();
+            let (ran, next) = self.variant(st, &mut succ, tid, &script, touched.as_deref_mut());
+            variants.push(Variant { ran, succ });
             match next {
                 Some(s) => script = s,
                 None => return variants,
@@ -319,7 +328,7 @@ impl<'a, 'p> Expander<'a, 'p> {
             let mut run = ThreadRun::default();
             let variants = self.variants(st, tid, Some(&mut run.footprint));
             for v in &variants {
-                match &v.result {
+                match &v.ran.result {
                     Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Progress) => {
                         run.enabled = true;

@@ -16,7 +16,7 @@
 //! run does not depend on the workers either.
 
 use super::chooser::Script;
-use super::expand::{self, Arrival, Expander, Outcome, Storage, Variant};
+use super::expand::{self, Arrival, Expander, Outcome, Ran, Storage};
 use super::footprint::Footprint;
 use super::future::Futures;
 use super::held::{Held, Keeper, Replayer};
@@ -705,18 +705,19 @@ impl<'a, 'p> Search<'a, 'p> {
             let mut script = Script::new();
             loop {
                 let key = at.next_key();
-                let (v, next) = w
-                    .gen
-                    .variant(st, tid, &script, record.then_some(&mut touched));
+                let mut succ = st.clone();
+                let (ran, next) =
+                    w.gen
+                        .variant(st, &mut succ, tid, &script, record.then_some(&mut touched));
                 if record {
                     payoff.run += 1;
                 }
                 if crate::interp::take_unreported_race() {
                     let path = self.parents_lock().path_to(at.id);
                     w.replayer
-                        .report_races(self.machine, self.keeper(), &path, &v.mv);
+                        .report_races(self.machine, self.keeper(), &path, &ran.mv);
                 }
-                if !self.take(w, at, key, v, use_, &mut pending, out) {
+                if !self.take(w, at, key, ran, succ, use_, &mut pending, out) {
                     return false;
                 }
                 match next {
@@ -787,7 +788,7 @@ impl<'a, 'p> Search<'a, 'p> {
             };
             for v in variants {
                 let key = at.next_key();
-                if !self.take(w, at, key, v, Use::Store, &mut Vec::new(), out) {
+                if !self.take(w, at, key, v.ran, v.succ, Use::Store, &mut Vec::new(), out) {
                     return false;
                 }
             }
@@ -795,7 +796,7 @@ impl<'a, 'p> Search<'a, 'p> {
         true
     }
 
-    /// One variant run from the state at `at`, with key `key`: an error is ranked, a
+    /// One variant run from the state at `at` into `succ`, with key `key`: an error is ranked, a
     /// dead end recorded, a successor used as `use_` says. False when the search
     /// stops (a step limit, which ends it at once as inconclusive, or a limit).
     #[allow(clippy::too_many_arguments)]
@@ -804,13 +805,14 @@ impl<'a, 'p> Search<'a, 'p> {
         w: &mut Worker,
         at: &mut At,
         key: u64,
-        v: Variant,
+        ran: Ran,
+        succ: State,
         use_: Use,
         pending: &mut Vec<Pending>,
         out: &mut LevelOut,
     ) -> bool {
-        let weight = at.weight + v.delayed;
-        let outcome = w.gen.judge(v.result, v.mv.tid);
+        let weight = at.weight + ran.delayed;
+        let outcome = w.gen.judge(ran.result, ran.mv.tid);
         at.any_enabled |= outcome.moved();
         match outcome {
             Outcome::Error(found) => {
@@ -819,7 +821,7 @@ impl<'a, 'p> Search<'a, 'p> {
                     rank: (if step_limit { 0 } else { 2 }, weight, key),
                     found,
                     parent: at.id,
-                    mv: Some(v.mv),
+                    mv: Some(ran.mv),
                 });
                 if step_limit {
                     self.stop.store(true, Ordering::Relaxed);
@@ -829,22 +831,22 @@ impl<'a, 'p> Search<'a, 'p> {
             Outcome::Blocked => {}
             Outcome::DeadEnd => out.graph.end(at.id),
             Outcome::Progress => match use_ {
-                Use::Observe => match w.gen.observe_transition(v.mv.tid, &v.succ) {
+                Use::Observe => match w.gen.observe_transition(ran.mv.tid, &succ) {
                     Some(Outcome::Error(found)) => {
                         out.error(ErrorAt {
                             rank: (2, weight, key),
                             found,
                             parent: at.id,
-                            mv: Some(v.mv),
+                            mv: Some(ran.mv),
                         });
                         out.graph.end(at.id);
                     }
                     Some(_) => out.graph.end(at.id),
                     None => {}
                 },
-                Use::Hold => pending.push(((key, weight), v.mv, v.succ)),
+                Use::Hold => pending.push(((key, weight), ran.mv, succ)),
                 Use::Store => {
-                    self.successor(w, (key, weight), at.id, v.mv, v.succ, 0, out);
+                    self.successor(w, (key, weight), at.id, ran.mv, succ, 0, out);
                     if out.limit.is_some() {
                         return false;
                     }
