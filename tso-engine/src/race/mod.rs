@@ -613,7 +613,9 @@ impl RaceState {
         let relevance = Relevance::new(self, &runs_now);
         // (thread, epoch) of every recorded access that may still race, sorted.
         let mut epochs: SmallVec<[(u32, u32); 32]> = SmallVec::new();
-        let objects = self.objects_to_write(map, heap, &relevance, &mut epochs);
+        // Filled in place: returned, it would be copied (this runs for every state).
+        let mut objects: SmallVec<[(u32, &Shadow, bool, bool); 8]> = SmallVec::new();
+        self.objects_to_write(map, heap, &relevance, &mut epochs, &mut objects);
         let pending = self.pending_to_write(map, &relevance, &mut epochs);
         epochs.sort_unstable();
         epochs.dedup();
@@ -641,10 +643,10 @@ impl RaceState {
         }
     }
 
-    /// The objects with per-byte data in canonical order: (canonical id, shadow,
-    /// whether it has any to write, whether it is heap memory). It has some when a run
-    /// is raced or holds an access that may still race; the (thread, epoch) of those
-    /// accesses go to `epochs`.
+    /// The objects with per-byte data in canonical order, into `objects`: (canonical
+    /// id, shadow, whether it has any to write, whether it is heap memory). It has some
+    /// when a run is raced or holds an access that may still race; the (thread, epoch)
+    /// of those accesses go to `epochs`.
     #[inline]
     fn objects_to_write<'s>(
         &'s self,
@@ -652,10 +654,10 @@ impl RaceState {
         heap: &dyn Fn(ObjId) -> bool,
         relevance: &Relevance,
         epochs: &mut SmallVec<[(u32, u32); 32]>,
-    ) -> SmallVec<[(u32, &'s Shadow, bool, bool); 8]> {
+        objects: &mut SmallVec<[(u32, &'s Shadow, bool, bool); 8]>,
+    ) {
         // (SmallVec's `extend` and `collect` cost more than these pushes: this runs
         // for every state.)
-        let mut objects: SmallVec<[(u32, &Shadow, bool, bool); 8]> = SmallVec::new();
         for (&o, shadow) in self.shadow.iter() {
             let Some(m) = map(o) else { continue };
             let heap = relevance.limited && heap(o);
@@ -672,7 +674,6 @@ impl RaceState {
             objects.push((m, &**shadow, written, heap));
         }
         objects.sort_unstable_by_key(|o| o.0);
-        objects
     }
 
     /// The object-wide histories holding an access that may still race, by canonical
@@ -842,14 +843,17 @@ impl<'e> Ranks<'e> {
     /// From `epochs`, sorted (every relevant access has a thread below `n`).
     #[inline]
     fn new(epochs: &'e [(u32, u32)], n: usize) -> Ranks<'e> {
-        let mut mine: SmallVec<[&[(u32, u32)]; 8]> = smallvec::smallvec![&[][..]; n];
+        // Built where it is returned (a local moved in would be copied).
+        let mut ranks = Ranks {
+            mine: smallvec::smallvec![&[][..]; n],
+        };
         let mut rest = epochs;
         while let Some(&(t, _)) = rest.first() {
             let len = rest.iter().take_while(|e| e.0 == t).count();
-            mine[t as usize] = &rest[..len];
+            ranks.mine[t as usize] = &rest[..len];
             rest = &rest[len..];
         }
-        Ranks { mine }
+        ranks
     }
 
     #[inline]
@@ -858,7 +862,9 @@ impl<'e> Ranks<'e> {
     }
 
     /// The count first (patched once known), then the components that cover any.
-    #[inline]
+    // `always`, like `History::of`, `put_keys` and `put_run`: they run several times
+    // for every stored state, and left as calls they cost about 1% of a whole check.
+    #[inline(always)]
     fn put_clock(&self, out: &mut Vec<u8>, c: &VectorClock) {
         let at = out.len();
         out.push(0);
@@ -884,7 +890,7 @@ struct History<'a, 'e> {
 impl History<'_, '_> {
     /// A cell's history: (thread, covered count, kind) of its relevant accesses,
     /// sorted, into `keys`.
-    #[inline]
+    #[inline(always)]
     fn of(&self, heap: bool, cell: &Cell, keys: &mut Keys) {
         keys.clear();
         for a in cell.iter() {
@@ -939,7 +945,7 @@ impl History<'_, '_> {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn put_keys(out: &mut Vec<u8>, keys: &[(u32, u32, u8)]) {
     put_leb(out, keys.len() as u32);
     for &(tid, r, kind) in keys {
@@ -949,7 +955,7 @@ fn put_keys(out: &mut Vec<u8>, keys: &[(u32, u32, u8)]) {
     }
 }
 
-#[inline]
+#[inline(always)]
 fn put_run(out: &mut Vec<u8>, start: u32, end: u32, keys: &[(u32, u32, u8)]) {
     put_leb(out, start);
     put_leb(out, end - start);
