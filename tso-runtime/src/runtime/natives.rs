@@ -977,3 +977,44 @@ fn describe_evict(program: &Program, st: &State, a: &[Val]) -> String {
         name(program, st, arg(a, 0).unwrap_or_default())
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tso_engine::{MemOrder, NativeAccess, ProgramAccesses};
+
+    /// The accesses `shape` reports for a call whose order argument holds `order`,
+    /// every other argument 0x1000 (a pointer) or 4 (a length).
+    fn made(shape: ProgramAccesses, order: MemOrder) -> Vec<NativeAccess> {
+        let at = shape.order_arg.expect("an order argument");
+        let mut args = vec![Val::Int(0x1000), Val::Int(0x1000), Val::Int(4), Val::Int(0)];
+        args[at] = Val::Int(order.code() as u128);
+        let mut out = Vec::new();
+        (shape.accesses)(&args, &mut out);
+        out
+    }
+
+    /// The screen reads the order from the argument `order_arg` names, the access
+    /// reports it from the argument it reads: the two must be the same one.
+    #[test]
+    fn each_access_reports_the_order_its_order_argument_holds() {
+        let (load, store, locked) = of_width::<4>();
+        let bytes_load = ranged::<1, { abi::ORDER_ARG_BYTES }, true, false>();
+        let bytes_store = ranged::<0, { abi::ORDER_ARG_BYTES }, false, true>();
+        for (shape, read, write) in [
+            (load, true, false),
+            (store, false, true),
+            (locked, true, true),
+            (bytes_load, true, false),
+            (bytes_store, false, true),
+        ] {
+            for order in [MemOrder::Acquire, MemOrder::SeqCst] {
+                let out = made(shape, order);
+                assert_eq!(out.len(), 1);
+                assert_eq!(out[0].order, order);
+                assert_eq!((out[0].read, out[0].write), (read, write));
+                assert_eq!(out[0].len, 4);
+            }
+        }
+    }
+}
