@@ -1,8 +1,9 @@
 //! The successor generator both searches share. It runs a thread's transition under
-//! each sequence of choices (a [`Ran`] each, beside the successor it ran into), spares the run of a thread that
-//! surely blocks, picks the persistent set, judges what a run gave ([`Outcome`]), and
-//! shows transitions and new states to the observers as it stores them ([`Arrival`]),
-//! with the successor's sleep set named as the store's representative names threads.
+//! each sequence of choices (a [`Ran`] each, beside the successor it ran into), spares
+//! the run of a thread that surely blocks, picks the persistent set, judges what a run
+//! gave ([`Outcome`]), and shows transitions and new states to the observers as it
+//! stores them ([`Arrival`]), with the successor's sleep set named as the store's
+//! representative names threads.
 //!
 //! The depth-first stack (`dfs`) and the breadth-first level (`search`) only decide in
 //! which order states are expanded, where the states and their sleep sets are kept, and

@@ -796,9 +796,9 @@ impl<'a, 'p> Search<'a, 'p> {
         true
     }
 
-    /// One variant run from the state at `at` into `succ`, with key `key`: an error is ranked, a
-    /// dead end recorded, a successor used as `use_` says. False when the search
-    /// stops (a step limit, which ends it at once as inconclusive, or a limit).
+    /// One variant run from the state at `at` into `succ`, with key `key`: an error is
+    /// ranked, a dead end recorded, a successor used as `use_` says. False when the
+    /// search stops (a step limit, which ends it at once as inconclusive, or a limit).
     #[allow(clippy::too_many_arguments)]
     fn take(
         &self,
