@@ -465,15 +465,16 @@ fn the_race_screen_agrees_with_access_histories_and_the_oracle() {
 /// and one that is not races with the read (a deallocation is a write of the object);
 /// the screen does not run a call of a synchronisation native (it makes no data
 /// access), but runs a library call that reads shared memory (`strlen` racing with a
-/// plain write); and where a stack variable dies at a return after a mutex call, the
-/// screened and history-based runs agree.
+/// plain write); where a stack variable dies at a return after a mutex call, the
+/// screened and history-based runs agree; and a thread's end deallocates its
+/// published local, which conflicts with another thread's read of it.
 #[test]
 fn the_race_screen_rules() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_screen_rules");
     // (name, source, the screen's result, a race listed on this memory)
     let free_after_done = FREE_READ.replace("FREE", "if (atomic_load(&done))\n        free(p);");
     let free_at_once = FREE_READ.replace("FREE", "free(p);");
-    let cases: [(&str, &str, &str, Option<&str>); 7] = [
+    let cases: [(&str, &str, &str, Option<&str>); 8] = [
         ("relaxed_rmw", RELAXED_RMW, "not-applicable", Some("`x`")),
         ("sections", SECTIONS, "no-conflict", None),
         ("section_plain", SECTION_PLAIN, "conflict", Some("`x`")),
@@ -490,6 +491,12 @@ fn the_race_screen_rules() {
             STACK_ENDS_AFTER_UNLOCK,
             "conflict",
             Some("deallocates it"),
+        ),
+        (
+            "stack_ends_with_thread",
+            STACK_ENDS_WITH_THREAD,
+            "conflict",
+            None,
         ),
     ];
     let mut problems = Vec::new();
@@ -615,6 +622,28 @@ int main(void) {
     pthread_t t;
     pthread_create(&t, 0, reader, 0);
     publish();
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+/// The writer's local dies when the writer ends, which its release store lets `main`
+/// read first (a use-after-free on the path where the writer ends first).
+const STACK_ENDS_WITH_THREAD: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+_Atomic(int *) published;
+int r;
+void *writer(void *a) {
+    int x = 1;
+    atomic_store_explicit(&published, &x, memory_order_release);
+    return 0;
+}
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    int *p = atomic_load(&published);
+    if (p)
+        r = *p;
     pthread_join(t, 0);
     return 0;
 }

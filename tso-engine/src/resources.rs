@@ -12,8 +12,14 @@ fn statm_field(idx: usize) -> u64 {
         .unwrap_or(0)
 }
 
-/// Physical memory of the machine, in bytes (0 if unknown).
+/// Physical memory of the machine, in bytes (0 if unknown). Read once per process:
+/// the limits observer asks on every tick, and /proc/meminfo is slow to generate.
 pub fn total_memory() -> u64 {
+    static TOTAL: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *TOTAL.get_or_init(read_total_memory)
+}
+
+fn read_total_memory() -> u64 {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|s| {

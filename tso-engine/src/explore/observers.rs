@@ -427,6 +427,9 @@ impl RaceScreen<'_, '_> {
         if m.blocks_at_once(st, tid) {
             return true;
         }
+        if m.screen_thread_end(st, tid, accesses).is_some() {
+            return true;
+        }
         let mut script = super::chooser::Script::new();
         for _ in 0..SCREEN_MAX_SCRIPTS {
             let mut next = st.clone();

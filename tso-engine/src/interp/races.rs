@@ -478,6 +478,47 @@ impl Machine<'_> {
         true
     }
 
+    /// For the race screen: the accesses of `tid`'s whole transition when it is a
+    /// thread other than main returning from its start routine with no pthread key
+    /// value (so no destructor runs) and races not tracked; `None` when the transition
+    /// must be run to know. Such a transition pops the frame, whose stack objects die
+    /// (`pop_frame`: a plain write of each shared one, `race::screen::note_dealloc`),
+    /// then runs the thread-exit hook, a memory model's native whose accesses are not
+    /// noted (`finish_thread` calls it outside `call_native`). Running it on a copy of
+    /// the state was most of the screen's cost on programs whose threads end at
+    /// different times.
+    pub(crate) fn screen_thread_end(
+        &self,
+        st: &State,
+        tid: ThreadId,
+        out: &mut Vec<ProbeAccess>,
+    ) -> Option<()> {
+        let t = st.thread(tid);
+        let pc = Self::pc(st, tid)?;
+        let (inst, _) = self.inst_at(&pc);
+        let ends = tid != 0
+            && t.frames.len() == 1
+            && t.specific.is_empty()
+            && matches!(inst, crate::ir::Inst::Ret { .. })
+            && st.races.is_none()
+            && st.exit_code.is_none()
+            && st.atomic_owner.is_none()
+            // An undefined return value is checked before the frame goes.
+            && !(self.opts.definedness && self.may_be_undefined(st, tid, inst));
+        if !ends {
+            return None;
+        }
+        let frame = t.top();
+        out.extend(
+            frame
+                .allocas
+                .iter()
+                .chain(frame.varargs.iter())
+                .filter_map(|&obj| screen::dealloc_access(&st.memory, tid, obj, false)),
+        );
+        Some(())
+    }
+
     /// The accesses `inst` makes when it calls a native that stands for the program's
     /// own accesses.
     fn program_accesses_of(

@@ -56,7 +56,9 @@
 //! notes are the ends of the thread's own stack objects, covered as for a load or store
 //! (first exception above); anything else by running the transition on a copy under
 //! every choice script with a `Probe` on (the race hooks of the interpreter note each
-//! access to a shared object). So what the
+//! access to a shared object), except a thread's end with no key destructor to run,
+//! whose only noted accesses are the deaths of its frame's shared stack objects
+//! (`Machine::screen_thread_end`). So what the
 //! search's reductions skip does not matter as long as they keep every state: sleep
 //! sets do (they skip transitions into known states); persistent sets do not and are
 //! off in the screen; thread symmetry stores one state per orbit, and a pair in one
@@ -330,8 +332,22 @@ pub(crate) fn note(a: ProbeAccess) {
 /// Thread `tid` deallocates `obj`: a plain write of all of it, when another thread can
 /// reach it (only call when `probing()`); `section`: inside `tid`'s atomic section.
 pub(crate) fn note_dealloc(memory: &crate::memory::Memory, tid: u32, obj: ObjId, section: bool) {
-    if memory.get(obj).is_some_and(|o| o.shared && !o.freed) {
-        note(ProbeAccess {
+    if let Some(access) = dealloc_access(memory, tid, obj, section) {
+        note(access);
+    }
+}
+
+/// The access `note_dealloc` notes, if any.
+pub(crate) fn dealloc_access(
+    memory: &crate::memory::Memory,
+    tid: u32,
+    obj: ObjId,
+    section: bool,
+) -> Option<ProbeAccess> {
+    memory
+        .get(obj)
+        .is_some_and(|o| o.shared && !o.freed)
+        .then_some(ProbeAccess {
             tid,
             obj,
             start: 0,
@@ -339,8 +355,7 @@ pub(crate) fn note_dealloc(memory: &crate::memory::Memory, tid: u32, obj: ObjId,
             write: true,
             atomic: false,
             section,
-        });
-    }
+        })
 }
 
 /// Notes the accesses of the transitions run on this thread until `finish` (or drop).
