@@ -182,7 +182,7 @@ fn step(cfg: &mut Config, program: &Program, thread: usize, choice: &mut Scripte
             }),
         ),
         Op::Fence(order) => {
-            m.fence(tid, order);
+            m.fence(choice, tid, order);
             None
         }
     };
