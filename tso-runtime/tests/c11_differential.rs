@@ -267,3 +267,184 @@ fn seq_cst_fences_order_relaxed_store_buffering() {
     }));
     assert_eq!(outcomes.len(), 3);
 }
+
+/// `sb|≠loc ; hb ; sb|≠loc`: T0's seq_cst store of x is followed by a release store
+/// of y, which T1 acquires; T1's fence then separates that read of y from its
+/// seq_cst load of y, so T0's store is `psc`-before the load. With T2's seq_cst store
+/// of y after T1's load (`rb`) and T2's load of x=0 before T0's store, that is a cycle.
+/// Neither store is `hb|loc`-before T1's load, and nothing else orders them.
+#[test]
+fn a_seq_cst_access_before_a_synchronising_chain_is_psc_before_its_end() {
+    use c11_support::{Op, Outcome, Program};
+    use tso_runtime::c11::Order::{Acquire, Relaxed, Release, SeqCst};
+    let program = Program {
+        threads: vec![
+            vec![
+                Op::Store {
+                    loc: 0,
+                    value: 1,
+                    order: SeqCst,
+                },
+                Op::Store {
+                    loc: 1,
+                    value: 1,
+                    order: Release,
+                },
+            ],
+            vec![
+                Op::Load {
+                    loc: 1,
+                    order: Acquire,
+                },
+                Op::Fence(Release),
+                Op::Load {
+                    loc: 1,
+                    order: SeqCst,
+                },
+            ],
+            vec![
+                Op::Store {
+                    loc: 1,
+                    value: 2,
+                    order: SeqCst,
+                },
+                Op::Load {
+                    loc: 0,
+                    order: SeqCst,
+                },
+            ],
+        ],
+        locations: 2,
+    };
+    let cycle = Outcome {
+        reads: vec![vec![], vec![1, 1], vec![0]],
+        finals: vec![1, 2],
+    };
+    let outcomes = exact(&program);
+    assert!(!outcomes.contains(&cycle));
+    // With a relaxed first store the chain orders nothing, and the outcome is allowed.
+    let mut weaker = program.clone();
+    weaker.threads[0][0] = Op::Store {
+        loc: 0,
+        value: 1,
+        order: Relaxed,
+    };
+    assert!(exact(&weaker).contains(&cycle));
+}
+
+/// `psc_F` through `eco` into a read: T0's relaxed store of x=1, placed `mo`-before
+/// T2's x=2, which T1 read before its fence, orders T0's fence before T1's; T1's
+/// fence is before T0's through T1's stale read of y. The store runs last, after
+/// both fences have their places, so it is refused only because a reader of a
+/// later message happens before T1's fence.
+#[test]
+fn a_late_store_before_a_message_read_before_a_fence_orders_the_fences() {
+    use c11_support::{Op, Outcome, Program};
+    use tso_runtime::c11::Order::{Relaxed, SeqCst};
+    let program = Program {
+        threads: vec![
+            vec![
+                Op::Store {
+                    loc: 1,
+                    value: 1,
+                    order: Relaxed,
+                },
+                Op::Fence(SeqCst),
+                Op::Store {
+                    loc: 0,
+                    value: 1,
+                    order: Relaxed,
+                },
+            ],
+            vec![
+                Op::Load {
+                    loc: 0,
+                    order: Relaxed,
+                },
+                Op::Fence(SeqCst),
+                Op::Load {
+                    loc: 1,
+                    order: Relaxed,
+                },
+            ],
+            vec![Op::Store {
+                loc: 0,
+                value: 2,
+                order: Relaxed,
+            }],
+        ],
+        locations: 2,
+    };
+    let cycle = Outcome {
+        reads: vec![vec![], vec![2, 0], vec![]],
+        finals: vec![2, 1],
+    };
+    let outcomes = exact(&program);
+    assert!(!outcomes.contains(&cycle));
+    // T0's store after T2's in `mo` breaks the cycle.
+    assert!(outcomes.contains(&Outcome {
+        reads: vec![vec![], vec![2, 0], vec![]],
+        finals: vec![1, 1],
+    }));
+}
+
+/// Collection must keep what a fence still to come learns from a message it drops.
+/// T2's seq_cst load of x=0 is `rb`-before T0's release store x=1, which T1 acquires
+/// before its seq_cst fence: so the load is `psc`-before the fence. Once every thread
+/// has read T3's x=2, x=1 is collected before T1's fence runs; the fence must still
+/// come after T2's load, so T1's later read of w=0 (before T2's store of w, which is
+/// before T2's load) closes a cycle.
+#[test]
+fn a_fence_after_collection_still_follows_readers_of_collected_messages() {
+    use c11_support::{Op, Outcome, Program};
+    use tso_runtime::c11::Order::{Acquire, Relaxed, Release, SeqCst};
+    let (x, w) = (0, 1);
+    let load = |loc, order| Op::Load { loc, order };
+    let program = Program {
+        threads: vec![
+            vec![
+                Op::Store {
+                    loc: x,
+                    value: 1,
+                    order: Release,
+                },
+                load(x, Relaxed),
+            ],
+            vec![
+                load(x, Acquire),
+                load(x, Relaxed),
+                Op::Fence(SeqCst),
+                load(w, Relaxed),
+            ],
+            vec![
+                Op::Store {
+                    loc: w,
+                    value: 1,
+                    order: SeqCst,
+                },
+                load(x, SeqCst),
+                load(x, Relaxed),
+            ],
+            vec![Op::Store {
+                loc: x,
+                value: 2,
+                order: Relaxed,
+            }],
+        ],
+        locations: 2,
+    };
+    let cycle = Outcome {
+        reads: vec![vec![2], vec![1, 2, 0], vec![0, 2], vec![]],
+        finals: vec![2, 1],
+    };
+    let outcomes = exact(&program);
+    assert!(!outcomes.contains(&cycle));
+    // With T0's store relaxed it does not happen before the fence: no cycle.
+    let mut weaker = program.clone();
+    weaker.threads[0][0] = Op::Store {
+        loc: x,
+        value: 1,
+        order: Relaxed,
+    };
+    assert!(exact(&weaker).contains(&cycle));
+}

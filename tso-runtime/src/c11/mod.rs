@@ -72,13 +72,15 @@
 //!   `hb`-before the access (`[F^sc] ; hb`) must also come before those, and before
 //!   the oldest SC fence a reader of them happens before (`psc_F` through `eco`):
 //!   a relaxed access is refused when it would order them otherwise.
-//! - **Sources of an SC fence**: `Fen`, the SC fences `hb`-before (`psc_F`); `Pre`,
-//!   everything `scb`-before an event `hb`-before it; and, for the newest write
-//!   (`Hbv`) and read (`Hbr`) of each location that happens before it, the `Left`
-//!   of writers and readers `mo`-before that write and the SC fences before writers
-//!   and readers `eco`-before either. An SC fence has no targets when it runs.
-//!   It marks those newest write and read as happening before it (the targets
-//!   above).
+//! - **Sources of an SC fence**: for the newest write (`Hbv`) and read (`Hbr`) of
+//!   each location that happens before it, the `Left` of writers and readers
+//!   `mo`-before that write and the SC fences before writers and readers
+//!   `eco`-before either; `Pre` (below). Its sources that happen before it (its
+//!   thread's last seq_cst event, `Fen`, what is `scb`-before an event `hb`-before
+//!   it) need no bound: a `psc` cycle through such an edge leaves the fence's
+//!   `hb`-past by an `mo`, `rb` or `eco` edge into it, whose source is then a
+//!   source above. An SC fence has no targets when it runs. It marks those newest
+//!   write and read as happening before it (the targets above).
 //! - Edges found late, into events already run (a store placed `mo`-before an
 //!   older one, a read of a stale message), are caught by the targets above; those
 //!   into a fence still to come, by its `Hbv`/`Hbr` sources (a prefix of `mo`).

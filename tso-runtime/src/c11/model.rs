@@ -781,17 +781,15 @@ impl C11Memory {
             }
             upper_fence = min_bound(upper_fence, upper);
         } else {
+            // Sources that happen before a fence need no bound (module doc).
             let cur = cur.clone();
-            lower = lower
-                .max(cur.hb(HbKey::Pre))
-                .max(fence)
-                .max(self.fence_prefix(&cur));
+            lower = cur.hb(HbKey::Pre).max(self.fence_prefix(&cur));
         }
         if fence != 0 && upper_fence != 0 && fence >= upper_fence {
             return Vec::new();
         }
         if !order.is_sc() {
-            self.apply(thread, &event, key, order, 0, lower);
+            self.apply(thread, &event, key, order, 0);
             self.collect();
             return vec![self];
         }
@@ -804,15 +802,15 @@ impl C11Memory {
             .map(|g| {
                 let mut placed = self.clone();
                 placed.for_each_position(&mut |v| if v > g { v + 1 } else { v });
-                placed.apply(thread, &event, key, order, g + 1, lower);
+                placed.apply(thread, &event, key, order, g + 1);
                 placed.collect();
                 placed
             })
             .collect()
     }
 
-    /// The effects of an event at position `pos` (0: not seq_cst) whose `psc`
-    /// sources reach `lower`: what its thread, its messages and the SC fences learn.
+    /// The effects of an event at position `pos` (0: not seq_cst): what its thread,
+    /// its messages and the SC fences learn.
     fn apply(
         &mut self,
         thread: ThreadId,
@@ -820,7 +818,6 @@ impl C11Memory {
         key: Option<LocKey>,
         order: Order,
         pos: u32,
-        lower: u32,
     ) {
         let t = self.thread_mut(thread);
         let fence = t.cur.hb(HbKey::Fen);
@@ -833,7 +830,6 @@ impl C11Memory {
             .max()
             .unwrap_or(0);
         t.learn(HbKey::Anch, anchored);
-        t.learn(HbKey::Pre, lower);
         if pos != 0 {
             t.last_sc = pos;
         }

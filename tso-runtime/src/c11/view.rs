@@ -20,8 +20,9 @@ pub struct LocKey {
 pub enum HbKey {
     /// The newest SC fence happens-before.
     Fen,
-    /// The newest event `psc`-before every SC fence that comes after (events with an
-    /// `scb` successor happens-before, and those `scb`-before them).
+    /// What `Hbv`/`Hbr` entries naming collected messages give an SC fence still to
+    /// come: the newest `psc` source among their writers' and readers' (see
+    /// "Collection" in the module doc of `c11/mod.rs`).
     Pre,
     /// The newest SC access followed in its thread by an access to another location
     /// (or a fence) that happens-before (`sb|≠loc ; hb`).
