@@ -396,6 +396,10 @@ impl C11Memory {
     /// `atomic_thread_fence(order)`; a seq_cst fence takes a place in the SC order,
     /// which may be a choice.
     pub fn fence<C: Choice>(&mut self, choice: &mut C, thread: ThreadId, order: Order) {
+        if !order.acquires() && !order.releases() {
+            // A relaxed fence is no event at all.
+            return;
+        }
         let mut next = self.clone();
         let before = next.before(thread, None);
         let t = next.thread_mut(thread);
