@@ -55,8 +55,10 @@
 //! sources and its `psc` targets among the events so far, as a store takes any place
 //! in `mo`; a `psc` edge between two events already placed must agree with their
 //! places, or the step is not allowed. Any linearisation of an RC11-consistent
-//! execution's `psc` is reachable this way, and every execution reached has its
-//! `psc` inside a total order, so the machine allows exactly RC11's outcomes.
+//! execution's `psc` is reachable this way, and every execution reached has the
+//! edges checked inside a total order, so no `psc` cycle (the edges left unchecked,
+//! below, close no cycle the checked ones do not): the machine allows exactly
+//! RC11's outcomes.
 //! `Left(e)` is `e`'s place if seq_cst, joined with the newest SC fence `hb`-before
 //! it (`[E^sc] ∪ [F^sc] ; hb?`): what is `psc`-before whatever `e` is `scb`-before.
 //! - **Sources of an access at `x`** (its lower bound): the thread's last seq_cst
@@ -91,8 +93,8 @@
 //!   the visible side effect) and store at the end of `mo`; they transfer no view.
 //!   In a race-free program that is the only choice; a racy one is a data race, for
 //!   the race detector.
-//! - **Threads**: a new thread starts with its parent's `cur` and `porf`; joining a
-//!   thread joins them.
+//! - **Threads**: a new thread starts with its parent's `cur` (happens-before
+//!   facts included); joining a thread joins its `cur`.
 //!   A thread first named by an access starts with empty views.
 //!
 //! # Scope and approximation

@@ -1,5 +1,5 @@
 //! The view machine: locations with their messages, threads with their views, the
-//! SC view. The rules are in the module doc of `c11/mod.rs`.
+//! SC order. The rules are in the module doc of `c11/mod.rs`.
 
 use super::view::{HbKey, LocKey, View};
 use crate::buffer::bytes::Reader;
