@@ -301,6 +301,7 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
         let options = InstrumentOptions {
             static_locals: request.settings.static_locals,
             fences_after: extras.fences_after.clone(),
+            keep_orders: false,
         };
         if let Err(error) = instrument_module(&module, &options) {
             // Every pass error means the tool could not check this program (exit 2).
@@ -438,6 +439,7 @@ pub fn refuses_instrumentation(bitcode: &Path, settings: &CheckSettings) -> bool
     let options = InstrumentOptions {
         static_locals: settings.static_locals,
         fences_after: Vec::new(),
+        keep_orders: false,
     };
     instrument_module(&module, &options).is_err()
 }

@@ -33,15 +33,17 @@ pub(crate) const RMW: [&str; 4] = [
     "__tso_rmw_32",
     "__tso_rmw_64",
 ];
-/// `iN __tso_cmpxchg_N(ptr addr, iN expected, iN desired, i32 order)`: locked CAS,
-/// returns the old value.
+/// `iN __tso_cmpxchg_N(ptr addr, iN expected, iN desired, i32 order, i32
+/// failure_order)`: locked CAS, returns the old value. `failure_order` (the order of
+/// a compare-exchange that fails) is for the C11 model; x86 ignores it.
 pub(crate) const CMPXCHG: [&str; 4] = [
     "__tso_cmpxchg_8",
     "__tso_cmpxchg_16",
     "__tso_cmpxchg_32",
     "__tso_cmpxchg_64",
 ];
-/// `i128 __tso_cmpxchg_128(ptr addr, i128 expected, i128 desired, i32 order)`: `lock cmpxchg16b`,
+/// `i128 __tso_cmpxchg_128(ptr addr, i128 expected, i128 desired, i32 order, i32
+/// failure_order)`: `lock cmpxchg16b`,
 /// the one 16-byte locked instruction (a 16-byte `cmpxchg`, as clang emits for
 /// `__atomic_compare_exchange` on 16 bytes or `__sync_val_compare_and_swap` on
 /// `__int128`); returns the old value.
@@ -56,6 +58,10 @@ pub(crate) const LOAD_BYTES: &str = "__tso_load_bytes";
 pub(crate) const STORE_BYTES: &str = "__tso_store_bytes";
 /// `void __tso_fence(void)`: mfence, drains the executing thread's buffer.
 pub(crate) const FENCE: &str = "__tso_fence";
+/// `void __tso_fence_order(i32 order)`: `atomic_thread_fence(order)` of any order, as
+/// the pass emits it when it keeps memory orders
+/// ([`crate::instrument::InstrumentOptions::keep_orders`], for the C11 model).
+pub(crate) const FENCE_ORDER: &str = "__tso_fence_order";
 /// `void __tso_call_fence(void)`: the same barrier, inserted by the pass around a call
 /// to a library function (whose real implementation synchronises); named apart so
 /// traces can leave it out.

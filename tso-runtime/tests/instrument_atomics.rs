@@ -308,3 +308,74 @@ fn unsupported_constructs_are_errors_with_a_location() {
         other => panic!("expected Unsupported, got {other:?}"),
     }
 }
+
+/// A compare-exchange hands both its orders to the runtime: the C11 model reads the
+/// failure order when the comparison fails (`acquire monotonic` here).
+#[test]
+fn cmpxchg_passes_its_success_and_failure_orders() {
+    use tso_engine::MemOrder;
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "rmw_all_ops.ll");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    let cas = calls_to(function(&module, "weak_cas_pointer"), "__tso_cmpxchg_64");
+    assert_eq!(
+        const_operand(cas[0], 3),
+        Some(u64::from(MemOrder::Acquire.code()))
+    );
+    assert_eq!(
+        const_operand(cas[0], 4),
+        Some(u64::from(MemOrder::Relaxed.code()))
+    );
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "wide_cmpxchg.ll");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    let wide = all_instructions(&module)
+        .into_iter()
+        .map(|(_, i)| i)
+        .find(|i| callee_name(*i).as_deref() == Some("__tso_cmpxchg_128"))
+        .expect("cmpxchg16b call");
+    assert_eq!(
+        const_operand(wide, 4),
+        Some(u64::from(MemOrder::SeqCst.code()))
+    );
+}
+
+/// With `keep_orders` (the C11 model) every thread fence stays, with its order, and a
+/// seq_cst store is not followed by a full fence; single-thread fences still go.
+#[test]
+fn keep_orders_keeps_every_thread_fence_and_no_fence_after_a_seq_cst_store() {
+    use tso_engine::MemOrder;
+    let keep = InstrumentOptions {
+        keep_orders: true,
+        ..InstrumentOptions::default()
+    };
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "rmw_all_ops.ll");
+    instrument_module(&module, &keep).expect("instrument");
+    no_atomic_instructions_left(&module);
+    let fences = function(&module, "fences");
+    assert!(calls_to(fences, "__tso_fence").is_empty());
+    let orders: Vec<Option<u64>> = calls_to(fences, "__tso_fence_order")
+        .into_iter()
+        .map(|c| const_operand(c, 0))
+        .collect();
+    assert_eq!(
+        orders,
+        [MemOrder::AcqRel, MemOrder::SeqCst].map(|o| Some(u64::from(o.code())))
+    );
+
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "atomics.c", "-O0");
+    instrument_module(&module, &keep).expect("instrument");
+    let main = function(&module, "main");
+    let seq_cst_store = calls_to(main, "__tso_store_64")
+        .into_iter()
+        .find(|c| debug_line(*c) == Some(marker_line("atomics.c", "seq-cst-store")))
+        .expect("seq_cst store");
+    assert_ne!(next_call(seq_cst_store).as_deref(), Some("__tso_fence"));
+    let fence_lines: Vec<u32> = calls_to(main, "__tso_fence_order")
+        .iter()
+        .filter_map(|f| debug_line(*f))
+        .collect();
+    assert!(fence_lines.contains(&marker_line("atomics.c", "fence")));
+}

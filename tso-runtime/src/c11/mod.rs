@@ -18,10 +18,12 @@
 //! - Each thread has views (location → oldest readable timestamp): `cur` (what it
 //!   has seen), `acq` (`cur` plus the views of messages it read relaxed, taken at
 //!   an acquire fence), `rel` (`cur` at its last release fence) and, per location,
-//!   `cur` at its last release write there; `porf` (every message `sb ∪ rf`-before
-//!   it, synchronising or not: `cur` joined with the `porf` view each message
-//!   carries from its writer, so never behind `cur`).
-//! - One global *SC view*: per location, the newest message the SC order has placed.
+//!   `cur` at its last release write there. A view also carries happens-before
+//!   knowledge for the SC order ([`HbKey`]); it travels wherever `cur` does, so
+//!   exactly along `hb`.
+//! - The *SC order*: a total order of the seq_cst events so far, as positions
+//!   (renumbered densely after every step, so only their order is state). Messages
+//!   and threads keep the positions the rules below need.
 //!
 //! # Rules
 //! - **Relaxed load** of `x`: any message at or after `cur(x)`. `cur(x)` and
@@ -40,64 +42,88 @@
 //!   after the newer store). A failing compare-exchange is a load with its failure
 //!   order.
 //! - **Fences**: acquire sets `cur` to `acq`; release sets `rel` to `cur`; acq_rel
-//!   both; seq_cst is acquire, then `SC ⊔= cur`, `cur, acq ⊔= SC`, then release.
+//!   both; seq_cst is acq_rel and takes a place in the SC order (below).
 //!   `memory_order_consume` is passed as acquire; relaxed fences and
 //!   `atomic_signal_fence` (one thread) do nothing here.
-//! - **seq_cst accesses**: a seq_cst load reads no message older than `SC(x)`; a
-//!   seq_cst store (or RMW) goes after `SC(x)` and becomes `SC(x)`. So seq_cst
-//!   stores to one location are ordered as they run, and a seq_cst load sees the
-//!   newest seq_cst store or something newer. This forbids SB, IRIW, 2+2W and the
-//!   mixed fence/access SB shapes exactly as RC11 does.
-//! - **Run order is not SC order**: RC11's `psc_base` relates seq_cst events only
-//!   through `sb`, `mo`, `rb` and happens-before of particular shapes, never through
-//!   a non-synchronising `rf`. When such a chain forces a seq_cst event B to run
-//!   after the SC event that set `SC(x)`, RC11 may still order B first. So a seq_cst
-//!   access, and the SC view a seq_cst fence takes in, leave out every `SC(x)` past
-//!   the thread's `cur(x)` but within its `porf(x)`: the thread knows that message
-//!   only through such a chain, and its `cur` is the coherence floor that stays.
-//!   (Inside `cur` the entry changes nothing; past `porf` no chain forced the run
-//!   order, so the SC order may be the run order: SB keeps its floor.)
+//!
+//! # The SC order (`psc` of RC11)
+//! RC11 asks `psc = psc_base ∪ psc_F` to be acyclic, where `scb = sb ∪ sb|≠loc ; hb ;
+//! sb|≠loc ∪ hb|loc ∪ mo ∪ rb`, `psc_base = ([E^sc] ∪ [F^sc] ; hb?) ; scb ; ([E^sc] ∪
+//! hb? ; [F^sc])` and `psc_F = [F^sc] ; (hb ∪ hb ; eco ; hb) ; [F^sc]`. The run order is
+//! not the SC order: a relaxed `rf` orders the run but not `psc`. So each seq_cst
+//! event (access or fence) takes *any* place in the SC order between its `psc`
+//! sources and its `psc` targets among the events so far, as a store takes any place
+//! in `mo`; a `psc` edge between two events already placed must agree with their
+//! places, or the step is not allowed. Any linearisation of an RC11-consistent
+//! execution's `psc` is reachable this way, and every execution reached has the
+//! edges checked inside a total order, so no `psc` cycle (the edges left unchecked,
+//! below, close no cycle the checked ones do not): the machine allows exactly
+//! RC11's outcomes.
+//! `Left(e)` is `e`'s place if seq_cst, joined with the newest SC fence `hb`-before
+//! it (`[E^sc] ∪ [F^sc] ; hb?`): what is `psc`-before whatever `e` is `scb`-before.
+//! - **Sources of an access at `x`** (its lower bound): the thread's last seq_cst
+//!   event and SC fence `hb`-before (`sb`); `Hbl(x)`, the newest `Left` of accesses
+//!   to `x` `hb`-before it (`hb|loc`); `Anch` as of its thread's last event at
+//!   another location (`sb|≠loc ; hb ; sb|≠loc`: `Anch` is the newest seq_cst access
+//!   followed in its thread by an event at another location that happens before);
+//!   for a write, the `Left` of every writer and reader of a message `mo`-before it
+//!   (`mo`, `rb`).
+//! - **Targets of an access** (its upper bound): every message `mo`-after its write
+//!   or the message it read (`mo`, `rb`): its writer's place if seq_cst, and the
+//!   oldest SC fence its writer happens before (`hb? ; [F^sc]`). The SC fences
+//!   `hb`-before the access (`[F^sc] ; hb`) must also come before those, and before
+//!   the oldest SC fence a reader of them happens before (`psc_F` through `eco`):
+//!   a relaxed access is refused when it would order them otherwise.
+//! - **Sources of an SC fence**: for the newest write (`Hbv`) and read (`Hbr`) of
+//!   each location that happens before it, the `Left` of writers and readers
+//!   `mo`-before that write and the SC fences before writers and readers
+//!   `eco`-before either; `Pre` (below). Its sources that happen before it (its
+//!   thread's last seq_cst event, `Fen`, what is `scb`-before an event `hb`-before
+//!   it) need no bound: a `psc` cycle through such an edge leaves the fence's
+//!   `hb`-past by an `mo`, `rb` or `eco` edge into it, whose source is then a
+//!   source above. An SC fence has no targets when it runs. It marks those newest
+//!   write and read as happening before it (the targets above).
+//! - Edges found late, into events already run (a store placed `mo`-before an
+//!   older one, a read of a stale message), are caught by the targets above; those
+//!   into a fence still to come, by its `Hbv`/`Hbr` sources (a prefix of `mo`).
+//! - **Collection**: a message every thread's `cur` is past can be written before
+//!   or read by no one again, so what an `Hbv`/`Hbr` entry naming it would give a
+//!   fence is fixed: it is folded into `Pre` before the message goes.
 //! - **Non-atomic accesses** read the newest message the thread has seen (`cur(x)`,
 //!   the visible side effect) and store at the end of `mo`; they transfer no view.
 //!   In a race-free program that is the only choice; a racy one is a data race, for
 //!   the race detector.
-//! - **Threads**: a new thread starts with its parent's `cur` and `porf`; joining a
-//!   thread joins them.
+//! - **Threads**: a new thread starts with its parent's `cur` (happens-before
+//!   facts included); joining a thread joins its `cur`.
 //!   A thread first named by an access starts with empty views.
 //!
 //! # Scope and approximation
 //! - **No load buffering**: a load reads only messages already written, so every
 //!   execution has `sb ∪ rf` acyclic, as RC11 requires. LB's weak outcome is
 //!   forbidden for every order (the suite checks it).
-//! - **Known gap, seq_cst (the machine can miss an RC11 outcome).** The exemption
-//!   above covers a chain that reaches the thread itself. It misses a chain that
-//!   runs through a third thread's seq_cst event: T0's seq_cst store of x is read
-//!   relaxed by T1, whose seq_cst load of y reads before T2's seq_cst increment of
-//!   y; T2's later seq_cst load of x must then read x=2 here, though RC11 orders it
-//!   before T0's store (`sc_order_through_a_third_thread`). T2's `porf` does not
-//!   know the store. The differential test counts such programs (3 of the 1,210
-//!   seq_cst programs among 3,000 generated; 28 of 1,683 without the exemption;
-//!   `C11_SHOW_SC=1` lists them) and fails on any outcome the machine adds. So a
-//!   seq_cst program can still pass here yet fail on RC11; programs without
-//!   seq_cst agree exactly.
+//! - **seq_cst is exact** against the RC11 enumerator on every generated program
+//!   (`tests/c11_differential.rs`), with and without seq_cst.
 //! - **Mixed sizes**: locations are whole accesses. An access that overlaps a
 //!   location of another range is allowed only when every overlapped location's
 //!   history is settled (one message: every thread has seen the newest). Those
 //!   locations are retired to plain memory (the newest bytes are always written
 //!   through) and the access starts a location from memory, whose message view
-//!   joins the retired ones. Otherwise the access is refused with
-//!   [`C11Error::MixedSize`]: unsupported, never guessed.
+//!   joins the retired ones; what the SC order knew through a retired location is
+//!   forgotten (fewer `psc` edges: more allowed, never fewer). Otherwise the access
+//!   is refused with [`C11Error::MixedSize`]: unsupported, never guessed.
 //! - **History bound** (`--history-bound N`): old messages no thread can read any
 //!   more (older than every thread's `cur`) are dropped after every step. Beyond
 //!   that, a location keeps at most `N` messages: older ones are dropped and
 //!   [`C11Memory::bound_hit`] is set for good, so the run must end inconclusive.
 //!
 //! # Choices and canonical state
-//! Each access computes every outcome (message read, place in `mo`), drops
+//! Each access computes every outcome (message read, place in `mo`, place in the
+//! SC order for a seq_cst event or fence), drops
 //! duplicates (same value read and same resulting state) and asks
 //! [`Choice::choose`](crate::buffer::Choice::choose) once, only when two or more
 //! remain. The state serialises canonically: timestamps are positions among live
-//! messages, views leave out zeros, locations and threads are sorted;
+//! messages, SC-order places are ranks among the places still named, views leave
+//! out zeros, locations and threads are sorted;
 //! [`C11Memory::serialize_mapped`] renames objects as the engine's canonical order
 //! wants, as [`crate::buffer::StoreBuffers::serialize_mapped`] does, and
 //! [`C11Memory::decode`] reads those bytes back (states rebuilt from the store).
@@ -106,7 +132,7 @@ mod model;
 mod view;
 
 pub use model::{C11Error, C11Memory, Order};
-pub use view::{LocKey, View};
+pub use view::{HbKey, LocKey, View};
 
 #[cfg(test)]
 mod tests;

@@ -1,7 +1,7 @@
 //! The view machine: locations with their messages, threads with their views, the
-//! SC view. The rules are in the module doc of `c11/mod.rs`.
+//! SC order. The rules are in the module doc of `c11/mod.rs`.
 
-use super::view::{LocKey, View};
+use super::view::{HbKey, LocKey, View};
 use crate::buffer::bytes::Reader;
 use crate::buffer::{Choice, Payload, Range, SharedMemory, ThreadId};
 
@@ -65,8 +65,59 @@ struct Message {
     /// Written by an RMW that read the message just before it: nothing may ever be
     /// placed between the two (RMW atomicity).
     rmw: bool,
-    /// The writer's `porf` view: what is `sb ∪ rf`-before this message.
-    porf: View,
+    /// What the SC order knows of its writer and readers.
+    sc: MessageOrder,
+}
+
+/// A message's writer and readers in the SC order: positions (0: none). `Left(e)`
+/// of an event is its own position when seq_cst, joined with the newest SC fence
+/// happens-before it: what is `psc`-before whatever `e` is `scb`-before.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+struct MessageOrder {
+    /// The writer's position, when seq_cst.
+    pos: u32,
+    /// `Left` of the writer.
+    writer_left: u32,
+    /// The newest `Left` of its readers.
+    reader_left: u32,
+    /// The newest SC fence happens-before the writer.
+    writer_fence: u32,
+    /// The newest SC fence happens-before one of its readers.
+    reader_fence: u32,
+    /// The oldest SC fence the writer happens-before.
+    fence_after: u32,
+    /// The oldest SC fence one of its readers happens-before.
+    fence_after_reader: u32,
+}
+
+impl MessageOrder {
+    fn positions_mut(&mut self) -> [&mut u32; 7] {
+        [
+            &mut self.pos,
+            &mut self.writer_left,
+            &mut self.reader_left,
+            &mut self.writer_fence,
+            &mut self.reader_fence,
+            &mut self.fence_after,
+            &mut self.fence_after_reader,
+        ]
+    }
+}
+
+/// Lowers `slot` to `v` (0 means none on both sides).
+fn lower_to(slot: &mut u32, v: u32) {
+    if v != 0 && (*slot == 0 || v < *slot) {
+        *slot = v;
+    }
+}
+
+/// The minimum of two bounds where 0 means none.
+fn min_bound(a: u32, b: u32) -> u32 {
+    match (a, b) {
+        (0, b) => b,
+        (a, 0) => a,
+        (a, b) => a.min(b),
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -74,6 +125,10 @@ struct Location {
     range: Range,
     /// Oldest first; never empty.
     messages: Vec<Message>,
+    /// Of the messages collected: the newest writer or reader `Left`, and the newest
+    /// SC fence before a writer or reader (what `Hbv` and `Hbr` prefixes still need).
+    dropped_left: u32,
+    dropped_fence: u32,
 }
 
 impl Location {
@@ -101,16 +156,34 @@ struct ThreadViews {
     /// Per location, `cur` at its last release write there (release sequences
     /// continue through its later relaxed writes to the same location).
     rel_at: Vec<(LocKey, View)>,
-    /// Every message `sb ∪ rf`-before the thread's next event, synchronising or not:
-    /// what forces the run order without ordering seq_cst events (see the module doc).
-    porf: View,
+    /// The position of its newest seq_cst event (its seq_cst events are `sb`, so
+    /// `psc`, ordered).
+    last_sc: u32,
+    /// Per location, the position of its newest seq_cst access there.
+    own_sc: Vec<(LocKey, u32)>,
+    /// The location of its last event (`None`: a fence, or none yet).
+    last_loc: Option<LocKey>,
+    /// `Anch` in `cur` as of its last event at a location other than `last_loc`.
+    anch_prev: u32,
 }
 
 impl ThreadViews {
     fn views_mut(&mut self) -> impl Iterator<Item = &mut View> {
-        [&mut self.cur, &mut self.acq, &mut self.rel, &mut self.porf]
+        [&mut self.cur, &mut self.acq, &mut self.rel]
             .into_iter()
             .chain(self.rel_at.iter_mut().map(|(_, v)| v))
+    }
+
+    fn positions_mut(&mut self) -> impl Iterator<Item = &mut u32> {
+        [&mut self.last_sc, &mut self.anch_prev]
+            .into_iter()
+            .chain(self.own_sc.iter_mut().map(|(_, p)| p))
+    }
+
+    /// Raises `key` in `cur` and `acq` (`acq` stays above `cur`).
+    fn learn(&mut self, key: HbKey, v: u32) {
+        self.cur.raise_hb(key, v);
+        self.acq.raise_hb(key, v);
     }
 
     fn released_at(&self, loc: LocKey) -> View {
@@ -129,8 +202,6 @@ pub struct C11Memory {
     locations: Vec<Location>,
     /// Sorted by thread.
     threads: Vec<ThreadViews>,
-    /// The SC view: per location, the newest message the SC order has placed.
-    sc: View,
     /// Most messages kept per location (0: unbounded).
     history_bound: u32,
     /// Some message still readable was dropped for the bound: the run is inconclusive.
@@ -143,7 +214,6 @@ impl C11Memory {
         C11Memory {
             locations: Vec::new(),
             threads: vec![ThreadViews::default()],
-            sc: View::default(),
             history_bound,
             bound_hit: false,
         }
@@ -174,16 +244,14 @@ impl C11Memory {
 
     /// `child` starts: everything its parent has seen happens before it.
     pub fn spawn(&mut self, parent: ThreadId, child: ThreadId) {
-        let (cur, porf) = {
-            let p = self.thread_mut(parent);
-            (p.cur.clone(), p.porf.clone())
-        };
+        let cur = self.thread_mut(parent).cur.clone();
         let t = self.thread_mut(child);
-        t.porf = porf;
-        t.cur = cur.clone();
-        t.acq = cur;
-        t.rel = View::default();
-        t.rel_at.clear();
+        *t = ThreadViews {
+            thread: child,
+            acq: cur.clone(),
+            cur,
+            ..ThreadViews::default()
+        };
     }
 
     /// `joiner` joins the finished `joined`: everything `joined` did happens before.
@@ -195,7 +263,6 @@ impl C11Memory {
         let t = self.thread_mut(joiner);
         t.cur.join(&done.cur);
         t.acq.join(&done.cur);
-        t.porf.join(&done.porf);
         self.collect();
     }
 
@@ -216,19 +283,24 @@ impl C11Memory {
         let (li, key, len) = self.access(mem, thread, range)?;
         let cur = self.seen(thread, key);
         let candidates: Vec<u32> = if order.is_atomic() {
-            (self.read_floor(thread, key, order)..len).collect()
+            (cur..len).collect()
         } else {
             vec![cur]
         };
-        let outcomes = candidates
-            .into_iter()
-            .map(|j| {
-                let mut next = self.clone();
-                let value = next.read_effect(li, thread, j, order);
-                next.collect();
-                (next, value)
-            })
-            .collect();
+        let mut outcomes = Vec::new();
+        for j in candidates {
+            let mut next = self.clone();
+            let before = next.before(thread, Some(key));
+            let value = next.read_effect(li, thread, j, order);
+            let event = Event {
+                li: Some(li),
+                read: Some(j),
+                write: None,
+            };
+            for placed in next.order_event(thread, event, order, before) {
+                outcomes.push((placed, value.clone()));
+            }
+        }
         Ok(self.decide(choice, outcomes))
     }
 
@@ -243,20 +315,25 @@ impl C11Memory {
     ) -> Result<(), C11Error<M::Error>> {
         let (li, key, len) = self.access(mem, thread, range)?;
         let positions: Vec<u32> = if order.is_atomic() {
-            let first = self.read_floor(thread, key, order) + 1;
+            let first = self.seen(thread, key) + 1;
             (first..=len).filter(|&p| self.slot_free(li, p)).collect()
         } else {
             vec![len]
         };
-        let outcomes = positions
-            .into_iter()
-            .map(|p| {
-                let mut next = self.clone();
-                next.write_effect(li, thread, p, payload.clone(), order, None);
-                next.collect();
-                (next, Payload::default())
-            })
-            .collect();
+        let mut outcomes = Vec::new();
+        for p in positions {
+            let mut next = self.clone();
+            let before = next.before(thread, Some(key));
+            next.write_effect(li, thread, p, payload.clone(), order, None);
+            let event = Event {
+                li: Some(li),
+                read: None,
+                write: Some(p),
+            };
+            for placed in next.order_event(thread, event, order, before) {
+                outcomes.push((placed, Payload::default()));
+            }
+        }
         self.decide(choice, outcomes);
         self.write_through(mem, range)
     }
@@ -280,27 +357,35 @@ impl C11Memory {
         let mut outcomes = Vec::new();
         for j in cur..len {
             let old = self.locations[li].messages[j as usize].payload.clone();
-            match update(&old) {
+            let mut next = self.clone();
+            let before = next.before(thread, Some(key));
+            let (event, order) = match update(&old) {
                 Some(new) => {
-                    if j < self.read_floor(thread, key, success) || !self.slot_free(li, j + 1) {
+                    if !self.slot_free(li, j + 1) {
                         continue;
                     }
-                    let mut next = self.clone();
                     let read_view = next.locations[li].messages[j as usize].view.clone();
                     next.read_effect(li, thread, j, read_part(success));
                     next.write_effect(li, thread, j + 1, new, success, Some(read_view));
-                    next.collect();
-                    outcomes.push((next, old));
+                    let event = Event {
+                        li: Some(li),
+                        read: Some(j),
+                        write: Some(j + 1),
+                    };
+                    (event, success)
                 }
                 None => {
-                    if j < self.read_floor(thread, key, failure) {
-                        continue;
-                    }
-                    let mut next = self.clone();
                     next.read_effect(li, thread, j, failure);
-                    next.collect();
-                    outcomes.push((next, old));
+                    let event = Event {
+                        li: Some(li),
+                        read: Some(j),
+                        write: None,
+                    };
+                    (event, failure)
                 }
+            };
+            for placed in next.order_event(thread, event, order, before) {
+                outcomes.push((placed, old.clone()));
             }
         }
         let old = self.decide(choice, outcomes);
@@ -308,29 +393,39 @@ impl C11Memory {
         Ok(old)
     }
 
-    /// `atomic_thread_fence(order)`.
-    pub fn fence(&mut self, thread: ThreadId, order: Order) {
-        let t = self.thread_mut(thread);
+    /// `atomic_thread_fence(order)`; a seq_cst fence takes a place in the SC order,
+    /// which may be a choice.
+    pub fn fence<C: Choice>(&mut self, choice: &mut C, thread: ThreadId, order: Order) {
+        if !order.acquires() && !order.releases() {
+            // A relaxed fence is no event at all.
+            return;
+        }
+        let mut next = self.clone();
+        let before = next.before(thread, None);
+        let t = next.thread_mut(thread);
         if order.acquires() {
             let acq = t.acq.clone();
             t.cur.join(&acq);
         }
-        if order.is_sc() {
-            let cur = t.cur.clone();
-            self.sc.join(&cur);
-            let sc = self.sc_for(thread);
-            let t = self.thread_mut(thread);
-            t.cur.join(&sc);
-            t.acq.join(&sc);
-            // `porf` stays past `cur`: what the fence learned a later chain carries.
-            t.porf.join(&sc);
-        }
-        let t = self.thread_mut(thread);
-        if order.releases() {
-            t.rel = t.cur.clone();
-            t.rel_at.clear();
-        }
-        self.collect();
+        let event = Event {
+            li: None,
+            read: None,
+            write: None,
+        };
+        let outcomes = next
+            .order_event(thread, event, order, before)
+            .into_iter()
+            .map(|mut placed| {
+                let t = placed.thread_mut(thread);
+                if order.releases() {
+                    t.rel = t.cur.clone();
+                    t.rel_at.clear();
+                }
+                placed.collect();
+                (placed, Payload::default())
+            })
+            .collect();
+        self.decide(choice, outcomes);
     }
 
     /// The canonical bytes of this memory: locations by address, threads by id,
@@ -341,12 +436,17 @@ impl C11Memory {
             out.extend_from_slice(&l.range.addr.object.to_le_bytes());
             out.extend_from_slice(&l.range.addr.offset.to_le_bytes());
             out.extend_from_slice(&l.range.len.to_le_bytes());
+            out.extend_from_slice(&l.dropped_left.to_le_bytes());
+            out.extend_from_slice(&l.dropped_fence.to_le_bytes());
             out.extend_from_slice(&(l.messages.len() as u32).to_le_bytes());
             for m in &l.messages {
                 m.payload.serialize_into(out);
                 m.view.serialize_into(out);
                 out.push(u8::from(m.rmw));
-                m.porf.serialize_into(out);
+                let mut order = m.sc.clone();
+                for p in order.positions_mut() {
+                    out.extend_from_slice(&p.to_le_bytes());
+                }
             }
         }
         out.extend_from_slice(&(self.threads.len() as u32).to_le_bytes());
@@ -355,15 +455,29 @@ impl C11Memory {
             t.cur.serialize_into(out);
             t.acq.serialize_into(out);
             t.rel.serialize_into(out);
-            t.porf.serialize_into(out);
             out.extend_from_slice(&(t.rel_at.len() as u32).to_le_bytes());
             for (loc, v) in &t.rel_at {
                 out.extend_from_slice(&loc.object.to_le_bytes());
                 out.extend_from_slice(&loc.offset.to_le_bytes());
                 v.serialize_into(out);
             }
+            out.extend_from_slice(&t.last_sc.to_le_bytes());
+            out.extend_from_slice(&t.anch_prev.to_le_bytes());
+            out.extend_from_slice(&(t.own_sc.len() as u32).to_le_bytes());
+            for (loc, p) in &t.own_sc {
+                out.extend_from_slice(&loc.object.to_le_bytes());
+                out.extend_from_slice(&loc.offset.to_le_bytes());
+                out.extend_from_slice(&p.to_le_bytes());
+            }
+            match t.last_loc {
+                None => out.push(0),
+                Some(loc) => {
+                    out.push(1);
+                    out.extend_from_slice(&loc.object.to_le_bytes());
+                    out.extend_from_slice(&loc.offset.to_le_bytes());
+                }
+            }
         }
-        self.sc.serialize_into(out);
         out.push(u8::from(self.bound_hit));
     }
 
@@ -387,13 +501,17 @@ impl C11Memory {
         let mut locations: Vec<Location> = Vec::with_capacity(count);
         for _ in 0..count {
             let range = Range::new(r.u32()?, r.u32()?, r.u32()?);
-            let n = r.count(14)?;
+            let (dropped_left, dropped_fence) = (r.u32()?, r.u32()?);
+            let n = r.count(41)?;
             let mut messages = Vec::with_capacity(n);
             for _ in 0..n {
                 let payload = Payload::decode_from(&mut r)?;
                 let view = View::decode_from(&mut r)?;
                 let rmw = r.bool()?;
-                let porf = View::decode_from(&mut r)?;
+                let mut sc = MessageOrder::default();
+                for p in sc.positions_mut() {
+                    *p = r.u32()?;
+                }
                 if payload.len() != range.len {
                     return None;
                 }
@@ -401,7 +519,7 @@ impl C11Memory {
                     payload,
                     view,
                     rmw,
-                    porf,
+                    sc,
                 });
             }
             // As kept: ascending starts, no overlap (checking neighbours suffices).
@@ -411,16 +529,20 @@ impl C11Memory {
             if messages.is_empty() || !sorted {
                 return None;
             }
-            locations.push(Location { range, messages });
+            locations.push(Location {
+                range,
+                messages,
+                dropped_left,
+                dropped_fence,
+            });
         }
-        let count = r.count(20)?;
+        let count = r.count(33)?;
         let mut threads: Vec<ThreadViews> = Vec::with_capacity(count);
         for _ in 0..count {
             let thread = r.u32()?;
             let cur = View::decode_from(&mut r)?;
             let acq = View::decode_from(&mut r)?;
             let rel = View::decode_from(&mut r)?;
-            let porf = View::decode_from(&mut r)?;
             let n = r.count(12)?;
             let mut rel_at: Vec<(LocKey, View)> = Vec::with_capacity(n);
             for _ in 0..n {
@@ -433,6 +555,27 @@ impl C11Memory {
                 }
                 rel_at.push((loc, View::decode_from(&mut r)?));
             }
+            let (last_sc, anch_prev) = (r.u32()?, r.u32()?);
+            let n = r.count(12)?;
+            let mut own_sc: Vec<(LocKey, u32)> = Vec::with_capacity(n);
+            for _ in 0..n {
+                let loc = LocKey {
+                    object: r.u32()?,
+                    offset: r.u32()?,
+                };
+                if own_sc.last().is_some_and(|&(last, _)| last >= loc) {
+                    return None;
+                }
+                own_sc.push((loc, r.u32()?));
+            }
+            let last_loc = match r.u8()? {
+                0 => None,
+                1 => Some(LocKey {
+                    object: r.u32()?,
+                    offset: r.u32()?,
+                }),
+                _ => return None,
+            };
             if threads.last().is_some_and(|t| t.thread >= thread) {
                 return None;
             }
@@ -442,10 +585,12 @@ impl C11Memory {
                 acq,
                 rel,
                 rel_at,
-                porf,
+                last_sc,
+                own_sc,
+                last_loc,
+                anch_prev,
             });
         }
-        let sc = View::decode_from(&mut r)?;
         let bound_hit = r.bool()?;
         if !r.is_empty() {
             return None;
@@ -453,7 +598,6 @@ impl C11Memory {
         let memory = C11Memory {
             locations,
             threads,
-            sc,
             history_bound,
             bound_hit,
         };
@@ -480,7 +624,6 @@ impl C11Memory {
             l.range.addr.object = k.object;
             for m in &mut l.messages {
                 m.view.rename(&mut rename_key);
-                m.porf.rename(&mut rename_key);
             }
         }
         for t in &mut renamed.threads {
@@ -491,8 +634,12 @@ impl C11Memory {
                 *k = rename_key(*k);
             }
             t.rel_at.sort_by_key(|(k, _)| *k);
+            for (k, _) in &mut t.own_sc {
+                *k = rename_key(*k);
+            }
+            t.own_sc.sort_by_key(|(k, _)| *k);
+            t.last_loc = t.last_loc.map(&mut rename_key);
         }
-        renamed.sc.rename(&mut rename_key);
         renamed.locations.sort_by_key(|l| l.key());
         renamed
     }
@@ -517,29 +664,6 @@ impl C11Memory {
         self.thread(thread).map(|t| t.cur.get(key)).unwrap_or(0)
     }
 
-    /// The oldest message `thread` may read at `key` with `order`: its view, and for
-    /// seq_cst the SC view too, unless exempt (see [`Self::sc_for`]).
-    fn read_floor(&self, thread: ThreadId, key: LocKey, order: Order) -> u32 {
-        let cur = self.seen(thread, key);
-        if order.is_sc() {
-            cur.max(self.sc_for(thread).get(key))
-        } else {
-            cur
-        }
-    }
-
-    /// The SC view as it binds `thread`'s next seq_cst event: without the locations
-    /// where the SC view is past the thread's `cur` but within its `porf`. There the
-    /// event may run after the SC event that set the entry only because a
-    /// non-synchronising `sb ∪ rf` chain forced it to, and RC11 may order it first.
-    fn sc_for(&self, thread: ThreadId) -> View {
-        let mut sc = self.sc.clone();
-        if let Some(t) = self.thread(thread) {
-            sc.retain(|loc, ts| ts <= t.cur.get(loc) || ts > t.porf.get(loc));
-        }
-        sc
-    }
-
     /// Whether a new message may take position `p` (before the message now at `p`):
     /// not when that message is an RMW bound to its predecessor.
     fn slot_free(&self, li: usize, p: u32) -> bool {
@@ -553,12 +677,9 @@ impl C11Memory {
         let key = self.locations[li].key();
         let message = &self.locations[li].messages[j as usize];
         let (value, view) = (message.payload.clone(), message.view.clone());
-        let message_porf = message.porf.clone();
         let t = self.thread_mut(thread);
         t.cur.raise(key, j);
         t.acq.raise(key, j);
-        t.porf.raise(key, j);
-        t.porf.join(&message_porf);
         if order.is_atomic() {
             t.acq.join(&view);
         }
@@ -578,12 +699,16 @@ impl C11Memory {
         read_view: Option<View>,
     ) {
         let key = self.locations[li].key();
-        self.for_each_view(|v| v.remap(key, |ts| if ts >= p { ts + 1 } else { ts }));
+        self.for_each_view(|v| {
+            v.remap(key, |ts| if ts >= p { ts + 1 } else { ts });
+            v.remap_hb(|k, e| match k {
+                HbKey::Hbv(l) | HbKey::Hbr(l) if l == key && e > p => e + 1,
+                _ => e,
+            });
+        });
         let t = self.thread_mut(thread);
         t.cur.raise(key, p);
         t.acq.raise(key, p);
-        t.porf.raise(key, p);
-        let porf = t.porf.clone();
         let mut view = if order.releases() {
             t.cur.clone()
         } else {
@@ -596,22 +721,9 @@ impl C11Memory {
             v.raise(key, p);
             v
         };
-        if order.releases() {
-            let cur = t.cur.clone();
-            match t.rel_at.iter_mut().find(|(l, _)| *l == key) {
-                Some((_, v)) => *v = cur,
-                None => {
-                    t.rel_at.push((key, cur));
-                    t.rel_at.sort_by_key(|(l, _)| *l);
-                }
-            }
-        }
         let rmw = read_view.is_some();
         if let Some(r) = read_view {
             view.join(&r);
-        }
-        if order.is_sc() {
-            self.sc.raise(key, p);
         }
         self.locations[li].messages.insert(
             p as usize,
@@ -619,14 +731,262 @@ impl C11Memory {
                 payload,
                 view,
                 rmw,
-                porf,
+                sc: MessageOrder::default(),
             },
         );
     }
 
+    /// What the thread's state says before an event at `loc` (`None`: a fence),
+    /// before the event acquires anything; also moves `anch_prev` on.
+    fn before(&mut self, thread: ThreadId, loc: Option<LocKey>) -> Before {
+        let t = self.thread_mut(thread);
+        if loc.is_none() || t.last_loc != loc {
+            t.anch_prev = t.cur.hb(HbKey::Anch);
+        }
+        t.last_loc = loc;
+        Before {
+            sb: t.last_sc.max(t.cur.hb(HbKey::Fen)),
+            anch: t.anch_prev,
+        }
+    }
+
+    /// Places `event` (its read and write already done, its acquisition too) in the
+    /// SC order: every place it may take when seq_cst, none when it would close a
+    /// `psc` cycle. Each memory returned is collected.
+    fn order_event(
+        mut self,
+        thread: ThreadId,
+        event: Event,
+        order: Order,
+        before: Before,
+    ) -> Vec<C11Memory> {
+        let key = event.li.map(|li| self.locations[li].key());
+        let cur = &self.thread_mut(thread).cur;
+        let fence = cur.hb(HbKey::Fen);
+        // `psc` edges into the event: the newest source is the lower bound.
+        let mut lower = before.sb;
+        // `psc` edges out of it (when seq_cst), and out of the SC fences that happen
+        // before it: the oldest target is the upper bound (0: none).
+        let (mut upper, mut upper_fence) = (0, 0);
+        if let (Some(li), Some(x)) = (event.li, key) {
+            lower = lower.max(before.anch).max(cur.hb(HbKey::Hbl(x)));
+            let loc = &self.locations[li];
+            if let Some(p) = event.write {
+                // mo and rb: writers and readers of messages mo-before the write.
+                lower = lower.max(loc.dropped_left);
+                for m in &loc.messages[..p as usize] {
+                    lower = lower.max(m.sc.writer_left).max(m.sc.reader_left);
+                }
+            }
+            let first_target = event.write.or(event.read).map_or(0, |i| i + 1);
+            for m in &loc.messages[first_target as usize..] {
+                upper = min_bound(upper, min_bound(m.sc.pos, m.sc.fence_after));
+                upper_fence = min_bound(upper_fence, m.sc.fence_after_reader);
+            }
+            upper_fence = min_bound(upper_fence, upper);
+        } else {
+            // Sources that happen before a fence need no bound (module doc).
+            let cur = cur.clone();
+            lower = cur.hb(HbKey::Pre).max(self.fence_prefix(&cur));
+        }
+        if fence != 0 && upper_fence != 0 && fence >= upper_fence {
+            return Vec::new();
+        }
+        if !order.is_sc() {
+            self.apply(thread, &event, key, order, 0);
+            self.collect();
+            return vec![self];
+        }
+        let top = if upper == 0 {
+            self.max_position()
+        } else {
+            upper - 1
+        };
+        (lower..=top)
+            .map(|g| {
+                let mut placed = self.clone();
+                placed.for_each_position(&mut |v| if v > g { v + 1 } else { v });
+                placed.apply(thread, &event, key, order, g + 1);
+                placed.collect();
+                placed
+            })
+            .collect()
+    }
+
+    /// The effects of an event at position `pos` (0: not seq_cst): what its thread,
+    /// its messages and the SC fences learn.
+    fn apply(
+        &mut self,
+        thread: ThreadId,
+        event: &Event,
+        key: Option<LocKey>,
+        order: Order,
+        pos: u32,
+    ) {
+        let t = self.thread_mut(thread);
+        let fence = t.cur.hb(HbKey::Fen);
+        let left = pos.max(fence);
+        let anchored = t
+            .own_sc
+            .iter()
+            .filter(|&&(l, _)| Some(l) != key)
+            .map(|&(_, p)| p)
+            .max()
+            .unwrap_or(0);
+        t.learn(HbKey::Anch, anchored);
+        if pos != 0 {
+            t.last_sc = pos;
+        }
+        let (Some(li), Some(x)) = (event.li, key) else {
+            if pos != 0 {
+                t.learn(HbKey::Fen, pos);
+                let cur = t.cur.clone();
+                self.mark_fence_after(&cur, pos);
+            }
+            return;
+        };
+        t.learn(HbKey::Hbl(x), left);
+        if pos != 0 {
+            match t.own_sc.binary_search_by_key(&x, |e| e.0) {
+                Ok(i) => t.own_sc[i].1 = pos,
+                Err(i) => t.own_sc.insert(i, (x, pos)),
+            }
+        }
+        if let Some(j) = event.read {
+            t.learn(HbKey::Hbr(x), j + 1);
+        }
+        if let Some(p) = event.write {
+            t.learn(HbKey::Hbv(x), p + 1);
+        }
+        let cur = t.cur.clone();
+        if event.write.is_some() && order.releases() {
+            // A release write happens before what synchronises with it, and so do
+            // its release sequence's later writes.
+            match t.rel_at.iter_mut().find(|(l, _)| *l == x) {
+                Some((_, v)) => *v = cur.clone(),
+                None => {
+                    t.rel_at.push((x, cur.clone()));
+                    t.rel_at.sort_by_key(|(l, _)| *l);
+                }
+            }
+        }
+        let messages = &mut self.locations[li].messages;
+        if let Some(j) = event.read {
+            let m = &mut messages[j as usize].sc;
+            m.reader_left = m.reader_left.max(left);
+            m.reader_fence = m.reader_fence.max(fence);
+        }
+        if let Some(p) = event.write {
+            let m = &mut messages[p as usize];
+            m.sc.pos = pos;
+            m.sc.writer_left = left;
+            m.sc.writer_fence = fence;
+            if order.releases() {
+                m.view.join(&cur);
+            }
+        }
+    }
+
+    /// The SC fence at `pos` with happens-before knowledge `cur`: the newest write and
+    /// read of each location before it get it as a bound.
+    fn mark_fence_after(&mut self, cur: &View, pos: u32) {
+        for &(k, e) in cur.hb_entries() {
+            let (HbKey::Hbv(x) | HbKey::Hbr(x)) = k else {
+                continue;
+            };
+            let Ok(li) = self.locations.binary_search_by_key(&x, |l| l.key()) else {
+                continue;
+            };
+            let m = &mut self.locations[li].messages[e as usize - 1].sc;
+            if matches!(k, HbKey::Hbv(_)) {
+                lower_to(&mut m.fence_after, pos);
+            } else {
+                lower_to(&mut m.fence_after_reader, pos);
+            }
+        }
+    }
+
+    /// For an SC fence with happens-before knowledge `cur`: the newest `psc` source
+    /// through an `mo`/`rb` (or `eco`) edge into a write or read that happens before it.
+    fn fence_prefix(&self, cur: &View) -> u32 {
+        let mut lower = 0;
+        for &(k, e) in cur.hb_entries() {
+            if let HbKey::Hbv(x) | HbKey::Hbr(x) = k {
+                if let Ok(li) = self.locations.binary_search_by_key(&x, |l| l.key()) {
+                    lower = lower.max(self.prefix(li, k, e - 1));
+                }
+            }
+        }
+        lower
+    }
+
+    /// The newest `psc` source a fence learns from message `i` of location `li`
+    /// being written (`Hbv`) or read (`Hbr`) happens-before it: the `Left` of writers
+    /// and readers mo-before a write; the fences before writers up to and readers
+    /// mo-before a read (`psc_F` through `eco`).
+    fn prefix(&self, li: usize, kind: HbKey, i: u32) -> u32 {
+        let loc = &self.locations[li];
+        let i = i as usize;
+        if matches!(kind, HbKey::Hbv(_)) {
+            loc.messages[..i]
+                .iter()
+                .map(|m| m.sc.writer_left.max(m.sc.reader_left))
+                .fold(loc.dropped_left, u32::max)
+        } else {
+            loc.messages[..i]
+                .iter()
+                .map(|m| m.sc.writer_fence.max(m.sc.reader_fence))
+                .fold(loc.dropped_fence, u32::max)
+                .max(loc.messages[i].sc.writer_fence)
+        }
+    }
+
+    /// Before the oldest `drop` messages of `li` go: every `Hbv`/`Hbr` entry naming
+    /// one of them turns into what it would give a fence (`Pre`), which can no longer
+    /// change, and the others are renumbered.
+    fn cut_history(&mut self, li: usize, drop: u32) {
+        let key = self.locations[li].key();
+        let bounds: Vec<(u32, u32)> = (0..drop)
+            .map(|i| {
+                (
+                    self.prefix(li, HbKey::Hbv(key), i),
+                    self.prefix(li, HbKey::Hbr(key), i),
+                )
+            })
+            .collect();
+        self.for_each_view(|v| {
+            let mut pre = 0;
+            v.remap_hb(|k, e| match k {
+                HbKey::Hbv(l) | HbKey::Hbr(l) if l == key => {
+                    if e > drop {
+                        e - drop
+                    } else {
+                        let (written, read) = bounds[e as usize - 1];
+                        pre = pre.max(if matches!(k, HbKey::Hbv(_)) {
+                            written
+                        } else {
+                            read
+                        });
+                        0
+                    }
+                }
+                _ => e,
+            });
+            v.raise_hb(HbKey::Pre, pre);
+        });
+        let loc = &mut self.locations[li];
+        for m in &loc.messages[..drop as usize] {
+            loc.dropped_left = loc.dropped_left.max(m.sc.writer_left.max(m.sc.reader_left));
+            loc.dropped_fence = loc
+                .dropped_fence
+                .max(m.sc.writer_fence.max(m.sc.reader_fence));
+        }
+    }
+
     /// Drops every message no thread can read any more (older than every thread's
     /// view of its location) and, past the history bound, the oldest ones (noting
-    /// the cut); renumbers the rest from 0.
+    /// the cut); renumbers the rest from 0. Then renumbers the SC order's positions
+    /// still named anywhere from 1, densely.
     fn collect(&mut self) {
         for li in 0..self.locations.len() {
             let key = self.locations[li].key();
@@ -644,6 +1004,7 @@ impl C11Memory {
             if drop == 0 {
                 continue;
             }
+            self.cut_history(li, drop);
             let messages = &mut self.locations[li].messages;
             messages.drain(..drop as usize);
             messages[0].rmw = false;
@@ -653,13 +1014,57 @@ impl C11Memory {
             let rel = t.rel.clone();
             t.rel_at.retain(|(_, v)| !v.is_below(&rel));
         }
+        let mut named = Vec::new();
+        self.for_each_position(&mut |v| {
+            named.push(v);
+            v
+        });
+        named.sort_unstable();
+        named.dedup();
+        self.for_each_position(&mut |v| match named.binary_search(&v) {
+            Ok(i) if v != 0 => i as u32 + u32::from(named[0] != 0),
+            _ => 0,
+        });
+    }
+
+    /// The newest position in the SC order named anywhere.
+    fn max_position(&mut self) -> u32 {
+        let mut max = 0;
+        self.for_each_position(&mut |v| {
+            max = max.max(v);
+            v
+        });
+        max
+    }
+
+    /// Rewrites every position in the SC order with `f` (0, none, stays 0).
+    fn for_each_position(&mut self, f: &mut dyn FnMut(u32) -> u32) {
+        let mut g = |v: u32| if v == 0 { 0 } else { f(v) };
+        for l in &mut self.locations {
+            l.dropped_left = g(l.dropped_left);
+            l.dropped_fence = g(l.dropped_fence);
+            for m in &mut l.messages {
+                for p in m.sc.positions_mut() {
+                    *p = g(*p);
+                }
+                m.view
+                    .remap_hb(|k, v| if k.is_position() { g(v) } else { v });
+            }
+        }
+        for t in &mut self.threads {
+            for p in t.positions_mut() {
+                *p = g(*p);
+            }
+            for v in t.views_mut() {
+                v.remap_hb(|k, v| if k.is_position() { g(v) } else { v });
+            }
+        }
     }
 
     fn for_each_view(&mut self, mut f: impl FnMut(&mut View)) {
         for l in &mut self.locations {
             for m in &mut l.messages {
                 f(&mut m.view);
-                f(&mut m.porf);
             }
         }
         for t in &mut self.threads {
@@ -667,7 +1072,6 @@ impl C11Memory {
                 f(v);
             }
         }
-        f(&mut self.sc);
     }
 
     /// Keeps one of the outcomes, asking `choice` when they differ.
@@ -755,12 +1159,19 @@ impl C11Memory {
         let payload = mem.read(range).map_err(C11Error::Memory)?;
         let mut view = View::default();
         for &i in overlapping.iter().rev() {
+            // What the SC order knew through this location is forgotten: RC11 has no
+            // mixed sizes, and forgetting only drops `psc` edges (allows more).
             let retired = self.locations.remove(i);
             view.join(&retired.messages[0].view);
             let key = retired.key();
             view.forget(key);
+            self.for_each_view(|v| v.forget(key));
             for t in &mut self.threads {
                 t.rel_at.retain(|(l, _)| *l != key);
+                t.own_sc.retain(|(l, _)| *l != key);
+                if t.last_loc == Some(key) {
+                    t.last_loc = None;
+                }
             }
         }
         let key = key_of(range);
@@ -774,10 +1185,12 @@ impl C11Memory {
                 range,
                 messages: vec![Message {
                     payload,
-                    porf: view.clone(),
                     view,
                     rmw: false,
+                    sc: MessageOrder::default(),
                 }],
+                dropped_left: 0,
+                dropped_fence: 0,
             },
         );
         Ok(at)
@@ -807,6 +1220,23 @@ impl C11Memory {
         };
         &mut self.threads[i]
     }
+}
+
+/// An access (or a fence: no location) as the SC order sees it; indices are
+/// timestamps once its write is in place.
+struct Event {
+    li: Option<usize>,
+    read: Option<u32>,
+    write: Option<u32>,
+}
+
+/// A thread's state before an event, as the SC order needs it.
+struct Before {
+    /// The newest of its seq_cst events and of the SC fences happening before it so
+    /// far (`psc` through `sb`).
+    sb: u32,
+    /// `Anch` as of its last event at another location (`sb|≠loc ; hb ; sb|≠loc`).
+    anch: u32,
 }
 
 /// The read half of an RMW's order.

@@ -230,7 +230,7 @@ fn the_state_decodes_from_its_bytes() {
     )
     .expect("store");
     store(&mut c, &mut m, 2, Range::new(2, 0, 8), 5, Order::Relaxed);
-    c.fence(1, Order::SeqCst);
+    c.fence(&mut pick(0), 1, Order::SeqCst);
     let swap = |p: u64| match p >> 32 {
         1 => (2 << 32) | (p & 0xffff_ffff),
         2 => (1 << 32) | (p & 0xffff_ffff),
@@ -263,7 +263,7 @@ fn a_non_atomic_store_releases_nothing() {
     c.spawn(0, 1);
     c.spawn(0, 2);
     store(&mut c, &mut m, 1, x(), 1, Order::Relaxed);
-    c.fence(1, Order::Release);
+    c.fence(&mut pick(0), 1, Order::Release);
     store(&mut c, &mut m, 1, y, 1, Order::NonAtomic);
     let mut ch = pick(1);
     let v = c.load(&mut m, &mut ch, 2, y, Order::Acquire).expect("load");

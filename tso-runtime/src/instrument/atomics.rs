@@ -80,6 +80,7 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
     let expected_int = scalar::to_int(rw, expected, int)?;
     let desired_int = scalar::to_int(rw, desired, int)?;
     let order = rw.order_code(llvm::cmpxchg_success_ordering(cas));
+    let failure_order = rw.order_code(llvm::cmpxchg_failure_ordering(cas));
     let old_int = rw.call_value(
         callee,
         &[
@@ -87,6 +88,7 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
             expected_int.into(),
             desired_int.into(),
             order.into(),
+            failure_order.into(),
         ],
     )?;
     // x86 `lock cmpxchg` never fails spuriously, so a weak cmpxchg is a strong one.
@@ -133,12 +135,18 @@ fn locked_carrier<'ctx>(
 pub(crate) fn rewrite_fence<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     fence: InstructionValue<'ctx>,
+    keep_orders: bool,
 ) -> Result<(), InstrumentError> {
-    let seq_cst =
-        llvm::ordering(fence) == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
+    let ordering = llvm::ordering(fence);
+    let seq_cst = ordering == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
     // A single-thread fence only orders against signal handlers in the same thread;
     // acquire/release/acq_rel fences compile to nothing on x86.
-    if seq_cst && !llvm::is_single_thread(fence) {
+    if keep_orders && !llvm::is_single_thread(fence) {
+        rw.at(fence);
+        let order = rw.order_code(ordering);
+        let callee = rw.tso.fence_order()?;
+        rw.call_void(callee, &[order.into()])?;
+    } else if seq_cst && !llvm::is_single_thread(fence) {
         rw.at(fence);
         rw.fence()?;
     } else {

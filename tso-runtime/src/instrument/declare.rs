@@ -84,7 +84,13 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         self.get(
             abi::CMPXCHG[width],
             int.fn_type(
-                &[self.ptr(), self.int(bits), self.int(bits), self.int(32)],
+                &[
+                    self.ptr(),
+                    self.int(bits),
+                    self.int(bits),
+                    self.int(32),
+                    self.int(32),
+                ],
                 false,
             ),
         )
@@ -94,7 +100,16 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         let int = self.module.get_context().i128_type();
         self.get(
             abi::CMPXCHG_128,
-            int.fn_type(&[self.ptr(), int.into(), int.into(), self.int(32)], false),
+            int.fn_type(
+                &[
+                    self.ptr(),
+                    int.into(),
+                    int.into(),
+                    self.int(32),
+                    self.int(32),
+                ],
+                false,
+            ),
         )
     }
 
@@ -122,6 +137,10 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
 
     pub(crate) fn fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
         self.get(abi::FENCE, self.void_fn(&[]))
+    }
+
+    pub(crate) fn fence_order(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+        self.get(abi::FENCE_ORDER, self.void_fn(&[self.int(32)]))
     }
 
     pub(crate) fn call_fence(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {

@@ -70,6 +70,11 @@ pub(crate) fn cmpxchg_success_ordering(inst: InstructionValue<'_>) -> LLVMAtomic
     unsafe { c::LLVMGetCmpXchgSuccessOrdering(inst.as_value_ref()) }
 }
 
+pub(crate) fn cmpxchg_failure_ordering(inst: InstructionValue<'_>) -> LLVMAtomicOrdering {
+    // SAFETY: only called on cmpxchg instructions.
+    unsafe { c::LLVMGetCmpXchgFailureOrdering(inst.as_value_ref()) }
+}
+
 /// Whether an atomic instruction or fence is `syncscope("singlethread")`.
 pub(crate) fn is_single_thread(inst: InstructionValue<'_>) -> bool {
     // SAFETY: only called on fences and atomic instructions.

@@ -60,6 +60,7 @@ pub(crate) fn rewrite_store<'ctx>(
     store: InstructionValue<'ctx>,
     locals: &Locals<'ctx>,
     fence_after: bool,
+    keep_orders: bool,
 ) -> Result<(), InstrumentError> {
     let address = scalar::address_operand(rw, store, 1)?;
     if locals.is_static_address(address.as_value_ref()) {
@@ -102,7 +103,7 @@ pub(crate) fn rewrite_store<'ctx>(
             rw.stats.byte_accesses += 1;
         }
     }
-    if seq_cst {
+    if seq_cst && !keep_orders {
         // x86 compiles a seq_cst store to `xchg` (or `mov; mfence`): a full fence after it.
         rw.fence()?;
     } else if fence_after {

@@ -10,9 +10,12 @@
 //!   entry block for i128, x86_fp80, aggregates, vectors and other sizes;
 //!   a `seq_cst` store is followed by `__tso_fence()` (x86 compiles it to `xchg`/`mov;mfence`);
 //! - `atomicrmw` → `__tso_rmw_N(addr, operand, op)` with the [`crate::abi::RmwOp`] code;
-//!   `cmpxchg` → `__tso_cmpxchg_N` and the `{T, i1}` result is rebuilt with `icmp eq`;
+//!   `cmpxchg` → `__tso_cmpxchg_N` (success and failure orders) and the `{T, i1}`
+//!   result is rebuilt with `icmp eq`;
 //! - `fence seq_cst` → `__tso_fence()`; acquire/release/acq_rel fences and every
-//!   `syncscope("singlethread")` fence are deleted (no-ops on x86-TSO);
+//!   `syncscope("singlethread")` fence are deleted (no-ops on x86-TSO). With
+//!   `keep_orders` (C11) every thread fence → `__tso_fence_order(order)` and a
+//!   `seq_cst` store gets no `__tso_fence()`;
 //! - `llvm.memcpy/memmove/memset` (also `.inline` and `.element.unordered.atomic`) →
 //!   `__tso_memcpy/memmove/memset` with an i64 length;
 //! - inline asm that is a full fence (`mfence`, the locked no-op `lock; addl $0,(%rsp)`)
@@ -83,6 +86,10 @@ pub struct InstrumentOptions {
     /// without editing the user's file. Matched exactly against the debug location
     /// (file as the engine records it, line, column).
     pub fences_after: Vec<SourcePoint>,
+    /// Keep what the C11 model needs and x86 drops: every thread fence becomes
+    /// `__tso_fence_order(order)`, and a seq_cst store gets no `__tso_fence()` after
+    /// it (its order says seq_cst). Default: false (x86-TSO).
+    pub keep_orders: bool,
 }
 
 impl Default for InstrumentOptions {
@@ -90,6 +97,7 @@ impl Default for InstrumentOptions {
         InstrumentOptions {
             static_locals: true,
             fences_after: Vec::new(),
+            keep_orders: false,
         }
     }
 }
@@ -207,12 +215,16 @@ fn instrument_function<'ctx>(
     for inst in instructions {
         match inst.get_opcode() {
             InstructionOpcode::Load => memory_ops::rewrite_load(&mut rw, inst, &locals)?,
-            InstructionOpcode::Store => {
-                memory_ops::rewrite_store(&mut rw, inst, &locals, fence_after(inst))?
-            }
+            InstructionOpcode::Store => memory_ops::rewrite_store(
+                &mut rw,
+                inst,
+                &locals,
+                fence_after(inst),
+                opts.keep_orders,
+            )?,
             InstructionOpcode::AtomicRMW => atomics::rewrite_rmw(&mut rw, inst)?,
             InstructionOpcode::AtomicCmpXchg => atomics::rewrite_cmpxchg(&mut rw, inst)?,
-            InstructionOpcode::Fence => atomics::rewrite_fence(&mut rw, inst)?,
+            InstructionOpcode::Fence => atomics::rewrite_fence(&mut rw, inst, opts.keep_orders)?,
             InstructionOpcode::Call | InstructionOpcode::Invoke | InstructionOpcode::CallBr => {
                 calls::rewrite_call(&mut rw, inst, &locals, fence_after(inst))?
             }

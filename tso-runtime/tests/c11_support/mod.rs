@@ -182,7 +182,7 @@ fn step(cfg: &mut Config, program: &Program, thread: usize, choice: &mut Scripte
             }),
         ),
         Op::Fence(order) => {
-            m.fence(tid, order);
+            m.fence(choice, tid, order);
             None
         }
     };
@@ -199,6 +199,9 @@ pub fn operational(program: &Program, history_bound: u32) -> (BTreeSet<Outcome>,
     for t in 0..program.threads.len() {
         memory.spawn(0, t as u32 + 1);
     }
+    // The spawner does nothing more: without it, messages every thread is past are
+    // collected, so collection is checked too.
+    memory.forget_thread(0);
     let mut flat = FlatMemory::new();
     flat.add_object(OBJECT, program.locations as u32);
     let start = Config {
