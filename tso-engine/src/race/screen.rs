@@ -58,7 +58,12 @@
 //! every choice script with a `Probe` on (the race hooks of the interpreter note each
 //! access to a shared object), except a thread's end with no key destructor to run,
 //! whose only noted accesses are the deaths of its frame's shared stack objects
-//! (`Machine::screen_thread_end`). So what the
+//! (`Machine::screen_thread_end`). No verdict can hang on those deaths alone: when a
+//! thread's end and another running thread's next access to the same stack object
+//! are co-enabled, the other order runs that access on a dead object, a memory error
+//! the search reports, and a run that fails looks for races in full anyway. That is
+//! why no test isolates the shortcut; `race_oracle`'s `stack_ends_with_thread` covers
+//! the rule it follows. So what the
 //! search's reductions skip does not matter as long as they keep every state: sleep
 //! sets do (they skip transitions into known states); persistent sets do not and are
 //! off in the screen; thread symmetry stores one state per orbit, and a pair in one
