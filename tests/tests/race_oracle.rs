@@ -63,7 +63,7 @@ fn races_match_the_interleaving_oracle() {
         .flat_map(|&s| [(s, false), (s, true)])
         .collect();
     let results: Vec<(bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
-        let (racy, source, path) = write_generated(&dir, seed, heap);
+        let (racy, source, path) = write_generated(&dir, seed, &gen_race::generate(seed), heap);
         let path = match path {
             Ok(path) => path,
             Err(error) => return (racy, Some(error)),
@@ -145,7 +145,7 @@ fn the_tso_run_skips_the_race_search_only_without_races() {
         .collect();
     // (racy, race search skipped, disagreement)
     let results: Vec<(bool, bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
-        let (racy, source, path) = write_generated(&dir, seed, heap);
+        let (racy, source, path) = write_generated(&dir, seed, &gen_race::generate(seed), heap);
         let path = match path {
             Ok(path) => path,
             Err(error) => return (racy, false, Some(error)),
@@ -210,14 +210,15 @@ fn the_tso_run_skips_the_race_search_only_without_races() {
     );
 }
 
-/// Generated program `seed`, written into `dir` (with its globals on the heap when
-/// `heap`): whether it races, its source, and its path or why it could not be written.
+/// `program`, generated from `seed`, written into `dir` (with its globals on the heap
+/// when `heap`): whether it races, its source, and its path or why it could not be
+/// written.
 fn write_generated(
     dir: &std::path::Path,
     seed: u64,
+    program: &gen_race::RaceProgram,
     heap: bool,
 ) -> (bool, String, Result<std::path::PathBuf, String>) {
-    let program = gen_race::generate(seed);
     let racy = program.has_race();
     let (source, name) = if heap {
         (program.to_c_heap(), format!("seed_{seed}_heap.c"))
@@ -367,20 +368,11 @@ fn the_race_screen_agrees_with_access_histories_and_the_oracle() {
     // (screen decided alone, racy, problem)
     let results: Vec<(bool, bool, Option<String>)> = parallel::map(&runs, |&(seed, heap)| {
         let program = gen_race::generate(seed).synchronising();
-        let racy = program.has_race();
-        let (source, name) = if heap {
-            (program.to_c_heap(), format!("seed_{seed}_heap.c"))
-        } else {
-            (program.to_c(), format!("seed_{seed}.c"))
+        let (racy, source, path) = write_generated(&dir, seed, &program, heap);
+        let path = match path {
+            Ok(path) => path,
+            Err(error) => return (false, racy, Some(error)),
         };
-        let path = dir.join(name);
-        if let Err(e) = std::fs::write(&path, &source) {
-            return (
-                false,
-                racy,
-                Some(format!("seed {seed}: {}: {e}", path.display())),
-            );
-        }
         let run = |args: &[&str]| {
             CheckRun::new(&path, Model::Tso)
                 .tool_args(args)
