@@ -174,7 +174,9 @@ type Cell = SmallVec<[Access; 2]>;
 pub struct RaceState {
     /// Shared between states until a clock changes: a plain access, most of them,
     /// changes only the histories, and copying the clocks with them doubled its cost.
-    threads: Arc<Vec<ThreadClocks>>,
+    /// Each thread's clocks are shared too: a synchronising step changes one or two
+    /// threads' clocks, and copying every thread's for it was most of its cost.
+    threads: Arc<Vec<Arc<ThreadClocks>>>,
     /// Release clocks of synchronisation locations, by (object, offset). Object 0 is
     /// the engine's own: the `__VERIFIER_atomic_*` sections.
     sync: SortedMap<(ObjId, u32), VectorClock>,
@@ -211,10 +213,10 @@ impl RaceState {
     /// The main thread (id 0) alone.
     pub fn new() -> RaceState {
         RaceState {
-            threads: Arc::new(vec![ThreadClocks {
+            threads: Arc::new(vec![Arc::new(ThreadClocks {
                 now: VectorClock::for_new_thread(0),
                 ..Default::default()
-            }]),
+            })]),
             sync: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
@@ -243,7 +245,7 @@ impl RaceState {
         if threads.len() <= tid as usize {
             threads.resize_with(tid as usize + 1, Default::default);
         }
-        &mut threads[tid as usize]
+        Arc::make_mut(&mut threads[tid as usize])
     }
 
     fn now(&self, tid: u32) -> Option<&VectorClock> {
@@ -818,7 +820,10 @@ impl Relevance {
 /// Per thread, the least of its clock components among the threads `counts` keeps,
 /// leaving each thread's own out (u32::MAX where no other thread counts).
 #[inline]
-fn least_known(threads: &[ThreadClocks], counts: impl Fn(usize) -> bool) -> SmallVec<[u32; 8]> {
+fn least_known(
+    threads: &[Arc<ThreadClocks>],
+    counts: impl Fn(usize) -> bool,
+) -> SmallVec<[u32; 8]> {
     let mut known: SmallVec<[u32; 8]> = smallvec::smallvec![u32::MAX; threads.len()];
     for (u, t) in threads.iter().enumerate() {
         if counts(u) {
@@ -1041,7 +1046,7 @@ impl RaceState {
         for tid in 0..leb(&mut r)? {
             let tag = r.u8()?;
             if tag == THREAD_GONE {
-                threads.push(ThreadClocks::default());
+                threads.push(Arc::default());
                 continue;
             }
             let mut now = clock(&mut r)?;
@@ -1054,11 +1059,11 @@ impl RaceState {
             } else {
                 None
             };
-            threads.push(ThreadClocks {
+            threads.push(Arc::new(ThreadClocks {
                 now,
                 fence_release,
                 acquired_relaxed,
-            });
+            }));
         }
         st.threads = Arc::new(threads);
         let mut sync = Vec::new();

@@ -45,13 +45,13 @@ impl RaceState {
         let len = (0..threads.len() as u32)
             .map(|t| rename(t) as usize + 1)
             .fold(threads.len(), usize::max);
-        let mut renamed_threads = vec![ThreadClocks::default(); len];
+        let mut renamed_threads = vec![Arc::<ThreadClocks>::default(); len];
         for (old, t) in threads.iter().enumerate() {
-            renamed_threads[rename(old as u32) as usize] = ThreadClocks {
+            renamed_threads[rename(old as u32) as usize] = Arc::new(ThreadClocks {
                 now: clock(&t.now),
                 fence_release: t.fence_release.as_ref().map(clock),
                 acquired_relaxed: clock(&t.acquired_relaxed),
-            };
+            });
         }
         let cell = |c: &Cell| -> Cell {
             c.iter()
