@@ -401,12 +401,11 @@ fn load(
 ) -> Result<Payload, Failure> {
     cx.check(p, u64::from(len), Access::Read)?;
     let (tid, range) = (cx.tid, range_of(p, len));
+    let newest = newest_value(cx, range);
     let v = with_memory(cx, opts, range, |m, env| {
         m.load(&mut Mem(env), &mut Chooser(env), tid, range, order)
     })?;
-    if cx.tracing() && len <= 8 {
-        note_read(cx, &v, p, len);
-    }
+    note_read(cx, &v, newest, p, len);
     Ok(v)
 }
 
@@ -443,6 +442,7 @@ fn rmw(
 ) -> Result<Payload, Failure> {
     cx.check(p, u64::from(len), Access::Write)?;
     let (tid, range) = (cx.tid, range_of(p, len));
+    let newest = newest_value(cx, range);
     let old = with_memory(cx, opts, range, |m, env| {
         m.rmw(
             &mut Mem(env),
@@ -454,9 +454,7 @@ fn rmw(
             update,
         )
     })?;
-    if cx.tracing() && len <= 8 {
-        note_read(cx, &old, p, len);
-    }
+    note_read(cx, &old, newest, p, len);
     Ok(old)
 }
 
@@ -575,26 +573,35 @@ fn with_machine<R>(
     })
 }
 
-/// Under tracing: the value a load read, and whether it was older than the newest.
-fn note_read(cx: &mut NativeCx<'_>, v: &Payload, p: u64, len: u32) {
+/// Under tracing: the newest value stored at `range` before an access (what a read
+/// of another value is stale against).
+fn newest_value(cx: &NativeCx<'_>, range: Range) -> Option<Vec<u8>> {
+    if !cx.tracing() || range.len > 8 {
+        return None;
+    }
+    C11State::of(cx.state).and_then(|s| s.memory.newest(range).map(|p| p.data.clone()))
+}
+
+/// Under tracing: the value a read returned, and whether the access read a value
+/// older than the newest stored before it (the thread had not synchronised with the
+/// write of the newest).
+fn note_read(cx: &mut NativeCx<'_>, v: &Payload, newest: Option<Vec<u8>>, p: u64, len: u32) {
+    if !cx.tracing() || len > 8 {
+        return;
+    }
     let shown = N::payload_to_val(v);
-    // A value other than the newest: the thread has not synchronised with the write
-    // of the newest.
-    let stale = C11State::of(cx.state).is_some_and(|s| {
-        s.memory
-            .newest(range_of(p, len))
-            .is_some_and(|newest| newest.data != v.data)
-    });
+    let stale = newest.is_some_and(|n| n != v.data);
     cx.note(move |st, program| {
         let value = match shown {
             Val::Ptr(q) => tso_engine::describe_address(program, st, q),
             other => tso_engine::describe_scalar_at(program, st, p, other.as_u64(), len),
         };
-        match stale {
-            true => format!(
+        if stale {
+            format!(
                 "→ {value} (stale: a newer value is stored, which this thread has not synchronised with)"
-            ),
-            false => format!("→ {value}"),
+            )
+        } else {
+            format!("→ {value}")
         }
     });
 }
