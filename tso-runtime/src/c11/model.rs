@@ -54,6 +54,10 @@ pub enum C11Error<E: std::error::Error + 'static> {
         existing_len: u32,
         messages: usize,
     },
+    /// No outcome of the access is consistent (the machine's rules leave none: not
+    /// met by any program the differential tests generate); never guessed.
+    #[error("no C11-consistent outcome for this access (not modelled)")]
+    NoOutcome,
 }
 
 /// One write to a location. Its timestamp is its index in the location's list.
@@ -386,7 +390,7 @@ impl C11Memory {
                 outcomes.push((placed, value.clone()));
             }
         }
-        Ok(self.decide(choice, outcomes))
+        self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)
     }
 
     pub fn store<M: SharedMemory, C: Choice>(
@@ -419,7 +423,7 @@ impl C11Memory {
                 outcomes.push((placed, Payload::default()));
             }
         }
-        self.decide(choice, outcomes);
+        self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)?;
         self.write_through(mem, range)
     }
 
@@ -473,17 +477,17 @@ impl C11Memory {
                 outcomes.push((placed, old.clone()));
             }
         }
-        let old = self.decide(choice, outcomes);
+        let old = self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)?;
         self.write_through(mem, range)?;
         Ok(old)
     }
 
     /// `atomic_thread_fence(order)`; a seq_cst fence takes a place in the SC order,
-    /// which may be a choice.
-    pub fn fence<C: Choice>(&mut self, choice: &mut C, thread: ThreadId, order: Order) {
+    /// which may be a choice. False when it has none (see [`C11Error::NoOutcome`]).
+    pub fn fence<C: Choice>(&mut self, choice: &mut C, thread: ThreadId, order: Order) -> bool {
         if !order.acquires() && !order.releases() {
             // A relaxed fence is no event at all.
-            return;
+            return true;
         }
         let mut next = self.clone();
         let before = next.before(thread, None);
@@ -510,7 +514,7 @@ impl C11Memory {
                 (placed, Payload::default())
             })
             .collect();
-        self.decide(choice, outcomes);
+        self.decide(choice, outcomes).is_some()
     }
 
     /// The canonical bytes of this memory: locations by address, threads by id,
@@ -1189,12 +1193,13 @@ impl C11Memory {
         }
     }
 
-    /// Keeps one of the outcomes, asking `choice` when they differ.
+    /// Keeps one of the outcomes, asking `choice` when they differ; `None` (and no
+    /// change) when there is none.
     fn decide<C: Choice>(
         &mut self,
         choice: &mut C,
         outcomes: Vec<(C11Memory, Payload)>,
-    ) -> Payload {
+    ) -> Option<Payload> {
         let mut seen: Vec<Vec<u8>> = Vec::new();
         let mut distinct = Vec::new();
         for (m, value) in outcomes {
@@ -1211,15 +1216,9 @@ impl C11Memory {
         } else {
             0
         };
-        match distinct.into_iter().nth(pick) {
-            Some((m, value)) => {
-                *self = m;
-                value
-            }
-            // Every access has at least one outcome: the newest message is readable
-            // and the end of the list is free.
-            None => Payload::default(),
-        }
+        let (m, value) = distinct.into_iter().nth(pick)?;
+        *self = m;
+        Some(value)
     }
 
     fn write_through<M: SharedMemory>(

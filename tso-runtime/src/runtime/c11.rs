@@ -461,8 +461,11 @@ fn rmw(
 fn fence(cx: &mut NativeCx<'_>, opts: &C11Options, order: Order) -> Result<(), Failure> {
     let tid = cx.tid;
     with_machine(cx, opts, |m, env| {
-        m.fence(&mut Chooser(env), tid, order);
-        Ok(())
+        if m.fence(&mut Chooser(env), tid, order) {
+            Ok(())
+        } else {
+            Err(C11Error::NoOutcome)
+        }
     })
 }
 
