@@ -30,7 +30,7 @@
 
 use super::env::{fragment, payload, Chooser, Env, Mem};
 use super::natives as N;
-use crate::abi::{self, RmwOp};
+use crate::abi;
 use crate::buffer::{Payload, Range, SharedMemory};
 use crate::c11::{C11Error, C11Memory, LocKey, Order};
 use std::any::Any;
@@ -144,16 +144,10 @@ fn register_natives(n: &mut Natives, opts: &C11Options) {
             move |cx, a| {
                 let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
                 let order = order_arg(a, abi::ORDER_ARG_LOCKED)?;
-                let op = rmw_op(code)?;
+                let op = N::rmw_op(code)?;
                 let operand_undef = cx.arg_undefined(1).cloned();
                 let old = rmw(cx, &o, p, bytes, (order, order), &|old| {
-                    let new = op.apply(bits, old.to_int(), operand.as_u64())?;
-                    let mut payload = Payload::from_int(new, bytes);
-                    if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
-                        payload.ptr_offsets.push(0);
-                    }
-                    payload.undef = N::rmw_undef(op, operand_undef.as_ref(), old, bytes);
-                    Some(payload)
+                    N::rmw_written(op, bits, old, &operand, operand_undef.as_ref())
                 })?;
                 Ok(NativeResult::Return(N::loaded(cx, &old, p)))
             },
@@ -210,17 +204,10 @@ fn register_natives(n: &mut Natives, opts: &C11Options) {
         move |cx, a| {
             let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
             let order = order_arg(a, abi::ORDER_ARG_LOCKED)?;
-            let op = rmw_op(code)?;
+            let op = N::rmw_op(code)?;
             let operand_undef = cx.arg_undefined(1).cloned();
             let old = rmw(cx, &o, p, 16, (order, order), &|old| {
-                let new = op.apply_128(old.to_u128(), operand.bits())?;
-                let mut payload = if op == RmwOp::Xchg {
-                    N::val_to_payload(&operand, None, 16)
-                } else {
-                    Payload::from_u128(new, 16)
-                };
-                payload.undef = N::rmw_undef(op, operand_undef.as_ref(), old, 16);
-                Some(payload)
+                N::rmw_written_128(op, old, &operand, operand_undef.as_ref())
             })?;
             Ok(NativeResult::Return(N::loaded(cx, &old, p)))
         },
@@ -376,14 +363,6 @@ fn order_arg(a: &[Val], i: usize) -> Result<Order, Failure> {
         MemOrder::Release => Order::Release,
         MemOrder::AcqRel => Order::AcqRel,
         MemOrder::SeqCst => Order::SeqCst,
-    })
-}
-
-fn rmw_op(code: u32) -> Result<RmwOp, Failure> {
-    RmwOp::from_code(code).ok_or_else(|| {
-        Failure::unsupported(format!(
-            "unsupported: read-modify-write operation code {code}"
-        ))
     })
 }
 

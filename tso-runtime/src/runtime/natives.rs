@@ -66,20 +66,10 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             ),
             move |cx, a| {
                 let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
-                let Some(op) = RmwOp::from_code(code) else {
-                    return Err(Failure::unsupported(format!(
-                        "unsupported: read-modify-write operation code {code}"
-                    )));
-                };
+                let op = rmw_op(code)?;
                 let operand_undef = cx.arg_undefined(1).cloned();
                 let old = locked(cx, &o, p, bits / 8, |old| {
-                    let new = op.apply(bits, old.to_int(), operand.as_u64())?;
-                    let mut payload = Payload::from_int(new, bits / 8);
-                    if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
-                        payload.ptr_offsets.push(0);
-                    }
-                    payload.undef = rmw_undef(op, operand_undef.as_ref(), old, bits / 8);
-                    Some(payload)
+                    rmw_written(op, bits, old, &operand, operand_undef.as_ref())
                 })?;
                 set_result_undef(cx, &old, p);
                 Ok(NativeResult::Return(payload_to_val(&old)))
@@ -138,24 +128,12 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         describe_rmw_128,
         move |cx, a| {
             let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
-            let Some(op) = RmwOp::from_code(code) else {
-                return Err(Failure::unsupported(format!(
-                    "unsupported: read-modify-write operation code {code}"
-                )));
-            };
+            let op = rmw_op(code)?;
             let operand_undef = cx.arg_undefined(1).cloned();
             // Locked like `__tso_cmpxchg_128`: drains the thread's buffer, then reads and
             // writes all 16 bytes in memory at once.
             let old = locked(cx, &o, p, 16, |old| {
-                let new = op.apply_128(old.to_u128(), operand.bits())?;
-                let mut payload = if op == RmwOp::Xchg {
-                    // An exchange stores the operand whole, pointers included.
-                    val_to_payload(&operand, None, 16)
-                } else {
-                    Payload::from_u128(new, 16)
-                };
-                payload.undef = rmw_undef(op, operand_undef.as_ref(), old, 16);
-                Some(payload)
+                rmw_written_128(op, old, &operand, operand_undef.as_ref())
             })?;
             set_result_undef(cx, &old, p);
             Ok(NativeResult::Return(payload_to_val(&old)))
@@ -478,14 +456,54 @@ pub(super) fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload 
     p
 }
 
+/// The operation of a `__tso_rmw_*` call's code.
+pub(super) fn rmw_op(code: u32) -> Result<RmwOp, Failure> {
+    RmwOp::from_code(code).ok_or_else(|| {
+        Failure::unsupported(format!(
+            "unsupported: read-modify-write operation code {code}"
+        ))
+    })
+}
+
+/// What a read-modify-write of `bits` bits writes over `old` (`None`: an operation
+/// the width has not).
+pub(super) fn rmw_written(
+    op: RmwOp,
+    bits: u32,
+    old: &Payload,
+    operand: &Val,
+    operand_undef: Option<&Val>,
+) -> Option<Payload> {
+    let new = op.apply(bits, old.to_int(), operand.as_u64())?;
+    let mut payload = Payload::from_int(new, bits / 8);
+    if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
+        payload.ptr_offsets.push(0);
+    }
+    payload.undef = rmw_undef(op, operand_undef, old, bits / 8);
+    Some(payload)
+}
+
+/// What a 16-byte read-modify-write writes over `old`.
+pub(super) fn rmw_written_128(
+    op: RmwOp,
+    old: &Payload,
+    operand: &Val,
+    operand_undef: Option<&Val>,
+) -> Option<Payload> {
+    let new = op.apply_128(old.to_u128(), operand.bits())?;
+    let mut payload = if op == RmwOp::Xchg {
+        // An exchange stores the operand whole, pointers included.
+        val_to_payload(operand, None, 16)
+    } else {
+        Payload::from_u128(new, 16)
+    };
+    payload.undef = rmw_undef(op, operand_undef, old, 16);
+    Some(payload)
+}
+
 /// The undefined bits of what a locked RMW of `len` bytes writes: exchanged bits keep
 /// their definedness; any other operation is wholly undefined if an input bit was.
-pub(super) fn rmw_undef(
-    op: RmwOp,
-    operand_undef: Option<&Val>,
-    old: &Payload,
-    len: u32,
-) -> Vec<u8> {
+fn rmw_undef(op: RmwOp, operand_undef: Option<&Val>, old: &Payload, len: u32) -> Vec<u8> {
     match (op, operand_undef) {
         (RmwOp::Xchg, Some(u)) => undef_bytes(u, len),
         (RmwOp::Xchg, None) => Vec::new(),
