@@ -5,7 +5,9 @@
 //! `cargo tso check --memory-model c11 --outcomes`. The outcomes reached must be
 //! exactly the file's `outcomes:` (those of the RC11 enumerator in
 //! `tso-runtime/tests/c11_support/reference.rs`, load buffering excluded by scope),
-//! and each program's SC outcomes ⊆ its TSO outcomes ⊆ its C11 outcomes.
+//! and each program's SC outcomes ⊆ its TSO outcomes ⊆ its C11 outcomes. A sample is
+//! also checked with two search workers (states rebuilt from the store): the same
+//! outcomes and states.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -161,13 +163,16 @@ fn c11_litmus_outcomes_through_the_cli() {
         .collect();
     let runs = check::run_all_on_workers(
         &jobs,
-        |_| false,
+        |i| check::compare_workers(i, 5),
         |&(i, model)| CheckRun::new(&files[i], model).outcomes(),
     );
     let mut problems = Vec::new();
     let mut reached: BTreeMap<(usize, &str), BTreeSet<String>> = BTreeMap::new();
     for (&(i, model), run) in jobs.iter().zip(&runs) {
         let r = &run.first;
+        if let Some(d) = run.difference() {
+            problems.push(format!("{} under {}: {d}", tests[i].name, model.as_str()));
+        }
         match r.outcomes() {
             Some(got) if r.passed() => {
                 reached.insert((i, model.as_str()), got);
