@@ -139,7 +139,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     settings.search_why = search.why;
     settings.show_details = args.verbose;
     if (args.robustness || args.checking.suggest_fences)
-        && settings.memory_model == crate::settings::MemoryModel::Sc
+        && settings.memory_model != crate::settings::MemoryModel::Tso
     {
         return Err(CheckCommandError::Usage(
             "--robustness and --suggest-fences compare x86-TSO with SC: they need --memory-model tso".into(),

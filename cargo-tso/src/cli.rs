@@ -52,6 +52,9 @@ pub enum MemoryModelArg {
     Sc,
     /// x86-TSO: per-thread FIFO store buffers.
     Tso,
+    /// C11/C++11 (RC11): what ARM and POWER may do to portable C, without load
+    /// buffering.
+    C11,
 }
 
 impl From<MemoryModelArg> for MemoryModel {
@@ -59,6 +62,7 @@ impl From<MemoryModelArg> for MemoryModel {
         match arg {
             MemoryModelArg::Sc => MemoryModel::Sc,
             MemoryModelArg::Tso => MemoryModel::Tso,
+            MemoryModelArg::C11 => MemoryModel::C11,
         }
     }
 }
@@ -91,6 +95,10 @@ pub struct CheckingArgs {
     /// Memory model to explore.
     #[arg(long, value_enum, default_value = "tso")]
     pub memory_model: MemoryModelArg,
+    /// Under c11: most values kept per memory location; a run that would drop one a
+    /// thread can still read is inconclusive (0: unbounded).
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub history_bound: u32,
     /// Stop as inconclusive after storing this many states (0: no limit).
     #[arg(long, value_name = "N")]
     pub max_states: Option<u64>,
@@ -166,7 +174,7 @@ pub struct CheckingArgs {
     pub allow_nontermination: bool,
     /// Data races (C11 races on non-atomic memory): `warn` reports them beside the
     /// verdict, `deny` makes a race fail, `allow` does not look for them [default:
-    /// warn, or what the crate's build script says].
+    /// warn, or what the crate's build script says; deny under c11].
     #[arg(long, value_enum, value_name = "POLICY")]
     pub races: Option<RacesArg>,
     /// For a failure that needs TSO (or a robustness violation): search fence

@@ -10,7 +10,7 @@ use tso_engine::{
     Verdict,
 };
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions, SourcePoint};
-use tso_runtime::runtime::{register, ObservationLog, RuntimeOptions};
+use tso_runtime::runtime::{register, register_c11, C11Options, ObservationLog, RuntimeOptions};
 
 use crate::run_report::{
     Cut, Figures, Phase, PhaseFigures, Property, RunReport, ScClassification, ScRerun,
@@ -110,7 +110,10 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     let mut tso = request.settings.with_races(RacePolicy::Allow);
     // The TSO run asks the race screen's question in its own states
     // (`tso_engine::race::screen`, "Asked in the TSO run", which needs the "+d" bypass).
-    tso.machine.answer_race_screen = tso.machine.race_screen && tso.dynamic_bypass;
+    // Not under C11: its natives have no "+d" bypass.
+    tso.machine.answer_race_screen = tso.machine.race_screen
+        && tso.dynamic_bypass
+        && request.settings.memory_model == MemoryModel::Tso;
     let mut outcome = run_model(
         &Request {
             settings: &tso,
@@ -297,11 +300,12 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
     let context = Context::create();
     let module = tso_engine::parse_module(&context, request.bitcode)?;
     let mut natives = Natives::standard();
-    if request.settings.memory_model == MemoryModel::Tso {
+    if request.settings.memory_model != MemoryModel::Sc {
+        let c11 = request.settings.memory_model == MemoryModel::C11;
         let options = InstrumentOptions {
             static_locals: request.settings.static_locals,
             fences_after: extras.fences_after.clone(),
-            keep_orders: false,
+            keep_orders: c11,
         };
         if let Err(error) = instrument_module(&module, &options) {
             // Every pass error means the tool could not check this program (exit 2).
@@ -311,16 +315,25 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
                 format!("{INSTRUMENTATION_FAILED}{error}"),
             ));
         }
-        register(
-            &mut natives,
-            &RuntimeOptions {
-                sb_bound: request.settings.sb_bound,
-                dynamic_bypass: request.settings.dynamic_bypass,
-                reference_machine: request.settings.reference_machine,
-                sequential: extras.sequential,
-                observations: extras.observations.clone(),
-            },
-        );
+        if c11 {
+            register_c11(
+                &mut natives,
+                &C11Options {
+                    history_bound: request.settings.history_bound,
+                },
+            );
+        } else {
+            register(
+                &mut natives,
+                &RuntimeOptions {
+                    sb_bound: request.settings.sb_bound,
+                    dynamic_bypass: request.settings.dynamic_bypass,
+                    reference_machine: request.settings.reference_machine,
+                    sequential: extras.sequential,
+                    observations: extras.observations.clone(),
+                },
+            );
+        }
     }
     if let Some(path) = request.emit_instrumented {
         module

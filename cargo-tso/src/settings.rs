@@ -15,6 +15,8 @@ pub enum MemoryModel {
     Sc,
     /// x86-TSO: per-thread FIFO store buffers.
     Tso,
+    /// C11 (RC11) as a view machine (`tso_runtime::c11`).
+    C11,
 }
 
 impl MemoryModel {
@@ -23,6 +25,7 @@ impl MemoryModel {
         match self {
             MemoryModel::Sc => "sc",
             MemoryModel::Tso => "tso",
+            MemoryModel::C11 => "c11",
         }
     }
 }
@@ -32,6 +35,8 @@ pub struct CheckSettings {
     pub memory_model: MemoryModel,
     /// Unflushed stores per thread; 0 = unbounded. Ignored under SC.
     pub sb_bound: u32,
+    /// Messages kept per location under C11; 0 = unbounded.
+    pub history_bound: u32,
     pub static_locals: bool,
     pub dynamic_bypass: bool,
     pub reference_machine: bool,
@@ -180,12 +185,17 @@ impl CheckSettings {
         machine.symmetry = !args.no_symmetry;
         machine.awaits = !args.no_awaits;
         machine.allow_nontermination = args.allow_nontermination;
-        machine.races = args
-            .races
-            .map_or(tso_engine::RacePolicy::default(), |r| r.policy());
+        let memory_model: MemoryModel = args.memory_model.into();
+        // A racy program has no defined behaviour under C11: nothing to check further.
+        let default_races = match memory_model {
+            MemoryModel::C11 => tso_engine::RacePolicy::Deny,
+            _ => tso_engine::RacePolicy::default(),
+        };
+        machine.races = args.races.map_or(default_races, |r| r.policy());
         CheckSettings {
-            memory_model: args.memory_model.into(),
+            memory_model,
             sb_bound,
+            history_bound: args.history_bound,
             static_locals: !args.no_static_locals,
             dynamic_bypass: !args.no_dynamic_bypass,
             reference_machine: args.reference_machine,
@@ -260,6 +270,10 @@ impl CheckSettings {
         match self.memory_model {
             MemoryModel::Sc => "SC".to_owned(),
             MemoryModel::Tso => format!("x86-TSO, sb-bound {}", bound_name(self.sb_bound)),
+            MemoryModel::C11 => format!(
+                "C11 (RC11), history-bound {}",
+                bound_name(self.history_bound)
+            ),
         }
     }
 }

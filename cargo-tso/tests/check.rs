@@ -936,3 +936,101 @@ fn library_internals_are_folded_into_the_users_call() {
         }
     }
 }
+
+/// `c11_relaxed_handoff.c` with the flag's orders given as `-D`.
+fn handoff(store: &str, load: &str, model: &str) -> (i32, Value) {
+    json_of(&[
+        "c11_relaxed_handoff.c",
+        "--memory-model",
+        model,
+        "-D",
+        &format!("FLAG_STORE={store}"),
+        "-D",
+        &format!("FLAG_LOAD={load}"),
+    ])
+}
+
+#[test]
+fn a_relaxed_handoff_passes_under_tso_and_fails_under_c11() {
+    let (code, json) = handoff("memory_order_relaxed", "memory_order_relaxed", "tso");
+    assert_eq!(
+        (code, &json["verdict"]),
+        (0, &Value::from("pass")),
+        "{json}"
+    );
+    let (code, json) = handoff("memory_order_relaxed", "memory_order_relaxed", "c11");
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "assertion");
+    assert_eq!(json["memory_model"], "c11");
+    assert_eq!(json["history_bound"], 32);
+    // The trace says the data load read a stale value.
+    let notes = json["trace"].to_string();
+    assert!(notes.contains("stale"), "{notes}");
+    // Release and acquire on the flag fix it.
+    let (code, json) = handoff("memory_order_release", "memory_order_acquire", "c11");
+    assert_eq!(
+        (code, &json["verdict"]),
+        (0, &Value::from("pass")),
+        "{json}"
+    );
+    // A release store read by a relaxed load does not.
+    let (code, _) = handoff("memory_order_release", "memory_order_relaxed", "c11");
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn the_library_synchronises_plain_data_under_c11() {
+    let (code, json) = json_of(&["c11_locked_data.c", "--memory-model", "c11"]);
+    assert_eq!(
+        (code, &json["verdict"]),
+        (0, &Value::from("pass")),
+        "{json}"
+    );
+}
+
+#[test]
+fn a_history_bound_that_cuts_is_inconclusive_under_c11() {
+    let (code, json) = json_of(&[
+        "c11_relaxed_handoff.c",
+        "--memory-model",
+        "c11",
+        "--history-bound",
+        "1",
+        "-D",
+        "FLAG_STORE=memory_order_release",
+        "-D",
+        "FLAG_LOAD=memory_order_acquire",
+    ]);
+    assert_eq!(code, 3, "{json}");
+    assert_eq!(json["verdict"], "inconclusive");
+    assert!(json.to_string().contains("history bound 1"), "{json}");
+}
+
+#[test]
+fn races_fail_by_default_under_c11() {
+    let (code, json) = json_of(&["heap_race_named.c"]);
+    assert_eq!(code, 0, "TSO warns: {json}");
+    let (code, json) = json_of(&["heap_race_named.c", "--memory-model", "c11"]);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "data-race");
+    let (code, _) = json_of(&[
+        "heap_race_named.c",
+        "--memory-model",
+        "c11",
+        "--races",
+        "warn",
+    ]);
+    assert_eq!(code, 0, "an explicit --races wins");
+}
+
+#[test]
+fn fence_suggestions_are_refused_under_c11() {
+    let out = run(check().args([
+        "c11_locked_data.c",
+        "--memory-model",
+        "c11",
+        "--suggest-fences",
+    ]));
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(out.stderr.contains("--memory-model tso"), "{}", out.stderr);
+}

@@ -717,3 +717,29 @@ fn should_fail_with_a_kind_searches_past_other_kinds() {
         ]
     );
 }
+
+/// `cargo tso test --memory-model c11` on the bundled examples: the Peterson lock
+/// that x86 keeps correct with one fence fails under C11 (its `turn` is a relaxed
+/// store: two threads may both enter, as GenMC's RC11 mode also finds); the TSO-only
+/// failure it declares fails too (C11 allows every x86 behaviour); the ring buffer and
+/// the seqlock, written with release and acquire, pass.
+#[test]
+fn the_examples_under_c11() {
+    let out = run(common::examples_test().args(["--format", "json", "--memory-model", "c11"]));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    let events = finished_events(&out.stdout);
+    let fenced = event(
+        &events,
+        "peterson-lock::mutual_exclusion::fenced_lock_excludes",
+    );
+    assert_eq!(fenced["event"], "failed", "{fenced}");
+    assert_eq!(fenced["error"]["kind"], "assertion", "{fenced}");
+    assert_eq!(fenced["memory_model"], "c11", "{fenced}");
+    for other in events
+        .iter()
+        .filter(|e| e["name"] != "peterson-lock::mutual_exclusion::fenced_lock_excludes")
+    {
+        assert_eq!(other["event"], "ok", "{other}");
+    }
+    assert_eq!(events.len(), 5, "{events:?}");
+}

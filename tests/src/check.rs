@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 pub enum Model {
     Sc,
     Tso,
+    C11,
 }
 
 impl Model {
@@ -20,6 +21,7 @@ impl Model {
         match self {
             Model::Sc => "sc",
             Model::Tso => "tso",
+            Model::C11 => "c11",
         }
     }
 }

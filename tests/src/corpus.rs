@@ -87,6 +87,7 @@ impl Program {
         match model {
             crate::check::Model::Sc => &self.expect_sc,
             crate::check::Model::Tso => &self.expect_tso,
+            crate::check::Model::C11 => panic!("the verdict corpus states no C11 verdicts"),
         }
     }
 }

@@ -59,7 +59,7 @@ pub use loader::memory_order;
 pub use memory::{Fragment, Memory};
 pub use natives::{
     arg, arg_val, Access, AccessesFn, ChoiceKind, DataView, NativeAccess, NativeCx, NativeResult,
-    Natives, ProgramAccesses, Visibility,
+    Natives, ProgramAccesses, SyncEvent, SyncHook, Visibility,
 };
 pub use state::{ExtState, State, ThreadId};
 pub use value::{make_ptr, ptr_parts, Val};

@@ -5,8 +5,8 @@
 //! - [`buffer`]: the store-buffer semantics (delayed flushing and the reference
 //!   machine), independent of the engine.
 //! - [`c11`]: the C11 (RC11) view machine for `--memory-model c11`, independent of
-//!   the engine too; not yet wired to natives.
-//! - [`runtime`]: those functions as engine natives.
+//!   the engine too; its natives are `runtime::register_c11`.
+//! - [`runtime`]: those functions as engine natives, for either model.
 
 pub mod abi;
 pub mod buffer;

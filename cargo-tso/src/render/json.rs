@@ -85,9 +85,12 @@ pub fn outcome_fields(outcome: &RunReport, settings: &CheckSettings) -> Map<Stri
     map.insert("memory_model".into(), settings.memory_model.as_str().into());
     let bound = match settings.memory_model {
         MemoryModel::Tso => Value::from(settings.sb_bound),
-        MemoryModel::Sc => Value::Null,
+        MemoryModel::Sc | MemoryModel::C11 => Value::Null,
     };
     map.insert("sb_bound".into(), bound);
+    if settings.memory_model == MemoryModel::C11 {
+        map.insert("history_bound".into(), settings.history_bound.into());
+    }
     map.insert("trace".into(), outcome.trace.iter().map(step).collect());
     map.insert("output".into(), outcome.output.clone().into());
     map.insert(

@@ -204,6 +204,7 @@ fn settings(memory_model: MemoryModel) -> CheckSettings {
     CheckSettings {
         memory_model,
         sb_bound: 32,
+        history_bound: 32,
         static_locals: true,
         dynamic_bypass: true,
         reference_machine: false,

@@ -103,7 +103,10 @@ impl TestPlan {
         let given = args.sb_bound.as_ref().map(|b| b.0.clone());
         let bounds: Vec<u32> = match (&given, MemoryModel::from(args.checking.memory_model)) {
             (None, _) => vec![DEFAULT_SB_BOUND],
-            (Some(given), MemoryModel::Sc) => given.iter().copied().take(1).collect(),
+            // The store-buffer bound means nothing without store buffers.
+            (Some(given), MemoryModel::Sc | MemoryModel::C11) => {
+                given.iter().copied().take(1).collect()
+            }
             (Some(given), MemoryModel::Tso) => given.clone(),
         };
         let mut base =

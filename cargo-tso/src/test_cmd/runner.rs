@@ -101,7 +101,8 @@ fn not_checked(expectation: Option<Expectation>, note: String) -> CaseRun {
 }
 
 /// What a case checks with: its entry, its expectation and its settings (the build
-/// script's `Tests::races`, unless `--races` was given); else its expectation, if
+/// script's `Tests::races`, unless `--races` was given or the model is C11, under
+/// which a race always fails: a racy program has no defined behaviour); else its expectation, if
 /// known, and why it cannot be checked.
 fn case_check<'c>(
     case: &'c TestCase,
@@ -115,7 +116,9 @@ fn case_check<'c>(
         return Err((Some(expectation), "the test file has no module".to_owned()));
     }
     let settings = match case.unit.races {
-        Some(races) if !settings.races_explicit => settings.with_races(races),
+        Some(races) if !settings.races_explicit && settings.memory_model != MemoryModel::C11 => {
+            settings.with_races(races)
+        }
         _ => settings.clone(),
     };
     Ok((entry, expectation, settings))

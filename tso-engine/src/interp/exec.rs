@@ -1055,6 +1055,7 @@ impl<'p> Machine<'p> {
             spurious_wakeups: self.opts.spurious_wakeups,
             fence_hook: self.fence_hook.clone(),
             evict_hook: self.evict_hook.clone(),
+            sync_hook: self.sync_hook.clone(),
             definedness: self.opts.definedness,
             arg_undef: Vec::new(),
             ret_undef: None,

@@ -171,6 +171,7 @@ pub struct Machine<'p> {
     fence_hook: Option<Arc<Native>>,
     data_view: Option<Arc<dyn crate::natives::DataView>>,
     evict_hook: Option<Arc<Native>>,
+    sync_hook: Option<crate::natives::SyncHook>,
     /// Per function: is it a `__VERIFIER_atomic_*` function whose calls run atomically?
     atomic_functions: Vec<bool>,
     pub(crate) opts: MachineOptions,
@@ -250,6 +251,7 @@ impl<'p> Machine<'p> {
             fence_hook: natives.fence_hook.clone(),
             data_view: natives.data_view.clone(),
             evict_hook: natives.evict_hook.clone(),
+            sync_hook: natives.sync_hook.clone(),
             opts,
             instructions: std::sync::atomic::AtomicU64::new(0),
             deadline: std::sync::Mutex::new(None),

@@ -30,6 +30,7 @@ pub struct NativeCx<'a> {
     pub(crate) spurious_wakeups: bool,
     pub(crate) fence_hook: Option<std::sync::Arc<super::Native>>,
     pub(crate) evict_hook: Option<std::sync::Arc<super::Native>>,
+    pub(crate) sync_hook: Option<super::SyncHook>,
     /// Uninitialised values are tracked (`--no-definedness` switches it off).
     pub(crate) definedness: bool,
     /// The shadows of the arguments that hold undefined bits (see
@@ -611,6 +612,7 @@ impl<'a> NativeCx<'a> {
         if let Some(r) = self.state.races_mut() {
             r.spawn(parent, child);
         }
+        self.sync(super::SyncEvent::Spawn(child));
         Ok(child)
     }
 
@@ -653,6 +655,7 @@ impl<'a> NativeCx<'a> {
             crate::hooks::report(|h| h.bytes(key.0, key.1 as u64, 1, false));
             r.acquire(tid, key);
         }
+        self.sync(super::SyncEvent::Acquire(ptr));
     }
 
     /// Race detection: this thread releases all it did so far to the synchronisation
@@ -664,6 +667,7 @@ impl<'a> NativeCx<'a> {
             crate::hooks::report(|h| h.bytes(key.0, key.1 as u64, 1, true));
             r.release(tid, key);
         }
+        self.sync(super::SyncEvent::Release(ptr));
     }
 
     /// Race detection: this thread has seen thread `finished` end (join).
@@ -671,6 +675,14 @@ impl<'a> NativeCx<'a> {
         let tid = self.tid;
         if let Some(r) = self.state.races_mut() {
             r.join_thread(tid, finished);
+        }
+        self.sync(super::SyncEvent::Join(finished));
+    }
+
+    /// Tells the memory model's sync hook, if any.
+    fn sync(&mut self, event: super::SyncEvent) {
+        if let Some(hook) = self.sync_hook.clone() {
+            hook(self, event);
         }
     }
 }

@@ -142,9 +142,31 @@ pub struct Natives {
     /// How library functions see shared memory (see [`DataView`]). None under SC:
     /// straight to memory.
     pub(crate) data_view: Option<Arc<dyn DataView>>,
+    /// Told of every synchronisation the modelled primitives make (see [`SyncEvent`]).
+    /// None under SC and TSO.
+    pub(crate) sync_hook: Option<SyncHook>,
     /// Natives registered now make no data accesses (`Natives::without_data_accesses`).
     registering_without_data: bool,
 }
+
+/// A synchronisation a modelled primitive (pthreads, C++ threads, atomic sections)
+/// makes: the events race detection records as happens-before, told to a memory
+/// model that keeps its own happens-before (the C11 runtime's views). Keys are the
+/// primitive's address (plus a constant per role), as race detection uses them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SyncEvent {
+    /// The calling thread acquires what was released to the key.
+    Acquire(u64),
+    /// The calling thread releases all it did so far to the key.
+    Release(u64),
+    /// The calling thread started this thread: all it did so far happens before.
+    Spawn(crate::state::ThreadId),
+    /// The calling thread has seen this thread end.
+    Join(crate::state::ThreadId),
+}
+
+/// What a memory model does on a [`SyncEvent`].
+pub type SyncHook = Arc<dyn Fn(&mut NativeCx<'_>, SyncEvent) + Send + Sync>;
 
 /// The memory a library function (a native with `data_accesses`) reads and writes,
 /// when the memory model is not SC: each read through `NativeCx` is `read` (under
@@ -223,6 +245,11 @@ impl Natives {
             + 'static,
     ) {
         self.fence_hook = Some(Native::new("fence", Visibility::Never, None, call));
+    }
+
+    /// Set the hook told of every synchronisation of the modelled primitives.
+    pub fn set_sync_hook(&mut self, hook: SyncHook) {
+        self.sync_hook = Some(hook);
     }
 
     /// Set the hook natives call before killing stack objects (see [`NativeCx::evict`]).

@@ -96,6 +96,10 @@
 //! - **Threads**: a new thread starts with its parent's `cur` (happens-before
 //!   facts included); joining a thread joins its `cur`.
 //!   A thread first named by an access starts with empty views.
+//! - **Library synchronisation** (a mutex, a condition variable, a barrier): a
+//!   release joins the thread's `cur` into the view kept at the primitive's key, an
+//!   acquire joins that view into `cur` and `acq` (the happens-before race detection
+//!   records). A released object's locations and keys are forgotten.
 //!
 //! # Scope and approximation
 //! - **No load buffering**: a load reads only messages already written, so every

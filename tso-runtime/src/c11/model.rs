@@ -54,6 +54,10 @@ pub enum C11Error<E: std::error::Error + 'static> {
         existing_len: u32,
         messages: usize,
     },
+    /// No outcome of the access is consistent (the machine's rules leave none: not
+    /// met by any program the differential tests generate); never guessed.
+    #[error("no C11-consistent outcome for this access (not modelled)")]
+    NoOutcome,
 }
 
 /// One write to a location. Its timestamp is its index in the location's list.
@@ -202,6 +206,9 @@ pub struct C11Memory {
     locations: Vec<Location>,
     /// Sorted by thread.
     threads: Vec<ThreadViews>,
+    /// What was released to each synchronisation object of a modelled primitive
+    /// (a mutex's address, a thread's end): acquiring it joins the view. Sorted by key.
+    sync: Vec<(LocKey, View)>,
     /// Most messages kept per location (0: unbounded).
     history_bound: u32,
     /// Some message still readable was dropped for the bound: the run is inconclusive.
@@ -214,8 +221,90 @@ impl C11Memory {
         C11Memory {
             locations: Vec::new(),
             threads: vec![ThreadViews::default()],
+            sync: Vec::new(),
             history_bound,
             bound_hit: false,
+        }
+    }
+
+    /// A primitive's release to `key` (unlock, signal, barrier arrival): `thread`'s
+    /// `cur` joins what the key holds.
+    pub fn release_to(&mut self, thread: ThreadId, key: LocKey) {
+        let cur = self.thread_mut(thread).cur.clone();
+        match self.sync.binary_search_by_key(&key, |e| e.0) {
+            Ok(i) => self.sync[i].1.join(&cur),
+            Err(i) => self.sync.insert(i, (key, cur)),
+        }
+    }
+
+    /// A primitive's acquire from `key` (lock, wake, join): what was released there
+    /// happens before everything `thread` does from now on.
+    pub fn acquire_from(&mut self, thread: ThreadId, key: LocKey) {
+        let Ok(i) = self.sync.binary_search_by_key(&key, |e| e.0) else {
+            return;
+        };
+        let released = self.sync[i].1.clone();
+        let t = self.thread_mut(thread);
+        t.cur.join(&released);
+        t.acq.join(&released);
+        self.collect();
+    }
+
+    /// The object `object` is released: its locations and what was released to
+    /// synchronisation objects in it are forgotten (the memory may be reused).
+    pub fn forget_object(&mut self, object: u32) {
+        let keys: Vec<LocKey> = self
+            .locations
+            .iter()
+            .map(|l| l.key())
+            .filter(|k| k.object == object)
+            .collect();
+        self.locations.retain(|l| l.range.addr.object != object);
+        for key in keys {
+            self.forget_location(key);
+        }
+        self.sync.retain(|(k, _)| k.object != object);
+    }
+
+    /// Every object this memory names (locations, synchronisation keys) and every
+    /// pointer its messages hold.
+    pub fn for_each_pointer(&self, f: &mut dyn FnMut(u64)) {
+        let ptr = |k: LocKey| (u64::from(k.object) << 32) | u64::from(k.offset);
+        for l in &self.locations {
+            f(ptr(l.key()));
+            for m in &l.messages {
+                let mut payload = m.payload.clone();
+                payload.for_each_pointer_mut(|p| f(*p));
+            }
+        }
+        for (k, _) in &self.sync {
+            f(ptr(*k));
+        }
+    }
+
+    /// Whether no location, thread view or release is held beyond thread 0's empty start.
+    pub fn is_initial(&self) -> bool {
+        *self == C11Memory::new(self.history_bound)
+    }
+
+    /// The bound this memory was made with (0: unbounded).
+    pub fn history_bound(&self) -> u32 {
+        self.history_bound
+    }
+
+    /// The newest value of the location of exactly `range`, if it has one.
+    pub fn newest(&self, range: Range) -> Option<&Payload> {
+        self.find(range)
+            .and_then(|i| self.locations[i].messages.last())
+            .map(|m| &m.payload)
+    }
+
+    /// Forgets the location of exactly `range`: its next access starts it again from
+    /// memory (which was written behind the machine's back).
+    pub fn restart(&mut self, range: Range) {
+        if let Some(i) = self.find(range) {
+            let key = self.locations.remove(i).key();
+            self.forget_location(key);
         }
     }
 
@@ -301,7 +390,7 @@ impl C11Memory {
                 outcomes.push((placed, value.clone()));
             }
         }
-        Ok(self.decide(choice, outcomes))
+        self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)
     }
 
     pub fn store<M: SharedMemory, C: Choice>(
@@ -334,7 +423,7 @@ impl C11Memory {
                 outcomes.push((placed, Payload::default()));
             }
         }
-        self.decide(choice, outcomes);
+        self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)?;
         self.write_through(mem, range)
     }
 
@@ -388,17 +477,17 @@ impl C11Memory {
                 outcomes.push((placed, old.clone()));
             }
         }
-        let old = self.decide(choice, outcomes);
+        let old = self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)?;
         self.write_through(mem, range)?;
         Ok(old)
     }
 
     /// `atomic_thread_fence(order)`; a seq_cst fence takes a place in the SC order,
-    /// which may be a choice.
-    pub fn fence<C: Choice>(&mut self, choice: &mut C, thread: ThreadId, order: Order) {
+    /// which may be a choice. False when it has none (see [`C11Error::NoOutcome`]).
+    pub fn fence<C: Choice>(&mut self, choice: &mut C, thread: ThreadId, order: Order) -> bool {
         if !order.acquires() && !order.releases() {
             // A relaxed fence is no event at all.
-            return;
+            return true;
         }
         let mut next = self.clone();
         let before = next.before(thread, None);
@@ -425,7 +514,7 @@ impl C11Memory {
                 (placed, Payload::default())
             })
             .collect();
-        self.decide(choice, outcomes);
+        self.decide(choice, outcomes).is_some()
     }
 
     /// The canonical bytes of this memory: locations by address, threads by id,
@@ -477,6 +566,12 @@ impl C11Memory {
                     out.extend_from_slice(&loc.offset.to_le_bytes());
                 }
             }
+        }
+        out.extend_from_slice(&(self.sync.len() as u32).to_le_bytes());
+        for (k, v) in &self.sync {
+            out.extend_from_slice(&k.object.to_le_bytes());
+            out.extend_from_slice(&k.offset.to_le_bytes());
+            v.serialize_into(out);
         }
         out.push(u8::from(self.bound_hit));
     }
@@ -591,6 +686,18 @@ impl C11Memory {
                 anch_prev,
             });
         }
+        let n = r.count(16)?;
+        let mut sync: Vec<(LocKey, View)> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let key = LocKey {
+                object: r.u32()?,
+                offset: r.u32()?,
+            };
+            if sync.last().is_some_and(|&(last, _)| last >= key) {
+                return None;
+            }
+            sync.push((key, View::decode_from(&mut r)?));
+        }
         let bound_hit = r.bool()?;
         if !r.is_empty() {
             return None;
@@ -598,6 +705,7 @@ impl C11Memory {
         let memory = C11Memory {
             locations,
             threads,
+            sync,
             history_bound,
             bound_hit,
         };
@@ -640,6 +748,11 @@ impl C11Memory {
             t.own_sc.sort_by_key(|(k, _)| *k);
             t.last_loc = t.last_loc.map(&mut rename_key);
         }
+        for (k, v) in &mut renamed.sync {
+            *k = rename_key(*k);
+            v.rename(&mut rename_key);
+        }
+        renamed.sync.sort_by_key(|(k, _)| *k);
         renamed.locations.sort_by_key(|l| l.key());
         renamed
     }
@@ -1059,6 +1172,9 @@ impl C11Memory {
                 v.remap_hb(|k, v| if k.is_position() { g(v) } else { v });
             }
         }
+        for (_, v) in &mut self.sync {
+            v.remap_hb(|k, v| if k.is_position() { g(v) } else { v });
+        }
     }
 
     fn for_each_view(&mut self, mut f: impl FnMut(&mut View)) {
@@ -1072,14 +1188,18 @@ impl C11Memory {
                 f(v);
             }
         }
+        for (_, v) in &mut self.sync {
+            f(v);
+        }
     }
 
-    /// Keeps one of the outcomes, asking `choice` when they differ.
+    /// Keeps one of the outcomes, asking `choice` when they differ; `None` (and no
+    /// change) when there is none.
     fn decide<C: Choice>(
         &mut self,
         choice: &mut C,
         outcomes: Vec<(C11Memory, Payload)>,
-    ) -> Payload {
+    ) -> Option<Payload> {
         let mut seen: Vec<Vec<u8>> = Vec::new();
         let mut distinct = Vec::new();
         for (m, value) in outcomes {
@@ -1096,15 +1216,9 @@ impl C11Memory {
         } else {
             0
         };
-        match distinct.into_iter().nth(pick) {
-            Some((m, value)) => {
-                *self = m;
-                value
-            }
-            // Every access has at least one outcome: the newest message is readable
-            // and the end of the list is free.
-            None => Payload::default(),
-        }
+        let (m, value) = distinct.into_iter().nth(pick)?;
+        *self = m;
+        Some(value)
     }
 
     fn write_through<M: SharedMemory>(
@@ -1165,14 +1279,7 @@ impl C11Memory {
             view.join(&retired.messages[0].view);
             let key = retired.key();
             view.forget(key);
-            self.for_each_view(|v| v.forget(key));
-            for t in &mut self.threads {
-                t.rel_at.retain(|(l, _)| *l != key);
-                t.own_sc.retain(|(l, _)| *l != key);
-                if t.last_loc == Some(key) {
-                    t.last_loc = None;
-                }
-            }
+            self.forget_location(key);
         }
         let key = key_of(range);
         let at = self
@@ -1194,6 +1301,18 @@ impl C11Memory {
             },
         );
         Ok(at)
+    }
+
+    /// Drops what views and threads record about the location `key` (gone or retired).
+    fn forget_location(&mut self, key: LocKey) {
+        self.for_each_view(|v| v.forget(key));
+        for t in &mut self.threads {
+            t.rel_at.retain(|(l, _)| *l != key);
+            t.own_sc.retain(|(l, _)| *l != key);
+            if t.last_loc == Some(key) {
+                t.last_loc = None;
+            }
+        }
     }
 
     fn thread(&self, thread: ThreadId) -> Option<&ThreadViews> {

@@ -273,3 +273,75 @@ fn a_non_atomic_store_releases_nothing() {
         .expect("load");
     assert_eq!(ch.asked, vec![2], "x=0 is still readable");
 }
+
+#[test]
+fn a_primitive_release_and_acquire_transfer_the_view() {
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    let lock = super::LocKey {
+        object: 2,
+        offset: 0,
+    };
+    c.spawn(0, 1);
+    c.spawn(0, 2);
+    store(&mut c, &mut m, 1, x(), 7, Order::NonAtomic);
+    // Before the release, thread 2 acquiring the lock learns nothing: 0 is readable.
+    c.acquire_from(2, lock);
+    let mut ch = pick(0);
+    c.load(&mut m, &mut ch, 2, x(), Order::Relaxed)
+        .expect("load");
+    assert_eq!(ch.asked, vec![2], "0 and 7 are both readable");
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    c.spawn(0, 1);
+    c.spawn(0, 2);
+    store(&mut c, &mut m, 1, x(), 7, Order::NonAtomic);
+    c.release_to(1, lock);
+    c.acquire_from(2, lock);
+    let mut ch = pick(0);
+    let v = c
+        .load(&mut m, &mut ch, 2, x(), Order::Relaxed)
+        .expect("load");
+    assert!(ch.asked.is_empty(), "only 7 is readable after the unlock");
+    assert_eq!(int(v), 7);
+    // What was released is part of the state, renamed with its object.
+    let mut bytes = Vec::new();
+    c.serialize_into(&mut bytes);
+    let back = C11Memory::decode(&bytes, 0, &mut |p| p).expect("decodes");
+    assert_eq!(back, c);
+}
+
+#[test]
+fn a_released_object_takes_its_locations_and_releases_with_it() {
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    c.spawn(0, 1);
+    store(&mut c, &mut m, 1, x(), 7, Order::Relaxed);
+    store(&mut c, &mut m, 1, Range::new(2, 0, 4), 1, Order::Relaxed);
+    c.release_to(
+        1,
+        super::LocKey {
+            object: OBJ,
+            offset: 0,
+        },
+    );
+    assert_eq!(c.history(x()).len(), 2);
+    c.forget_object(OBJ);
+    assert!(c.history(x()).is_empty());
+    assert_eq!(
+        c.history(Range::new(2, 0, 4)).len(),
+        2,
+        "other objects stay"
+    );
+    let mut objects = Vec::new();
+    c.for_each_pointer(&mut |p| objects.push(p >> 32));
+    assert_eq!(objects, vec![2], "nothing names the released object");
+}
+
+#[test]
+fn a_location_written_behind_the_machine_starts_again_from_memory() {
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    c.spawn(0, 1);
+    store(&mut c, &mut m, 1, x(), 7, Order::Relaxed);
+    assert_eq!(c.newest(x()).map(|p| p.to_int()), Some(7));
+    c.restart(x());
+    assert_eq!(c.newest(x()), None);
+    assert!(c.history(x()).is_empty());
+}

@@ -2,6 +2,7 @@
 //! natives. They run atomically, keep the buffers as per-state data ([`TsoState`]) and
 //! make their nondeterministic choices through the engine.
 
+mod c11;
 mod drain;
 mod env;
 mod footprint;
@@ -9,6 +10,7 @@ mod natives;
 mod observe;
 mod state;
 
+pub use c11::{register as register_c11, C11Options, C11State};
 pub use drain::drained_states;
 pub use observe::{Observation, ObservationLog};
 pub use state::{Buffers, PendingStore, TsoState};

@@ -66,20 +66,10 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             ),
             move |cx, a| {
                 let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
-                let Some(op) = RmwOp::from_code(code) else {
-                    return Err(Failure::unsupported(format!(
-                        "unsupported: read-modify-write operation code {code}"
-                    )));
-                };
+                let op = rmw_op(code)?;
                 let operand_undef = cx.arg_undefined(1).cloned();
                 let old = locked(cx, &o, p, bits / 8, |old| {
-                    let new = op.apply(bits, old.to_int(), operand.as_u64())?;
-                    let mut payload = Payload::from_int(new, bits / 8);
-                    if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
-                        payload.ptr_offsets.push(0);
-                    }
-                    payload.undef = rmw_undef(op, operand_undef.as_ref(), old, bits / 8);
-                    Some(payload)
+                    rmw_written(op, bits, old, &operand, operand_undef.as_ref())
                 })?;
                 set_result_undef(cx, &old, p);
                 Ok(NativeResult::Return(payload_to_val(&old)))
@@ -138,24 +128,12 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         describe_rmw_128,
         move |cx, a| {
             let (p, operand, code) = (arg(a, 0)?, arg_val(a, 1)?, arg(a, 2)? as u32);
-            let Some(op) = RmwOp::from_code(code) else {
-                return Err(Failure::unsupported(format!(
-                    "unsupported: read-modify-write operation code {code}"
-                )));
-            };
+            let op = rmw_op(code)?;
             let operand_undef = cx.arg_undefined(1).cloned();
             // Locked like `__tso_cmpxchg_128`: drains the thread's buffer, then reads and
             // writes all 16 bytes in memory at once.
             let old = locked(cx, &o, p, 16, |old| {
-                let new = op.apply_128(old.to_u128(), operand.bits())?;
-                let mut payload = if op == RmwOp::Xchg {
-                    // An exchange stores the operand whole, pointers included.
-                    val_to_payload(&operand, None, 16)
-                } else {
-                    Payload::from_u128(new, 16)
-                };
-                payload.undef = rmw_undef(op, operand_undef.as_ref(), old, 16);
-                Some(payload)
+                rmw_written_128(op, old, &operand, operand_undef.as_ref())
             })?;
             set_result_undef(cx, &old, p);
             Ok(NativeResult::Return(payload_to_val(&old)))
@@ -267,7 +245,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
 /// (`tso_engine::race::screen`, "Asked in the TSO run"): the program's access, with the
 /// order the pass passed. Fences, evictions and a thread's end make none of their own:
 /// what a drain writes to memory is stores already counted where they were made.
-fn register_program_accesses(n: &mut Natives) {
+pub(super) fn register_program_accesses(n: &mut Natives) {
     for i in 0..abi::ACCESS_WIDTHS.len() {
         let (load, store, locked) = match abi::ACCESS_WIDTHS[i] / 8 {
             1 => of_width::<1>(),
@@ -434,7 +412,7 @@ impl DataView for BufferedData {
     }
 }
 
-fn checked_len(len: u64) -> Result<u32, Failure> {
+pub(super) fn checked_len(len: u64) -> Result<u32, Failure> {
     u32::try_from(len).map_err(|_| {
         Failure::new(
             ErrorKind::OutOfBounds,
@@ -445,7 +423,7 @@ fn checked_len(len: u64) -> Result<u32, Failure> {
 
 /// A loaded payload of up to 16 bytes as a value: each 64-bit lane it holds whole
 /// keeps the provenance of a pointer starting there (`Val::with_ptr_lanes`).
-fn payload_to_val(p: &Payload) -> Val {
+pub(super) fn payload_to_val(p: &Payload) -> Val {
     if p.data.len() <= 8 {
         let v = p.to_int();
         if p.data.len() == 8 && p.is_pointer_at(0) {
@@ -460,7 +438,7 @@ fn payload_to_val(p: &Payload) -> Val {
 /// A stored value of up to 16 bytes as buffer bytes, a pointer in each 64-bit lane
 /// with its provenance; `undef` is its shadow (the engine's definedness bits, see
 /// `tso_engine::definedness`), carried byte for byte.
-fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
+pub(super) fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
     let mut p = if len <= 8 {
         Payload::from_int(v.as_u64(), len)
     } else {
@@ -476,6 +454,51 @@ fn val_to_payload(v: &Val, undef: Option<&Val>, len: u32) -> Payload {
         p.undef = undef_bytes(u, len);
     }
     p
+}
+
+/// The operation of a `__tso_rmw_*` call's code.
+pub(super) fn rmw_op(code: u32) -> Result<RmwOp, Failure> {
+    RmwOp::from_code(code).ok_or_else(|| {
+        Failure::unsupported(format!(
+            "unsupported: read-modify-write operation code {code}"
+        ))
+    })
+}
+
+/// What a read-modify-write of `bits` bits writes over `old` (`None`: an operation
+/// the width has not).
+pub(super) fn rmw_written(
+    op: RmwOp,
+    bits: u32,
+    old: &Payload,
+    operand: &Val,
+    operand_undef: Option<&Val>,
+) -> Option<Payload> {
+    let new = op.apply(bits, old.to_int(), operand.as_u64())?;
+    let mut payload = Payload::from_int(new, bits / 8);
+    if op == RmwOp::Xchg && matches!(operand, Val::Ptr(_)) && bits == 64 {
+        payload.ptr_offsets.push(0);
+    }
+    payload.undef = rmw_undef(op, operand_undef, old, bits / 8);
+    Some(payload)
+}
+
+/// What a 16-byte read-modify-write writes over `old`.
+pub(super) fn rmw_written_128(
+    op: RmwOp,
+    old: &Payload,
+    operand: &Val,
+    operand_undef: Option<&Val>,
+) -> Option<Payload> {
+    let new = op.apply_128(old.to_u128(), operand.bits())?;
+    let mut payload = if op == RmwOp::Xchg {
+        // An exchange stores the operand whole, pointers included.
+        val_to_payload(operand, None, 16)
+    } else {
+        Payload::from_u128(new, 16)
+    };
+    payload.undef = rmw_undef(op, operand_undef, old, 16);
+    Some(payload)
 }
 
 /// The undefined bits of what a locked RMW of `len` bytes writes: exchanged bits keep
@@ -501,8 +524,14 @@ fn undef_bytes(shadow: &Val, len: u32) -> Vec<u8> {
     }
 }
 
+/// What a load returns: the value, its undefined bits as the call's result shadow.
+pub(super) fn loaded(cx: &mut NativeCx<'_>, p: &Payload, from: u64) -> Val {
+    set_result_undef(cx, p, from);
+    payload_to_val(p)
+}
+
 /// A loaded payload's undefined bits become the call's result shadow.
-fn set_result_undef(cx: &mut NativeCx<'_>, p: &Payload, from: u64) {
+pub(super) fn set_result_undef(cx: &mut NativeCx<'_>, p: &Payload, from: u64) {
     if p.undef.is_empty() {
         return;
     }
@@ -876,7 +905,7 @@ fn name(program: &Program, st: &State, p: u64) -> String {
     describe_pointer(program, st, p)
 }
 
-fn describe_load(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_load(program: &Program, st: &State, a: &[Val]) -> String {
     format!("load {}", name(program, st, arg(a, 0).unwrap_or_default()))
 }
 
@@ -897,11 +926,11 @@ fn scalar_arg<const BYTES: u32>(program: &Program, st: &State, a: &[Val], i: usi
 }
 
 /// How a native's call is shown in traces.
-type Describe = fn(&Program, &State, &[Val]) -> String;
+pub(super) type Describe = fn(&Program, &State, &[Val]) -> String;
 
 /// The describer of `__tso_store_N`, `__tso_rmw_N` or `__tso_cmpxchg_N` for an access of
 /// `bits` bits (one of `abi::ACCESS_WIDTHS`).
-fn by_width(bits: u32, f: [Describe; 4]) -> Describe {
+pub(super) fn by_width(bits: u32, f: [Describe; 4]) -> Describe {
     match bits {
         8 => f[0],
         16 => f[1],
@@ -910,7 +939,7 @@ fn by_width(bits: u32, f: [Describe; 4]) -> Describe {
     }
 }
 
-fn describe_store<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_store<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
     format!(
         "store {} := {}",
         name(program, st, arg(a, 0).unwrap_or_default()),
@@ -918,7 +947,7 @@ fn describe_store<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) ->
     )
 }
 
-fn describe_rmw<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_rmw<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
     let op = rmw_name(a);
     format!(
         "locked {op} {} {}",
@@ -927,7 +956,11 @@ fn describe_rmw<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> S
     )
 }
 
-fn describe_cmpxchg<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_cmpxchg<const BYTES: u32>(
+    program: &Program,
+    st: &State,
+    a: &[Val],
+) -> String {
     format!(
         "locked cmpxchg {} (expect {}, new {})",
         name(program, st, arg(a, 0).unwrap_or_default()),
@@ -936,7 +969,7 @@ fn describe_cmpxchg<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) 
     )
 }
 
-fn describe_cmpxchg_128(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_cmpxchg_128(program: &Program, st: &State, a: &[Val]) -> String {
     let hex = |i: usize| format!("{:#x}", a.get(i).map(Val::bits).unwrap_or_default());
     format!(
         "locked cmpxchg16b {} (expect {}, new {})",
@@ -953,7 +986,7 @@ fn rmw_name(a: &[Val]) -> String {
         .unwrap_or_else(|| "rmw".into())
 }
 
-fn describe_rmw_128(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_rmw_128(program: &Program, st: &State, a: &[Val]) -> String {
     let op = rmw_name(a);
     format!(
         "locked {op} {} {:#x}",
@@ -962,7 +995,7 @@ fn describe_rmw_128(program: &Program, st: &State, a: &[Val]) -> String {
     )
 }
 
-fn describe_copy(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_copy(program: &Program, st: &State, a: &[Val]) -> String {
     format!(
         "copy {} bytes {} ← {}",
         arg(a, 2).unwrap_or_default(),
@@ -971,7 +1004,7 @@ fn describe_copy(program: &Program, st: &State, a: &[Val]) -> String {
     )
 }
 
-fn describe_evict(program: &Program, st: &State, a: &[Val]) -> String {
+pub(super) fn describe_evict(program: &Program, st: &State, a: &[Val]) -> String {
     format!(
         "release {}",
         name(program, st, arg(a, 0).unwrap_or_default())

@@ -182,7 +182,7 @@ fn step(cfg: &mut Config, program: &Program, thread: usize, choice: &mut Scripte
             }),
         ),
         Op::Fence(order) => {
-            m.fence(choice, tid, order);
+            assert!(m.fence(choice, tid, order), "a fence always has a place");
             None
         }
     };
