@@ -75,11 +75,21 @@ pub(crate) struct Translator {
     pub function_ids: HashMap<LLVMValueRef, FuncId>,
     pub locations: Vec<Location>,
     location_ids: HashMap<Location, u32>,
+    /// What a debug scope gives each location in it (see `scope_info`), by scope.
+    scopes: HashMap<LLVMMetadataRef, ScopeInfo>,
     constructors: Vec<FuncId>,
     pub debug: crate::ir::debug::DebugInfo,
     di: debuginfo::DiReader,
     /// The body being translated has an `undef`/`poison` operand.
     saw_undef: bool,
+}
+
+/// What a debug scope gives the locations in it.
+#[derive(Clone)]
+struct ScopeInfo {
+    file: std::sync::Arc<str>,
+    system: bool,
+    function: Option<std::sync::Arc<str>>,
 }
 
 impl Translator {
@@ -96,6 +106,7 @@ impl Translator {
             function_ids: HashMap::new(),
             locations: Vec::new(),
             location_ids: HashMap::new(),
+            scopes: HashMap::new(),
             constructors: Vec::new(),
             debug: Default::default(),
             di: Default::default(),
@@ -250,23 +261,24 @@ impl Translator {
             return None;
         }
         let scope = LLVMDILocationGetScope(di);
-        let file = if scope.is_null() {
-            String::new()
-        } else {
-            debuginfo::file_path(LLVMDIScopeGetFile(scope))
-        };
+        if scope.is_null() {
+            return None;
+        }
+        let ScopeInfo {
+            file,
+            system,
+            function,
+        } = self.scope_info(scope);
         if file.is_empty() {
             return None;
         }
-        let ctx = LLVMGetModuleContext(self.module);
         let inlined = LLVMDILocationGetInlinedAt(di);
         let loc = Location {
-            system: crate::ir::debug::is_system_header(&file),
-            file: file.into(),
+            system,
+            file,
             line,
             column: LLVMDILocationGetColumn(di),
-            function: debuginfo::scope_function(ctx, scope)
-                .map(|f| crate::ir::debug::display_name(&f).into()),
+            function,
             inlined_at: if inlined.is_null() {
                 None
             } else {
@@ -280,6 +292,25 @@ impl Translator {
         self.locations.push(loc.clone());
         self.location_ids.insert(loc, id);
         Some(id)
+    }
+
+    /// The file and function of debug scope `scope` (not null), worked out once per
+    /// scope: every instruction has a location, and demangling the function's name for
+    /// each one cost `bench/programs/prodcons_cxx.cpp` 16M instructions of its 790M.
+    unsafe fn scope_info(&mut self, scope: LLVMMetadataRef) -> ScopeInfo {
+        if let Some(info) = self.scopes.get(&scope) {
+            return info.clone();
+        }
+        let file = debuginfo::file_path(inkwell::llvm_sys::debuginfo::LLVMDIScopeGetFile(scope));
+        let ctx = LLVMGetModuleContext(self.module);
+        let info = ScopeInfo {
+            system: crate::ir::debug::is_system_header(&file),
+            file: file.into(),
+            function: debuginfo::scope_function(ctx, scope)
+                .map(|f| crate::ir::debug::display_name(&f).into()),
+        };
+        self.scopes.insert(scope, info.clone());
+        info
     }
 }
 
