@@ -301,13 +301,7 @@ fn register_natives(n: &mut Natives, opts: &C11Options) {
         |_, _| Ok(NativeResult::Return(Val::Int(0))),
     );
     n.mark_detail(abi::CALL_FENCE);
-    for i in 0..abi::ACCESS_WIDTHS.len() {
-        n.carry_undefined(abi::STORE[i], 1 << 1);
-        n.carry_undefined(abi::RMW[i], 1 << 1);
-        n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
-    }
-    n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
-    n.carry_undefined(abi::RMW_128, 1 << 1);
+    N::carry_undefined_values(n);
     let o = opts.clone();
     n.add_described(
         abi::EVICT,

@@ -26,8 +26,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             move |cx, a| {
                 let p = arg(a, 0)?;
                 let v = load(cx, &o, p, bits / 8)?;
-                set_result_undef(cx, &v, p);
-                Ok(NativeResult::Return(payload_to_val(&v)))
+                Ok(NativeResult::Return(loaded(cx, &v, p)))
             },
         );
         let o = opts.clone();
@@ -71,8 +70,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                 let old = locked(cx, &o, p, bits / 8, |old| {
                     rmw_written(op, bits, old, &operand, operand_undef.as_ref())
                 })?;
-                set_result_undef(cx, &old, p);
-                Ok(NativeResult::Return(payload_to_val(&old)))
+                Ok(NativeResult::Return(loaded(cx, &old, p)))
             },
         );
         let o = opts.clone();
@@ -96,8 +94,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                     (old.to_int() == expected)
                         .then(|| val_to_payload(&desired, desired_undef.as_ref(), bits / 8))
                 })?;
-                set_result_undef(cx, &old, p);
-                Ok(NativeResult::Return(payload_to_val(&old)))
+                Ok(NativeResult::Return(loaded(cx, &old, p)))
             },
         );
     }
@@ -117,8 +114,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                 (old.to_u128() == expected)
                     .then(|| val_to_payload(&desired, desired_undef.as_ref(), 16))
             })?;
-            set_result_undef(cx, &old, p);
-            Ok(NativeResult::Return(payload_to_val(&old)))
+            Ok(NativeResult::Return(loaded(cx, &old, p)))
         },
     );
     let o = opts.clone();
@@ -135,8 +131,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
             let old = locked(cx, &o, p, 16, |old| {
                 rmw_written_128(op, old, &operand, operand_undef.as_ref())
             })?;
-            set_result_undef(cx, &old, p);
-            Ok(NativeResult::Return(payload_to_val(&old)))
+            Ok(NativeResult::Return(loaded(cx, &old, p)))
         },
     );
     let o = opts.clone();
@@ -212,15 +207,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         draining(opts),
     );
     n.mark_detail(abi::CALL_FENCE);
-    // The value a store, exchange or compare-exchange writes may hold undefined bits:
-    // the buffers carry them (addresses and the expected value must be defined).
-    for i in 0..abi::ACCESS_WIDTHS.len() {
-        n.carry_undefined(abi::STORE[i], 1 << 1);
-        n.carry_undefined(abi::RMW[i], 1 << 1);
-        n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
-    }
-    n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
-    n.carry_undefined(abi::RMW_128, 1 << 1);
+    carry_undefined_values(n);
     // A load reads through the buffers (its choices only decide which buffered stores
     // reached memory before it); a fence drains the caller's own buffer, which flushes
     // may always do later: a spin iteration made of them can be deleted (awaits).
@@ -524,14 +511,27 @@ fn undef_bytes(shadow: &Val, len: u32) -> Vec<u8> {
     }
 }
 
+/// The value a store, exchange or compare-exchange writes may hold undefined bits: the
+/// memory model carries them (addresses and the expected value must be defined).
+pub(super) fn carry_undefined_values(n: &mut Natives) {
+    for i in 0..abi::ACCESS_WIDTHS.len() {
+        n.carry_undefined(abi::STORE[i], 1 << 1);
+        n.carry_undefined(abi::RMW[i], 1 << 1);
+        n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
+    }
+    n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
+    n.carry_undefined(abi::RMW_128, 1 << 1);
+}
+
 /// What a load returns: the value, its undefined bits as the call's result shadow.
+#[inline]
 pub(super) fn loaded(cx: &mut NativeCx<'_>, p: &Payload, from: u64) -> Val {
     set_result_undef(cx, p, from);
     payload_to_val(p)
 }
 
 /// A loaded payload's undefined bits become the call's result shadow.
-pub(super) fn set_result_undef(cx: &mut NativeCx<'_>, p: &Payload, from: u64) {
+fn set_result_undef(cx: &mut NativeCx<'_>, p: &Payload, from: u64) {
     if p.undef.is_empty() {
         return;
     }
