@@ -5,7 +5,7 @@
 use test_support::Expectation;
 use tso_engine::{ErrorKind, Verdict};
 
-use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::run_report::{RunReport, ScClassification, ScRerun, X86Classification, X86Rerun};
 use crate::settings::MemoryModel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +80,8 @@ pub struct Judgement {
     pub finding: Finding,
     pub found_kind: Option<ErrorKind>,
     pub classification: Option<ScClassification>,
+    /// For C11 failures: what the re-runs on x86 say.
+    pub x86: Option<X86Classification>,
     /// A test naming a kind: the kinds of the other errors its search met, each ending
     /// its path (with `WrongKind`, the named kind is reachable on no other path).
     pub other_kinds: Vec<ErrorKind>,
@@ -93,6 +95,7 @@ impl Judgement {
             finding: Finding::Ignored,
             found_kind: None,
             classification: None,
+            x86: None,
             other_kinds: Vec::new(),
         }
     }
@@ -104,8 +107,17 @@ impl Judgement {
             finding: Finding::NotChecked,
             found_kind: None,
             classification: None,
+            x86: None,
             other_kinds: Vec::new(),
         }
+    }
+
+    /// `needs-tso`, `needs-c11`, ...: what the re-runs under other models say, for
+    /// JSON.
+    pub fn classification_word(&self) -> Option<&'static str> {
+        self.classification
+            .map(ScClassification::as_str)
+            .or(self.x86.map(X86Classification::as_str))
     }
 
     /// Whether the report shows an explanation for this result (anything but a plain
@@ -145,12 +157,14 @@ pub fn target(expectation: Expectation, model: MemoryModel) -> Option<ErrorKind>
     }
 }
 
-/// Judges one run. `sc` is the SC re-run of a TSO failure.
+/// Judges one run. `sc` is the SC re-run of a TSO failure, `x86` the re-runs of a C11
+/// failure.
 pub fn judge(
     expectation: Expectation,
     model: MemoryModel,
     outcome: &RunReport,
     sc: Option<&ScRerun>,
+    x86: Option<&X86Rerun>,
 ) -> Judgement {
     let found_kind = outcome.error.as_ref().map(|f| f.kind);
     let classification = sc.map(|s| s.classification);
@@ -160,6 +174,7 @@ pub fn judge(
         finding,
         found_kind,
         classification,
+        x86: x86.map(|x| x.classification),
         other_kinds: outcome.other_kinds.clone(),
     };
     // Under SC a TSO-only failure is a test that must pass.
@@ -236,7 +251,7 @@ mod tests {
         let tso_only = Expectation::ShouldFailUnderTso(Some(ErrorKind::Assertion));
         let failed = outcome(Verdict::Fail, Some(ErrorKind::Assertion));
         let judged =
-            |o: &RunReport, model, s: Option<ScRerun>| judge(tso_only, model, o, s.as_ref());
+            |o: &RunReport, model, s: Option<ScRerun>| judge(tso_only, model, o, s.as_ref(), None);
         let j = judged(
             &failed,
             MemoryModel::Tso,
@@ -290,12 +305,14 @@ mod tests {
             MemoryModel::Tso,
             &failed,
             None,
+            None,
         );
         assert_eq!(j.status, Status::Passed);
         let j = judge(
             Expectation::ShouldFail(Some(ErrorKind::Deadlock)),
             MemoryModel::Tso,
             &failed,
+            None,
             None,
         );
         assert_eq!(
@@ -310,6 +327,7 @@ mod tests {
             Expectation::ShouldPass,
             MemoryModel::Tso,
             &outcome(Verdict::Inconclusive, None),
+            None,
             None,
         );
         assert_eq!(j.status, Status::Inconclusive);

@@ -292,8 +292,10 @@ fn report_ignored(
                 note: None,
                 outcome: None,
                 sc: None,
+                x86: None,
                 fences: None,
                 exec_time: Duration::ZERO,
+                model: plan.base.memory_model,
             };
             reporter.test_finished(&result, case);
             result
@@ -337,12 +339,11 @@ fn finish(
     reporter: &mut dyn Reporter,
     results: &[TestResult],
     summary: &Summary,
-    model: crate::settings::MemoryModel,
     interrupt: &interrupt::Interrupt,
 ) -> i32 {
     reporter.suite_finished(results, summary);
     let pages = match &args.html {
-        Some(dir) => match report::html::write_pages(dir, results, model) {
+        Some(dir) => match report::html::write_pages(dir, results) {
             Ok(pages) => pages,
             Err(error) => {
                 eprintln!(
@@ -416,13 +417,5 @@ pub fn run(args: &TestArgs) -> i32 {
     let not_run = count_not_run(&plan, &results);
     let mut summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
     summary.interrupted = interrupt.describe_if_set();
-    let model = plan.base.memory_model;
-    finish(
-        args,
-        reporter.as_mut(),
-        &results,
-        &summary,
-        model,
-        &interrupt,
-    )
+    finish(args, reporter.as_mut(), &results, &summary, &interrupt)
 }

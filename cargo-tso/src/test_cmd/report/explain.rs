@@ -1,5 +1,6 @@
 //! The text that explains a test's judgement, shared by the human, JSON (`stdout`)
-//! and JUnit reporters: the error, its counterexample and what SC says.
+//! and JUnit reporters: the error, its counterexample and what SC (or, for a C11
+//! failure, x86) says.
 
 use crate::render::{failure, figures};
 use crate::test_cmd::expect::{self, Finding};
@@ -38,7 +39,7 @@ fn judged_explanation(result: &TestResult) -> String {
         }
         return text;
     };
-    let details = || failure::details(outcome, result.sc.as_ref(), true);
+    let details = || failure::details(outcome, result.sc.as_ref(), result.x86.as_ref(), true);
     let figures_line = || format!("{}\n", figures::test_line(&outcome.figures));
     match judgement.finding {
         Finding::Passed | Finding::Ignored => String::new(),
