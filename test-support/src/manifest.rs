@@ -66,6 +66,33 @@ pub struct TestFile {
     /// This file's tests' budgets ([`crate::Tests::timeout`] and its siblings).
     #[serde(default, skip_serializing_if = "Budget::is_empty")]
     pub budget: Budget,
+    /// The memory models this file's tests run under ([`crate::Tests::memory_models`]),
+    /// each once; empty: the command line's `--memory-model`, by default `tso`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_models: Vec<MemoryModel>,
+}
+
+/// A memory model a test runs under (`cargo tso test --memory-model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryModel {
+    /// Sequential consistency.
+    Sc,
+    /// x86-TSO.
+    Tso,
+    /// C11 (RC11, without load buffering).
+    C11,
+}
+
+impl MemoryModel {
+    /// `sc`, `tso` or `c11`: the name `--memory-model` takes and test names carry.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Tso => "tso",
+            MemoryModel::C11 => "c11",
+        }
+    }
 }
 
 /// What one test may spend before it stops as inconclusive, and whether that fails
@@ -273,6 +300,7 @@ mod tests {
                     sb_bound: Some(4),
                     ..Budget::default()
                 },
+                memory_models: vec![MemoryModel::Tso, MemoryModel::C11],
             }],
         }
     }
@@ -299,6 +327,21 @@ mod tests {
         assert_eq!(both.max_states, Some(10));
         assert_eq!(both.timeout_ms, Some(5_000));
         assert!(Budget::default().is_empty() && !both.is_empty());
+    }
+
+    #[test]
+    fn memory_models_are_written_by_name_and_absent_when_none_is_declared() {
+        let json = sample().to_json();
+        assert!(
+            json.contains("\"memory_models\": [\n        \"tso\",\n        \"c11\""),
+            "{json}"
+        );
+        let mut plain = sample();
+        plain.tests[0].memory_models.clear();
+        let json = plain.to_json();
+        assert!(!json.contains("memory_models"), "{json}");
+        let back = Manifest::from_json(&json, Path::new("x")).unwrap();
+        assert!(back.tests[0].memory_models.is_empty());
     }
 
     #[test]

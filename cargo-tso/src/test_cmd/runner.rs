@@ -246,8 +246,11 @@ fn run_job(
     context: JobContext<'_>,
     on_row: &mut dyn FnMut(TestResult) -> ControlFlow<()>,
 ) {
-    let mut settings = base.clone();
     let case = &cases[job.case];
+    let mut settings = match case.model {
+        Some(model) => base.under_model(model),
+        None => base.clone(),
+    };
     let budget = context.budgets.for_test(case.unit.budget);
     budget.apply(&mut settings);
     // The idle cores this job may use, searched as measured fastest for that many.

@@ -54,6 +54,7 @@ fn judged_explanation(result: &TestResult) -> String {
         Finding::UnexpectedPass => {
             let under = match judgement.expectation {
                 Some(test_support::Expectation::ShouldFailUnderTso(_)) => " under x86-TSO",
+                Some(test_support::Expectation::ShouldFailUnderC11(_)) => " under C11",
                 _ => "",
             };
             format!(
@@ -89,6 +90,24 @@ fn judged_explanation(result: &TestResult) -> String {
         ),
         Finding::ScUnknown => format!(
             "declared to fail only under TSO; it fails under x86-TSO, but the SC re-run gave \
+             no verdict\n{}",
+            details()
+        ),
+        Finding::FailsOnX86 if judgement.found_kind == Some(tso_engine::ErrorKind::DataRace) => {
+            format!(
+                "declared to fail only under C11, but a data race is one under every model \
+                 (races are looked for on the program's interleavings): not a bug that needs \
+                 C11 weakness\n{}",
+                details()
+            )
+        }
+        Finding::FailsOnX86 => format!(
+            "declared to fail only under C11, but it fails on x86 (under x86-TSO) too: not a \
+             bug that needs C11 weakness\n{}",
+            details()
+        ),
+        Finding::X86Unknown => format!(
+            "declared to fail only under C11; it fails under C11, but the x86 re-runs gave \
              no verdict\n{}",
             details()
         ),
