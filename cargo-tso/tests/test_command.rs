@@ -899,3 +899,34 @@ fn memory_model_on_the_command_line_selects_the_runs_under_it() {
     assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
     assert_eq!(finished_events(&out.stdout).len(), 1);
 }
+
+/// `examples/mp-handoff`: the relaxed handoff passes under x86-TSO and fails under
+/// C11 as declared (the failure needs C11 weakness); the release/acquire fix passes
+/// under both.
+#[test]
+fn the_handoff_example_fails_only_under_c11() {
+    let mut cmd = common::cargo_tso();
+    cmd.current_dir(common::fixtures().join("../../../examples"))
+        .args(["tso", "test", "-p", "mp-handoff", "--format", "json"]);
+    let out = run(&mut cmd);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let events = finished_events(&out.stdout);
+    assert_eq!(events.len(), 4, "{events:?}");
+    for e in &events {
+        assert_eq!(e["event"], "ok", "{e}");
+        let name = e["name"].as_str().unwrap_or("?");
+        let model = e["memory_model"].as_str().unwrap_or("?");
+        assert!(
+            name.ends_with(&format!(" [{model}]")),
+            "{name} under {model}"
+        );
+        let failed = e["verdict"] == "fail";
+        let relaxed_under_c11 = name.contains("relaxed::") && model == "c11";
+        assert_eq!(failed, relaxed_under_c11, "{e}");
+        if failed {
+            assert_eq!(e["judgement"]["finding"], "failed-as-expected", "{e}");
+            assert_eq!(e["judgement"]["classification"], "needs-c11", "{e}");
+            assert!(e["trace"].to_string().contains("stale"), "{e}");
+        }
+    }
+}
