@@ -1107,3 +1107,28 @@ fn only_c11_failures_other_than_races_are_rerun_on_x86() {
     assert_eq!(json.get("x86_rerun"), None, "{json}");
     assert_eq!(json["sc_rerun"]["classification"], "needs-tso", "{json}");
 }
+
+#[test]
+fn a_limit_that_stops_the_x86_rerun_leaves_the_classification_unknown() {
+    // The C11 failure is found within 10 states; the TSO re-run, which would pass,
+    // needs more: it stops, and nothing is claimed about x86.
+    let (code, json) = json_of(&[
+        "c11_relaxed_handoff.c",
+        "--memory-model",
+        "c11",
+        "--max-states",
+        "10",
+        "-D",
+        "FLAG_STORE=memory_order_relaxed",
+        "-D",
+        "FLAG_LOAD=memory_order_relaxed",
+    ]);
+    assert_eq!(code, 1, "the failure stands: {json}");
+    let x86 = &json["x86_rerun"];
+    assert_eq!(x86["classification"], "unknown", "{json}");
+    assert_eq!(x86["tso"]["verdict"], "inconclusive", "{json}");
+    assert!(
+        x86["message"].as_str().unwrap().contains("no verdict"),
+        "{json}"
+    );
+}
