@@ -1,9 +1,10 @@
 //! One check and its follow-ups as one library call: the run, the SC re-run that
-//! classifies a TSO failure, the x86 re-runs that classify a C11 failure, the fence search ([`crate::fences`]) and the robustness
-//! check ([`crate::robustness`]). `cargo tso check` and each test of `cargo tso test`
-//! build one [`CheckRequest`] and read one [`Checked`]; neither chains runs itself.
-//! A bound sweep is one [`SweepRequest`]: the same check at each store-buffer bound,
-//! one SC re-run for all of them, read as [`Swept`] rows.
+//! classifies a TSO failure, the x86 re-runs that classify a C11 failure, the fence
+//! search ([`crate::fences`]) and the robustness check ([`crate::robustness`]).
+//! `cargo tso check` and each test of `cargo tso test` build one [`CheckRequest`] and
+//! read one [`Checked`]; neither chains runs itself. A bound sweep is one
+//! [`SweepRequest`]: the same check at each store-buffer bound, one SC re-run for all
+//! of them, read as [`Swept`] rows.
 
 use std::sync::OnceLock;
 use std::time::Instant;
