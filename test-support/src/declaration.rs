@@ -6,7 +6,7 @@ use std::borrow::Borrow;
 use std::path::{Path, PathBuf};
 
 use crate::compile_flags::{absolute, CompileSettings};
-use crate::manifest::{Define, Language, Manifest, TestFile, FORMAT_VERSION, MANIFEST_FILE_NAME};
+use crate::manifest::{Define, Language, Manifest, TestFile, MANIFEST_FILE_NAME};
 use crate::{include_dir, Error};
 
 /// Compile settings one can give for all tests of a [`Tests`] or for one file.
@@ -434,7 +434,7 @@ fn manifest_of<'a>(
     }
     check_distinct_stems(&tests, package)?;
     Ok(Manifest {
-        format_version: FORMAT_VERSION,
+        format_version: Manifest::version_needed(&tests),
         package: package.to_owned(),
         manifest_dir: manifest_dir.to_path_buf(),
         compiler,
@@ -658,6 +658,7 @@ mod tests {
             .to_manifest("demo", &pkg.0)
             .unwrap();
         assert_eq!(manifest.tests[0].memory_models, [Tso, C11], "each once");
+        assert_eq!(manifest.format_version, 2);
         assert_eq!(manifest.tests[1].memory_models, [C11]);
         let plain = Tests::new()
             .file_with("t/c.c", |f| {
@@ -667,6 +668,11 @@ mod tests {
             .to_manifest("demo", &pkg.0)
             .unwrap();
         assert_eq!(plain.tests[0].memory_models, [Sc]);
+        let none = Tests::new()
+            .file("t/a.c")
+            .to_manifest("demo", &pkg.0)
+            .unwrap();
+        assert_eq!(none.format_version, 1, "readable by older tools");
         assert!(plain.tests[1].memory_models.is_empty());
     }
 

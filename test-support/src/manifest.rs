@@ -11,14 +11,21 @@ use crate::Error;
 /// File name of the manifest inside the build script's `OUT_DIR`.
 pub const MANIFEST_FILE_NAME: &str = "tso-tests.json";
 
-/// Version written into every manifest. Bumped on incompatible changes; readers
-/// reject other versions instead of guessing.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest manifest version. Bumped on incompatible changes; readers reject
+/// versions they do not know instead of guessing. Version 2 adds
+/// [`TestFile::memory_models`]: a manifest that declares models is written as version
+/// 2, so a cargo-tso that would ignore them (and run those tests under one model only,
+/// reporting them passed) refuses it; any other is written as version 1.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest manifest version this crate reads.
+const OLDEST_READ_VERSION: u32 = 1;
 
 /// All TSO tests of one package.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
-    /// Always [`FORMAT_VERSION`] when written by this crate.
+    /// The oldest version that holds everything this manifest says
+    /// ([`Manifest::version_needed`]).
     pub format_version: u32,
     /// The package name (`CARGO_PKG_NAME`).
     pub package: String,
@@ -186,7 +193,7 @@ impl Manifest {
             source,
         };
         let version: VersionOnly = serde_json::from_str(text).map_err(json_error)?;
-        if version.format_version != FORMAT_VERSION {
+        if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&version.format_version) {
             return Err(Error::UnsupportedVersion {
                 path: origin.to_path_buf(),
                 found: version.format_version,
@@ -194,6 +201,14 @@ impl Manifest {
             });
         }
         serde_json::from_str(text).map_err(json_error)
+    }
+
+    /// The oldest format version that holds every field `tests` uses.
+    pub fn version_needed(tests: &[TestFile]) -> u32 {
+        match tests.iter().any(|t| !t.memory_models.is_empty()) {
+            true => FORMAT_VERSION,
+            false => OLDEST_READ_VERSION,
+        }
     }
 
     /// The manifest as pretty JSON, ending in a newline.
@@ -361,6 +376,17 @@ mod tests {
             matches!(err, Error::UnsupportedVersion { found: 99, .. }),
             "{err}"
         );
+    }
+
+    #[test]
+    fn only_a_manifest_declaring_memory_models_needs_version_2() {
+        let mut manifest = sample();
+        assert_eq!(Manifest::version_needed(&manifest.tests), 2);
+        manifest.tests[0].memory_models.clear();
+        assert_eq!(Manifest::version_needed(&manifest.tests), 1);
+        manifest.format_version = 1;
+        let back = Manifest::from_json(&manifest.to_json(), Path::new("x")).unwrap();
+        assert_eq!(back, manifest, "version 1 is still read");
     }
 
     #[test]
