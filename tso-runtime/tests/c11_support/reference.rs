@@ -3,7 +3,7 @@
 //! modification order (`mo`) per location and success or failure for every
 //! compare-exchange; it is kept when it satisfies the conditions of "Repairing
 //! Sequential Consistency in C/C++11" (Lahav, Vafeiadis, Kang, Hur, Dreyer, PLDI
-//! 2017), §3:
+//! 2017), §3, with C++20's release sequences (see `sw`):
 //! - coherence: `hb` irreflexive and `hb ; eco` irreflexive;
 //! - atomicity: an RMW reads from its immediate `mo` predecessor;
 //! - SC: `psc = psc_base ∪ psc_F` acyclic;
