@@ -11,6 +11,7 @@ use crate::compile::{self, Cache, CompileError, CompileRequest, Toolchain};
 
 use crate::checking::{self, CheckRequest, WantsFences};
 use crate::fences::FenceSuggestion;
+use crate::ordering_suggestion::OrderingSuggestion;
 use crate::pipeline::{self, PipelineError, Request};
 use crate::render::{self, failure, figures, json};
 use crate::robustness::{Robustness, RobustnessReport};
@@ -124,6 +125,8 @@ struct Checked {
     fences: Option<FenceSuggestion>,
     /// `--robustness`: the comparison of TSO and SC states.
     robustness: Option<RobustnessReport>,
+    /// `--suggest-fences` under C11: the ordering suggestion for a failure.
+    orderings: Option<OrderingSuggestion>,
 }
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
@@ -138,11 +141,14 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     settings.jobs = search.workers;
     settings.search_why = search.why;
     settings.show_details = args.verbose;
-    if (args.robustness || args.checking.suggest_fences)
-        && settings.memory_model != crate::settings::MemoryModel::Tso
-    {
+    if args.robustness && settings.memory_model != crate::settings::MemoryModel::Tso {
         return Err(CheckCommandError::Usage(
-            "--robustness and --suggest-fences compare x86-TSO with SC: they need --memory-model tso".into(),
+            "--robustness compares x86-TSO with SC: it needs --memory-model tso".into(),
+        ));
+    }
+    if args.checking.suggest_fences && settings.memory_model == crate::settings::MemoryModel::Sc {
+        return Err(CheckCommandError::Usage(
+            "--suggest-fences looks for what forbids a weak-memory failure: it needs --memory-model tso or c11".into(),
         ));
     }
     if args.robustness && settings.reference_machine {
@@ -188,6 +194,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         sc: checked.sc,
         fences: checked.fences,
         robustness: checked.robustness,
+        orderings: checked.orderings,
     })
 }
 
@@ -235,10 +242,15 @@ pub fn run(args: &CheckArgs) -> i32 {
 /// `--html`: the counterexample (or the verdict, when there is none) as a page.
 fn write_html(path: &Path, args: &CheckArgs, checked: &Checked) -> std::io::Result<()> {
     let fences = render::html::verified_fences(checked.fences.as_ref());
-    let note = checked
-        .fences
-        .as_ref()
-        .map(|f| render::fences::human(f, &checked.settings, checked.robustness.is_some()));
+    let note = match (&checked.orderings, &checked.fences) {
+        (Some(o), _) => Some(render::orderings::human(o, &checked.settings)),
+        (None, Some(f)) => Some(render::fences::human(
+            f,
+            &checked.settings,
+            checked.robustness.is_some(),
+        )),
+        (None, None) => None,
+    };
     let title = args.file.display().to_string();
     render::html::write(
         path,
@@ -310,7 +322,9 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
             ));
         }
     }
-    if let Some(f) = &checked.fences {
+    if let Some(o) = &checked.orderings {
+        out.push_str(&render::orderings::human(o, &checked.settings));
+    } else if let Some(f) = &checked.fences {
         out.push_str(&render::fences::human(
             f,
             &checked.settings,
@@ -374,13 +388,12 @@ fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
         checked.sc.as_ref().map_or(Value::Null, json::sc_rerun),
     );
     if args.checking.suggest_fences {
-        map.insert(
-            "fence_suggestion".into(),
-            checked
-                .fences
-                .as_ref()
-                .map_or(Value::Null, render::fences::json),
-        );
+        let suggestion = match (&checked.orderings, &checked.fences) {
+            (Some(o), _) => render::orderings::json(o),
+            (None, Some(f)) => render::fences::json(f),
+            (None, None) => Value::Null,
+        };
+        map.insert("fence_suggestion".into(), suggestion);
     }
     if let Some(r) = &checked.robustness {
         let result = match &r.robustness {

@@ -13,9 +13,11 @@ use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::ObservationLog;
 
 use crate::fences::{self, FenceSuggestion, Trial};
+use crate::ordering_suggestion::{self, OrderingSuggestion};
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
 use crate::robustness::{self, Robustness, RobustnessReport};
-use crate::run_report::{Phase, RunReport, ScRerun};
+use crate::run_report::{Phase, RunReport, ScClassification, ScRerun};
+use crate::settings::MemoryModel;
 
 /// Whether a failing run, with its SC re-run, gets a fence suggestion.
 pub type WantsFences = dyn Fn(&RunReport, Option<&ScRerun>) -> bool + Sync;
@@ -43,6 +45,8 @@ pub struct Checked {
     pub fences: Option<FenceSuggestion>,
     /// The robustness check, when asked for.
     pub robustness: Option<RobustnessReport>,
+    /// `--suggest-fences` under C11: the ordering suggestion for a failure.
+    pub orderings: Option<OrderingSuggestion>,
 }
 
 /// Runs the check `request` asks for.
@@ -84,8 +88,15 @@ fn check_sharing(
         }
         sc
     });
+    let c11 = run.settings.memory_model == MemoryModel::C11;
+    let orderings = match request.fences {
+        Some(wants) if c11 && outcome.verdict == Verdict::Fail => {
+            c11_orderings(run, &mut outcome, sc.as_ref(), wants)?
+        }
+        _ => None,
+    };
     let fences = match (&log, request.fences) {
-        (Some(log), Some(wants)) if wants(&outcome, sc.as_ref()) => {
+        (Some(log), Some(wants)) if !c11 && wants(&outcome, sc.as_ref()) => {
             let first = log.lock().map(|l| l.clone()).unwrap_or_default();
             let start = Instant::now();
             let trials = trial_request(run);
@@ -100,7 +111,35 @@ fn check_sharing(
         sc,
         fences,
         robustness: None,
+        orderings,
     })
+}
+
+/// The ordering suggestion for a C11 failure, given the SC verdict of the failure (the
+/// check's SC re-run, or one run here): none to search when SC fails too or does not
+/// decide; else a search, when `wants` one for the failure.
+fn c11_orderings(
+    run: &Request<'_>,
+    outcome: &mut RunReport,
+    sc: Option<&ScRerun>,
+    wants: &WantsFences,
+) -> Result<Option<OrderingSuggestion>, PipelineError> {
+    let own;
+    let sc = match sc {
+        Some(sc) => sc,
+        None => {
+            own = pipeline::sc_rerun(run);
+            pipeline::add_sc_rerun_time(outcome, &own);
+            &own
+        }
+    };
+    if sc.classification == ScClassification::NeedsTso && !wants(outcome, Some(sc)) {
+        return Ok(None);
+    }
+    let start = Instant::now();
+    let suggestion = ordering_suggestion::suggest(&trial_request(run), outcome, sc.classification)?;
+    pipeline::add_fence_search_time(outcome, start.elapsed());
+    Ok(Some(suggestion))
 }
 
 /// What a bound sweep is asked: the same check at each store-buffer bound.
@@ -208,5 +247,6 @@ fn check_robustness(request: &CheckRequest<'_>) -> Result<Checked, PipelineError
         sc: None,
         fences,
         robustness: Some(report),
+        orderings: None,
     })
 }
