@@ -164,8 +164,10 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
     }
-    let needs_tso = |_: &RunReport, sc: Option<&ScRerun>| {
-        sc.is_some_and(|s| s.classification == ScClassification::NeedsTso)
+    // Under C11 every failure gets an answer (an SC failure: that nothing fixes it).
+    let c11 = settings.memory_model == crate::settings::MemoryModel::C11;
+    let needs_tso = move |_: &RunReport, sc: Option<&ScRerun>| {
+        c11 || sc.is_some_and(|s| s.classification == ScClassification::NeedsTso)
     };
     let request = CheckRequest {
         run: Request {

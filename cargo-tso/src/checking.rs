@@ -16,7 +16,7 @@ use crate::fences::{self, FenceSuggestion, Trial};
 use crate::ordering_suggestion::{self, OrderingSuggestion};
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
 use crate::robustness::{self, Robustness, RobustnessReport};
-use crate::run_report::{Phase, RunReport, ScClassification, ScRerun};
+use crate::run_report::{Phase, RunReport, ScRerun};
 use crate::settings::MemoryModel;
 
 /// Whether a failing run, with its SC re-run, gets a fence suggestion.
@@ -115,9 +115,9 @@ fn check_sharing(
     })
 }
 
-/// The ordering suggestion for a C11 failure, given the SC verdict of the failure (the
-/// check's SC re-run, or one run here): none to search when SC fails too or does not
-/// decide; else a search, when `wants` one for the failure.
+/// The ordering suggestion for a C11 failure, when `wants` one given the SC verdict of
+/// the failure (the check's SC re-run, or one run here): nothing to search when SC
+/// fails too or does not decide, else the search.
 fn c11_orderings(
     run: &Request<'_>,
     outcome: &mut RunReport,
@@ -133,7 +133,7 @@ fn c11_orderings(
             &own
         }
     };
-    if sc.classification == ScClassification::NeedsTso && !wants(outcome, Some(sc)) {
+    if !wants(outcome, Some(sc)) {
         return Ok(None);
     }
     let start = Instant::now();

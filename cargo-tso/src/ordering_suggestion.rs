@@ -484,6 +484,7 @@ mod tests {
             },
             kind,
             order: MemOrder::Relaxed,
+            dynamic: false,
         }
     }
 
@@ -579,6 +580,44 @@ mod tests {
         let log = std::cell::RefCell::new(0);
         let s = search(&[site(10, AccessKind::Store)], &[], model(&[], &[], &log));
         assert_eq!((s.end, s.checks), (SearchEnd::NoCandidate, 0));
+    }
+
+    #[test]
+    fn fences_are_tried_when_no_order_passes() {
+        let sites = [site(10, AccessKind::Store), site(20, AccessKind::Load)];
+        let first: Vec<SourcePoint> = sites.iter().map(|s| s.point.clone()).collect();
+        let wanted = Change::Fence {
+            site: sites[0].clone(),
+            placement: Placement::After,
+            order: MemOrder::SeqCst,
+        };
+        let s = search(&sites, &first, |changes: &[Change]| {
+            Ok(Trial {
+                verdict: if changes.contains(&wanted) {
+                    Verdict::Pass
+                } else {
+                    Verdict::Fail
+                },
+                points: Vec::new(),
+                reason: None,
+            })
+        });
+        assert!(s.verified() && s.smallest, "{s:?}");
+        assert_eq!(s.changes, vec![wanted]);
+    }
+
+    #[test]
+    fn an_undecided_check_is_never_a_verified_suggestion() {
+        let sites = [site(10, AccessKind::Store)];
+        let s = search(&sites, &[sites[0].point.clone()], |_: &[Change]| {
+            Ok(Trial {
+                verdict: Verdict::Inconclusive,
+                points: Vec::new(),
+                reason: Some("max-states reached".into()),
+            })
+        });
+        assert_eq!(s.end, SearchEnd::Undecided("max-states reached".into()));
+        assert!(!s.verified());
     }
 
     #[test]

@@ -603,3 +603,29 @@ fn c11_human_output_names_each_access_and_its_new_text() {
         assert!(out.stdout.contains(shown), "{shown} not in\n{}", out.stdout);
     }
 }
+
+#[test]
+fn c11_suggestions_name_the_calls_of_cxx_std_atomic() {
+    let (code, json) = c11_suggestion("c11_mp_relaxed.cpp");
+    assert_eq!(code, 1, "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    let (orders, fences) = suggested(&json);
+    assert_eq!(
+        orders,
+        vec![(12, "release".to_owned()), (15, "acquire".to_owned())],
+        "{s}"
+    );
+    assert_eq!(s["orders"][0]["from"], "relaxed", "{s}");
+    assert_eq!(
+        s["orders"][1]["rewritten"],
+        "if (ready.load(std::memory_order_acquire))"
+    );
+    let fixed = fixed_by_hand(
+        &check_fixture("c11_mp_relaxed.cpp"),
+        "c11-mp-cxx-fixed",
+        &orders,
+        &fences,
+    );
+    assert_eq!(c11_verdict(&fixed), 0);
+}

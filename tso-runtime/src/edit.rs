@@ -50,13 +50,16 @@ impl AccessKind {
     }
 }
 
-/// An atomic access of the program: its source position, kind and order (the
-/// weakest, when several instructions share the position).
+/// An atomic access of the program: its position in the user's code ([`user_point`]),
+/// kind and order. Several instructions may share a position: C++'s `std::atomic`
+/// inlines one per order and picks among them at run time (`dynamic`); `order` is then
+/// the weakest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AtomicSite {
     pub point: SourcePoint,
     pub kind: AccessKind,
     pub order: MemOrder,
+    pub dynamic: bool,
 }
 
 /// Where a fence goes, next to the access it is placed by.
@@ -120,6 +123,54 @@ fn atomic_access(inst: InstructionValue<'_>) -> Option<(AccessKind, MemOrder)> {
     (order.is_atomic() && !single_thread).then_some((kind, order))
 }
 
+/// The position in the user's code an instruction stands for: its own, or for code
+/// inlined from a header of the C or C++ library (`std::atomic<T>::store` is inlined
+/// even at -O0), the first call site up the inlining chain outside such headers, the
+/// line a trace shows for it. None without debug information or outside user code.
+pub fn user_point(inst: InstructionValue<'_>) -> Option<SourcePoint> {
+    // SAFETY: reading the metadata of a live instruction; strings are copied at once.
+    unsafe {
+        let mut loc = di::LLVMInstructionGetDebugLoc(inst.as_value_ref());
+        while !loc.is_null() {
+            let line = di::LLVMDILocationGetLine(loc);
+            let scope = di::LLVMDILocationGetScope(loc);
+            let file = if scope.is_null() {
+                std::ptr::null_mut()
+            } else {
+                di::LLVMDIScopeGetFile(scope)
+            };
+            if line != 0 && !file.is_null() {
+                let text = |ptr: *const std::os::raw::c_char, len: u32| {
+                    if ptr.is_null() {
+                        String::new()
+                    } else {
+                        let bytes = std::slice::from_raw_parts(ptr as *const u8, len as usize);
+                        String::from_utf8_lossy(bytes).into_owned()
+                    }
+                };
+                let (mut flen, mut dlen) = (0u32, 0u32);
+                let name = text(di::LLVMDIFileGetFilename(file, &mut flen), flen);
+                let dir = text(di::LLVMDIFileGetDirectory(file, &mut dlen), dlen);
+                // Joined as the engine records a location (`tso_engine::instruction_location`).
+                let path = if name.starts_with('/') || dir.is_empty() {
+                    name
+                } else {
+                    format!("{dir}/{name}")
+                };
+                if !tso_engine::is_system_header(&path) {
+                    return Some(SourcePoint {
+                        file: path,
+                        line,
+                        column: di::LLVMDILocationGetColumn(loc),
+                    });
+                }
+            }
+            loc = di::LLVMDILocationGetInlinedAt(loc);
+        }
+        None
+    }
+}
+
 fn instructions<'ctx>(module: &Module<'ctx>) -> Vec<InstructionValue<'ctx>> {
     module
         .get_functions()
@@ -133,18 +184,36 @@ fn instructions<'ctx>(module: &Module<'ctx>) -> Vec<InstructionValue<'ctx>> {
 pub fn atomic_sites(module: &Module<'_>) -> Vec<AtomicSite> {
     let mut out: Vec<AtomicSite> = Vec::new();
     for inst in instructions(module) {
-        let (Some((kind, order)), Some(point)) =
-            (atomic_access(inst), SourcePoint::of_instruction(inst))
-        else {
+        let (Some((kind, order)), Some(point)) = (atomic_access(inst), user_point(inst)) else {
             continue;
         };
         match out.iter_mut().find(|s| s.point == point && s.kind == kind) {
-            Some(site) if strength(order) < strength(site.order) => site.order = order,
-            Some(_) => {}
-            None => out.push(AtomicSite { point, kind, order }),
+            Some(site) => {
+                site.dynamic |= site.order != order;
+                if strength(order) < strength(site.order) {
+                    site.order = order;
+                }
+            }
+            None => out.push(AtomicSite {
+                point,
+                kind,
+                order,
+                dynamic: false,
+            }),
         }
     }
     out
+}
+
+/// The weakest order that promises what both do (acquire and release: acq_rel).
+pub fn join(a: MemOrder, b: MemOrder) -> MemOrder {
+    if at_least(a, b) {
+        a
+    } else if at_least(b, a) {
+        b
+    } else {
+        MemOrder::AcqRel
+    }
 }
 
 /// Orders by what they promise: relaxed < acquire, release < acq_rel < seq_cst
@@ -212,7 +281,7 @@ pub fn apply(module: &Module<'_>, edits: &[ProgramEdit]) -> Result<usize, EditEr
             .into_iter()
             .filter(|&i| {
                 atomic_access(i).is_some_and(|(k, _)| k == kind)
-                    && SourcePoint::of_instruction(i).as_ref() == Some(at)
+                    && user_point(i).as_ref() == Some(at)
             })
             .collect();
         if targets.is_empty() {
@@ -237,16 +306,25 @@ pub fn apply(module: &Module<'_>, edits: &[ProgramEdit]) -> Result<usize, EditEr
     Ok(changed)
 }
 
+/// Raises the access's order to at least `order` (never lowers it: of the
+/// instructions of a run-time order, the one that runs keeps what the source wrote,
+/// joined with the edit's).
 fn set_order(inst: InstructionValue<'_>, kind: AccessKind, order: MemOrder) {
     let v = inst.as_value_ref();
     // SAFETY: `inst` is a live atomic access of `kind` (checked by the caller).
     unsafe {
         if kind == AccessKind::CmpXchg {
-            let was = tso_engine::memory_order(c::LLVMGetCmpXchgFailureOrdering(v));
-            c::LLVMSetCmpXchgSuccessOrdering(v, llvm_order(order));
-            c::LLVMSetCmpXchgFailureOrdering(v, llvm_order(failure_order(order, was)));
+            let was = tso_engine::memory_order(c::LLVMGetCmpXchgSuccessOrdering(v));
+            let was_failure = tso_engine::memory_order(c::LLVMGetCmpXchgFailureOrdering(v));
+            let success = join(was, order);
+            c::LLVMSetCmpXchgSuccessOrdering(v, llvm_order(success));
+            let failure = failure_order(success, was_failure);
+            c::LLVMSetCmpXchgFailureOrdering(v, llvm_order(failure));
         } else {
-            c::LLVMSetOrdering(v, llvm_order(order));
+            let was = tso_engine::memory_order(c::LLVMGetOrdering(v));
+            // `apply` lets a load or store be given only orders it may have, and those
+            // join to one of them.
+            c::LLVMSetOrdering(v, llvm_order(join(was, order)));
         }
     }
 }

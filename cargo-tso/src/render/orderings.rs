@@ -43,30 +43,49 @@ const ORDER_WORDS: [&str; 6] = [
     "relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst",
 ];
 
-/// The byte ranges of the order names in `line` written `memory_order_X` or
-/// `memory_order::X`, from byte `from` on.
+/// The byte ranges of the order names in `line` written `memory_order_X`,
+/// `memory_order::X` or `__ATOMIC_X` (upper case), from byte `from` on, in order.
 fn order_tokens(line: &str, from: usize) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
-    let mut at = from.min(line.len());
-    while let Some(i) = line.get(at..).and_then(|rest| rest.find("memory_order")) {
-        let start = at + i + "memory_order".len();
-        let rest = &line[start..];
-        let sep = if rest.starts_with("::") {
-            2
-        } else if rest.starts_with('_') {
-            1
-        } else {
-            0
-        };
-        let word = ORDER_WORDS
-            .iter()
-            .find(|w| sep > 0 && rest[sep..].starts_with(*w));
-        if let Some(w) = word {
-            out.push(start + sep..start + sep + w.len());
+    for (prefix, separators, upper) in [
+        ("memory_order", &["::", "_"][..], false),
+        ("__ATOMIC", &["_"][..], true),
+    ] {
+        let mut at = from.min(line.len());
+        while let Some(i) = line.get(at..).and_then(|rest| rest.find(prefix)) {
+            let start = at + i + prefix.len();
+            let rest = &line[start..];
+            let word = separators
+                .iter()
+                .find(|sep| rest.starts_with(**sep))
+                .and_then(|sep| {
+                    ORDER_WORDS
+                        .iter()
+                        .map(|w| {
+                            if upper {
+                                w.to_uppercase()
+                            } else {
+                                (*w).to_owned()
+                            }
+                        })
+                        .find(|w| rest[sep.len()..].starts_with(w.as_str()))
+                        .map(|w| start + sep.len()..start + sep.len() + w.len())
+                });
+            out.extend(word);
+            at = start;
         }
-        at = start;
     }
+    out.sort_by_key(|r| r.start);
     out
+}
+
+/// `name` in the case of `token` (`SEQ_CST` for an `__ATOMIC_` token).
+fn in_case_of(token: &str, name: &str) -> String {
+    if token.chars().any(|c| c.is_ascii_uppercase()) {
+        name.to_uppercase()
+    } else {
+        name.to_owned()
+    }
 }
 
 /// The access's line with its order written `to` (and a compare-exchange's failure
@@ -79,17 +98,19 @@ fn rewritten(site: &AtomicSite, to: MemOrder) -> Option<String> {
     let first = tokens.first()?.clone();
     if site.kind == AccessKind::CmpXchg {
         if let Some(second) = tokens.get(1) {
-            let was = order_from_name(&line[second.clone()]);
-            let failure = edit::failure_order(to, was.unwrap_or(MemOrder::Relaxed));
-            out.replace_range(second.clone(), order_name(failure));
+            let token = &line[second.clone()];
+            let was = order_from_name(token).unwrap_or(MemOrder::Relaxed);
+            let failure = order_name(edit::failure_order(to, was));
+            out.replace_range(second.clone(), &in_case_of(token, failure));
         }
     }
-    out.replace_range(first, order_name(to));
+    let name = in_case_of(&line[first.clone()], order_name(to));
+    out.replace_range(first, &name);
     Some(out.trim().to_owned())
 }
 
 fn order_from_name(name: &str) -> Option<MemOrder> {
-    Some(match name {
+    Some(match name.to_lowercase().as_str() {
         "relaxed" => MemOrder::Relaxed,
         "consume" | "acquire" => MemOrder::Acquire,
         "release" => MemOrder::Release,
@@ -97,6 +118,19 @@ fn order_from_name(name: &str) -> Option<MemOrder> {
         "seq_cst" => MemOrder::SeqCst,
         _ => return None,
     })
+}
+
+/// The access's order: the one its instructions have, or for an order chosen at run
+/// time (C++'s `std::atomic`), the one its source line names after its column.
+fn current_order(site: &AtomicSite) -> Option<MemOrder> {
+    if !site.dynamic {
+        return Some(site.order);
+    }
+    let line = line_at(&site.point)?;
+    let first = order_tokens(&line, site.point.column.saturating_sub(1) as usize)
+        .into_iter()
+        .next()?;
+    order_from_name(&line[first])
 }
 
 fn fence_text(order: MemOrder) -> (String, String) {
@@ -141,14 +175,15 @@ pub fn human(s: &OrderingSuggestion, settings: &CheckSettings) -> String {
         let p = &site.point;
         match change {
             Change::Order { to, .. } => {
+                let was = current_order(site)
+                    .map_or(String::new(), |o| format!(" (it is {})", order_name(o)));
                 let _ = writeln!(
                     out,
-                    "{}. make the {} at {} {} (it is {}):",
+                    "{}. make the {} at {} {}{was}:",
                     i + 1,
                     site.kind.noun(),
                     short(p),
                     order_name(*to),
-                    order_name(site.order)
                 );
             }
             Change::Fence { placement, .. } => {
@@ -241,7 +276,7 @@ pub fn json(s: &OrderingSuggestion) -> Value {
         match change {
             Change::Order { to, .. } => {
                 m.insert("text".into(), text.into());
-                m.insert("from".into(), order_name(site.order).into());
+                m.insert("from".into(), current_order(site).map(order_name).into());
                 m.insert("to".into(), order_name(*to).into());
                 m.insert("rewritten".into(), rewritten(site, *to).into());
                 orders.push(Value::Object(m));
@@ -289,5 +324,10 @@ mod tests {
         assert_eq!(&line[t[0].clone()], "relaxed");
         assert_eq!(&line[t[1].clone()], "acquire");
         assert_eq!(order_tokens(line, 40).len(), 1);
+        let builtin = "__atomic_store_n(&x, 1, __ATOMIC_RELAXED);";
+        let t = order_tokens(builtin, 0);
+        assert_eq!(&builtin[t[0].clone()], "RELAXED");
+        assert_eq!(in_case_of("RELAXED", "seq_cst"), "SEQ_CST");
+        assert_eq!(order_from_name("ACQ_REL"), Some(MemOrder::AcqRel));
     }
 }

@@ -150,10 +150,11 @@ fn judge_checked(
         outcome.rename_symbol(entry, &test.name);
     }
     let judgement = expect::judge(expectation, model, outcome, checked.sc.as_ref());
-    let note = checked
-        .fences
-        .as_ref()
-        .map(|s| render::fences::human(s, settings, false));
+    let note = match (&checked.orderings, &checked.fences) {
+        (Some(o), _) => Some(render::orderings::human(o, settings)),
+        (None, Some(s)) => Some(render::fences::human(s, settings, false)),
+        (None, None) => None,
+    };
     (
         judgement,
         note,
