@@ -398,8 +398,10 @@ fn c11_verdict(path: &Path) -> i32 {
 }
 
 /// The source with the suggested changes `orders` (`(line, order)`: the line's one
-/// `memory_order_relaxed` written `memory_order_<order>`) and `fences` (`(line,
-/// placement, order)`) written by hand, in a scratch directory named `name`.
+/// `memory_order_relaxed` written `memory_order_<order>`, or `__ATOMIC_RELAXED`
+/// `__ATOMIC_<ORDER>`) and `fences` (`(line, placement, order)`, as the compiler's
+/// builtin, which C and C++ both have) written by hand, in a scratch directory named
+/// `name`.
 fn fixed_by_hand(
     source: &Path,
     name: &str,
@@ -414,14 +416,24 @@ fn fixed_by_hand(
             fences
                 .iter()
                 .filter(|(l, p, _)| *l == n && p == placement)
-                .map(|(_, _, o)| format!("atomic_thread_fence(memory_order_{o});\n"))
+                .map(|(_, _, o)| format!("__atomic_thread_fence(__ATOMIC_{});\n", o.to_uppercase()))
                 .collect::<String>()
         };
         out.push_str(&fence("before"));
         match orders.iter().find(|(l, _)| *l == n) {
             Some((_, to)) => {
-                assert_eq!(line.matches("memory_order_relaxed").count(), 1, "{line}");
-                out.push_str(&line.replace("memory_order_relaxed", &format!("memory_order_{to}")));
+                let written = [
+                    ("memory_order_relaxed", format!("memory_order_{to}")),
+                    (
+                        "__ATOMIC_RELAXED",
+                        format!("__ATOMIC_{}", to.to_uppercase()),
+                    ),
+                ];
+                let (relaxed, stronger) = written
+                    .iter()
+                    .find(|(relaxed, _)| line.matches(relaxed).count() == 1)
+                    .unwrap_or_else(|| panic!("one relaxed order on {line}"));
+                out.push_str(&line.replace(relaxed, stronger));
             }
             None => out.push_str(line),
         }
@@ -505,7 +517,8 @@ fn c11_message_passing_needs_release_on_the_flag_store_and_acquire_on_its_load()
 
 #[test]
 fn c11_store_buffering_needs_seq_cst() {
-    let (code, json) = c11_suggestion("c11_sb_relaxed.c");
+    let source = corpus("tso/sb_relaxed_atomics.c");
+    let (code, json) = c11_suggestion(source.to_str().expect("a UTF-8 path"));
     assert_eq!(code, 1, "{json}");
     let s = &json["fence_suggestion"];
     assert_eq!(s["result"], "verified", "{s}");
@@ -514,14 +527,17 @@ fn c11_store_buffering_needs_seq_cst() {
     // Release and acquire do not forbid store buffering: every change is seq_cst.
     assert!(orders.iter().all(|(_, o)| o == "seq_cst"), "{s}");
     assert!(fences.iter().all(|(_, _, o)| o == "seq_cst"), "{s}");
-    let source = check_fixture("c11_sb_relaxed.c");
+    assert_eq!(
+        s["orders"][0]["rewritten"], "__atomic_store_n(&x, 1, __ATOMIC_SEQ_CST);",
+        "{s}"
+    );
     let fixed = fixed_by_hand(&source, "c11-sb-fixed", &orders, &fences);
     assert_eq!(c11_verdict(&fixed), 0);
     // The acquire/release version of the same accesses still fails.
+    let text = std::fs::read_to_string(&source).expect("source");
     let weaker: Vec<(u64, String)> = orders
         .iter()
         .map(|(line, _)| {
-            let text = std::fs::read_to_string(&source).expect("source");
             let is_load = text
                 .lines()
                 .nth(*line as usize - 1)
