@@ -244,15 +244,12 @@ pub fn run(args: &CheckArgs) -> i32 {
 /// `--html`: the counterexample (or the verdict, when there is none) as a page.
 fn write_html(path: &Path, args: &CheckArgs, checked: &Checked) -> std::io::Result<()> {
     let fences = render::html::verified_fences(checked.fences.as_ref());
-    let note = match (&checked.orderings, &checked.fences) {
-        (Some(o), _) => Some(render::orderings::human(o, &checked.settings)),
-        (None, Some(f)) => Some(render::fences::human(
-            f,
-            &checked.settings,
-            checked.robustness.is_some(),
-        )),
-        (None, None) => None,
-    };
+    let note = render::orderings::suggestion_human(
+        checked.orderings.as_ref(),
+        checked.fences.as_ref(),
+        &checked.settings,
+        checked.robustness.is_some(),
+    );
     let title = args.file.display().to_string();
     render::html::write(
         path,
@@ -324,14 +321,13 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
             ));
         }
     }
-    if let Some(o) = &checked.orderings {
-        out.push_str(&render::orderings::human(o, &checked.settings));
-    } else if let Some(f) = &checked.fences {
-        out.push_str(&render::fences::human(
-            f,
-            &checked.settings,
-            checked.robustness.is_some(),
-        ));
+    if let Some(text) = render::orderings::suggestion_human(
+        checked.orderings.as_ref(),
+        checked.fences.as_ref(),
+        &checked.settings,
+        checked.robustness.is_some(),
+    ) {
+        out.push_str(&text);
     } else if args.checking.suggest_fences && outcome.verdict == Verdict::Fail {
         out.push_str(no_suggestion(checked));
     }

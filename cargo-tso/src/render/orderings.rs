@@ -8,6 +8,7 @@ use tso_engine::{Location, MemOrder};
 use tso_runtime::edit::{self, AccessKind, AtomicSite, Placement};
 use tso_runtime::instrument::SourcePoint;
 
+use crate::fences::FenceSuggestion;
 use crate::ordering_suggestion::{Change, OrderingSuggestion, SearchEnd};
 use crate::render::paths::{display_path, short_name};
 use crate::render::source;
@@ -145,6 +146,21 @@ fn placement_word(p: Placement) -> &'static str {
     match p {
         Placement::Before => "before",
         Placement::After => "after",
+    }
+}
+
+/// The suggestion section of a report, whichever model's suggestion there is;
+/// `robustness`: TSO fences restore robustness rather than make a failing check pass.
+pub fn suggestion_human(
+    orderings: Option<&OrderingSuggestion>,
+    fences: Option<&FenceSuggestion>,
+    settings: &CheckSettings,
+    robustness: bool,
+) -> Option<String> {
+    match (orderings, fences) {
+        (Some(o), _) => Some(human(o, settings)),
+        (None, Some(f)) => Some(crate::render::fences::human(f, settings, robustness)),
+        (None, None) => None,
     }
 }
 

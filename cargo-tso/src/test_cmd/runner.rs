@@ -150,11 +150,12 @@ fn judge_checked(
         outcome.rename_symbol(entry, &test.name);
     }
     let judgement = expect::judge(expectation, model, outcome, checked.sc.as_ref());
-    let note = match (&checked.orderings, &checked.fences) {
-        (Some(o), _) => Some(render::orderings::human(o, settings)),
-        (None, Some(s)) => Some(render::fences::human(s, settings, false)),
-        (None, None) => None,
-    };
+    let note = render::orderings::suggestion_human(
+        checked.orderings.as_ref(),
+        checked.fences.as_ref(),
+        settings,
+        false,
+    );
     (
         judgement,
         note,
