@@ -15,6 +15,7 @@ use inkwell::values::{AsValueRef, InstructionOpcode, InstructionValue};
 use thiserror::Error;
 use tso_engine::MemOrder;
 
+use crate::instrument::llvm::copy_text;
 use crate::instrument::SourcePoint;
 
 /// The kinds of atomic access an edit can name.
@@ -140,17 +141,9 @@ pub fn user_point(inst: InstructionValue<'_>) -> Option<SourcePoint> {
                 di::LLVMDIScopeGetFile(scope)
             };
             if line != 0 && !file.is_null() {
-                let text = |ptr: *const std::os::raw::c_char, len: u32| {
-                    if ptr.is_null() {
-                        String::new()
-                    } else {
-                        let bytes = std::slice::from_raw_parts(ptr as *const u8, len as usize);
-                        String::from_utf8_lossy(bytes).into_owned()
-                    }
-                };
                 let (mut flen, mut dlen) = (0u32, 0u32);
-                let name = text(di::LLVMDIFileGetFilename(file, &mut flen), flen);
-                let dir = text(di::LLVMDIFileGetDirectory(file, &mut dlen), dlen);
+                let name = copy_text(di::LLVMDIFileGetFilename(file, &mut flen), flen as usize);
+                let dir = copy_text(di::LLVMDIFileGetDirectory(file, &mut dlen), dlen as usize);
                 // Joined as the engine records a location (`tso_engine::instruction_location`).
                 let path = if name.starts_with('/') || dir.is_empty() {
                     name
