@@ -2,7 +2,8 @@
 //! orders, or else of fences, that makes a failing check pass.
 //!
 //! Candidates are the atomic accesses of the counterexample (its trace's source
-//! positions, matched with the program's atomic accesses, `tso_runtime::edit`). A
+//! positions, matched with the program's atomic accesses, `tso_runtime::edit`), and
+//! when no set of those passes, every atomic access of the program. A
 //! candidate set is tried by editing the program's module (`edit::apply`) and running
 //! the same full check on it: a change is verified only by a check of the edited
 //! program that passes, never by a bounded or inconclusive one.
@@ -82,8 +83,8 @@ pub enum SearchEnd {
     FailsUnderSc,
     /// The SC re-run did not decide, so neither was the search tried.
     ScUndecided,
-    /// No candidate (no atomic access in the counterexample), or every candidate at
-    /// every level leaves the check failing.
+    /// No candidate (no atomic access in the program's own code), or every candidate
+    /// at every level leaves the check failing.
     NoCandidate,
     /// A check was inconclusive or could not run.
     Undecided(String),
@@ -98,7 +99,7 @@ pub struct OrderingSuggestion {
     pub minimal: bool,
     /// No smaller set of the candidate changes passes (every smaller one was checked).
     pub smallest: bool,
-    /// Candidate accesses considered (of the counterexamples).
+    /// Candidate accesses considered (of the counterexamples, then of the program).
     pub candidates: usize,
     /// Checks the search made.
     pub checks: u32,
@@ -312,62 +313,80 @@ pub fn search(
         *checks += 1;
         check(changes)
     };
-    for level in [Level::AcquireRelease, Level::SeqCst, Level::Fences] {
-        let mut rounds = 0;
-        loop {
-            let changes: Vec<Change> = candidates.iter().flat_map(|s| raise(s, level)).collect();
-            if changes.is_empty() || rounds >= MAX_ROUNDS {
+    for widened in [false, true] {
+        if widened {
+            // The counterexample need not show every access that matters (a race is
+            // reported before the reader's loop is in the trace): every atomic access
+            // of the program joins, once.
+            let before = candidates.len();
+            candidates.extend(
+                sites
+                    .iter()
+                    .filter(|s| !candidates.contains(s))
+                    .collect::<Vec<_>>(),
+            );
+            if candidates.len() == before {
                 break;
             }
-            rounds += 1;
-            let trial = match run(&changes, &mut checks) {
-                Ok(t) => t,
-                Err(e) => {
-                    return result(
-                        changes,
-                        SearchEnd::Undecided(e.to_string()),
-                        false,
-                        false,
-                        candidates.len(),
-                        checks,
-                    )
+        }
+        for level in [Level::AcquireRelease, Level::SeqCst, Level::Fences] {
+            let mut rounds = 0;
+            loop {
+                let changes: Vec<Change> =
+                    candidates.iter().flat_map(|s| raise(s, level)).collect();
+                if changes.is_empty() || rounds >= MAX_ROUNDS {
+                    break;
                 }
-            };
-            match trial.verdict {
-                Verdict::Pass => {
-                    let (changes, minimal, smallest) =
-                        minimise(changes, &mut |c| run(c, &mut checks).map(|t| t.verdict));
-                    return result(
-                        changes,
-                        SearchEnd::Verified,
-                        minimal,
-                        smallest,
-                        candidates.len(),
-                        checks,
-                    );
-                }
-                Verdict::Fail => {
-                    let new: Vec<&AtomicSite> = involved(sites, &trial.points)
-                        .into_iter()
-                        .filter(|s| !candidates.contains(s))
-                        .collect();
-                    if new.is_empty() {
-                        break;
+                rounds += 1;
+                let trial = match run(&changes, &mut checks) {
+                    Ok(t) => t,
+                    Err(e) => {
+                        return result(
+                            changes,
+                            SearchEnd::Undecided(e.to_string()),
+                            false,
+                            false,
+                            candidates.len(),
+                            checks,
+                        )
                     }
-                    candidates.extend(new);
-                }
-                Verdict::Inconclusive | Verdict::Error => {
-                    let why = trial
-                        .reason
-                        .unwrap_or_else(|| "a check did not decide".into());
-                    return result(
-                        changes,
-                        SearchEnd::Undecided(why),
-                        false,
-                        false,
-                        candidates.len(),
-                        checks,
-                    );
+                };
+                match trial.verdict {
+                    Verdict::Pass => {
+                        let (changes, minimal, smallest) =
+                            minimise(changes, &mut |c| run(c, &mut checks).map(|t| t.verdict));
+                        return result(
+                            changes,
+                            SearchEnd::Verified,
+                            minimal,
+                            smallest,
+                            candidates.len(),
+                            checks,
+                        );
+                    }
+                    Verdict::Fail => {
+                        let new: Vec<&AtomicSite> = involved(sites, &trial.points)
+                            .into_iter()
+                            .filter(|s| !candidates.contains(s))
+                            .collect();
+                        if new.is_empty() {
+                            break;
+                        }
+                        candidates.extend(new);
+                    }
+                    Verdict::Inconclusive | Verdict::Error => {
+                        let why = trial
+                            .reason
+                            .unwrap_or_else(|| "a check did not decide".into());
+                        return result(
+                            changes,
+                            SearchEnd::Undecided(why),
+                            false,
+                            false,
+                            candidates.len(),
+                            checks,
+                        );
+                    }
                 }
             }
         }
@@ -576,10 +595,21 @@ mod tests {
     }
 
     #[test]
-    fn without_an_atomic_access_in_the_counterexample_there_is_no_candidate() {
+    fn without_an_atomic_access_in_the_program_there_is_no_candidate() {
         let log = std::cell::RefCell::new(0);
-        let s = search(&[site(10, AccessKind::Store)], &[], model(&[], &[], &log));
+        let s = search(&[], &[], model(&[], &[], &log));
         assert_eq!((s.end, s.checks), (SearchEnd::NoCandidate, 0));
+    }
+
+    #[test]
+    fn every_atomic_access_of_the_program_joins_when_the_counterexample_shows_too_few() {
+        let sites = [site(10, AccessKind::Store), site(20, AccessKind::Load)];
+        let log = std::cell::RefCell::new(0);
+        let needs = &[(10, MemOrder::Release), (20, MemOrder::Acquire)];
+        // Every counterexample shows only the store.
+        let s = search(&sites, &[sites[0].point.clone()], model(needs, &[10], &log));
+        assert!(s.verified() && s.minimal, "{s:?}");
+        assert_eq!(s.changes.len(), 2);
     }
 
     #[test]

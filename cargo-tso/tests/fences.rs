@@ -645,3 +645,22 @@ fn c11_suggestions_name_the_calls_of_cxx_std_atomic() {
     );
     assert_eq!(c11_verdict(&fixed), 0);
 }
+
+#[test]
+fn c11_accesses_missing_from_the_counterexample_are_found_in_the_program() {
+    // The race is reported before the reader's loop on the flag is in the trace.
+    let source = corpus("races/relaxed_publish_racy.c");
+    let (code, json) = c11_suggestion(source.to_str().expect("a UTF-8 path"));
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "data-race", "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    let (orders, fences) = suggested(&json);
+    assert_eq!(
+        orders,
+        vec![(10, "release".to_owned()), (16, "acquire".to_owned())],
+        "{s}"
+    );
+    let fixed = fixed_by_hand(&source, "c11-publish-fixed", &orders, &fences);
+    assert_eq!(c11_verdict(&fixed), 0);
+}

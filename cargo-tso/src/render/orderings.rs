@@ -171,8 +171,8 @@ pub fn human(s: &OrderingSuggestion, settings: &CheckSettings) -> String {
     let none = match &s.end {
         SearchEnd::FailsUnderSc => Some("ordering suggestion: none — the failure also happens under sequential consistency, so no memory order or fence can fix it".to_owned()),
         SearchEnd::ScUndecided => Some("ordering suggestion: none — the SC re-run did not decide whether the failure needs C11's weak behaviours".to_owned()),
-        SearchEnd::NoCandidate if s.candidates == 0 => Some(format!("ordering suggestion: none — the counterexample has no atomic access whose order could be strengthened ({checks} checks)")),
-        SearchEnd::NoCandidate => Some(format!("ordering suggestion: none verified — with each of the {} atomic accesses of the counterexamples seq_cst, and with fences next to them, the check still fails ({checks} checks)", s.candidates)),
+        SearchEnd::NoCandidate if s.candidates == 0 => Some(format!("ordering suggestion: none — the program's own code has no atomic access whose order could be strengthened ({checks} checks)")),
+        SearchEnd::NoCandidate => Some(format!("ordering suggestion: none verified — with each of the {} atomic accesses of the program seq_cst, and with fences next to them, the check still fails ({checks} checks)", s.candidates)),
         SearchEnd::Undecided(why) => Some(format!("ordering suggestion: not verified — a check did not decide: {why} ({checks} checks)")),
         SearchEnd::Verified => None,
     };
