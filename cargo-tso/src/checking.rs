@@ -1,9 +1,10 @@
 //! One check and its follow-ups as one library call: the run, the SC re-run that
-//! classifies a TSO failure, the fence search ([`crate::fences`]) and the robustness
-//! check ([`crate::robustness`]). `cargo tso check` and each test of `cargo tso test`
-//! build one [`CheckRequest`] and read one [`Checked`]; neither chains runs itself.
-//! A bound sweep is one [`SweepRequest`]: the same check at each store-buffer bound,
-//! one SC re-run for all of them, read as [`Swept`] rows.
+//! classifies a TSO failure, the x86 re-runs that classify a C11 failure, the fence
+//! search ([`crate::fences`]) and the robustness check ([`crate::robustness`]).
+//! `cargo tso check` and each test of `cargo tso test` build one [`CheckRequest`] and
+//! read one [`Checked`]; neither chains runs itself. A bound sweep is one
+//! [`SweepRequest`]: the same check at each store-buffer bound, one SC re-run for all
+//! of them, read as [`Swept`] rows.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -16,11 +17,12 @@ use crate::fences::{self, FenceSuggestion, Trial};
 use crate::ordering_suggestion::{self, OrderingSuggestion};
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
 use crate::robustness::{self, Robustness, RobustnessReport};
-use crate::run_report::{Phase, RunReport, ScRerun};
+use crate::run_report::{Phase, RunReport, ScClassification, ScRerun, X86Rerun};
 use crate::settings::MemoryModel;
 
-/// Whether a failing run, with its SC re-run, gets a fence suggestion.
-pub type WantsFences = dyn Fn(&RunReport, Option<&ScRerun>) -> bool + Sync;
+/// Whether a failing run, with its SC re-run (and a C11 failure's x86 re-runs), gets a
+/// fence suggestion.
+pub type WantsFences = dyn Fn(&RunReport, Option<&ScRerun>, Option<&X86Rerun>) -> bool + Sync;
 
 /// What one check is asked to do.
 #[derive(Clone)]
@@ -41,6 +43,8 @@ pub struct Checked {
     pub outcome: RunReport,
     /// The SC re-run of a TSO failure.
     pub sc: Option<ScRerun>,
+    /// The re-runs on x86 (TSO, then SC) of a C11 failure.
+    pub x86: Option<X86Rerun>,
     /// The fence suggestion, when fences were searched.
     pub fences: Option<FenceSuggestion>,
     /// The robustness check, when asked for.
@@ -88,15 +92,16 @@ fn check_sharing(
         }
         sc
     });
+    let x86 = x86_rerun(run, &mut outcome);
     let c11 = run.settings.memory_model == MemoryModel::C11;
     let orderings = match request.fences {
         Some(wants) if c11 && outcome.verdict == Verdict::Fail => {
-            c11_orderings(run, &mut outcome, sc.as_ref(), wants)?
+            c11_orderings(run, &mut outcome, x86.as_ref(), wants)?
         }
         _ => None,
     };
     let fences = match (&log, request.fences) {
-        (Some(log), Some(wants)) if !c11 && wants(&outcome, sc.as_ref()) => {
+        (Some(log), Some(wants)) if !c11 && wants(&outcome, sc.as_ref(), None) => {
             let first = log.lock().map(|l| l.clone()).unwrap_or_default();
             let start = Instant::now();
             let trials = trial_request(run);
@@ -109,6 +114,7 @@ fn check_sharing(
     Ok(Checked {
         outcome,
         sc,
+        x86,
         fences,
         robustness: None,
         orderings,
@@ -116,30 +122,42 @@ fn check_sharing(
 }
 
 /// The ordering suggestion for a C11 failure, when `wants` one given the SC verdict of
-/// the failure (the check's SC re-run, or one run here): nothing to search when SC
-/// fails too or does not decide, else the search.
+/// the failure (the SC run of its x86 re-runs, or one run here): nothing to search
+/// when SC fails too or does not decide, else the search.
 fn c11_orderings(
     run: &Request<'_>,
     outcome: &mut RunReport,
-    sc: Option<&ScRerun>,
+    x86: Option<&X86Rerun>,
     wants: &WantsFences,
 ) -> Result<Option<OrderingSuggestion>, PipelineError> {
-    let own;
-    let sc = match sc {
-        Some(sc) => sc,
+    let sc = match x86.and_then(|x| x.sc.as_ref()) {
+        Some(report) => ScRerun {
+            classification: ScClassification::from_verdict(report.verdict),
+            outcome: report.clone(),
+        },
         None => {
-            own = pipeline::sc_rerun(run);
-            pipeline::add_sc_rerun_time(outcome, &own);
-            &own
+            let sc = pipeline::sc_rerun(run);
+            pipeline::add_sc_rerun_time(outcome, &sc);
+            sc
         }
     };
-    if !wants(outcome, Some(sc)) {
+    if !wants(outcome, Some(&sc), x86) {
         return Ok(None);
     }
     let start = Instant::now();
     let suggestion = ordering_suggestion::suggest(&trial_request(run), outcome, sc.classification)?;
     pipeline::add_fence_search_time(outcome, start.elapsed());
     Ok(Some(suggestion))
+}
+
+/// The re-runs on x86 that classify a C11 failure, their time added to `outcome`'s.
+fn x86_rerun(run: &Request<'_>, outcome: &mut RunReport) -> Option<X86Rerun> {
+    if !pipeline::wants_x86_rerun(run.settings, outcome) {
+        return None;
+    }
+    let x86 = pipeline::x86_rerun(run);
+    pipeline::add_x86_rerun_time(outcome, &x86);
+    Some(x86)
 }
 
 /// What a bound sweep is asked: the same check at each store-buffer bound.
@@ -245,6 +263,7 @@ fn check_robustness(request: &CheckRequest<'_>) -> Result<Checked, PipelineError
     Ok(Checked {
         outcome,
         sc: None,
+        x86: None,
         fences,
         robustness: Some(report),
         orderings: None,
