@@ -11,6 +11,7 @@ use crate::compile::{self, Cache, CompileError, CompileRequest, Toolchain};
 
 use crate::checking::{self, CheckRequest, WantsFences};
 use crate::fences::FenceSuggestion;
+use crate::ordering_suggestion::OrderingSuggestion;
 use crate::pipeline::{self, PipelineError, Request};
 use crate::render::{self, failure, figures, json};
 use crate::robustness::{Robustness, RobustnessReport};
@@ -126,6 +127,8 @@ struct Checked {
     fences: Option<FenceSuggestion>,
     /// `--robustness`: the comparison of TSO and SC states.
     robustness: Option<RobustnessReport>,
+    /// `--suggest-fences` under C11: the ordering suggestion for a failure.
+    orderings: Option<OrderingSuggestion>,
 }
 
 fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
@@ -140,11 +143,14 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     settings.jobs = search.workers;
     settings.search_why = search.why;
     settings.show_details = args.verbose;
-    if (args.robustness || args.checking.suggest_fences)
-        && settings.memory_model != crate::settings::MemoryModel::Tso
-    {
+    if args.robustness && settings.memory_model != crate::settings::MemoryModel::Tso {
         return Err(CheckCommandError::Usage(
-            "--robustness and --suggest-fences compare x86-TSO with SC: they need --memory-model tso".into(),
+            "--robustness compares x86-TSO with SC: it needs --memory-model tso".into(),
+        ));
+    }
+    if args.checking.suggest_fences && settings.memory_model == crate::settings::MemoryModel::Sc {
+        return Err(CheckCommandError::Usage(
+            "--suggest-fences looks for what forbids a weak-memory failure: it needs --memory-model tso or c11".into(),
         ));
     }
     if args.robustness && settings.reference_machine {
@@ -160,8 +166,10 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     {
         eprintln!("warning: --emit-instrumented writes nothing under --memory-model sc (there is no TSO instrumentation)");
     }
-    let needs_tso = |_: &RunReport, sc: Option<&ScRerun>| {
-        sc.is_some_and(|s| s.classification == ScClassification::NeedsTso)
+    // Under C11 every failure gets an answer (an SC failure: that nothing fixes it).
+    let c11 = settings.memory_model == crate::settings::MemoryModel::C11;
+    let needs_tso = move |_: &RunReport, sc: Option<&ScRerun>, _: Option<&X86Rerun>| {
+        c11 || sc.is_some_and(|s| s.classification == ScClassification::NeedsTso)
     };
     let request = CheckRequest {
         run: Request {
@@ -191,6 +199,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         x86: checked.x86,
         fences: checked.fences,
         robustness: checked.robustness,
+        orderings: checked.orderings,
     })
 }
 
@@ -238,10 +247,12 @@ pub fn run(args: &CheckArgs) -> i32 {
 /// `--html`: the counterexample (or the verdict, when there is none) as a page.
 fn write_html(path: &Path, args: &CheckArgs, checked: &Checked) -> std::io::Result<()> {
     let fences = render::html::verified_fences(checked.fences.as_ref());
-    let note = checked
-        .fences
-        .as_ref()
-        .map(|f| render::fences::human(f, &checked.settings, checked.robustness.is_some()));
+    let note = render::orderings::suggestion_human(
+        checked.orderings.as_ref(),
+        checked.fences.as_ref(),
+        &checked.settings,
+        checked.robustness.is_some(),
+    );
     let title = args.file.display().to_string();
     render::html::write(
         path,
@@ -319,12 +330,13 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
             ));
         }
     }
-    if let Some(f) = &checked.fences {
-        out.push_str(&render::fences::human(
-            f,
-            &checked.settings,
-            checked.robustness.is_some(),
-        ));
+    if let Some(text) = render::orderings::suggestion_human(
+        checked.orderings.as_ref(),
+        checked.fences.as_ref(),
+        &checked.settings,
+        checked.robustness.is_some(),
+    ) {
+        out.push_str(&text);
     } else if args.checking.suggest_fences && outcome.verdict == Verdict::Fail {
         out.push_str(no_suggestion(checked));
     }
@@ -386,13 +398,12 @@ fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
         map.insert("x86_rerun".into(), json::x86_rerun(x86));
     }
     if args.checking.suggest_fences {
-        map.insert(
-            "fence_suggestion".into(),
-            checked
-                .fences
-                .as_ref()
-                .map_or(Value::Null, render::fences::json),
-        );
+        let suggestion = match (&checked.orderings, &checked.fences) {
+            (Some(o), _) => render::orderings::json(o),
+            (None, Some(f)) => render::fences::json(f),
+            (None, None) => Value::Null,
+        };
+        map.insert("fence_suggestion".into(), suggestion);
     }
     if let Some(r) = &checked.robustness {
         let result = match &r.robustness {

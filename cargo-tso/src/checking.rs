@@ -14,12 +14,15 @@ use tso_runtime::instrument::SourcePoint;
 use tso_runtime::runtime::ObservationLog;
 
 use crate::fences::{self, FenceSuggestion, Trial};
+use crate::ordering_suggestion::{self, OrderingSuggestion};
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
 use crate::robustness::{self, Robustness, RobustnessReport};
-use crate::run_report::{Phase, RunReport, ScRerun, X86Rerun};
+use crate::run_report::{Phase, RunReport, ScClassification, ScRerun, X86Rerun};
+use crate::settings::MemoryModel;
 
-/// Whether a failing run, with its SC re-run, gets a fence suggestion.
-pub type WantsFences = dyn Fn(&RunReport, Option<&ScRerun>) -> bool + Sync;
+/// Whether a failing run, with its SC re-run (and a C11 failure's x86 re-runs), gets a
+/// fence suggestion.
+pub type WantsFences = dyn Fn(&RunReport, Option<&ScRerun>, Option<&X86Rerun>) -> bool + Sync;
 
 /// What one check is asked to do.
 #[derive(Clone)]
@@ -46,6 +49,8 @@ pub struct Checked {
     pub fences: Option<FenceSuggestion>,
     /// The robustness check, when asked for.
     pub robustness: Option<RobustnessReport>,
+    /// `--suggest-fences` under C11: the ordering suggestion for a failure.
+    pub orderings: Option<OrderingSuggestion>,
 }
 
 /// Runs the check `request` asks for.
@@ -88,8 +93,15 @@ fn check_sharing(
         sc
     });
     let x86 = x86_rerun(run, &mut outcome);
+    let c11 = run.settings.memory_model == MemoryModel::C11;
+    let orderings = match request.fences {
+        Some(wants) if c11 && outcome.verdict == Verdict::Fail => {
+            c11_orderings(run, &mut outcome, x86.as_ref(), wants)?
+        }
+        _ => None,
+    };
     let fences = match (&log, request.fences) {
-        (Some(log), Some(wants)) if wants(&outcome, sc.as_ref()) => {
+        (Some(log), Some(wants)) if !c11 && wants(&outcome, sc.as_ref(), None) => {
             let first = log.lock().map(|l| l.clone()).unwrap_or_default();
             let start = Instant::now();
             let trials = trial_request(run);
@@ -105,7 +117,37 @@ fn check_sharing(
         x86,
         fences,
         robustness: None,
+        orderings,
     })
+}
+
+/// The ordering suggestion for a C11 failure, when `wants` one given the SC verdict of
+/// the failure (the SC run of its x86 re-runs, or one run here): nothing to search
+/// when SC fails too or does not decide, else the search.
+fn c11_orderings(
+    run: &Request<'_>,
+    outcome: &mut RunReport,
+    x86: Option<&X86Rerun>,
+    wants: &WantsFences,
+) -> Result<Option<OrderingSuggestion>, PipelineError> {
+    let sc = match x86.and_then(|x| x.sc.as_ref()) {
+        Some(report) => ScRerun {
+            classification: ScClassification::from_verdict(report.verdict),
+            outcome: report.clone(),
+        },
+        None => {
+            let sc = pipeline::sc_rerun(run);
+            pipeline::add_sc_rerun_time(outcome, &sc);
+            sc
+        }
+    };
+    if !wants(outcome, Some(&sc), x86) {
+        return Ok(None);
+    }
+    let start = Instant::now();
+    let suggestion = ordering_suggestion::suggest(&trial_request(run), outcome, sc.classification)?;
+    pipeline::add_fence_search_time(outcome, start.elapsed());
+    Ok(Some(suggestion))
 }
 
 /// The re-runs on x86 that classify a C11 failure, their time added to `outcome`'s.
@@ -224,5 +266,6 @@ fn check_robustness(request: &CheckRequest<'_>) -> Result<Checked, PipelineError
         x86: None,
         fences,
         robustness: Some(report),
+        orderings: None,
     })
 }

@@ -179,7 +179,8 @@ pub struct CheckingArgs {
     #[arg(long, value_enum, value_name = "POLICY")]
     pub races: Option<RacesArg>,
     /// For a failure that needs TSO (or a robustness violation): search fence
-    /// placements, verify them and minimise them.
+    /// placements, verify them and minimise them. Under c11: the weakest verified
+    /// stronger memory orders (or fences) that make the check pass.
     #[arg(long)]
     pub suggest_fences: bool,
 }

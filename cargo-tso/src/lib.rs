@@ -9,6 +9,8 @@
 //! - [`check_cmd`]: `cargo tso check`;
 //! - [`test_cmd`]: `cargo tso test` (discovery, runner, reporters, bound sweep);
 //! - [`fences`]: `--suggest-fences` (search and minimisation of fence placements);
+//! - [`ordering_suggestion`]: `--suggest-fences` under C11 (stronger memory orders
+//!   or fences, each candidate checked on the edited program);
 //! - [`robustness`]: `--robustness` (TSO states with empty buffers vs SC states);
 //! - [`render`]: traces, source snippets, figures and JSON shared by both.
 
@@ -19,6 +21,7 @@ mod cli;
 mod compile;
 mod fences;
 mod memory_use;
+mod ordering_suggestion;
 mod pipeline;
 mod render;
 mod robustness;

@@ -1024,13 +1024,20 @@ fn races_fail_by_default_under_c11() {
 }
 
 #[test]
-fn fence_suggestions_are_refused_under_c11() {
+fn fence_suggestions_are_refused_under_sc() {
     let out = run(check().args([
         "c11_locked_data.c",
         "--memory-model",
-        "c11",
+        "sc",
         "--suggest-fences",
     ]));
+    assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("--memory-model tso or c11"),
+        "{}",
+        out.stderr
+    );
+    let out = run(check().args(["c11_locked_data.c", "--memory-model", "c11", "--robustness"]));
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("--memory-model tso"), "{}", out.stderr);
 }

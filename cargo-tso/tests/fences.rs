@@ -376,3 +376,291 @@ fn a_limit_makes_robustness_inconclusive_never_robust() {
         .args(["--robustness", "--reference-machine"]));
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
 }
+
+// --- `--suggest-fences` under `--memory-model c11` ---
+
+/// `cargo-tso check FILE --memory-model c11 --suggest-fences --format json`, in the
+/// check fixtures directory.
+fn c11_suggestion(file: &str) -> (i32, Value) {
+    json_run(check().args([file, "--memory-model", "c11", "--suggest-fences"]))
+}
+
+/// `cargo-tso check FILE --memory-model c11`'s exit code.
+fn c11_verdict(path: &Path) -> i32 {
+    let out = run(check_file(path).args(["--memory-model", "c11"]));
+    assert!(
+        matches!(out.code, 0 | 1),
+        "the check decided: {}{}",
+        out.stdout,
+        out.stderr
+    );
+    out.code
+}
+
+/// The source with the suggested changes `orders` (`(line, order)`: the line's one
+/// `memory_order_relaxed` written `memory_order_<order>`, or `__ATOMIC_RELAXED`
+/// `__ATOMIC_<ORDER>`) and `fences` (`(line, placement, order)`, as the compiler's
+/// builtin, which C and C++ both have) written by hand, in a scratch directory named
+/// `name`.
+fn fixed_by_hand(
+    source: &Path,
+    name: &str,
+    orders: &[(u64, String)],
+    fences: &[(u64, String, String)],
+) -> PathBuf {
+    let text = std::fs::read_to_string(source).expect("source");
+    let mut out = String::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u64 + 1;
+        let fence = |placement: &str| {
+            fences
+                .iter()
+                .filter(|(l, p, _)| *l == n && p == placement)
+                .map(|(_, _, o)| format!("__atomic_thread_fence(__ATOMIC_{});\n", o.to_uppercase()))
+                .collect::<String>()
+        };
+        out.push_str(&fence("before"));
+        match orders.iter().find(|(l, _)| *l == n) {
+            Some((_, to)) => {
+                let written = [
+                    ("memory_order_relaxed", format!("memory_order_{to}")),
+                    (
+                        "__ATOMIC_RELAXED",
+                        format!("__ATOMIC_{}", to.to_uppercase()),
+                    ),
+                ];
+                let (relaxed, stronger) = written
+                    .iter()
+                    .find(|(relaxed, _)| line.matches(relaxed).count() == 1)
+                    .unwrap_or_else(|| panic!("one relaxed order on {line}"));
+                out.push_str(&line.replace(relaxed, stronger));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+        out.push_str(&fence("after"));
+    }
+    let dir = scratch(name);
+    let path = dir.join(source.file_name().expect("file name"));
+    std::fs::write(&path, out).expect("write");
+    path
+}
+
+/// The suggestion's orders and fences, as `fixed_by_hand` takes them.
+type Edits = (Vec<(u64, String)>, Vec<(u64, String, String)>);
+
+fn suggested(json: &Value) -> Edits {
+    let s = &json["fence_suggestion"];
+    let text = |v: &Value| v.as_str().expect("a string").to_owned();
+    let orders = s["orders"]
+        .as_array()
+        .expect("orders")
+        .iter()
+        .map(|o| (o["line"].as_u64().expect("line"), text(&o["to"])))
+        .collect();
+    let fences = s["fences"]
+        .as_array()
+        .expect("fences")
+        .iter()
+        .map(|f| {
+            (
+                f["line"].as_u64().expect("line"),
+                text(&f["placement"]),
+                text(&f["order"]),
+            )
+        })
+        .collect();
+    (orders, fences)
+}
+
+fn check_fixture(file: &str) -> PathBuf {
+    fixtures().join("check").join(file)
+}
+
+#[test]
+fn c11_message_passing_needs_release_on_the_flag_store_and_acquire_on_its_load() {
+    let (code, json) = c11_suggestion("c11_mp_relaxed.c");
+    assert_eq!(code, 1, "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    assert_eq!(
+        (&s["minimal"], &s["smallest"]),
+        (&Value::Bool(true), &Value::Bool(true))
+    );
+    let (orders, fences) = suggested(&json);
+    assert_eq!(
+        orders,
+        vec![(13, "release".to_owned()), (19, "acquire".to_owned())],
+        "{s}"
+    );
+    assert!(fences.is_empty(), "{s}");
+    assert_eq!(s["orders"][0]["access"], "store");
+    assert_eq!(s["orders"][0]["from"], "relaxed");
+    assert_eq!(
+        s["orders"][0]["rewritten"],
+        "atomic_store_explicit(&ready, 1, memory_order_release);"
+    );
+    // Written into the source by hand, the suggestion passes; either change alone does not.
+    let source = check_fixture("c11_mp_relaxed.c");
+    let fixed = fixed_by_hand(&source, "c11-mp-fixed", &orders, &fences);
+    assert_eq!(c11_verdict(&fixed), 0);
+    for (i, one) in orders.iter().enumerate() {
+        let alone = fixed_by_hand(
+            &source,
+            &format!("c11-mp-only-{i}"),
+            std::slice::from_ref(one),
+            &[],
+        );
+        assert_eq!(c11_verdict(&alone), 1, "{one:?} alone must not pass");
+    }
+}
+
+#[test]
+fn c11_store_buffering_needs_seq_cst() {
+    let source = corpus("tso/sb_relaxed_atomics.c");
+    let (code, json) = c11_suggestion(source.to_str().expect("a UTF-8 path"));
+    assert_eq!(code, 1, "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    let (orders, fences) = suggested(&json);
+    assert!(!orders.is_empty() || !fences.is_empty(), "{s}");
+    // Release and acquire do not forbid store buffering: every change is seq_cst.
+    assert!(orders.iter().all(|(_, o)| o == "seq_cst"), "{s}");
+    assert!(fences.iter().all(|(_, _, o)| o == "seq_cst"), "{s}");
+    assert_eq!(
+        s["orders"][0]["rewritten"], "__atomic_store_n(&x, 1, __ATOMIC_SEQ_CST);",
+        "{s}"
+    );
+    let fixed = fixed_by_hand(&source, "c11-sb-fixed", &orders, &fences);
+    assert_eq!(c11_verdict(&fixed), 0);
+    // The acquire/release version of the same accesses still fails.
+    let text = std::fs::read_to_string(&source).expect("source");
+    let weaker: Vec<(u64, String)> = orders
+        .iter()
+        .map(|(line, _)| {
+            let is_load = text
+                .lines()
+                .nth(*line as usize - 1)
+                .expect("line")
+                .contains("load");
+            (
+                *line,
+                if is_load { "acquire" } else { "release" }.to_owned(),
+            )
+        })
+        .collect();
+    let weaker = fixed_by_hand(&source, "c11-sb-acq-rel", &weaker, &[]);
+    assert_eq!(c11_verdict(&weaker), 1);
+}
+
+#[test]
+fn c11_a_data_race_through_a_relaxed_flag_is_fixed_by_release_and_acquire() {
+    let (code, json) = c11_suggestion("c11_race_handoff.c");
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "data-race", "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    let (orders, fences) = suggested(&json);
+    assert_eq!(
+        orders,
+        vec![(13, "release".to_owned()), (19, "acquire".to_owned())],
+        "{s}"
+    );
+    let fixed = fixed_by_hand(
+        &check_fixture("c11_race_handoff.c"),
+        "c11-race-fixed",
+        &orders,
+        &fences,
+    );
+    assert_eq!(c11_verdict(&fixed), 0);
+}
+
+#[test]
+fn c11_a_failure_under_sc_has_no_ordering_fix() {
+    let (code, json) = c11_suggestion("c11_fails_under_sc.c");
+    assert_eq!(code, 1, "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "fails-under-sc", "{s}");
+    assert_eq!(
+        (&s["verified"], &s["checks"]),
+        (&Value::Bool(false), &Value::from(0))
+    );
+    let out = run(check().args([
+        "c11_fails_under_sc.c",
+        "--memory-model",
+        "c11",
+        "--suggest-fences",
+    ]));
+    assert!(
+        out.stdout
+            .contains("the failure also happens under sequential consistency, so no memory order or fence can fix it"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn c11_human_output_names_each_access_and_its_new_text() {
+    let out = run(check().args([
+        "c11_mp_relaxed.c",
+        "--memory-model",
+        "c11",
+        "--suggest-fences",
+    ]));
+    assert_eq!(out.code, 1);
+    for shown in [
+        "ordering suggestion (2 changes",
+        "1. make the store at c11_mp_relaxed.c:13 release (it is relaxed):",
+        "   write:  atomic_store_explicit(&ready, 1, memory_order_release);",
+        "2. make the load at c11_mp_relaxed.c:19 acquire (it is relaxed):",
+        "   write:  if (atomic_load_explicit(&ready, memory_order_acquire))",
+        "verified: passes under C11 (RC11, history-bound 32) with these 2 changes; each is needed at its order",
+    ] {
+        assert!(out.stdout.contains(shown), "{shown} not in\n{}", out.stdout);
+    }
+}
+
+#[test]
+fn c11_suggestions_name_the_calls_of_cxx_std_atomic() {
+    let (code, json) = c11_suggestion("c11_mp_relaxed.cpp");
+    assert_eq!(code, 1, "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    let (orders, fences) = suggested(&json);
+    assert_eq!(
+        orders,
+        vec![(12, "release".to_owned()), (15, "acquire".to_owned())],
+        "{s}"
+    );
+    assert_eq!(s["orders"][0]["from"], "relaxed", "{s}");
+    assert_eq!(
+        s["orders"][1]["rewritten"],
+        "if (ready.load(std::memory_order_acquire))"
+    );
+    let fixed = fixed_by_hand(
+        &check_fixture("c11_mp_relaxed.cpp"),
+        "c11-mp-cxx-fixed",
+        &orders,
+        &fences,
+    );
+    assert_eq!(c11_verdict(&fixed), 0);
+}
+
+#[test]
+fn c11_accesses_missing_from_the_counterexample_are_found_in_the_program() {
+    // The race is reported before the reader's loop on the flag is in the trace.
+    let source = corpus("races/relaxed_publish_racy.c");
+    let (code, json) = c11_suggestion(source.to_str().expect("a UTF-8 path"));
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "data-race", "{json}");
+    let s = &json["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    let (orders, fences) = suggested(&json);
+    assert_eq!(
+        orders,
+        vec![(10, "release".to_owned()), (16, "acquire".to_owned())],
+        "{s}"
+    );
+    let fixed = fixed_by_hand(&source, "c11-publish-fixed", &orders, &fences);
+    assert_eq!(c11_verdict(&fixed), 0);
+}

@@ -46,6 +46,7 @@ pub use interp::{
     describe_address, describe_pointer, describe_scalar_at, Machine, MachineOptions, RaceAccess,
     RaceReport, TraceStep,
 };
+pub use ir::debug::is_system_header;
 pub use ir::{Location, Program};
 pub use loader::asm::{asm_effect, AsmEffect};
 pub use loader::{instruction_location, load_file, parse_module, translate};

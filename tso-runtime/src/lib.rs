@@ -7,9 +7,12 @@
 //! - [`c11`]: the C11 (RC11) view machine for `--memory-model c11`, independent of
 //!   the engine too; its natives are `runtime::register_c11`.
 //! - [`runtime`]: those functions as engine natives, for either model.
+//! - [`edit`]: source-level edits of memory orders and fences, applied to a module
+//!   before the pass (the candidates of the C11 ordering suggestion).
 
 pub mod abi;
 pub mod buffer;
 pub mod c11;
+pub mod edit;
 pub mod instrument;
 pub mod runtime;

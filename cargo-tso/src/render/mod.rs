@@ -6,6 +6,7 @@ pub mod fences;
 pub mod figures;
 pub mod html;
 pub mod json;
+pub mod orderings;
 pub mod paths;
 pub mod source;
 pub mod trace;

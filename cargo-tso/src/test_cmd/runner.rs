@@ -171,10 +171,12 @@ fn judge_checked(
         checked.sc.as_ref(),
         checked.x86.as_ref(),
     );
-    let note = checked
-        .fences
-        .as_ref()
-        .map(|s| render::fences::human(s, settings, false));
+    let note = render::orderings::suggestion_human(
+        checked.orderings.as_ref(),
+        checked.fences.as_ref(),
+        settings,
+        false,
+    );
     (
         judgement,
         note,
@@ -186,11 +188,15 @@ fn judge_checked(
 }
 
 /// Whether `--suggest-fences` looks for fences for this judgement: a failure that needs
-/// TSO, unexpected or expected by a `TSO_TEST_SHOULD_FAIL_UNDER_TSO` test.
+/// TSO (under C11: that passes under SC), unexpected or expected by a
+/// `TSO_TEST_SHOULD_FAIL_UNDER_TSO` or `TSO_TEST_SHOULD_FAIL_UNDER_C11` test.
 fn wants_fences(judgement: &Judgement, expectation: Expectation) -> bool {
     let needs_tso = judgement.classification == Some(ScClassification::NeedsTso);
     let declared = judgement.finding == Finding::FailedAsExpected
-        && matches!(expectation, Expectation::ShouldFailUnderTso(_));
+        && matches!(
+            expectation,
+            Expectation::ShouldFailUnderTso(_) | Expectation::ShouldFailUnderC11(_)
+        );
     needs_tso && (judgement.finding == Finding::UnexpectedFailure || declared)
 }
 
@@ -275,9 +281,9 @@ fn run_job(
     let robust = expectation == Expectation::Robust && model == MemoryModel::Tso;
     // --suggest-fences: a failure that needs TSO gets its fences, unexpected or declared
     // with `TSO_TEST_SHOULD_FAIL_UNDER_TSO` (the fix it documents); not a robustness test.
-    let wants = move |outcome: &RunReport, sc: Option<&ScRerun>| {
+    let wants = move |outcome: &RunReport, sc: Option<&ScRerun>, x86: Option<&X86Rerun>| {
         wants_fences(
-            &expect::judge(expectation, model, outcome, sc, None),
+            &expect::judge(expectation, model, outcome, sc, x86),
             expectation,
         )
     };

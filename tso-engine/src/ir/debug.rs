@@ -264,7 +264,7 @@ pub(crate) fn short(path: &str) -> &str {
 
 /// Headers of the C and C++ libraries and the compiler, as opposed to the user's own
 /// files: steps there are shown at the user's line that led to them.
-pub(crate) fn is_system_header(path: &str) -> bool {
+pub fn is_system_header(path: &str) -> bool {
     const SYSTEM_DIRS: &[&str] = &["/usr/include/", "/usr/lib/", "/usr/local/include/", "/lib/"];
     SYSTEM_DIRS.iter().any(|d| path.starts_with(d)) || path.contains("/include/c++/")
 }

@@ -50,7 +50,9 @@ pub(crate) fn inline_asm_text(call: InstructionValue<'_>) -> Option<String> {
     }
 }
 
-unsafe fn copy_text(ptr: *const std::os::raw::c_char, len: usize) -> String {
+/// # Safety
+/// `ptr` is null or points to `len` readable bytes.
+pub(crate) unsafe fn copy_text(ptr: *const std::os::raw::c_char, len: usize) -> String {
     if ptr.is_null() {
         return String::new();
     }

@@ -64,7 +64,7 @@ mod calls;
 mod declare;
 mod escape;
 mod frame;
-mod llvm;
+pub(crate) mod llvm;
 mod memory_ops;
 mod rewriter;
 mod scalar;
