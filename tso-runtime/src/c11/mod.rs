@@ -135,7 +135,7 @@
 mod model;
 mod view;
 
-pub use model::{C11Error, C11Memory, Order};
+pub use model::{C11Error, C11Memory, HistoryEvent, Order};
 pub use view::{HbKey, LocKey, View};
 
 #[cfg(test)]
