@@ -242,8 +242,8 @@ mod tests {
         without.messages = Default::default();
         assert_ne!(key(&r), key(&without));
         let bytes = key(&r);
-        let back = RaceState::decode(&bytes.iter().map(|c| &c[..]).collect::<Vec<_>>())
-            .expect("decodes");
+        let back =
+            RaceState::decode(&bytes.iter().map(|c| &c[..]).collect::<Vec<_>>()).expect("decodes");
         assert_eq!(key(&back), bytes);
         // The initial message goes: the release message is now message 0.
         for mut s in [r, back] {

@@ -23,6 +23,11 @@
 //!   locations with it.
 //! - The history bound (`--history-bound`): a step that drops a message some thread
 //!   could still read ends the path as a limit (inconclusive, never a pass).
+//! - Race detection (`--races warn|deny`) runs in this search: each native records the
+//!   program's access it stands for (`NativeCx::race_access`; a library function's
+//!   accesses through the data view are the engine's to record), then hands the
+//!   machine's log of the step ([`HistoryEvent`]) to the race data, which keeps a
+//!   clock per message: a load synchronises with the write it read, stale or not.
 //! - Every call that touches the machine is dependent on every other transition for
 //!   the partial-order reduction (collection and the SC order's renumbering touch all
 //!   locations), and the state names threads in views: it cannot be permuted, so
