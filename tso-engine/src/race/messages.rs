@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn dropped_messages_renumber_and_the_clocks_are_state() {
-        let mut r = published();
+        let r = published();
         // Which message releases thread 1's write is part of the state.
         let mut without = r.clone();
         without.messages = Default::default();
