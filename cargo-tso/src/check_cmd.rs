@@ -14,7 +14,7 @@ use crate::fences::FenceSuggestion;
 use crate::pipeline::{self, PipelineError, Request};
 use crate::render::{self, failure, figures, json};
 use crate::robustness::{Robustness, RobustnessReport};
-use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::run_report::{RunReport, ScClassification, ScRerun, X86Rerun};
 use crate::settings::CheckSettings;
 
 /// Exit status: the tool could not run.
@@ -120,6 +120,8 @@ struct Checked {
     settings: CheckSettings,
     outcome: RunReport,
     sc: Option<ScRerun>,
+    /// The re-runs on x86 of a C11 failure.
+    x86: Option<X86Rerun>,
     /// `--suggest-fences`: the suggestion, when there was something to fix.
     fences: Option<FenceSuggestion>,
     /// `--robustness`: the comparison of TSO and SC states.
@@ -186,6 +188,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         settings,
         outcome: checked.outcome,
         sc: checked.sc,
+        x86: checked.x86,
         fences: checked.fences,
         robustness: checked.robustness,
     })
@@ -245,7 +248,8 @@ fn write_html(path: &Path, args: &CheckArgs, checked: &Checked) -> std::io::Resu
         &render::html::Picture {
             title: &title,
             report: &checked.outcome,
-            sc: checked.sc.as_ref(),
+            classification: (checked.sc.as_ref().map(|s| s.classification.sentence()))
+                .or(checked.x86.as_ref().map(|x| x.classification.sentence())),
             tso: checked.settings.memory_model == crate::settings::MemoryModel::Tso,
             fences: &fences,
             note: note.as_deref(),
@@ -297,7 +301,12 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
     out.push('\n');
     out.push_str(&failure::races_block(outcome));
     if outcome.verdict != Verdict::Pass {
-        out.push_str(&failure::details(outcome, checked.sc.as_ref(), false));
+        out.push_str(&failure::details(
+            outcome,
+            checked.sc.as_ref(),
+            checked.x86.as_ref(),
+            false,
+        ));
     }
     if let Some(r) = &checked.robustness {
         if r.robustness == Robustness::NotRobust {
@@ -373,6 +382,9 @@ fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
         "sc_rerun".into(),
         checked.sc.as_ref().map_or(Value::Null, json::sc_rerun),
     );
+    if let Some(x86) = &checked.x86 {
+        map.insert("x86_rerun".into(), json::x86_rerun(x86));
+    }
     if args.checking.suggest_fences {
         map.insert(
             "fence_suggestion".into(),

@@ -1,9 +1,10 @@
 //! One check and its follow-ups as one library call: the run, the SC re-run that
-//! classifies a TSO failure, the fence search ([`crate::fences`]) and the robustness
-//! check ([`crate::robustness`]). `cargo tso check` and each test of `cargo tso test`
-//! build one [`CheckRequest`] and read one [`Checked`]; neither chains runs itself.
-//! A bound sweep is one [`SweepRequest`]: the same check at each store-buffer bound,
-//! one SC re-run for all of them, read as [`Swept`] rows.
+//! classifies a TSO failure, the x86 re-runs that classify a C11 failure, the fence
+//! search ([`crate::fences`]) and the robustness check ([`crate::robustness`]).
+//! `cargo tso check` and each test of `cargo tso test` build one [`CheckRequest`] and
+//! read one [`Checked`]; neither chains runs itself. A bound sweep is one
+//! [`SweepRequest`]: the same check at each store-buffer bound, one SC re-run for all
+//! of them, read as [`Swept`] rows.
 
 use std::sync::OnceLock;
 use std::time::Instant;
@@ -15,7 +16,7 @@ use tso_runtime::runtime::ObservationLog;
 use crate::fences::{self, FenceSuggestion, Trial};
 use crate::pipeline::{self, PipelineError, Request, RunExtras};
 use crate::robustness::{self, Robustness, RobustnessReport};
-use crate::run_report::{Phase, RunReport, ScRerun};
+use crate::run_report::{Phase, RunReport, ScRerun, X86Rerun};
 
 /// Whether a failing run, with its SC re-run, gets a fence suggestion.
 pub type WantsFences = dyn Fn(&RunReport, Option<&ScRerun>) -> bool + Sync;
@@ -39,6 +40,8 @@ pub struct Checked {
     pub outcome: RunReport,
     /// The SC re-run of a TSO failure.
     pub sc: Option<ScRerun>,
+    /// The re-runs on x86 (TSO, then SC) of a C11 failure.
+    pub x86: Option<X86Rerun>,
     /// The fence suggestion, when fences were searched.
     pub fences: Option<FenceSuggestion>,
     /// The robustness check, when asked for.
@@ -84,6 +87,7 @@ fn check_sharing(
         }
         sc
     });
+    let x86 = x86_rerun(run, &mut outcome);
     let fences = match (&log, request.fences) {
         (Some(log), Some(wants)) if wants(&outcome, sc.as_ref()) => {
             let first = log.lock().map(|l| l.clone()).unwrap_or_default();
@@ -98,9 +102,20 @@ fn check_sharing(
     Ok(Checked {
         outcome,
         sc,
+        x86,
         fences,
         robustness: None,
     })
+}
+
+/// The re-runs on x86 that classify a C11 failure, their time added to `outcome`'s.
+fn x86_rerun(run: &Request<'_>, outcome: &mut RunReport) -> Option<X86Rerun> {
+    if !pipeline::wants_x86_rerun(run.settings, outcome) {
+        return None;
+    }
+    let x86 = pipeline::x86_rerun(run);
+    pipeline::add_x86_rerun_time(outcome, &x86);
+    Some(x86)
 }
 
 /// What a bound sweep is asked: the same check at each store-buffer bound.
@@ -206,6 +221,7 @@ fn check_robustness(request: &CheckRequest<'_>) -> Result<Checked, PipelineError
     Ok(Checked {
         outcome,
         sc: None,
+        x86: None,
         fences,
         robustness: Some(report),
     })

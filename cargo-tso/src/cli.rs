@@ -92,9 +92,10 @@ impl RacesArg {
 /// How to model-check, shared by `check` and `test`.
 #[derive(Debug, Clone, Args)]
 pub struct CheckingArgs {
-    /// Memory model to explore.
-    #[arg(long, value_enum, default_value = "tso")]
-    pub memory_model: MemoryModelArg,
+    /// Memory model to explore (default: tso). `test`: only the runs under this model
+    /// of tests that declare their models in build.rs.
+    #[arg(long, value_enum)]
+    pub memory_model: Option<MemoryModelArg>,
     /// Under c11: most values kept per memory location; a run that would drop one a
     /// thread can still read is inconclusive (0: unbounded).
     #[arg(long, value_name = "N", default_value_t = 32)]

@@ -13,7 +13,7 @@ use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOpti
 use tso_runtime::runtime::{register, register_c11, C11Options, ObservationLog, RuntimeOptions};
 
 use crate::run_report::{
-    Cut, Figures, Phase, PhaseFigures, Property, RunReport, ScClassification, ScRerun,
+    Cut, Figures, Phase, PhaseFigures, Property, RunReport, ScClassification, ScRerun, X86Rerun,
 };
 use crate::settings::CheckSettings;
 use crate::settings::MemoryModel;
@@ -483,33 +483,59 @@ pub fn run_guarded_with(
 /// Re-runs a TSO failure under SC, to say whether the bug needs TSO (races, already
 /// looked for, are left out: this run only classifies the failure).
 pub fn sc_rerun(request: &Request<'_>) -> ScRerun {
-    let sc = request.settings.under_sc().with_races(RacePolicy::Allow);
-    let sc_request = Request {
-        settings: &sc,
+    let outcome = rerun_under(request, MemoryModel::Sc, Phase::ScRerun);
+    ScRerun {
+        classification: ScClassification::from_verdict(outcome.verdict),
+        outcome,
+    }
+}
+
+/// Re-runs a C11 failure under x86-TSO and, when that fails too, under SC, to say
+/// whether the bug needs C11 weakness or happens on x86 too. As [`sc_rerun`]: races
+/// are left out, and the runs take what the `--timeout` budget left (none left:
+/// inconclusive, and the classification unknown).
+pub fn x86_rerun(request: &Request<'_>) -> X86Rerun {
+    let tso = rerun_under(request, MemoryModel::Tso, Phase::TsoRerun);
+    let sc = (tso.verdict == Verdict::Fail)
+        .then(|| rerun_under(request, MemoryModel::Sc, Phase::ScRerun));
+    X86Rerun::classify(tso, sc)
+}
+
+/// `request` run again under `model`, races allowed and nothing else asked (no
+/// outcomes, no target), as phase `phase`. A run that could not be made is an error
+/// verdict (a classification then says it does not know).
+fn rerun_under(request: &Request<'_>, model: MemoryModel, phase: Phase) -> RunReport {
+    let settings = CheckSettings {
+        memory_model: model,
+        ..request.settings.with_races(RacePolicy::Allow)
+    };
+    let rerun = Request {
+        settings: &settings,
         collect_outcomes: false,
         emit_instrumented: None,
-        progress: in_phase(&request.progress, Phase::ScRerun),
+        progress: in_phase(&request.progress, phase),
         target: None,
         ..request.clone()
     };
-    match run_guarded(&sc_request) {
-        Ok(mut outcome) => ScRerun {
-            classification: ScClassification::from_verdict(outcome.verdict),
-            outcome: {
-                outcome.figures.relabel(Phase::ScRerun);
-                outcome
-            },
-        },
-        Err(error) => ScRerun {
-            classification: ScClassification::Unknown,
-            outcome: RunReport::tool_error(ErrorKind::Unsupported, error.to_string()),
-        },
+    match run_guarded(&rerun) {
+        Ok(mut outcome) => {
+            outcome.figures.relabel(phase);
+            outcome
+        }
+        Err(error) => RunReport::tool_error(ErrorKind::Unsupported, error.to_string()),
     }
 }
 
 /// Adds the SC re-run's time to `outcome` (the check's time covers every phase).
 pub fn add_sc_rerun_time(outcome: &mut RunReport, sc: &ScRerun) {
     for phase in &sc.outcome.figures.phases {
+        outcome.figures.add_phase(*phase);
+    }
+}
+
+/// Adds the time of a C11 failure's re-runs on x86 to `outcome`.
+pub fn add_x86_rerun_time(outcome: &mut RunReport, x86: &X86Rerun) {
+    for phase in x86.runs().flat_map(|run| &run.figures.phases) {
         outcome.figures.add_phase(*phase);
     }
 }
@@ -542,6 +568,18 @@ pub fn wants_sc_rerun(settings: &CheckSettings, outcome: &RunReport) -> bool {
     settings.memory_model == MemoryModel::Tso
         && outcome.verdict == Verdict::Fail
         // A data race was found without store buffers already.
+        && outcome
+            .error
+            .as_ref()
+            .is_none_or(|f| f.kind != ErrorKind::DataRace)
+}
+
+/// Whether a run's result calls for the re-runs on x86: a C11 failure other than a
+/// data race (found on the program's interleavings already, and undefined behaviour
+/// wherever it runs).
+pub fn wants_x86_rerun(settings: &CheckSettings, outcome: &RunReport) -> bool {
+    settings.memory_model == MemoryModel::C11
+        && outcome.verdict == Verdict::Fail
         && outcome
             .error
             .as_ref()

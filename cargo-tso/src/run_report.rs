@@ -24,8 +24,10 @@ pub enum Phase {
     Search,
     /// Under TSO: the search for data races, without store buffers (`pipeline`).
     RaceSearch,
-    /// The SC re-run that classifies a TSO failure.
+    /// The SC re-run that classifies a TSO failure (or a C11 failure x86-TSO shares).
     ScRerun,
+    /// The x86-TSO re-run that classifies a C11 failure.
+    TsoRerun,
     /// `--suggest-fences`: the re-checks with candidate fences.
     FenceSearch,
     /// `--robustness`: the SC states collected, then the TSO states compared.
@@ -43,6 +45,7 @@ impl Phase {
             Phase::Search => "search",
             Phase::RaceSearch => "race-search",
             Phase::ScRerun => "sc-rerun",
+            Phase::TsoRerun => "tso-rerun",
             Phase::FenceSearch => "fence-search",
             Phase::RobustnessSc => "robustness-sc",
             Phase::RobustnessTso => "robustness-tso",
@@ -56,6 +59,7 @@ impl Phase {
             Phase::Search => "search",
             Phase::RaceSearch => "race search without store buffers",
             Phase::ScRerun => "SC re-run",
+            Phase::TsoRerun => "x86-TSO re-run",
             Phase::FenceSearch => "fence search",
             Phase::RobustnessSc => "SC states (robustness)",
             Phase::RobustnessTso => "TSO states compared (robustness)",
@@ -380,6 +384,85 @@ impl ScClassification {
 pub struct ScRerun {
     pub classification: ScClassification,
     pub outcome: RunReport,
+}
+
+/// What a C11 failure looks like on x86: the same check re-run under x86-TSO and,
+/// when that fails too, under sequential consistency. The three models nest (every SC
+/// execution is a TSO one, every TSO execution a C11 one), so a TSO pass means an SC
+/// pass, and the first model that fails names what the bug needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum X86Classification {
+    /// x86-TSO passes: the bug needs what C11 allows beyond x86 (ARM, POWER, the
+    /// compiler).
+    NeedsC11,
+    /// x86-TSO fails and SC passes: x86 has the bug, through its store buffers.
+    NeedsTso,
+    /// SC fails too.
+    FailsUnderSc,
+    /// A re-run was inconclusive or could not run.
+    Unknown,
+}
+
+impl X86Classification {
+    pub fn sentence(self) -> &'static str {
+        match self {
+            X86Classification::NeedsC11 => {
+                "needs C11 weakness (passes on x86): passes under x86-TSO and sequential consistency"
+            }
+            X86Classification::NeedsTso => {
+                "fails on x86 too: fails under x86-TSO, passes under sequential consistency (needs TSO)"
+            }
+            X86Classification::FailsUnderSc => {
+                "fails on x86 too: fails under x86-TSO and under SC too"
+            }
+            X86Classification::Unknown => {
+                "on x86: no verdict (the x86-TSO or SC re-run was inconclusive or could not run)"
+            }
+        }
+    }
+
+    /// `needs-c11` / `needs-tso` / `fails-under-sc` / `unknown`, for JSON (the last
+    /// three as for a TSO failure's SC re-run).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            X86Classification::NeedsC11 => "needs-c11",
+            X86Classification::NeedsTso => "needs-tso",
+            X86Classification::FailsUnderSc => "fails-under-sc",
+            X86Classification::Unknown => "unknown",
+        }
+    }
+}
+
+/// The re-runs of a C11 failure on x86.
+#[derive(Debug, Clone)]
+pub struct X86Rerun {
+    pub classification: X86Classification,
+    /// The run under x86-TSO.
+    pub tso: RunReport,
+    /// The run under SC, made when the TSO run failed.
+    pub sc: Option<RunReport>,
+}
+
+impl X86Rerun {
+    /// Classifies a C11 failure from its TSO re-run and, when that failed, its SC one.
+    pub fn classify(tso: RunReport, sc: Option<RunReport>) -> X86Rerun {
+        let classification = match (tso.verdict, sc.as_ref().map(|s| s.verdict)) {
+            (Verdict::Pass, _) => X86Classification::NeedsC11,
+            (Verdict::Fail, Some(Verdict::Pass)) => X86Classification::NeedsTso,
+            (Verdict::Fail, Some(Verdict::Fail)) => X86Classification::FailsUnderSc,
+            _ => X86Classification::Unknown,
+        };
+        X86Rerun {
+            classification,
+            tso,
+            sc,
+        }
+    }
+
+    /// The re-runs, in the order they ran.
+    pub fn runs(&self) -> impl Iterator<Item = &RunReport> {
+        std::iter::once(&self.tso).chain(self.sc.as_ref())
+    }
 }
 
 /// The assertion message with the condition as the source writes it: `assert`

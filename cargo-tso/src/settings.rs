@@ -19,6 +19,16 @@ pub enum MemoryModel {
     C11,
 }
 
+impl From<test_support::MemoryModel> for MemoryModel {
+    fn from(model: test_support::MemoryModel) -> MemoryModel {
+        match model {
+            test_support::MemoryModel::Sc => MemoryModel::Sc,
+            test_support::MemoryModel::Tso => MemoryModel::Tso,
+            test_support::MemoryModel::C11 => MemoryModel::C11,
+        }
+    }
+}
+
 impl MemoryModel {
     /// The name `--memory-model` and the JSON reports use.
     pub fn as_str(self) -> &'static str {
@@ -185,13 +195,10 @@ impl CheckSettings {
         machine.symmetry = !args.no_symmetry;
         machine.awaits = !args.no_awaits;
         machine.allow_nontermination = args.allow_nontermination;
-        let memory_model: MemoryModel = args.memory_model.into();
-        // A racy program has no defined behaviour under C11: nothing to check further.
-        let default_races = match memory_model {
-            MemoryModel::C11 => tso_engine::RacePolicy::Deny,
-            _ => tso_engine::RacePolicy::default(),
-        };
-        machine.races = args.races.map_or(default_races, |r| r.policy());
+        let memory_model = args.memory_model.map_or(MemoryModel::Tso, Into::into);
+        machine.races = args
+            .races
+            .map_or(default_races(memory_model), |r| r.policy());
         CheckSettings {
             memory_model,
             sb_bound,
@@ -257,6 +264,17 @@ impl CheckSettings {
         s
     }
 
+    /// The same run under `model`, with that model's race policy unless `--races` was
+    /// given (a test that declares its memory models).
+    pub fn under_model(&self, model: MemoryModel) -> CheckSettings {
+        let mut s = self.clone();
+        s.memory_model = model;
+        if !s.races_explicit {
+            s.machine.races = default_races(model);
+        }
+        s
+    }
+
     /// The same run under sequential consistency (for classifying a TSO failure).
     pub fn under_sc(&self) -> CheckSettings {
         CheckSettings {
@@ -275,6 +293,15 @@ impl CheckSettings {
                 bound_name(self.history_bound)
             ),
         }
+    }
+}
+
+/// What a data race does when `--races` is not given: a racy program has no defined
+/// behaviour under C11, so nothing to check further.
+fn default_races(model: MemoryModel) -> tso_engine::RacePolicy {
+    match model {
+        MemoryModel::C11 => tso_engine::RacePolicy::Deny,
+        MemoryModel::Sc | MemoryModel::Tso => tso_engine::RacePolicy::default(),
     }
 }
 

@@ -1119,3 +1119,101 @@ fn fence_suggestions_are_refused_under_c11() {
     assert_eq!(out.code, 2, "{}{}", out.stdout, out.stderr);
     assert!(out.stderr.contains("--memory-model tso"), "{}", out.stderr);
 }
+
+#[test]
+fn a_c11_failure_is_classified_by_its_runs_under_tso_and_sc() {
+    // A relaxed handoff: x86-TSO keeps the stores in order, so it passes on x86.
+    let (code, json) = handoff("memory_order_relaxed", "memory_order_relaxed", "c11");
+    assert_eq!(code, 1, "{json}");
+    let x86 = &json["x86_rerun"];
+    assert_eq!(x86["classification"], "needs-c11", "{json}");
+    assert_eq!(x86["tso"]["verdict"], "pass", "{json}");
+    assert_eq!(x86["sc"], Value::Null, "a TSO pass is an SC pass: {json}");
+    assert_eq!(json["sc_rerun"], Value::Null, "{json}");
+    let phases = json["phases"].to_string();
+    assert!(phases.contains("tso-rerun"), "{phases}");
+    let out = run(check().args([
+        "c11_relaxed_handoff.c",
+        "--memory-model",
+        "c11",
+        "-D",
+        "FLAG_STORE=memory_order_relaxed",
+        "-D",
+        "FLAG_LOAD=memory_order_relaxed",
+    ]));
+    assert!(
+        out.stdout.contains("needs C11 weakness (passes on x86)"),
+        "{}",
+        out.stdout
+    );
+    // Relaxed store buffering: x86 has it too, through its store buffers.
+    let (code, json) = json_of(&["c11_x86_classes.c", "--memory-model", "c11", "-D", "BUG_SB"]);
+    assert_eq!(code, 1, "{json}");
+    let x86 = &json["x86_rerun"];
+    assert_eq!(x86["classification"], "needs-tso", "{json}");
+    assert_eq!(
+        (&x86["tso"]["verdict"], &x86["sc"]["verdict"]),
+        (&Value::from("fail"), &Value::from("pass")),
+        "{json}"
+    );
+    assert!(
+        x86["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("fails on x86 too"),
+        "{json}"
+    );
+    // A lost update: sequential consistency has it too.
+    let out = run(check().args(["c11_x86_classes.c", "--memory-model", "c11"]));
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("fails on x86 too: fails under x86-TSO and under SC too"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn only_c11_failures_other_than_races_are_rerun_on_x86() {
+    // A data race is undefined behaviour wherever it runs: no re-run.
+    let (code, json) = json_of(&["heap_race_named.c", "--memory-model", "c11"]);
+    assert_eq!(
+        (code, &json["error"]["kind"]),
+        (1, &Value::from("data-race"))
+    );
+    assert_eq!(json.get("x86_rerun"), None, "{json}");
+    // A pass is not re-run, nor is a failure under another model.
+    let (code, json) = handoff("memory_order_release", "memory_order_acquire", "c11");
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json.get("x86_rerun"), None, "{json}");
+    let (code, json) = json_of(&["c11_x86_classes.c", "-D", "BUG_SB"]);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json.get("x86_rerun"), None, "{json}");
+    assert_eq!(json["sc_rerun"]["classification"], "needs-tso", "{json}");
+}
+
+#[test]
+fn a_limit_that_stops_the_x86_rerun_leaves_the_classification_unknown() {
+    // The C11 failure is found within 10 states; the TSO re-run, which would pass,
+    // needs more: it stops, and nothing is claimed about x86.
+    let (code, json) = json_of(&[
+        "c11_relaxed_handoff.c",
+        "--memory-model",
+        "c11",
+        "--max-states",
+        "10",
+        "-D",
+        "FLAG_STORE=memory_order_relaxed",
+        "-D",
+        "FLAG_LOAD=memory_order_relaxed",
+    ]);
+    assert_eq!(code, 1, "the failure stands: {json}");
+    let x86 = &json["x86_rerun"];
+    assert_eq!(x86["classification"], "unknown", "{json}");
+    assert_eq!(x86["tso"]["verdict"], "inconclusive", "{json}");
+    assert!(
+        x86["message"].as_str().unwrap().contains("no verdict"),
+        "{json}"
+    );
+}

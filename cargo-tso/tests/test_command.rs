@@ -743,3 +743,190 @@ fn the_examples_under_c11() {
     }
     assert_eq!(events.len(), 5, "{events:?}");
 }
+
+/// The c11 fixture workspace: `tso-tests/` declares x86-TSO and C11, `single/` C11
+/// alone, `undeclared/` nothing.
+fn c11_ws() -> std::process::Command {
+    test_in("c11-ws")
+}
+
+#[test]
+fn a_test_runs_under_each_memory_model_its_build_script_declares() {
+    let junit = scratch("c11-junit").join("report.xml");
+    let out = run(c11_ws().args(["--format", "json", "--junit"]).arg(&junit));
+    assert_eq!(out.code, 101, "{}{}", out.stdout, out.stderr);
+    let events = finished_events(&out.stdout);
+    let names: Vec<&str> = events.iter().filter_map(|e| e["name"].as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "fixture-c11::handoff::relaxed_handoff [tso]",
+            "fixture-c11::handoff::relaxed_handoff [c11]",
+            "fixture-c11::handoff::acquire_release_handoff [tso]",
+            "fixture-c11::handoff::acquire_release_handoff [c11]",
+            "fixture-c11::handoff::store_buffering [tso]",
+            "fixture-c11::handoff::store_buffering [c11]",
+            "fixture-c11::only_c11::relaxed_counter",
+            "fixture-c11::plain::flag_is_set_after_join",
+        ]
+    );
+    let judged = |name: &str| {
+        let e = event(&events, name);
+        (
+            e["memory_model"].as_str().unwrap_or("?").to_owned(),
+            e["event"].as_str().unwrap_or("?").to_owned(),
+            e["judgement"]["finding"].as_str().unwrap_or("?").to_owned(),
+        )
+    };
+    let row = |model: &str, event: &str, finding: &str| {
+        (model.to_owned(), event.to_owned(), finding.to_owned())
+    };
+    // TSO_TEST_SHOULD_FAIL_UNDER_C11: passes under x86-TSO, and under C11 its failure,
+    // which x86 does not have, is the expected one.
+    assert_eq!(
+        judged("fixture-c11::handoff::relaxed_handoff [tso]"),
+        row("tso", "ok", "passed")
+    );
+    let c11 = event(&events, "fixture-c11::handoff::relaxed_handoff [c11]");
+    assert_eq!(
+        judged("fixture-c11::handoff::relaxed_handoff [c11]"),
+        row("c11", "ok", "failed-as-expected")
+    );
+    assert_eq!(c11["judgement"]["expected"], "fail-under-c11", "{c11}");
+    assert_eq!(c11["judgement"]["classification"], "needs-c11", "{c11}");
+    assert_eq!(c11["x86_rerun"]["tso"]["verdict"], "pass", "{c11}");
+    assert_eq!(c11["history_bound"], 32, "{c11}");
+    // Fixed with release and acquire: the declared failure is gone.
+    assert_eq!(
+        judged("fixture-c11::handoff::acquire_release_handoff [c11]"),
+        row("c11", "failed", "unexpected-pass")
+    );
+    // A failure x86 has too is not C11-only, and under x86-TSO it must pass.
+    let sb = event(&events, "fixture-c11::handoff::store_buffering [c11]");
+    assert_eq!(
+        judged("fixture-c11::handoff::store_buffering [c11]"),
+        row("c11", "failed", "fails-on-x86")
+    );
+    assert_eq!(sb["judgement"]["classification"], "needs-tso", "{sb}");
+    assert_eq!(
+        judged("fixture-c11::handoff::store_buffering [tso]"),
+        row("tso", "failed", "unexpected-failure")
+    );
+    // One declared model: one run, named plainly; none: the command line's (tso).
+    assert_eq!(
+        judged("fixture-c11::only_c11::relaxed_counter"),
+        row("c11", "ok", "passed")
+    );
+    assert_eq!(
+        judged("fixture-c11::plain::flag_is_set_after_join"),
+        row("tso", "ok", "passed")
+    );
+    // JUnit names each test case's model.
+    let xml = std::fs::read_to_string(&junit).expect("the JUnit report");
+    let case = |name: &str| {
+        let start = xml
+            .find(&format!("<testcase name=\"{name}\""))
+            .unwrap_or_else(|| panic!("no test case {name} in {xml}"));
+        let end = start + xml[start..].find("</testcase>").unwrap_or(0);
+        xml[start..end].to_owned()
+    };
+    for (name, model) in [
+        ("relaxed_handoff [c11]", "c11"),
+        ("relaxed_handoff [tso]", "tso"),
+        ("relaxed_counter", "c11"),
+        ("flag_is_set_after_join", "tso"),
+    ] {
+        let case = case(name);
+        assert!(
+            case.contains(&format!(
+                "<property name=\"memory_model\" value=\"{model}\"/>"
+            )),
+            "{case}"
+        );
+    }
+    assert!(
+        case("store_buffering [c11]").contains("fails on x86 too"),
+        "{xml}"
+    );
+}
+
+#[test]
+fn memory_model_on_the_command_line_selects_the_runs_under_it() {
+    let out = run(c11_ws().args(["--format", "json", "--memory-model", "c11"]));
+    let events = finished_events(&out.stdout);
+    let ran: Vec<(&str, &str)> = events
+        .iter()
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap_or("?"),
+                e["memory_model"].as_str().unwrap_or("?"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        ran,
+        [
+            ("fixture-c11::handoff::relaxed_handoff [c11]", "c11"),
+            ("fixture-c11::handoff::acquire_release_handoff [c11]", "c11"),
+            ("fixture-c11::handoff::store_buffering [c11]", "c11"),
+            ("fixture-c11::only_c11::relaxed_counter", "c11"),
+            ("fixture-c11::plain::flag_is_set_after_join", "c11"),
+        ]
+    );
+    let suite = json_lines(&out.stdout)
+        .into_iter()
+        .find(|e| e["type"] == "suite" && e["event"] != "started")
+        .expect("the suite's end");
+    assert_eq!(suite["filtered_out"], 3, "{suite}");
+    // Under SC the declared tests are all filtered out; the undeclared one runs.
+    let out = run(c11_ws().args(sc()).arg("--list"));
+    assert_eq!(
+        out.stdout
+            .lines()
+            .filter(|l| l.ends_with(": test"))
+            .collect::<Vec<_>>(),
+        ["fixture-c11::plain::flag_is_set_after_join: test"],
+        "{}",
+        out.stdout
+    );
+    // A name filter picks one model's run.
+    let out = run(c11_ws().args([
+        "--format",
+        "json",
+        "--exact",
+        "fixture-c11::handoff::relaxed_handoff [c11]",
+    ]));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(finished_events(&out.stdout).len(), 1);
+}
+
+/// `examples/mp-handoff`: the relaxed handoff passes under x86-TSO and fails under
+/// C11 as declared (the failure needs C11 weakness); the release/acquire fix passes
+/// under both.
+#[test]
+fn the_handoff_example_fails_only_under_c11() {
+    let mut cmd = common::cargo_tso();
+    cmd.current_dir(common::fixtures().join("../../../examples"))
+        .args(["tso", "test", "-p", "mp-handoff", "--format", "json"]);
+    let out = run(&mut cmd);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let events = finished_events(&out.stdout);
+    assert_eq!(events.len(), 4, "{events:?}");
+    for e in &events {
+        assert_eq!(e["event"], "ok", "{e}");
+        let name = e["name"].as_str().unwrap_or("?");
+        let model = e["memory_model"].as_str().unwrap_or("?");
+        assert!(
+            name.ends_with(&format!(" [{model}]")),
+            "{name} under {model}"
+        );
+        let failed = e["verdict"] == "fail";
+        let relaxed_under_c11 = name.contains("relaxed::") && model == "c11";
+        assert_eq!(failed, relaxed_under_c11, "{e}");
+        if failed {
+            assert_eq!(e["judgement"]["finding"], "failed-as-expected", "{e}");
+            assert_eq!(e["judgement"]["classification"], "needs-c11", "{e}");
+            assert!(e["trace"].to_string().contains("stale"), "{e}");
+        }
+    }
+}

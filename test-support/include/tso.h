@@ -9,6 +9,9 @@
  *   TSO_TEST_SHOULD_FAIL_UNDER_TSO(sb) { ... }            fails under x86-TSO and
  *                                                         passes under SC
  *   TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(sb2, assertion) { ... }   the same, that kind
+ *   TSO_TEST_SHOULD_FAIL_UNDER_C11(mp) { ... }            fails under C11 and
+ *                                                         passes under x86-TSO
+ *   TSO_TEST_SHOULD_FAIL_UNDER_C11_WITH(mp2, assertion) { ... }   the same, that kind
  *   TSO_TEST_IGNORE(slow) { ... }                         listed but not run by default
  *   TSO_TEST_ROBUST(no_tso_reasoning) { ... }             must never fail, and have no
  *                                                         behaviour under x86-TSO that
@@ -24,6 +27,7 @@
  *   __tso_test__<name>
  *   __tso_test_should_fail__<kind>__<name>      (kind `any` for TSO_TEST_SHOULD_FAIL)
  *   __tso_test_should_fail_under_tso__<kind>__<name>
+ *   __tso_test_should_fail_under_c11__<kind>__<name>
  *   __tso_test_ignore__<name>
  *   __tso_test_robust__<name>
  * The checker runs each such function as the whole program, exploring every
@@ -103,5 +107,18 @@ enum tso_failure_kind_ {
                        "TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH: unknown failure kind " \
                        #kind);                                                     \
     TSO_DEFINE_TEST_(__tso_test_should_fail_under_tso__##kind##__##name)
+
+/* A bug that needs what C11 allows beyond x86 (ARM, POWER, the compiler): under
+ * `--memory-model c11` the test must fail (with `kind`), and the same test must pass
+ * under x86-TSO; under `--memory-model tso` or `sc` it must pass. A failure that also
+ * happens under x86-TSO fails the test. Declare the models it runs under in build.rs
+ * (`Tests::memory_models`). */
+#define TSO_TEST_SHOULD_FAIL_UNDER_C11(name) TSO_TEST_SHOULD_FAIL_UNDER_C11_WITH(name, any)
+
+#define TSO_TEST_SHOULD_FAIL_UNDER_C11_WITH(name, kind)                            \
+    TSO_STATIC_ASSERT_(tso_failure_kind__##kind >= 0,                              \
+                       "TSO_TEST_SHOULD_FAIL_UNDER_C11_WITH: unknown failure kind " \
+                       #kind);                                                     \
+    TSO_DEFINE_TEST_(__tso_test_should_fail_under_c11__##kind##__##name)
 
 #endif /* TSO_H */

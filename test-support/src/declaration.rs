@@ -6,7 +6,7 @@ use std::borrow::Borrow;
 use std::path::{Path, PathBuf};
 
 use crate::compile_flags::{absolute, CompileSettings};
-use crate::manifest::{Define, Language, Manifest, TestFile, FORMAT_VERSION, MANIFEST_FILE_NAME};
+use crate::manifest::{Define, Language, Manifest, TestFile, MANIFEST_FILE_NAME};
 use crate::{include_dir, Error};
 
 /// Compile settings one can give for all tests of a [`Tests`] or for one file.
@@ -19,9 +19,27 @@ pub struct FileOptions {
     flags: Vec<String>,
     sources: Vec<PathBuf>,
     budget: crate::Budget,
+    memory_models: Vec<crate::MemoryModel>,
 }
 
 impl FileOptions {
+    /// The memory models the tests run under, each once, in this order (a test run
+    /// under more than one is named `name [model]` for each). Without it, tests run
+    /// under `cargo tso test --memory-model` (default `tso`); with it, that flag runs
+    /// only the runs under its model. A file's own list replaces its group's.
+    pub fn memory_models(
+        &mut self,
+        models: impl IntoIterator<Item = crate::MemoryModel>,
+    ) -> &mut Self {
+        self.memory_models.clear();
+        for model in models {
+            if !self.memory_models.contains(&model) {
+                self.memory_models.push(model);
+            }
+        }
+        self
+    }
+
     /// Wall time for all of a test's searches (the TSO search, the race search, the
     /// SC re-run, the fence search); past it the test is inconclusive.
     pub fn timeout(&mut self, timeout: std::time::Duration) -> &mut Self {
@@ -272,6 +290,31 @@ impl Tests {
         self
     }
 
+    /// See [`FileOptions::memory_models`]; for every test of this group (a file's own
+    /// list wins).
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("tso-doc-models-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir).unwrap();
+    /// # std::fs::write(dir.join("handoff.c"), "").unwrap();
+    /// use test_support::{MemoryModel, Tests};
+    ///
+    /// let manifest = Tests::new()
+    ///     .memory_models([MemoryModel::Tso, MemoryModel::C11])
+    ///     .file("handoff.c")
+    ///     .to_manifest("demo", &dir)?;
+    /// assert_eq!(manifest.tests[0].memory_models, [MemoryModel::Tso, MemoryModel::C11]);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// # Ok::<(), test_support::Error>(())
+    /// ```
+    pub fn memory_models(
+        &mut self,
+        models: impl IntoIterator<Item = crate::MemoryModel>,
+    ) -> &mut Self {
+        self.options.memory_models(models);
+        self
+    }
+
     /// See [`FileOptions::allow_inconclusive`]; for every test of this group.
     pub fn allow_inconclusive(&mut self) -> &mut Self {
         self.options.allow_inconclusive();
@@ -391,7 +434,7 @@ fn manifest_of<'a>(
     }
     check_distinct_stems(&tests, package)?;
     Ok(Manifest {
-        format_version: FORMAT_VERSION,
+        format_version: Manifest::version_needed(&tests),
         package: package.to_owned(),
         manifest_dir: manifest_dir.to_path_buf(),
         compiler,
@@ -428,6 +471,10 @@ fn resolve(
 ) -> Result<TestFile, Error> {
     let own = &file.options;
     let (own_budget, shared_budget) = (own.budget, shared.budget);
+    let memory_models = match own.memory_models.is_empty() {
+        true => shared.memory_models.clone(),
+        false => own.memory_models.clone(),
+    };
     let language = own
         .language
         .or(shared.language)
@@ -476,6 +523,7 @@ fn resolve(
         opt_level,
         races: None,
         budget: own_budget.or(shared_budget),
+        memory_models,
     })
 }
 
@@ -595,6 +643,37 @@ mod tests {
         assert_eq!((a.sb_bound, a.allow_inconclusive), (None, None));
         assert_eq!((b.timeout_ms, b.max_states), (Some(90_000), Some(7)));
         assert_eq!((b.sb_bound, b.allow_inconclusive), (Some(2), Some(true)));
+    }
+
+    #[test]
+    fn a_file_list_of_memory_models_replaces_its_group_list() {
+        use crate::MemoryModel::{Sc, Tso, C11};
+        let pkg = Scratch::new("models", &["t/a.c", "t/b.c", "t/c.c"]);
+        let manifest = Tests::new()
+            .memory_models([Tso, C11, Tso])
+            .file("t/a.c")
+            .file_with("t/b.c", |f| {
+                f.memory_models([C11]);
+            })
+            .to_manifest("demo", &pkg.0)
+            .unwrap();
+        assert_eq!(manifest.tests[0].memory_models, [Tso, C11], "each once");
+        assert_eq!(manifest.format_version, 2);
+        assert_eq!(manifest.tests[1].memory_models, [C11]);
+        let plain = Tests::new()
+            .file_with("t/c.c", |f| {
+                f.memory_models([Sc]);
+            })
+            .file("t/a.c")
+            .to_manifest("demo", &pkg.0)
+            .unwrap();
+        assert_eq!(plain.tests[0].memory_models, [Sc]);
+        let none = Tests::new()
+            .file("t/a.c")
+            .to_manifest("demo", &pkg.0)
+            .unwrap();
+        assert_eq!(none.format_version, 1, "readable by older tools");
+        assert!(plain.tests[1].memory_models.is_empty());
     }
 
     #[test]

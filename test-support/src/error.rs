@@ -54,7 +54,7 @@ pub enum Error {
         source: serde_json::Error,
     },
     /// The manifest was written by an incompatible test-support.
-    #[error("manifest {path} has format_version {found}, this reader understands {expected}")]
+    #[error("manifest {path} has format_version {found}, this reader understands versions 1 to {expected} (written by another test-support release: use the cargo-tso of the same release)")]
     UnsupportedVersion {
         path: PathBuf,
         found: u32,

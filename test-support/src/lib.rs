@@ -27,11 +27,12 @@ pub use compile_flags::CompileSettings;
 pub use declaration::{emit_all, FileOptions, Tests};
 pub use error::Error;
 pub use manifest::{
-    Budget, Define, Language, Manifest, Races, TestFile, FORMAT_VERSION, MANIFEST_FILE_NAME,
+    Budget, Define, Language, Manifest, MemoryModel, Races, TestFile, FORMAT_VERSION,
+    MANIFEST_FILE_NAME,
 };
 pub use test_symbol::{
     parse_test_symbol, Expectation, TestSymbol, ANY_KIND, IGNORE_PREFIX, SHOULD_FAIL_PREFIX,
-    SHOULD_FAIL_UNDER_TSO_PREFIX, TEST_PREFIX,
+    SHOULD_FAIL_UNDER_C11_PREFIX, SHOULD_FAIL_UNDER_TSO_PREFIX, TEST_PREFIX,
 };
 pub use tso_verdict::{ErrorKind, UnknownKind, EXPECTABLE_KINDS};
 

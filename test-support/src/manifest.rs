@@ -11,14 +11,21 @@ use crate::Error;
 /// File name of the manifest inside the build script's `OUT_DIR`.
 pub const MANIFEST_FILE_NAME: &str = "tso-tests.json";
 
-/// Version written into every manifest. Bumped on incompatible changes; readers
-/// reject other versions instead of guessing.
-pub const FORMAT_VERSION: u32 = 1;
+/// The newest manifest version. Bumped on incompatible changes; readers reject
+/// versions they do not know instead of guessing. Version 2 adds
+/// [`TestFile::memory_models`]: a manifest that declares models is written as version
+/// 2, so a cargo-tso that would ignore them (and run those tests under one model only,
+/// reporting them passed) refuses it; any other is written as version 1.
+pub const FORMAT_VERSION: u32 = 2;
+
+/// The oldest manifest version this crate reads.
+const OLDEST_READ_VERSION: u32 = 1;
 
 /// All TSO tests of one package.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
-    /// Always [`FORMAT_VERSION`] when written by this crate.
+    /// The oldest version that holds everything this manifest says
+    /// ([`Manifest::version_needed`]).
     pub format_version: u32,
     /// The package name (`CARGO_PKG_NAME`).
     pub package: String,
@@ -66,6 +73,33 @@ pub struct TestFile {
     /// This file's tests' budgets ([`crate::Tests::timeout`] and its siblings).
     #[serde(default, skip_serializing_if = "Budget::is_empty")]
     pub budget: Budget,
+    /// The memory models this file's tests run under ([`crate::Tests::memory_models`]),
+    /// each once; empty: the command line's `--memory-model`, by default `tso`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub memory_models: Vec<MemoryModel>,
+}
+
+/// A memory model a test runs under (`cargo tso test --memory-model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryModel {
+    /// Sequential consistency.
+    Sc,
+    /// x86-TSO.
+    Tso,
+    /// C11 (RC11, without load buffering).
+    C11,
+}
+
+impl MemoryModel {
+    /// `sc`, `tso` or `c11`: the name `--memory-model` takes and test names carry.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryModel::Sc => "sc",
+            MemoryModel::Tso => "tso",
+            MemoryModel::C11 => "c11",
+        }
+    }
 }
 
 /// What one test may spend before it stops as inconclusive, and whether that fails
@@ -159,7 +193,7 @@ impl Manifest {
             source,
         };
         let version: VersionOnly = serde_json::from_str(text).map_err(json_error)?;
-        if version.format_version != FORMAT_VERSION {
+        if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&version.format_version) {
             return Err(Error::UnsupportedVersion {
                 path: origin.to_path_buf(),
                 found: version.format_version,
@@ -167,6 +201,14 @@ impl Manifest {
             });
         }
         serde_json::from_str(text).map_err(json_error)
+    }
+
+    /// The oldest format version that holds every field `tests` uses.
+    pub fn version_needed(tests: &[TestFile]) -> u32 {
+        match tests.iter().any(|t| !t.memory_models.is_empty()) {
+            true => FORMAT_VERSION,
+            false => OLDEST_READ_VERSION,
+        }
     }
 
     /// The manifest as pretty JSON, ending in a newline.
@@ -273,6 +315,7 @@ mod tests {
                     sb_bound: Some(4),
                     ..Budget::default()
                 },
+                memory_models: vec![MemoryModel::Tso, MemoryModel::C11],
             }],
         }
     }
@@ -302,6 +345,21 @@ mod tests {
     }
 
     #[test]
+    fn memory_models_are_written_by_name_and_absent_when_none_is_declared() {
+        let json = sample().to_json();
+        assert!(
+            json.contains("\"memory_models\": [\n        \"tso\",\n        \"c11\""),
+            "{json}"
+        );
+        let mut plain = sample();
+        plain.tests[0].memory_models.clear();
+        let json = plain.to_json();
+        assert!(!json.contains("memory_models"), "{json}");
+        let back = Manifest::from_json(&json, Path::new("x")).unwrap();
+        assert!(back.tests[0].memory_models.is_empty());
+    }
+
+    #[test]
     fn language_is_written_as_c_or_cxx() {
         let json = sample().to_json();
         assert!(json.contains(r#""language": "c++""#), "{json}");
@@ -318,6 +376,17 @@ mod tests {
             matches!(err, Error::UnsupportedVersion { found: 99, .. }),
             "{err}"
         );
+    }
+
+    #[test]
+    fn only_a_manifest_declaring_memory_models_needs_version_2() {
+        let mut manifest = sample();
+        assert_eq!(Manifest::version_needed(&manifest.tests), 2);
+        manifest.tests[0].memory_models.clear();
+        assert_eq!(Manifest::version_needed(&manifest.tests), 1);
+        manifest.format_version = 1;
+        let back = Manifest::from_json(&manifest.to_json(), Path::new("x")).unwrap();
+        assert_eq!(back, manifest, "version 1 is still read");
     }
 
     #[test]

@@ -9,6 +9,9 @@ pub const SHOULD_FAIL_PREFIX: &str = "__tso_test_should_fail__";
 /// Prefix of a failure that needs TSO:
 /// `__tso_test_should_fail_under_tso__<kind>__<name>`.
 pub const SHOULD_FAIL_UNDER_TSO_PREFIX: &str = "__tso_test_should_fail_under_tso__";
+/// Prefix of a failure that needs C11 weakness (passes on x86):
+/// `__tso_test_should_fail_under_c11__<kind>__<name>`.
+pub const SHOULD_FAIL_UNDER_C11_PREFIX: &str = "__tso_test_should_fail_under_c11__";
 /// Prefix of an ignored test: `__tso_test_ignore__<name>`.
 pub const IGNORE_PREFIX: &str = "__tso_test_ignore__";
 /// Prefix of a robustness test: `__tso_test_robust__<name>`.
@@ -41,6 +44,11 @@ pub enum Expectation {
     /// sequential consistency none: the test documents a bug that needs store
     /// buffering. Under `--memory-model sc` it must pass.
     ShouldFailUnderTso(Option<ErrorKind>),
+    /// Under C11 some error (of this kind) must be reachable, and under x86-TSO none
+    /// (hence none under sequential consistency either): the test documents a bug
+    /// that needs what C11 allows beyond x86. Under `--memory-model tso` or `sc` it
+    /// must pass.
+    ShouldFailUnderC11(Option<ErrorKind>),
 }
 
 impl Expectation {
@@ -48,7 +56,9 @@ impl Expectation {
     pub fn failure_kind(self) -> Option<ErrorKind> {
         match self {
             Expectation::ShouldPass | Expectation::Robust => None,
-            Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => kind,
+            Expectation::ShouldFail(kind)
+            | Expectation::ShouldFailUnderTso(kind)
+            | Expectation::ShouldFailUnderC11(kind) => kind,
         }
     }
 }
@@ -75,6 +85,10 @@ impl TestSymbol {
                 let kind = kind.map_or_else(|| ANY_KIND.to_owned(), ErrorKind::symbol_name);
                 format!("{SHOULD_FAIL_UNDER_TSO_PREFIX}{kind}__{}", self.name)
             }
+            Expectation::ShouldFailUnderC11(kind) => {
+                let kind = kind.map_or_else(|| ANY_KIND.to_owned(), ErrorKind::symbol_name);
+                format!("{SHOULD_FAIL_UNDER_C11_PREFIX}{kind}__{}", self.name)
+            }
         }
     }
 }
@@ -91,6 +105,9 @@ pub fn parse_test_symbol(sym: &str) -> Option<TestSymbol> {
     } else if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_UNDER_TSO_PREFIX) {
         let (kind, name) = kind_and_name(rest)?;
         (name, Expectation::ShouldFailUnderTso(kind), false)
+    } else if let Some(rest) = sym.strip_prefix(SHOULD_FAIL_UNDER_C11_PREFIX) {
+        let (kind, name) = kind_and_name(rest)?;
+        (name, Expectation::ShouldFailUnderC11(kind), false)
     } else if let Some(name) = sym.strip_prefix(IGNORE_PREFIX) {
         (name, Expectation::ShouldPass, true)
     } else if let Some(name) = sym.strip_prefix(TEST_PREFIX) {
@@ -181,6 +198,23 @@ mod tests {
     }
 
     #[test]
+    fn should_fail_under_c11() {
+        let t = parse_test_symbol("__tso_test_should_fail_under_c11__assertion__mp").unwrap();
+        assert_eq!(t.name, "mp");
+        assert_eq!(
+            t.expectation,
+            Expectation::ShouldFailUnderC11(Some(ErrorKind::Assertion))
+        );
+        let t = parse_test_symbol("__tso_test_should_fail_under_c11__any__mp").unwrap();
+        assert_eq!(t.expectation, Expectation::ShouldFailUnderC11(None));
+        assert_eq!(t.symbol(), "__tso_test_should_fail_under_c11__any__mp");
+        assert_eq!(
+            parse_test_symbol("__tso_test_should_fail_under_c11__bogus__x"),
+            None
+        );
+    }
+
+    #[test]
     fn ignored_test() {
         let t = parse_test_symbol("__tso_test_ignore__slow").unwrap();
         assert_eq!(t.name, "slow");
@@ -211,6 +245,7 @@ mod tests {
             for expectation in [
                 Expectation::ShouldFail(Some(kind)),
                 Expectation::ShouldFailUnderTso(Some(kind)),
+                Expectation::ShouldFailUnderC11(Some(kind)),
             ] {
                 let test = TestSymbol {
                     name: "t".into(),

@@ -18,6 +18,8 @@ TSO_TEST_IGNORE(slow) { }
 TSO_TEST_ROBUST(robust_one) { shared = 1; }
 TSO_TEST_SHOULD_FAIL_UNDER_TSO(needs_tso) { }
 TSO_TEST_SHOULD_FAIL_UNDER_TSO_WITH(needs_tso_kind, assertion) { }
+TSO_TEST_SHOULD_FAIL_UNDER_C11(needs_c11) { }
+TSO_TEST_SHOULD_FAIL_UNDER_C11_WITH(needs_c11_kind, deadlock) { }
 "#;
 
 fn scratch(tag: &str) -> PathBuf {
@@ -76,6 +78,12 @@ fn expected_tests() -> Vec<TestSymbol> {
         test(
             "bad_index",
             Expectation::ShouldFail(Some(ErrorKind::OutOfBounds)),
+            false,
+        ),
+        test("needs_c11", Expectation::ShouldFailUnderC11(None), false),
+        test(
+            "needs_c11_kind",
+            Expectation::ShouldFailUnderC11(Some(ErrorKind::Deadlock)),
             false,
         ),
         test("needs_tso", Expectation::ShouldFailUnderTso(None), false),

@@ -72,6 +72,31 @@ pub fn make_ptr(obj: u32, off: u32) -> u64 {
     ((obj as u64) << 32) | off as u64
 }
 
+/// A copy of `vals`, as `to_vec` makes but at the cost of one `memcpy` and a scan.
+///
+/// A frame's registers are copied on its first write after each state's copy, which
+/// makes this the most frequent copy of the search; the derived clone copies each
+/// value by matching its variant.
+pub(crate) fn copy_vals(vals: &[Val]) -> Vec<Val> {
+    // One more owner for each shared array, for the copy to hold.
+    for v in vals {
+        match v {
+            Val::Wide(limbs) => std::mem::forget(Arc::clone(limbs)),
+            Val::Agg(lanes) => std::mem::forget(Arc::clone(lanes)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::with_capacity(vals.len());
+    // SAFETY: `out` has room for `vals.len()` values and does not overlap `vals`. The
+    // bits copied are valid values: plain data, or an `Arc` pointer whose strong count
+    // the loop above raised, so the copy and the original each own one count.
+    unsafe {
+        std::ptr::copy_nonoverlapping(vals.as_ptr(), out.as_mut_ptr(), vals.len());
+        out.set_len(vals.len());
+    }
+    out
+}
+
 impl Val {
     #[inline]
     pub(crate) fn bool(b: bool) -> Val {
@@ -156,5 +181,36 @@ fn lane_pointers(v: u128, lanes: u8, f: &mut impl FnMut(u64)) {
         if lanes >> i & 1 != 0 {
             f((v >> (64 * i)) as u64)
         }
+    }
+}
+
+#[cfg(test)]
+mod copy_tests {
+    use super::*;
+
+    /// The copy equals the original and owns its shared arrays: each has one more
+    /// owner while the copy lives, and the original count after it is dropped.
+    #[test]
+    fn copy_vals_owns_its_shared_arrays() {
+        let limbs: Arc<[u64]> = Arc::from(vec![1u64, 2, 3]);
+        let lanes: Arc<[Val]> = Arc::from(vec![Val::Int(7), Val::Ptr(9)]);
+        let vals = vec![
+            Val::Int(u128::MAX),
+            Val::Wide(limbs.clone()),
+            Val::F64(3),
+            Val::Agg(lanes.clone()),
+            Val::PtrLanes(5, 2),
+            Val::Wide(limbs.clone()),
+        ];
+        let copy = copy_vals(&vals);
+        assert_eq!(copy, vals);
+        assert_eq!(Arc::strong_count(&limbs), 5);
+        assert_eq!(Arc::strong_count(&lanes), 3);
+        drop(copy);
+        assert_eq!(Arc::strong_count(&limbs), 3);
+        assert_eq!(Arc::strong_count(&lanes), 2);
+        drop(vals);
+        assert_eq!(Arc::strong_count(&limbs), 1);
+        assert!(copy_vals(&[]).is_empty());
     }
 }

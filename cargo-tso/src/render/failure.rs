@@ -1,10 +1,10 @@
 //! The explanation of a non-passing run: the error and its source line, the trace,
-//! the output, and what SC says about a TSO failure.
+//! the output, and what SC says about a TSO failure (x86 about a C11 failure).
 
 use std::fmt::Write as _;
 
 use crate::render::{source, trace};
-use crate::run_report::{Property, RunReport, ScRerun};
+use crate::run_report::{Property, RunReport, ScRerun, X86Rerun};
 
 /// `error[assertion]: message` and the quoted source line.
 pub fn error_block(outcome: &RunReport) -> String {
@@ -54,7 +54,12 @@ pub fn output_block(output: &str) -> String {
 }
 
 /// Everything a person needs to follow a failure, in reading order.
-pub fn details(outcome: &RunReport, sc: Option<&ScRerun>, with_output: bool) -> String {
+pub fn details(
+    outcome: &RunReport,
+    sc: Option<&ScRerun>,
+    x86: Option<&X86Rerun>,
+    with_output: bool,
+) -> String {
     let mut out = error_block(outcome);
     if !outcome.trace.is_empty() {
         out.push_str("trace:\n");
@@ -65,6 +70,9 @@ pub fn details(outcome: &RunReport, sc: Option<&ScRerun>, with_output: bool) -> 
     }
     if let Some(sc) = sc {
         let _ = writeln!(out, "{}", sc.classification.sentence());
+    }
+    if let Some(x86) = x86 {
+        let _ = writeln!(out, "{}", x86.classification.sentence());
     }
     out
 }

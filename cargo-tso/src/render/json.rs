@@ -5,7 +5,7 @@ use serde_json::{json, Map, Value};
 use tso_engine::{Location, TraceStep};
 
 use crate::render::paths::display_path;
-use crate::run_report::{RunReport, ScRerun};
+use crate::run_report::{RunReport, ScRerun, X86Rerun};
 use crate::settings::CheckSettings;
 use crate::settings::MemoryModel;
 
@@ -142,5 +142,23 @@ pub fn sc_rerun(sc: &ScRerun) -> Value {
         "message": sc.classification.sentence(),
         "states": sc.outcome.figures.states,
         "time_ms": millis(sc.outcome.figures.time),
+    })
+}
+
+/// `x86_rerun`: what a C11 failure does on x86 (`tso`, and `sc` when the TSO run
+/// failed) and what that means.
+pub fn x86_rerun(x86: &X86Rerun) -> Value {
+    let run = |run: &RunReport| {
+        json!({
+            "verdict": run.verdict.as_str(),
+            "states": run.figures.states,
+            "time_ms": millis(run.figures.time),
+        })
+    };
+    json!({
+        "classification": x86.classification.as_str(),
+        "message": x86.classification.sentence(),
+        "tso": run(&x86.tso),
+        "sc": x86.sc.as_ref().map_or(Value::Null, run),
     })
 }

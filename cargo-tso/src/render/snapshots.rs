@@ -9,6 +9,7 @@ use tso_engine::{ErrorKind, Location, TraceStep, Verdict};
 use crate::render::{failure, json, trace};
 use crate::run_report::{
     Cut, Figures, Phase, PhaseFigures, Property, RunError, RunReport, ScClassification, ScRerun,
+    X86Classification, X86Rerun,
 };
 use crate::settings::CheckSettings;
 use crate::settings::MemoryModel;
@@ -165,7 +166,7 @@ fn sc_failure() {
         ],
     );
     outcome.output = "total 1\n".into();
-    insta::assert_snapshot!(failure::details(&outcome, None, true));
+    insta::assert_snapshot!(failure::details(&outcome, None, None, true));
 }
 
 #[test]
@@ -173,6 +174,7 @@ fn tso_failure_with_buffers_and_flushes() {
     insta::assert_snapshot!(failure::details(
         &tso_failure(),
         Some(&sc(ScClassification::NeedsTso)),
+        None,
         false
     ));
 }
@@ -195,8 +197,59 @@ fn cxx_failure() {
     insta::assert_snapshot!(failure::details(
         &outcome,
         Some(&sc(ScClassification::FailsUnderSc)),
+        None,
         false
     ));
+}
+
+/// A C11 failure's re-runs on x86: TSO with `tso`, SC (when TSO fails) with `sc`.
+fn x86(tso: Verdict, sc: Option<Verdict>) -> X86Rerun {
+    let run = |verdict| RunReport {
+        verdict,
+        ..sc_rerun_outcome()
+    };
+    X86Rerun::classify(run(tso), sc.map(run))
+}
+
+fn sc_rerun_outcome() -> RunReport {
+    sc(ScClassification::NeedsTso).outcome
+}
+
+#[test]
+fn c11_failure_that_passes_on_x86() {
+    let outcome = failing(
+        ErrorKind::Assertion,
+        "assertion `data == 42` failed in void *consumer(void *)",
+        at("handoff.c", 19),
+        vec![
+            step(1, "handoff.c", 12, "store data := 42", &[]),
+            step(1, "handoff.c", 13, "store ready := 1", &[]),
+            step(2, "handoff.c", 18, "load ready", &["→ 1"]),
+            step(2, "handoff.c", 19, "load data", &["→ 0 (stale: a newer value is stored, which this thread has not synchronised with)"]),
+        ],
+    );
+    let needs_c11 = x86(Verdict::Pass, None);
+    assert_eq!(needs_c11.classification, X86Classification::NeedsC11);
+    insta::assert_snapshot!(failure::details(&outcome, None, Some(&needs_c11), false));
+    // TSO fails: SC says whether the store buffers are what x86 needs for it.
+    for (sc, classification) in [
+        (Verdict::Pass, X86Classification::NeedsTso),
+        (Verdict::Fail, X86Classification::FailsUnderSc),
+        (Verdict::Inconclusive, X86Classification::Unknown),
+    ] {
+        let rerun = x86(Verdict::Fail, Some(sc));
+        assert_eq!(rerun.classification, classification);
+        let text = failure::details(&outcome, None, Some(&rerun), false);
+        assert!(
+            text.ends_with(&format!("{}\n", classification.sentence())),
+            "{text}"
+        );
+    }
+    let mut fields = json::outcome_fields(&outcome, &settings(MemoryModel::C11));
+    fields.insert("x86_rerun".into(), json::x86_rerun(&needs_c11));
+    let pretty =
+        serde_json::to_string_pretty(&serde_json::Value::Object(fields)).unwrap_or_default();
+    insta::assert_snapshot!(pretty);
 }
 
 /// The settings of a default run under `memory_model`.
@@ -268,7 +321,7 @@ fn inconclusive_run() {
         other_kinds: Vec::new(),
         race_screen: None,
     };
-    insta::assert_snapshot!(failure::details(&outcome, None, false));
+    insta::assert_snapshot!(failure::details(&outcome, None, None, false));
 }
 
 #[test]
@@ -310,7 +363,7 @@ fn tests_are_called_by_their_own_name() {
         "__tso_test_should_fail__assertion__steal_races",
         "steal_races",
     );
-    let text = failure::details(&outcome, None, false);
+    let text = failure::details(&outcome, None, None, false);
     assert!(!text.contains("__tso_test"), "{text}");
     assert!(text.contains("failed in void steal_races(void)"), "{text}");
     assert!(text.contains("[steal_races::q.count_=1]"), "{text}");

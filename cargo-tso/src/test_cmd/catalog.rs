@@ -5,6 +5,7 @@ use std::sync::Arc;
 use inkwell::context::Context;
 use test_support::{parse_test_symbol, Expectation};
 
+use crate::settings::MemoryModel;
 use crate::test_cmd::units::Unit;
 
 #[derive(Debug, Clone)]
@@ -25,6 +26,9 @@ pub struct TestCase {
     pub unit: Arc<Unit>,
     pub kind: CaseKind,
     pub ignored: bool,
+    /// The memory model the build script declares for this run of the test; `None`:
+    /// the command line's.
+    pub model: Option<MemoryModel>,
 }
 
 impl TestCase {
@@ -57,6 +61,9 @@ fn entries(
         .collect())
 }
 
+/// The tests of the units, each once per memory model its file declares: a test run
+/// under several is named `name [model]` for each (as a sweep's rows are `name [sb=N]`),
+/// so a name says which run it is whatever the command line selects.
 pub fn cases(units: Vec<Unit>) -> Vec<TestCase> {
     let mut cases = Vec::new();
     for unit in units {
@@ -66,25 +73,46 @@ pub fn cases(units: Vec<Unit>) -> Vec<TestCase> {
             Ok(path) => entries(path),
             Err(message) => Err(message.clone()),
         };
+        let models: Vec<Option<MemoryModel>> = match unit.memory_models.as_slice() {
+            [] => vec![None],
+            declared => declared.iter().copied().map(Some).collect(),
+        };
+        let named = |name: String, model: Option<MemoryModel>| match (models.len(), model) {
+            (2.., Some(model)) => format!("{name} [{}]", model.as_str()),
+            _ => name,
+        };
         match found {
-            Err(message) => cases.push(TestCase {
-                name: prefix,
-                unit: Arc::clone(&unit),
-                kind: CaseKind::Broken { message },
-                ignored: false,
-            }),
+            Err(message) => {
+                for &model in &models {
+                    cases.push(TestCase {
+                        name: named(prefix.clone(), model),
+                        unit: Arc::clone(&unit),
+                        kind: CaseKind::Broken {
+                            message: message.clone(),
+                        },
+                        ignored: false,
+                        model,
+                    });
+                }
+            }
             Ok(entries) => {
                 for (entry, symbol) in entries {
                     let (name, expectation, ignored) = match symbol {
                         Some(s) => (format!("{prefix}::{}", s.name), s.expectation, s.ignored),
                         None => (prefix.clone(), Expectation::ShouldPass, false),
                     };
-                    cases.push(TestCase {
-                        name,
-                        unit: Arc::clone(&unit),
-                        kind: CaseKind::Check { entry, expectation },
-                        ignored,
-                    });
+                    for &model in &models {
+                        cases.push(TestCase {
+                            name: named(name.clone(), model),
+                            unit: Arc::clone(&unit),
+                            kind: CaseKind::Check {
+                                entry: entry.clone(),
+                                expectation,
+                            },
+                            ignored,
+                            model,
+                        });
+                    }
                 }
             }
         }

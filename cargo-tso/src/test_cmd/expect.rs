@@ -1,11 +1,11 @@
 //! Judging a run against the test's expectation (`TSO_TEST`, `TSO_TEST_SHOULD_FAIL*`,
-//! `TSO_TEST_SHOULD_FAIL_UNDER_TSO*`). The judgement is data; the reporters turn it
+//! `TSO_TEST_SHOULD_FAIL_UNDER_TSO*`, `TSO_TEST_SHOULD_FAIL_UNDER_C11*`). The judgement is data; the reporters turn it
 //! into text (`report::explain`) or fields (JSON, JUnit).
 
 use test_support::Expectation;
 use tso_engine::{ErrorKind, Verdict};
 
-use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::run_report::{RunReport, ScClassification, ScRerun, X86Classification, X86Rerun};
 use crate::settings::MemoryModel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,10 @@ pub enum Finding {
     FailsUnderSc,
     /// A test declared to fail only under TSO: the SC re-run gave no verdict.
     ScUnknown,
+    /// A test declared to fail only under C11 fails under x86-TSO too.
+    FailsOnX86,
+    /// A test declared to fail only under C11: the x86 re-runs gave no verdict.
+    X86Unknown,
     /// A limit stopped the search.
     Inconclusive,
     /// The test could not be checked (compile error, unsupported construct, internal
@@ -63,6 +67,8 @@ impl Finding {
             Finding::WrongKind => "wrong-kind",
             Finding::FailsUnderSc => "fails-under-sc",
             Finding::ScUnknown => "sc-unknown",
+            Finding::FailsOnX86 => "fails-on-x86",
+            Finding::X86Unknown => "x86-unknown",
             Finding::Inconclusive => "inconclusive",
             Finding::NotChecked => "not-checked",
             Finding::Ignored => "ignored",
@@ -80,6 +86,8 @@ pub struct Judgement {
     pub finding: Finding,
     pub found_kind: Option<ErrorKind>,
     pub classification: Option<ScClassification>,
+    /// For C11 failures: what the re-runs on x86 say.
+    pub x86: Option<X86Classification>,
     /// A test naming a kind: the kinds of the other errors its search met, each ending
     /// its path (with `WrongKind`, the named kind is reachable on no other path).
     pub other_kinds: Vec<ErrorKind>,
@@ -93,6 +101,7 @@ impl Judgement {
             finding: Finding::Ignored,
             found_kind: None,
             classification: None,
+            x86: None,
             other_kinds: Vec::new(),
         }
     }
@@ -104,8 +113,17 @@ impl Judgement {
             finding: Finding::NotChecked,
             found_kind: None,
             classification: None,
+            x86: None,
             other_kinds: Vec::new(),
         }
+    }
+
+    /// `needs-tso`, `needs-c11`, ...: what the re-runs under other models say, for
+    /// JSON.
+    pub fn classification_word(&self) -> Option<&'static str> {
+        self.classification
+            .map(ScClassification::as_str)
+            .or(self.x86.map(X86Classification::as_str))
     }
 
     /// Whether the report shows an explanation for this result (anything but a plain
@@ -115,13 +133,14 @@ impl Judgement {
     }
 }
 
-/// `pass`, `fail`, `fail-under-tso` or `robust`, for JSON.
+/// `pass`, `fail`, `fail-under-tso`, `fail-under-c11` or `robust`, for JSON.
 pub fn expected_word(expectation: Expectation) -> &'static str {
     match expectation {
         Expectation::ShouldPass => "pass",
         Expectation::Robust => "robust",
         Expectation::ShouldFail(_) => "fail",
         Expectation::ShouldFailUnderTso(_) => "fail-under-tso",
+        Expectation::ShouldFailUnderC11(_) => "fail-under-c11",
     }
 }
 
@@ -129,7 +148,9 @@ pub fn expected_word(expectation: Expectation) -> &'static str {
 pub fn expected_kind(expectation: Expectation) -> Option<&'static str> {
     match expectation {
         Expectation::ShouldPass | Expectation::Robust => None,
-        Expectation::ShouldFail(kind) | Expectation::ShouldFailUnderTso(kind) => {
+        Expectation::ShouldFail(kind)
+        | Expectation::ShouldFailUnderTso(kind)
+        | Expectation::ShouldFailUnderC11(kind) => {
             Some(kind.map_or(test_support::ANY_KIND, ErrorKind::as_str))
         }
     }
@@ -141,16 +162,19 @@ pub fn target(expectation: Expectation, model: MemoryModel) -> Option<ErrorKind>
     match (expectation, model) {
         (Expectation::ShouldFail(kind), _) => kind,
         (Expectation::ShouldFailUnderTso(kind), MemoryModel::Tso | MemoryModel::C11) => kind,
+        (Expectation::ShouldFailUnderC11(kind), MemoryModel::C11) => kind,
         _ => None,
     }
 }
 
-/// Judges one run. `sc` is the SC re-run of a TSO failure.
+/// Judges one run. `sc` is the SC re-run of a TSO failure, `x86` the re-runs of a C11
+/// failure.
 pub fn judge(
     expectation: Expectation,
     model: MemoryModel,
     outcome: &RunReport,
     sc: Option<&ScRerun>,
+    x86: Option<&X86Rerun>,
 ) -> Judgement {
     let found_kind = outcome.error.as_ref().map(|f| f.kind);
     let classification = sc.map(|s| s.classification);
@@ -160,6 +184,7 @@ pub fn judge(
         finding,
         found_kind,
         classification,
+        x86: x86.map(|x| x.classification),
         other_kinds: outcome.other_kinds.clone(),
     };
     // Under SC a TSO-only failure is a test that must pass.
@@ -168,6 +193,10 @@ pub fn judge(
         (Expectation::ShouldFailUnderTso(_), MemoryModel::Sc) => Expectation::ShouldPass,
         // C11 allows every x86 behaviour (x86 implements C11): it fails there too.
         (Expectation::ShouldFailUnderTso(kind), MemoryModel::C11) => Expectation::ShouldFail(kind),
+        // On x86 (and so under SC) a C11-only failure must pass.
+        (Expectation::ShouldFailUnderC11(_), MemoryModel::Tso | MemoryModel::Sc) => {
+            Expectation::ShouldPass
+        }
         (Expectation::Robust, _) => Expectation::ShouldPass,
         _ => expectation,
     };
@@ -206,6 +235,27 @@ pub fn judge(
                 }
             }
         }
+        (Verdict::Fail, Expectation::ShouldFailUnderC11(kind)) => {
+            if !kind_matches(kind) {
+                return verdict(Status::Failed, Finding::WrongKind);
+            }
+            if found_kind == Some(ErrorKind::DataRace) {
+                // Races are looked for on the program's interleavings, the same under
+                // every model: one is never a C11-only bug (and is not re-run).
+                return verdict(Status::Failed, Finding::FailsOnX86);
+            }
+            match x86.map(|x| x.classification) {
+                Some(X86Classification::NeedsC11) => {
+                    verdict(Status::Passed, Finding::FailedAsExpected)
+                }
+                Some(X86Classification::NeedsTso | X86Classification::FailsUnderSc) => {
+                    verdict(Status::Failed, Finding::FailsOnX86)
+                }
+                Some(X86Classification::Unknown) | None => {
+                    verdict(Status::Inconclusive, Finding::X86Unknown)
+                }
+            }
+        }
     }
 }
 
@@ -236,7 +286,7 @@ mod tests {
         let tso_only = Expectation::ShouldFailUnderTso(Some(ErrorKind::Assertion));
         let failed = outcome(Verdict::Fail, Some(ErrorKind::Assertion));
         let judged =
-            |o: &RunReport, model, s: Option<ScRerun>| judge(tso_only, model, o, s.as_ref());
+            |o: &RunReport, model, s: Option<ScRerun>| judge(tso_only, model, o, s.as_ref(), None);
         let j = judged(
             &failed,
             MemoryModel::Tso,
@@ -282,6 +332,69 @@ mod tests {
         );
     }
 
+    fn x86(tso: Verdict, sc: Option<Verdict>) -> X86Rerun {
+        X86Rerun::classify(outcome(tso, None), sc.map(|v| outcome(v, None)))
+    }
+
+    #[test]
+    fn fails_under_c11_needs_a_c11_failure_and_a_tso_pass() {
+        let c11_only = Expectation::ShouldFailUnderC11(Some(ErrorKind::Assertion));
+        let failed = outcome(Verdict::Fail, Some(ErrorKind::Assertion));
+        let judged = |o: &RunReport, model, x: Option<X86Rerun>| {
+            let j = judge(c11_only, model, o, None, x.as_ref());
+            (j.status, j.finding)
+        };
+        let c11 = MemoryModel::C11;
+        assert_eq!(
+            judged(&failed, c11, Some(x86(Verdict::Pass, None))),
+            (Status::Passed, Finding::FailedAsExpected)
+        );
+        for x86_fails in [
+            x86(Verdict::Fail, Some(Verdict::Pass)),
+            x86(Verdict::Fail, Some(Verdict::Fail)),
+        ] {
+            assert_eq!(
+                judged(&failed, c11, Some(x86_fails)),
+                (Status::Failed, Finding::FailsOnX86)
+            );
+        }
+        assert_eq!(
+            judged(&failed, c11, Some(x86(Verdict::Inconclusive, None))),
+            (Status::Inconclusive, Finding::X86Unknown)
+        );
+        assert_eq!(
+            judged(&failed, c11, None),
+            (Status::Inconclusive, Finding::X86Unknown),
+            "never a pass without the x86 re-runs"
+        );
+        assert_eq!(
+            judged(&outcome(Verdict::Pass, None), c11, None),
+            (Status::Failed, Finding::UnexpectedPass)
+        );
+        let deadlock = outcome(Verdict::Fail, Some(ErrorKind::Deadlock));
+        assert_eq!(
+            judged(&deadlock, c11, Some(x86(Verdict::Pass, None))),
+            (Status::Failed, Finding::WrongKind)
+        );
+        assert_eq!(target(c11_only, c11), Some(ErrorKind::Assertion));
+        let race = outcome(Verdict::Fail, Some(ErrorKind::DataRace));
+        let any_c11 = Expectation::ShouldFailUnderC11(None);
+        let j = judge(any_c11, c11, &race, None, None);
+        assert_eq!((j.status, j.finding), (Status::Failed, Finding::FailsOnX86));
+        // On x86 and under SC it must pass.
+        for model in [MemoryModel::Tso, MemoryModel::Sc] {
+            assert_eq!(
+                judged(&outcome(Verdict::Pass, None), model, None),
+                (Status::Passed, Finding::Passed)
+            );
+            assert_eq!(
+                judged(&failed, model, None),
+                (Status::Failed, Finding::UnexpectedFailure)
+            );
+            assert_eq!(target(c11_only, model), None);
+        }
+    }
+
     #[test]
     fn should_fail_judges_kind() {
         let failed = outcome(Verdict::Fail, Some(ErrorKind::Assertion));
@@ -290,12 +403,14 @@ mod tests {
             MemoryModel::Tso,
             &failed,
             None,
+            None,
         );
         assert_eq!(j.status, Status::Passed);
         let j = judge(
             Expectation::ShouldFail(Some(ErrorKind::Deadlock)),
             MemoryModel::Tso,
             &failed,
+            None,
             None,
         );
         assert_eq!(
@@ -310,6 +425,7 @@ mod tests {
             Expectation::ShouldPass,
             MemoryModel::Tso,
             &outcome(Verdict::Inconclusive, None),
+            None,
             None,
         );
         assert_eq!(j.status, Status::Inconclusive);

@@ -101,7 +101,11 @@ impl TestPlan {
     fn new(args: &TestArgs, cases: &[TestCase], selection: &Selection) -> TestPlan {
         // No --sb-bound: each test at its build script's bound, else 32.
         let given = args.sb_bound.as_ref().map(|b| b.0.clone());
-        let bounds: Vec<u32> = match (&given, MemoryModel::from(args.checking.memory_model)) {
+        let model = args
+            .checking
+            .memory_model
+            .map_or(MemoryModel::Tso, Into::into);
+        let bounds: Vec<u32> = match (&given, model) {
             (None, _) => vec![DEFAULT_SB_BOUND],
             // The store-buffer bound means nothing without store buffers.
             (Some(given), MemoryModel::Sc | MemoryModel::C11) => {
@@ -122,6 +126,13 @@ impl TestPlan {
                         case: index,
                         bounds: vec![own],
                     }),
+                    // A declared model without store buffers: one run, not a sweep.
+                    _ if cases[index].model.is_some_and(|m| m != MemoryModel::Tso) => {
+                        jobs.push(Job {
+                            case: index,
+                            bounds: bounds.iter().copied().take(1).collect(),
+                        })
+                    }
                     _ => jobs.push(Job {
                         case: index,
                         bounds: bounds.clone(),
@@ -264,6 +275,7 @@ fn select(args: &TestArgs, options: &LibtestOptions, cases: &[TestCase]) -> Sele
         ignored_only: options.ignored,
         include_ignored: options.include_ignored,
         partition: args.partition,
+        memory_model: args.checking.memory_model.map(Into::into),
     };
     let selection = filter.apply(cases);
     for unmatched in &selection.unmatched_filters {
@@ -292,8 +304,10 @@ fn report_ignored(
                 note: None,
                 outcome: None,
                 sc: None,
+                x86: None,
                 fences: None,
                 exec_time: Duration::ZERO,
+                model: case.model.unwrap_or(plan.base.memory_model),
             };
             reporter.test_finished(&result, case);
             result
@@ -337,12 +351,11 @@ fn finish(
     reporter: &mut dyn Reporter,
     results: &[TestResult],
     summary: &Summary,
-    model: crate::settings::MemoryModel,
     interrupt: &interrupt::Interrupt,
 ) -> i32 {
     reporter.suite_finished(results, summary);
     let pages = match &args.html {
-        Some(dir) => match report::html::write_pages(dir, results, model) {
+        Some(dir) => match report::html::write_pages(dir, results) {
             Ok(pages) => pages,
             Err(error) => {
                 eprintln!(
@@ -416,13 +429,5 @@ pub fn run(args: &TestArgs) -> i32 {
     let not_run = count_not_run(&plan, &results);
     let mut summary = Summary::of(&results, selection.filtered_out, not_run, start.elapsed());
     summary.interrupted = interrupt.describe_if_set();
-    let model = plan.base.memory_model;
-    finish(
-        args,
-        reporter.as_mut(),
-        &results,
-        &summary,
-        model,
-        &interrupt,
-    )
+    finish(args, reporter.as_mut(), &results, &summary, &interrupt)
 }

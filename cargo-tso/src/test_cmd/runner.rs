@@ -18,7 +18,7 @@ use crate::fences::FenceSuggestion;
 use crate::pipeline::{self, PipelineError, Request, Snapshot, SnapshotFn};
 use crate::render;
 use crate::robustness::Robustness;
-use crate::run_report::{RunReport, ScClassification, ScRerun};
+use crate::run_report::{RunReport, ScClassification, ScRerun, X86Rerun};
 use crate::settings::{bound_name, CheckSettings, MemoryModel};
 use crate::test_cmd::budget::{Budgets, TestBudget};
 use crate::test_cmd::catalog::{CaseKind, TestCase};
@@ -46,9 +46,21 @@ pub struct TestResult {
     pub note: Option<String>,
     pub outcome: Option<RunReport>,
     pub sc: Option<ScRerun>,
+    /// The re-runs on x86 of a C11 failure.
+    pub x86: Option<X86Rerun>,
     /// `--suggest-fences`: the suggestion for this failure, when one was searched.
     pub fences: Option<FenceSuggestion>,
     pub exec_time: Duration,
+    /// The memory model the test ran under.
+    pub model: MemoryModel,
+}
+
+impl TestResult {
+    /// What the re-runs under other models say, as a sentence.
+    pub fn classification_sentence(&self) -> Option<&'static str> {
+        let sc = self.sc.as_ref().map(|s| s.classification.sentence());
+        sc.or(self.x86.as_ref().map(|x| x.classification.sentence()))
+    }
 }
 
 pub enum Event {
@@ -79,13 +91,15 @@ fn search_workers(cores: usize, test_threads: usize, running: usize, left: usize
     (cores / side_by_side).max(1)
 }
 
-/// What running one case gives: the judgement, the note, the run, its SC re-run, and
-/// the fence suggestion (`--suggest-fences`).
+/// What running one case gives: the judgement, the note, the run, its SC re-run (of a
+/// TSO failure) or x86 re-runs (of a C11 failure), and the fence suggestion
+/// (`--suggest-fences`).
 type CaseRun = (
     Judgement,
     Option<String>,
     Option<RunReport>,
     Option<ScRerun>,
+    Option<X86Rerun>,
     Option<FenceSuggestion>,
 );
 
@@ -94,6 +108,7 @@ fn not_checked(expectation: Option<Expectation>, note: String) -> CaseRun {
     (
         Judgement::not_checked(expectation),
         Some(note),
+        None,
         None,
         None,
         None,
@@ -139,17 +154,23 @@ fn judge_checked(
     };
     if let Some(report) = &checked.robustness {
         // A violation is explained by the stale read behind it.
-        let judgement = expect::judge(expectation, model, &checked.outcome, None);
+        let judgement = expect::judge(expectation, model, &checked.outcome, None, None);
         let note = (report.robustness == Robustness::NotRobust)
             .then(|| render::fences::observations_human(&report.observations));
-        return (judgement, note, Some(checked.outcome), None, None);
+        return (judgement, note, Some(checked.outcome), None, None, None);
     }
     let outcome = &mut checked.outcome;
     blame_linked_source(outcome, &case.unit, settings);
     if let Some(test) = test_support::parse_test_symbol(entry) {
         outcome.rename_symbol(entry, &test.name);
     }
-    let judgement = expect::judge(expectation, model, outcome, checked.sc.as_ref());
+    let judgement = expect::judge(
+        expectation,
+        model,
+        outcome,
+        checked.sc.as_ref(),
+        checked.x86.as_ref(),
+    );
     let note = checked
         .fences
         .as_ref()
@@ -159,6 +180,7 @@ fn judge_checked(
         note,
         Some(checked.outcome),
         checked.sc,
+        checked.x86,
         checked.fences,
     )
 }
@@ -224,8 +246,11 @@ fn run_job(
     context: JobContext<'_>,
     on_row: &mut dyn FnMut(TestResult) -> ControlFlow<()>,
 ) {
-    let mut settings = base.clone();
     let case = &cases[job.case];
+    let mut settings = match case.model {
+        Some(model) => base.under_model(model),
+        None => base.clone(),
+    };
     let budget = context.budgets.for_test(case.unit.budget);
     budget.apply(&mut settings);
     // The idle cores this job may use, searched as measured fastest for that many.
@@ -251,7 +276,10 @@ fn run_job(
     // --suggest-fences: a failure that needs TSO gets its fences, unexpected or declared
     // with `TSO_TEST_SHOULD_FAIL_UNDER_TSO` (the fix it documents); not a robustness test.
     let wants = move |outcome: &RunReport, sc: Option<&ScRerun>| {
-        wants_fences(&expect::judge(expectation, model, outcome, sc), expectation)
+        wants_fences(
+            &expect::judge(expectation, model, outcome, sc, None),
+            expectation,
+        )
     };
     let bitcode = case.unit.bitcode.as_ref().ok();
     let request = bitcode.map(|bitcode| SweepRequest {
@@ -296,7 +324,7 @@ fn run_job(
                 ),
             )
         });
-        let result = row_result(name, job.case, bound, run, start, &budget);
+        let result = row_result(name, (job.case, bound, model), run, start, &budget);
         if on_row(result).is_break() {
             return;
         }
@@ -307,13 +335,12 @@ fn run_job(
 /// judgement.
 fn row_result(
     name: String,
-    case: usize,
-    bound: u32,
+    (case, bound, model): (usize, u32, MemoryModel),
     run: CaseRun,
     start: Instant,
     budget: &TestBudget,
 ) -> TestResult {
-    let (mut judgement, mut note, mut outcome, sc, fences) = run;
+    let (mut judgement, mut note, mut outcome, sc, x86, fences) = run;
     let exec_time = start.elapsed();
     if let Some(outcome) = &mut outcome {
         // The result line's time is the wall time of the whole test: its searches
@@ -335,8 +362,10 @@ fn row_result(
         note,
         outcome,
         sc,
+        x86,
         fences,
         exec_time,
+        model,
     }
 }
 

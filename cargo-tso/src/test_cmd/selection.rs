@@ -1,6 +1,7 @@
 //! libtest's test selection: name filters, `--exact`, `--skip`, `--ignored`,
 //! `--include-ignored`; then this machine's share (`--partition`).
 
+use crate::settings::MemoryModel;
 use crate::test_cmd::catalog::TestCase;
 use crate::test_cmd::partition::Partition;
 
@@ -12,6 +13,9 @@ pub struct Filter {
     pub ignored_only: bool,
     pub include_ignored: bool,
     pub partition: Option<Partition>,
+    /// `--memory-model`: of the tests that declare their models, only the runs under
+    /// this one.
+    pub memory_model: Option<MemoryModel>,
 }
 
 /// The outcome of selecting.
@@ -52,6 +56,12 @@ impl Filter {
         let mut selected = Vec::new();
         for (index, case) in cases.iter().enumerate() {
             if !self.selects_name(&case.name) || (self.ignored_only && !case.ignored) {
+                continue;
+            }
+            if case.model.is_some()
+                && self.memory_model.is_some()
+                && case.model != self.memory_model
+            {
                 continue;
             }
             let plan = if case.ignored && !self.ignored_only && !self.include_ignored {

@@ -201,12 +201,14 @@ mod tests {
             name: format!("p::f::t [sb={}]", bound_name(bound)),
             case: 0,
             bound,
-            judgement: judge(expectation, MemoryModel::Tso, &outcome, None),
+            judgement: judge(expectation, MemoryModel::Tso, &outcome, None, None),
             note: None,
             outcome: Some(outcome),
             sc: None,
+            x86: None,
             fences: None,
             exec_time: Duration::ZERO,
+            model: MemoryModel::Tso,
         }
     }
 

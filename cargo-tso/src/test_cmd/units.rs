@@ -25,6 +25,9 @@ pub struct Unit {
     pub races: Option<tso_engine::RacePolicy>,
     /// The build script's budgets for this file's tests (`Tests::timeout` ...).
     pub budget: test_support::Budget,
+    /// The memory models the build script declares for this file's tests
+    /// (`Tests::memory_models`); empty: the command line's.
+    pub memory_models: Vec<crate::settings::MemoryModel>,
 }
 
 /// One extra source of a test file and its compiled (unlinked) module.
@@ -193,6 +196,7 @@ pub fn build_all(
                     test_support::Races::Deny => tso_engine::RacePolicy::Deny,
                 }),
                 budget: file.budget,
+                memory_models: file.memory_models.iter().map(|&m| m.into()).collect(),
             });
         }
     }

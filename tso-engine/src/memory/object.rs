@@ -13,7 +13,7 @@ pub(crate) enum ObjKind {
     Internal,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Object {
     pub data: Vec<u8>,
     /// Sorted offsets at which an 8-byte pointer with provenance starts.
@@ -73,6 +73,36 @@ impl ChunkCache {
 impl Clone for ChunkCache {
     fn clone(&self) -> Self {
         ChunkCache(std::sync::atomic::AtomicU64::new(self.get()))
+    }
+}
+
+impl Clone for Object {
+    /// Objects are copied on a state's first write to them. Most hold no pointers, no
+    /// undefined bits and no origins; an empty vector is not copied (the derived clone
+    /// calls into the allocator's copy for each).
+    fn clone(&self) -> Self {
+        fn copy<T: Copy>(v: &[T]) -> Vec<T> {
+            if v.is_empty() {
+                Vec::new()
+            } else {
+                v.to_vec()
+            }
+        }
+        Object {
+            data: self.data.clone(),
+            ptrs: copy(&self.ptrs),
+            undef: copy(&self.undef),
+            kind: self.kind,
+            shared: self.shared,
+            freed: self.freed,
+            constant: self.constant,
+            site: self.site,
+            var: self.var,
+            alloc_family: self.alloc_family,
+            frame_private: self.frame_private,
+            chunk_cache: self.chunk_cache.clone(),
+            undef_from: copy(&self.undef_from),
+        }
     }
 }
 

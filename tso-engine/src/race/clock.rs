@@ -51,6 +51,15 @@ impl VectorClock {
         }
     }
 
+    /// Whether this clock knows all `other` does (joining it would change nothing).
+    pub fn covers(&self, other: &VectorClock) -> bool {
+        other
+            .0
+            .iter()
+            .enumerate()
+            .all(|(i, &b)| b <= self.get(i as u32))
+    }
+
     /// The components by thread id (missing ones at the end are 0).
     #[inline]
     pub fn as_slice(&self) -> &[u32] {

@@ -520,7 +520,11 @@ impl RaceState {
 
     /// `tid` acquires what was released to `key` (lock, join, wake).
     pub fn acquire(&mut self, tid: u32, key: (ObjId, u32)) {
-        if let Some(c) = self.sync.get(&key).cloned() {
+        let Some(c) = self.sync.get(&key) else {
+            return;
+        };
+        if !self.now(tid).is_some_and(|now| now.covers(c)) {
+            let c = c.clone();
             self.thread(tid).now.join(&c);
         }
     }
@@ -534,9 +538,22 @@ impl RaceState {
 
     /// An atomic load with order `order` (the access itself is recorded by `access`).
     pub fn atomic_load(&mut self, tid: u32, key: (ObjId, u32), order: MemOrder) {
-        let Some(c) = self.sync.get(&key).cloned() else {
+        let Some(c) = self.sync.get(&key) else {
             return;
         };
+        // A spin's loads mostly acquire what the thread already knows: leave its
+        // clocks shared then (`thread` copies them).
+        let known = self.threads.get(tid as usize).is_some_and(|t| {
+            if order.acquires() {
+                t.now.covers(c)
+            } else {
+                t.acquired_relaxed.covers(c)
+            }
+        });
+        if known {
+            return;
+        }
+        let c = c.clone();
         let t = self.thread(tid);
         if order.acquires() {
             t.now.join(&c);

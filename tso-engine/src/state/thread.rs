@@ -55,7 +55,10 @@ pub struct Frame {
 impl Frame {
     #[inline]
     pub(crate) fn set_reg(&mut self, r: u32, v: Val) {
-        std::sync::Arc::make_mut(&mut self.regs)[r as usize] = v;
+        if std::sync::Arc::get_mut(&mut self.regs).is_none() {
+            self.regs = std::sync::Arc::new(crate::value::copy_vals(&self.regs));
+        }
+        std::sync::Arc::get_mut(&mut self.regs).expect("just made unique")[r as usize] = v;
         if !self.undef.is_empty() {
             self.set_undef(r, None);
         }

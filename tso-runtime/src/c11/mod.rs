@@ -17,10 +17,9 @@
 //!   (written by an RMW that read its predecessor: nothing may come between them).
 //! - Each thread has views (location → oldest readable timestamp): `cur` (what it
 //!   has seen), `acq` (`cur` plus the views of messages it read relaxed, taken at
-//!   an acquire fence), `rel` (`cur` at its last release fence) and, per location,
-//!   `cur` at its last release write there. A view also carries happens-before
-//!   knowledge for the SC order ([`HbKey`]); it travels wherever `cur` does, so
-//!   exactly along `hb`.
+//!   an acquire fence) and `rel` (`cur` at its last release fence). A view also
+//!   carries happens-before knowledge for the SC order ([`HbKey`]); it travels
+//!   wherever `cur` does, so exactly along `hb`.
 //! - The *SC order*: a total order of the seq_cst events so far, as positions
 //!   (renumbered densely after every step, so only their order is state). Messages
 //!   and threads keep the positions the rules below need.
@@ -32,8 +31,10 @@
 //! - **Store** of `x`: the new message goes at any place after `cur(x)` in `mo`
 //!   (not inside an RMW's pair), so a later store may be ordered before an earlier
 //!   one another thread has not seen (2+2W needs this). Its message view is `cur`
-//!   for a release store, else `rel` joined with the thread's last release view of
-//!   `x` (release sequences through the thread's later relaxed stores).
+//!   for a release store, else `rel`. Release sequences are C++20's: a release
+//!   store heads one and only RMWs continue it (below), not the thread's later
+//!   relaxed stores to `x` as in RC11's original definition (C++20 dropped that
+//!   part, P0982R1; the race detector and GenMC follow C++20 too).
 //! - **RMW**: reads any readable message whose successor is not already an RMW's and
 //!   places its write right after it (atomicity); its message view also joins the
 //!   read message's (release sequences through RMWs of any order). Not only the

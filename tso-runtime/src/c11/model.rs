@@ -157,9 +157,6 @@ struct ThreadViews {
     acq: View,
     /// `cur` at its last release fence: what its relaxed writes release.
     rel: View,
-    /// Per location, `cur` at its last release write there (release sequences
-    /// continue through its later relaxed writes to the same location).
-    rel_at: Vec<(LocKey, View)>,
     /// The position of its newest seq_cst event (its seq_cst events are `sb`, so
     /// `psc`, ordered).
     last_sc: u32,
@@ -173,9 +170,7 @@ struct ThreadViews {
 
 impl ThreadViews {
     fn views_mut(&mut self) -> impl Iterator<Item = &mut View> {
-        [&mut self.cur, &mut self.acq, &mut self.rel]
-            .into_iter()
-            .chain(self.rel_at.iter_mut().map(|(_, v)| v))
+        [&mut self.cur, &mut self.acq, &mut self.rel].into_iter()
     }
 
     fn positions_mut(&mut self) -> impl Iterator<Item = &mut u32> {
@@ -188,14 +183,6 @@ impl ThreadViews {
     fn learn(&mut self, key: HbKey, v: u32) {
         self.cur.raise_hb(key, v);
         self.acq.raise_hb(key, v);
-    }
-
-    fn released_at(&self, loc: LocKey) -> View {
-        let mut v = self.rel.clone();
-        if let Some((_, r)) = self.rel_at.iter().find(|(l, _)| *l == loc) {
-            v.join(r);
-        }
-        v
     }
 }
 
@@ -588,7 +575,6 @@ impl C11Memory {
                 let t = placed.thread_mut(thread);
                 if order.releases() {
                     t.rel = t.cur.clone();
-                    t.rel_at.clear();
                 }
                 placed.collect();
                 (placed, Payload::default())
@@ -624,12 +610,6 @@ impl C11Memory {
             t.cur.serialize_into(out);
             t.acq.serialize_into(out);
             t.rel.serialize_into(out);
-            out.extend_from_slice(&(t.rel_at.len() as u32).to_le_bytes());
-            for (loc, v) in &t.rel_at {
-                out.extend_from_slice(&loc.object.to_le_bytes());
-                out.extend_from_slice(&loc.offset.to_le_bytes());
-                v.serialize_into(out);
-            }
             out.extend_from_slice(&t.last_sc.to_le_bytes());
             out.extend_from_slice(&t.anch_prev.to_le_bytes());
             out.extend_from_slice(&(t.own_sc.len() as u32).to_le_bytes());
@@ -718,18 +698,6 @@ impl C11Memory {
             let cur = View::decode_from(&mut r)?;
             let acq = View::decode_from(&mut r)?;
             let rel = View::decode_from(&mut r)?;
-            let n = r.count(12)?;
-            let mut rel_at: Vec<(LocKey, View)> = Vec::with_capacity(n);
-            for _ in 0..n {
-                let loc = LocKey {
-                    object: r.u32()?,
-                    offset: r.u32()?,
-                };
-                if rel_at.last().is_some_and(|&(last, _)| last >= loc) {
-                    return None;
-                }
-                rel_at.push((loc, View::decode_from(&mut r)?));
-            }
             let (last_sc, anch_prev) = (r.u32()?, r.u32()?);
             let n = r.count(12)?;
             let mut own_sc: Vec<(LocKey, u32)> = Vec::with_capacity(n);
@@ -759,7 +727,6 @@ impl C11Memory {
                 cur,
                 acq,
                 rel,
-                rel_at,
                 last_sc,
                 own_sc,
                 last_loc,
@@ -819,10 +786,6 @@ impl C11Memory {
             for v in t.views_mut() {
                 v.rename(&mut rename_key);
             }
-            for (k, _) in &mut t.rel_at {
-                *k = rename_key(*k);
-            }
-            t.rel_at.sort_by_key(|(k, _)| *k);
             for (k, _) in &mut t.own_sc {
                 *k = rename_key(*k);
             }
@@ -913,7 +876,7 @@ impl C11Memory {
         } else {
             // A non-atomic store releases nothing: reading it atomically is a race.
             let mut v = if order.is_atomic() {
-                t.released_at(key)
+                t.rel.clone()
             } else {
                 View::default()
             };
@@ -1064,17 +1027,6 @@ impl C11Memory {
             t.learn(HbKey::Hbv(x), p + 1);
         }
         let cur = t.cur.clone();
-        if event.write.is_some() && order.releases() {
-            // A release write happens before what synchronises with it, and so do
-            // its release sequence's later writes.
-            match t.rel_at.iter_mut().find(|(l, _)| *l == x) {
-                Some((_, v)) => *v = cur.clone(),
-                None => {
-                    t.rel_at.push((x, cur.clone()));
-                    t.rel_at.sort_by_key(|(l, _)| *l);
-                }
-            }
-        }
         let messages = &mut self.locations[li].messages;
         if let Some(j) = event.read {
             let m = &mut messages[j as usize].sc;
@@ -1218,10 +1170,6 @@ impl C11Memory {
             messages.drain(..drop as usize);
             messages[0].rmw = false;
             self.for_each_view(|v| v.remap(key, |ts| ts.saturating_sub(drop)));
-        }
-        for t in &mut self.threads {
-            let rel = t.rel.clone();
-            t.rel_at.retain(|(_, v)| !v.is_below(&rel));
         }
         let mut named = Vec::new();
         self.for_each_position(&mut |v| {
@@ -1413,7 +1361,6 @@ impl C11Memory {
     fn forget_location(&mut self, key: LocKey) {
         self.for_each_view(|v| v.forget(key));
         for t in &mut self.threads {
-            t.rel_at.retain(|(l, _)| *l != key);
             t.own_sc.retain(|(l, _)| *l != key);
             if t.last_loc == Some(key) {
                 t.last_loc = None;

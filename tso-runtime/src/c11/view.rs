@@ -129,12 +129,6 @@ impl View {
         self.hb.retain(|e| e.1 != 0);
     }
 
-    /// Whether every entry here is at most `other`'s.
-    pub fn is_below(&self, other: &View) -> bool {
-        self.entries.iter().all(|&(loc, ts)| ts <= other.get(loc))
-            && self.hb.iter().all(|&(key, v)| v <= other.hb(key))
-    }
-
     /// Rewrites `loc`'s timestamp with `f` (0 results are dropped).
     pub(crate) fn remap(&mut self, loc: LocKey, f: impl Fn(u32) -> u32) {
         if let Ok(i) = self.entries.binary_search_by_key(&loc, |e| e.0) {

@@ -3,7 +3,7 @@
 //! modification order (`mo`) per location and success or failure for every
 //! compare-exchange; it is kept when it satisfies the conditions of "Repairing
 //! Sequential Consistency in C/C++11" (Lahav, Vafeiadis, Kang, Hur, Dreyer, PLDI
-//! 2017), §3:
+//! 2017), §3, with C++20's release sequences (see `sw`):
 //! - coherence: `hb` irreflexive and `hb ; eco` irreflexive;
 //! - atomicity: an RMW reads from its immediate `mo` predecessor;
 //! - SC: `psc = psc_base ∪ psc_F` acyclic;
@@ -356,20 +356,18 @@ fn values(ev: &[Event], porf: &Rel, rf_of: &[usize]) -> Option<Vec<u8>> {
 }
 
 /// `sw = [E⊒rel] ; ([F] ; sb)? ; rs ; rf ; [R⊒rlx] ; (sb ; [F])? ; [E⊒acq]`, with
-/// `rs = [W] ; sb|loc? ; [W⊒rlx] ; (rf ; rmw)*`.
+/// C++20's release sequences, `rs = [W⊒rlx] ; (rf ; rmw)*`: the head (the release
+/// write, or an atomic write after a release fence) and the RMWs continuing it.
+/// RC11's original `rs = [W] ; sb|loc? ; [W⊒rlx] ; (rf ; rmw)*` also continued it
+/// through the head thread's later writes to the location; C++20 dropped that
+/// (P0982R1), and the checker takes the weaker reading.
 fn sw(ev: &[Event], sb: &Rel, rf: &Rel, rf_of: &[usize]) -> Rel {
     let n = ev.len();
     let atomic = |e: usize| ev[e].order != Order::NonAtomic;
     let mut rs = empty(n);
     for w in 0..n {
-        if !ev[w].writes {
-            continue;
-        }
-        for w2 in 0..n {
-            let step = w2 == w || (sb[w][w2] && ev[w2].loc == ev[w].loc);
-            if step && ev[w2].writes && atomic(w2) {
-                rs[w][w2] = true;
-            }
+        if ev[w].writes && atomic(w) {
+            rs[w][w] = true;
         }
     }
     // (rf ; rmw)*: an RMW reading from the sequence continues it.

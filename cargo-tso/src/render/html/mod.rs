@@ -14,7 +14,7 @@ use tso_runtime::instrument::SourcePoint;
 use crate::fences::FenceSuggestion;
 use crate::render::failure;
 use crate::render::paths::short_name;
-use crate::run_report::{RunReport, ScRerun};
+use crate::run_report::RunReport;
 use lanes::Lanes;
 
 /// Everything one page shows.
@@ -22,7 +22,9 @@ pub struct Picture<'a> {
     /// The test's or the program's name.
     pub title: &'a str,
     pub report: &'a RunReport,
-    pub sc: Option<&'a ScRerun>,
+    /// What the re-runs under other models say (a TSO failure's SC re-run, a C11
+    /// failure's x86 re-runs).
+    pub classification: Option<&'a str>,
     /// Draw store buffers and memory (the run was under TSO).
     pub tso: bool,
     /// Suggested fences, each after the store at its point.
@@ -162,11 +164,11 @@ pub fn page(picture: &Picture<'_>) -> String {
             escape(error.trim_end())
         );
     }
-    if let Some(sc) = picture.sc {
+    if let Some(classification) = picture.classification {
         let _ = writeln!(
             out,
             "<p class=\"classification\">{}</p>",
-            escape(sc.classification.sentence())
+            escape(classification)
         );
     }
     if steps.is_empty() {

@@ -87,7 +87,7 @@ fn tso_counterexample_page() {
     let html = page(&Picture {
         title: "peterson-lock::mutual_exclusion::unfenced_lock_fails_under_tso",
         report: &report,
-        sc: Some(&sc),
+        classification: Some(sc.classification.sentence()),
         tso: true,
         fences: &fences,
         note: Some("fence suggestion (1 fence, found and minimised with 2 checks):\n"),
@@ -127,7 +127,7 @@ fn sc_counterexample_has_thread_lanes_only() {
     let html = page(&Picture {
         title: "t",
         report: &report,
-        sc: None,
+        classification: None,
         tso: false,
         fences: &[],
         note: None,

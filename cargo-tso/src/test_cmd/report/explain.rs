@@ -1,5 +1,6 @@
 //! The text that explains a test's judgement, shared by the human, JSON (`stdout`)
-//! and JUnit reporters: the error, its counterexample and what SC says.
+//! and JUnit reporters: the error, its counterexample and what SC (or, for a C11
+//! failure, x86) says.
 
 use crate::render::{failure, figures};
 use crate::test_cmd::expect::{self, Finding};
@@ -38,7 +39,7 @@ fn judged_explanation(result: &TestResult) -> String {
         }
         return text;
     };
-    let details = || failure::details(outcome, result.sc.as_ref(), true);
+    let details = || failure::details(outcome, result.sc.as_ref(), result.x86.as_ref(), true);
     let figures_line = || format!("{}\n", figures::test_line(&outcome.figures));
     match judgement.finding {
         Finding::Passed | Finding::Ignored => String::new(),
@@ -53,6 +54,7 @@ fn judged_explanation(result: &TestResult) -> String {
         Finding::UnexpectedPass => {
             let under = match judgement.expectation {
                 Some(test_support::Expectation::ShouldFailUnderTso(_)) => " under x86-TSO",
+                Some(test_support::Expectation::ShouldFailUnderC11(_)) => " under C11",
                 _ => "",
             };
             format!(
@@ -88,6 +90,24 @@ fn judged_explanation(result: &TestResult) -> String {
         ),
         Finding::ScUnknown => format!(
             "declared to fail only under TSO; it fails under x86-TSO, but the SC re-run gave \
+             no verdict\n{}",
+            details()
+        ),
+        Finding::FailsOnX86 if judgement.found_kind == Some(tso_engine::ErrorKind::DataRace) => {
+            format!(
+                "declared to fail only under C11, but a data race is one under every model \
+                 (races are looked for on the program's interleavings): not a bug that needs \
+                 C11 weakness\n{}",
+                details()
+            )
+        }
+        Finding::FailsOnX86 => format!(
+            "declared to fail only under C11, but it fails on x86 (under x86-TSO) too: not a \
+             bug that needs C11 weakness\n{}",
+            details()
+        ),
+        Finding::X86Unknown => format!(
+            "declared to fail only under C11; it fails under C11, but the x86 re-runs gave \
              no verdict\n{}",
             details()
         ),

@@ -32,7 +32,6 @@ pub fn file_name(test: &str) -> String {
 pub fn write_pages(
     dir: &Path,
     results: &[TestResult],
-    model: MemoryModel,
 ) -> std::io::Result<BTreeMap<String, PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let dir = dir.canonicalize()?;
@@ -53,8 +52,8 @@ pub fn write_pages(
             &Picture {
                 title: &title,
                 report: outcome,
-                sc: result.sc.as_ref(),
-                tso: model == MemoryModel::Tso,
+                classification: result.classification_sentence(),
+                tso: result.model == MemoryModel::Tso,
                 fences: &fences,
                 // With a run, the note is what follows its explanation (fences).
                 note: result.note.as_deref(),

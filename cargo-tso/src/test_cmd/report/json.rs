@@ -38,7 +38,7 @@ fn judgement(judgement: &Judgement) -> Value {
         "expected_kind": judgement.expectation.and_then(expect::expected_kind),
         "finding": judgement.finding.as_str(),
         "found_kind": judgement.found_kind.map(|k| k.as_str()),
-        "classification": judgement.classification.map(|c| c.as_str()),
+        "classification": judgement.classification_word(),
         "other_kinds": judgement.other_kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>(),
     })
 }
@@ -53,6 +53,7 @@ fn run_fields(
     let mut map = Map::new();
     let settings = CheckSettings {
         sb_bound: result.bound,
+        memory_model: result.model,
         ..settings.clone()
     };
     if let Some(outcome) = &result.outcome {
@@ -121,6 +122,9 @@ impl Reporter for Json {
         map.extend(run_fields(result, case, &self.settings));
         if let Some(sc) = &result.sc {
             map.insert("sc_rerun".into(), run_json::sc_rerun(sc));
+        }
+        if let Some(x86) = &result.x86 {
+            map.insert("x86_rerun".into(), run_json::x86_rerun(x86));
         }
         let text = explanation(result);
         if !text.is_empty() {

@@ -2,7 +2,7 @@
 //! `<testsuite>` per package. A failure carries the error kind as its type, the
 //! error line as its message, and the whole explanation (error, source location,
 //! counterexample, SC classification) as its body, as nextest puts a test's output
-//! there.
+//! there. Each test case names its memory model in a `memory_model` property.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -76,6 +76,8 @@ pub fn render(
         let mut case = JunitCase::new(test, status_of(result));
         case.set_classname(class);
         case.set_time(result.exec_time);
+        // The model the test ran under (a test may run under several, `name [model]`).
+        case.add_property(Property::new("memory_model", result.model.as_str()));
         if let Some(page) = pages.get(&result.name) {
             let page = page.display().to_string();
             case.add_property(Property::new("html", page.as_str()));
