@@ -12,10 +12,9 @@
 //!   its last release fence (a release fence then a relaxed store publishes); a
 //!   non-atomic write carries none;
 //! - an RMW's write also carries the clock of the message it read (release sequences
-//!   continue through RMWs of any order, as RC11 and C++20 say). A relaxed store of
-//!   the releasing thread does not continue its release sequence here (C++20's rule,
-//!   the same as the SC race search's), where RC11 would: the difference can only
-//!   report a race RC11 does not have, never hide one;
+//!   continue through RMWs of any order); a relaxed store of the releasing thread
+//!   does not continue its release sequence (C++20's rule, as the SC race search and
+//!   the C11 view machine have it);
 //! - an acquire load (or the read of an acquire RMW) joins the clock of the message
 //!   it read into its thread's present; a relaxed load joins it into what the
 //!   thread's next acquire fence takes (`ThreadClocks::acquired_relaxed`).
