@@ -65,7 +65,8 @@ pub struct RunExtras {
 /// Data races are a property of the C program, defined on its interleavings (see
 /// `tso_engine::race`), so under TSO they are looked for in a second run of the program
 /// without the TSO pass: both memory models report the same races, and the TSO run,
-/// which gives the verdict, does not track them. That run comes after the TSO run, only
+/// which gives the verdict, does not track them. Under SC and c11 the run itself
+/// tracks them (c11: with the happens-before of the messages its loads read). That run comes after the TSO run, only
 /// when it finished, and with what the `--timeout` budget left. Under `--races deny` a
 /// race found there is the verdict, with its trace. A check passes only when both
 /// searches finished: a race search stopped by a limit (or unable to run) leaves the
@@ -80,7 +81,21 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     let races = request.settings.machine.races;
     let plain_run =
         extras.fences_after.is_empty() && !extras.sequential && extras.observer.is_none();
-    if races == RacePolicy::Allow || request.settings.memory_model == MemoryModel::Sc {
+    // Under c11 the run itself tracks races, with happens-before taken from the
+    // message each load reads (`tso_engine::race` `messages.rs`), so it needs no
+    // search of its own under SC. That search would find nothing more: every SC
+    // execution is a c11 execution (each load reads the newest message, as the litmus
+    // suite's SC ⊆ C11 checks), the c11 run visits every interleaving of its
+    // transitions, and on such an execution the two runs record the same accesses with
+    // the same happens-before (the same reads-from, the same rules for release and
+    // acquire, fences, release sequences and the library's synchronisation), so a race
+    // of the SC search is one of the c11 run on the same execution. And the c11 run
+    // also reaches the races that only weak executions have.
+    let single_search = matches!(
+        request.settings.memory_model,
+        MemoryModel::Sc | MemoryModel::C11
+    );
+    if races == RacePolicy::Allow || single_search {
         // One search gives the verdict and the races: no race screen (it stands in for
         // a search of races alone, `race_search`).
         let mut settings = request.settings.clone();
@@ -110,10 +125,7 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     let mut tso = request.settings.with_races(RacePolicy::Allow);
     // The TSO run asks the race screen's question in its own states
     // (`tso_engine::race::screen`, "Asked in the TSO run", which needs the "+d" bypass).
-    // Not under C11: its natives have no "+d" bypass.
-    tso.machine.answer_race_screen = tso.machine.race_screen
-        && tso.dynamic_bypass
-        && request.settings.memory_model == MemoryModel::Tso;
+    tso.machine.answer_race_screen = tso.machine.race_screen && tso.dynamic_bypass;
     let mut outcome = run_model(
         &Request {
             settings: &tso,

@@ -1023,6 +1023,91 @@ fn races_fail_by_default_under_c11() {
     assert_eq!(code, 0, "an explicit --races wins");
 }
 
+/// `cargo tso check FILE --memory-model MODEL ARGS…` in JSON, with `--races deny`.
+fn races_denied(file: &str, model: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec![file, "--memory-model", model, "--races", "deny"];
+    args.extend_from_slice(extra);
+    json_of(&args)
+}
+
+/// The check passed, with no race listed.
+fn assert_race_free((code, json): (i32, Value)) {
+    assert_eq!(
+        (code, &json["verdict"]),
+        (0, &Value::from("pass")),
+        "{json}"
+    );
+    assert_eq!(json["races"], Value::Array(Vec::new()), "{json}");
+}
+
+/// The check failed on a data race on `location`, naming two plain accesses.
+fn assert_races_on(location: &str, (code, json): (i32, Value)) {
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "data-race", "{json}");
+    let message = json["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains(&format!("data race on `{location}`"))
+            && message.matches("(not atomic)").count() == 2,
+        "{message}"
+    );
+}
+
+#[test]
+fn a_race_only_a_weak_execution_reaches_fails_under_c11() {
+    // Both threads write `z` only when both relaxed loads read the initial 0: the weak
+    // outcome of store buffering, which SC never reaches.
+    assert_race_free(races_denied("c11_weak_only_race.c", "sc", &[]));
+    assert_races_on("z", races_denied("c11_weak_only_race.c", "c11", &[]));
+    // C11 denies races by default.
+    let (code, json) = json_of(&["c11_weak_only_race.c", "--memory-model", "c11"]);
+    assert_eq!(
+        (code, &json["error"]["kind"]),
+        (1, &Value::from("data-race"))
+    );
+    // Under warn the race is listed and the verdict stays a pass.
+    let (code, json) = json_of(&[
+        "c11_weak_only_race.c",
+        "--memory-model",
+        "c11",
+        "--races",
+        "warn",
+    ]);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["races"][0]["memory"], "z", "{json}");
+}
+
+#[test]
+fn a_stale_release_message_synchronises_and_a_newer_relaxed_one_does_not_under_c11() {
+    // The reader may read the publisher's release store while another thread's
+    // relaxed store is newer: what it acquires is the message it read.
+    assert_race_free(races_denied("c11_stale_release.c", "c11", &[]));
+    let touch_on_2 = ["-D", "TOUCH_ON=2"];
+    assert_races_on(
+        "data",
+        races_denied("c11_stale_release.c", "c11", &touch_on_2),
+    );
+}
+
+#[test]
+fn fences_hand_over_plain_data_through_relaxed_atomics_under_c11() {
+    assert_race_free(races_denied("c11_fence_handoff.c", "c11", &[]));
+    let no_fences = ["-D", "NO_FENCES"];
+    assert_races_on(
+        "data",
+        races_denied("c11_fence_handoff.c", "c11", &no_fences),
+    );
+}
+
+#[test]
+fn an_rmw_continues_a_release_sequence_under_c11() {
+    assert_race_free(races_denied("c11_release_sequence.c", "c11", &[]));
+    let plain = ["-D", "PLAIN_STORE"];
+    assert_races_on(
+        "data",
+        races_denied("c11_release_sequence.c", "c11", &plain),
+    );
+}
+
 #[test]
 fn fence_suggestions_are_refused_under_sc() {
     let out = run(check().args([

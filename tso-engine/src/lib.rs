@@ -59,8 +59,8 @@ pub use ir::MemOrder;
 pub use loader::memory_order;
 pub use memory::{Fragment, Memory};
 pub use natives::{
-    arg, arg_val, Access, AccessesFn, ChoiceKind, DataView, NativeAccess, NativeCx, NativeResult,
-    Natives, ProgramAccesses, SyncEvent, SyncHook, Visibility,
+    arg, arg_val, Access, AccessesFn, ChoiceKind, DataView, MessageEvent, MessageKey, NativeAccess,
+    NativeCx, NativeResult, Natives, ProgramAccesses, SyncEvent, SyncHook, Visibility,
 };
 pub use state::{ExtState, State, ThreadId};
 pub use value::{make_ptr, ptr_parts, Val};

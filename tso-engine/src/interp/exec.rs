@@ -601,7 +601,7 @@ impl<'p> Machine<'p> {
         if !arg_undef.is_empty() {
             crate::natives::require_defined_args(native, &arg_undef, |o| self.origin_text(o))?;
         }
-        let (r, ret_undef, accessed, dealloc_races) =
+        let (r, ret_undef, accessed, dealloc_races, program_races) =
             self.with_cx(st, tid, native.name, chooser, notes, |cx| {
                 cx.arg_undef = arg_undef;
                 if native.data_accesses {
@@ -611,13 +611,17 @@ impl<'p> Machine<'p> {
                 }
                 let r = (native.call)(cx, &args);
                 let dealloc_races = std::mem::take(&mut cx.dealloc_races);
+                let program_races = std::mem::take(&mut cx.program_races);
                 (
                     r,
                     cx.ret_undef.take(),
                     cx.data_accesses.take(),
                     dealloc_races,
+                    program_races,
                 )
             });
+        // A race the call's own accesses found stands even when the call then failed.
+        self.report_program_races(st, program_races)?;
         let r = r?;
         self.report_dealloc_races(st, dealloc_races)?;
         if !matches!(r, NativeResult::Block) {
@@ -1063,6 +1067,7 @@ impl<'p> Machine<'p> {
             data_view: None,
             viewed: Vec::new(),
             dealloc_races: Vec::new(),
+            program_races: Vec::new(),
         };
         f(&mut cx)
     }

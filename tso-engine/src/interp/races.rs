@@ -169,10 +169,8 @@ impl Machine<'_> {
     }
 
     /// Record one access of `size` bytes at `p` (`at` = `(p, size)`), atomic when
-    /// `order` is, then let `synchronise` apply its ordering at `(object, offset)`; a
-    /// race found is reported. Memory no other thread can reach cannot race yet: its
-    /// access is kept object-wide, and not even that when an access of the same thread
-    /// at the same epoch already stands for it (the common case: no copy of the state).
+    /// `order` is, then let `synchronise` apply its ordering at `(object, offset)`
+    /// (`State::record_race_access`); a race found is reported.
     fn record_access(
         &self,
         st: &mut State,
@@ -182,9 +180,9 @@ impl Machine<'_> {
         order: MemOrder,
         synchronise: impl FnOnce(&mut RaceState, (ObjId, u32)),
     ) -> Result<(), Failure> {
-        let Some(races) = &st.races else {
+        if st.races.is_none() {
             return Ok(());
-        };
+        }
         let (obj, off) = ptr_parts(p);
         let len = size.min(u32::MAX as u64) as u32;
         let atomic = order.is_atomic();
@@ -204,34 +202,14 @@ impl Machine<'_> {
             }
             return Ok(());
         }
-        let Some(o) = st.memory.get(obj).filter(|o| !o.freed) else {
-            // Released during a library call (realloc's old block): nothing to keep.
-            return Ok(());
-        };
-        if !o.shared {
-            if o.frame_private {
-                // No other thread can ever reach it: nothing of it can race.
-                return Ok(());
-            }
-            if !atomic && races.private_covered(tid, obj, write, atomic) {
-                return Ok(());
-            }
-            let site = self.user_site(st, tid);
-            if let Some(r) = st.races_mut() {
-                r.access_private(tid, obj, off, len, write, atomic, site);
-                synchronise(r, (obj, off));
-            }
-            return Ok(());
-        }
-        let site = self.user_site(st, tid);
-        if !atomic && races.access_changes_nothing(tid, obj, off, len, write, site) {
-            return Ok(());
-        }
-        let race = st.races_mut().and_then(|r| {
-            let race = r.access(tid, obj, off, len, write, atomic, site);
-            synchronise(r, (obj, off));
-            race
-        });
+        let race = st.record_race_access(
+            tid,
+            (obj, off, len),
+            write,
+            atomic,
+            |st| self.user_site(st, tid),
+            synchronise,
+        );
         self.on_race(st, Some((p, size)), race)
     }
 
@@ -283,6 +261,19 @@ impl Machine<'_> {
     ) -> Result<(), Failure> {
         for race in races {
             self.on_race(st, None, Some(race))?;
+        }
+        Ok(())
+    }
+
+    /// The races a memory model's natives found recording the program's accesses
+    /// (`NativeCx::race_access`): `(race, pointer, size)`.
+    pub(super) fn report_program_races(
+        &self,
+        st: &mut State,
+        races: Vec<(Race, u64, u64)>,
+    ) -> Result<(), Failure> {
+        for (race, p, size) in races {
+            self.on_race(st, Some((p, size)), Some(race))?;
         }
         Ok(())
     }

@@ -2,8 +2,9 @@
 
 use super::{arg, Access, Chooser, Pointee};
 use crate::error::{ErrorKind, Failure};
-use crate::ir::Program;
+use crate::ir::{MemOrder, Program};
 use crate::memory::{Fragment, ObjId, ObjKind, Object, MAX_OBJECT_SIZE};
+use crate::race::MessageEvent;
 use crate::state::{State, ThreadId};
 use crate::value::{make_ptr, ptr_parts, Val};
 use std::cell::RefCell;
@@ -53,6 +54,36 @@ pub struct NativeCx<'a> {
     /// The races this call's deallocations found (`dealloc`), for the interpreter to
     /// report when the call returns (the native cannot: reporting is the machine's).
     pub(crate) dealloc_races: Vec<crate::race::Race>,
+    /// The races the program's accesses this call stands for found
+    /// (`race_access`): `(race, pointer, size)`, reported by the interpreter when the
+    /// call returns.
+    pub(crate) program_races: Vec<(crate::race::Race, u64, u64)>,
+}
+
+/// Source location id of what thread `tid` executes.
+fn location_in(program: &Program, st: &State, tid: ThreadId) -> Option<u32> {
+    let f = st.thread(tid).frames.last()?;
+    let body = program.functions[f.func as usize].body.as_ref()?;
+    body.blocks
+        .get(f.block as usize)?
+        .locs
+        .get(f.ip as usize)
+        .copied()
+        .flatten()
+}
+
+/// [`NativeCx::user_location`] of thread `tid` in `st`.
+fn user_location_in(
+    program: &Program,
+    st: &State,
+    tid: ThreadId,
+    user_location_of: UserLocationFn,
+) -> Option<u32> {
+    let here = location_in(program, st, tid);
+    match here.and_then(|l| program.locations.get(l as usize)) {
+        Some(l) if l.system => user_location_of(program, st, tid, here),
+        _ => here,
+    }
 }
 
 /// A native's plain access to program memory: `len` bytes at `ptr`, written or read.
@@ -114,24 +145,11 @@ impl<'a> NativeCx<'a> {
     /// The calling instruction's location, or for library code the user's line that
     /// led to it (what a person wants to see as the origin of a buffered store).
     pub fn user_location(&self) -> Option<u32> {
-        let here = self.location();
-        match here.and_then(|l| self.program.locations.get(l as usize)) {
-            Some(l) if l.system => {
-                (self.user_location_of)(self.program, self.state, self.tid, here)
-            }
-            _ => here,
-        }
+        user_location_in(self.program, self.state, self.tid, self.user_location_of)
     }
 
     pub fn location(&self) -> Option<u32> {
-        let f = self.state.thread(self.tid).frames.last()?;
-        let body = self.program.functions[f.func as usize].body.as_ref()?;
-        body.blocks
-            .get(f.block as usize)?
-            .locs
-            .get(f.ip as usize)
-            .copied()
-            .flatten()
+        location_in(self.program, self.state, self.tid)
     }
 
     /// A full memory barrier for the calling thread: what it wrote reaches memory
@@ -644,6 +662,54 @@ impl<'a> NativeCx<'a> {
     /// accesses to objects; it is dependent on every other transition.
     pub fn footprint_everything(&self) {
         crate::hooks::report(|h| h.everything());
+    }
+
+    /// Is race detection on (`--races warn|deny`)?
+    pub fn races_tracked(&self) -> bool {
+        self.state.races.is_some()
+    }
+
+    /// Race detection, for a memory model whose natives stand for the program's own
+    /// loads and stores (the C11 runtime): the calling thread accesses `len` bytes at
+    /// `ptr` (already checked valid) with `order`, as the interpreter records its own
+    /// accesses. Its ordering comes from the model (`race_messages`, `race_fence`).
+    pub fn race_access(&mut self, ptr: u64, len: u64, write: bool, order: MemOrder) {
+        if self.state.races.is_none() || len == 0 {
+            return;
+        }
+        let (obj, off) = ptr_parts(ptr);
+        // The race data of these bytes changes (`explore::footprint`).
+        crate::hooks::report(|h| h.bytes(obj, off as u64, len, write));
+        let (program, tid, user_location_of) = (self.program, self.tid, self.user_location_of);
+        let site = |st: &State| user_location_in(program, st, tid, user_location_of);
+        let at = (obj, off, len.min(u32::MAX as u64) as u32);
+        if let Some(race) =
+            self.state
+                .record_race_access(tid, at, write, order.is_atomic(), site, |_, _| {})
+        {
+            self.program_races.push((race, ptr, len));
+        }
+    }
+
+    /// Race detection: what the memory model's step did to its per-location histories
+    /// (`crate::race::MessageEvent`): each load acquires from the message it read.
+    pub fn race_messages(&mut self, events: &[MessageEvent]) {
+        let tid = self.tid;
+        if let Some(r) = self.state.races_mut() {
+            for e in events {
+                r.message_event(tid, e);
+            }
+        }
+    }
+
+    /// Race detection: the calling thread's fence with `order` (a release fence
+    /// publishes through its later relaxed stores, an acquire fence takes what its
+    /// earlier relaxed loads read).
+    pub fn race_fence(&mut self, order: MemOrder) {
+        let tid = self.tid;
+        if let Some(r) = self.state.races_mut() {
+            r.fence(tid, order);
+        }
     }
 
     /// Race detection: this thread acquires what was released to the synchronisation

@@ -12,6 +12,7 @@ pub use cx::NativeCx;
 use crate::error::Failure;
 use crate::memory::Fragment;
 pub use crate::race::screen::{AccessesFn, NativeAccess, ProgramAccesses};
+pub use crate::race::{MessageEvent, MessageKey};
 use crate::value::Val;
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -81,6 +81,7 @@
 
 mod atomic_only;
 mod clock;
+mod messages;
 mod permute;
 pub(crate) mod reuse;
 pub(crate) mod screen;
@@ -89,6 +90,7 @@ mod sorted;
 
 pub(crate) use atomic_only::{atomic_only_globals, is_atomic_only};
 pub use clock::VectorClock;
+pub use messages::{MessageEvent, MessageKey};
 
 use crate::bytes::Reader;
 use crate::ir::MemOrder;
@@ -180,6 +182,9 @@ pub struct RaceState {
     /// Release clocks of synchronisation locations, by (object, offset). Object 0 is
     /// the engine's own: the `__VERIFIER_atomic_*` sections.
     sync: SortedMap<(ObjId, u32), VectorClock>,
+    /// The clocks of the messages of a memory model that keeps several writes per
+    /// location (`messages.rs`), by location; empty otherwise.
+    messages: SortedMap<MessageKey, messages::MessageClocks>,
     shadow: SortedMap<ObjId, Arc<Shadow>>,
     /// The history of objects no other thread can reach yet, object-wide (see the
     /// module documentation).
@@ -218,6 +223,7 @@ impl RaceState {
                 ..Default::default()
             })]),
             sync: SortedMap::default(),
+            messages: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
             rebuilt: false,
@@ -459,6 +465,11 @@ impl RaceState {
         self.shadow.contains_key(&obj)
             || self.pending.contains_key(&obj)
             || self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some()
+            || self
+                .messages
+                .range((obj, 0)..=(obj, u32::MAX))
+                .next()
+                .is_some()
     }
 
     /// Thread `tid` deallocates `obj` (free, delete, realloc's release, the end of the
@@ -496,6 +507,14 @@ impl RaceState {
         self.pending.remove(&obj);
         if self.sync.range((obj, 0)..=(obj, u32::MAX)).next().is_some() {
             self.sync.retain(|&(o, _), _| o != obj);
+        }
+        if self
+            .messages
+            .range((obj, 0)..=(obj, u32::MAX))
+            .next()
+            .is_some()
+        {
+            self.messages.retain(|&(o, _), _| o != obj);
         }
     }
 
@@ -642,6 +661,7 @@ impl RaceState {
         put_leb(out, n as u32);
         self.write_thread_clocks(&ranks, &runs_now, live, out);
         self.write_release_clocks(&ranks, map, out);
+        self.write_message_clocks(&ranks, map, out);
         let history = History {
             relevance: &relevance,
             ranks: &ranks,
@@ -776,6 +796,51 @@ impl RaceState {
             put_leb(out, *o);
             put_leb(out, *off);
             ranks.put_clock(out, c);
+        }
+    }
+    /// The message clocks of reachable locations (`messages.rs`), by canonical
+    /// (object, offset): each list up to its last clock that covers a recorded access,
+    /// a clock that covers none written as none (it acquires nothing that matters).
+    #[inline]
+    fn write_message_clocks(
+        &self,
+        ranks: &Ranks,
+        map: &dyn Fn(ObjId) -> Option<u32>,
+        out: &mut Vec<u8>,
+    ) {
+        let covers = |c: &Option<VectorClock>| {
+            c.as_ref()
+                .is_some_and(|c| c.components().any(|(k, v)| ranks.cover(k, v) != 0))
+        };
+        if self.messages.iter().next().is_none() {
+            put_leb(out, 0);
+            return;
+        }
+        let mut lists: Vec<(u32, u32, &[Option<VectorClock>])> = Vec::new();
+        for (&(o, off), list) in self.messages.iter() {
+            let len = list.iter().rposition(covers).map_or(0, |i| i + 1);
+            if len == 0 {
+                continue;
+            }
+            if let Some(m) = map(o) {
+                lists.push((m, off, &list[..len]));
+            }
+        }
+        lists.sort_unstable_by_key(|&(o, off, _)| (o, off));
+        put_leb(out, lists.len() as u32);
+        for (o, off, list) in &lists {
+            put_leb(out, *o);
+            put_leb(out, *off);
+            put_leb(out, list.len() as u32);
+            for c in list.iter() {
+                match c.as_ref().filter(|_| covers(c)) {
+                    Some(c) => {
+                        out.push(1);
+                        ranks.put_clock(out, c);
+                    }
+                    None => out.push(0),
+                }
+            }
         }
     }
 }
@@ -1054,6 +1119,7 @@ impl RaceState {
         let mut st = RaceState {
             threads: Arc::default(),
             sync: SortedMap::default(),
+            messages: SortedMap::default(),
             shadow: SortedMap::default(),
             pending: SortedMap::default(),
             rebuilt: true,
@@ -1087,6 +1153,19 @@ impl RaceState {
         for _ in 0..leb(&mut r)? {
             let key = (leb(&mut r)?, leb(&mut r)?);
             sync.push((key, clock(&mut r)?));
+        }
+        let mut messages = Vec::new();
+        for _ in 0..leb(&mut r)? {
+            let key = (leb(&mut r)?, leb(&mut r)?);
+            let mut list = Vec::new();
+            for _ in 0..leb(&mut r)? {
+                list.push(match r.u8()? {
+                    0 => None,
+                    1 => Some(clock(&mut r)?),
+                    _ => return None,
+                });
+            }
+            messages.push((key, list));
         }
         let cell = |r: &mut Reader<'_>| {
             let mut cell = Cell::new();
@@ -1139,6 +1218,7 @@ impl RaceState {
                 .then(|| SortedMap::from_sorted(v))
         }
         st.sync = sorted(sync)?;
+        st.messages = sorted(messages)?;
         st.pending = sorted(pending)?;
         st.shadow = sorted(objects)?;
         Some(st)

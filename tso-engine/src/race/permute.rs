@@ -3,7 +3,7 @@
 //! Everything here that names a thread is renamed by the same permutation as the
 //! state's thread list: the index of each thread's clocks, every component inside every
 //! clock (threads' present, release-fence and relaxed-acquire clocks, and the release
-//! clocks of synchronisation locations), the thread of every recorded access (per-byte
+//! clocks of synchronisation locations and of messages), the thread of every recorded access (per-byte
 //! histories and object-wide ones), and the `writers` mask. Nothing else in the race
 //! data depends on thread numbers: synchronisation keys and histories are by object
 //! and offset (objects are renamed by the canonical form itself), and clock values and
@@ -27,6 +27,7 @@ impl RaceState {
         let RaceState {
             threads,
             sync,
+            messages,
             shadow,
             pending,
             rebuilt,
@@ -62,6 +63,12 @@ impl RaceState {
                 .collect()
         };
         let sync = SortedMap::from_sorted(sync.iter().map(|(&k, c)| (k, clock(c))).collect());
+        let messages = SortedMap::from_sorted(
+            messages
+                .iter()
+                .map(|(&k, list)| (k, list.iter().map(|c| c.as_ref().map(clock)).collect()))
+                .collect(),
+        );
         let shadow = SortedMap::from_sorted(
             shadow
                 .iter()
@@ -87,6 +94,7 @@ impl RaceState {
         RaceState {
             threads: Arc::new(renamed_threads),
             sync,
+            messages,
             shadow,
             pending,
             rebuilt: *rebuilt,

@@ -159,6 +159,9 @@ impl RaceState {
                 f(o);
             }
         }
+        for (&(o, _), _) in self.messages.iter() {
+            f(o);
+        }
         for (&o, _) in self.shadow.iter() {
             f(o);
         }

@@ -28,6 +28,10 @@ impl<K: Ord + Copy, V> SortedMap<K, V> {
         self.find(k).ok().map(|i| &self.0[i].1)
     }
 
+    pub(crate) fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+        self.find(k).ok().map(|i| &mut self.0[i].1)
+    }
+
     pub(crate) fn contains_key(&self, k: &K) -> bool {
         self.find(k).is_ok()
     }

@@ -5,7 +5,7 @@ pub(crate) use thread::{ExitValue, ReturnTo, ThreadStatus};
 pub use thread::{Frame, Thread};
 
 use crate::memory::{Memory, ObjId};
-use crate::race::RaceState;
+use crate::race::{Race, RaceState};
 use std::any::Any;
 use std::sync::Arc;
 
@@ -152,6 +152,54 @@ impl State {
                 r.forget_object(id);
             }
         }
+    }
+
+    /// Race detection: thread `tid` accesses `len` bytes at `off` of `obj` (already
+    /// checked valid), atomic or not; then `synchronise` applies its ordering at
+    /// `(object, offset)`. Returns the race it has with a recorded access. Memory no
+    /// other thread can reach cannot race yet: its access is kept object-wide, and not
+    /// even that when an access of the same thread at the same epoch already stands for
+    /// it (the common case: no copy of the state). `site` says where the access is,
+    /// asked only when it is recorded.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn record_race_access(
+        &mut self,
+        tid: ThreadId,
+        (obj, off, len): (ObjId, u32, u32),
+        write: bool,
+        atomic: bool,
+        site: impl FnOnce(&State) -> Option<u32>,
+        synchronise: impl FnOnce(&mut RaceState, (ObjId, u32)),
+    ) -> Option<Race> {
+        let races = self.races.as_ref()?;
+        let Some(o) = self.memory.get(obj).filter(|o| !o.freed) else {
+            // Released during a library call (realloc's old block): nothing to keep.
+            return None;
+        };
+        if !o.shared {
+            if o.frame_private {
+                // No other thread can ever reach it: nothing of it can race.
+                return None;
+            }
+            if !atomic && races.private_covered(tid, obj, write, atomic) {
+                return None;
+            }
+            let site = site(self);
+            if let Some(r) = self.races_mut() {
+                r.access_private(tid, obj, off, len, write, atomic, site);
+                synchronise(r, (obj, off));
+            }
+            return None;
+        }
+        let site = site(self);
+        if !atomic && races.access_changes_nothing(tid, obj, off, len, write, site) {
+            return None;
+        }
+        self.races_mut().and_then(|r| {
+            let race = r.access(tid, obj, off, len, write, atomic, site);
+            synchronise(r, (obj, off));
+            race
+        })
     }
 
     /// Make `obj` and all it reaches shared: for race detection, each newly shared

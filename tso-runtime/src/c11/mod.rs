@@ -93,7 +93,8 @@
 //! - **Non-atomic accesses** read the newest message the thread has seen (`cur(x)`,
 //!   the visible side effect) and store at the end of `mo`; they transfer no view.
 //!   In a race-free program that is the only choice; a racy one is a data race, for
-//!   the race detector.
+//!   the race detector, which follows the machine's histories through the
+//!   [`HistoryEvent`] log each step leaves (`C11Memory::take_log`).
 //! - **Threads**: a new thread starts with its parent's `cur` (happens-before
 //!   facts included); joining a thread joins its `cur`.
 //!   A thread first named by an access starts with empty views.
@@ -136,7 +137,7 @@
 mod model;
 mod view;
 
-pub use model::{C11Error, C11Memory, Order};
+pub use model::{C11Error, C11Memory, HistoryEvent, Order};
 pub use view::{HbKey, LocKey, View};
 
 #[cfg(test)]

@@ -200,6 +200,78 @@ pub struct C11Memory {
     history_bound: u32,
     /// Some message still readable was dropped for the bound: the run is inconclusive.
     bound_hit: bool,
+    /// What the steps since the last [`Self::take_log`] did to the histories. Not
+    /// state: the caller takes it after every step.
+    log: HistoryLog,
+}
+
+/// What a step did to the locations' histories, in order, for whoever keeps data per
+/// message (race detection: the clock a write releases, acquired by its readers).
+/// Timestamps are those of the moment of the event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HistoryEvent {
+    /// The location `at` starts with one message (from memory), retiring the settled
+    /// locations it overlaps, whose message views went into its message.
+    Started { at: LocKey, retired: Vec<LocKey> },
+    /// The thread read message `index` with `order`.
+    Read {
+        at: LocKey,
+        index: u32,
+        order: Order,
+    },
+    /// The thread wrote a message at `index` with `order` (later ones move up one);
+    /// `rmw`: it read message `index - 1` in the same step.
+    Wrote {
+        at: LocKey,
+        index: u32,
+        order: Order,
+        rmw: bool,
+    },
+    /// The oldest `count` messages went (collection, the history bound).
+    Dropped { at: LocKey, count: u32 },
+    /// The location went (memory released or written behind the machine's back).
+    Forgotten { at: LocKey },
+}
+
+/// The events of a step: compares equal to any other and hashes to nothing, so a
+/// memory's equality is its state's.
+#[derive(Clone, Debug, Default)]
+struct HistoryLog(Vec<HistoryEvent>);
+
+impl PartialEq for HistoryLog {
+    fn eq(&self, _: &HistoryLog) -> bool {
+        true
+    }
+}
+
+impl Eq for HistoryLog {}
+
+impl std::hash::Hash for HistoryLog {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
+}
+
+impl HistoryLog {
+    /// Bytes that tell two logs apart (for `decide`).
+    fn serialize_into(&self, out: &mut Vec<u8>) {
+        for e in &self.0 {
+            let (tag, at, a, b) = match e {
+                HistoryEvent::Started { at, retired } => (0, at, retired.len() as u32, 0),
+                HistoryEvent::Read { at, index, order } => (1, at, *index, *order as u32),
+                HistoryEvent::Wrote {
+                    at,
+                    index,
+                    order,
+                    rmw,
+                } => (2, at, *index, *order as u32 | u32::from(*rmw) << 8),
+                HistoryEvent::Dropped { at, count } => (3, at, *count, 0),
+                HistoryEvent::Forgotten { at } => (4, at, 0, 0),
+            };
+            out.push(tag);
+            for v in [at.object, at.offset, a, b] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
 }
 
 impl C11Memory {
@@ -211,7 +283,13 @@ impl C11Memory {
             sync: Vec::new(),
             history_bound,
             bound_hit: false,
+            log: HistoryLog::default(),
         }
+    }
+
+    /// What the steps since the last call did to the histories (see [`HistoryEvent`]).
+    pub fn take_log(&mut self) -> Vec<HistoryEvent> {
+        std::mem::take(&mut self.log.0)
     }
 
     /// A primitive's release to `key` (unlock, signal, barrier arrival): `thread`'s
@@ -248,6 +326,7 @@ impl C11Memory {
             .collect();
         self.locations.retain(|l| l.range.addr.object != object);
         for key in keys {
+            self.log.0.push(HistoryEvent::Forgotten { at: key });
             self.forget_location(key);
         }
         self.sync.retain(|(k, _)| k.object != object);
@@ -291,6 +370,7 @@ impl C11Memory {
     pub fn restart(&mut self, range: Range) {
         if let Some(i) = self.find(range) {
             let key = self.locations.remove(i).key();
+            self.log.0.push(HistoryEvent::Forgotten { at: key });
             self.forget_location(key);
         }
     }
@@ -675,6 +755,7 @@ impl C11Memory {
             sync,
             history_bound,
             bound_hit,
+            log: HistoryLog::default(),
         };
         Some(memory.renamed(pointer))
     }
@@ -753,6 +834,11 @@ impl C11Memory {
         let key = self.locations[li].key();
         let message = &self.locations[li].messages[j as usize];
         let (value, view) = (message.payload.clone(), message.view.clone());
+        self.log.0.push(HistoryEvent::Read {
+            at: key,
+            index: j,
+            order,
+        });
         let t = self.thread_mut(thread);
         t.cur.raise(key, j);
         t.acq.raise(key, j);
@@ -798,6 +884,12 @@ impl C11Memory {
             v
         };
         let rmw = read_view.is_some();
+        self.log.0.push(HistoryEvent::Wrote {
+            at: key,
+            index: p,
+            order,
+            rmw,
+        });
         if let Some(r) = read_view {
             view.join(&r);
         }
@@ -1070,6 +1162,10 @@ impl C11Memory {
                 continue;
             }
             self.cut_history(li, drop);
+            self.log.0.push(HistoryEvent::Dropped {
+                at: key,
+                count: drop,
+            });
             let messages = &mut self.locations[li].messages;
             messages.drain(..drop as usize);
             messages[0].rmw = false;
@@ -1154,6 +1250,8 @@ impl C11Memory {
             let mut key = Vec::new();
             m.serialize_into(&mut key);
             value.serialize_into(&mut key);
+            // Outcomes alike in state may differ in what a reader acquires.
+            m.log.serialize_into(&mut key);
             if !seen.contains(&key) {
                 seen.push(key);
                 distinct.push((m, value));
@@ -1220,6 +1318,14 @@ impl C11Memory {
         }
         let payload = mem.read(range).map_err(C11Error::Memory)?;
         let mut view = View::default();
+        let retired = overlapping
+            .iter()
+            .map(|&i| self.locations[i].key())
+            .collect();
+        self.log.0.push(HistoryEvent::Started {
+            at: key_of(range),
+            retired,
+        });
         for &i in overlapping.iter().rev() {
             // What the SC order knew through this location is forgotten: RC11 has no
             // mixed sizes, and forgetting only drops `psc` edges (allows more).

@@ -23,6 +23,11 @@
 //!   locations with it.
 //! - The history bound (`--history-bound`): a step that drops a message some thread
 //!   could still read ends the path as a limit (inconclusive, never a pass).
+//! - Race detection (`--races warn|deny`) runs in this search: each native records the
+//!   program's access it stands for (`NativeCx::race_access`; a library function's
+//!   accesses through the data view are the engine's to record), then hands the
+//!   machine's log of the step ([`HistoryEvent`]) to the race data, which keeps a
+//!   clock per message: a load synchronises with the write it read, stale or not.
 //! - Every call that touches the machine is dependent on every other transition for
 //!   the partial-order reduction (collection and the SC order's renumbering touch all
 //!   locations), and the state names threads in views: it cannot be permuted, so
@@ -32,12 +37,12 @@ use super::env::{fragment, payload, Chooser, Env, Mem};
 use super::natives as N;
 use crate::abi;
 use crate::buffer::{Payload, Range, SharedMemory};
-use crate::c11::{C11Error, C11Memory, LocKey, Order};
+use crate::c11::{C11Error, C11Memory, HistoryEvent, LocKey, Order};
 use std::any::Any;
 use std::cell::RefCell;
 use tso_engine::{
     arg, arg_val, ptr_parts, Access, DataView, ErrorKind, ExtState, Failure, Fragment, MemOrder,
-    NativeCx, NativeResult, Natives, State, SyncEvent, Val, Visibility,
+    MessageEvent, NativeCx, NativeResult, Natives, State, SyncEvent, Val, Visibility,
 };
 
 /// How the C11 runtime runs.
@@ -337,11 +342,13 @@ struct NonAtomicData(C11Options);
 impl DataView for NonAtomicData {
     fn read(&self, cx: &mut NativeCx<'_>, ptr: u64, len: u64) -> Result<Fragment, Failure> {
         let len = N::checked_len(len)?;
-        Ok(fragment(&load(cx, &self.0, ptr, len, Order::NonAtomic)?))
+        let v = load_by(cx, &self.0, ptr, len, Order::NonAtomic, Accessor::Library)?;
+        Ok(fragment(&v))
     }
     fn write(&self, cx: &mut NativeCx<'_>, ptr: u64, frag: &Fragment) -> Result<(), Failure> {
         N::checked_len(frag.data.len() as u64)?;
-        store(cx, &self.0, ptr, payload(frag.clone()), Order::NonAtomic)
+        let v = payload(frag.clone());
+        store_by(cx, &self.0, ptr, v, Order::NonAtomic, Accessor::Library)
     }
 }
 
@@ -365,6 +372,15 @@ fn range_of(p: u64, len: u32) -> Range {
     Range::new(obj, off, len)
 }
 
+/// Whether a native's access is the program's own, which the natives record for race
+/// detection (`NativeCx::race_access`), or a library function's through the data view,
+/// which the engine records when the call returns.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Accessor {
+    Program,
+    Library,
+}
+
 fn load(
     cx: &mut NativeCx<'_>,
     opts: &C11Options,
@@ -372,12 +388,27 @@ fn load(
     len: u32,
     order: Order,
 ) -> Result<Payload, Failure> {
+    load_by(cx, opts, p, len, order, Accessor::Program)
+}
+
+fn load_by(
+    cx: &mut NativeCx<'_>,
+    opts: &C11Options,
+    p: u64,
+    len: u32,
+    order: Order,
+    by: Accessor,
+) -> Result<Payload, Failure> {
     cx.check(p, u64::from(len), Access::Read)?;
     let (tid, range) = (cx.tid, range_of(p, len));
     let newest = newest_value(cx, range);
-    let v = with_memory(cx, opts, range, |m, env| {
-        m.load(&mut Mem(env), &mut Chooser(env), tid, range, order)
-    })?;
+    let v = with_memory(
+        cx,
+        opts,
+        range,
+        |m, env| m.load(&mut Mem(env), &mut Chooser(env), tid, range, order),
+        |cx, _| record(cx, by, p, len, false, order),
+    )?;
     note_read(cx, &v, newest, p, len);
     Ok(v)
 }
@@ -388,6 +419,17 @@ fn store(
     p: u64,
     v: Payload,
     order: Order,
+) -> Result<(), Failure> {
+    store_by(cx, opts, p, v, order, Accessor::Program)
+}
+
+fn store_by(
+    cx: &mut NativeCx<'_>,
+    opts: &C11Options,
+    p: u64,
+    v: Payload,
+    order: Order,
+    by: Accessor,
 ) -> Result<(), Failure> {
     cx.check(p, u64::from(v.len()), Access::Write)?;
     if cx.is_shared(p) {
@@ -400,9 +442,13 @@ fn store(
         }
     }
     let (tid, range) = (cx.tid, range_of(p, v.len()));
-    with_memory(cx, opts, range, |m, env| {
-        m.store(&mut Mem(env), &mut Chooser(env), tid, range, v, order)
-    })
+    with_memory(
+        cx,
+        opts,
+        range,
+        |m, env| m.store(&mut Mem(env), &mut Chooser(env), tid, range, v, order),
+        |cx, _| record(cx, by, p, range.len, true, order),
+    )
 }
 
 fn rmw(
@@ -416,30 +462,45 @@ fn rmw(
     cx.check(p, u64::from(len), Access::Write)?;
     let (tid, range) = (cx.tid, range_of(p, len));
     let newest = newest_value(cx, range);
-    let old = with_memory(cx, opts, range, |m, env| {
-        m.rmw(
-            &mut Mem(env),
-            &mut Chooser(env),
-            tid,
-            range,
-            success,
-            failure,
-            update,
-        )
-    })?;
+    let old = with_memory(
+        cx,
+        opts,
+        range,
+        |m, env| {
+            m.rmw(
+                &mut Mem(env),
+                &mut Chooser(env),
+                tid,
+                range,
+                success,
+                failure,
+                update,
+            )
+        },
+        // A failing compare-exchange only reads, with its failure order.
+        |cx, old| match update(old) {
+            Some(_) => record(cx, Accessor::Program, p, len, true, success),
+            None => record(cx, Accessor::Program, p, len, false, failure),
+        },
+    )?;
     note_read(cx, &old, newest, p, len);
     Ok(old)
 }
 
 fn fence(cx: &mut NativeCx<'_>, opts: &C11Options, order: Order) -> Result<(), Failure> {
     let tid = cx.tid;
-    with_machine(cx, opts, |m, env| {
-        if m.fence(&mut Chooser(env), tid, order) {
-            Ok(())
-        } else {
-            Err(C11Error::NoOutcome)
-        }
-    })
+    with_machine(
+        cx,
+        opts,
+        |m, env| {
+            if m.fence(&mut Chooser(env), tid, order) {
+                Ok(())
+            } else {
+                Err(C11Error::NoOutcome)
+            }
+        },
+        |cx, _| cx.race_fence(mem_order(order)),
+    )
 }
 
 fn evict(cx: &mut NativeCx<'_>, opts: &C11Options, p: u64) -> Result<(), Failure> {
@@ -447,10 +508,15 @@ fn evict(cx: &mut NativeCx<'_>, opts: &C11Options, p: u64) -> Result<(), Failure
     if p == 0 || C11State::of(cx.state).is_none() {
         return Ok(());
     }
-    with_machine(cx, opts, |m, _| {
-        m.forget_object(obj);
-        Ok(())
-    })
+    with_machine(
+        cx,
+        opts,
+        |m, _| {
+            m.forget_object(obj);
+            Ok(())
+        },
+        |_, _| {},
+    )
 }
 
 fn sync(cx: &mut NativeCx<'_>, opts: &C11Options, event: SyncEvent) {
@@ -459,46 +525,109 @@ fn sync(cx: &mut NativeCx<'_>, opts: &C11Options, event: SyncEvent) {
         let (object, offset) = ptr_parts(p);
         LocKey { object, offset }
     };
-    // Nothing here can fail: the machine only moves views.
-    let _ = with_machine(cx, opts, |m, _| {
-        match event {
-            SyncEvent::Acquire(p) => m.acquire_from(tid, key(p)),
-            SyncEvent::Release(p) => m.release_to(tid, key(p)),
-            SyncEvent::Spawn(child) => m.spawn(tid, child),
-            SyncEvent::Join(done) => m.join(tid, done),
-        }
-        Ok(())
-    });
+    // Nothing here can fail: the machine only moves views. (Race detection records
+    // the primitive's happens-before itself, `NativeCx::race_acquire` and the like.)
+    let _ = with_machine(
+        cx,
+        opts,
+        |m, _| {
+            match event {
+                SyncEvent::Acquire(p) => m.acquire_from(tid, key(p)),
+                SyncEvent::Release(p) => m.release_to(tid, key(p)),
+                SyncEvent::Spawn(child) => m.spawn(tid, child),
+                SyncEvent::Join(done) => m.join(tid, done),
+            }
+            Ok(())
+        },
+        |_, _| {},
+    );
+}
+
+/// Race detection: the program's access (see [`Accessor`]).
+fn record(cx: &mut NativeCx<'_>, by: Accessor, p: u64, len: u32, write: bool, order: Order) {
+    if by == Accessor::Program {
+        cx.race_access(p, u64::from(len), write, mem_order(order));
+    }
+}
+
+fn mem_order(order: Order) -> MemOrder {
+    match order {
+        Order::NonAtomic => MemOrder::NotAtomic,
+        Order::Relaxed => MemOrder::Relaxed,
+        Order::Acquire => MemOrder::Acquire,
+        Order::Release => MemOrder::Release,
+        Order::AcqRel => MemOrder::AcqRel,
+        Order::SeqCst => MemOrder::SeqCst,
+    }
+}
+
+/// A step's [`HistoryEvent`] as race detection takes it.
+fn message_event(e: HistoryEvent) -> MessageEvent {
+    let k = |l: LocKey| (l.object, l.offset);
+    match e {
+        HistoryEvent::Started { at, retired } => MessageEvent::Started {
+            at: k(at),
+            retired: retired.into_iter().map(k).collect(),
+        },
+        HistoryEvent::Read { at, index, order } => MessageEvent::Read {
+            at: k(at),
+            index,
+            order: mem_order(order),
+        },
+        HistoryEvent::Wrote {
+            at,
+            index,
+            order,
+            rmw,
+        } => MessageEvent::Wrote {
+            at: k(at),
+            index,
+            order: mem_order(order),
+            rmw,
+        },
+        HistoryEvent::Dropped { at, count } => MessageEvent::Dropped { at: k(at), count },
+        HistoryEvent::Forgotten { at } => MessageEvent::Forgotten { at: k(at) },
+    }
 }
 
 /// Runs `f` on the machine, first starting `range`'s location again from memory when
-/// memory was written behind the machine's back.
+/// memory was written behind the machine's back; `after` as in [`with_machine`].
 fn with_memory<R>(
     cx: &mut NativeCx<'_>,
     opts: &C11Options,
     range: Range,
     f: impl FnOnce(&mut C11Memory, &Env<'_, '_>) -> Result<R, C11Error<Failure>>,
+    after: impl FnOnce(&mut NativeCx<'_>, &R),
 ) -> Result<R, Failure> {
-    with_machine(cx, opts, |m, env| {
-        // The bytes alone: how pointers and undefined bits are recorded may differ
-        // between the engine's memory and a message without the value differing.
-        if let Some(newest) = m.newest(range) {
-            let now = Mem(env).read(range).map_err(C11Error::Memory)?;
-            if newest.data != now.data {
-                m.restart(range);
+    with_machine(
+        cx,
+        opts,
+        |m, env| {
+            // The bytes alone: how pointers and undefined bits are recorded may differ
+            // between the engine's memory and a message without the value differing.
+            if let Some(newest) = m.newest(range) {
+                let now = Mem(env).read(range).map_err(C11Error::Memory)?;
+                if newest.data != now.data {
+                    m.restart(range);
+                }
             }
-        }
-        f(m, env)
-    })
+            f(m, env)
+        },
+        after,
+    )
 }
 
 /// Runs `f` on the machine of the state (a fresh one if none), with the engine as
 /// memory and chooser, and puts it back (or none, when it is the initial machine, so
-/// a program that never touches it has the same states as without it).
+/// a program that never touches it has the same states as without it). When races
+/// are tracked, `after` (the step's own access, for race detection) runs on what `f`
+/// returned, and then race detection takes what the step did to the histories (the
+/// access is recorded before what it releases, and before what it acquires).
 fn with_machine<R>(
     cx: &mut NativeCx<'_>,
     opts: &C11Options,
     f: impl FnOnce(&mut C11Memory, &Env<'_, '_>) -> Result<R, C11Error<Failure>>,
+    after: impl FnOnce(&mut NativeCx<'_>, &R),
 ) -> Result<R, Failure> {
     let mut memory = match cx.state.ext.take() {
         Some(b) => match b.as_any().downcast_ref::<C11State>() {
@@ -528,6 +657,14 @@ fn with_machine<R>(
     if cx.footprint_recording() {
         // Collection and the SC order's renumbering reach every location.
         cx.footprint_everything();
+    }
+    let log = memory.take_log();
+    if cx.races_tracked() {
+        if let Ok(r) = &r {
+            after(cx, r);
+        }
+        let events: Vec<MessageEvent> = log.into_iter().map(message_event).collect();
+        cx.race_messages(&events);
     }
     let bound_hit = memory.bound_hit();
     if !memory.is_initial() {
