@@ -1108,6 +1108,37 @@ fn an_rmw_continues_a_release_sequence_under_c11() {
     );
 }
 
+/// `cargo tso check FILE --memory-model MODEL --races allow ARGS…` in JSON.
+fn races_allowed(file: &str, model: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec![file, "--memory-model", model, "--races", "allow"];
+    args.extend_from_slice(extra);
+    json_of(&args)
+}
+
+/// The check failed on the program's assertion.
+fn assert_assertion_fails((code, json): (i32, Value)) {
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "assertion", "{json}");
+}
+
+#[test]
+fn a_racy_plain_load_reads_a_write_it_has_not_seen_under_c11_as_on_x86() {
+    assert_assertion_fails(races_allowed("c11_plain_unseen_write.c", "tso", &[]));
+    assert_assertion_fails(races_allowed("c11_plain_unseen_write.c", "c11", &[]));
+    assert_races_on("x", races_denied("c11_plain_unseen_write.c", "c11", &[]));
+    // After the join the load is race-free and has the newest write only.
+    let join_first = ["-D", "JOIN_FIRST"];
+    assert_race_free(races_denied("c11_plain_unseen_write.c", "c11", &join_first));
+}
+
+#[test]
+fn a_racy_plain_load_after_an_sc_fence_reads_what_the_sc_order_allows_under_c11() {
+    // Once the seq_cst store is ordered before the fence, only its message is
+    // consistent to read: an outcome, not "unsupported".
+    assert_assertion_fails(races_allowed("c11_plain_after_sc_fence.c", "tso", &[]));
+    assert_assertion_fails(races_allowed("c11_plain_after_sc_fence.c", "c11", &[]));
+}
+
 #[test]
 fn fence_suggestions_are_refused_under_sc() {
     let out = run(check().args([

@@ -90,10 +90,22 @@
 //! - **Collection**: a message every thread's `cur` is past can be written before
 //!   or read by no one again, so what an `Hbv`/`Hbr` entry naming it would give a
 //!   fence is fixed: it is folded into `Pre` before the message goes.
-//! - **Non-atomic accesses** read the newest message the thread has seen (`cur(x)`,
-//!   the visible side effect) and store at the end of `mo`; they transfer no view.
-//!   In a race-free program that is the only choice; a racy one is a data race, for
-//!   the race detector, which follows the machine's histories through the
+//! - **Non-atomic accesses** read and store as relaxed ones do (any message at or
+//!   after `cur(x)`; any place after it in `mo`, in the SC order's checks too), but
+//!   transfer no view: their messages carry none and reading joins none into `acq`.
+//!   Race-free, that is one choice: every write to `x` so far happens before the
+//!   access (else they race), so `cur(x)` is the newest message (the visible side
+//!   effect) and the only place left is the end of `mo`; the search grows by
+//!   nothing. Racy, the program is undefined, but the checker must not pass what
+//!   x86 fails: x86 runs a plain access as the same `mov` as a relaxed one, and
+//!   RC11's relaxed outcomes contain x86-TSO's (the mapping of atomics to x86 is
+//!   sound), so nothing TSO reaches is lost. Reading only `cur(x)` lost it twice: a
+//!   plain load could not read another thread's write x86 had already made visible
+//!   (`cargo-tso/tests/fixtures/check/c11_plain_unseen_write.c`), and after a
+//!   seq_cst fence, once a seq_cst store was placed before the fence, `cur(x)` was
+//!   inconsistent (`psc`: fence, load, `rb`, store) and the load had no outcome at
+//!   all ([`C11Error::NoOutcome`]; `c11_plain_after_sc_fence.c`). Races are for the
+//!   race detector, which follows the machine's histories through the
 //!   [`HistoryEvent`] log each step leaves (`C11Memory::take_log`).
 //! - **Threads**: a new thread starts with its parent's `cur` (happens-before
 //!   facts included); joining a thread joins its `cur`.

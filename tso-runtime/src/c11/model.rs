@@ -437,14 +437,11 @@ impl C11Memory {
         order: Order,
     ) -> Result<Payload, C11Error<M::Error>> {
         let (li, key, len) = self.access(mem, thread, range)?;
+        // A non-atomic load reads what a relaxed one could (module doc: one message
+        // when race-free), without its synchronisation (`read_effect`).
         let cur = self.seen(thread, key);
-        let candidates: Vec<u32> = if order.is_atomic() {
-            (cur..len).collect()
-        } else {
-            vec![cur]
-        };
         let mut outcomes = Vec::new();
-        for j in candidates {
+        for j in cur..len {
             let mut next = self.clone();
             let before = next.before(thread, Some(key));
             let value = next.read_effect(li, thread, j, order);
@@ -470,12 +467,10 @@ impl C11Memory {
         order: Order,
     ) -> Result<(), C11Error<M::Error>> {
         let (li, key, len) = self.access(mem, thread, range)?;
-        let positions: Vec<u32> = if order.is_atomic() {
-            let first = self.seen(thread, key) + 1;
-            (first..=len).filter(|&p| self.slot_free(li, p)).collect()
-        } else {
-            vec![len]
-        };
+        // A non-atomic store takes the places a relaxed one could (module doc: only
+        // the end when race-free); it releases nothing (`write_effect`).
+        let first = self.seen(thread, key) + 1;
+        let positions: Vec<u32> = (first..=len).filter(|&p| self.slot_free(li, p)).collect();
         let mut outcomes = Vec::new();
         for p in positions {
             let mut next = self.clone();

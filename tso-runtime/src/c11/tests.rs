@@ -69,17 +69,106 @@ fn a_relaxed_load_chooses_among_messages_not_older_than_its_view() {
 }
 
 #[test]
-fn a_non_atomic_load_reads_the_newest_message_the_thread_has_seen() {
+fn a_racy_non_atomic_load_reads_what_a_relaxed_one_could_without_acquiring() {
+    // x86 runs a plain load as it runs a relaxed one: thread 2 may read 7, which it
+    // has not seen (a race), and learns nothing from its release message.
     let (mut c, mut m) = (C11Memory::new(0), flat());
+    let y = Range::new(OBJ, 4, 4);
     c.spawn(0, 1);
     c.spawn(0, 2);
-    store(&mut c, &mut m, 1, x(), 7, Order::Relaxed);
-    let mut ch = pick(0);
+    store(&mut c, &mut m, 1, y, 1, Order::Relaxed);
+    store(&mut c, &mut m, 1, x(), 7, Order::Release);
+    let mut ch = pick(1);
     let v = c
         .load(&mut m, &mut ch, 2, x(), Order::NonAtomic)
         .expect("load");
-    assert!(ch.asked.is_empty(), "no choice for a non-atomic load");
+    assert_eq!(ch.asked, vec![2], "0 and 7 are both readable");
+    assert_eq!(int(v), 7);
+    let mut ch = pick(0);
+    let v = c.load(&mut m, &mut ch, 2, y, Order::Relaxed).expect("load");
+    assert_eq!(ch.asked, vec![2], "y=0 is still readable: nothing acquired");
     assert_eq!(int(v), 0);
+}
+
+#[test]
+fn a_race_free_non_atomic_load_has_one_message_to_read() {
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    c.spawn(0, 1);
+    store(&mut c, &mut m, 1, x(), 7, Order::NonAtomic);
+    c.join(0, 1);
+    let mut ch = pick(0);
+    let v = c
+        .load(&mut m, &mut ch, 0, x(), Order::NonAtomic)
+        .expect("load");
+    assert!(ch.asked.is_empty(), "the newest message is the only one");
+    assert_eq!(int(v), 7);
+}
+
+#[test]
+fn a_racy_non_atomic_store_takes_the_places_a_relaxed_one_could() {
+    // Thread 2 has not seen 7: its store may go before it in mo (racy), or after.
+    for (answer, last) in [(0, 7), (1, 9)] {
+        let (mut c, mut m) = (C11Memory::new(0), flat());
+        c.spawn(0, 1);
+        c.spawn(0, 2);
+        store(&mut c, &mut m, 1, x(), 7, Order::Relaxed);
+        let mut ch = pick(answer);
+        c.store(
+            &mut m,
+            &mut ch,
+            2,
+            x(),
+            Payload::from_int(9, 4),
+            Order::NonAtomic,
+        )
+        .expect("store");
+        assert_eq!(ch.asked, vec![2]);
+        let newest = c.history(x()).last().cloned().expect("a message");
+        assert_eq!(int(newest), last);
+    }
+    // Once thread 2 has seen 7, only the end is left.
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    c.spawn(0, 1);
+    store(&mut c, &mut m, 1, x(), 7, Order::Relaxed);
+    c.join(0, 1);
+    let mut ch = pick(0);
+    c.store(
+        &mut m,
+        &mut ch,
+        0,
+        x(),
+        Payload::from_int(9, 4),
+        Order::NonAtomic,
+    )
+    .expect("store");
+    assert!(ch.asked.is_empty());
+}
+
+#[test]
+fn a_non_atomic_load_after_an_sc_fence_reads_a_message_the_sc_order_allows() {
+    // Thread 0's SC fence, then an SC store to x by thread 1 placed before it in the
+    // SC order: x=0 is then forbidden (psc_F would close a cycle through rb), so
+    // the load must read 1; reading only its own view, it had no outcome at all.
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    c.spawn(0, 1);
+    assert!(c.fence(&mut pick(0), 0, Order::SeqCst));
+    let mut ch = pick(0);
+    c.store(
+        &mut m,
+        &mut ch,
+        1,
+        x(),
+        Payload::from_int(1, 4),
+        Order::SeqCst,
+    )
+    .expect("store");
+    assert_eq!(ch.asked, vec![2], "before or after the fence");
+    let mut ch = pick(0);
+    let v = c
+        .load(&mut m, &mut ch, 0, x(), Order::NonAtomic)
+        .expect("an outcome");
+    assert!(ch.asked.is_empty(), "only 1 is consistent");
+    assert_eq!(int(v), 1);
 }
 
 #[test]
