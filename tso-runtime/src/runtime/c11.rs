@@ -6,8 +6,9 @@
 //!   (the pass keeps every thread fence, `InstrumentOptions::keep_orders`). A load
 //!   asks the engine's chooser among the messages it may read; an RMW among the
 //!   messages it may read and still be atomic (RC11 allows a stale one); a seq_cst
-//!   event among its places in the SC order. Non-atomic accesses read the newest
-//!   message the thread has seen.
+//!   event among its places in the SC order. Non-atomic accesses choose as relaxed
+//!   ones do and synchronise nothing (the rule and why it costs race-free programs
+//!   nothing: the module doc of [`crate::c11`]).
 //! - There is no "+d" bypass: a location of an object not yet shared still keeps its
 //!   history, which another thread may read once the object is published without
 //!   synchronisation (as on ARM).
