@@ -349,13 +349,27 @@ impl Machine<'_> {
 
     /// Report `race` as the policy says; `at` is the access's memory `(pointer, size)`,
     /// marked raced under `warn` (`None` for a deallocation: its history is gone).
+    // Inline: every access calls it, and almost every time with no race.
+    #[inline]
     fn on_race(
         &self,
         st: &mut State,
         at: Option<(u64, u64)>,
         race: Option<Race>,
     ) -> Result<(), Failure> {
-        let Some(race) = race else { return Ok(()) };
+        match race {
+            None => Ok(()),
+            Some(race) => self.report_race(st, at, race),
+        }
+    }
+
+    #[cold]
+    fn report_race(
+        &self,
+        st: &mut State,
+        at: Option<(u64, u64)>,
+        race: Race,
+    ) -> Result<(), Failure> {
         let report = self.race_report(st, &race);
         match self.opts.races {
             RacePolicy::Deny => Err(Failure::new(ErrorKind::DataRace, report.message())),

@@ -162,6 +162,7 @@ impl State {
     /// it (the common case: no copy of the state). `site` says where the access is,
     /// asked only when it is recorded.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     pub(crate) fn record_race_access(
         &mut self,
         tid: ThreadId,
