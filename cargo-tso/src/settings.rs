@@ -8,37 +8,9 @@ use tso_engine::{Limits, MachineOptions};
 use crate::cli::CheckingArgs;
 use crate::run_report::Property;
 
-/// The memory model a run explores (`--memory-model`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemoryModel {
-    /// Sequential consistency: the program as written, no store buffers.
-    Sc,
-    /// x86-TSO: per-thread FIFO store buffers.
-    Tso,
-    /// C11 (RC11) as a view machine (`tso_runtime::c11`).
-    C11,
-}
-
-impl From<test_support::MemoryModel> for MemoryModel {
-    fn from(model: test_support::MemoryModel) -> MemoryModel {
-        match model {
-            test_support::MemoryModel::Sc => MemoryModel::Sc,
-            test_support::MemoryModel::Tso => MemoryModel::Tso,
-            test_support::MemoryModel::C11 => MemoryModel::C11,
-        }
-    }
-}
-
-impl MemoryModel {
-    /// The name `--memory-model` and the JSON reports use.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MemoryModel::Sc => "sc",
-            MemoryModel::Tso => "tso",
-            MemoryModel::C11 => "c11",
-        }
-    }
-}
+/// The memory model a run explores (`--memory-model`): the build script's type, so
+/// a test's declared models need no conversion.
+pub use test_support::MemoryModel;
 
 #[derive(Debug, Clone)]
 pub struct CheckSettings {

@@ -196,7 +196,7 @@ pub fn build_all(
                     test_support::Races::Deny => tso_engine::RacePolicy::Deny,
                 }),
                 budget: file.budget,
-                memory_models: file.memory_models.iter().map(|&m| m.into()).collect(),
+                memory_models: file.memory_models.clone(),
             });
         }
     }
