@@ -398,11 +398,8 @@ fn json_report(args: &CheckArgs, checked: &Checked) -> Value {
         map.insert("x86_rerun".into(), json::x86_rerun(x86));
     }
     if args.checking.suggest_fences {
-        let suggestion = match (&checked.orderings, &checked.fences) {
-            (Some(o), _) => render::orderings::json(o),
-            (None, Some(f)) => render::fences::json(f),
-            (None, None) => Value::Null,
-        };
+        let suggestion =
+            render::orderings::suggestion_json(checked.orderings.as_ref(), checked.fences.as_ref());
         map.insert("fence_suggestion".into(), suggestion);
     }
     if let Some(r) = &checked.robustness {

@@ -930,3 +930,46 @@ fn the_handoff_example_fails_only_under_c11() {
         }
     }
 }
+
+/// `examples/mp-handoff` with `--suggest-fences`: the relaxed handoff's C11 failure gets
+/// the fix its README shows, release on the flag's store and acquire on its load, in the
+/// test's JSON event; the runs that pass get none.
+#[test]
+fn the_handoff_example_suggests_release_and_acquire_under_c11() {
+    let mut cmd = common::cargo_tso();
+    cmd.current_dir(common::fixtures().join("../../../examples"))
+        .args(["tso", "test", "-p", "mp-handoff", "--suggest-fences"])
+        .args(["--format", "json"]);
+    let out = run(&mut cmd);
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    let events = finished_events(&out.stdout);
+    assert_eq!(events.len(), 4, "{events:?}");
+    for e in &events {
+        let failed = e["verdict"] == "fail";
+        assert_eq!(failed, e.get("fence_suggestion").is_some(), "{e}");
+    }
+    let failed = events
+        .iter()
+        .find(|e| e["verdict"] == "fail")
+        .expect("the relaxed handoff fails under c11");
+    let s = &failed["fence_suggestion"];
+    assert_eq!(s["result"], "verified", "{s}");
+    assert_eq!(s["fences"], serde_json::json!([]), "{s}");
+    let orders: Vec<(&str, u64, &str)> = s["orders"]
+        .as_array()
+        .expect("orders")
+        .iter()
+        .map(|o| {
+            (
+                o["access"].as_str().unwrap_or("?"),
+                o["line"].as_u64().unwrap_or(0),
+                o["to"].as_str().unwrap_or("?"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        orders,
+        [("store", 23, "release"), ("load", 27, "acquire")],
+        "{s}"
+    );
+}

@@ -164,6 +164,19 @@ pub fn suggestion_human(
     }
 }
 
+/// The `fence_suggestion` field of a JSON report, whichever model's suggestion there
+/// is (null when none was searched for this run).
+pub fn suggestion_json(
+    orderings: Option<&OrderingSuggestion>,
+    fences: Option<&FenceSuggestion>,
+) -> Value {
+    match (orderings, fences) {
+        (Some(o), _) => json(o),
+        (None, Some(f)) => crate::render::fences::json(f),
+        (None, None) => Value::Null,
+    }
+}
+
 /// The ordering section of a report.
 pub fn human(s: &OrderingSuggestion, settings: &CheckSettings) -> String {
     let mut out = String::new();

@@ -306,6 +306,7 @@ fn report_ignored(
                 sc: None,
                 x86: None,
                 fences: None,
+                orderings: None,
                 exec_time: Duration::ZERO,
                 model: case.model.unwrap_or(plan.base.memory_model),
             };

@@ -15,6 +15,7 @@ use test_support::Expectation;
 
 use crate::checking::{self, CheckRequest, Checked, SweepRequest, WantsFences};
 use crate::fences::FenceSuggestion;
+use crate::ordering_suggestion::OrderingSuggestion;
 use crate::pipeline::{self, PipelineError, Request, Snapshot, SnapshotFn};
 use crate::render;
 use crate::robustness::Robustness;
@@ -50,6 +51,8 @@ pub struct TestResult {
     pub x86: Option<X86Rerun>,
     /// `--suggest-fences`: the suggestion for this failure, when one was searched.
     pub fences: Option<FenceSuggestion>,
+    /// `--suggest-fences` under C11: the ordering suggestion for this failure.
+    pub orderings: Option<OrderingSuggestion>,
     pub exec_time: Duration,
     /// The memory model the test ran under.
     pub model: MemoryModel,
@@ -91,28 +94,46 @@ fn search_workers(cores: usize, test_threads: usize, running: usize, left: usize
     (cores / side_by_side).max(1)
 }
 
-/// What running one case gives: the judgement, the note, the run, its SC re-run (of a
-/// TSO failure) or x86 re-runs (of a C11 failure), and the fence suggestion
-/// (`--suggest-fences`).
-type CaseRun = (
-    Judgement,
-    Option<String>,
-    Option<RunReport>,
-    Option<ScRerun>,
-    Option<X86Rerun>,
-    Option<FenceSuggestion>,
-);
+/// What running one case gives.
+struct CaseRun {
+    judgement: Judgement,
+    note: Option<String>,
+    outcome: Option<RunReport>,
+    /// The SC re-run of a TSO failure.
+    sc: Option<ScRerun>,
+    /// The x86 re-runs of a C11 failure.
+    x86: Option<X86Rerun>,
+    /// `--suggest-fences`: the fences for a TSO failure.
+    fences: Option<FenceSuggestion>,
+    /// `--suggest-fences` under C11: the stronger orders or fences for a failure.
+    orderings: Option<OrderingSuggestion>,
+}
+
+impl CaseRun {
+    fn judged(judgement: Judgement, note: Option<String>, outcome: RunReport) -> CaseRun {
+        CaseRun {
+            judgement,
+            note,
+            outcome: Some(outcome),
+            sc: None,
+            x86: None,
+            fences: None,
+            orderings: None,
+        }
+    }
+}
 
 /// A case that cannot be checked: its judgement and why.
 fn not_checked(expectation: Option<Expectation>, note: String) -> CaseRun {
-    (
-        Judgement::not_checked(expectation),
-        Some(note),
-        None,
-        None,
-        None,
-        None,
-    )
+    CaseRun {
+        judgement: Judgement::not_checked(expectation),
+        note: Some(note),
+        outcome: None,
+        sc: None,
+        x86: None,
+        fences: None,
+        orderings: None,
+    }
 }
 
 /// What a case checks with: its entry, its expectation and its settings (the build
@@ -157,7 +178,7 @@ fn judge_checked(
         let judgement = expect::judge(expectation, model, &checked.outcome, None, None);
         let note = (report.robustness == Robustness::NotRobust)
             .then(|| render::fences::observations_human(&report.observations));
-        return (judgement, note, Some(checked.outcome), None, None, None);
+        return CaseRun::judged(judgement, note, checked.outcome);
     }
     let outcome = &mut checked.outcome;
     blame_linked_source(outcome, &case.unit, settings);
@@ -177,14 +198,15 @@ fn judge_checked(
         settings,
         false,
     );
-    (
+    CaseRun {
         judgement,
         note,
-        Some(checked.outcome),
-        checked.sc,
-        checked.x86,
-        checked.fences,
-    )
+        outcome: Some(checked.outcome),
+        sc: checked.sc,
+        x86: checked.x86,
+        fences: checked.fences,
+        orderings: checked.orderings,
+    }
 }
 
 /// Whether `--suggest-fences` looks for fences for this judgement: a failure that needs
@@ -346,7 +368,15 @@ fn row_result(
     start: Instant,
     budget: &TestBudget,
 ) -> TestResult {
-    let (mut judgement, mut note, mut outcome, sc, x86, fences) = run;
+    let CaseRun {
+        mut judgement,
+        mut note,
+        mut outcome,
+        sc,
+        x86,
+        fences,
+        orderings,
+    } = run;
     let exec_time = start.elapsed();
     if let Some(outcome) = &mut outcome {
         // The result line's time is the wall time of the whole test: its searches
@@ -370,6 +400,7 @@ fn row_result(
         sc,
         x86,
         fences,
+        orderings,
         exec_time,
         model,
     }

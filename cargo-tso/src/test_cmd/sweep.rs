@@ -207,6 +207,7 @@ mod tests {
             sc: None,
             x86: None,
             fences: None,
+            orderings: None,
             exec_time: Duration::ZERO,
             model: MemoryModel::Tso,
         }

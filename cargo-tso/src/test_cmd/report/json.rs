@@ -126,6 +126,15 @@ impl Reporter for Json {
         if let Some(x86) = &result.x86 {
             map.insert("x86_rerun".into(), run_json::x86_rerun(x86));
         }
+        if result.orderings.is_some() || result.fences.is_some() {
+            map.insert(
+                "fence_suggestion".into(),
+                crate::render::orderings::suggestion_json(
+                    result.orderings.as_ref(),
+                    result.fences.as_ref(),
+                ),
+            );
+        }
         let text = explanation(result);
         if !text.is_empty() {
             map.insert("stdout".into(), text.into());
