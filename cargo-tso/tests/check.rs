@@ -937,6 +937,58 @@ fn library_internals_are_folded_into_the_users_call() {
     }
 }
 
+/// Each load step of a JSON trace: its action and notes.
+fn load_notes(json: &Value) -> Vec<(String, Vec<String>)> {
+    let steps = json["trace"].as_array().cloned().unwrap_or_default();
+    steps
+        .iter()
+        .filter_map(|s| {
+            let action = s["action"].as_str()?;
+            let notes = s["notes"].as_array()?;
+            action.starts_with("load ").then(|| {
+                let notes = notes.iter().filter_map(|n| n.as_str().map(str::to_owned));
+                (action.to_owned(), notes.collect())
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_stale_read_names_the_store_it_read_and_the_newest_store_it_missed_under_c11() {
+    let (code, json) = json_of(&["c11_stale_of_two.c", "--memory-model", "c11"]);
+    assert_eq!(code, 1, "{json}");
+    assert_eq!(json["error"]["kind"], "assertion");
+    // T0 read T1's store of x although both of T2's were made: the note names the
+    // store it read and the newest of those it had not seen (line 17, not 16).
+    assert_eq!(
+        load_notes(&json),
+        [
+            (
+                "load done".to_owned(),
+                vec!["→ 1 (T2's store at c11_stale_of_two.c:18)".to_owned()]
+            ),
+            (
+                "load x".to_owned(),
+                vec![
+                    "→ 1 (T1's store at c11_stale_of_two.c:11; stale: T0's view of x is older \
+                 than T2's store at c11_stale_of_two.c:17)"
+                        .to_owned()
+                ]
+            ),
+        ]
+    );
+    // The human trace carries the same notes.
+    let out = run(check().args(["c11_stale_of_two.c", "--memory-model", "c11"]));
+    assert!(
+        out.stdout.contains(
+            "→ 1 (T1's store at c11_stale_of_two.c:11; stale: T0's view of x is older than \
+             T2's store at c11_stale_of_two.c:17)"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
 /// `c11_relaxed_handoff.c` with the flag's orders given as `-D`.
 fn handoff(store: &str, load: &str, model: &str) -> (i32, Value) {
     json_of(&[
@@ -963,9 +1015,20 @@ fn a_relaxed_handoff_passes_under_tso_and_fails_under_c11() {
     assert_eq!(json["error"]["kind"], "assertion");
     assert_eq!(json["memory_model"], "c11");
     assert_eq!(json["history_bound"], 32);
-    // The trace says the data load read a stale value.
-    let notes = json["trace"].to_string();
-    assert!(notes.contains("stale"), "{notes}");
+    // The trace says which store each load read and, for the stale one, the store
+    // its thread had not seen: the writer and its line.
+    assert_eq!(
+        load_notes(&json),
+        [
+            ("load ready".to_owned(), vec![
+                "→ 1 (T1's store at c11_relaxed_handoff.c:13)".to_owned()
+            ]),
+            ("load data".to_owned(), vec![
+                "→ 0 (stale: T2's view of data is older than T1's store at c11_relaxed_handoff.c:12)"
+                    .to_owned()
+            ]),
+        ]
+    );
     // Release and acquire on the flag fix it.
     let (code, json) = handoff("memory_order_release", "memory_order_acquire", "c11");
     assert_eq!(

@@ -224,8 +224,20 @@ fn c11_failure_that_passes_on_x86() {
         vec![
             step(1, "handoff.c", 12, "store data := 42", &[]),
             step(1, "handoff.c", 13, "store ready := 1", &[]),
-            step(2, "handoff.c", 18, "load ready", &["→ 1"]),
-            step(2, "handoff.c", 19, "load data", &["→ 0 (stale: a newer value is stored, which this thread has not synchronised with)"]),
+            step(
+                2,
+                "handoff.c",
+                18,
+                "load ready",
+                &["→ 1 (T1's store at handoff.c:13)"],
+            ),
+            step(
+                2,
+                "handoff.c",
+                19,
+                "load data",
+                &["→ 0 (stale: T2's view of data is older than T1's store at handoff.c:12)"],
+            ),
         ],
     );
     let needs_c11 = x86(Verdict::Pass, None);

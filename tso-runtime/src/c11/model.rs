@@ -393,6 +393,15 @@ impl C11Memory {
             .unwrap_or_default()
     }
 
+    /// How many messages the location `key` holds (`None`: no such location).
+    pub fn message_count(&self, key: LocKey) -> Option<usize> {
+        let i = self
+            .locations
+            .binary_search_by_key(&key, |l| l.key())
+            .ok()?;
+        Some(self.locations[i].messages.len())
+    }
+
     /// The oldest message `thread` may read at `range` (index into [`Self::history`]).
     pub fn view_of(&self, thread: ThreadId, range: Range) -> u32 {
         self.seen(thread, key_of(range))

@@ -29,11 +29,16 @@
 //!   accesses through the data view are the engine's to record), then hands the
 //!   machine's log of the step ([`HistoryEvent`]) to the race data, which keeps a
 //!   clock per message: a load synchronises with the write it read, stale or not.
+//! - Under tracing (the counterexample's replay) a read's note names the store it
+//!   read when another thread's, and for a stale read the newest store its thread's
+//!   view was older than: who wrote what is followed from the machine's log in
+//!   [`super::c11_writers`], kept beside the machine only while tracing.
 //! - Every call that touches the machine is dependent on every other transition for
 //!   the partial-order reduction (collection and the SC order's renumbering touch all
 //!   locations), and the state names threads in views: it cannot be permuted, so
 //!   thread symmetry does not apply to states holding it.
 
+use super::c11_writers::{ReadFrom, Writer, Writers};
 use super::env::{fragment, payload, Chooser, Env, Mem};
 use super::natives as N;
 use crate::abi;
@@ -62,6 +67,42 @@ pub struct C11State {
 impl C11State {
     pub fn of(st: &State) -> Option<&C11State> {
         st.ext_ref::<C11State>()
+            .or_else(|| st.ext_ref::<TracedC11State>().map(|t| &t.state))
+    }
+}
+
+/// The machine of a state while a path is replayed with tracing on, with who wrote
+/// each message (the trace's read notes). It serialises as the machine alone, and
+/// exploration never makes one: the states it clones and stores stay [`C11State`].
+#[derive(Clone, Debug)]
+struct TracedC11State {
+    state: C11State,
+    writers: Box<Writers>,
+}
+
+impl ExtState for TracedC11State {
+    fn clone_box(&self) -> Box<dyn ExtState> {
+        Box::new(self.clone())
+    }
+
+    fn for_each_pointer(&self, f: &mut dyn FnMut(u64)) {
+        self.state.for_each_pointer(f);
+    }
+
+    fn serialize(&self, map: &mut dyn FnMut(u64) -> u64, out: &mut Vec<u8>) {
+        self.state.serialize(map, out);
+    }
+
+    fn decode(&self, bytes: &[u8], unmap: &mut dyn FnMut(u64) -> u64) -> Option<Box<dyn ExtState>> {
+        self.state.decode(bytes, unmap)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
     }
 }
 
@@ -623,13 +664,19 @@ fn with_memory<R>(
 /// a program that never touches it has the same states as without it). When races
 /// are tracked, `after` (the step's own access, for race detection) runs on what `f`
 /// returned, and then race detection takes what the step did to the histories (the
-/// access is recorded before what it releases, and before what it acquires).
+/// access is recorded before what it releases, and before what it acquires). Under
+/// tracing, the writers kept beside the machine follow the step.
 fn with_machine<R>(
     cx: &mut NativeCx<'_>,
     opts: &C11Options,
     f: impl FnOnce(&mut C11Memory, &Env<'_, '_>) -> Result<R, C11Error<Failure>>,
     after: impl FnOnce(&mut NativeCx<'_>, &R),
 ) -> Result<R, Failure> {
+    let mut writers = if cx.tracing() {
+        Some(take_writers(cx, opts))
+    } else {
+        None
+    };
     let mut memory = match cx.state.ext.take() {
         Some(b) => match b.as_any().downcast_ref::<C11State>() {
             Some(s) => s.memory.clone(),
@@ -660,6 +707,9 @@ fn with_machine<R>(
         cx.footprint_everything();
     }
     let log = memory.take_log();
+    if let Some(w) = writers.as_mut() {
+        follow_writers(cx, w, &log, &memory);
+    }
     if cx.races_tracked() {
         if let Ok(r) = &r {
             after(cx, r);
@@ -670,6 +720,9 @@ fn with_machine<R>(
     let bound_hit = memory.bound_hit();
     if !memory.is_initial() {
         cx.state.ext = Some(Box::new(C11State { memory }));
+    }
+    if let Some(w) = writers {
+        put_writers(cx, opts, w);
     }
     if bound_hit && r.is_ok() {
         return Err(Failure::new(
@@ -687,6 +740,56 @@ fn with_machine<R>(
     })
 }
 
+/// Under tracing, before a step: the writers kept beside the state's machine (none
+/// yet: empty), leaving a plain [`C11State`] for the step.
+#[cold]
+#[inline(never)]
+fn take_writers(cx: &mut NativeCx<'_>, opts: &C11Options) -> Box<Writers> {
+    let mut writers = Box::default();
+    if let Some(mut b) = cx.state.ext.take() {
+        cx.state.ext = Some(match b.as_any_mut().downcast_mut::<TracedC11State>() {
+            Some(t) => {
+                writers = std::mem::take(&mut t.writers);
+                let empty = C11Memory::new(opts.history_bound);
+                let memory = std::mem::replace(&mut t.state.memory, empty);
+                Box::new(C11State { memory })
+            }
+            None => b,
+        });
+    }
+    writers
+}
+
+/// Under tracing: the writers follow the step's log; what it wrote is the current
+/// thread's, at its line.
+#[cold]
+#[inline(never)]
+fn follow_writers(cx: &NativeCx<'_>, w: &mut Writers, log: &[HistoryEvent], memory: &C11Memory) {
+    let by = Writer {
+        thread: cx.tid,
+        site: cx.user_location(),
+    };
+    w.follow(log, by);
+    w.keep_agreeing(|k| memory.message_count(k));
+}
+
+/// Under tracing, after a step: the writers go back beside the state's machine.
+#[cold]
+#[inline(never)]
+fn put_writers(cx: &mut NativeCx<'_>, opts: &C11Options, writers: Box<Writers>) {
+    if let Some(mut b) = cx.state.ext.take() {
+        cx.state.ext = Some(match b.as_any_mut().downcast_mut::<C11State>() {
+            Some(s) => {
+                let empty = C11Memory::new(opts.history_bound);
+                let memory = std::mem::replace(&mut s.memory, empty);
+                let state = C11State { memory };
+                Box::new(TracedC11State { state, writers })
+            }
+            None => b,
+        });
+    }
+}
+
 /// Under tracing: the newest value stored at `range` before an access (what a read
 /// of another value is stale against).
 fn newest_value(cx: &NativeCx<'_>, range: Range) -> Option<Vec<u8>> {
@@ -696,28 +799,80 @@ fn newest_value(cx: &NativeCx<'_>, range: Range) -> Option<Vec<u8>> {
     C11State::of(cx.state).and_then(|s| s.memory.newest(range).map(|p| p.data.clone()))
 }
 
-/// Under tracing: the value a read returned, and whether the access read a value
-/// older than the newest stored before it (the thread had not synchronised with the
-/// write of the newest).
+/// Under tracing: the value a read returned; the store it read, when another
+/// thread's; and, when it read a value older than the newest stored before it, why
+/// that was allowed: its thread's view of the location was older than the newest
+/// store, which it names (the newest in modification order: the one whose value the
+/// read did not see).
 fn note_read(cx: &mut NativeCx<'_>, v: &Payload, newest: Option<Vec<u8>>, p: u64, len: u32) {
     if !cx.tracing() || len > 8 {
         return;
     }
     let shown = N::payload_to_val(v);
-    let stale = newest.is_some_and(|n| n != v.data);
+    let differs = newest.is_some_and(|n| n != v.data);
+    let from = cx
+        .state
+        .ext_ref::<TracedC11State>()
+        .and_then(|t| t.writers.last_read());
+    let reader = cx.tid;
     cx.note(move |st, program| {
         let value = match shown {
             Val::Ptr(q) => tso_engine::describe_address(program, st, q),
             other => tso_engine::describe_scalar_at(program, st, p, other.as_u64(), len),
         };
-        if stale {
-            format!(
-                "→ {value} (stale: a newer value is stored, which this thread has not synchronised with)"
-            )
-        } else {
+        let what = || tso_engine::describe_pointer(program, st, p);
+        let why = read_from_note(program, reader, from, differs, what);
+        if why.is_empty() {
             format!("→ {value}")
+        } else {
+            format!("→ {value} ({})", why.join("; "))
         }
     });
+}
+
+/// The parts of a read note's parenthesis: see [`note_read`]. `from` is `None` when
+/// the writers are not known (the value alone then says whether the read is stale).
+fn read_from_note(
+    program: &tso_engine::Program,
+    reader: tso_engine::ThreadId,
+    from: Option<ReadFrom>,
+    differs: bool,
+    what: impl FnOnce() -> String,
+) -> Vec<String> {
+    const UNSEEN: &str =
+        "stale: a newer value is stored, which this thread has not synchronised with";
+    let Some(from) = from else {
+        return if differs {
+            vec![UNSEEN.into()]
+        } else {
+            Vec::new()
+        };
+    };
+    let mut parts = Vec::new();
+    if let Some(w) = from.read.filter(|w| w.thread != reader) {
+        parts.push(store_name(program, w));
+    }
+    match from.newer {
+        Some(Some(w)) if differs => parts.push(format!(
+            "stale: T{reader}'s view of {} is older than {}",
+            what(),
+            store_name(program, w)
+        )),
+        Some(None) if differs => parts.push(UNSEEN.into()),
+        _ => {}
+    }
+    parts
+}
+
+/// `T1's store at a.c:12`.
+fn store_name(program: &tso_engine::Program, w: Writer) -> String {
+    match w
+        .site
+        .filter(|&s| program.locations.get(s as usize).is_some())
+    {
+        Some(site) => format!("T{}'s store at {}", w.thread, N::location(program, site)),
+        None => format!("T{}'s store", w.thread),
+    }
 }
 
 fn describe_fence(_: &tso_engine::Program, _: &State, a: &[Val]) -> String {

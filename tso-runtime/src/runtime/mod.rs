@@ -3,6 +3,7 @@
 //! make their nondeterministic choices through the engine.
 
 mod c11;
+mod c11_writers;
 mod drain;
 mod env;
 mod footprint;

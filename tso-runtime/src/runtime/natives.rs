@@ -614,7 +614,8 @@ fn buffer_failure(program: &Program, e: BufferError<Failure>) -> Failure {
     }
 }
 
-fn location(program: &Program, origin: u32) -> String {
+/// `file:line` of a source location id, as the trace's notes name a store's origin.
+pub(super) fn location(program: &Program, origin: u32) -> String {
     match program.locations.get(origin as usize) {
         Some(l) if origin != u32::MAX => format!(
             "{}:{}",
