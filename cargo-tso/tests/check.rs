@@ -1318,3 +1318,64 @@ fn a_limit_that_stops_the_x86_rerun_leaves_the_classification_unknown() {
         "{json}"
     );
 }
+
+#[test]
+fn a_weak_compare_exchange_may_fail_spuriously_under_c11_only() {
+    // C's `atomic_compare_exchange_weak` and libstdc++'s `compare_exchange_weak`
+    // (both `cmpxchg weak`), assumed to succeed on the value they expect.
+    for file in ["c11_weak_cas_once.c", "c11_weak_cas_once.cpp"] {
+        // x86's `lock cmpxchg` never fails spuriously.
+        for model in ["sc", "tso"] {
+            let (code, json) = json_of(&[file, "--memory-model", model]);
+            assert_eq!(
+                (code, &json["verdict"]),
+                (0, &Value::from("pass")),
+                "{file} under {model}: {json}"
+            );
+        }
+        let (code, json) = json_of(&[file, "--memory-model", "c11"]);
+        assert_eq!(code, 1, "{file}: {json}");
+        assert_eq!(json["error"]["kind"], "assertion", "{file}: {json}");
+        let trace = json["trace"].to_string();
+        assert!(
+            trace.contains("weak cmpxchg x") && trace.contains("failed spuriously"),
+            "{file}: {trace}"
+        );
+    }
+}
+
+#[test]
+fn a_weak_compare_exchange_retry_loop_passes_under_c11() {
+    // Spurious failures make each retry loop a cycle, with a way out wherever the
+    // compare-exchange can succeed: no false alarm and no hang.
+    for model in ["sc", "tso", "c11"] {
+        let (code, json) = json_of(&["c11_weak_cas_retry.c", "--memory-model", model]);
+        assert_eq!(
+            (code, &json["verdict"]),
+            (0, &Value::from("pass")),
+            "{model}: {json}"
+        );
+    }
+    // A Treiber push's retry stores `n->next` again: the same value adds no history,
+    // so the spurious retries come back to states already seen (no history bound hit).
+    for model in ["sc", "tso", "c11"] {
+        let (code, json) = json_of(&["c11_weak_cas_push.c", "--memory-model", model]);
+        assert_eq!(
+            (code, &json["verdict"]),
+            (0, &Value::from("pass")),
+            "{model}: {json}"
+        );
+    }
+    // A loop whose compare-exchange can never succeed still hangs, weak or not.
+    for model in ["sc", "tso", "c11"] {
+        let (code, json) = json_of(&[
+            "c11_weak_cas_retry.c",
+            "--memory-model",
+            model,
+            "-D",
+            "NEVER_EXPECTED",
+        ]);
+        assert_eq!(code, 1, "{model}: {json}");
+        assert_eq!(json["error"]["kind"], "non-terminating", "{model}: {json}");
+    }
+}

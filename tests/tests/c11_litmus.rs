@@ -1,7 +1,7 @@
 //! The C11 litmus suite through the command line: every test of
 //! `tso-runtime/tests/fixtures/c11_litmus.txt` (MP, SB, LB, IRIW, WRC, 2+2W, CoRR and
-//! RMW shapes, relaxed, release/acquire and seq_cst, with fences) written as a C
-//! program with `<stdatomic.h>` and pthreads, checked with
+//! RMW shapes, weak compare-exchanges, relaxed, release/acquire and seq_cst, with
+//! fences) written as a C program with `<stdatomic.h>` and pthreads, checked with
 //! `cargo tso check --memory-model c11 --outcomes`. The outcomes reached must be
 //! exactly the file's `outcomes:` (those of the RC11 enumerator in
 //! `tso-runtime/tests/c11_support/reference.rs`, load buffering excluded by scope),
@@ -87,10 +87,11 @@ fn c_program(t: &Litmus) -> String {
                         order(o)
                     )
                 }
-                ["cas", l, e, n, s, f] => {
+                [cas @ ("cas" | "casw"), l, e, n, s, f] => {
                     reads += 1;
+                    let strength = if *cas == "casw" { "weak" } else { "strong" };
                     format!(
-                        "{{ int e = {e}; atomic_compare_exchange_strong_explicit(&{l}, &e, {n}, {}, {}); r[{}] = e; }}",
+                        "{{ int e = {e}; atomic_compare_exchange_{strength}_explicit(&{l}, &e, {n}, {}, {}); r[{}] = e; }}",
                         order(s),
                         order(f),
                         reads - 1

@@ -48,6 +48,20 @@ pub(crate) const CMPXCHG: [&str; 4] = [
 /// `__atomic_compare_exchange` on 16 bytes or `__sync_val_compare_and_swap` on
 /// `__int128`); returns the old value.
 pub(crate) const CMPXCHG_128: &str = "__tso_cmpxchg_128";
+/// `{iN, i1} __tso_cmpxchg_weak_N(ptr addr, iN expected, iN desired, i32 order, i32
+/// failure_order)`: a weak compare-exchange (`cmpxchg weak`), which may fail although
+/// the value read equals `expected` (LL/SC on ARM and POWER); returns the value read
+/// and whether it stored, as `cmpxchg` does. Emitted only when the pass keeps memory
+/// orders (C11): x86's `lock cmpxchg` never fails spuriously, so under TSO a weak
+/// compare-exchange is [`CMPXCHG`].
+pub(crate) const CMPXCHG_WEAK: [&str; 4] = [
+    "__tso_cmpxchg_weak_8",
+    "__tso_cmpxchg_weak_16",
+    "__tso_cmpxchg_weak_32",
+    "__tso_cmpxchg_weak_64",
+];
+/// `{i128, i1} __tso_cmpxchg_weak_128(...)`: [`CMPXCHG_WEAK`] on 16 bytes.
+pub(crate) const CMPXCHG_WEAK_128: &str = "__tso_cmpxchg_weak_128";
 /// `i128 __tso_rmw_128(ptr addr, i128 operand, i32 op, i32 order)`: a 16-byte `atomicrmw` (x86
 /// compilers implement it as a `lock cmpxchg16b` loop, which ends with the one that
 /// succeeds): a locked read-modify-write of all 16 bytes; returns the old value.
@@ -84,7 +98,7 @@ pub(crate) const EVICT: &str = "__tso_evict";
 /// (`tso_engine::ProgramAccesses`). Its index per function:
 pub(crate) const ORDER_ARG_LOAD: usize = 1;
 pub(crate) const ORDER_ARG_STORE: usize = 2;
-/// Of `__tso_rmw_*` and `__tso_cmpxchg_*`.
+/// Of `__tso_rmw_*`, `__tso_cmpxchg_*` and `__tso_cmpxchg_weak_*`.
 pub(crate) const ORDER_ARG_LOCKED: usize = 3;
 /// Of `__tso_load_bytes` and `__tso_store_bytes`.
 pub(crate) const ORDER_ARG_BYTES: usize = 3;

@@ -379,3 +379,66 @@ fn keep_orders_keeps_every_thread_fence_and_no_fence_after_a_seq_cst_store() {
         .collect();
     assert!(fence_lines.contains(&marker_line("atomics.c", "fence")));
 }
+
+/// Under C11 (`keep_orders`) a `cmpxchg weak` calls `__tso_cmpxchg_weak_N`, whose
+/// `{iN, i1}` gives the value read and whether it stored (it may fail although the
+/// values are equal); a strong one, and every one under x86-TSO, still calls
+/// `__tso_cmpxchg_N` and compares.
+#[test]
+fn keep_orders_sends_a_weak_cmpxchg_to_the_weak_runtime_call() {
+    use tso_engine::MemOrder;
+    let keep = InstrumentOptions {
+        keep_orders: true,
+        ..InstrumentOptions::default()
+    };
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "rmw_all_ops.ll");
+    let stats = instrument_module(&module, &keep).expect("instrument");
+    no_atomic_instructions_left(&module);
+    let f = function(&module, "weak_cas_pointer");
+    assert!(calls_to(f, "__tso_cmpxchg_64").is_empty());
+    let cas = calls_to(f, "__tso_cmpxchg_weak_64");
+    assert_eq!(cas.len(), 1);
+    assert_eq!(operand_opcode(cas[0], 1), Some(InstructionOpcode::PtrToInt));
+    assert_eq!(
+        (const_operand(cas[0], 3), const_operand(cas[0], 4)),
+        (
+            Some(u64::from(MemOrder::Acquire.code())),
+            Some(u64::from(MemOrder::Relaxed.code()))
+        )
+    );
+    // The flag is the call's own, not a comparison of the value read.
+    assert!(instructions(f)
+        .iter()
+        .all(|i| i.get_opcode() != InstructionOpcode::ICmp));
+    let call = inkwell::values::AsValueRef::as_value_ref(&cas[0]);
+    let extracted: Vec<Vec<u32>> = instructions(f)
+        .into_iter()
+        .filter(|i| i.get_opcode() == InstructionOpcode::ExtractValue && operand(*i, 0) == call)
+        .map(|i| i.get_indices())
+        .collect();
+    assert_eq!(extracted, [vec![0], vec![1]]);
+    assert_eq!(stats.weak_cmpxchgs, 1);
+
+    // C: the weak one of `atomics.c` only; 16 bytes too.
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "atomics.c", "-O0");
+    let stats = instrument_module(&module, &keep).expect("instrument");
+    let main = function(&module, "main");
+    assert_eq!(calls_to(main, "__tso_cmpxchg_weak_8").len(), 1);
+    assert!(calls_to(main, "__tso_cmpxchg_8").is_empty());
+    assert_eq!(calls_to(main, "__tso_cmpxchg_32").len(), 1);
+    assert_eq!((stats.cmpxchgs, stats.weak_cmpxchgs), (3, 1));
+    let ctx = Context::create();
+    let module = parse_ll(&ctx, "wide_cmpxchg.ll");
+    instrument_module(&module, &keep).expect("instrument");
+    let f = function(&module, "wide_cas");
+    assert_eq!(calls_to(f, "__tso_cmpxchg_weak_128").len(), 1);
+
+    // x86-TSO: the same weak cmpxchg is a strong one.
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "atomics.c", "-O0");
+    let stats = instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    assert!(calls_to(function(&module, "main"), "__tso_cmpxchg_weak_8").is_empty());
+    assert_eq!(stats.weak_cmpxchgs, 0);
+}

@@ -42,6 +42,23 @@
 //!   before a newer store, as RC11 allows (a relaxed chain can force the RMW to run
 //!   after the newer store). A failing compare-exchange is a load with its failure
 //!   order.
+//! - **Weak compare-exchange** (`atomic_compare_exchange_weak`, C++
+//!   `compare_exchange_weak`, LLVM `cmpxchg weak`): where the comparison succeeds it
+//!   may also fail spuriously, as LL/SC does on ARM and POWER: a failed
+//!   compare-exchange of the same message, a load with the failure order (it reads
+//!   the value it expected, and so writes that value back to `expected`). One more
+//!   outcome of the same choice, as often as it comes (RC11 lets a failed weak
+//!   compare-exchange read any value). A retry loop is no hang: the hang check
+//!   (`tso-engine/src/explore/liveness.rs`) asks for a path to the program's end,
+//!   and a spurious failure is offered only beside the success, which is that path
+//!   (a loop that fails spuriously forever is the LL/SC livelock the hardware rules
+//!   out); a loop whose compare-exchange can never succeed still hangs. A spurious
+//!   failure changes nothing the loop reads, so the retry comes back to a state
+//!   already seen, unless its body stores: the repeated store of the same value
+//!   adds no message (next rule), so a Treiber push (`n->next = old` each time
+//!   round) comes back too. A body that stores atomically, or another value each
+//!   time, grows a history on every spurious failure until the history bound stops
+//!   the run (inconclusive, never a pass).
 //! - **Fences**: acquire sets `cur` to `acq`; release sets `rel` to `cur`; acq_rel
 //!   both; seq_cst is acq_rel and takes a place in the SC order (below).
 //!   `memory_order_consume` is passed as acquire; relaxed fences and
@@ -107,6 +124,15 @@
 //!   all ([`C11Error::NoOutcome`]; `c11_plain_after_sc_fence.c`). Races are for the
 //!   race detector, which follows the machine's histories through the
 //!   [`HistoryEvent`] log each step leaves (`C11Memory::take_log`).
+//!   A non-atomic store of the bytes of the location's newest message, by a thread
+//!   whose `cur(x)` is that message, when the message teaches nothing but itself and
+//!   has no place in the SC order, adds no message (an event at `x` all the same).
+//!   Race-free, it is exact: every later write to `x` is `hb`-ordered with the store,
+//!   so none can come between the two in `mo`, and a reader of either reads the same
+//!   bytes and acquires nothing. Racy, a write placed between them is lost; the race
+//!   is the race detector's (reported under the default `--races deny`), and x86
+//!   loses nothing: a write between the two in memory order runs before the second
+//!   store in some interleaving, and then the newest message is not the thread's.
 //! - **Threads**: a new thread starts with its parent's `cur` (happens-before
 //!   facts included); joining a thread joins its `cur`.
 //!   A thread first named by an access starts with empty views.

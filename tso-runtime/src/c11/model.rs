@@ -476,6 +476,12 @@ impl C11Memory {
         order: Order,
     ) -> Result<(), C11Error<M::Error>> {
         let (li, key, len) = self.access(mem, thread, range)?;
+        if order == Order::NonAtomic && self.repeats_newest(li, thread, key, &payload) {
+            // The same write again (module doc, "Non-atomic accesses"): an event at
+            // `x` for the SC order's bookkeeping, no message.
+            self.before(thread, Some(key));
+            return self.write_through(mem, range);
+        }
         // A non-atomic store takes the places a relaxed one could (module doc: only
         // the end when race-free); it releases nothing (`write_effect`).
         let first = self.seen(thread, key) + 1;
@@ -500,7 +506,7 @@ impl C11Memory {
 
     /// A read-modify-write: `update` maps the value read to the value written, or to
     /// `None` for a failing compare-exchange, which is a load with `failure` order.
-    /// Returns the value read.
+    /// Returns the value read and whether it wrote.
     #[allow(clippy::too_many_arguments)]
     pub fn rmw<M: SharedMemory, C: Choice>(
         &mut self,
@@ -511,46 +517,85 @@ impl C11Memory {
         success: Order,
         failure: Order,
         update: &dyn Fn(&Payload) -> Option<Payload>,
-    ) -> Result<Payload, C11Error<M::Error>> {
+    ) -> Result<(Payload, bool), C11Error<M::Error>> {
+        self.read_modify_write(mem, choice, thread, range, success, failure, update, false)
+    }
+
+    /// A weak compare-exchange (`atomic_compare_exchange_weak`): as [`Self::rmw`], and
+    /// where the comparison succeeds it may also fail spuriously (LL/SC on ARM and
+    /// POWER), a load with `failure` order of the same message. Returns the value read
+    /// and whether it wrote.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compare_exchange_weak<M: SharedMemory, C: Choice>(
+        &mut self,
+        mem: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+        range: Range,
+        success: Order,
+        failure: Order,
+        update: &dyn Fn(&Payload) -> Option<Payload>,
+    ) -> Result<(Payload, bool), C11Error<M::Error>> {
+        self.read_modify_write(mem, choice, thread, range, success, failure, update, true)
+    }
+
+    /// [`Self::rmw`], and with `weak` the spurious failures of
+    /// [`Self::compare_exchange_weak`]: the value read and whether it wrote.
+    #[allow(clippy::too_many_arguments)]
+    fn read_modify_write<M: SharedMemory, C: Choice>(
+        &mut self,
+        mem: &mut M,
+        choice: &mut C,
+        thread: ThreadId,
+        range: Range,
+        success: Order,
+        failure: Order,
+        update: &dyn Fn(&Payload) -> Option<Payload>,
+        weak: bool,
+    ) -> Result<(Payload, bool), C11Error<M::Error>> {
         let (li, key, len) = self.access(mem, thread, range)?;
         let cur = self.seen(thread, key);
         let mut outcomes = Vec::new();
         for j in cur..len {
             let old = self.locations[li].messages[j as usize].payload.clone();
-            let mut next = self.clone();
-            let before = next.before(thread, Some(key));
-            let (event, order) = match update(&old) {
-                Some(new) => {
-                    if !self.slot_free(li, j + 1) {
-                        continue;
-                    }
-                    let read_view = next.locations[li].messages[j as usize].view.clone();
-                    next.read_effect(li, thread, j, read_part(success));
-                    next.write_effect(li, thread, j + 1, new, success, Some(read_view));
-                    let event = Event {
-                        li: Some(li),
-                        read: Some(j),
-                        write: Some(j + 1),
-                    };
-                    (event, success)
+            let new = update(&old);
+            // A spurious failure reads any message a failing one could: a failed
+            // compare-exchange is a plain read, so even one whose successor is already
+            // an RMW's (no success can read it).
+            let spurious = new.is_some() && weak;
+            let fails = new.is_none() || spurious;
+            if let Some(new) = new.filter(|_| self.slot_free(li, j + 1)) {
+                let mut next = self.clone();
+                let before = next.before(thread, Some(key));
+                let read_view = next.locations[li].messages[j as usize].view.clone();
+                next.read_effect(li, thread, j, read_part(success));
+                next.write_effect(li, thread, j + 1, new, success, Some(read_view));
+                let event = Event {
+                    li: Some(li),
+                    read: Some(j),
+                    write: Some(j + 1),
+                };
+                for placed in next.order_event(thread, event, success, before) {
+                    outcomes.push((placed, (old.clone(), true)));
                 }
-                None => {
-                    next.read_effect(li, thread, j, failure);
-                    let event = Event {
-                        li: Some(li),
-                        read: Some(j),
-                        write: None,
-                    };
-                    (event, failure)
+            }
+            if fails {
+                let mut next = self.clone();
+                let before = next.before(thread, Some(key));
+                next.read_effect(li, thread, j, failure);
+                let event = Event {
+                    li: Some(li),
+                    read: Some(j),
+                    write: None,
+                };
+                for placed in next.order_event(thread, event, failure, before) {
+                    outcomes.push((placed, (old.clone(), false)));
                 }
-            };
-            for placed in next.order_event(thread, event, order, before) {
-                outcomes.push((placed, old.clone()));
             }
         }
-        let old = self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)?;
+        let done = self.decide(choice, outcomes).ok_or(C11Error::NoOutcome)?;
         self.write_through(mem, range)?;
-        Ok(old)
+        Ok(done)
     }
 
     /// `atomic_thread_fence(order)`; a seq_cst fence takes a place in the SC order,
@@ -823,6 +868,25 @@ impl C11Memory {
     /// The newest message of `key` that `thread` has seen.
     fn seen(&self, thread: ThreadId, key: LocKey) -> u32 {
         self.thread(thread).map(|t| t.cur.get(key)).unwrap_or(0)
+    }
+
+    /// Whether a non-atomic store of `payload` by `thread` would repeat the newest
+    /// message of location `li`, which the thread has seen: the same bytes, no view
+    /// to acquire (non-atomic, or relaxed with nothing released), no place in the SC
+    /// order.
+    fn repeats_newest(&self, li: usize, thread: ThreadId, key: LocKey, payload: &Payload) -> bool {
+        let messages = &self.locations[li].messages;
+        let Some(newest) = messages.last() else {
+            return false;
+        };
+        let at = messages.len() as u32 - 1;
+        // What a message that releases nothing teaches: itself.
+        let mut own = View::default();
+        own.raise(key, at);
+        self.seen(thread, key) == at
+            && newest.payload == *payload
+            && newest.view == own
+            && newest.sc == MessageOrder::default()
     }
 
     /// Whether a new message may take position `p` (before the message now at `p`):
@@ -1243,11 +1307,11 @@ impl C11Memory {
 
     /// Keeps one of the outcomes, asking `choice` when they differ; `None` (and no
     /// change) when there is none.
-    fn decide<C: Choice>(
+    fn decide<C: Choice, V: OutcomeValue>(
         &mut self,
         choice: &mut C,
-        outcomes: Vec<(C11Memory, Payload)>,
-    ) -> Option<Payload> {
+        outcomes: Vec<(C11Memory, V)>,
+    ) -> Option<V> {
         let mut seen: Vec<Vec<u8>> = Vec::new();
         let mut distinct = Vec::new();
         for (m, value) in outcomes {
@@ -1416,6 +1480,26 @@ struct Before {
 }
 
 /// The read half of an RMW's order.
+/// What an access returns besides the machine it leaves: part of what makes two
+/// outcomes distinct.
+trait OutcomeValue {
+    fn serialize_into(&self, out: &mut Vec<u8>);
+}
+
+impl OutcomeValue for Payload {
+    fn serialize_into(&self, out: &mut Vec<u8>) {
+        Payload::serialize_into(self, out);
+    }
+}
+
+/// The value a read-modify-write read and whether it wrote.
+impl OutcomeValue for (Payload, bool) {
+    fn serialize_into(&self, out: &mut Vec<u8>) {
+        self.0.serialize_into(out);
+        out.push(u8::from(self.1));
+    }
+}
+
 fn read_part(order: Order) -> Order {
     match order {
         Order::Release => Order::Relaxed,

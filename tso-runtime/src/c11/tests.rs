@@ -434,3 +434,26 @@ fn a_location_written_behind_the_machine_starts_again_from_memory() {
     assert_eq!(c.newest(x()), None);
     assert!(c.history(x()).is_empty());
 }
+
+#[test]
+fn a_non_atomic_store_repeating_the_newest_message_it_has_seen_adds_none() {
+    let (mut c, mut m) = (C11Memory::new(0), flat());
+    c.spawn(0, 1);
+    c.spawn(0, 2);
+    store(&mut c, &mut m, 1, x(), 7, Order::NonAtomic);
+    let once = c.history(x());
+    assert_eq!(once.len(), 2, "thread 2 may still read the initial 0");
+    // A retry loop's body storing the same value again: nothing new to read.
+    store(&mut c, &mut m, 1, x(), 7, Order::NonAtomic);
+    assert_eq!(c.history(x()), once);
+    // Another value is a new message, and the first one again after it too.
+    store(&mut c, &mut m, 1, x(), 8, Order::NonAtomic);
+    store(&mut c, &mut m, 1, x(), 7, Order::NonAtomic);
+    assert_eq!(c.history(x()).len(), 4);
+    // A relaxed store is an atomic event of its own.
+    store(&mut c, &mut m, 1, x(), 7, Order::Relaxed);
+    assert_eq!(c.history(x()).len(), 5);
+    // Thread 2 has not seen 7 (a race): its store may go before it, so it is one.
+    store(&mut c, &mut m, 2, x(), 7, Order::NonAtomic);
+    assert_eq!(c.history(x()).len(), 6);
+}

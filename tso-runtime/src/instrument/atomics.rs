@@ -57,9 +57,15 @@ pub(crate) fn rewrite_rmw<'ctx>(
     Ok(())
 }
 
+/// `cmpxchg` → `__tso_cmpxchg_N`, whose result (the value read) gives the `{T, i1}`
+/// back with `icmp eq`: x86's `lock cmpxchg` never fails spuriously, so under TSO a
+/// weak cmpxchg is a strong one. With `keep_orders` (C11) a weak one →
+/// `__tso_cmpxchg_weak_N`, which says itself whether it stored: it may fail although
+/// the values are equal.
 pub(crate) fn rewrite_cmpxchg<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     cas: InstructionValue<'ctx>,
+    keep_orders: bool,
 ) -> Result<(), InstrumentError> {
     let address = scalar::address_operand(rw, cas, 0)?;
     let expected = scalar::value_operand(rw, cas, 1)?;
@@ -68,12 +74,13 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
     let AnyTypeEnum::StructType(result_type) = cas.get_type() else {
         return Err(rw.unsupported(cas, "cmpxchg without a {T, i1} result"));
     };
+    let weak = keep_orders && llvm::is_weak_cmpxchg(cas);
     let (callee, int) = match ty {
         // `lock cmpxchg16b`: clang emits it for 16-byte compare-exchanges.
-        BasicTypeEnum::IntType(t) if t.get_bit_width() == 128 => (rw.tso.cmpxchg_128()?, t),
+        BasicTypeEnum::IntType(t) if t.get_bit_width() == 128 => (rw.tso.cmpxchg_128(weak)?, t),
         _ => {
             let (width, int) = locked_carrier(rw, cas, ty)?;
-            (rw.tso.cmpxchg(width)?, int)
+            (rw.tso.cmpxchg(width, weak)?, int)
         }
     };
     rw.at(cas);
@@ -81,7 +88,7 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
     let desired_int = scalar::to_int(rw, desired, int)?;
     let order = rw.order_code(llvm::cmpxchg_success_ordering(cas));
     let failure_order = rw.order_code(llvm::cmpxchg_failure_ordering(cas));
-    let old_int = rw.call_value(
+    let returned = rw.call_value(
         callee,
         &[
             address.into(),
@@ -91,16 +98,29 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
             failure_order.into(),
         ],
     )?;
-    // x86 `lock cmpxchg` never fails spuriously, so a weak cmpxchg is a strong one.
-    let success = rw
-        .builder
-        .build_int_compare(
-            IntPredicate::EQ,
-            old_int.into_int_value(),
-            expected_int.into_int_value(),
-            "",
-        )
-        .map_err(|e| rw.builder_error(e))?;
+    let (old_int, success) = if weak {
+        let pair = returned.into_struct_value();
+        let old = rw
+            .builder
+            .build_extract_value(pair, 0, "")
+            .map_err(|e| rw.builder_error(e))?;
+        let stored = rw
+            .builder
+            .build_extract_value(pair, 1, "")
+            .map_err(|e| rw.builder_error(e))?;
+        (old, stored.into_int_value())
+    } else {
+        let success = rw
+            .builder
+            .build_int_compare(
+                IntPredicate::EQ,
+                returned.into_int_value(),
+                expected_int.into_int_value(),
+                "",
+            )
+            .map_err(|e| rw.builder_error(e))?;
+        (returned, success)
+    };
     let old = scalar::from_int(rw, old_int, ty)?;
     let with_old = rw
         .builder
@@ -112,6 +132,9 @@ pub(crate) fn rewrite_cmpxchg<'ctx>(
         .map_err(|e| rw.builder_error(e))?;
     rw.replace(cas, result.as_basic_value_enum());
     rw.stats.cmpxchgs += 1;
+    if weak {
+        rw.stats.weak_cmpxchgs += 1;
+    }
     Ok(())
 }
 

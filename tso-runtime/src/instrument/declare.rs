@@ -78,39 +78,50 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         )
     }
 
-    pub(crate) fn cmpxchg(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
-        let bits = abi::ACCESS_WIDTHS[width];
-        let int = carrier_int(self.module, bits);
-        self.get(
-            abi::CMPXCHG[width],
-            int.fn_type(
-                &[
-                    self.ptr(),
-                    self.int(bits),
-                    self.int(bits),
-                    self.int(32),
-                    self.int(32),
-                ],
-                false,
-            ),
-        )
+    /// `__tso_cmpxchg_N`, or with `weak` `__tso_cmpxchg_weak_N` (which returns the
+    /// value read and whether it stored).
+    pub(crate) fn cmpxchg(
+        &self,
+        width: usize,
+        weak: bool,
+    ) -> Result<FunctionValue<'ctx>, InstrumentError> {
+        let int = carrier_int(self.module, abi::ACCESS_WIDTHS[width]);
+        let name = if weak {
+            abi::CMPXCHG_WEAK[width]
+        } else {
+            abi::CMPXCHG[width]
+        };
+        self.get(name, self.cmpxchg_type(int, weak))
     }
 
-    pub(crate) fn cmpxchg_128(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {
+    /// `__tso_cmpxchg_128`, or with `weak` `__tso_cmpxchg_weak_128`.
+    pub(crate) fn cmpxchg_128(&self, weak: bool) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let int = self.module.get_context().i128_type();
-        self.get(
-            abi::CMPXCHG_128,
-            int.fn_type(
-                &[
-                    self.ptr(),
-                    int.into(),
-                    int.into(),
-                    self.int(32),
-                    self.int(32),
-                ],
-                false,
-            ),
-        )
+        let name = if weak {
+            abi::CMPXCHG_WEAK_128
+        } else {
+            abi::CMPXCHG_128
+        };
+        self.get(name, self.cmpxchg_type(int, weak))
+    }
+
+    /// `(ptr, iN expected, iN desired, i32 order, i32 failure_order)`, returning `iN`,
+    /// or `{iN, i1}` when `weak`.
+    fn cmpxchg_type(&self, int: IntType<'ctx>, weak: bool) -> FunctionType<'ctx> {
+        let params = [
+            self.ptr(),
+            int.into(),
+            int.into(),
+            self.int(32),
+            self.int(32),
+        ];
+        if weak {
+            let ctx = self.module.get_context();
+            ctx.struct_type(&[int.into(), ctx.bool_type().into()], false)
+                .fn_type(&params, false)
+        } else {
+            int.fn_type(&params, false)
+        }
     }
 
     pub(crate) fn rmw_128(&self) -> Result<FunctionValue<'ctx>, InstrumentError> {

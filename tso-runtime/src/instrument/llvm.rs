@@ -77,6 +77,12 @@ pub(crate) fn cmpxchg_failure_ordering(inst: InstructionValue<'_>) -> LLVMAtomic
     unsafe { c::LLVMGetCmpXchgFailureOrdering(inst.as_value_ref()) }
 }
 
+/// Whether a cmpxchg is `weak` (may fail although the values are equal).
+pub(crate) fn is_weak_cmpxchg(inst: InstructionValue<'_>) -> bool {
+    // SAFETY: only called on cmpxchg instructions.
+    unsafe { c::LLVMGetWeak(inst.as_value_ref()) != 0 }
+}
+
 /// Whether an atomic instruction or fence is `syncscope("singlethread")`.
 pub(crate) fn is_single_thread(inst: InstructionValue<'_>) -> bool {
     // SAFETY: only called on fences and atomic instructions.

@@ -11,7 +11,9 @@
 //!   a `seq_cst` store is followed by `__tso_fence()` (x86 compiles it to `xchg`/`mov;mfence`);
 //! - `atomicrmw` → `__tso_rmw_N(addr, operand, op)` with the [`crate::abi::RmwOp`] code;
 //!   `cmpxchg` → `__tso_cmpxchg_N` (success and failure orders) and the `{T, i1}`
-//!   result is rebuilt with `icmp eq`;
+//!   result is rebuilt with `icmp eq` (x86 never fails a weak one spuriously); with
+//!   `keep_orders` (C11) a `cmpxchg weak` → `__tso_cmpxchg_weak_N`, which returns
+//!   the `{T, i1}` itself (it may fail although the values are equal);
 //! - `fence seq_cst` → `__tso_fence()`; acquire/release/acq_rel fences and every
 //!   `syncscope("singlethread")` fence are deleted (no-ops on x86-TSO). With
 //!   `keep_orders` (C11) every thread fence → `__tso_fence_order(order)` and a
@@ -133,8 +135,10 @@ pub struct InstrumentStats {
     pub byte_accesses: u64,
     /// `atomicrmw` turned into `__tso_rmw_N`.
     pub rmws: u64,
-    /// `cmpxchg` turned into `__tso_cmpxchg_N`.
+    /// `cmpxchg` turned into `__tso_cmpxchg_N` or `__tso_cmpxchg_weak_N`.
     pub cmpxchgs: u64,
+    /// Of `cmpxchgs`, the weak ones turned into `__tso_cmpxchg_weak_N` (C11 only).
+    pub weak_cmpxchgs: u64,
     /// `__tso_fence()` calls inserted (seq_cst fences, seq_cst stores, mfence asm, external calls).
     pub fences: u64,
     /// Fences and asm deleted because they are no-ops on x86-TSO.
@@ -223,7 +227,9 @@ fn instrument_function<'ctx>(
                 opts.keep_orders,
             )?,
             InstructionOpcode::AtomicRMW => atomics::rewrite_rmw(&mut rw, inst)?,
-            InstructionOpcode::AtomicCmpXchg => atomics::rewrite_cmpxchg(&mut rw, inst)?,
+            InstructionOpcode::AtomicCmpXchg => {
+                atomics::rewrite_cmpxchg(&mut rw, inst, opts.keep_orders)?
+            }
             InstructionOpcode::Fence => atomics::rewrite_fence(&mut rw, inst, opts.keep_orders)?,
             InstructionOpcode::Call | InstructionOpcode::Invoke | InstructionOpcode::CallBr => {
                 calls::rewrite_call(&mut rw, inst, &locals, fence_after(inst))?

@@ -9,6 +9,11 @@
 //!   event among its places in the SC order. Non-atomic accesses choose as relaxed
 //!   ones do and synchronise nothing (the rule and why it costs race-free programs
 //!   nothing: the module doc of [`crate::c11`]).
+//! - A weak compare-exchange (`__tso_cmpxchg_weak_N`, which the pass emits for
+//!   `cmpxchg weak` when it keeps orders) may also fail where the comparison
+//!   succeeds ([`C11Memory::compare_exchange_weak`]); it returns the value read and
+//!   whether it stored, and the trace says when it failed spuriously. x86 never
+//!   does: under TSO the pass makes it `__tso_cmpxchg_N`.
 //! - There is no "+d" bypass: a location of an object not yet shared still keeps its
 //!   history, which another thread may read once the object is published without
 //!   synchronisation (as on ARM).
@@ -225,7 +230,54 @@ fn register_natives(n: &mut Natives, opts: &C11Options) {
                 Ok(NativeResult::Return(N::loaded(cx, &old, p)))
             },
         );
+        let o = opts.clone();
+        let describe = N::by_width(
+            bits,
+            [
+                N::describe_cmpxchg_weak::<1>,
+                N::describe_cmpxchg_weak::<2>,
+                N::describe_cmpxchg_weak::<4>,
+                N::describe_cmpxchg_weak::<8>,
+            ],
+        );
+        n.add_described(
+            abi::CMPXCHG_WEAK[i],
+            Visibility::IfShared(0),
+            describe,
+            move |cx, a| {
+                let (p, expected) = (arg(a, 0)?, arg(a, 1)?);
+                let desired = arg_val(a, 2)?;
+                let orders = (order_arg(a, 3)?, order_arg(a, 4)?);
+                let desired_undef = cx.arg_undefined(2).cloned();
+                let (old, stored) = locked(cx, &o, p, bytes, orders, Strength::Weak, &|old| {
+                    (old.to_int() == expected)
+                        .then(|| N::val_to_payload(&desired, desired_undef.as_ref(), bytes))
+                })?;
+                Ok(NativeResult::Return(N::loaded_with_flag(
+                    cx, &old, p, stored,
+                )))
+            },
+        );
     }
+    let o = opts.clone();
+    n.add_described(
+        abi::CMPXCHG_WEAK_128,
+        Visibility::IfShared(0),
+        N::describe_cmpxchg_weak_128,
+        move |cx, a| {
+            let p = arg(a, 0)?;
+            let (expected, desired) = (arg_val(a, 1)?.bits(), arg_val(a, 2)?);
+            let orders = (order_arg(a, 3)?, order_arg(a, 4)?);
+            let desired_undef = cx.arg_undefined(2).cloned();
+            let (old, stored) = locked(cx, &o, p, 16, orders, Strength::Weak, &|old| {
+                (old.to_u128() == expected)
+                    .then(|| N::val_to_payload(&desired, desired_undef.as_ref(), 16))
+            })?;
+            Ok(NativeResult::Return(N::loaded_with_flag(
+                cx, &old, p, stored,
+            )))
+        },
+    );
     let o = opts.clone();
     n.add_described(
         abi::CMPXCHG_128,
@@ -451,7 +503,7 @@ fn load_by(
         |m, env| m.load(&mut Mem(env), &mut Chooser(env), tid, range, order),
         |cx, _| record(cx, by, p, len, false, order),
     )?;
-    note_read(cx, &v, newest, p, len);
+    note_read(cx, &v, newest, p, len, Read::Value);
     Ok(v)
 }
 
@@ -498,35 +550,62 @@ fn rmw(
     opts: &C11Options,
     p: u64,
     len: u32,
-    (success, failure): (Order, Order),
+    orders: (Order, Order),
     update: &dyn Fn(&Payload) -> Option<Payload>,
 ) -> Result<Payload, Failure> {
+    let (old, _) = locked(cx, opts, p, len, orders, Strength::Strong, update)?;
+    Ok(old)
+}
+
+/// Whether a compare-exchange may fail spuriously (`cmpxchg weak`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strength {
+    Strong,
+    Weak,
+}
+
+/// A read-modify-write or compare-exchange: the value read and whether it stored.
+fn locked(
+    cx: &mut NativeCx<'_>,
+    opts: &C11Options,
+    p: u64,
+    len: u32,
+    (success, failure): (Order, Order),
+    strength: Strength,
+    update: &dyn Fn(&Payload) -> Option<Payload>,
+) -> Result<(Payload, bool), Failure> {
     cx.check(p, u64::from(len), Access::Write)?;
     let (tid, range) = (cx.tid, range_of(p, len));
     let newest = newest_value(cx, range);
-    let old = with_memory(
+    let (old, stored) = with_memory(
         cx,
         opts,
         range,
         |m, env| {
-            m.rmw(
-                &mut Mem(env),
-                &mut Chooser(env),
-                tid,
-                range,
-                success,
-                failure,
-                update,
-            )
+            let (mem, choice) = (&mut Mem(env), &mut Chooser(env));
+            match strength {
+                Strength::Strong => m.rmw(mem, choice, tid, range, success, failure, update),
+                Strength::Weak => {
+                    m.compare_exchange_weak(mem, choice, tid, range, success, failure, update)
+                }
+            }
         },
         // A failing compare-exchange only reads, with its failure order.
-        |cx, old| match update(old) {
-            Some(_) => record(cx, Accessor::Program, p, len, true, success),
-            None => record(cx, Accessor::Program, p, len, false, failure),
+        |cx, &(_, stored)| match stored {
+            true => record(cx, Accessor::Program, p, len, true, success),
+            false => record(cx, Accessor::Program, p, len, false, failure),
         },
     )?;
-    note_read(cx, &old, newest, p, len);
-    Ok(old)
+    // Spurious: it read the value it expected (the comparison would succeed) and did
+    // not store.
+    let spurious = cx.tracing() && strength == Strength::Weak && !stored;
+    let read = if spurious && update(&old).is_some() {
+        Read::Spurious
+    } else {
+        Read::Value
+    };
+    note_read(cx, &old, newest, p, len, read);
+    Ok((old, stored))
 }
 
 fn fence(cx: &mut NativeCx<'_>, opts: &C11Options, order: Order) -> Result<(), Failure> {
@@ -799,12 +878,26 @@ fn newest_value(cx: &NativeCx<'_>, range: Range) -> Option<Vec<u8>> {
     C11State::of(cx.state).and_then(|s| s.memory.newest(range).map(|p| p.data.clone()))
 }
 
+/// What a read is shown as: a value, or a weak compare-exchange's spurious failure.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    Value,
+    Spurious,
+}
+
 /// Under tracing: the value a read returned; the store it read, when another
-/// thread's; and, when it read a value older than the newest stored before it, why
+/// thread's; when it read a value older than the newest stored before it, why
 /// that was allowed: its thread's view of the location was older than the newest
 /// store, which it names (the newest in modification order: the one whose value the
-/// read did not see).
-fn note_read(cx: &mut NativeCx<'_>, v: &Payload, newest: Option<Vec<u8>>, p: u64, len: u32) {
+/// read did not see); and whether a weak compare-exchange failed spuriously.
+fn note_read(
+    cx: &mut NativeCx<'_>,
+    v: &Payload,
+    newest: Option<Vec<u8>>,
+    p: u64,
+    len: u32,
+    read: Read,
+) {
     if !cx.tracing() || len > 8 {
         return;
     }
@@ -822,10 +915,17 @@ fn note_read(cx: &mut NativeCx<'_>, v: &Payload, newest: Option<Vec<u8>>, p: u64
         };
         let what = || tso_engine::describe_pointer(program, st, p);
         let why = read_from_note(program, reader, from, differs, what);
+        let spurious = match read {
+            Read::Spurious => {
+                ", failed spuriously (weak compare-exchange: the value equals the expected \
+                 one, yet it may fail, as LL/SC does on ARM)"
+            }
+            Read::Value => "",
+        };
         if why.is_empty() {
-            format!("→ {value}")
+            format!("→ {value}{spurious}")
         } else {
-            format!("→ {value} ({})", why.join("; "))
+            format!("→ {value} ({}){spurious}", why.join("; "))
         }
     });
 }

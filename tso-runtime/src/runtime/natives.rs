@@ -242,11 +242,12 @@ pub(super) fn register_program_accesses(n: &mut Natives) {
         };
         n.set_program_accesses(abi::LOAD[i], load);
         n.set_program_accesses(abi::STORE[i], store);
-        for name in [abi::RMW[i], abi::CMPXCHG[i]] {
+        // The weak compare-exchange is registered by the C11 runtime only.
+        for name in [abi::RMW[i], abi::CMPXCHG[i], abi::CMPXCHG_WEAK[i]] {
             n.set_program_accesses(name, locked);
         }
     }
-    for name in [abi::RMW_128, abi::CMPXCHG_128] {
+    for name in [abi::RMW_128, abi::CMPXCHG_128, abi::CMPXCHG_WEAK_128] {
         n.set_program_accesses(name, of_width::<16>().2);
     }
     n.set_program_accesses(
@@ -518,8 +519,11 @@ pub(super) fn carry_undefined_values(n: &mut Natives) {
         n.carry_undefined(abi::STORE[i], 1 << 1);
         n.carry_undefined(abi::RMW[i], 1 << 1);
         n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
+        // Registered by the C11 runtime only (a no-op for the others).
+        n.carry_undefined(abi::CMPXCHG_WEAK[i], 1 << 2);
     }
     n.carry_undefined(abi::CMPXCHG_128, 1 << 2);
+    n.carry_undefined(abi::CMPXCHG_WEAK_128, 1 << 2);
     n.carry_undefined(abi::RMW_128, 1 << 1);
 }
 
@@ -530,18 +534,37 @@ pub(super) fn loaded(cx: &mut NativeCx<'_>, p: &Payload, from: u64) -> Val {
     payload_to_val(p)
 }
 
+/// What a weak compare-exchange returns (`{iN, i1}`): the value read, its undefined
+/// bits as the first lane's shadow, and whether it stored.
+pub(super) fn loaded_with_flag(cx: &mut NativeCx<'_>, p: &Payload, from: u64, flag: bool) -> Val {
+    let bits = undefined_bits(p);
+    if bits != 0 {
+        let shadow = Val::Agg(std::sync::Arc::from([Val::Int(bits), Val::Int(0)]));
+        cx.set_result_undefined(shadow, from);
+    }
+    Val::Agg(std::sync::Arc::from([
+        payload_to_val(p),
+        Val::Int(u128::from(flag)),
+    ]))
+}
+
 /// A loaded payload's undefined bits become the call's result shadow.
 fn set_result_undef(cx: &mut NativeCx<'_>, p: &Payload, from: u64) {
+    let bits = undefined_bits(p);
+    if bits != 0 {
+        cx.set_result_undefined(Val::Int(bits), from);
+    }
+}
+
+/// A payload's undefined bits (of its first 16 bytes) as one integer.
+fn undefined_bits(p: &Payload) -> u128 {
     if p.undef.is_empty() {
-        return;
+        return 0;
     }
     let mut buf = [0u8; 16];
     let n = p.undef.len().min(16);
     buf[..n].copy_from_slice(&p.undef[..n]);
-    let bits = u128::from_le_bytes(buf);
-    if bits != 0 {
-        cx.set_result_undefined(Val::Int(bits), from);
-    }
+    u128::from_le_bytes(buf)
 }
 
 fn range_of(p: u64, len: u32) -> Range {
@@ -967,6 +990,29 @@ pub(super) fn describe_cmpxchg<const BYTES: u32>(
         name(program, st, arg(a, 0).unwrap_or_default()),
         scalar_arg::<BYTES>(program, st, a, 1),
         scalar_arg::<BYTES>(program, st, a, 2)
+    )
+}
+
+pub(super) fn describe_cmpxchg_weak<const BYTES: u32>(
+    program: &Program,
+    st: &State,
+    a: &[Val],
+) -> String {
+    format!(
+        "weak cmpxchg {} (expect {}, new {})",
+        name(program, st, arg(a, 0).unwrap_or_default()),
+        scalar_arg::<BYTES>(program, st, a, 1),
+        scalar_arg::<BYTES>(program, st, a, 2)
+    )
+}
+
+pub(super) fn describe_cmpxchg_weak_128(program: &Program, st: &State, a: &[Val]) -> String {
+    let hex = |i: usize| format!("{:#x}", a.get(i).map(Val::bits).unwrap_or_default());
+    format!(
+        "weak cmpxchg16b {} (expect {}, new {})",
+        name(program, st, arg(a, 0).unwrap_or_default()),
+        hex(1),
+        hex(2)
     )
 }
 

@@ -67,12 +67,13 @@ fn op(text: &str) -> Result<Op, String> {
             add: number(a)?,
             order: order(o)?,
         },
-        ["cas", l, e, n, s, f] => Op::Cas {
+        [cas @ ("cas" | "casw"), l, e, n, s, f] => Op::Cas {
             loc: location(l)?,
             expected: number(e)?,
             new: number(n)?,
             success: order(s)?,
             failure: order(f)?,
+            weak: *cas == "casw",
         },
         ["fence", o] => Op::Fence(order(o)?),
         _ => return Err(format!("cannot read operation {text:?}")),

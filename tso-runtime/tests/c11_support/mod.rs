@@ -32,13 +32,15 @@ pub enum Op {
         order: Order,
     },
     /// `atomic_compare_exchange_strong`: reads the old value; writes `new` when it
-    /// equals `expected`.
+    /// equals `expected`. With `weak`, `atomic_compare_exchange_weak`: it may also
+    /// fail when the values are equal.
     Cas {
         loc: usize,
         expected: u8,
         new: u8,
         success: Order,
         failure: Order,
+        weak: bool,
     },
     Fence(Order),
 }
@@ -162,25 +164,33 @@ fn step(cfg: &mut Config, program: &Program, thread: usize, choice: &mut Scripte
             .expect("store");
             None
         }
-        Op::FetchAdd { loc, add, order } => {
-            Some(m.rmw(flat, choice, tid, range(loc), order, order, &|old| {
+        Op::FetchAdd { loc, add, order } => Some(
+            m.rmw(flat, choice, tid, range(loc), order, order, &|old| {
                 Some(Payload::from_int(
                     u64::from((old.to_int() as u8).wrapping_add(add)),
                     1,
                 ))
-            }))
-        }
+            })
+            .map(|(old, _)| old),
+        ),
         Op::Cas {
             loc,
             expected,
             new,
             success,
             failure,
-        } => Some(
-            m.rmw(flat, choice, tid, range(loc), success, failure, &|old| {
+            weak,
+        } => {
+            let update = |old: &Payload| {
                 (old.to_int() as u8 == expected).then(|| Payload::from_int(new.into(), 1))
-            }),
-        ),
+            };
+            let done = if weak {
+                m.compare_exchange_weak(flat, choice, tid, range(loc), success, failure, &update)
+            } else {
+                m.rmw(flat, choice, tid, range(loc), success, failure, &update)
+            };
+            Some(done.map(|(old, _)| old))
+        }
         Op::Fence(order) => {
             assert!(m.fence(choice, tid, order), "a fence always has a place");
             None
@@ -338,6 +348,7 @@ pub fn random_program(rng: &mut Rng, max_ops: usize, sc: bool) -> Program {
                     new: next_value,
                     success: rng.pick(&RMW_ORDERS, sc),
                     failure: rng.pick(&LOAD_ORDERS, sc),
+                    weak: rng.below(2) == 0,
                 }
             }
             _ => Op::Fence(rng.pick(&FENCE_ORDERS, sc)),
@@ -381,7 +392,8 @@ const SHAPES: [&[&[(bool, usize)]]; 12] = [
     &[&[(false, 0), (true, 0)], &[(true, 0), (false, 0)]], // CoRW + CoWR
 ];
 
-/// A classic shape with random orders, some accesses made RMWs and a fence between
+/// A classic shape with random orders, some accesses made RMWs (a fetch-add, or a
+/// compare-exchange of the initial value, weak or strong) and a fence between
 /// accesses now and then: the synchronisation patterns random programs rarely hit.
 pub fn random_shape(rng: &mut Rng, sc: bool) -> Program {
     let shape = SHAPES[rng.below(SHAPES.len())];
@@ -397,6 +409,18 @@ pub fn random_shape(rng: &mut Rng, sc: bool) -> Program {
             }
             let rmw = rng.below(6) == 0;
             ops.push(match (write, rmw) {
+                // A compare-exchange of the initial value, weak or strong, now and then.
+                (_, true) if rng.below(3) == 0 => {
+                    next_value += 1;
+                    Op::Cas {
+                        loc,
+                        expected: 0,
+                        new: next_value,
+                        success: rng.pick(&RMW_ORDERS, sc),
+                        failure: rng.pick(&LOAD_ORDERS, sc),
+                        weak: rng.below(2) == 0,
+                    }
+                }
                 (_, true) => Op::FetchAdd {
                     loc,
                     add: 1,

@@ -1,9 +1,11 @@
 //! The judge: every RC11-consistent execution of a straight-line program, by brute
 //! force. An execution is a choice of reads-from (`rf`) for every read, a
 //! modification order (`mo`) per location and success or failure for every
-//! compare-exchange; it is kept when it satisfies the conditions of "Repairing
-//! Sequential Consistency in C/C++11" (Lahav, Vafeiadis, Kang, Hur, Dreyer, PLDI
-//! 2017), §3, with C++20's release sequences (see `sw`):
+//! compare-exchange (a weak one may fail whatever it reads: its spurious failure is
+//! a failed compare-exchange, a read with the failure order); it is kept when it
+//! satisfies the conditions of "Repairing Sequential Consistency in C/C++11" (Lahav,
+//! Vafeiadis, Kang, Hur, Dreyer, PLDI 2017), §3, with C++20's release sequences (see
+//! `sw`):
 //! - coherence: `hb` irreflexive and `hb ; eco` irreflexive;
 //! - atomicity: an RMW reads from its immediate `mo` predecessor;
 //! - SC: `psc = psc_base ∪ psc_F` acyclic;
@@ -343,8 +345,15 @@ fn values(ev: &[Event], porf: &Rel, rf_of: &[usize]) -> Option<Vec<u8>> {
         match ev[e].op {
             Some(Op::Store { value: v, .. }) => value[e] = v,
             Some(Op::FetchAdd { add, .. }) => value[e] = read.wrapping_add(add),
-            Some(Op::Cas { expected, new, .. }) => {
-                if (read == expected) != ev[e].writes {
+            Some(Op::Cas {
+                expected,
+                new,
+                weak,
+                ..
+            }) => {
+                // A success reads the expected value; a strong failure reads another,
+                // a weak one any (it may fail spuriously: LL/SC).
+                if ev[e].writes && read != expected || !ev[e].writes && read == expected && !weak {
                     return None;
                 }
                 value[e] = new;
