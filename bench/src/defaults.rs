@@ -194,7 +194,7 @@ fn table(tools: &[PathBuf], dir: &Path, programs: &[&str], cache: &Path) {
                 Some(c) => format!("  {:.2}x", cpu / f64::max(c, 1e-9)),
             };
             println!(
-                "{p:<20} {i:>5} {:<8} {:>9} {:>8.2}s {:>8.2}s {:>8.2}s{ratio}",
+                "{p:<20} {i:>5} {:<8} {:>9} {:>8.2}s {:>8.2}s {:>8.3}s{ratio}",
                 o.verdict,
                 o.states.map_or("-".into(), |s| s.to_string()),
                 o.engine_secs.unwrap_or(f64::NAN),

@@ -897,9 +897,9 @@ impl<'p> Machine<'p> {
                 }
                 let fresh = |o: &Object| {
                     o.ptrs.is_empty()
-                        && o.data.iter().all(|&b| b == 0)
+                        && all_bytes_are(&o.data, 0)
                         && if self.opts.definedness {
-                            o.undef.len() == o.data.len() && o.undef.iter().all(|&m| m == 0xff)
+                            o.undef.len() == o.data.len() && all_bytes_are(&o.undef, 0xff)
                         } else {
                             o.undef.is_empty()
                         }
@@ -913,11 +913,13 @@ impl<'p> Machine<'p> {
             if let Some(o) = st.memory.get_mut(id) {
                 o.data.fill(0);
                 o.ptrs.clear();
-                o.undef = if self.opts.definedness {
-                    vec![0xff; o.data.len()]
+                if self.opts.definedness {
+                    // In place: most resets find the mask already as long as the slot.
+                    o.undef.clear();
+                    o.undef.resize(o.data.len(), 0xff);
                 } else {
-                    Vec::new()
-                };
+                    o.undef = Vec::new();
+                }
             }
         }
     }
@@ -1194,6 +1196,19 @@ impl<'p> Machine<'p> {
 
 /// Whether the declared function `f` resolves to a native that only reads
 /// (`Native::reads_only`).
+/// Every byte of `bytes` is `b`. Whole words at a time and without an early exit, so
+/// it compiles to a few vector operations: `forget_dead_slots` asks it of every dead
+/// slot on every transition.
+fn all_bytes_are(bytes: &[u8], b: u8) -> bool {
+    let word = u64::from_ne_bytes([b; 8]);
+    let words = bytes.chunks_exact(8);
+    let tail = words.remainder();
+    words.fold(0, |acc, w| {
+        acc | (u64::from_ne_bytes(w.try_into().expect("8 bytes")) ^ word)
+    }) == 0
+        && tail.iter().all(|&x| x == b)
+}
+
 fn table_reads_only(table: &[Option<Arc<Native>>], f: FuncId) -> bool {
     table
         .get(f as usize)
@@ -1268,5 +1283,28 @@ impl TraceMarks {
     fn length_after(&self, step: u64) -> usize {
         let i = self.marks.partition_point(|m| m.0 <= step);
         i.checked_sub(1).map_or(self.start, |i| self.marks[i].1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::all_bytes_are;
+
+    #[test]
+    fn all_bytes_are_sees_a_differing_byte_anywhere() {
+        for len in 0..40 {
+            assert!(all_bytes_are(&vec![0; len], 0));
+            assert!(all_bytes_are(&vec![0xff; len], 0xff));
+            for at in 0..len {
+                for other in [1u8, 0x80, 0xfe] {
+                    let mut v = vec![0xff; len];
+                    v[at] = other;
+                    assert!(!all_bytes_are(&v, 0xff), "len {len}, byte {at}");
+                    let mut v = vec![0; len];
+                    v[at] = other;
+                    assert!(!all_bytes_are(&v, 0), "len {len}, byte {at}");
+                }
+            }
+        }
     }
 }

@@ -144,7 +144,7 @@ impl DiReader {
         let scope = operand_md(ctx, var, VARIABLE_SCOPE);
         let function = scope
             .and_then(|s| scope_function(ctx, s))
-            .map(|f| crate::ir::debug::display_name(&f).into());
+            .map(|f| t.function_name(f));
         DebugVar {
             name: operand_str(ctx, var, VARIABLE_NAME).into(),
             function,

@@ -77,6 +77,8 @@ pub(crate) struct Translator {
     location_ids: HashMap<Location, u32>,
     /// What a debug scope gives each location in it (see `scope_info`), by scope.
     scopes: HashMap<LLVMMetadataRef, ScopeInfo>,
+    /// Functions' shown names by symbol (see `function_name`).
+    function_names: HashMap<String, std::sync::Arc<str>>,
     constructors: Vec<FuncId>,
     pub debug: crate::ir::debug::DebugInfo,
     di: debuginfo::DiReader,
@@ -107,6 +109,7 @@ impl Translator {
             locations: Vec::new(),
             location_ids: HashMap::new(),
             scopes: HashMap::new(),
+            function_names: HashMap::new(),
             constructors: Vec::new(),
             debug: Default::default(),
             di: Default::default(),
@@ -306,11 +309,20 @@ impl Translator {
         let info = ScopeInfo {
             system: crate::ir::debug::is_system_header(&file),
             file: file.into(),
-            function: debuginfo::scope_function(ctx, scope)
-                .map(|f| crate::ir::debug::display_name(&f).into()),
+            function: debuginfo::scope_function(ctx, scope).map(|f| self.function_name(f)),
         };
         self.scopes.insert(scope, info.clone());
         info
+    }
+
+    /// The shown name of the function whose symbol is `symbol`, demangled once per
+    /// function: the scopes and variables of one function share it, and a C++ symbol
+    /// costs tens of thousands of instructions to demangle.
+    fn function_name(&mut self, symbol: String) -> std::sync::Arc<str> {
+        self.function_names
+            .entry(symbol)
+            .or_insert_with_key(|symbol| crate::ir::debug::display_name(symbol).into())
+            .clone()
     }
 }
 

@@ -74,6 +74,14 @@ impl Chunks {
         self.buf.clear();
         self.parts.clear();
     }
+    /// Chunks the store already knows as `ids` (tests of the store's tree alone).
+    #[cfg(test)]
+    pub(super) fn known(ids: &[u32]) -> Chunks {
+        Chunks {
+            buf: Vec::new(),
+            parts: ids.iter().map(|&id| Part::Known(id)).collect(),
+        }
+    }
     fn end_chunk(&mut self) {
         self.end_reused_chunk(Reuse::Nowhere);
     }

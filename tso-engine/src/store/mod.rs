@@ -139,6 +139,8 @@ pub struct Scratch {
     /// The other way round: (id, its children), direct-mapped by id, for rebuilding a
     /// state (`decode`) without taking a lock per node it shares with recent states.
     pairs: Vec<(u64, [u32; 2])>,
+    /// Misses in `nodes` and `pairs` since they last grew (see `NODE_CACHE_MIN`).
+    node_misses: usize,
     /// The largest group of interchangeable threads seen per start routine by this
     /// worker (see `StateStore::symmetry_groups`).
     groups_seen: std::collections::BTreeMap<u32, u32>,
@@ -149,9 +151,45 @@ impl Scratch {
     pub fn decoded_ids(&self) -> &[u32] {
         &self.decoded_ids
     }
+
+    /// Make the node caches ready: allocated at their first size, or doubled once their
+    /// misses since they last grew reach their size (up to `NODE_CACHE_MAX`).
+    #[inline]
+    fn ready_node_caches(&mut self) {
+        let len = self.nodes.len();
+        if len == 0 || (len < NODE_CACHE_MAX && self.node_misses >= len) {
+            self.grow_node_caches();
+        }
+    }
+
+    #[cold]
+    fn grow_node_caches(&mut self) {
+        let len = match self.nodes.len() {
+            0 => NODE_CACHE_MIN,
+            len => 2 * len,
+        };
+        // Emptied, not copied: a slot's place depends on the size.
+        self.nodes = vec![(u64::MAX, 0); len];
+        self.pairs = vec![(u64::MAX, [0, 0]); len];
+        self.node_misses = 0;
+    }
+
+    /// Slots of the node caches (a power of two).
+    #[cfg(test)]
+    fn node_cache_len(&self) -> usize {
+        self.nodes.len()
+    }
 }
 
-const NODE_CACHE: usize = 1 << 14;
+/// Slots of a worker's node caches at first: a short check fills and probes only a few
+/// pages of them (two caches of 2^14 slots are 512 KiB, most of it written before the
+/// first state and read cold). They double while they keep missing: a large search
+/// reaches the largest size within its first few thousand states. The price is the
+/// misses of the smaller caches meanwhile: +0.1% to +0.9% instructions on the guard's
+/// runs of 2,000 states (`bench/PERFORMANCE.md`).
+const NODE_CACHE_MIN: usize = 1 << 10;
+const NODE_CACHE_MAX: usize = 1 << 14;
+const _: () = assert!(NODE_CACHE_MAX <= 1 << 14, "node_slot takes 14 bits");
 
 /// What inserting a state found.
 #[derive(Clone, Copy, Debug)]
@@ -258,6 +296,7 @@ impl StateStore {
     /// Insert a canonical state given as chunks; `scratch.ids` is left holding the
     /// chunk ids.
     pub fn insert(&self, chunks: &canon::Chunks, scratch: &mut Scratch) -> Inserted {
+        scratch.ready_node_caches();
         let ids = &mut scratch.ids;
         ids.clear();
         for c in chunks.iter() {
@@ -272,24 +311,24 @@ impl StateStore {
             };
             ids.push(id);
         }
-        if scratch.nodes.len() != NODE_CACHE {
-            scratch.nodes = vec![(u64::MAX, 0); NODE_CACHE];
-        }
-        if scratch.pairs.len() != NODE_CACHE {
-            scratch.pairs = vec![(u64::MAX, [0, 0]); NODE_CACHE];
-        }
-        let (cache, pairs) = (&mut scratch.nodes, &mut scratch.pairs);
+        let (cache, pairs, misses) = (
+            &mut scratch.nodes,
+            &mut scratch.pairs,
+            &mut scratch.node_misses,
+        );
+        let mask = cache.len() - 1;
         let root = scratch.levels.fold(ids, |a, b| {
             let h = tree::hash_pair(a, b);
             let pair = (a as u64) << 32 | b as u64;
-            let slot = &mut cache[(h as usize) & (NODE_CACHE - 1)];
+            let slot = &mut cache[(h as usize) & mask];
             if slot.0 == pair && pair != u64::MAX {
                 return slot.1;
             }
+            *misses += 1;
             let shard = shard_of(h);
             let id = global_id(shard, self.nodes.lock(shard).intern(h, a, b));
             *slot = (pair, id);
-            pairs[node_slot(id)] = (id as u64, [a, b]);
+            pairs[node_slot(id, mask)] = (id as u64, [a, b]);
             id
         });
         // The root and the number of chunks (which fixes the tree's shape).
@@ -325,16 +364,16 @@ impl StateStore {
     ) -> Option<crate::state::State> {
         let (shard, local) = split_id(id);
         let (root, n) = self.states.lock(shard).table.get(local as u32);
+        scratch.ready_node_caches();
         let ids = &mut scratch.decoded_ids;
-        if scratch.pairs.len() != NODE_CACHE {
-            scratch.pairs = vec![(u64::MAX, [0, 0]); NODE_CACHE];
-        }
-        let pairs = &mut scratch.pairs;
+        let (pairs, misses) = (&mut scratch.pairs, &mut scratch.node_misses);
+        let mask = pairs.len() - 1;
         tree::unfold(root, n as usize, ids, |node| {
-            let slot = &mut pairs[node_slot(node)];
+            let slot = &mut pairs[node_slot(node, mask)];
             if slot.0 == node as u64 {
                 return slot.1;
             }
+            *misses += 1;
             let (shard, local) = split_id(node);
             let pair = self.nodes.lock(shard).get(local as u32);
             *slot = (node as u64, pair);
@@ -450,10 +489,11 @@ impl decode::ChunkBytes for FromStore<'_> {
     }
 }
 
-/// The slot of tree node `id` in a worker's cache of node children.
+/// The slot of tree node `id` in a worker's cache of node children, whose slots are
+/// `mask + 1` (at most 2^14: the product's top 14 bits).
 #[inline]
-fn node_slot(id: u32) -> usize {
-    (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> 50 & (NODE_CACHE - 1)
+fn node_slot(id: u32, mask: usize) -> usize {
+    (id as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) as usize >> 50 & mask
 }
 
 /// Split a state id into (shard, index in the shard).
@@ -475,5 +515,61 @@ mod tests {
         );
         let wrapped = std::panic::catch_unwind(|| global_id(3, last + 1));
         assert!(wrapped.is_err(), "an index past the id space must not wrap");
+    }
+
+    /// States of 64 chunks, each differing from the one before in its last chunk.
+    fn chain(n: u32) -> impl Iterator<Item = canon::Chunks> {
+        (0..n).map(|i| {
+            let ids: Vec<u32> = (0..64).map(|k| if k == 63 { i } else { k }).collect();
+            canon::Chunks::known(&ids)
+        })
+    }
+
+    #[test]
+    fn node_caches_start_small_and_grow_while_they_miss() {
+        let store = StateStore::new();
+        let mut scratch = Scratch::default();
+        let first = store.insert(&canon::Chunks::known(&[1, 2, 3]), &mut scratch);
+        assert!(first.new);
+        assert_eq!(scratch.node_cache_len(), NODE_CACHE_MIN);
+        // A few states that share most nodes: they hit, and the caches stay small.
+        for c in chain(8) {
+            store.insert(&c, &mut scratch);
+        }
+        assert_eq!(scratch.node_cache_len(), NODE_CACHE_MIN);
+        // Many new nodes: the caches double up to their largest size, never past it.
+        let ids: Vec<u32> = chain(40_000)
+            .map(|c| store.insert(&c, &mut scratch).id)
+            .collect();
+        assert_eq!(scratch.node_cache_len(), NODE_CACHE_MAX);
+        // Growing lost nothing: every state is found again as itself, with fresh caches
+        // and with the grown ones, and rebuilds to its chunks.
+        for (scratch, rebuild) in [(&mut Scratch::default(), true), (&mut scratch, false)] {
+            for (c, &id) in chain(40_000).zip(&ids) {
+                let r = store.insert(&c, scratch);
+                assert!(
+                    !r.new && r.id == id,
+                    "a state stored again must keep its id"
+                );
+                if rebuild && id % 997 == 0 {
+                    let expected: Vec<u32> = c
+                        .iter()
+                        .map(|ch| match ch {
+                            Chunk::Known(id) => id,
+                            Chunk::Bytes(_) => unreachable!(),
+                        })
+                        .collect();
+                    let (shard, local) = split_id(id);
+                    let (root, n) = store.states.lock(shard).table.get(local as u32);
+                    let mut leaves = Vec::new();
+                    tree::unfold(root, n as usize, &mut leaves, |node| {
+                        let (s, l) = split_id(node);
+                        store.nodes.lock(s).get(l as u32)
+                    });
+                    assert_eq!(leaves, expected);
+                }
+            }
+        }
+        assert_eq!(store.states(), 1 + 40_000);
     }
 }
