@@ -580,3 +580,203 @@ int main(void) {
         }
     }
 }
+
+/// Handles in an array that `main` joins only in part: the two programs meet the
+/// join-array condition as first proposed (every use of `t` is `&t[i]` given to
+/// `pthread_create` or `t[i]` given to `pthread_join`, nothing visible between the
+/// first join and the last, trivially, as there is one), and a canonical form that
+/// sorted the unjoined slots by their threads' keys would lose each failure for one
+/// of the two orders the keys can put a finished thread and a running one in:
+/// `main` waits until both workers took a ticket, then joins `t[0]` alone. In
+/// `LATE_STORE` it fails when `t[0]`'s worker is the one that returned at once and the
+/// other has not stored `late` yet; in `SPIN` it hangs when `t[0]`'s worker is the one
+/// that spins on a flag nobody sets (`main` never returns), and passes when it is the
+/// other. So the slots are interchangeable only when `main` joins every one of them
+/// exactly once (`store/symmetry.rs`, "Handles kept in an array"). Both must keep their
+/// failure with symmetry on, whatever it merges.
+#[test]
+fn a_slot_main_never_joins_keeps_its_failure() {
+    const LATE_STORE: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+atomic_int ticket;
+atomic_int late;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 1)
+        atomic_store(&late, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    pthread_join(t[0], 0);
+    assert(atomic_load(&late));
+    return 0;
+}
+"#;
+    const SPIN: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int ticket;
+atomic_int go;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        while (!atomic_load(&go))
+            ;
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    pthread_join(t[0], 0);
+    return 0;
+}
+"#;
+    for (src, kind) in [
+        (LATE_STORE, ErrorKind::Assertion),
+        (SPIN, ErrorKind::NonTerminating),
+    ] {
+        for opt in ["-O0", "-O1"] {
+            for symmetry in [true, false] {
+                let mut opts = options();
+                opts.machine.symmetry = symmetry;
+                let r = check_with(src, opt, &[], &opts);
+                let what = format!("{kind:?} {opt} symmetry {symmetry}");
+                assert_eq!(r.verdict, Verdict::Fail, "{what}: {:?}", r.failure);
+                assert_eq!(r.failure.as_ref().map(|f| f.kind), Some(kind), "{what}");
+            }
+        }
+    }
+}
+
+/// `main` joins `t[0]` twice: the second join is a misuse once `t[0]`'s worker has
+/// finished, and `t[0]`'s worker is the one that can finish only in some
+/// arrangements. With `--allow-nontermination`, a spinning `t[0]` worker only stops
+/// (no error), so the misuse is the one failure: merging the arrangement where `t[0]`
+/// holds the finisher with the one where it holds the spinner (the slots' threads are
+/// unjoined and no register holds their handles until `main` reads `t[0]`) would lose
+/// it for one order of their keys. The slots must be joined at most once each.
+#[test]
+fn a_slot_joined_twice_keeps_its_failure() {
+    const TWICE: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int ticket;
+atomic_int go;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        while (!atomic_load(&go))
+            ;
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    pthread_join(t[0], 0);
+    pthread_join(t[0], 0);
+    pthread_join(t[1], 0);
+    return 0;
+}
+"#;
+    for opt in ["-O0", "-O1"] {
+        for symmetry in [true, false] {
+            let mut opts = options();
+            opts.machine.symmetry = symmetry;
+            opts.machine.allow_nontermination = true;
+            let r = check_with(TWICE, opt, &[], &opts);
+            let what = format!("{opt} symmetry {symmetry}");
+            assert_eq!(r.verdict, Verdict::Fail, "{what}: {:?}", r.failure);
+            assert_eq!(
+                r.failure.as_ref().map(|f| f.kind),
+                Some(ErrorKind::PthreadMisuse),
+                "{what}"
+            );
+        }
+    }
+}
+
+/// Even when `main` joins every slot exactly once with nothing visible in between,
+/// which thread it waits for decides the verdict: `main` holds a mutex across its
+/// joins, the worker that takes the first ticket blocks on it, the other spins on a
+/// flag nobody sets. Joining the locker first closes a wait cycle (`deadlock`);
+/// joining the spinner first leaves `main` behind a loop, which
+/// `--allow-nontermination` stops without an error: that arrangement alone passes.
+/// `main` reads no slot until both workers took their tickets, so a canonical form
+/// sorting the unjoined slots by their threads' keys would keep one arrangement only;
+/// the loop forwards and backwards make each of the two key orders the one that would
+/// lose the deadlock. The join-array rule needs `main` to hold nothing another thread
+/// can wait for (`store/symmetry.rs`, "Handles kept in an array").
+#[test]
+fn the_thread_main_waits_for_first_keeps_its_deadlock() {
+    let program = |joins: &str| {
+        format!(
+            r#"
+#include <pthread.h>
+#include <stdatomic.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+atomic_int ticket;
+atomic_int go;
+static void *work(void *arg) {{
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        pthread_mutex_lock(&m);
+    else
+        while (!atomic_load(&go))
+            ;
+    return 0;
+}}
+int main(void) {{
+    pthread_t t[2];
+    pthread_mutex_lock(&m);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    {joins}
+        pthread_join(t[i], 0);
+    pthread_mutex_unlock(&m);
+    return 0;
+}}
+"#
+        )
+    };
+    for joins in [
+        "for (int i = 0; i < 2; i++)",
+        "for (int i = 1; i >= 0; i--)",
+    ] {
+        let src = program(joins);
+        for opt in ["-O0", "-O1"] {
+            for symmetry in [true, false] {
+                for allow_nontermination in [true, false] {
+                    let mut opts = options();
+                    opts.machine.symmetry = symmetry;
+                    opts.machine.allow_nontermination = allow_nontermination;
+                    let r = check_with(&src, opt, &[], &opts);
+                    let what = format!(
+                        "`{joins}` {opt} symmetry {symmetry} \
+                         allow_nontermination {allow_nontermination}"
+                    );
+                    assert_eq!(r.verdict, Verdict::Fail, "{what}: {:?}", r.failure);
+                    assert_eq!(
+                        r.failure.as_ref().map(|f| f.kind),
+                        Some(ErrorKind::Deadlock),
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -41,16 +41,69 @@
 //! [`handles_pin_every_thread`] turns symmetry off for such a program: it stores the
 //! same states and saves the symmetric traversal's cost.
 //!
-//! Merging the two states above needs that `main` treats the slots alike: it joins
-//! every handle of the array back to back (nothing visible in between, results unused,
-//! the array dead after). They are then equivalent up to the order of those joins,
-//! which is a stuttering equivalence, not a renaming: from "`t[0]`'s worker finished,
-//! `t[1]`'s running" `main` moves, from the swapped state it waits. Using it would take
-//! a join of a finished thread that is no scheduling point, a canonical form that
-//! forgets `main`'s loop index and which finished threads it already joined, paths of
-//! representatives rebuilt by more than renaming (`explore/symmetric_path.rs` renames),
-//! and a hang check whose re-expanded representatives find their successors stored
-//! (`explore/liveness.rs`). Not built.
+//! **Joining the array in another order.** Merging the two states above takes more
+//! than a renaming: a normalisation N applied before the traversal, sorting the
+//! contents of the array's *permutable* slots (handles of threads not yet joined that
+//! no register of `main` holds) by their threads' keys (`Keys`, ties in place), so that
+//! the traversal numbers the threads in key order. s and N(s) are then no renamings of
+//! each other but must be *equivalent*: `main` joins the remaining threads in another
+//! order, and that must change no verdict. The condition first proposed for it (every
+//! use of the array is `&t[i]` given to `pthread_create` or a load of `t[i]` whose
+//! value only goes to `pthread_join(…, 0)`, result unused; nothing visible in `main`
+//! between its first join and its last) does not give that. Three counterexamples, each
+//! a test in `tests/engine_symmetry.rs`, each losing its failure under one of the two
+//! orders the keys can give its two workers (with the workers' roles fixed by their
+//! argument instead, one arrangement fails and the other passes):
+//! - A slot `main` never joins (`a_slot_main_never_joins_keeps_its_failure`): `main`
+//!   waits until both workers took a ticket, joins `t[0]` alone, and asserts a flag
+//!   only the other worker sets, or hangs when `t[0]`'s worker is the one that spins.
+//! - A slot joined twice (`a_slot_joined_twice_keeps_its_failure`): the second join of
+//!   `t[0]` is a misuse once its worker finished; under `--allow-nontermination` a
+//!   spinning `t[0]` worker makes `main` wait without an error, so only the arrangement
+//!   with the finisher in `t[0]` fails.
+//! - `main` holding what a worker waits for
+//!   (`the_thread_main_waits_for_first_keeps_its_deadlock`): every slot joined once in
+//!   a loop, nothing between the joins, but `main` holds a mutex across them, the first
+//!   ticket's worker blocks on it and the other spins forever. Joining the locker first
+//!   closes a wait cycle (`deadlock`); joining the spinner first leaves `main` behind a
+//!   loop (`non-terminating`; under `--allow-nontermination`, a pass). The wait-for
+//!   analysis (`explore/deadlock.rs`) follows the edge of the join `main` is in.
+//!
+//! A condition that does give it adds: (1) `main` joins each of the array's n slots
+//! exactly once in a fixed order (a loop whose private index goes from 0 to n by 1, or
+//! straight-line joins of distinct constant slots), which needs an induction analysis
+//! of the index at -O0 and of its phi above; (2) nothing else joins, detaches or
+//! cancels a thread (`pthread_join` called nowhere else and its address not taken, no
+//! `pthread_detach`, `pthread_cancel`, `thrd_*`); (3) N acts only once all n slots hold
+//! distinct threads' handles (joining an unfilled slot fails at its position); (4) no
+//! thread can wait on `main` while it joins: its handle is in no object (a mutex,
+//! rwlock or spin lock owner) and `State::thread_ids_in_memory` is unset; (5) the
+//! extension data points nowhere into the array (`ExtState::for_each_pointer`: a C11
+//! history of the slots' writes would not move with their contents). Under these, s
+//! and N(s) reach the same errors, deadlocks, hangs and outcomes: the workers cannot
+//! see the array; `main`'s steps in the join region only wait, and postponing them to
+//! the point where every remaining thread has finished gives the same state after the
+//! region (all joined, the same clock); `main` being on no wait cycle, the thread it is
+//! blocked on decides no wait-for verdict. For the hang check on the explored graph of
+//! normal forms, a state that reaches an end in the program and not in that graph, with
+//! the least (steps outside `main`'s joins, unjoined slots) to an end, has a successor
+//! whose normal form is another such state with less: so there is none.
+//!
+//! What building it needs beyond that: (a) N is no congruence: `main`'s transition that
+//! joins `t[k]` goes on to read `t[k+1]` (invisibly: no other thread reaches the
+//! array), a slot N may have permuted, so from s and N(s) it leads to states that
+//! differ in which thread `main` holds, which N keeps apart. Sleep sets assume the congruence (a sleeping thread's move is covered
+//! from a sibling), and the hang check, re-running the sleepers of a candidate, looks
+//! their successors up in the store (`explore/liveness.rs`) and would stop
+//! inconclusive on one never stored. The footprint of a transition of `main` that
+//! reads the array must make it dependent on every other (worker transitions commute
+//! with N). (b) A path over normal forms is not a run: `explore/symmetric_path.rs`
+//! undoes renamings only, so a failure must be searched again with N off (the
+//! breadth-first search `explore::search_with` already runs for a shortest
+//! counterexample; also with `-j` > 1 without sleep sets), and a limit that stops that
+//! second search must leave no unreplayable path. (c) The analysis of (1) and the
+//! checks (2)–(5). Not built: [`handles_pin_every_thread`] keeps symmetry off for
+//! these programs (`mcs4.c`, `ticket4x2_acqrel.c` in `bench/programs`).
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
