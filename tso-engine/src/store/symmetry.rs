@@ -92,18 +92,24 @@
 //! What building it needs beyond that: (a) N is no congruence: `main`'s transition that
 //! joins `t[k]` goes on to read `t[k+1]` (invisibly: no other thread reaches the
 //! array), a slot N may have permuted, so from s and N(s) it leads to states that
-//! differ in which thread `main` holds, which N keeps apart. Sleep sets assume the congruence (a sleeping thread's move is covered
-//! from a sibling), and the hang check, re-running the sleepers of a candidate, looks
-//! their successors up in the store (`explore/liveness.rs`) and would stop
-//! inconclusive on one never stored. The footprint of a transition of `main` that
-//! reads the array must make it dependent on every other (worker transitions commute
-//! with N). (b) A path over normal forms is not a run: `explore/symmetric_path.rs`
-//! undoes renamings only, so a failure must be searched again with N off (the
-//! breadth-first search `explore::search_with` already runs for a shortest
-//! counterexample; also with `-j` > 1 without sleep sets), and a limit that stops that
-//! second search must leave no unreplayable path. (c) The analysis of (1) and the
-//! checks (2)–(5). Not built: [`handles_pin_every_thread`] keeps symmetry off for
-//! these programs (`mcs4.c`, `ticket4x2_acqrel.c` in `bench/programs`).
+//! differ in which thread `main` holds, which N keeps apart. Sleep sets assume the
+//! congruence (a sleeping thread's move is covered from a sibling), and the hang check,
+//! re-running the sleepers of a candidate, looks their successors up in the store
+//! (`explore/liveness.rs`) and would stop inconclusive on one never stored (measured on
+//! `mcs4.c`). Either sleep sets are off while N acts (on `mcs4.c`, 3 % more
+//! transitions), or the footprint of a transition of `main` that reads the array makes
+//! it dependent on every other (worker transitions commute with N); the argument for
+//! the hang check above needs every move of a normal form in the graph. (b) A path
+//! over normal forms is not a run: `explore/symmetric_path.rs` undoes renamings only,
+//! so a failure must be searched again with N off (the breadth-first search
+//! `explore::search_with` already runs for a shortest counterexample; also with
+//! `-j` > 1 without sleep sets), and a limit that stops that second search must leave
+//! no unreplayable path. (c) The analysis of (1) and the checks (2)–(5). Not built:
+//! [`handles_pin_every_thread`] keeps symmetry off for these programs (`mcs4.c`,
+//! `ticket4x2_acqrel.c` in `bench/programs`). What N would gain on them (a quarter to a
+//! third of the states), and the verdicts the rule as first proposed gets wrong on the
+//! three tests' programs, were measured with a patch applying it: `bench/PERFORMANCE.md`,
+//! "Joining the array in another order".
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
