@@ -225,8 +225,11 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
     );
     // The slots of `main`'s array of joined handles are sorted (`store/symmetry.rs`,
     // "Joining the array in another order"): symmetry stays on, sleep sets go off.
+    // Not for a caller that checks each stored state (robustness): a sorted state need
+    // not be one the program reaches.
     let join_array = (machine.opts.symmetry
         && machine.opts.join_slots
+        && opts.observer.is_none()
         && !machine.opts.uses_persistent_sets())
     .then(|| {
         crate::store::symmetry::JoinArray::find(program, &opts.entry, |f| machine.call_kind(f))

@@ -719,12 +719,14 @@ int main(void) {
 /// `--allow-nontermination` stops without an error: that arrangement alone passes.
 /// `main` reads no slot until both workers took their tickets, so a canonical form
 /// sorting the unjoined slots by their threads' keys would keep one arrangement only;
-/// the loop forwards and backwards make each of the two key orders the one that would
-/// lose the deadlock. The join-array rule needs `main` to hold nothing another thread
-/// can wait for (`store/symmetry.rs`, "Handles kept in an array").
+/// the loop forwards and backwards, or the two roles' code in the other order, make
+/// each of the two key orders the one that would lose the deadlock. The join-array
+/// rule recognises the forward loops, and keeps the deadlock there only by its
+/// condition that no thread can wait on `main` (`store/symmetry.rs`, "Joining the
+/// array in another order", (4)).
 #[test]
 fn the_thread_main_waits_for_first_keeps_its_deadlock() {
-    let program = |joins: &str| {
+    let program = |joins: &str, roles: &str| {
         format!(
             r#"
 #include <pthread.h>
@@ -734,11 +736,7 @@ atomic_int ticket;
 atomic_int go;
 static void *work(void *arg) {{
     (void)arg;
-    if (atomic_fetch_add(&ticket, 1) == 0)
-        pthread_mutex_lock(&m);
-    else
-        while (!atomic_load(&go))
-            ;
+    {roles}
     return 0;
 }}
 int main(void) {{
@@ -756,11 +754,16 @@ int main(void) {{
 "#
         )
     };
-    for joins in [
-        "for (int i = 0; i < 2; i++)",
-        "for (int i = 1; i >= 0; i--)",
+    let lock_first = "if (atomic_fetch_add(&ticket, 1) == 0) pthread_mutex_lock(&m); \
+                      else while (!atomic_load(&go)) ;";
+    let spin_first = "if (atomic_fetch_add(&ticket, 1) == 0) while (!atomic_load(&go)) ; \
+                      else pthread_mutex_lock(&m);";
+    for (joins, roles) in [
+        ("for (int i = 0; i < 2; i++)", lock_first),
+        ("for (int i = 1; i >= 0; i--)", lock_first),
+        ("for (int i = 0; i < 2; i++)", spin_first),
     ] {
-        let src = program(joins);
+        let src = program(joins, roles);
         for opt in ["-O0", "-O1"] {
             for (symmetry, join_slots) in [(true, false), (true, true), (false, false)] {
                 for allow_nontermination in [true, false] {
