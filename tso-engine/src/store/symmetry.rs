@@ -119,10 +119,10 @@
 //! programs recognised). Not for a caller that checks every stored state
 //! (robustness): a sorted state need not be one the program reaches. Off by default
 //! because: the instruction guard counts a fixed number of states, and a state costs
-//! more with the rule (no sleep sets, the keys and the scan of (4) per successor, an
-//! incremental base lost whenever the array is sorted): +16 % on `mcs4.c` and +28 % on
-//! `ticket4x2_acqrel.c` per 2,000 states, over the 10 % the guard allows, although the
-//! whole runs take 65 % and 58 % fewer instructions; and the argument above is checked
+//! more with the rule (no sleep sets, the keys per successor, an incremental base lost
+//! whenever the array is sorted): +14 % on `mcs4.c` and +26 % on `ticket4x2_acqrel.c`
+//! per 2,000 states, over the 10 % the guard allows, although the whole runs take 66 %
+//! and 58 % fewer instructions; and the argument above is checked
 //! by no generator of random programs that join arrays, the corpus at -O0 being the only
 //! differential evidence. Figures: `bench/PERFORMANCE.md`, "Joining the array in
 //! another order".
@@ -811,6 +811,7 @@ impl JoinArray {
             return;
         }
         let main = &st.threads[0];
+        let main_handle = main.handle;
         let Some(&array) = main.frames.first().and_then(|f| f.allocas.get(self.alloca)) else {
             return;
         };
@@ -850,9 +851,18 @@ impl JoinArray {
         if slots.len() < 2 {
             return;
         }
-        // (4): no thread can wait on `main` (its handle is in no object);
-        // (5): the extension data points nowhere into the array.
-        let main_handle = main.handle;
+        let mut order: Vec<ThreadId> = slots.iter().map(|&i| tids[i]).collect();
+        keys.begin(st);
+        for &t in &order {
+            keys.compute(program, st, false, t);
+        }
+        order.sort_by(|&a, &b| keys.key(a).cmp(keys.key(b)));
+        if order.iter().zip(&slots).all(|(&t, &i)| t == tids[i]) {
+            return;
+        }
+        // Only a state the sort would change is looked at further: (4) no thread can
+        // wait on `main` (its handle is in no object); (5) the extension data points
+        // nowhere into the array.
         for id in 1..st.memory.len() as ObjId {
             if let Some(o) = st.memory.get(id) {
                 if o.ptrs
@@ -869,15 +879,6 @@ impl JoinArray {
             if into {
                 return;
             }
-        }
-        let mut order: Vec<ThreadId> = slots.iter().map(|&i| tids[i]).collect();
-        keys.begin(st);
-        for &t in &order {
-            keys.compute(program, st, false, t);
-        }
-        order.sort_by(|&a, &b| keys.key(a).cmp(keys.key(b)));
-        if order.iter().zip(&slots).all(|(&t, &i)| t == tids[i]) {
-            return;
         }
         let Some(o) = st.memory.get_mut(array) else {
             return;
