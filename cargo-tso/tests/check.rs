@@ -642,6 +642,36 @@ fn verbose_output_reports_thread_symmetry() {
     );
 }
 
+/// The experimental join-array rule (off by default): on the ticket lock, whose workers
+/// `main` keeps in `t[4]` and joins in a loop, `-v` lists them as one group; by default
+/// and with `--no-symmetry` it does not apply.
+#[test]
+fn experimental_join_symmetry_groups_the_joined_workers() {
+    let ticket = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/programs/ticket4x2_acqrel.c");
+    let ticket = ticket.to_str().expect("a UTF-8 path");
+    let line = |args: &[&str]| {
+        let out = run(check()
+            .arg(ticket)
+            .args(args)
+            .args(["-v", "--races", "allow"]));
+        assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("symmetry:"))
+            .unwrap_or_else(|| panic!("no symmetry line:\n{}", out.stdout))
+            .to_string()
+    };
+    assert_eq!(line(&[]), "symmetry: no interchangeable threads");
+    assert_eq!(
+        line(&["--experimental-join-symmetry"]),
+        "symmetry: 1 group of interchangeable threads (4)"
+    );
+    assert_eq!(
+        line(&["--experimental-join-symmetry", "--no-symmetry"]),
+        "symmetry: off"
+    );
+}
+
 /// `-v` lists the awaits found (`--no-awaits`: off). A spin nobody releases fails as
 /// non-terminating either way: with awaits the waiter cannot move, without them the
 /// hang check finds a cycle with no way to the program's end.

@@ -34,8 +34,13 @@ fn race_locations(r: &CheckResult) -> Option<BTreeSet<String>> {
 /// The problem with running `run` with and without symmetry, if any; `count` also
 /// requires no more states with it.
 fn compare(name: &str, run: CheckRun, count: bool) -> Option<String> {
-    let with = run.clone().run();
-    let without = run.tool_args(&["--no-symmetry"]).run();
+    compare_with(name, run.clone(), run.tool_args(&["--no-symmetry"]), count)
+}
+
+/// The problem with `with` against `without`, if any (see `compare`).
+fn compare_with(name: &str, with: CheckRun, without: CheckRun, count: bool) -> Option<String> {
+    let with = with.run();
+    let without = without.run();
     if let Some(problem) = answer_difference(
         name,
         ("with symmetry   ", &with),
@@ -99,4 +104,51 @@ fn symmetry_changes_no_race_verdict() {
         })
         .collect();
     assert_no_problems(&runs, |name, run| compare(name, run.clone(), false));
+}
+
+/// The join-array rule (`--experimental-join-symmetry`, off by default; `store/symmetry.rs`,
+/// "Joining the array in another order") against the default, on the corpus at -O0
+/// (the shape it recognises: `main`'s join loop as clang writes it unoptimised) under
+/// SC and TSO, and the benchmark programs it applies to.
+#[test]
+fn join_symmetry_changes_no_answer() {
+    let every = if tso_suite::soaking() { 1 } else { 4 };
+    let files = tso_suite::corpus::sources_under(&tso_suite::suite_dir().join("programs"));
+    let mut runs: Vec<(String, CheckRun, CheckRun)> = Vec::new();
+    for file in files.iter().step_by(every) {
+        let program = tso_suite::corpus::read_program(file).unwrap_or_else(|e| panic!("{e}"));
+        for model in [Model::Sc, Model::Tso] {
+            let run = CheckRun::new(file, model)
+                .tool_args(&program.check_args)
+                .clang_args(&["-O0"]);
+            let name = format!("{} {} -O0", file.display(), model.as_str());
+            runs.push((
+                name,
+                run.clone().tool_args(&["--experimental-join-symmetry"]),
+                run,
+            ));
+        }
+    }
+    let bench = tso_suite::suite_dir().join("../bench/programs");
+    for program in ["mcs4.c", "ticket4x2_acqrel.c"] {
+        let run = CheckRun::new(bench.join(program), Model::Tso);
+        runs.push((
+            program.to_string(),
+            run.clone().tool_args(&["--experimental-join-symmetry"]),
+            run,
+        ));
+    }
+    let problems: Vec<String> = tso_suite::parallel::map(&runs, |(name, with, without)| {
+        compare_with(name, with.clone(), without.clone(), true)
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    assert!(
+        problems.is_empty(),
+        "{} of {} runs differ:\n{}",
+        problems.len(),
+        runs.len(),
+        problems.join("\n")
+    );
 }

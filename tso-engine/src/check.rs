@@ -212,17 +212,36 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
 /// One search of `program`; with `race_screen` set and races not tracked, the race
 /// screen's search (`check` gives it these options only).
 fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> CheckReport {
-    let pinned = crate::store::symmetry::handles_pin_every_thread(program, &opts.entry);
-    let machine = Machine::new(
+    let mut pinned = crate::store::symmetry::handles_pin_every_thread(program, &opts.entry);
+    let mut machine = Machine::new(
         program,
         natives,
         MachineOptions {
             outputs_visible: opts.collect_outcomes,
             // Race data is renamed with the threads (`race/permute.rs`).
-            symmetry: opts.machine.symmetry && symmetry_applies(program) && !pinned,
+            symmetry: opts.machine.symmetry && symmetry_applies(program),
             ..opts.machine.clone()
         },
     );
+    // The slots of `main`'s array of joined handles are sorted (`store/symmetry.rs`,
+    // "Joining the array in another order"): symmetry stays on, sleep sets go off.
+    // Not for a caller that checks each stored state (robustness): a sorted state need
+    // not be one the program reaches.
+    let join_array = (machine.opts.symmetry
+        && machine.opts.join_slots
+        && opts.observer.is_none()
+        && !machine.opts.uses_persistent_sets())
+    .then(|| {
+        crate::store::symmetry::JoinArray::find(program, &opts.entry, |f| machine.call_kind(f))
+    })
+    .flatten();
+    if join_array.is_some() {
+        pinned = false;
+        machine.opts.por = false;
+        machine.join_array = join_array;
+    } else if pinned {
+        machine.opts.symmetry = false;
+    }
     let Some(entry) = program
         .function(&opts.entry)
         .filter(|&f| program.functions[f as usize].body.is_some())
@@ -307,6 +326,10 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
     if pinned && opts.machine.symmetry && symmetry_applies(program) {
         // On, and it found no interchangeable threads (`handles_pin_every_thread`).
         report.stats.symmetry = Some(Vec::new());
+    }
+    if let (Some(j), Some(groups)) = (&machine.join_array, &mut report.stats.symmetry) {
+        // The threads of the array's slots: interchangeable up to `main`'s join order.
+        groups.push(j.slots as u32);
     }
     if machine.opts.awaits {
         report.stats.awaits = Some(awaits_listing(&machine));

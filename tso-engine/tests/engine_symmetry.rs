@@ -580,3 +580,398 @@ int main(void) {
         }
     }
 }
+
+/// Handles in an array that `main` joins only in part: the two programs meet the
+/// join-array condition as first proposed (every use of `t` is `&t[i]` given to
+/// `pthread_create` or `t[i]` given to `pthread_join`, nothing visible between the
+/// first join and the last, trivially, as there is one), and a canonical form that
+/// sorted the unjoined slots by their threads' keys would lose each failure for one
+/// of the two orders the keys can put a finished thread and a running one in:
+/// `main` waits until both workers took a ticket, then joins `t[0]` alone. In
+/// `LATE_STORE` it fails when `t[0]`'s worker is the one that returned at once and the
+/// other has not stored `late` yet; in `SPIN` it hangs when `t[0]`'s worker is the one
+/// that spins on a flag nobody sets (`main` never returns), and passes when it is the
+/// other. So the slots are interchangeable only when `main` joins every one of them
+/// exactly once (`store/symmetry.rs`, "Joining the array in another order"). Both must
+/// keep their failure with symmetry on, whatever it merges, and with the join-array
+/// rule on (`MachineOptions::join_slots`), which must refuse them.
+#[test]
+fn a_slot_main_never_joins_keeps_its_failure() {
+    const LATE_STORE: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+atomic_int ticket;
+atomic_int late;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 1)
+        atomic_store(&late, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    pthread_join(t[0], 0);
+    assert(atomic_load(&late));
+    return 0;
+}
+"#;
+    const SPIN: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int ticket;
+atomic_int go;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        while (!atomic_load(&go))
+            ;
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    pthread_join(t[0], 0);
+    return 0;
+}
+"#;
+    for (src, kind) in [
+        (LATE_STORE, ErrorKind::Assertion),
+        (SPIN, ErrorKind::NonTerminating),
+    ] {
+        for opt in ["-O0", "-O1"] {
+            for (symmetry, join_slots) in [(true, false), (true, true), (false, false)] {
+                let mut opts = options();
+                opts.machine.symmetry = symmetry;
+                opts.machine.join_slots = join_slots;
+                let r = check_with(src, opt, &[], &opts);
+                let what = format!("{kind:?} {opt} symmetry {symmetry} join slots {join_slots}");
+                assert_eq!(r.verdict, Verdict::Fail, "{what}: {:?}", r.failure);
+                assert_eq!(r.failure.as_ref().map(|f| f.kind), Some(kind), "{what}");
+            }
+        }
+    }
+}
+
+/// `main` joins `t[0]` twice: the second join is a misuse once `t[0]`'s worker has
+/// finished, and `t[0]`'s worker is the one that can finish only in some
+/// arrangements. With `--allow-nontermination`, a spinning `t[0]` worker only stops
+/// (no error), so the misuse is the one failure: merging the arrangement where `t[0]`
+/// holds the finisher with the one where it holds the spinner (the slots' threads are
+/// unjoined and no register holds their handles until `main` reads `t[0]`) would lose
+/// it for one order of their keys. The slots must be joined at most once each.
+#[test]
+fn a_slot_joined_twice_keeps_its_failure() {
+    const TWICE: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int ticket;
+atomic_int go;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        while (!atomic_load(&go))
+            ;
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    pthread_join(t[0], 0);
+    pthread_join(t[0], 0);
+    pthread_join(t[1], 0);
+    return 0;
+}
+"#;
+    for opt in ["-O0", "-O1"] {
+        for (symmetry, join_slots) in [(true, false), (true, true), (false, false)] {
+            let mut opts = options();
+            opts.machine.symmetry = symmetry;
+            opts.machine.join_slots = join_slots;
+            opts.machine.allow_nontermination = true;
+            let r = check_with(TWICE, opt, &[], &opts);
+            let what = format!("{opt} symmetry {symmetry} join slots {join_slots}");
+            assert_eq!(r.verdict, Verdict::Fail, "{what}: {:?}", r.failure);
+            assert_eq!(
+                r.failure.as_ref().map(|f| f.kind),
+                Some(ErrorKind::PthreadMisuse),
+                "{what}"
+            );
+        }
+    }
+}
+
+/// Even when `main` joins every slot exactly once with nothing visible in between,
+/// which thread it waits for decides the verdict: `main` holds a mutex across its
+/// joins, the worker that takes the first ticket blocks on it, the other spins on a
+/// flag nobody sets. Joining the locker first closes a wait cycle (`deadlock`);
+/// joining the spinner first leaves `main` behind a loop, which
+/// `--allow-nontermination` stops without an error: that arrangement alone passes.
+/// `main` reads no slot until both workers took their tickets, so a canonical form
+/// sorting the unjoined slots by their threads' keys would keep one arrangement only;
+/// the loop forwards and backwards, or the two roles' code in the other order, make
+/// each of the two key orders the one that would lose the deadlock. The join-array
+/// rule recognises the forward loops, and keeps the deadlock there only by its
+/// condition that no thread can wait on `main` (`store/symmetry.rs`, "Joining the
+/// array in another order", (4)).
+#[test]
+fn the_thread_main_waits_for_first_keeps_its_deadlock() {
+    let program = |joins: &str, roles: &str| {
+        format!(
+            r#"
+#include <pthread.h>
+#include <stdatomic.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+atomic_int ticket;
+atomic_int go;
+static void *work(void *arg) {{
+    (void)arg;
+    {roles}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t[2];
+    pthread_mutex_lock(&m);
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    {joins}
+        pthread_join(t[i], 0);
+    pthread_mutex_unlock(&m);
+    return 0;
+}}
+"#
+        )
+    };
+    let lock_first = "if (atomic_fetch_add(&ticket, 1) == 0) pthread_mutex_lock(&m); \
+                      else while (!atomic_load(&go)) ;";
+    let spin_first = "if (atomic_fetch_add(&ticket, 1) == 0) while (!atomic_load(&go)) ; \
+                      else pthread_mutex_lock(&m);";
+    for (joins, roles) in [
+        ("for (int i = 0; i < 2; i++)", lock_first),
+        ("for (int i = 1; i >= 0; i--)", lock_first),
+        ("for (int i = 0; i < 2; i++)", spin_first),
+    ] {
+        let src = program(joins, roles);
+        for opt in ["-O0", "-O1"] {
+            for (symmetry, join_slots) in [(true, false), (true, true), (false, false)] {
+                for allow_nontermination in [true, false] {
+                    let mut opts = options();
+                    opts.machine.symmetry = symmetry;
+                    opts.machine.join_slots = join_slots;
+                    opts.machine.allow_nontermination = allow_nontermination;
+                    let r = check_with(&src, opt, &[], &opts);
+                    let what = format!(
+                        "`{joins}` {opt} symmetry {symmetry} join slots {join_slots} \
+                         allow_nontermination {allow_nontermination}"
+                    );
+                    assert_eq!(r.verdict, Verdict::Fail, "{what}: {:?}", r.failure);
+                    assert_eq!(
+                        r.failure.as_ref().map(|f| f.kind),
+                        Some(ErrorKind::Deadlock),
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Workers whose handles `main` keeps in `t[3]` and joins in a loop with nothing in
+/// between: the shape of "Joining the array in another order" (`store/symmetry.rs`).
+/// `BAD` is a ticket whose worker fails (-1: none).
+fn joined_workers(bad: i32) -> String {
+    format!(
+        r#"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+#include <stdio.h>
+pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+atomic_int ticket;
+int x;
+static void *work(void *arg) {{
+    (void)arg;
+    int my = atomic_fetch_add(&ticket, 1);
+    pthread_mutex_lock(&m);
+    x += my;
+    pthread_mutex_unlock(&m);
+    assert(my != {bad}); /*HERE*/
+    return 0;
+}}
+int main(void) {{
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], 0, work, 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], 0);
+    printf("x=%d\n", x);
+    return 0;
+}}
+"#
+    )
+}
+
+fn with_join_slots(join_slots: bool) -> tso_engine::CheckOptions {
+    let mut opts = options();
+    opts.collect_outcomes = true;
+    opts.machine.join_slots = join_slots;
+    opts
+}
+
+/// The join-array rule (off by default) stores the states that differ only in which
+/// worker sits in which slot once: fewer states, the same verdict and outcomes, and
+/// the array's threads listed as a group; the same states on two workers.
+#[test]
+fn join_array_slots_are_merged_without_changing_the_answer() {
+    assert!(
+        !tso_engine::MachineOptions::default().join_slots,
+        "off by default"
+    );
+    let src = joined_workers(-1);
+    let with = check_with(&src, "-O0", &[], &with_join_slots(true));
+    let without = check_with(&src, "-O0", &[], &with_join_slots(false));
+    assert_pass(&with, "with the rule");
+    assert_pass(&without, "without");
+    assert_eq!(with.outcomes, without.outcomes);
+    assert!(
+        with.stats.states < without.stats.states,
+        "{} states with the rule, {} without",
+        with.stats.states,
+        without.stats.states
+    );
+    assert_eq!(with.stats.symmetry, Some(vec![3]), "the array's group");
+    assert_eq!(without.stats.symmetry, Some(vec![]));
+    let mut two = with_join_slots(true);
+    two.jobs = 2;
+    let two = check_with(&src, "-O0", &[], &two);
+    assert_eq!(two.stats.states, with.stats.states, "1 and 2 workers");
+    // Off with symmetry.
+    let mut off = with_join_slots(true);
+    off.machine.symmetry = false;
+    let off = check_with(&src, "-O0", &[], &off);
+    assert_eq!(off.stats.symmetry, None);
+    assert_eq!(off.stats.states, without.stats.states);
+}
+
+/// A worker's assertion fails under the join-array rule: the failure is found, and its
+/// counterexample (searched again without the rule) replays to the assertion.
+#[test]
+fn join_array_failure_replays_to_the_assertion() {
+    let src = joined_workers(2);
+    let line = line_of(&src, "/*HERE*/");
+    for jobs in [1, 2] {
+        let mut opts = with_join_slots(true);
+        opts.jobs = jobs;
+        let with = check_with(&src, "-O0", &[], &opts);
+        opts.machine.join_slots = false;
+        let without = check_with(&src, "-O0", &[], &opts);
+        assert_failure(&with, ErrorKind::Assertion, Some(line), "with the rule");
+        assert_failure(&without, ErrorKind::Assertion, Some(line), "without");
+        let cex = with.counterexample.as_ref().expect("counterexample");
+        assert_eq!(
+            cex.steps.len(),
+            without.counterexample.as_ref().expect("cex").steps.len()
+        );
+        assert_eq!(cex.output, with.output, "output of the replay");
+    }
+}
+
+/// `main` does something visible between two joins: the rule does not apply (no
+/// group, the same states as without it), and the failure that depends on the join
+/// order is kept.
+#[test]
+fn join_array_rule_needs_nothing_visible_between_joins() {
+    const BETWEEN: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+#include <assert.h>
+atomic_int ticket;
+atomic_int first_done;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        atomic_store(&first_done, 1);
+    return 0;
+}
+int main(void) {
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], 0, work, 0);
+    for (int i = 0; i < 3; i++) {
+        pthread_join(t[i], 0);
+        assert(atomic_load(&first_done));
+    }
+    return 0;
+}
+"#;
+    let with = check_with(BETWEEN, "-O0", &[], &with_join_slots(true));
+    let without = check_with(BETWEEN, "-O0", &[], &with_join_slots(false));
+    assert_failure(&with, ErrorKind::Assertion, None, "with the rule");
+    assert_eq!(with.stats.symmetry, Some(vec![]), "no group");
+    assert_eq!(with.stats.states, without.stats.states);
+}
+
+/// A deadlock among the workers and a hang while `main` joins them are still reported
+/// under the join-array rule.
+#[test]
+fn join_array_rule_keeps_deadlocks_and_hangs() {
+    let program = |body: &str| {
+        format!(
+            r#"
+#include <pthread.h>
+#include <stdatomic.h>
+pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER, b = PTHREAD_MUTEX_INITIALIZER;
+atomic_int ticket;
+atomic_int go;
+static void *work(void *arg) {{
+    (void)arg;
+    int my = atomic_fetch_add(&ticket, 1);
+    {body}
+    return 0;
+}}
+int main(void) {{
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        pthread_create(&t[i], 0, work, 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}}
+"#
+        )
+    };
+    let deadlock = program(
+        "if (my == 0) { pthread_mutex_lock(&a); pthread_mutex_lock(&b); \
+         pthread_mutex_unlock(&b); pthread_mutex_unlock(&a); } \
+         else if (my == 1) { pthread_mutex_lock(&b); pthread_mutex_lock(&a); \
+         pthread_mutex_unlock(&a); pthread_mutex_unlock(&b); }",
+    );
+    let hang = program("if (my == 2) while (!atomic_load(&go)) ;");
+    for (src, kind) in [
+        (deadlock, ErrorKind::Deadlock),
+        (hang, ErrorKind::NonTerminating),
+    ] {
+        let with = check_with(&src, "-O0", &[], &with_join_slots(true));
+        let without = check_with(&src, "-O0", &[], &with_join_slots(false));
+        assert_failure(&with, kind, None, "with the rule");
+        assert_failure(&without, kind, None, "without");
+        assert_eq!(
+            with.stats.symmetry,
+            Some(vec![3]),
+            "{kind:?}: the rule applied"
+        );
+        assert!(with.counterexample.is_some());
+    }
+}

@@ -97,6 +97,8 @@ pub(crate) struct Expander<'a, 'p> {
     pub(crate) chooser: ScriptChooser,
     pub(crate) canon: Canonicalizer,
     pub(crate) scratch: Scratch,
+    /// Scratch of `Machine::normalise_join_slots`.
+    pub(crate) join_keys: crate::store::symmetry::Keys,
 }
 
 /// Which reduction a search asked for `por` uses: persistent sets (with the program's
@@ -133,6 +135,7 @@ impl<'a, 'p> Expander<'a, 'p> {
             chooser: ScriptChooser::default(),
             canon: Canonicalizer::for_search(&machine.opts),
             scratch: Scratch::default(),
+            join_keys: Default::default(),
         }
     }
 
@@ -268,6 +271,7 @@ impl<'a, 'p> Expander<'a, 'p> {
             }
             return Arrival::Observed(outcome);
         }
+        self.machine.normalise_join_slots(succ, &mut self.join_keys);
         let ins = at.store.insert_state(
             &mut self.canon,
             &mut self.scratch,

@@ -241,6 +241,7 @@ impl Replayer {
                 return;
             }
             if machine.opts.symmetry {
+                machine.normalise_join_slots(&mut st, &mut Default::default());
                 self.canon.symmetry = true;
                 self.canon.run(machine.program, &st, false);
                 self.canon.to_representative(&mut st);

@@ -178,6 +178,10 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
     if let Ok(mut stop) = machine.stop.lock() {
         *stop = opts.limits.stop.clone();
     }
+    let join_slots = machine.join_array.is_some();
+    machine
+        .join_slots_on
+        .store(join_slots, std::sync::atomic::Ordering::Relaxed);
     let outcomes = observers::Outcomes {
         collect_all: opts.collect_outcomes,
         ..Default::default()
@@ -360,7 +364,13 @@ fn search_with(
     if is_step_limit(&first.0) {
         return first;
     }
-    if opts.jobs > 1 && !por {
+    // With the slots of `main`'s array of joined handles sorted, the path leads
+    // through states no run reaches (`store/symmetry.rs`, "Joining the array in another
+    // order"): the search again, without sorting them, gives a run.
+    let join_slots = machine
+        .join_slots_on
+        .swap(false, std::sync::atomic::Ordering::Relaxed);
+    if opts.jobs > 1 && !por && !join_slots {
         return first;
     }
     watching.iter().for_each(|o| o.restart());
@@ -369,6 +379,22 @@ fn search_with(
     let earlier = take_races(machine);
     match breadth_first(initial, false, None) {
         found @ (Some(search::Stop::Found { .. }), _) => found,
+        // A limit stopped the second search: the first one's path is no run.
+        (stop, stats) if join_slots => {
+            let reason = match stop {
+                Some(search::Stop::Limit { reason, .. }) => reason,
+                _ => "the search again for a counterexample without sorting the slots of \
+                      `main`'s array of handles stopped"
+                    .to_owned(),
+            };
+            (
+                Some(search::Stop::Limit {
+                    reason,
+                    path: Vec::new(),
+                }),
+                stats,
+            )
+        }
         // A limit stopped the second search before the error's depth: keep the first
         // search's counterexample and races.
         _ => {

@@ -75,6 +75,12 @@ pub struct MachineOptions {
     /// Store states up to a permutation of threads (`store/symmetry.rs`); off:
     /// `--no-symmetry`.
     pub symmetry: bool,
+    /// With `symmetry`: states that differ only in which of `main`'s joined threads
+    /// sits in which slot of its array of handles are stored once, where the program
+    /// has the shape that makes it sound (`store/symmetry.rs`, "Joining the array in
+    /// another order"); off by default (experimental: `--join-symmetry`). A search that
+    /// uses it runs without sleep sets, and a failure is searched again without it.
+    pub join_slots: bool,
     /// With `por`: persistent sets (`explore::persistent`), which store fewer states,
     /// instead of sleep sets; not with race tracking.
     pub persistent_sets: bool,
@@ -140,6 +146,7 @@ impl Default for MachineOptions {
             races: crate::race::RacePolicy::Allow,
             por: true,
             symmetry: true,
+            join_slots: false,
             persistent_sets: false,
             race_read_futures: true,
             race_screen: false,
@@ -195,6 +202,11 @@ pub struct Machine<'p> {
     race_futures: std::sync::OnceLock<(future::Futures, bool, bool)>,
     /// The await loops (`ir::awaits`), when awaits are on.
     awaits: Option<crate::ir::awaits::Awaits>,
+    /// `main`'s array of joined handles whose slots are sorted before a successor is
+    /// stored (`MachineOptions::join_slots`), set by `check`; and whether the present
+    /// search sorts them (not the search again for a counterexample).
+    pub(crate) join_array: Option<crate::store::symmetry::JoinArray>,
+    pub(crate) join_slots_on: std::sync::atomic::AtomicBool,
 }
 
 /// A transition that started inside an await loop: where, and the thread as it was, to
@@ -219,6 +231,40 @@ struct Pc {
 }
 
 impl<'p> Machine<'p> {
+    /// Sort the slots of `main`'s array of joined handles in `st` (see `join_array`),
+    /// when the present search does.
+    pub(crate) fn normalise_join_slots(
+        &self,
+        st: &mut State,
+        keys: &mut crate::store::symmetry::Keys,
+    ) {
+        if let Some(j) = &self.join_array {
+            if self
+                .join_slots_on
+                .load(std::sync::atomic::Ordering::Relaxed)
+            {
+                j.normalise(self.program, st, keys);
+            }
+        }
+    }
+
+    /// How a call to function `f` (without a body) counts for
+    /// `store::symmetry::JoinArray::find`: a native that only reads and accesses its
+    /// first argument's memory is a load; one that only reads and takes no pointer is
+    /// quiet.
+    pub(crate) fn call_kind(&self, f: FuncId) -> crate::store::symmetry::CallKind {
+        use crate::store::symmetry::CallKind;
+        match self.natives.get(f as usize).and_then(Option::as_ref) {
+            Some(n) if n.object_dies => CallKind::ObjectDies,
+            Some(n) if n.reads_only => match n.visibility {
+                Visibility::IfShared(0) => CallKind::Load,
+                Visibility::Custom(_) => CallKind::Quiet,
+                _ => CallKind::Other,
+            },
+            _ => CallKind::Other,
+        }
+    }
+
     pub fn new(program: &'p Program, natives: &Natives, opts: MachineOptions) -> Machine<'p> {
         let table: Vec<Option<Arc<Native>>> = program
             .functions
@@ -260,6 +306,8 @@ impl<'p> Machine<'p> {
             screen_conflict: std::sync::atomic::AtomicBool::new(false),
             atomic_only,
             race_futures: std::sync::OnceLock::new(),
+            join_array: None,
+            join_slots_on: std::sync::atomic::AtomicBool::new(false),
             awaits,
         }
     }

@@ -97,6 +97,10 @@ pub struct Native {
     /// nothing else can be deleted from a run (`ir::awaits`). Set with
     /// `Natives::mark_reads_only`.
     pub reads_only: bool,
+    /// Called where the object its first argument points to dies (a memory model's
+    /// eviction of a returning frame's slots): it neither reads nor writes the
+    /// object's contents. Set with `Natives::mark_object_dies`.
+    pub object_dies: bool,
     /// It stands for the program's own loads and stores (a memory model's natives,
     /// which the program calls where it accessed memory): what its call accesses, for
     /// the race screen (`race::screen`). Set with `Natives::set_program_accesses`.
@@ -122,6 +126,7 @@ impl Native {
             carries_undefined: 0,
             data_accesses: true,
             reads_only: false,
+            object_dies: false,
             program_accesses: None,
         })
     }
@@ -292,6 +297,16 @@ impl Natives {
         if let Some(n) = self.map.get_mut(name) {
             let mut m = Native::clone(n);
             m.carries_undefined = args;
+            *n = Arc::new(m);
+        }
+    }
+
+    /// Mark a registered native as one called where its first argument's object dies
+    /// (see `Native::object_dies`).
+    pub fn mark_object_dies(&mut self, name: &str) {
+        if let Some(n) = self.map.get_mut(name) {
+            let mut m = Native::clone(n);
+            m.object_dies = true;
             *n = Arc::new(m);
         }
     }

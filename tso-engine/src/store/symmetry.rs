@@ -41,16 +41,91 @@
 //! [`handles_pin_every_thread`] turns symmetry off for such a program: it stores the
 //! same states and saves the symmetric traversal's cost.
 //!
-//! Merging the two states above needs that `main` treats the slots alike: it joins
-//! every handle of the array back to back (nothing visible in between, results unused,
-//! the array dead after). They are then equivalent up to the order of those joins,
-//! which is a stuttering equivalence, not a renaming: from "`t[0]`'s worker finished,
-//! `t[1]`'s running" `main` moves, from the swapped state it waits. Using it would take
-//! a join of a finished thread that is no scheduling point, a canonical form that
-//! forgets `main`'s loop index and which finished threads it already joined, paths of
-//! representatives rebuilt by more than renaming (`explore/symmetric_path.rs` renames),
-//! and a hang check whose re-expanded representatives find their successors stored
-//! (`explore/liveness.rs`). Not built.
+//! **Joining the array in another order.** Merging the two states above takes more
+//! than a renaming: a normalisation N applied before the traversal, sorting the
+//! contents of the array's *permutable* slots (handles of threads not yet joined that
+//! no register of `main` holds) by their threads' keys (`Keys`, ties in place), so that
+//! the traversal numbers the threads in key order. s and N(s) are then no renamings of
+//! each other but must be *equivalent*: `main` joins the remaining threads in another
+//! order, and that must change no verdict. The condition first proposed for it (every
+//! use of the array is `&t[i]` given to `pthread_create` or a load of `t[i]` whose
+//! value only goes to `pthread_join(…, 0)`, result unused; nothing visible in `main`
+//! between its first join and its last) does not give that. Three counterexamples, each
+//! a test in `tests/engine_symmetry.rs`, each losing its failure under one of the two
+//! orders the keys can give its two workers (with the workers' roles fixed by their
+//! argument instead, one arrangement fails and the other passes):
+//! - A slot `main` never joins (`a_slot_main_never_joins_keeps_its_failure`): `main`
+//!   waits until both workers took a ticket, joins `t[0]` alone, and asserts a flag
+//!   only the other worker sets, or hangs when `t[0]`'s worker is the one that spins.
+//! - A slot joined twice (`a_slot_joined_twice_keeps_its_failure`): the second join of
+//!   `t[0]` is a misuse once its worker finished; under `--allow-nontermination` a
+//!   spinning `t[0]` worker makes `main` wait without an error, so only the arrangement
+//!   with the finisher in `t[0]` fails.
+//! - `main` holding what a worker waits for
+//!   (`the_thread_main_waits_for_first_keeps_its_deadlock`): every slot joined once in
+//!   a loop, nothing between the joins, but `main` holds a mutex across them, the first
+//!   ticket's worker blocks on it and the other spins forever. Joining the locker first
+//!   closes a wait cycle (`deadlock`); joining the spinner first leaves `main` behind a
+//!   loop (`non-terminating`; under `--allow-nontermination`, a pass). The wait-for
+//!   analysis (`explore/deadlock.rs`) follows the edge of the join `main` is in.
+//!
+//! A condition that does give it adds: (1) `main` joins each of the array's n slots
+//! exactly once in a fixed order (a loop whose private index goes from 0 to n by 1, or
+//! straight-line joins of distinct constant slots), which needs an induction analysis
+//! of the index at -O0 and of its phi above; (2) nothing else joins, detaches or
+//! cancels a thread (`pthread_join` called nowhere else and its address not taken, no
+//! `pthread_detach`, `pthread_cancel`, `thrd_*`); (3) N acts only once all n slots hold
+//! distinct threads' handles (joining an unfilled slot fails at its position); (4) no
+//! thread can wait on `main` while it joins: its handle is in no object (a mutex,
+//! rwlock or spin lock owner) and `State::thread_ids_in_memory` is unset; (5) the
+//! extension data points nowhere into the array (`ExtState::for_each_pointer`: a C11
+//! history of the slots' writes would not move with their contents). Under these, s
+//! and N(s) reach the same errors, deadlocks, hangs and outcomes: the workers cannot
+//! see the array; `main`'s steps in the join region only wait, and postponing them to
+//! the point where every remaining thread has finished gives the same state after the
+//! region (all joined, the same clock); `main` being on no wait cycle, the thread it is
+//! blocked on decides no wait-for verdict. For the hang check on the explored graph of
+//! normal forms, a state that reaches an end in the program and not in that graph, with
+//! the least (steps outside `main`'s joins, unjoined slots) to an end, has a successor
+//! whose normal form is another such state with less: so there is none.
+//!
+//! What the search needs beyond that: (a) N is no congruence: `main`'s transition that
+//! joins `t[k]` goes on to read `t[k+1]` (invisibly: no other thread reaches the
+//! array), a slot N may have permuted, so from s and N(s) it leads to states that
+//! differ in which thread `main` holds, which N keeps apart. Sleep sets assume the
+//! congruence (a sleeping thread's move is covered from a sibling), and the hang check,
+//! re-running the sleepers of a candidate, looks their successors up in the store
+//! (`explore/liveness.rs`): with sleep sets on, `mcs4.c` stopped inconclusive on one
+//! never stored. So a search that applies N runs without sleep sets (every move of a
+//! normal form is then in the graph, as the argument for the hang check needs; on
+//! `mcs4.c`, 3 % more transitions). (b) A path over normal forms is not a run:
+//! `explore/symmetric_path.rs` undoes renamings only, so a failure is searched again
+//! with N off (`explore::search_with`'s breadth-first search for a shortest
+//! counterexample, which then runs also with `-j` > 1), and a limit that stops that
+//! second search makes the run inconclusive rather than leave a path that is no run.
+//!
+//! **Built, off by default** (`MachineOptions::join_slots`,
+//! `--experimental-join-symmetry`): [`JoinArray::find`] checks (1) and (2) on the one
+//! shape clang gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 (an
+//! optimised loop, with its index in a phi, is not recognised: no rule), and
+//! [`JoinArray::normalise`] checks (3) to (5) in each successor before it is stored
+//! (`explore/expand.rs`; `explore/held.rs` when it rebuilds a state by its path). The
+//! array's threads are then listed as one group (`-v`). Tested by the three
+//! counterexamples with it on (the third, its loop forwards, passes wrongly without
+//! (4)), by programs where it merges, fails in a worker (the
+//! counterexample replays), deadlocks or hangs in the join loop, or meets a visible
+//! action between joins (`tests/engine_symmetry.rs`, `join_array_*`), and against the
+//! default over the corpus at -O0 (`tests/tests/differential_symmetry.rs`, 28 of its
+//! programs recognised). Not for a caller that checks every stored state
+//! (robustness): a sorted state need not be one the program reaches. Off by default
+//! because: the instruction guard counts a fixed number of states, and a state costs
+//! more with the rule (no sleep sets, the keys per successor, an incremental base lost
+//! whenever the array is sorted): +14 % on `mcs4.c` and +26 % on `ticket4x2_acqrel.c`
+//! per 2,000 states, over the 10 % the guard allows, although the whole runs take 66 %
+//! and 58 % fewer instructions; and the argument above is checked
+//! by no generator of random programs that join arrays, the corpus at -O0 being the only
+//! differential evidence. Figures: `bench/PERFORMANCE.md`, "Joining the array in
+//! another order".
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
@@ -79,7 +154,7 @@ const DEEP: usize = 64;
 /// permutations that no other path produces, and renaming the race data for them is
 /// pure cost. A search of such a program canonicalises without symmetry; that is
 /// always sound, and here it stores the same states. A call this does not recognise
-/// keeps symmetry on.
+/// keeps symmetry on. So does a [`JoinArray`] when its rule is on (`check`).
 pub(crate) fn handles_pin_every_thread(program: &Program, entry: &str) -> bool {
     use crate::ir::{Callee, Inst, Operand};
     let (Some(create), Some(entry)) = (program.function("pthread_create"), program.function(entry))
@@ -306,5 +381,511 @@ impl Keys {
         }
         write_len(&mut self.bytes, o.ptrs.len());
         self.bytes.extend_from_slice(&o.undef);
+    }
+}
+
+/// How [`JoinArray::find`] treats a call to a function without a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CallKind {
+    /// Reads the memory its first argument points to and returns it, nothing else (a
+    /// memory model's load).
+    Load,
+    /// Reads only, and takes no pointer (a memory model's fence: `main` stores nothing
+    /// in its join loop, so the fence finds its buffer empty).
+    Quiet,
+    /// Called where the object its first argument points to dies, neither reading nor
+    /// writing its contents (a memory model's eviction of a returning frame's slots).
+    ObjectDies,
+    Other,
+}
+
+/// `main`'s array of handles joined slot by slot (see "Joining the array in another
+/// order"): the array is the `alloca`-th alloca of the entry function's first block and
+/// has `slots` handles. Found by [`JoinArray::find`]; [`JoinArray::normalise`] sorts
+/// its permutable slots.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct JoinArray {
+    pub alloca: usize,
+    pub slots: usize,
+}
+
+impl JoinArray {
+    /// The array of conditions (1) and (2) of the module documentation, in the shape
+    /// clang gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` without
+    /// optimisation: the index in a slot of `main` whose address never escapes,
+    /// stored 0 before the loop and its own value plus 1 in it, and nothing else
+    /// there. Every other shape gives None (the search then stores what it does
+    /// without this rule).
+    pub(crate) fn find(
+        program: &Program,
+        entry: &str,
+        kind: impl Fn(u32) -> CallKind,
+    ) -> Option<JoinArray> {
+        use crate::ir::liveness::for_each_operand;
+        use crate::ir::{BinOp, Callee, CastOp, Inst, IntPred, Operand};
+        use crate::value::Val;
+        let is_reg = |o: &Operand, r: u32| matches!(o, Operand::Reg(x) if *x == r);
+        let create = program.function("pthread_create")?;
+        let join = program.function("pthread_join")?;
+        let entry = program.function(entry)?;
+        // (2): nothing else can join, detach or cancel a thread, or start one another
+        // way; no function pointer to `pthread_join` (an indirect call could join).
+        for other in [
+            "pthread_detach",
+            "pthread_cancel",
+            "pthread_tryjoin_np",
+            "pthread_timedjoin_np",
+            "thrd_create",
+            "thrd_join",
+            "thrd_detach",
+        ] {
+            if program.function(other).is_some() {
+                return None;
+            }
+        }
+        let join_ptr = crate::value::make_ptr(crate::ir::FUNCTION_OBJECT_BASE + join, 0);
+        let mut joins = 0;
+        for func in program.functions.iter() {
+            let Some(body) = &func.body else { continue };
+            for inst in body.blocks.iter().flat_map(|b| b.insts.iter()) {
+                if let Inst::Call {
+                    callee: Callee::Direct(f),
+                    ..
+                } = inst
+                {
+                    joins += (*f == join) as u32;
+                }
+                let mut taken = false;
+                for_each_operand(inst, |o| {
+                    taken |= matches!(o, Operand::Const(Val::Ptr(p)) if *p == join_ptr)
+                });
+                if taken {
+                    return None;
+                }
+            }
+        }
+        if joins != 1 {
+            return None;
+        }
+        let body = program.functions[entry as usize].body.as_ref()?;
+        let blocks = &body.blocks;
+        // Where each register of `main` is defined, and every use (phis count as
+        // uses nobody may make).
+        let mut def = std::collections::HashMap::new();
+        let mut uses: std::collections::HashMap<u32, Vec<(usize, usize)>> = Default::default();
+        let mut allocas = Vec::new();
+        for (b, block) in blocks.iter().enumerate() {
+            for phi in block.phis.iter() {
+                for (_, o) in phi.incoming.iter() {
+                    if let Operand::Reg(r) = o {
+                        uses.entry(*r).or_default().push((b, usize::MAX));
+                    }
+                }
+            }
+            for (i, inst) in block.insts.iter().enumerate() {
+                if let Some(d) = crate::ir::liveness::def_of(inst) {
+                    def.insert(d, (b, i));
+                }
+                for_each_operand(inst, |o| {
+                    if let Operand::Reg(r) = o {
+                        uses.entry(*r).or_default().push((b, i));
+                    }
+                });
+                if let Inst::Alloca {
+                    dst,
+                    elem_size,
+                    count,
+                    escapes,
+                    ..
+                } = inst
+                {
+                    // Every slot of `main` is allocated once, in its first block before
+                    // any call, so the array is found by its position in the frame.
+                    if b != 0
+                        || !matches!(count, Operand::Const(c) if c.as_u64() == 1)
+                        || block.insts[..i]
+                            .iter()
+                            .any(|x| matches!(x, Inst::Call { .. }))
+                    {
+                        return None;
+                    }
+                    allocas.push((*dst, *elem_size, *escapes));
+                }
+            }
+        }
+        let inst_at = |(b, i): (usize, usize)| blocks.get(b).and_then(|bl| bl.insts.get(i));
+        let uses_of = |r: u32| uses.get(&r).map(Vec::as_slice).unwrap_or(&[]);
+        let defined = |o: &Operand| match o {
+            Operand::Reg(r) => def.get(r).and_then(|&at| inst_at(at).map(|i| (at, i))),
+            _ => None,
+        };
+        // The join: `pthread_join(v, 0)`, its result unused, `v` loaded from
+        // `gep(array, index)` and used nowhere else.
+        let mut site = None;
+        for (b, block) in blocks.iter().enumerate() {
+            for (i, inst) in block.insts.iter().enumerate() {
+                if let Inst::Call {
+                    callee: Callee::Direct(f),
+                    ..
+                } = inst
+                {
+                    if *f == join {
+                        site = Some((b, i));
+                    }
+                }
+            }
+        }
+        let (join_block, join_at) = site?;
+        let Some(Inst::Call { dst, args, .. }) = inst_at((join_block, join_at)) else {
+            return None;
+        };
+        if dst.is_some_and(|d| !uses_of(d).is_empty())
+            || args.len() != 2
+            || !matches!(&args[1], Operand::Const(c) if c.as_u64() == 0)
+        {
+            return None;
+        }
+        let Operand::Reg(handle) = args[0] else {
+            return None;
+        };
+        if uses_of(handle) != [(join_block, join_at)] {
+            return None;
+        }
+        let (load_at, slot_ptr) = match defined(&args[0])? {
+            (at, Inst::Load { ptr, .. }) => (at, ptr),
+            (
+                at,
+                Inst::Call {
+                    callee: Callee::Direct(f),
+                    args,
+                    ..
+                },
+            ) if kind(*f) == CallKind::Load && !args.is_empty() => (at, &args[0]),
+            _ => return None,
+        };
+        let Operand::Reg(slot_reg) = slot_ptr else {
+            return None;
+        };
+        if uses_of(*slot_reg) != [load_at] {
+            return None;
+        }
+        let (
+            gep_at,
+            Inst::Gep {
+                base: Operand::Reg(array),
+                offset: 0,
+                indices,
+                ..
+            },
+        ) = defined(slot_ptr)?
+        else {
+            return None;
+        };
+        let &(array_reg, elem_size, _) = allocas.iter().find(|a| a.0 == *array)?;
+        let alloca = allocas.iter().position(|a| a.0 == array_reg)?;
+        let slots = (elem_size / 8) as usize;
+        if elem_size % 8 != 0 || slots < 2 {
+            return None;
+        }
+        let [(index, 8, _)] = &indices[..] else {
+            return None;
+        };
+        let index = match defined(index)? {
+            (
+                _,
+                Inst::Cast {
+                    op: CastOp::SExt | CastOp::ZExt,
+                    a,
+                    ..
+                },
+            ) => a,
+            _ => index,
+        };
+        let (
+            _,
+            Inst::Load {
+                ptr: Operand::Reg(counter),
+                ..
+            },
+        ) = defined(index)?
+        else {
+            return None;
+        };
+        let &(_, _, counter_escapes) = allocas.iter().find(|a| a.0 == *counter)?;
+        if counter_escapes {
+            return None;
+        }
+        let counter = *counter;
+        // Every other use of the array: `&t[i]` given to `pthread_create` alone, or
+        // the array given to a call where it dies.
+        for &at in uses_of(array_reg) {
+            if at == gep_at {
+                continue;
+            }
+            if let Some(Inst::Call {
+                callee: Callee::Direct(f),
+                args,
+                ..
+            }) = inst_at(at)
+            {
+                if kind(*f) == CallKind::ObjectDies
+                    && is_reg(&args[0], array_reg)
+                    && args[1..].iter().all(|a| !is_reg(a, array_reg))
+                {
+                    continue;
+                }
+            }
+            let Some(Inst::Gep { dst, base, .. }) = inst_at(at) else {
+                return None;
+            };
+            if !is_reg(base, array_reg) {
+                return None;
+            }
+            for &u in uses_of(*dst) {
+                match inst_at(u) {
+                    Some(Inst::Call {
+                        callee: Callee::Direct(f),
+                        args,
+                        ..
+                    }) if *f == create
+                        && is_reg(&args[0], *dst)
+                        && args[1..].iter().all(|a| !is_reg(a, *dst)) => {}
+                    _ => return None,
+                }
+            }
+        }
+        // The index: loaded anywhere, stored twice: 0 in the block `init` that enters
+        // the loop, its own value plus 1 in the block `latch` that goes round.
+        let (mut init, mut latch) = (None, None);
+        for &at in uses_of(counter) {
+            match inst_at(at)? {
+                Inst::Load { ptr, .. } if is_reg(ptr, counter) => {}
+                Inst::Store { val, ptr, .. } if is_reg(ptr, counter) => match val {
+                    Operand::Const(c) if c.as_u64() == 0 && init.is_none() => init = Some(at.0),
+                    Operand::Reg(_) if latch.is_none() => {
+                        let (
+                            _,
+                            Inst::Bin {
+                                op: BinOp::Add,
+                                a,
+                                b,
+                                ..
+                            },
+                        ) = defined(val)?
+                        else {
+                            return None;
+                        };
+                        let (old, one) = match (a, b) {
+                            (Operand::Const(c), o) | (o, Operand::Const(c)) if c.as_u64() == 1 => {
+                                (o, ())
+                            }
+                            _ => return None,
+                        };
+                        let ((), (_, Inst::Load { ptr, .. })) = (one, defined(old)?) else {
+                            return None;
+                        };
+                        if !is_reg(ptr, counter) {
+                            return None;
+                        }
+                        latch = Some(at.0);
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            }
+        }
+        let (init, latch) = (init?, latch?);
+        // The header: `i < N` (or `i != N`) and nothing else; entered from `init` and
+        // `latch` alone; its true branch is the join's block, which goes on to `latch`
+        // (or is it), which goes back to the header.
+        let target = |b: usize| match blocks[b].insts.last() {
+            Some(Inst::Br { target }) => Some(*target as usize),
+            _ => None,
+        };
+        let header = target(latch)?;
+        if target(init)? != header || header == latch || header == join_block {
+            return None;
+        }
+        let [Inst::Load {
+            dst: i0,
+            ptr: Operand::Reg(p0),
+            ..
+        }, Inst::ICmp {
+            dst: c,
+            pred: IntPred::Slt | IntPred::Ult | IntPred::Ne,
+            a: Operand::Reg(a0),
+            b: Operand::Const(bound),
+            ..
+        }, Inst::CondBr {
+            cond: Operand::Reg(c1),
+            then_bb,
+            ..
+        }] = &blocks[header].insts[..]
+        else {
+            return None;
+        };
+        if *p0 != counter
+            || a0 != i0
+            || c1 != c
+            || bound.as_u64() != slots as u64
+            || *then_bb as usize != join_block
+            || !blocks[header].phis.is_empty()
+        {
+            return None;
+        }
+        if join_block != latch && target(join_block)? != latch {
+            return None;
+        }
+        // The header is entered from `init` and `latch` alone, the join's block from
+        // the header alone, and the latch (if another block) from the join's block.
+        let entries = |to: usize| {
+            let mut n = 0;
+            for block in blocks.iter() {
+                let mut count = |t: u32| n += (t as usize == to) as u32;
+                match block.insts.last() {
+                    Some(Inst::Br { target }) => count(*target),
+                    Some(Inst::CondBr {
+                        then_bb, else_bb, ..
+                    }) => {
+                        count(*then_bb);
+                        count(*else_bb)
+                    }
+                    Some(Inst::Switch { cases, default, .. }) => {
+                        count(*default);
+                        cases.iter().for_each(|&(_, t)| count(t));
+                    }
+                    _ => {}
+                }
+            }
+            n
+        };
+        if entries(header) != 2
+            || entries(join_block) != 1
+            || (latch != join_block && entries(latch) != 1)
+        {
+            return None;
+        }
+        // Nothing visible in the loop: the index, arithmetic, the array's slot, the
+        // join, and calls that only read and take no pointer.
+        for b in [join_block, latch] {
+            if !blocks[b].phis.is_empty() {
+                return None;
+            }
+            for (i, inst) in blocks[b].insts.iter().enumerate() {
+                let ok = match inst {
+                    Inst::Load { ptr, .. } => is_reg(ptr, counter) || (b, i) == load_at,
+                    Inst::Store { ptr, .. } => is_reg(ptr, counter),
+                    Inst::Bin { .. } | Inst::ICmp { .. } | Inst::Cast { .. } => true,
+                    Inst::Gep { .. } => (b, i) == gep_at,
+                    Inst::Call {
+                        callee: Callee::Direct(f),
+                        args,
+                        ..
+                    } => {
+                        (b, i) == (join_block, join_at)
+                            || (b, i) == load_at
+                            || (kind(*f) == CallKind::Quiet
+                                && args
+                                    .iter()
+                                    .all(|a| matches!(a, Operand::Const(Val::Int(_)))))
+                    }
+                    Inst::Br { .. } => true,
+                    _ => false,
+                };
+                if !ok {
+                    return None;
+                }
+            }
+        }
+        if gep_at.0 != join_block || load_at.0 != join_block {
+            return None;
+        }
+        Some(JoinArray { alloca, slots })
+    }
+
+    /// Sort the handles of the permutable slots by their threads' keys (ties in
+    /// place), when conditions (3) to (5) of the module documentation hold in `st`;
+    /// else leave `st` as it is.
+    pub(crate) fn normalise(&self, program: &Program, st: &mut State, keys: &mut Keys) {
+        if st.threads.len() < 3 || st.thread_ids_in_memory {
+            return;
+        }
+        let main = &st.threads[0];
+        let main_handle = main.handle;
+        let Some(&array) = main.frames.first().and_then(|f| f.allocas.get(self.alloca)) else {
+            return;
+        };
+        let Some(o) = st.memory.get(array) else {
+            return;
+        };
+        let n = self.slots;
+        if o.data.len() != 8 * n || o.ptrs.len() != n || !o.undef.is_empty() {
+            return;
+        }
+        // (3): every slot holds a distinct thread's handle.
+        let handles: Vec<u64> = (0..n).map(|i| read_u64(&o.data, 8 * i as u32)).collect();
+        let mut tids: Vec<ThreadId> = Vec::with_capacity(n);
+        for &h in &handles {
+            let (obj, off) = ptr_parts(h);
+            let t = st.threads.iter().position(|t| t.handle == obj);
+            match t {
+                Some(t) if off == 0 && t != 0 && !tids.contains(&(t as ThreadId)) => {
+                    tids.push(t as ThreadId)
+                }
+                _ => return,
+            }
+        }
+        // The slots whose threads are not joined and whose handles no register of
+        // `main` holds.
+        let mut held = Vec::new();
+        for f in &main.frames {
+            for v in f.regs.iter() {
+                v.for_each_pointer(&mut |p| held.push(ptr_parts(p).0));
+            }
+        }
+        let slots: Vec<usize> = (0..n)
+            .filter(|&i| {
+                !st.threads[tids[i] as usize].joined && !held.contains(&ptr_parts(handles[i]).0)
+            })
+            .collect();
+        if slots.len() < 2 {
+            return;
+        }
+        let mut order: Vec<ThreadId> = slots.iter().map(|&i| tids[i]).collect();
+        keys.begin(st);
+        for &t in &order {
+            keys.compute(program, st, false, t);
+        }
+        order.sort_by(|&a, &b| keys.key(a).cmp(keys.key(b)));
+        if order.iter().zip(&slots).all(|(&t, &i)| t == tids[i]) {
+            return;
+        }
+        // Only a state the sort would change is looked at further: (4) no thread can
+        // wait on `main` (its handle is in no object); (5) the extension data points
+        // nowhere into the array.
+        for id in 1..st.memory.len() as ObjId {
+            if let Some(o) = st.memory.get(id) {
+                if o.ptrs
+                    .iter()
+                    .any(|&off| ptr_parts(read_u64(&o.data, off)).0 == main_handle)
+                {
+                    return;
+                }
+            }
+        }
+        if let Some(ext) = &st.ext {
+            let mut into = false;
+            ext.for_each_pointer(&mut |p| into |= ptr_parts(p).0 == array);
+            if into {
+                return;
+            }
+        }
+        let Some(o) = st.memory.get_mut(array) else {
+            return;
+        };
+        for (&i, &t) in slots.iter().zip(&order) {
+            let h = handles[tids.iter().position(|&x| x == t).unwrap_or(i)];
+            o.data[8 * i..8 * i + 8].copy_from_slice(&h.to_le_bytes());
+        }
     }
 }

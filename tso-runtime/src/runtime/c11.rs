@@ -411,6 +411,7 @@ fn register_natives(n: &mut Natives, opts: &C11Options) {
             Ok(NativeResult::Return(Val::Int(0)))
         },
     );
+    n.mark_object_dies(abi::EVICT);
     let o = opts.clone();
     n.set_evict_hook(move |cx, a| {
         evict(cx, &o, arg(a, 0)?)?;

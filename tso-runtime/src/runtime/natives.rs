@@ -220,6 +220,7 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         describe_evict,
         evicting(opts),
     );
+    n.mark_object_dies(abi::EVICT);
     // A thread's end drains its own buffer: a visible action when that holds entries.
     register_program_accesses(n);
     n.set_thread_exit_hook(Visibility::Custom(own_buffer_nonempty), draining(opts));
