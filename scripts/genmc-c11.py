@@ -65,8 +65,9 @@ def c_program(t, check):
             elif w[0] == "faa":
                 line = f"r[{reads}] = atomic_fetch_add_explicit(&{w[1]}, {w[2]}, {ORDERS[w[3]]});"
                 reads += 1
-            elif w[0] == "cas":
-                line = (f"{{ int e = {w[2]}; atomic_compare_exchange_strong_explicit(&{w[1]}, &e, "
+            elif w[0] in ("cas", "casw"):
+                strength = "weak" if w[0] == "casw" else "strong"
+                line = (f"{{ int e = {w[2]}; atomic_compare_exchange_{strength}_explicit(&{w[1]}, &e, "
                         f"{w[3]}, {ORDERS[w[4]]}, {ORDERS[w[5]]}); r[{reads}] = e; }}")
                 reads += 1
             elif w[0] == "fence":
