@@ -204,96 +204,48 @@ fn register_natives(n: &mut Natives, opts: &C11Options) {
                 Ok(NativeResult::Return(N::loaded(cx, &old, p)))
             },
         );
-        let o = opts.clone();
-        let describe = N::by_width(
-            bits,
-            [
-                N::describe_cmpxchg::<1>,
-                N::describe_cmpxchg::<2>,
-                N::describe_cmpxchg::<4>,
-                N::describe_cmpxchg::<8>,
-            ],
-        );
-        n.add_described(
-            abi::CMPXCHG[i],
-            Visibility::IfShared(0),
-            describe,
-            move |cx, a| {
-                let (p, expected) = (arg(a, 0)?, arg(a, 1)?);
-                let desired = arg_val(a, 2)?;
-                let orders = (order_arg(a, 3)?, order_arg(a, 4)?);
-                let desired_undef = cx.arg_undefined(2).cloned();
-                let old = rmw(cx, &o, p, bytes, orders, &|old| {
-                    (old.to_int() == expected)
-                        .then(|| N::val_to_payload(&desired, desired_undef.as_ref(), bytes))
-                })?;
-                Ok(NativeResult::Return(N::loaded(cx, &old, p)))
-            },
-        );
-        let o = opts.clone();
-        let describe = N::by_width(
-            bits,
-            [
-                N::describe_cmpxchg_weak::<1>,
-                N::describe_cmpxchg_weak::<2>,
-                N::describe_cmpxchg_weak::<4>,
-                N::describe_cmpxchg_weak::<8>,
-            ],
-        );
-        n.add_described(
-            abi::CMPXCHG_WEAK[i],
-            Visibility::IfShared(0),
-            describe,
-            move |cx, a| {
-                let (p, expected) = (arg(a, 0)?, arg(a, 1)?);
-                let desired = arg_val(a, 2)?;
-                let orders = (order_arg(a, 3)?, order_arg(a, 4)?);
-                let desired_undef = cx.arg_undefined(2).cloned();
-                let (old, stored) = locked(cx, &o, p, bytes, orders, Strength::Weak, &|old| {
-                    (old.to_int() == expected)
-                        .then(|| N::val_to_payload(&desired, desired_undef.as_ref(), bytes))
-                })?;
-                Ok(NativeResult::Return(N::loaded_with_flag(
-                    cx, &old, p, stored,
-                )))
-            },
-        );
+        let describe = |strength| match strength {
+            Strength::Strong => N::by_width(
+                bits,
+                [
+                    N::describe_cmpxchg::<1>,
+                    N::describe_cmpxchg::<2>,
+                    N::describe_cmpxchg::<4>,
+                    N::describe_cmpxchg::<8>,
+                ],
+            ),
+            Strength::Weak => N::by_width(
+                bits,
+                [
+                    N::describe_cmpxchg_weak::<1>,
+                    N::describe_cmpxchg_weak::<2>,
+                    N::describe_cmpxchg_weak::<4>,
+                    N::describe_cmpxchg_weak::<8>,
+                ],
+            ),
+        };
+        for (name, strength) in [
+            (abi::CMPXCHG[i], Strength::Strong),
+            (abi::CMPXCHG_WEAK[i], Strength::Weak),
+        ] {
+            add_cmpxchg(n, opts, name, describe(strength), bytes, strength);
+        }
     }
-    let o = opts.clone();
-    n.add_described(
-        abi::CMPXCHG_WEAK_128,
-        Visibility::IfShared(0),
-        N::describe_cmpxchg_weak_128,
-        move |cx, a| {
-            let p = arg(a, 0)?;
-            let (expected, desired) = (arg_val(a, 1)?.bits(), arg_val(a, 2)?);
-            let orders = (order_arg(a, 3)?, order_arg(a, 4)?);
-            let desired_undef = cx.arg_undefined(2).cloned();
-            let (old, stored) = locked(cx, &o, p, 16, orders, Strength::Weak, &|old| {
-                (old.to_u128() == expected)
-                    .then(|| N::val_to_payload(&desired, desired_undef.as_ref(), 16))
-            })?;
-            Ok(NativeResult::Return(N::loaded_with_flag(
-                cx, &old, p, stored,
-            )))
-        },
-    );
-    let o = opts.clone();
-    n.add_described(
+    add_cmpxchg(
+        n,
+        opts,
         abi::CMPXCHG_128,
-        Visibility::IfShared(0),
         N::describe_cmpxchg_128,
-        move |cx, a| {
-            let p = arg(a, 0)?;
-            let (expected, desired) = (arg_val(a, 1)?.bits(), arg_val(a, 2)?);
-            let orders = (order_arg(a, 3)?, order_arg(a, 4)?);
-            let desired_undef = cx.arg_undefined(2).cloned();
-            let old = rmw(cx, &o, p, 16, orders, &|old| {
-                (old.to_u128() == expected)
-                    .then(|| N::val_to_payload(&desired, desired_undef.as_ref(), 16))
-            })?;
-            Ok(NativeResult::Return(N::loaded(cx, &old, p)))
-        },
+        16,
+        Strength::Strong,
+    );
+    add_cmpxchg(
+        n,
+        opts,
+        abi::CMPXCHG_WEAK_128,
+        N::describe_cmpxchg_weak_128,
+        16,
+        Strength::Weak,
     );
     let o = opts.clone();
     n.add_described(
@@ -544,6 +496,33 @@ fn store_by(
         |m, env| m.store(&mut Mem(env), &mut Chooser(env), tid, range, v, order),
         |cx, _| record(cx, by, p, range.len, true, order),
     )
+}
+
+/// A compare-exchange of `bytes` bytes: it returns the value read, and a weak one
+/// also whether it stored (the pass compares a strong one's value itself).
+fn add_cmpxchg(
+    n: &mut Natives,
+    opts: &C11Options,
+    name: &'static str,
+    describe: N::Describe,
+    bytes: u32,
+    strength: Strength,
+) {
+    let o = opts.clone();
+    n.add_described(name, Visibility::IfShared(0), describe, move |cx, a| {
+        let p = arg(a, 0)?;
+        let (expected, desired) = (arg_val(a, 1)?.bits(), arg_val(a, 2)?);
+        let orders = (order_arg(a, 3)?, order_arg(a, 4)?);
+        let desired_undef = cx.arg_undefined(2).cloned();
+        let (old, stored) = locked(cx, &o, p, bytes, orders, strength, &|old| {
+            (old.to_u128() == expected)
+                .then(|| N::val_to_payload(&desired, desired_undef.as_ref(), bytes))
+        })?;
+        Ok(NativeResult::Return(match strength {
+            Strength::Strong => N::loaded(cx, &old, p),
+            Strength::Weak => N::loaded_with_flag(cx, &old, p, stored),
+        }))
+    });
 }
 
 fn rmw(
