@@ -451,7 +451,12 @@ fn the_race_screen_agrees_with_access_histories_and_the_oracle() {
 /// The rules the race screen relies on, one program each, under TSO with the default
 /// `--races warn`, screened and with `--no-race-screen` (the same verdict and races):
 /// a relaxed read-modify-write (it heads no release sequence: the race on `x` never
-/// shows as two conflicting next accesses) makes the screen not apply; two
+/// shows as two conflicting next accesses) makes the screen not apply, and so does
+/// every other reads-from that does not synchronise, each hiding a race on `x` the
+/// same way (a relaxed store read by an acquire load, a release store read by a
+/// relaxed load, the same through a third thread, a relaxed read-modify-write that a
+/// release one reads), while a relaxed read-modify-write that continues a release
+/// sequence still orders `x` (no race); two
 /// `__VERIFIER_atomic_*` sections never conflict, a section and a plain access do; a
 /// `free` ordered after the read by seq_cst atomics is cleared by the screen alone,
 /// and one that is not races with the read (a deallocation is a write of the object);
@@ -466,8 +471,33 @@ fn the_race_screen_rules() {
     // (name, source, the screen's result, a race listed on this memory)
     let free_after_done = FREE_READ.replace("FREE", "if (atomic_load(&done))\n        free(p);");
     let free_at_once = FREE_READ.replace("FREE", "free(p);");
-    let cases: [(&str, &str, &str, Option<&str>); 8] = [
+    let cases: [(&str, &str, &str, Option<&str>); 13] = [
         ("relaxed_rmw", RELAXED_RMW, "not-applicable", Some("`x`")),
+        (
+            "relaxed_store",
+            RELAXED_STORE,
+            "not-applicable",
+            Some("`x`"),
+        ),
+        ("relaxed_load", RELAXED_LOAD, "not-applicable", Some("`x`")),
+        (
+            "relaxed_through_a_third_thread",
+            RELAXED_THROUGH_A_THIRD_THREAD,
+            "not-applicable",
+            Some("`x`"),
+        ),
+        (
+            "relaxed_rmw_chain",
+            RELAXED_RMW_CHAIN,
+            "not-applicable",
+            Some("`x`"),
+        ),
+        (
+            "release_sequence_of_rmws",
+            RELEASE_SEQUENCE_OF_RMWS,
+            "not-applicable",
+            None,
+        ),
         ("sections", SECTIONS, "no-conflict", None),
         ("section_plain", SECTION_PLAIN, "conflict", Some("`x`")),
         ("free_read", &free_after_done, "no-conflict", None),
@@ -536,6 +566,111 @@ int main(void) {
         ;
     r = x;
     pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+/// `main` reads `x` only once the relaxed store is visible, so the two accesses of `x`
+/// are never enabled together, yet nothing orders them.
+const RELAXED_STORE: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+int x, r;
+atomic_int c;
+void *writer(void *a) { x = 1; atomic_store_explicit(&c, 1, memory_order_relaxed); return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    while (!atomic_load_explicit(&c, memory_order_acquire))
+        ;
+    r = x;
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+/// The release store is read by a relaxed load: no synchronisation.
+const RELAXED_LOAD: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+int x, r;
+atomic_int c;
+void *writer(void *a) { x = 1; atomic_store_explicit(&c, 1, memory_order_release); return 0; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, 0, writer, 0);
+    while (!atomic_load_explicit(&c, memory_order_relaxed))
+        ;
+    r = x;
+    pthread_join(t, 0);
+    return 0;
+}
+"#;
+
+/// `relay` waits for the writer's release store with a relaxed load, then releases to
+/// `main`: `main` happens after `relay`'s store but not after the write of `x`.
+const RELAXED_THROUGH_A_THIRD_THREAD: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+int x, r;
+atomic_int c, d;
+void *writer(void *a) { x = 1; atomic_store_explicit(&c, 1, memory_order_release); return 0; }
+void *relay(void *a) {
+    while (!atomic_load_explicit(&c, memory_order_relaxed))
+        ;
+    atomic_store_explicit(&d, 1, memory_order_release);
+    return 0;
+}
+int main(void) {
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, writer, 0);
+    pthread_create(&t2, 0, relay, 0);
+    while (!atomic_load_explicit(&d, memory_order_acquire))
+        ;
+    r = x;
+    pthread_join(t1, 0);
+    pthread_join(t2, 0);
+    return 0;
+}
+"#;
+
+/// `main` waits for both increments: it synchronises with `other`'s release
+/// read-modify-write (directly, or through the relaxed one that continues its release
+/// sequence), never with the writer's relaxed one.
+const RELAXED_RMW_CHAIN: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+int x, r;
+atomic_int c;
+void *writer(void *a) { x = 1; atomic_fetch_add_explicit(&c, 1, memory_order_relaxed); return 0; }
+void *other(void *a) { atomic_fetch_add_explicit(&c, 1, memory_order_release); return 0; }
+int main(void) {
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, writer, 0);
+    pthread_create(&t2, 0, other, 0);
+    while (atomic_load_explicit(&c, memory_order_acquire) < 2)
+        ;
+    r = x;
+    pthread_join(t1, 0);
+    pthread_join(t2, 0);
+    return 0;
+}
+"#;
+
+/// As `RELAXED_RMW_CHAIN` with the orders swapped: the writer's release
+/// read-modify-write heads a release sequence that `other`'s relaxed one continues, so
+/// `main` synchronises with the writer whichever it reads (no race).
+const RELEASE_SEQUENCE_OF_RMWS: &str = r#"#include <pthread.h>
+#include <stdatomic.h>
+int x, r;
+atomic_int c;
+void *writer(void *a) { x = 1; atomic_fetch_add_explicit(&c, 1, memory_order_release); return 0; }
+void *other(void *a) { atomic_fetch_add_explicit(&c, 1, memory_order_relaxed); return 0; }
+int main(void) {
+    pthread_t t1, t2;
+    pthread_create(&t1, 0, writer, 0);
+    pthread_create(&t2, 0, other, 0);
+    while (atomic_load_explicit(&c, memory_order_acquire) < 2)
+        ;
+    r = x;
+    pthread_join(t1, 0);
+    pthread_join(t2, 0);
     return 0;
 }
 "#;

@@ -41,6 +41,17 @@
 //! Conversely a pair found may be no race (the second access's bytes may change once
 //! the first has run): the history decides.
 //!
+//! **Why relaxed atomics make it not apply.** Keeping instead the *causal* past of b's
+//! thread (its events before b, closed under every reads-from, synchronising or not)
+//! shows every race (a, b) with a outside that past as a pair, whatever the orders. A
+//! race with a inside it has, on the path from a, a reads-from that does not happen
+//! before; one with a plain side is a race whose second access comes earlier, so what
+//! is left is an atomic reads-from that does not synchronise: a relaxed side, or no
+//! release sequence (`race_oracle`'s `the_race_screen_rules` has one program of each
+//! kind). Telling those races apart needs per-thread causal and happens-before
+//! knowledge in the state, which splits states as much as access histories do on the
+//! relaxed ticket lock (`bench/PERFORMANCE.md`, "Relaxed atomics").
+//!
 //! A `__VERIFIER_atomic_*` section runs as one transition, and an access in it is
 //! after the section's start: a section that could release to another thread before
 //! a later access of its own (an atomic operation or a library call inside it), or a
