@@ -955,3 +955,52 @@ int main(void) {{
         assert!(with.counterexample.is_some());
     }
 }
+
+/// The hang check runs moves again from stored states and looks their successors up
+/// in the store (`explore/liveness.rs`): under the join-array rule each must be stored
+/// as the search stores it, with the array's slots sorted. Here the worker with the
+/// first ticket spins over two loads, so states differ in which slot's worker is
+/// between them, and `main` waits for both tickets before it joins: the successors run
+/// again included unsorted ones, which the store did not have, and the run stopped
+/// inconclusive instead of `non-terminating`.
+#[test]
+fn join_array_hang_check_finds_the_successors_it_runs_again() {
+    const SPIN_ON_TWO: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int ticket, flag, stop;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        while (atomic_load(&flag) == 0 && atomic_load(&stop) == 0)
+            ;
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+"#;
+    for jobs in [1, 2] {
+        let mut opts = with_join_slots(true);
+        opts.jobs = jobs;
+        let with = check_with(SPIN_ON_TWO, "-O0", &[], &opts);
+        assert_failure(&with, ErrorKind::NonTerminating, None, "with the rule");
+        assert_eq!(with.stats.symmetry, Some(vec![2]), "the rule applied");
+        assert!(with.counterexample.is_some(), "a trace into the hang");
+        opts.machine.join_slots = false;
+        let without = check_with(SPIN_ON_TWO, "-O0", &[], &opts);
+        assert_failure(&without, ErrorKind::NonTerminating, None, "without");
+        assert_eq!(
+            with.counterexample.as_ref().map(|c| c.steps.len()),
+            without.counterexample.as_ref().map(|c| c.steps.len()),
+            "the same shortest trace"
+        );
+    }
+}
