@@ -110,7 +110,7 @@ fn symmetry_changes_no_race_verdict() {
     assert_no_problems(&runs, |name, run| compare(name, run.clone(), false));
 }
 
-/// The join-array rule (`--experimental-join-symmetry`, off by default; `store/symmetry.rs`,
+/// The join-array rule (on by default, `--no-join-symmetry`; `store/symmetry.rs`,
 /// "Joining the array in another order") against the default, on the corpus at -O0
 /// (the shape it recognises: `main`'s join loop as clang writes it unoptimised) under
 /// SC and TSO, and the benchmark programs it applies to.
@@ -126,11 +126,7 @@ fn join_symmetry_changes_no_answer() {
                 .tool_args(&program.check_args)
                 .clang_args(&["-O0"]);
             let name = format!("{} {} -O0", file.display(), model.as_str());
-            runs.push((
-                name,
-                run.clone().tool_args(&["--experimental-join-symmetry"]),
-                run,
-            ));
+            runs.push((name, run.clone(), run.tool_args(&["--no-join-symmetry"])));
         }
     }
     let bench = tso_suite::suite_dir().join("../bench/programs");
@@ -138,8 +134,8 @@ fn join_symmetry_changes_no_answer() {
         let run = CheckRun::new(bench.join(program), Model::Tso);
         runs.push((
             program.to_string(),
-            run.clone().tool_args(&["--experimental-join-symmetry"]),
-            run,
+            run.clone(),
+            run.tool_args(&["--no-join-symmetry"]),
         ));
     }
     let problems: Vec<String> = tso_suite::parallel::map(&runs, |(name, with, without)| {
@@ -207,8 +203,8 @@ fn join_symmetry_on_generated_join_arrays() {
 }
 
 /// The arguments that switch the join-array rule on and off.
-const JOIN_ON: &[&str] = &["--experimental-join-symmetry"];
-const JOIN_OFF: &[&str] = &[];
+const JOIN_ON: &[&str] = &[];
+const JOIN_OFF: &[&str] = &["--no-join-symmetry"];
 
 /// The problem with a generated program's run with the join-array rule against the
 /// run without it, if any (see `join_symmetry_on_generated_join_arrays`).

@@ -810,14 +810,14 @@ fn with_join_slots(join_slots: bool) -> tso_engine::CheckOptions {
     opts
 }
 
-/// The join-array rule (off by default) stores the states that differ only in which
+/// The join-array rule (on by default) stores the states that differ only in which
 /// worker sits in which slot once: fewer states, the same verdict and outcomes, and
 /// the array's threads listed as a group; the same states on two workers.
 #[test]
 fn join_array_slots_are_merged_without_changing_the_answer() {
     assert!(
-        !tso_engine::MachineOptions::default().join_slots,
-        "off by default"
+        tso_engine::MachineOptions::default().join_slots,
+        "on by default"
     );
     let src = joined_workers(-1);
     let with = check_with(&src, "-O0", &[], &with_join_slots(true));

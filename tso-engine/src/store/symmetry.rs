@@ -112,27 +112,29 @@
 //! counterexample, which then runs also with `-j` > 1), and a limit that stops that
 //! second search makes the run inconclusive rather than leave a path that is no run.
 //!
-//! **Built, off by default** (`MachineOptions::join_slots`,
-//! `--experimental-join-symmetry`): [`JoinArray::find`] checks (1), (2) and (6) on the one
-//! shape clang gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 (an
-//! optimised loop, with its index in a phi, is not recognised: no rule), and
+//! **On by default** (`MachineOptions::join_slots`; off: `--no-join-symmetry`, or
+//! `--no-symmetry`): [`JoinArray::find`] checks (1), (2) and (6) on the one shape clang
+//! gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 (an optimised
+//! loop, with its index in a phi, is not recognised: no rule), and
 //! [`JoinArray::normalise`] checks (3) to (5) in each successor before it is stored
-//! (`explore/expand.rs`; `explore/held.rs` when it rebuilds a state by its path). The
-//! array's threads are then listed as one group (`-v`). Tested by the three
-//! counterexamples with it on (the third, its loop forwards, passes wrongly without
-//! (4)), by programs where it merges, fails in a worker (the
-//! counterexample replays), deadlocks or hangs in the join loop, or meets a visible
-//! action between joins (`tests/engine_symmetry.rs`, `join_array_*`), and against the
-//! default over the corpus at -O0 and over generated programs that start workers
-//! into an array and join them, in the recognised shape and in shapes it must refuse
-//! (`tests/tests/differential_symmetry.rs`, `tests/src/gen_join.rs`). Not for a caller that checks every stored state
-//! (robustness): a sorted state need not be one the program reaches. Off by default
-//! because: the instruction guard counts a fixed number of states, and a state costs
-//! more with the rule (no sleep sets, the keys per successor, an incremental base lost
-//! whenever the array is sorted): +14 % on `mcs4.c` and +26 % on `ticket4x2_acqrel.c`
-//! per 2,000 states, over the 10 % the guard allows, although the whole runs take 66 %
-//! and 58 % fewer instructions. Figures: `bench/PERFORMANCE.md`, "Joining the array in
-//! another order".
+//! (`explore/expand.rs`; `explore/held.rs` when it rebuilds a state by its path;
+//! `explore/liveness.rs` when the hang check runs a move again). The array's threads
+//! are then listed as one group (`-v`). Tested by the three counterexamples with it on
+//! (the third, its loop forwards, passes wrongly without (4)), by programs where it
+//! merges, fails in a worker (the counterexample replays), deadlocks or hangs in the
+//! join loop, or meets a visible action between joins (`tests/engine_symmetry.rs`,
+//! `join_array_*`), and against the search without it over the corpus at -O0 and over
+//! generated programs that start workers into an array and join them, in the
+//! recognised shape and in shapes it must refuse (`tests/tests/differential_symmetry.rs`,
+//! `tests/src/gen_join.rs`). Not for a caller that checks every stored state
+//! (robustness): a sorted state need not be one the program reaches. Its cost: a state
+//! costs more with the rule (no sleep sets, the keys per successor, an incremental base
+//! lost whenever the array is sorted), and the instruction guard, which counts a fixed
+//! number of states, was re-baselined for it; whole runs take far fewer instructions
+//! (`mcs4.c`, `ticket4x2_acqrel.c`). A small program whose workers never become
+//! renamings of each other (under SC, race tracking's clocks from their creation on
+//! tell them apart) can store more states with it, since N is no congruence (above).
+//! Figures: `bench/PERFORMANCE.md`, "Joining the array in another order".
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
