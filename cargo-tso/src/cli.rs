@@ -138,12 +138,12 @@ pub struct CheckingArgs {
     /// by persistent sets (stores fewer states) instead of sleep sets. Hidden.
     #[arg(long, hide = true)]
     pub experimental_persistent_sets: bool,
-    /// Experimental, off by default: with thread symmetry, also store once the states
-    /// that differ only in which worker sits in which slot of `main`'s array of joined
-    /// handles, where the program's shape makes that sound (no sleep sets then).
-    /// Hidden.
-    #[arg(long, hide = true)]
-    pub experimental_join_symmetry: bool,
+    /// Switch off the join-array rule of thread symmetry: by default the states that
+    /// differ only in which worker sits in which slot of `main`'s array of joined
+    /// handles are stored once, where the program's shape makes that sound
+    /// (`--no-symmetry` switches it off too).
+    #[arg(long)]
+    pub no_join_symmetry: bool,
     /// With race tracking, keep in the state every recorded read of heap memory, also
     /// those no thread which has not seen them can still write (by the threads' static
     /// futures), which are left out by default: more states, the same verdicts and

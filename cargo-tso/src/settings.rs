@@ -165,7 +165,7 @@ impl CheckSettings {
         machine.incremental_canon = !args.no_incremental_canon;
         machine.check_incremental_canon = args.check_incremental_canon;
         machine.symmetry = !args.no_symmetry;
-        machine.join_slots = args.experimental_join_symmetry;
+        machine.join_slots = !args.no_join_symmetry;
         machine.awaits = !args.no_awaits;
         machine.allow_nontermination = args.allow_nontermination;
         let memory_model = args.memory_model.map_or(MemoryModel::Tso, Into::into);

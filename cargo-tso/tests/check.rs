@@ -642,18 +642,15 @@ fn verbose_output_reports_thread_symmetry() {
     );
 }
 
-/// The experimental join-array rule (off by default): on the ticket lock, whose workers
-/// `main` keeps in `t[4]` and joins in a loop, `-v` lists them as one group; by default
-/// and with `--no-symmetry` it does not apply.
+/// The join-array rule (on by default): on the ticket lock, whose workers `main` keeps
+/// in `t[4]` and joins in a loop, `-v` lists them as one group, with race tracking on
+/// (the default) and off; `--no-join-symmetry` and `--no-symmetry` switch it off.
 #[test]
-fn experimental_join_symmetry_groups_the_joined_workers() {
+fn join_symmetry_groups_the_joined_workers() {
     let ticket = Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/programs/ticket4x2_acqrel.c");
     let ticket = ticket.to_str().expect("a UTF-8 path");
     let line = |args: &[&str]| {
-        let out = run(check()
-            .arg(ticket)
-            .args(args)
-            .args(["-v", "--races", "allow"]));
+        let out = run(check().arg(ticket).args(args).arg("-v"));
         assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
         out.stdout
             .lines()
@@ -661,15 +658,14 @@ fn experimental_join_symmetry_groups_the_joined_workers() {
             .unwrap_or_else(|| panic!("no symmetry line:\n{}", out.stdout))
             .to_string()
     };
-    assert_eq!(line(&[]), "symmetry: no interchangeable threads");
+    let group = "symmetry: 1 group of interchangeable threads (4)";
+    assert_eq!(line(&[]), group);
+    assert_eq!(line(&["--races", "allow"]), group);
     assert_eq!(
-        line(&["--experimental-join-symmetry"]),
-        "symmetry: 1 group of interchangeable threads (4)"
+        line(&["--no-join-symmetry"]),
+        "symmetry: no interchangeable threads"
     );
-    assert_eq!(
-        line(&["--experimental-join-symmetry", "--no-symmetry"]),
-        "symmetry: off"
-    );
+    assert_eq!(line(&["--no-symmetry"]), "symmetry: off");
 }
 
 /// `-v` lists the awaits found (`--no-awaits`: off). A spin nobody releases fails as
@@ -723,10 +719,16 @@ fn not_established(json: &Value) -> Vec<String> {
 /// inconclusive (it was "ok" before), under `--races deny` and `warn` alike; the time
 /// shown covers both searches, and `-v` splits it. The race search with access
 /// histories (`--no-race-screen`) is the one the limit stops here; the race screen,
-/// which needs no histories, settles the same program within it.
+/// which needs no histories, settles the same program within it; so does the join-array
+/// rule (1,037 states), switched off here.
 #[test]
 fn a_limit_on_the_race_search_is_inconclusive_naming_the_races() {
-    let limit = ["--max-states", "2000", "--no-race-screen"];
+    let limit = [
+        "--max-states",
+        "2000",
+        "--no-race-screen",
+        "--no-join-symmetry",
+    ];
     // The premise: the TSO search alone finishes within the limit.
     let (code, json) = json_of(&[&["locked_stress.c", "--races", "allow"], &limit[..]].concat());
     assert_eq!(

@@ -5,6 +5,7 @@
 pub mod binary;
 pub mod check;
 pub mod corpus;
+pub mod gen_join;
 pub mod gen_race;
 pub mod gen_sc;
 pub mod gen_tso;

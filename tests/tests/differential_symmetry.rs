@@ -17,6 +17,10 @@
 //! In CI: all litmus tests under TSO, the first 40 random programs, and every 4th
 //! corpus program at -O1. `TSO_SOAK=N` runs N random programs and every corpus
 //! program (`scripts/soak-symmetry.sh`); `TSO_SEED=S` shifts the seeds.
+//!
+//! The join-array rule (`store/symmetry.rs`, "Joining the array in another order")
+//! against the search without it: the corpus at -O0 and generated programs that start
+//! workers into an array and join them (`gen_join`), under SC and TSO.
 
 use std::collections::BTreeSet;
 use tso_suite::check::{
@@ -106,7 +110,7 @@ fn symmetry_changes_no_race_verdict() {
     assert_no_problems(&runs, |name, run| compare(name, run.clone(), false));
 }
 
-/// The join-array rule (`--experimental-join-symmetry`, off by default; `store/symmetry.rs`,
+/// The join-array rule (on by default, `--no-join-symmetry`; `store/symmetry.rs`,
 /// "Joining the array in another order") against the default, on the corpus at -O0
 /// (the shape it recognises: `main`'s join loop as clang writes it unoptimised) under
 /// SC and TSO, and the benchmark programs it applies to.
@@ -122,11 +126,7 @@ fn join_symmetry_changes_no_answer() {
                 .tool_args(&program.check_args)
                 .clang_args(&["-O0"]);
             let name = format!("{} {} -O0", file.display(), model.as_str());
-            runs.push((
-                name,
-                run.clone().tool_args(&["--experimental-join-symmetry"]),
-                run,
-            ));
+            runs.push((name, run.clone(), run.tool_args(&["--no-join-symmetry"])));
         }
     }
     let bench = tso_suite::suite_dir().join("../bench/programs");
@@ -134,8 +134,8 @@ fn join_symmetry_changes_no_answer() {
         let run = CheckRun::new(bench.join(program), Model::Tso);
         runs.push((
             program.to_string(),
-            run.clone().tool_args(&["--experimental-join-symmetry"]),
-            run,
+            run.clone(),
+            run.tool_args(&["--no-join-symmetry"]),
         ));
     }
     let problems: Vec<String> = tso_suite::parallel::map(&runs, |(name, with, without)| {
@@ -151,4 +151,95 @@ fn join_symmetry_changes_no_answer() {
         runs.len(),
         problems.join("\n")
     );
+}
+
+/// The join-array rule on generated programs (`gen_join`): workers started into
+/// `main`'s array, told apart or not, joined in the loop the rule recognises or in a
+/// shape it must refuse, at -O0 under SC and TSO with outcomes. With the rule and
+/// without: the same verdict, error kind and location (a hang included), outcomes and
+/// races; a failure's counterexample the same (it is searched again without the
+/// rule); and a refused shape stores exactly the same states (the search is the one
+/// without the rule). At least one run must store fewer states with the rule, or the
+/// generator no longer reaches it. A run the rule applies to may store more states
+/// (`store/symmetry.rs`, "Joining the array in another order": sorting is no
+/// congruence, and under SC the workers' clocks from their creation on can keep them
+/// from merging back), so states are not compared there.
+#[test]
+fn join_symmetry_on_generated_join_arrays() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_join_symmetry");
+    let mut runs: Vec<(String, CheckRun, bool)> = Vec::new();
+    for seed in tso_suite::soak_seeds(60) {
+        let program = tso_suite::gen_join::generate(seed);
+        let path = dir.join(format!("join_{seed}.c"));
+        std::fs::write(&path, &program.source).expect("write program");
+        for model in [Model::Sc, Model::Tso] {
+            let run = CheckRun::new(&path, model).outcomes().clang_args(&["-O0"]);
+            let name = format!("join-array seed {seed} {}", model.as_str());
+            runs.push((name, run, program.recognised));
+        }
+    }
+    let results: Vec<(Option<String>, bool)> =
+        tso_suite::parallel::map(&runs, |(name, run, recognised)| {
+            let with = run.clone().tool_args(JOIN_ON);
+            let without = run.clone().tool_args(JOIN_OFF);
+            let (with, without) = (with.run(), without.run());
+            let merged = with.states() < without.states();
+            (join_difference(name, &with, &without, *recognised), merged)
+        });
+    let merged = results.iter().filter(|r| r.1).count();
+    let problems: Vec<String> = results.into_iter().filter_map(|r| r.0).collect();
+    assert!(
+        problems.is_empty(),
+        "{} of {} runs differ:\n{}",
+        problems.len(),
+        runs.len(),
+        problems.join("\n")
+    );
+    assert!(
+        merged > 0,
+        "the rule merged states in none of {} runs",
+        runs.len()
+    );
+}
+
+/// The arguments that switch the join-array rule on and off.
+const JOIN_ON: &[&str] = &[];
+const JOIN_OFF: &[&str] = &["--no-join-symmetry"];
+
+/// The problem with a generated program's run with the join-array rule against the
+/// run without it, if any (see `join_symmetry_on_generated_join_arrays`).
+fn join_difference(
+    name: &str,
+    with: &CheckResult,
+    without: &CheckResult,
+    recognised: bool,
+) -> Option<String> {
+    if let Some(problem) = answer_difference(
+        name,
+        ("with the join-array rule", with),
+        ("without it              ", without),
+    ) {
+        return Some(problem);
+    }
+    if race_locations(with) != race_locations(without) {
+        return Some(format!(
+            "{name}: races differ\n  with the rule: {:?}\n  without:       {:?}",
+            race_locations(with),
+            race_locations(without)
+        ));
+    }
+    let field = |r: &CheckResult, k: &str| r.json.as_ref().and_then(|j| j.get(k).cloned());
+    if with.verdict() == Some("fail") && field(with, "trace") != field(without, "trace") {
+        return Some(format!(
+            "{name}: the counterexamples differ\n  {with}\n  {without}"
+        ));
+    }
+    if !recognised && with.states() != without.states() {
+        return Some(format!(
+            "{name}: a shape the rule must refuse: {:?} states with it, {:?} without",
+            with.states(),
+            without.states()
+        ));
+    }
+    None
 }

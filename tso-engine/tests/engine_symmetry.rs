@@ -810,14 +810,14 @@ fn with_join_slots(join_slots: bool) -> tso_engine::CheckOptions {
     opts
 }
 
-/// The join-array rule (off by default) stores the states that differ only in which
+/// The join-array rule (on by default) stores the states that differ only in which
 /// worker sits in which slot once: fewer states, the same verdict and outcomes, and
 /// the array's threads listed as a group; the same states on two workers.
 #[test]
 fn join_array_slots_are_merged_without_changing_the_answer() {
     assert!(
-        !tso_engine::MachineOptions::default().join_slots,
-        "off by default"
+        tso_engine::MachineOptions::default().join_slots,
+        "on by default"
     );
     let src = joined_workers(-1);
     let with = check_with(&src, "-O0", &[], &with_join_slots(true));
@@ -953,5 +953,54 @@ int main(void) {{
             "{kind:?}: the rule applied"
         );
         assert!(with.counterexample.is_some());
+    }
+}
+
+/// The hang check runs moves again from stored states and looks their successors up
+/// in the store (`explore/liveness.rs`): under the join-array rule each must be stored
+/// as the search stores it, with the array's slots sorted. Here the worker with the
+/// first ticket spins over two loads, so states differ in which slot's worker is
+/// between them, and `main` waits for both tickets before it joins: the successors run
+/// again included unsorted ones, which the store did not have, and the run stopped
+/// inconclusive instead of `non-terminating`.
+#[test]
+fn join_array_hang_check_finds_the_successors_it_runs_again() {
+    const SPIN_ON_TWO: &str = r#"
+#include <pthread.h>
+#include <stdatomic.h>
+atomic_int ticket, flag, stop;
+static void *work(void *arg) {
+    (void)arg;
+    if (atomic_fetch_add(&ticket, 1) == 0)
+        while (atomic_load(&flag) == 0 && atomic_load(&stop) == 0)
+            ;
+    return 0;
+}
+int main(void) {
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++)
+        pthread_create(&t[i], 0, work, 0);
+    while (atomic_load(&ticket) < 2)
+        ;
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], 0);
+    return 0;
+}
+"#;
+    for jobs in [1, 2] {
+        let mut opts = with_join_slots(true);
+        opts.jobs = jobs;
+        let with = check_with(SPIN_ON_TWO, "-O0", &[], &opts);
+        assert_failure(&with, ErrorKind::NonTerminating, None, "with the rule");
+        assert_eq!(with.stats.symmetry, Some(vec![2]), "the rule applied");
+        assert!(with.counterexample.is_some(), "a trace into the hang");
+        opts.machine.join_slots = false;
+        let without = check_with(SPIN_ON_TWO, "-O0", &[], &opts);
+        assert_failure(&without, ErrorKind::NonTerminating, None, "without");
+        assert_eq!(
+            with.counterexample.as_ref().map(|c| c.steps.len()),
+            without.counterexample.as_ref().map(|c| c.steps.len()),
+            "the same shortest trace"
+        );
     }
 }

@@ -27,6 +27,11 @@
 //! - *Thread symmetry*: states and edges are those of representatives. Being an end
 //!   does not depend on thread names and a permuted state moves like the original,
 //!   renamed, so a representative reaches an end iff every state it stands for does.
+//!   With the join-array rule the states are normal forms (`store/symmetry.rs`,
+//!   "Joining the array in another order", which argues the hang check over them); a
+//!   move run again here from a stored state is stored as the search stores it, its
+//!   successor's slots sorted first (`Machine::normalise_join_slots`), else the
+//!   lookup misses a state the search did store.
 //! - *Sleep sets* keep every state but skip transitions of sleeping threads, so the
 //!   recorded graph R is a subgraph of the full one G (with the same states). A state
 //!   that reaches an end in R does in G. A candidate may be a false one (its way out
@@ -62,6 +67,7 @@ use super::Move;
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId};
+use crate::store::symmetry::Keys;
 use crate::store::{Canonicalizer, Scratch, StateStore};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -143,6 +149,8 @@ struct Runner<'a, 'p> {
     scratch: Scratch,
     chooser: ScriptChooser,
     empty: Arc<Vec<u8>>,
+    /// Scratch of `Machine::normalise_join_slots`.
+    join_keys: Keys,
 }
 
 impl Runner<'_, '_> {
@@ -192,6 +200,11 @@ impl Runner<'_, '_> {
                 match result {
                     Ok(Step::Blocked | Step::Await) => {}
                     Ok(Step::Progress) if next.exit_code.is_none_or(|c| c == 0) => {
+                        // Stored as the search stores a successor: with the slots of
+                        // `main`'s array of joined handles sorted, when it sorts them.
+                        self.cx
+                            .machine
+                            .normalise_join_slots(&mut next, &mut self.join_keys);
                         let ins = self.cx.store.insert_state(
                             &mut self.canon,
                             &mut self.scratch,
@@ -322,6 +335,7 @@ fn check(cx: Context<'_, '_>, mut graph: Graph) -> Liveness {
         scratch: Scratch::default(),
         chooser: ScriptChooser::default(),
         empty: Arc::new(Vec::new()),
+        join_keys: Keys::default(),
         cx,
     };
     let candidates: Vec<StateId> = (0..n as StateId)

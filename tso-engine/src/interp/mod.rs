@@ -78,8 +78,8 @@ pub struct MachineOptions {
     /// With `symmetry`: states that differ only in which of `main`'s joined threads
     /// sits in which slot of its array of handles are stored once, where the program
     /// has the shape that makes it sound (`store/symmetry.rs`, "Joining the array in
-    /// another order"); off by default (experimental: `--join-symmetry`). A search that
-    /// uses it runs without sleep sets, and a failure is searched again without it.
+    /// another order"); on by default, off: `--no-join-symmetry`. A search that uses
+    /// it runs without sleep sets, and a failure is searched again without it.
     pub join_slots: bool,
     /// With `por`: persistent sets (`explore::persistent`), which store fewer states,
     /// instead of sleep sets; not with race tracking.
@@ -146,7 +146,7 @@ impl Default for MachineOptions {
             races: crate::race::RacePolicy::Allow,
             por: true,
             symmetry: true,
-            join_slots: false,
+            join_slots: true,
             persistent_sets: false,
             race_read_futures: true,
             race_screen: false,

@@ -79,7 +79,13 @@
 //! thread can wait on `main` while it joins: its handle is in no object (a mutex,
 //! rwlock or spin lock owner) and `State::thread_ids_in_memory` is unset; (5) the
 //! extension data points nowhere into the array (`ExtState::for_each_pointer`: a C11
-//! history of the slots' writes would not move with their contents). Under these, s
+//! history of the slots' writes would not move with their contents). Not for
+//! soundness but for what it costs: (6) every `pthread_create` into the array gets the
+//! same constant attributes, routine and argument. Workers told apart from their start
+//! (by `i`, by `&ids[i]`) never become renamings of each other, so sorting their slots
+//! merges little and multiplies the states in which `main` waits on one or another of
+//! them (N is no congruence, below): on generated programs whose workers got
+//! `&ids[i]`, up to 1.8 times the states without the rule. Under these, s
 //! and N(s) reach the same errors, deadlocks, hangs and outcomes: the workers cannot
 //! see the array; `main`'s steps in the join region only wait, and postponing them to
 //! the point where every remaining thread has finished gives the same state after the
@@ -96,7 +102,9 @@
 //! congruence (a sleeping thread's move is covered from a sibling), and the hang check,
 //! re-running the sleepers of a candidate, looks their successors up in the store
 //! (`explore/liveness.rs`): with sleep sets on, `mcs4.c` stopped inconclusive on one
-//! never stored. So a search that applies N runs without sleep sets (every move of a
+//! never stored. The moves the hang check runs again (sleepers, and the trace into a
+//! hang and around its cycle) sort their successors' slots as the search does before
+//! the lookup (`join_array_hang_check_finds_the_successors_it_runs_again`). So a search that applies N runs without sleep sets (every move of a
 //! normal form is then in the graph, as the argument for the hang check needs; on
 //! `mcs4.c`, 3 % more transitions). (b) A path over normal forms is not a run:
 //! `explore/symmetric_path.rs` undoes renamings only, so a failure is searched again
@@ -104,28 +112,29 @@
 //! counterexample, which then runs also with `-j` > 1), and a limit that stops that
 //! second search makes the run inconclusive rather than leave a path that is no run.
 //!
-//! **Built, off by default** (`MachineOptions::join_slots`,
-//! `--experimental-join-symmetry`): [`JoinArray::find`] checks (1) and (2) on the one
-//! shape clang gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 (an
-//! optimised loop, with its index in a phi, is not recognised: no rule), and
+//! **On by default** (`MachineOptions::join_slots`; off: `--no-join-symmetry`, or
+//! `--no-symmetry`): [`JoinArray::find`] checks (1), (2) and (6) on the one shape clang
+//! gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 (an optimised
+//! loop, with its index in a phi, is not recognised: no rule), and
 //! [`JoinArray::normalise`] checks (3) to (5) in each successor before it is stored
-//! (`explore/expand.rs`; `explore/held.rs` when it rebuilds a state by its path). The
-//! array's threads are then listed as one group (`-v`). Tested by the three
-//! counterexamples with it on (the third, its loop forwards, passes wrongly without
-//! (4)), by programs where it merges, fails in a worker (the
-//! counterexample replays), deadlocks or hangs in the join loop, or meets a visible
-//! action between joins (`tests/engine_symmetry.rs`, `join_array_*`), and against the
-//! default over the corpus at -O0 (`tests/tests/differential_symmetry.rs`, 28 of its
-//! programs recognised). Not for a caller that checks every stored state
-//! (robustness): a sorted state need not be one the program reaches. Off by default
-//! because: the instruction guard counts a fixed number of states, and a state costs
-//! more with the rule (no sleep sets, the keys per successor, an incremental base lost
-//! whenever the array is sorted): +14 % on `mcs4.c` and +26 % on `ticket4x2_acqrel.c`
-//! per 2,000 states, over the 10 % the guard allows, although the whole runs take 66 %
-//! and 58 % fewer instructions; and the argument above is checked
-//! by no generator of random programs that join arrays, the corpus at -O0 being the only
-//! differential evidence. Figures: `bench/PERFORMANCE.md`, "Joining the array in
-//! another order".
+//! (`explore/expand.rs`; `explore/held.rs` when it rebuilds a state by its path;
+//! `explore/liveness.rs` when the hang check runs a move again). The array's threads
+//! are then listed as one group (`-v`). Tested by the three counterexamples with it on
+//! (the third, its loop forwards, passes wrongly without (4)), by programs where it
+//! merges, fails in a worker (the counterexample replays), deadlocks or hangs in the
+//! join loop, or meets a visible action between joins (`tests/engine_symmetry.rs`,
+//! `join_array_*`), and against the search without it over the corpus at -O0 and over
+//! generated programs that start workers into an array and join them, in the
+//! recognised shape and in shapes it must refuse (`tests/tests/differential_symmetry.rs`,
+//! `tests/src/gen_join.rs`). Not for a caller that checks every stored state
+//! (robustness): a sorted state need not be one the program reaches. Its cost: a state
+//! costs more with the rule (no sleep sets, the keys per successor, an incremental base
+//! lost whenever the array is sorted), and the instruction guard, which counts a fixed
+//! number of states, was re-baselined for it; whole runs take far fewer instructions
+//! (`mcs4.c`, `ticket4x2_acqrel.c`). A small program whose workers never become
+//! renamings of each other (under SC, race tracking's clocks from their creation on
+//! tell them apart) can store more states with it, since N is no congruence (above).
+//! Figures: `bench/PERFORMANCE.md`, "Joining the array in another order".
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
@@ -618,6 +627,7 @@ impl JoinArray {
         let counter = *counter;
         // Every other use of the array: `&t[i]` given to `pthread_create` alone, or
         // the array given to a call where it dies.
+        let mut started: Option<Vec<&Val>> = None;
         for &at in uses_of(array_reg) {
             if at == gep_at {
                 continue;
@@ -647,9 +657,23 @@ impl JoinArray {
                         callee: Callee::Direct(f),
                         args,
                         ..
-                    }) if *f == create
-                        && is_reg(&args[0], *dst)
-                        && args[1..].iter().all(|a| !is_reg(a, *dst)) => {}
+                    }) if *f == create && is_reg(&args[0], *dst) => {
+                        // (6): every worker started alike, with the same constant
+                        // attributes, routine and argument.
+                        let rest: Option<Vec<&Val>> = args[1..]
+                            .iter()
+                            .map(|a| match a {
+                                Operand::Const(v) => Some(v),
+                                _ => None,
+                            })
+                            .collect();
+                        let rest = rest?;
+                        match &started {
+                            Some(first) if *first != rest => return None,
+                            Some(_) => {}
+                            None => started = Some(rest),
+                        }
+                    }
                     _ => return None,
                 }
             }
