@@ -138,6 +138,11 @@ pub struct CheckingArgs {
     /// by persistent sets (stores fewer states) instead of sleep sets. Hidden.
     #[arg(long, hide = true)]
     pub experimental_persistent_sets: bool,
+    /// Experimental, off by default: dynamic partial-order reduction with the state
+    /// cache in the depth-first search, instead of sleep sets and thread symmetry.
+    /// Hidden.
+    #[arg(long, hide = true)]
+    pub experimental_dpor: bool,
     /// Experimental, off by default: with thread symmetry, also store once the states
     /// that differ only in which worker sits in which slot of `main`'s array of joined
     /// handles, where the program's shape makes that sound (no sleep sets then).
