@@ -1050,14 +1050,14 @@ impl DepthFirst<'_, '_> {
             if let Some(stop) = stop {
                 return DporFlow::Flow(Flow::Stop(found(&path.stack, stop)));
             }
-            node.ran = true;
-            node.pending = reached;
-            if touched.touches_everything() {
-                // Dependent on every other thread's next step here, which may never
-                // run after it (an exit ends the process, a thread's end can leave
-                // others blocked for good): their races are reversed here.
+            if reached.iter().any(|(_, s)| s.is_finished()) {
+                // The process ended (an exit, or `main` returned): the other threads'
+                // next steps here never run after it, so their races with it are
+                // never seen on the path; they are reversed here.
                 dp.backtrack |= dp.enabled;
             }
+            node.ran = true;
+            node.pending = reached;
             let (event, adds) = self.dpor_races(&path.stack, dp, tid, touched);
             Self::apply(&mut path.stack, dp, &adds);
             dp.reach.add(tid, event.coarse());
