@@ -22,7 +22,11 @@
 //! it is one). A thread added that cannot move at node j makes node j expand every
 //! thread that can. A thread blocked at a node runs once there for its footprint (what
 //! it read to decide it cannot move) and its races are handled as a step's would be:
-//! that is how an order in which it would not have blocked is found.
+//! that is how an order in which it would not have blocked is found. A thread whose
+//! every move is pruned (`__VERIFIER_assume`) or ends at an absorbed error leads to no
+//! run, and counts as blocked. A step that ends the process (an exit, `main`
+//! returning) makes its node expand every thread that can move: the others' next
+//! steps never run after it, so their races with it never show on the path.
 //!
 //! **Sleep sets** are not used with this reduction: the algorithm without them
 //! explores a superset of what it explores with them (they only prune), so every
@@ -86,10 +90,14 @@
 //! thread's errors and the transition observers as exact as with sleep sets. What is
 //! not kept:
 //! - the hang check's graph lacks the moves of threads not expanded: the check reruns
-//!   them at a candidate and stops inconclusive when their successor was never
-//!   stored (`liveness`), never passing wrongly;
+//!   them at a candidate, as it does for sleeping threads (`liveness`); when such a
+//!   move leads to a state never stored it cannot decide, and the search runs again
+//!   without the reduction (`explore::search_with`), so the verdict is the full one;
 //! - the race screen and a caller that sees every state (robustness) need every state:
-//!   `check` turns the reduction off for them;
+//!   `check` tracks races without the screen under the reduction, and turns the
+//!   reduction off for a state observer (`cargo tso check -v` says so);
+//! - the breadth-first search (`-j N`, N > 1) does not use it: `cargo tso` turns it
+//!   off there, and says so in `-v`;
 //! - a counterexample is searched again breadth-first without it (`explore`).
 
 use super::footprint::Footprint;
