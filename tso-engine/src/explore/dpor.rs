@@ -238,7 +238,7 @@ pub(crate) fn new_step(
     };
     let adds = races
         .into_iter()
-        .filter_map(|j| initials_after(events, j, Some(&ev), backtrack[j]))
+        .filter_map(|j| initials_after(events, j, Some(&ev), backtrack[j], !0))
         .collect();
     (ev, adds)
 }
@@ -256,6 +256,20 @@ pub(crate) fn replay(events: &[&Event], backtrack: &[Threads], summary: &Summary
         .iter()
         .rposition(|e| e.coarse.touches_everything())
         .map_or(0, |c| c + 1);
+    // A step that a later step of its thread writes over entirely happens before
+    // every step after the path it conflicts with, through that later step (which
+    // conflicts with it too): it races with none of them.
+    let mut shadowed = vec![false; n];
+    let mut later: Vec<Footprint> = Vec::new();
+    for j in (after..n).rev() {
+        let e = events[j];
+        let t = e.tid as usize;
+        if later.len() <= t {
+            later.resize(t + 1, Footprint::default());
+        }
+        shadowed[j] = later[t].writes_all_of(&e.coarse);
+        later[t].union(&e.coarse);
+    }
     for (q, f) in summary.per_thread.iter().enumerate() {
         if f == &Footprint::EMPTY {
             continue;
@@ -263,7 +277,7 @@ pub(crate) fn replay(events: &[&Event], backtrack: &[Threads], summary: &Summary
         let q = q as ThreadId;
         let last_q = events.iter().rev().find(|e| e.tid == q);
         for (j, e) in events.iter().enumerate().skip(after) {
-            if racing[j] || e.tid == q || e.coarse.independent(f) {
+            if racing[j] || shadowed[j] || e.tid == q || e.coarse.independent(f) {
                 continue;
             }
             if last_q.is_some_and(|l| l.covers(e.tid, j)) {
@@ -272,16 +286,30 @@ pub(crate) fn replay(events: &[&Event], backtrack: &[Threads], summary: &Summary
             racing[j] = true;
         }
     }
+    // Threads with a step after the path: only they can start the unknown part.
+    let future = summary
+        .per_thread
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| *f != &Footprint::EMPTY)
+        .fold(0, |set, (t, _)| set | bit(t as ThreadId));
     (0..n)
         .filter(|&j| racing[j])
-        .filter_map(|j| initials_after(events, j, None, backtrack[j]))
+        .filter_map(|j| initials_after(events, j, None, backtrack[j], future))
         .collect()
 }
 
 /// The backtrack point for a race of step j with `last` (None: a step after the path,
-/// not known), unless an initial of the steps after j not happening after it (then
-/// `last`) is in `have` already.
-fn initials_after(events: &[&Event], j: usize, last: Option<&Event>, have: Threads) -> Option<Add> {
+/// not known, by one of the threads `future` with steps after the path), unless an
+/// initial of the steps after j not happening after it (then `last`) is in `have`
+/// already.
+fn initials_after(
+    events: &[&Event],
+    j: usize,
+    last: Option<&Event>,
+    have: Threads,
+    future: Threads,
+) -> Option<Add> {
     let pj = events[j].tid;
     // The position of the first step of each thread among those not after step j.
     let mut first: Vec<usize> = Vec::new();
@@ -319,7 +347,10 @@ fn initials_after(events: &[&Event], j: usize, last: Option<&Event>, have: Threa
     match prefer {
         Some(thread) => Some(Add::One { at: j, thread }),
         None => {
-            let threads = !stepped & !have;
+            // The unknown part starts with a thread's first step after the path, which
+            // does not happen after step j: not step j's thread (program order), not
+            // one with a step after j on the path (all of those happen after it).
+            let threads = !stepped & !have & future & !bit(pj);
             (threads != 0).then_some(Add::All { at: j, threads })
         }
     }
@@ -423,7 +454,7 @@ mod tests {
             replay(&refs, &[0b1], &s),
             vec![Add::All {
                 at: 0,
-                threads: !0b1
+                threads: 0b10
             }]
         );
     }

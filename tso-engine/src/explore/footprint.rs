@@ -236,6 +236,22 @@ impl Footprint {
         out
     }
 
+    /// Does every transition dependent on `other` depend on this one too: this one
+    /// touches everything, or writes every byte `other` touches?
+    pub(crate) fn writes_all_of(&self, other: &Footprint) -> bool {
+        if self.everything {
+            return true;
+        }
+        if other.everything {
+            return false;
+        }
+        other.accesses.iter().all(|b| {
+            self.accesses
+                .iter()
+                .any(|a| a.write && a.obj == b.obj && a.start <= b.start && b.end <= a.end)
+        })
+    }
+
     /// Do the two transitions commute: neither writes what the other reads or writes,
     /// and neither touches everything?
     pub fn independent(&self, other: &Footprint) -> bool {
