@@ -54,8 +54,11 @@
 //! steps), is taken as a race with a step of `q` after the path. The sequence `v` is
 //! then the path's steps after `e_j` not happening after it, and some unknown steps
 //! after `u`. When the path's part is not empty its initials are initials of `v`;
-//! when it is empty, every thread without a step after `e_j` on the path that can move
-//! at node j is added (a superset of `v`'s initials). Both only add backtrack points
+//! when it is empty, every thread that can move at node j, has a step after the stored
+//! state, and has no step after `e_j` on the path (nor is `e_j`'s own) is added (a
+//! superset of `v`'s initials). A step that a later step of its own thread writes over
+//! entirely (`Footprint::writes_all_of`) races with no step after the path: any such
+//! step it conflicts with conflicts with the later one, which happens after it. Both only add backtrack points
 //! over what stateless re-exploration would add (summaries over-approximate, the
 //! happens-before order used is a subset), which costs time, never soundness.
 //!
