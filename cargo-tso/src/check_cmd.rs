@@ -142,6 +142,20 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     };
     settings.jobs = search.workers;
     settings.search_why = search.why;
+    if settings.machine.dpor {
+        // `explore::dpor`: the depth-first search alone; every state for robustness.
+        if args.robustness {
+            settings.machine.dpor = false;
+            settings.search_why += "; --experimental-dpor off: --robustness compares every state";
+        } else if settings.jobs > 1 {
+            settings.machine.dpor = false;
+            settings.search_why +=
+                "; --experimental-dpor off: it applies to the depth-first search (-j 1) alone";
+        } else {
+            settings.search_why += "; --experimental-dpor: dynamic partial-order reduction, \
+                                     no sleep sets, no thread symmetry, no race screen";
+        }
+    }
     settings.show_details = args.verbose;
     if args.robustness && settings.memory_model != crate::settings::MemoryModel::Tso {
         return Err(CheckCommandError::Usage(

@@ -144,6 +144,11 @@ pub struct CheckingArgs {
     /// (`--no-symmetry` switches it off too).
     #[arg(long)]
     pub no_join_symmetry: bool,
+    /// Experimental, off by default: dynamic partial-order reduction with the state
+    /// cache in the depth-first search, instead of sleep sets and thread symmetry.
+    /// Hidden.
+    #[arg(long, hide = true)]
+    pub experimental_dpor: bool,
     /// With race tracking, keep in the state every recorded read of heap memory, also
     /// those no thread which has not seen them can still write (by the threads' static
     /// futures), which are left out by default: more states, the same verdicts and

@@ -159,6 +159,7 @@ impl CheckSettings {
         machine.definedness = !args.no_definedness;
         machine.por = !args.no_por;
         machine.persistent_sets = args.experimental_persistent_sets;
+        machine.dpor = args.experimental_dpor;
         machine.race_read_futures = !args.no_race_read_futures;
         // Used by the race search of a TSO check alone (`pipeline::race_search`).
         machine.race_screen = !args.no_race_screen;

@@ -1411,3 +1411,35 @@ fn a_weak_compare_exchange_retry_loop_passes_under_c11() {
         assert_eq!(json["error"]["kind"], "non-terminating", "{model}: {json}");
     }
 }
+
+/// `--experimental-dpor` (hidden, off by default) says in `-v` whether it ran: on one
+/// worker it does; with `--robustness` (every state is compared) and with more than one
+/// worker (the breadth-first search) it is off, and the verdict is the full search's.
+#[test]
+fn experimental_dpor_says_in_verbose_output_whether_it_ran() {
+    let search_line = |args: &[&str]| {
+        let out = run(check().args(args));
+        assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("search:"))
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let dpor = ["stale_signed.c", "-v", "--experimental-dpor"];
+    let on = search_line(&[&dpor[..], &["-j", "1"]].concat());
+    assert!(
+        on.contains("--experimental-dpor: dynamic partial-order reduction"),
+        "{on}"
+    );
+    let workers = search_line(&[&dpor[..], &["-j", "2"]].concat());
+    assert!(
+        workers.contains("--experimental-dpor off: it applies to the depth-first search"),
+        "{workers}"
+    );
+    let robustness = search_line(&[&dpor[..], &["-j", "1", "--robustness"]].concat());
+    assert!(
+        robustness.contains("--experimental-dpor off: --robustness compares every state"),
+        "{robustness}"
+    );
+}

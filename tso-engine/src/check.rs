@@ -144,6 +144,17 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             },
         )
     };
+    if opts.machine.dpor {
+        // Dynamic partial-order reduction stores fewer states: the race screen and a
+        // state observer need every state (`explore::dpor`, "Properties"), so it is off
+        // for an observer, and races are tracked without a screen.
+        if opts.observer.is_some() {
+            let mut full = opts.clone();
+            full.machine.dpor = false;
+            return check(program, natives, &full);
+        }
+        return history(opts);
+    }
     let applies = || {
         if opts.target.is_some() || opts.observer.is_some() {
             Err("a search for one kind of error".to_owned())
@@ -219,7 +230,9 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         MachineOptions {
             outputs_visible: opts.collect_outcomes,
             // Race data is renamed with the threads (`race/permute.rs`).
-            symmetry: opts.machine.symmetry && symmetry_applies(program),
+            // Not with dynamic partial-order reduction (`explore::dpor`): the path's
+            // clocks and backtrack sets name threads as the states below do.
+            symmetry: opts.machine.symmetry && !opts.machine.dpor && symmetry_applies(program),
             ..opts.machine.clone()
         },
     );
@@ -228,6 +241,7 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
     // Not for a caller that checks each stored state (robustness): a sorted state need
     // not be one the program reaches.
     let join_array = (machine.opts.symmetry
+        && !machine.opts.dpor
         && machine.opts.join_slots
         && opts.observer.is_none()
         && !machine.opts.uses_persistent_sets())

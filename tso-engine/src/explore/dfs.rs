@@ -9,6 +9,7 @@
 //! and the failing run's figures do not depend on which search found the error.
 
 use super::chooser::Script;
+use super::dpor::{self, Add, Event, Summary, Threads};
 use super::expand::{self, Arrival, Expander, Outcome, Storage};
 use super::footprint::Footprint;
 use super::future::Futures;
@@ -81,6 +82,59 @@ pub struct DepthFirst<'a, 'p> {
     /// The growth diagnosis, once made; taken over by the breadth-first search when
     /// the state space is too deep for this one.
     pub growth: Option<Arc<super::diagnosis::Diagnosis>>,
+    /// Dynamic partial-order reduction (`dpor`), instead of sleep and persistent sets.
+    dpor: Option<Dpor>,
+    /// With dynamic partial-order reduction: the hang check could not decide (a move
+    /// of a thread not expanded leads to a state never stored); the search without
+    /// the reduction decides instead.
+    pub hangs_undecided: bool,
+    /// The last `run_all` reached a successor (a variant that moved and was neither
+    /// pruned nor ended by an observer).
+    progressed: bool,
+}
+
+/// What dynamic partial-order reduction keeps beside the path: Tarjan's algorithm over
+/// the explored graph, and the summaries of stored states (`dpor`).
+#[derive(Default)]
+struct Dpor {
+    /// Objects up to this id are globals, named alike in every state.
+    globals: u32,
+    next_index: u32,
+    /// Object numberings started (a state rebuilt from the store starts one).
+    epochs: u32,
+    /// States whose component is not closed yet, with their Tarjan index.
+    open: HashMap<u32, u32>,
+    tarjan: Vec<u32>,
+    /// What an open state not on the path reaches so far.
+    open_summaries: HashMap<u32, Summary>,
+    /// The summary of each state whose component is closed.
+    closed: HashMap<u32, Arc<Summary>>,
+}
+
+/// A node's part in dynamic partial-order reduction.
+#[derive(Default)]
+struct DporNode {
+    /// Every thread has run once here (`enabled` is known).
+    init: bool,
+    /// The threads that can move here.
+    enabled: Threads,
+    /// The threads to expand here (the source set so far), and those expanded.
+    backtrack: Threads,
+    done: Threads,
+    /// Tarjan's index and low link.
+    index: u32,
+    lowlink: u32,
+    /// On a cycle through a revisited open state: expand fully, and the parent too
+    /// unless this is its component's root.
+    cyclic: bool,
+    /// The numbering of objects the state's footprints use.
+    epoch: u32,
+    /// The step that led here (None at the root), and that of the thread being
+    /// expanded here.
+    incoming: Option<Box<Event>>,
+    expanding: Option<Box<Event>>,
+    /// What is reachable from here so far.
+    reach: Summary,
 }
 
 /// A state on the current path and where its expansion stands.
@@ -119,6 +173,8 @@ struct Node {
     /// every thread), once `chosen`.
     ample: u64,
     chosen: bool,
+    /// With dynamic partial-order reduction.
+    dp: Option<Box<DporNode>>,
 }
 
 impl Node {
@@ -141,6 +197,7 @@ impl Node {
             pending: VecDeque::new(),
             ample: u64::MAX,
             chosen: false,
+            dp: None,
         }
     }
 
@@ -170,6 +227,8 @@ enum Next {
     Nothing,
     /// A new state to expand.
     Push(Node),
+    /// With dynamic partial-order reduction: a state stored before.
+    Known(u32),
     Stop(Stop),
 }
 
@@ -202,17 +261,22 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         include_output: bool,
         start: Instant,
         por: bool,
+        dpor: bool,
     ) -> Self {
-        let (persistent, por) = expand::reduction(machine, por);
+        let dpor = dpor.then(Dpor::default);
+        let (persistent, por) = expand::reduction(machine, por && dpor.is_none());
         DepthFirst {
             persistent,
             por,
+            dpor,
+            progressed: false,
+            hangs_undecided: false,
             sleeps: HashMap::new(),
             recording: por,
             payoff: Payoff::default(),
             machine,
             include_output,
-            store: StateStore::new().with_symmetry(machine.opts.symmetry),
+            store: StateStore::new().with_symmetry(machine.opts.symmetry && !machine.opts.dpor),
             gen: Expander::new(machine, observers),
             stats: Stats::default(),
             start,
@@ -255,8 +319,16 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             .gen
             .canon
             .base_from_last_run(&initial, &self.gen.scratch.ids);
+        let mut root_node = Node::new(root.id, initial, None, bytes).with_base(base);
+        if let Some(d) = &mut self.dpor {
+            d.globals = root_node.state.as_ref().map_or(0, |s| s.memory.globals);
+            d.open.insert(root.id, 0);
+            d.tarjan.push(root.id);
+            d.next_index = 1;
+            root_node.dp = Some(Box::default());
+        }
         let mut path = Path {
-            stack: vec![Node::new(root.id, initial, None, bytes).with_base(base)],
+            stack: vec![root_node],
             kept_bytes: bytes,
             first_kept: 0,
             path_bytes: bytes,
@@ -285,6 +357,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     /// One step at the top of the path: finish its state, prepare it, pass over a
     /// thread it does not expand, or generate the next transition.
     fn step(&mut self, keeper: &Keeper, path: &mut Path) -> Result<Flow, TooDeep> {
+        if self.dpor.is_some() {
+            return self.dpor_step(keeper, path);
+        }
         if path.stack.last().is_some_and(|n| n.state.is_none()) {
             if let Err(stop) = self.restore(keeper, path) {
                 return Ok(Flow::Stop(stop));
@@ -335,7 +410,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         };
         self.gen.canon.swap_base(&mut node.base);
         match next {
-            Next::Nothing => {}
+            Next::Nothing | Next::Known(_) => {}
             Next::Push(child) => self.push(keeper, path, child)?,
             Next::Stop(Stop::Found { found, path: last }) => {
                 let mut path = path_of(&path.stack);
@@ -478,10 +553,15 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             keeper,
             include_output: self.include_output,
             root,
-            asleep: self.por.then_some(&self.sleeps),
+            // With dynamic partial-order reduction: the threads a state did not expand.
+            asleep: (self.por || self.dpor.is_some()).then_some(&self.sleeps),
             parents: None,
         };
-        liveness::stop(cx, graph, self.gen.observers)
+        let stop = liveness::stop(cx, graph, self.gen.observers);
+        if self.dpor.is_some() && matches!(stop, Some(Stop::Limit { .. })) {
+            self.hangs_undecided = true;
+        }
+        stop
     }
 
     #[inline]
@@ -553,9 +633,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             {
                 continue;
             }
-            let (touched, _, stop) =
-                self.run_all(node.id, state, tid, false, &mut node.any_enabled);
-            node.footprints[tid as usize] = touched;
+            let (touched, enabled, _, stop) =
+                self.run_all(node.id, state, tid, false, &mut node.any_enabled, false);
+            node.footprints[tid as usize] = enabled.then_some(touched);
             if stop.is_some() {
                 return stop;
             }
@@ -564,7 +644,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
     }
 
     /// Every choice variant of `tid`'s transition from `state`: their footprints
-    /// together, what they reached (when `keep`), or the first error.
+    /// together, whether any could move, what they reached (when `keep`), or the first
+    /// error. With `blocked_too`, a thread that surely blocks runs too (for the
+    /// footprint of what it read to decide so).
     fn run_all(
         &mut self,
         from: u32,
@@ -572,18 +654,20 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
         tid: ThreadId,
         keep: bool,
         any_enabled: &mut bool,
-    ) -> (Option<Footprint>, VecDeque<(Move, State)>, Option<Stop>) {
+        blocked_too: bool,
+    ) -> (Footprint, bool, VecDeque<(Move, State)>, Option<Stop>) {
         let mut touched = Footprint::default();
         let mut enabled = false;
+        self.progressed = false;
         let mut reached = VecDeque::new();
         let mut script = Script::new();
-        if self.gen.skips_blocked(state, tid) {
+        if !blocked_too && self.gen.skips_blocked(state, tid) {
             // The one variant blocks: what the loop below ends with, without copying.
             self.payoff.run += 1;
             if self.recording && !self.payoff.pays() {
                 self.recording = false;
             }
-            return (None, reached, None);
+            return (touched, false, reached, None);
         }
         loop {
             let mut succ = state.clone();
@@ -603,14 +687,19 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                 enabled = true;
             }
             match outcome {
-                Outcome::Error(found) => return (None, reached, stop(found, ran.mv)),
+                Outcome::Error(found) => return (touched, enabled, reached, stop(found, ran.mv)),
                 Outcome::Blocked => {}
                 Outcome::DeadEnd => self.end(from),
-                Outcome::Progress if keep => reached.push_back((ran.mv, succ)),
+                Outcome::Progress if keep => {
+                    self.progressed = true;
+                    reached.push_back((ran.mv, succ))
+                }
                 Outcome::Progress => match self.gen.observe_transition(tid, &succ) {
-                    Some(Outcome::Error(found)) => return (None, reached, stop(found, ran.mv)),
+                    Some(Outcome::Error(found)) => {
+                        return (touched, enabled, reached, stop(found, ran.mv))
+                    }
                     Some(_) => self.end(from),
-                    None => {}
+                    None => self.progressed = true,
                 },
             }
             match advanced {
@@ -619,8 +708,7 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
                     if self.recording && !self.payoff.pays() {
                         self.recording = false;
                     }
-                    // Only a thread that can move may sleep (see `sleep::child_sleep`).
-                    return (enabled.then_some(touched), reached, None);
+                    return (touched, enabled, reached, None);
                 }
             }
         }
@@ -636,13 +724,14 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             let Some(state) = node.state.take() else {
                 unreachable!("a node is expanded whole")
             };
-            let (touched, reached, stop) =
-                self.run_all(node.id, &state, tid, true, &mut node.any_enabled);
+            let (touched, enabled, reached, stop) =
+                self.run_all(node.id, &state, tid, true, &mut node.any_enabled, false);
             node.state = Some(state);
             if let Some(stop) = stop {
                 return Next::Stop(stop);
             }
-            node.footprints[tid as usize] = touched;
+            // Only a thread that can move may sleep (see `sleep::child_sleep`).
+            node.footprints[tid as usize] = enabled.then_some(touched);
             node.pending = reached;
         }
         let Some((mv, next)) = node.pending.pop_front() else {
@@ -720,6 +809,9 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
             carried
         };
         if !ins.new {
+            if self.dpor.is_some() {
+                return Next::Known(ins.id);
+            }
             if !self.por || (!self.dead_ends.is_empty() && self.dead_ends.contains(&ins.id)) {
                 return Next::Nothing;
             }
@@ -823,4 +915,329 @@ impl<'a, 'p> DepthFirst<'a, 'p> {
 
 fn path_of(stack: &[Node]) -> Vec<Move> {
     stack.iter().filter_map(|n| n.via.clone()).collect()
+}
+
+/// Dynamic partial-order reduction (`dpor`): the same path, expanded by source sets.
+impl DepthFirst<'_, '_> {
+    /// One step at the top of the path under dynamic partial-order reduction: run
+    /// every thread once at a new node, expand the next thread of its backtrack set,
+    /// store one successor, or leave the node.
+    fn dpor_step(&mut self, keeper: &Keeper, path: &mut Path) -> Result<Flow, TooDeep> {
+        if path.stack.last().is_some_and(|n| n.state.is_none()) {
+            if let Err(stop) = self.restore(keeper, path) {
+                return Ok(Flow::Stop(stop));
+            }
+            // The rebuilt state numbers its objects canonically: a new numbering.
+            let d = self.dpor.as_mut().expect("dpor is on");
+            d.epochs += 1;
+            let node = path.stack.last_mut().expect("the loop holds a node");
+            node.dp.as_mut().expect("a dpor node").epoch = d.epochs;
+        }
+        let node = path.stack.last_mut().expect("the loop holds a node");
+        let Some(state) = node.state.take() else {
+            unreachable!("rebuilt above")
+        };
+        let flow = self.dpor_node(path, state);
+        Ok(match flow {
+            DporFlow::Flow(flow) => flow,
+            DporFlow::Finish => self.dpor_finish(path),
+            DporFlow::Push(child) => {
+                self.push(keeper, path, *child)?;
+                Flow::Ran
+            }
+        })
+    }
+
+    fn dpor_node(&mut self, path: &mut Path, state: Box<State>) -> DporFlow {
+        let depth = path.stack.len() - 1;
+        let node = &mut path.stack[depth];
+        if state.is_finished() {
+            node.state = Some(state);
+            return DporFlow::Finish;
+        }
+        let mut dp = node.dp.take().expect("a dpor node");
+        let flow = self.dpor_expand(path, &state, &mut dp);
+        let node = &mut path.stack[depth];
+        node.state = Some(state);
+        node.dp = Some(dp);
+        flow
+    }
+
+    fn dpor_expand(&mut self, path: &mut Path, state: &State, dp: &mut DporNode) -> DporFlow {
+        let depth = path.stack.len() - 1;
+        let found = |stack: &[Node], stop: Stop| match stop {
+            Stop::Found { found, path: last } => Stop::Found {
+                found,
+                path: path_of(stack).into_iter().chain(last).collect(),
+            },
+            Stop::Limit { reason, .. } => Stop::Limit {
+                reason,
+                path: path_of(stack),
+            },
+        };
+        if !dp.init {
+            dp.init = true;
+            if state.threads.len() > dpor::MAX_THREADS {
+                let reason = format!(
+                    "--experimental-dpor handles at most {} threads",
+                    dpor::MAX_THREADS
+                );
+                return DporFlow::Flow(Flow::Stop(found(
+                    &path.stack,
+                    Stop::Limit {
+                        reason,
+                        path: Vec::new(),
+                    },
+                )));
+            }
+            // Every thread runs once: which can move, their errors, and the footprint
+            // of what a blocked one read.
+            let id = path.stack[depth].id;
+            let mut blocked = Vec::new();
+            let mut any_enabled = false;
+            for tid in 0..state.threads.len() as ThreadId {
+                if !state.thread(tid).status.is_running() {
+                    continue;
+                }
+                let (touched, enabled, _, stop) =
+                    self.run_all(id, state, tid, false, &mut any_enabled, true);
+                if let Some(stop) = stop {
+                    return DporFlow::Flow(Flow::Stop(found(&path.stack, stop)));
+                }
+                // A thread whose every move is pruned (or ends at an absorbed error)
+                // leads to no run: for the reduction it cannot move, like a blocked one.
+                if enabled && self.progressed {
+                    dp.enabled |= dpor::bit(tid);
+                } else {
+                    blocked.push((tid, touched));
+                }
+            }
+            path.stack[depth].any_enabled |= any_enabled;
+            dp.backtrack |= dp.enabled & dp.enabled.wrapping_neg();
+            if dp.cyclic {
+                dp.backtrack |= dp.enabled;
+            }
+            for (tid, touched) in blocked {
+                let adds = self.dpor_races(&path.stack, dp, tid, touched).1;
+                Self::apply(&mut path.stack, dp, &adds);
+            }
+            return DporFlow::Flow(Flow::Continue);
+        }
+        let node = &mut path.stack[depth];
+        if !node.ran {
+            let todo = dp.backtrack & !dp.done;
+            if todo == 0 {
+                return DporFlow::Finish;
+            }
+            let tid = todo.trailing_zeros() as ThreadId;
+            dp.done |= dpor::bit(tid);
+            node.tid = tid;
+            node.script.clear();
+            if dp.enabled & dpor::bit(tid) == 0 {
+                // A race asked for a thread that cannot move here: expand every
+                // thread that can.
+                dp.backtrack |= dp.enabled;
+                return DporFlow::Flow(Flow::Continue);
+            }
+            let id = node.id;
+            let mut any_enabled = false;
+            self.gen.canon.swap_base(&mut node.base);
+            let (touched, _, reached, stop) =
+                self.run_all(id, state, tid, true, &mut any_enabled, true);
+            let node = &mut path.stack[depth];
+            self.gen.canon.swap_base(&mut node.base);
+            node.any_enabled |= any_enabled;
+            if let Some(stop) = stop {
+                return DporFlow::Flow(Flow::Stop(found(&path.stack, stop)));
+            }
+            if reached.iter().any(|(_, s)| s.is_finished()) {
+                // The process ended (an exit, or `main` returned): the other threads'
+                // next steps here never run after it, so their races with it are
+                // never seen on the path; they are reversed here.
+                dp.backtrack |= dp.enabled;
+            }
+            node.ran = true;
+            node.pending = reached;
+            let (event, adds) = self.dpor_races(&path.stack, dp, tid, touched);
+            Self::apply(&mut path.stack, dp, &adds);
+            dp.reach.add(tid, event.coarse());
+            dp.expanding = Some(Box::new(event));
+            return DporFlow::Flow(Flow::Continue);
+        }
+        let Some((mv, next)) = node.pending.pop_front() else {
+            node.ran = false;
+            return DporFlow::Flow(Flow::Continue);
+        };
+        let from = node.id;
+        self.gen.canon.swap_base(&mut node.base);
+        let next = self.arrive(from, mv, next, 0, Vec::new());
+        self.gen.canon.swap_base(&mut path.stack[depth].base);
+        match next {
+            Next::Nothing => DporFlow::Flow(Flow::Ran),
+            Next::Stop(stop) => DporFlow::Flow(Flow::Stop(found(&path.stack, stop))),
+            Next::Known(id) => {
+                self.dpor_revisit(&mut path.stack, dp, id);
+                DporFlow::Flow(Flow::Ran)
+            }
+            Next::Push(mut child) => {
+                let d = self.dpor.as_mut().expect("dpor is on");
+                let index = d.next_index;
+                d.next_index += 1;
+                d.open.insert(child.id, index);
+                d.tarjan.push(child.id);
+                let incoming = dp.expanding.clone();
+                child.dp = Some(Box::new(DporNode {
+                    index,
+                    lowlink: index,
+                    epoch: incoming.as_ref().map_or(dp.epoch, |e| e.epoch),
+                    incoming,
+                    ..DporNode::default()
+                }));
+                DporFlow::Push(Box::new(child))
+            }
+        }
+    }
+
+    /// The steps on the path (step j from node j) and each node's backtrack set; the
+    /// top node's are `top`'s (taken out of the path while it is expanded).
+    fn dpor_path<'s>(stack: &'s [Node], top: &'s DporNode) -> (Vec<&'s Event>, Vec<Threads>) {
+        let below = &stack[..stack.len() - 1];
+        let events = below
+            .iter()
+            .skip(1)
+            .map(|n| n.dp.as_ref().and_then(|d| d.incoming.as_deref()))
+            .chain((stack.len() > 1).then_some(top.incoming.as_deref()))
+            .map(|e| e.expect("a step into every node but the root"))
+            .collect();
+        let mut backtrack: Vec<Threads> = stack[..stack.len() - 1]
+            .iter()
+            .map(|n| n.dp.as_ref().map_or(0, |d| d.backtrack))
+            .collect();
+        backtrack.push(top.backtrack);
+        (events, backtrack)
+    }
+
+    /// The step of `tid` with footprint `touched` from the top node, and the backtrack
+    /// points its races add.
+    fn dpor_races(
+        &self,
+        stack: &[Node],
+        top: &DporNode,
+        tid: ThreadId,
+        touched: Footprint,
+    ) -> (Event, Vec<Add>) {
+        let globals = self.dpor.as_ref().map_or(0, |d| d.globals);
+        let (events, backtrack) = Self::dpor_path(stack, top);
+        dpor::new_step(&events, &backtrack, tid, touched, top.epoch, globals)
+    }
+
+    /// Add backtrack points; the top node's set is `top`'s.
+    fn apply(stack: &mut [Node], top: &mut DporNode, adds: &[Add]) {
+        let last = stack.len() - 1;
+        for add in adds {
+            let at = match add {
+                Add::One { at, .. } | Add::All { at, .. } => *at,
+            };
+            let dp = if at == last {
+                &mut *top
+            } else {
+                stack[at].dp.as_deref_mut().expect("a dpor node")
+            };
+            match *add {
+                Add::One { thread, .. } => dp.backtrack |= dpor::bit(thread),
+                Add::All { threads, .. } => dp.backtrack |= threads & dp.enabled,
+            }
+        }
+    }
+
+    /// The step being expanded at the top reached `id`, a state stored before: replay
+    /// the races its summary stands for, and on a cycle expand fully.
+    fn dpor_revisit(&mut self, stack: &mut [Node], top: &mut DporNode, id: u32) {
+        if self.dead_ends.contains(&id) {
+            return;
+        }
+        let d = self.dpor.as_mut().expect("dpor is on");
+        let summary: Arc<Summary> = if let Some(s) = d.closed.get(&id) {
+            s.clone()
+        } else if let Some(&index) = d.open.get(&id) {
+            // On a cycle through the path (`dpor`, "Cycles").
+            top.lowlink = top.lowlink.min(index);
+            top.cyclic = true;
+            top.backtrack |= top.enabled;
+            let partial = d.open_summaries.get(&id).cloned().or_else(|| {
+                stack
+                    .iter()
+                    .find(|n| n.id == id)
+                    .and_then(|n| n.dp.as_ref())
+                    .map(|dp| dp.reach.clone())
+            });
+            // The top node itself: its own reach.
+            Arc::new(partial.unwrap_or_else(|| top.reach.clone()))
+        } else {
+            return;
+        };
+        top.reach.union(&summary);
+        let (mut events, backtrack) = Self::dpor_path(stack, top);
+        let edge = top.expanding.as_deref().expect("a step being expanded");
+        events.push(edge);
+        let adds = dpor::replay(&events, &backtrack, &summary);
+        Self::apply(stack, top, &adds);
+    }
+
+    /// Leave the top node: judge it (`finish_node`), close its component when it is
+    /// the root, and hand its reach, low link and cycle mark to its parent.
+    fn dpor_finish(&mut self, path: &mut Path) -> Flow {
+        let node = path.stack.last_mut().expect("the loop holds a node");
+        let id = node.id;
+        let dp = node.dp.take().expect("a dpor node");
+        let flow = self.finish_node(path);
+        if let Flow::Stop(_) = flow {
+            return flow;
+        }
+        let unexpanded = dp.enabled & !dp.done;
+        if unexpanded != 0 && self.graph.is_some() {
+            self.sleeps.insert(id, unexpanded);
+        }
+        let d = self.dpor.as_mut().expect("dpor is on");
+        let parent = path.stack.last_mut().and_then(|n| n.dp.as_deref_mut());
+        if dp.lowlink == dp.index {
+            let mut reach = dp.reach;
+            let mut members = vec![id];
+            while let Some(m) = d.tarjan.pop() {
+                d.open.remove(&m);
+                if m == id {
+                    break;
+                }
+                if let Some(s) = d.open_summaries.remove(&m) {
+                    reach.union(&s);
+                }
+                members.push(m);
+            }
+            let reach = Arc::new(reach);
+            if let Some(p) = parent {
+                p.reach.union(&reach);
+            }
+            for m in members {
+                d.closed.insert(m, reach.clone());
+            }
+        } else {
+            if let Some(p) = parent {
+                p.reach.union(&dp.reach);
+                p.lowlink = p.lowlink.min(dp.lowlink);
+                if dp.cyclic {
+                    p.cyclic = true;
+                    p.backtrack |= p.enabled;
+                }
+            }
+            d.open_summaries.insert(id, dp.reach);
+        }
+        flow
+    }
+}
+
+/// What `dpor_node` asks of the path.
+enum DporFlow {
+    Flow(Flow),
+    Finish,
+    Push(Box<Node>),
 }

@@ -51,6 +51,11 @@ use std::cell::RefCell;
 /// state, printing threads are ordered).
 pub(crate) const OUTPUT: u32 = u32::MAX;
 
+/// A pseudo-object standing for every heap and stack object at once, in footprints
+/// compared across object numberings (`Footprint::coarsened`). Object 0 is the null
+/// object, which no access reaches.
+pub(crate) const HEAP: u32 = 0;
+
 /// A pseudo-object standing for whether thread `t` has ended (its exit writes it, a
 /// join or cancellation of it reads it). Real objects lie below `FUNCTION_OBJECT_BASE`.
 pub(crate) fn thread_object(t: crate::state::ThreadId) -> u32 {
@@ -209,6 +214,42 @@ impl Footprint {
     /// Does it write any byte of `obj`?
     fn writes(&self, obj: u32) -> bool {
         self.accesses.iter().any(|a| a.obj == obj && a.write)
+    }
+
+    /// The footprint named so that it compares across states whose heap and stack
+    /// objects are numbered differently (`dpor`): globals (ids `1..=globals`), function
+    /// objects and the pseudo-objects keep their names; every other object becomes
+    /// [`HEAP`], whole. Only widens what it touches, so independence of two coarsened
+    /// footprints implies independence of the originals.
+    pub(crate) fn coarsened(&self, globals: u32) -> Footprint {
+        if self.everything {
+            return self.clone();
+        }
+        let mut out = Footprint::default();
+        for a in &self.accesses {
+            if a.obj > globals && a.obj < crate::ir::FUNCTION_OBJECT_BASE {
+                out.add_object(HEAP, a.write);
+            } else {
+                out.add(a.obj, a.start as u64, (a.end - a.start) as u64, a.write);
+            }
+        }
+        out
+    }
+
+    /// Does every transition dependent on `other` depend on this one too: this one
+    /// touches everything, or writes every byte `other` touches?
+    pub(crate) fn writes_all_of(&self, other: &Footprint) -> bool {
+        if self.everything {
+            return true;
+        }
+        if other.everything {
+            return false;
+        }
+        other.accesses.iter().all(|b| {
+            self.accesses
+                .iter()
+                .any(|a| a.write && a.obj == b.obj && a.start <= b.start && b.end <= a.end)
+        })
     }
 
     /// Do the two transitions commute: neither writes what the other reads or writes,

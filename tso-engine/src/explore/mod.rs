@@ -10,6 +10,7 @@ pub mod counterexample;
 mod deadlock;
 mod dfs;
 pub mod diagnosis;
+mod dpor;
 mod expand;
 pub mod footprint;
 mod held;
@@ -339,20 +340,34 @@ fn search_with(
         let stop = bfs.run(initial);
         (stop, bfs.stats)
     };
-    let first = if opts.jobs > 1 {
-        breadth_first(initial.clone(), por, None)
-    } else {
-        let mut dfs = dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start, por);
+    let depth_first = |dpor: bool| {
+        let mut dfs =
+            dfs::DepthFirst::new(machine, watching, opts.collect_outcomes, start, por, dpor);
         dfs.growth_after = opts.progress.is_some().then_some(GROWTH_AFTER);
         match dfs.run(initial.clone()) {
-            Ok(stop) => (stop, std::mem::take(&mut dfs.stats)),
+            Ok(stop) => (stop, std::mem::take(&mut dfs.stats), dfs.hangs_undecided),
             Err(dfs::TooDeep) => {
                 // Too deep (see `dfs::TooDeep`): start again breadth-first.
                 let growing = dfs.growth.take();
                 drop(dfs);
                 watching.iter().for_each(|o| o.restart());
-                breadth_first(initial.clone(), por, growing)
+                let (stop, stats) = breadth_first(initial.clone(), por, growing);
+                (stop, stats, false)
             }
+        }
+    };
+    let first = if opts.jobs > 1 {
+        breadth_first(initial.clone(), por, None)
+    } else {
+        let (stop, stats, undecided) = depth_first(machine.opts.dpor);
+        if undecided {
+            // Dynamic partial-order reduction left the hang check undecided (`dpor`,
+            // "Properties"): the search without it decides.
+            watching.iter().for_each(|o| o.restart());
+            let (stop, stats, _) = depth_first(false);
+            (stop, stats)
+        } else {
+            (stop, stats)
         }
     };
     if !matches!(first.0, Some(search::Stop::Found { .. })) {

@@ -84,6 +84,11 @@ pub struct MachineOptions {
     /// With `por`: persistent sets (`explore::persistent`), which store fewer states,
     /// instead of sleep sets; not with race tracking.
     pub persistent_sets: bool,
+    /// Dynamic partial-order reduction with the state cache in the depth-first search
+    /// (`explore::dpor`), instead of sleep sets and thread symmetry; off by default
+    /// (experimental: hidden `--experimental-dpor`). `check` turns it off where a
+    /// search needs every state (the race screen, a state observer).
+    pub dpor: bool,
     /// With race tracking: leave out of the state the reads of heap memory that no
     /// running thread which has not seen them can still write, by the threads' static
     /// futures (`interp::races::update_race_writers`). On by default; off only to
@@ -148,6 +153,7 @@ impl Default for MachineOptions {
             symmetry: true,
             join_slots: true,
             persistent_sets: false,
+            dpor: false,
             race_read_futures: true,
             race_screen: false,
             answer_race_screen: false,

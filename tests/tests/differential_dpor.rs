@@ -1,0 +1,286 @@
+//! Dynamic partial-order reduction (`--experimental-dpor`, `explore/dpor.rs`) against
+//! the full search, on one worker: a sample of the litmus tests, generated TSO
+//! programs, generated race programs, the verdict corpus and the hang corpus, each
+//! under SC and TSO, and the programs below whose stored states are reached again with
+//! a different path. The exit status, verdict, error kind, races found and set of final
+//! outcomes must be identical, and a failing run's counterexample (searched again
+//! breadth-first without the reduction) the same, against the full search without
+//! thread symmetry and the race screen, which the reduction turns off. `TSO_POR_ALL=1` checks every litmus and corpus program, `TSO_SOAK=N` N
+//! generated programs.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tso_suite::check::{CheckResult, CheckRun, Model};
+use tso_suite::{corpus, gen_race, gen_tso, parallel};
+
+const CI_GENERATED: u64 = 24;
+const CI_LITMUS_EVERY: usize = 3;
+const CI_CORPUS_EVERY: usize = 8;
+
+struct Case {
+    path: PathBuf,
+    model: Model,
+    tool_args: Vec<String>,
+    clang_args: Vec<String>,
+    outcomes: bool,
+}
+
+fn run(case: &Case, extra: &[&str]) -> CheckResult {
+    let mut args = case.tool_args.clone();
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let mut r = CheckRun::new(&case.path, case.model)
+        .tool_args(&args)
+        .clang_args(&case.clang_args)
+        .jobs(1);
+    if case.outcomes {
+        r = r.outcomes();
+    }
+    r.run()
+}
+
+fn field<'a>(r: &'a CheckResult, key: &str) -> Option<&'a Value> {
+    r.json.as_ref()?.get(key)
+}
+
+fn compare(case: &Case) -> Vec<String> {
+    let name = format!(
+        "{} under {} [{}]",
+        corpus::short(&case.path),
+        case.model.as_str(),
+        case.clang_args.join(" ")
+    );
+    // The reduction turns thread symmetry and the race screen off (the screen makes
+    // some library calls visible, which changes where transitions end): so does the
+    // full search here, so that a failing run's shortest counterexample is the same
+    // one (their own suites compare them with the default).
+    let full = run(case, &["--no-symmetry", "--no-race-screen"]);
+    if full.json.is_none() {
+        return vec![format!("{name}: the full search gave no JSON: {full}")];
+    }
+    let reduced = run(case, &["--experimental-dpor"]);
+    let mut differs = Vec::new();
+    if reduced.exit != full.exit {
+        differs.push("exit");
+    }
+    for key in ["verdict", "error", "outcomes", "races"] {
+        if field(&reduced, key) != field(&full, key) {
+            differs.push(key);
+        }
+    }
+    if full.verdict() == Some("fail") && field(&reduced, "trace") != field(&full, "trace") {
+        differs.push("trace");
+    }
+    if differs.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "{name}: {} differ\n  with:    {reduced}\n  without: {full}",
+        differs.join(", ")
+    )]
+}
+
+fn sample<T>(items: Vec<T>, every: usize) -> Vec<T> {
+    if std::env::var_os("TSO_POR_ALL").is_some() {
+        return items;
+    }
+    items.into_iter().step_by(every).collect()
+}
+
+fn litmus_cases() -> Vec<Case> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(tso_suite::suite_dir().join("litmus"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "c"));
+    files.sort();
+    sample(files, CI_LITMUS_EVERY)
+        .into_iter()
+        .flat_map(|path| {
+            [Model::Sc, Model::Tso].map(|model| Case {
+                path: path.clone(),
+                model,
+                tool_args: Vec::new(),
+                clang_args: Vec::new(),
+                outcomes: true,
+            })
+        })
+        .collect()
+}
+
+fn corpus_cases(under: &str, every: usize) -> Vec<Case> {
+    let files = corpus::sources_under(&tso_suite::suite_dir().join(under));
+    let programs: Vec<corpus::Program> = files
+        .iter()
+        .filter_map(|f| corpus::read_program(f).ok())
+        .collect();
+    sample(programs, every)
+        .into_iter()
+        .flat_map(|p| {
+            let args = p.clang_arg_sets().pop().unwrap_or_default();
+            [Model::Sc, Model::Tso].map(|model| Case {
+                path: p.path.clone(),
+                model,
+                tool_args: p.check_args.clone(),
+                clang_args: args.clone(),
+                outcomes: false,
+            })
+        })
+        .collect()
+}
+
+fn generated_cases(dir: &Path) -> Vec<Case> {
+    tso_suite::soak_seeds(CI_GENERATED)
+        .filter_map(|seed| {
+            let program = gen_tso::generate(seed);
+            let path = dir.join(format!("seed_{seed}.c"));
+            std::fs::write(&path, program.to_c()).ok()?;
+            Some(path)
+        })
+        .flat_map(|path| {
+            [(Model::Sc, 0), (Model::Tso, 2), (Model::Tso, 0)].map(|(model, bound)| Case {
+                path: path.clone(),
+                model,
+                tool_args: vec!["--sb-bound".into(), bound.to_string()],
+                clang_args: Vec::new(),
+                outcomes: true,
+            })
+        })
+        .collect()
+}
+
+fn race_cases(dir: &Path) -> Vec<Case> {
+    tso_suite::soak_seeds(CI_GENERATED)
+        .filter_map(|seed| {
+            let program = gen_race::generate(seed);
+            let path = dir.join(format!("race_{seed}.c"));
+            std::fs::write(&path, program.to_c()).ok()?;
+            Some(path)
+        })
+        .map(|path| Case {
+            path,
+            model: Model::Sc,
+            tool_args: vec!["--races".into(), "warn".into()],
+            clang_args: Vec::new(),
+            outcomes: false,
+        })
+        .collect()
+}
+
+/// Programs whose stored states are reached again by paths that differ in which
+/// steps race with what follows: the summary replay (`dpor`, "Stored states") is what
+/// finds their failing or distinct outcomes.
+fn revisit_cases(dir: &Path) -> Vec<Case> {
+    REVISIT_PROGRAMS
+        .iter()
+        .map(|(name, src)| {
+            let path = dir.join(format!("{name}.c"));
+            std::fs::write(&path, src).expect("write the program");
+            Case {
+                path,
+                model: Model::Sc,
+                tool_args: Vec::new(),
+                clang_args: Vec::new(),
+                outcomes: true,
+            }
+        })
+        .collect()
+}
+
+/// Three threads: `a` and `b` each write their own flag and then read the other's
+/// shared counter; `c` writes `x` only after a step whose order against `a`'s first
+/// step makes the same state reachable by two paths. The final read of `x` by `a` sees
+/// `c`'s write only in orders that leave a stored state and reach it again.
+const REVISIT_PROGRAMS: &[(&str, &str)] = &[
+    (
+        "revisit_diamond",
+        r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
+atomic_int x, y, z;
+int r1, r2;
+static void *a(void *p) { atomic_store(&y, 1); r1 = atomic_load(&x); return 0; }
+static void *b(void *p) { atomic_store(&z, 1); atomic_store(&x, 1); return 0; }
+static void *c(void *p) { r2 = atomic_load(&y) + 2 * atomic_load(&z); return 0; }
+int main(void) {
+  pthread_t t[3];
+  pthread_create(&t[0], 0, a, 0);
+  pthread_create(&t[1], 0, b, 0);
+  pthread_create(&t[2], 0, c, 0);
+  for (int i = 0; i < 3; i++) pthread_join(t[i], 0);
+  printf("%d %d\n", r1, r2);
+  return 0;
+}
+"#,
+    ),
+    (
+        "revisit_counter",
+        r#"
+#include <pthread.h>
+#include <stdio.h>
+#include <stdatomic.h>
+atomic_int n, seen;
+static void *inc(void *p) { atomic_fetch_add(&n, 1); atomic_fetch_add(&n, 1); return 0; }
+static void *dec(void *p) { atomic_fetch_sub(&n, 2); return 0; }
+static void *obs(void *p) { int v = atomic_load(&n); atomic_store(&seen, v); return 0; }
+int main(void) {
+  pthread_t t[3];
+  pthread_create(&t[0], 0, inc, 0);
+  pthread_create(&t[1], 0, dec, 0);
+  pthread_create(&t[2], 0, obs, 0);
+  for (int i = 0; i < 3; i++) pthread_join(t[i], 0);
+  printf("%d\n", atomic_load(&seen));
+  return 0;
+}
+"#,
+    ),
+];
+
+fn check_all(cases: Vec<Case>, what: &str) {
+    assert!(!cases.is_empty(), "no {what} cases");
+    let problems: Vec<String> = parallel::map(&cases, compare)
+        .into_iter()
+        .flatten()
+        .collect();
+    let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
+    assert!(
+        problems.is_empty(),
+        "{} problem(s) in {} {what} runs (first {} shown):\n\n{}",
+        problems.len(),
+        cases.len(),
+        shown.len(),
+        shown.join("\n\n")
+    );
+}
+
+#[test]
+fn litmus_tests_agree_with_and_without_dpor() {
+    check_all(litmus_cases(), "litmus");
+}
+
+#[test]
+fn corpus_programs_agree_with_and_without_dpor() {
+    check_all(corpus_cases("programs", CI_CORPUS_EVERY), "corpus");
+}
+
+#[test]
+fn hang_verdicts_agree_with_and_without_dpor() {
+    check_all(corpus_cases("programs/hangs", 1), "hang");
+}
+
+#[test]
+fn generated_tso_programs_agree_with_and_without_dpor() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_dpor");
+    check_all(generated_cases(&dir), "generated");
+}
+
+#[test]
+fn generated_race_programs_find_the_same_races_with_and_without_dpor() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_dpor_races");
+    check_all(race_cases(&dir), "race");
+}
+
+#[test]
+fn states_reached_again_by_another_path_agree_with_and_without_dpor() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_dpor_revisit");
+    check_all(revisit_cases(&dir), "revisit");
+}

@@ -1,0 +1,475 @@
+//! Source-set dynamic partial-order reduction in the depth-first search, with the state
+//! cache (experimental, `MachineOptions::dpor`, off by default). Races are found
+//! between the steps on the current path from their real footprints (`footprint`), as
+//! in Abdulla, Aronis, Jonsson, Sagonas, "Source Sets: A Foundation for Optimal Dynamic
+//! Partial Order Reduction" (JACM 2017); a state already stored is not expanded again,
+//! and the races re-exploring it would have found are replayed from a summary of what
+//! is reachable from it, as in Yang, Chen, Gopalakrishnan, Kirby, "Efficient Stateful
+//! Dynamic Partial Order Reduction" (SPIN 2008).
+//!
+//! **Steps.** A step is one thread's transition from a state with all its choice
+//! variants, and its footprint is their union (`DepthFirst::run_all`): a thread's
+//! variants are always explored together, so they act as one step whose footprint
+//! over-approximates each variant's. Each step on the path carries a vector clock of
+//! the happens-before order over the path: its thread's previous step and every
+//! earlier dependent step. Two steps of different threads *race* when they are
+//! dependent and the first happens before the second only through that dependence.
+//!
+//! **Backtrack points.** For a race between step `e_j` (from node j) and a new step
+//! `e`, let `v` be the steps after `e_j` that do not happen after it, followed by `e`.
+//! If no thread of node j's backtrack set starts `v` (an *initial*: its first step in
+//! `v` happens after no earlier step of `v`), one initial is added (`e`'s thread when
+//! it is one). A thread added that cannot move at node j makes node j expand every
+//! thread that can. A thread blocked at a node runs once there for its footprint (what
+//! it read to decide it cannot move) and its races are handled as a step's would be:
+//! that is how an order in which it would not have blocked is found. A thread whose
+//! every move is pruned (`__VERIFIER_assume`) or ends at an absorbed error leads to no
+//! run, and counts as blocked. A step that ends the process (an exit, `main`
+//! returning) makes its node expand every thread that can move: the others' next
+//! steps never run after it, so their races with it never show on the path.
+//!
+//! **Sleep sets** are not used with this reduction: the algorithm without them
+//! explores a superset of what it explores with them (they only prune), so every
+//! source set it computes is still one. **Thread symmetry** is off too: a state's
+//! representative may rename threads, and the clocks and backtrack sets of the path
+//! name threads as the states below it do.
+//!
+//! **Object numbering.** Footprints name objects by their ids in the state a step ran
+//! from. Along one path ids are stable (a successor is its parent's copy, garbage
+//! collection only drops objects), except where a state dropped from the path is
+//! rebuilt from the store, which numbers objects canonically: each such rebuild starts
+//! a new *epoch*. Steps of different epochs, and summaries, are compared coarsened
+//! (`Footprint::coarsened`): globals, function objects and the pseudo-objects keep
+//! their names, every heap or stack object becomes one object. An id reused for a
+//! new object only adds dependence.
+//!
+//! **Stored states (Yang et al.).** Races between two steps after a stored state `u` do
+//! not depend on how `u` was reached: the first exploration below `u` handled them.
+//! The races re-exploring `u` would add are those between a step on the current path
+//! (with the step into `u`) and a step reachable from `u`. Each stored state keeps a
+//! *summary*: per thread, the union of the coarsened footprints of the steps of that
+//! thread in the explored graph reachable from it. At a revisit, every step `e_j` of
+//! the path of another thread `q` with a dependent summary entry, unless `e_j` happens
+//! before `q`'s last step on the path (then it happens before all of `q`'s later
+//! steps), is taken as a race with a step of `q` after the path. The sequence `v` is
+//! then the path's steps after `e_j` not happening after it, and some unknown steps
+//! after `u`. When the path's part is not empty its initials are initials of `v`;
+//! when it is empty, every thread that can move at node j, has a step after the stored
+//! state, and has no step after `e_j` on the path (nor is `e_j`'s own) is added (a
+//! superset of `v`'s initials). A step that a later step of its own thread writes over
+//! entirely (`Footprint::writes_all_of`) races with no step after the path: any such
+//! step it conflicts with conflicts with the later one, which happens after it. Both only add backtrack points
+//! over what stateless re-exploration would add (summaries over-approximate, the
+//! happens-before order used is a subset), which costs time, never soundness.
+//!
+//! Summaries are computed per strongly connected component of the explored graph
+//! (Tarjan's algorithm on the depth-first search): a state's summary is final when its
+//! component is closed, and is then the union over the component and the summaries of
+//! the components it reaches.
+//!
+//! **Cycles.** A revisit of a state whose component is still open (on Tarjan's stack:
+//! it lies on a cycle through the current path) cannot use a final summary: the
+//! component's states still on the path have backtrack points to explore, whose steps
+//! re-exploring the state would meet. The rule: every node of the path from the
+//! component's root to the top is expanded fully (every thread that can move). The
+//! current node is marked at the revisit; the mark passes to the parent when a node
+//! leaves the path while not the root of its component (its parent is then in the same
+//! component), and stops at the root. Why it is enough: every state of the cycle on the
+//! path then explores every successor, so no backtrack point is missing there; the
+//! steps after the revisited state that are still to be explored are explored from the
+//! component's states on the path, with the path below the root unchanged, and with
+//! fewer steps in between than a stateless re-exploration would have (happens-before
+//! over a subsequence is a subset), so their races with the path below the root are
+//! found when they run; the partial summary is replayed as well.
+//!
+//! **Properties.** Every state where the search stops is a state the full search
+//! reaches, so errors found are real. The reduction explores, from every explored
+//! state, a representative of every maximal run (Mazurkiewicz trace), so terminal
+//! states, outcomes, deadlocks (a blocked set of threads stays blocked and so is in
+//! every equivalent run's final state), assertion, memory and definedness errors
+//! (properties of a thread's own step and what it read), and races (a race is a
+//! property of a trace) are all found. Every thread is run once at every explored
+//! state (not storing what it reaches unless it is expanded), which keeps a
+//! thread's errors and the transition observers as exact as with sleep sets. What is
+//! not kept:
+//! - the hang check's graph lacks the moves of threads not expanded: the check reruns
+//!   them at a candidate, as it does for sleeping threads (`liveness`); when such a
+//!   move leads to a state never stored it cannot decide, and the search runs again
+//!   without the reduction (`explore::search_with`), so the verdict is the full one;
+//! - the race screen and a caller that sees every state (robustness) need every state:
+//!   `check` tracks races without the screen under the reduction, and turns the
+//!   reduction off for a state observer (`cargo tso check -v` says so);
+//! - the breadth-first search (`-j N`, N > 1) does not use it: `cargo tso` turns it
+//!   off there, and says so in `-v`;
+//! - a counterexample is searched again breadth-first without it (`explore`).
+
+use super::footprint::Footprint;
+use crate::state::ThreadId;
+
+/// A set of threads: bit t is thread t (threads from 64 on are not supported).
+pub(crate) type Threads = u64;
+
+pub(crate) const MAX_THREADS: usize = 64;
+
+#[inline]
+pub(crate) fn bit(t: ThreadId) -> Threads {
+    if (t as usize) < MAX_THREADS {
+        1 << t
+    } else {
+        0
+    }
+}
+
+/// One step on the path: thread `tid`'s transition from node j.
+#[derive(Clone, Debug)]
+pub(crate) struct Event {
+    pub(crate) tid: ThreadId,
+    fp: Footprint,
+    coarse: Footprint,
+    /// The object numbering the footprint names objects by.
+    pub(crate) epoch: u32,
+    /// `clock[u]`: one more than the position of the latest step of thread u that
+    /// happens before this one (this one included); 0 or absent: none.
+    clock: Vec<u32>,
+}
+
+impl Event {
+    fn depends(&self, fp: &Footprint, coarse: &Footprint, epoch: u32) -> bool {
+        if self.epoch == epoch {
+            !self.fp.independent(fp)
+        } else {
+            !self.coarse.independent(coarse)
+        }
+    }
+
+    /// Does the step at `pos`, of thread `u`, happen before this one?
+    #[inline]
+    fn covers(&self, u: ThreadId, pos: usize) -> bool {
+        self.clock
+            .get(u as usize)
+            .is_some_and(|&c| c as usize > pos)
+    }
+
+    pub(crate) fn coarse(&self) -> &Footprint {
+        &self.coarse
+    }
+}
+
+/// Per thread, the coarsened footprints of the steps reachable from a stored state.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Summary {
+    per_thread: Vec<Footprint>,
+}
+
+impl Summary {
+    pub(crate) fn add(&mut self, t: ThreadId, coarse: &Footprint) {
+        let t = t as usize;
+        if self.per_thread.len() <= t {
+            self.per_thread.resize(t + 1, Footprint::default());
+        }
+        self.per_thread[t].union(coarse);
+    }
+
+    pub(crate) fn union(&mut self, other: &Summary) {
+        for (t, f) in other.per_thread.iter().enumerate() {
+            if f != &Footprint::EMPTY {
+                self.add(t as ThreadId, f);
+            }
+        }
+    }
+}
+
+/// A backtrack point to add at node `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Add {
+    /// Add `thread` (an initial; none of the initials found is in the set yet).
+    One { at: usize, thread: ThreadId },
+    /// Add every thread of `threads` that can move there.
+    All { at: usize, threads: Threads },
+}
+
+fn join(acc: &mut Vec<u32>, other: &[u32]) {
+    if acc.len() < other.len() {
+        acc.resize(other.len(), 0);
+    }
+    for (a, &o) in acc.iter_mut().zip(other) {
+        *a = (*a).max(o);
+    }
+}
+
+/// A new step of `tid` with footprint `fp` from the top of a path whose steps are
+/// `events` (step j from node j; the new one from node `events.len()`), where node j's
+/// backtrack set is `backtrack[j]`: the step with its clock, and the backtrack points
+/// its races add.
+pub(crate) fn new_step(
+    events: &[&Event],
+    backtrack: &[Threads],
+    tid: ThreadId,
+    fp: Footprint,
+    epoch: u32,
+    globals: u32,
+) -> (Event, Vec<Add>) {
+    let coarse = fp.coarsened(globals);
+    let n = events.len();
+    let mut acc = events
+        .iter()
+        .rev()
+        .find(|e| e.tid == tid)
+        .map(|e| e.clock.clone())
+        .unwrap_or_default();
+    let mut races = Vec::new();
+    for j in (0..n).rev() {
+        let e = events[j];
+        if e.tid == tid || !e.depends(&fp, &coarse, epoch) {
+            continue;
+        }
+        if acc.get(e.tid as usize).is_none_or(|&c| c as usize <= j) {
+            races.push(j);
+        }
+        join(&mut acc, &e.clock);
+    }
+    if acc.len() <= tid as usize {
+        acc.resize(tid as usize + 1, 0);
+    }
+    acc[tid as usize] = n as u32 + 1;
+    let ev = Event {
+        tid,
+        fp,
+        coarse,
+        epoch,
+        clock: acc,
+    };
+    let adds = races
+        .into_iter()
+        .filter_map(|j| initials_after(events, j, Some(&ev), backtrack[j], !0))
+        .collect();
+    (ev, adds)
+}
+
+/// At a revisit of a stored state with summary `summary`, reached by the path whose
+/// steps are `events` (the last one into the state): the backtrack points the races
+/// between the path and the steps after the state add.
+pub(crate) fn replay(events: &[&Event], backtrack: &[Threads], summary: &Summary) -> Vec<Add> {
+    let n = events.len();
+    let mut racing = vec![false; n];
+    // A step that touches everything (a thread created, for one) depends on every
+    // step: the steps up to it happen before every step after it, those after the path
+    // too, so none of them races with one.
+    let after = events
+        .iter()
+        .rposition(|e| e.coarse.touches_everything())
+        .map_or(0, |c| c + 1);
+    // A step that a later step of its thread writes over entirely happens before
+    // every step after the path it conflicts with, through that later step (which
+    // conflicts with it too): it races with none of them.
+    let mut shadowed = vec![false; n];
+    let mut later: Vec<Footprint> = Vec::new();
+    for j in (after..n).rev() {
+        let e = events[j];
+        let t = e.tid as usize;
+        if later.len() <= t {
+            later.resize(t + 1, Footprint::default());
+        }
+        shadowed[j] = later[t].writes_all_of(&e.coarse);
+        later[t].union(&e.coarse);
+    }
+    for (q, f) in summary.per_thread.iter().enumerate() {
+        if f == &Footprint::EMPTY {
+            continue;
+        }
+        let q = q as ThreadId;
+        let last_q = events.iter().rev().find(|e| e.tid == q);
+        for (j, e) in events.iter().enumerate().skip(after) {
+            if racing[j] || shadowed[j] || e.tid == q || e.coarse.independent(f) {
+                continue;
+            }
+            if last_q.is_some_and(|l| l.covers(e.tid, j)) {
+                continue;
+            }
+            racing[j] = true;
+        }
+    }
+    // Threads with a step after the path: only they can start the unknown part.
+    let future = summary
+        .per_thread
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| *f != &Footprint::EMPTY)
+        .fold(0, |set, (t, _)| set | bit(t as ThreadId));
+    (0..n)
+        .filter(|&j| racing[j])
+        .filter_map(|j| initials_after(events, j, None, backtrack[j], future))
+        .collect()
+}
+
+/// The backtrack point for a race of step j with `last` (None: a step after the path,
+/// not known, by one of the threads `future` with steps after the path), unless an
+/// initial of the steps after j not happening after it (then `last`) is in `have`
+/// already.
+fn initials_after(
+    events: &[&Event],
+    j: usize,
+    last: Option<&Event>,
+    have: Threads,
+    future: Threads,
+) -> Option<Add> {
+    let pj = events[j].tid;
+    // The position of the first step of each thread among those not after step j.
+    let mut first: Vec<usize> = Vec::new();
+    let mut stepped: Threads = 0;
+    let tail = events[j + 1..].iter().copied().chain(last);
+    let mut prefer = None;
+    for (k, e) in tail.enumerate() {
+        let k = k + j + 1;
+        stepped |= bit(e.tid);
+        let is_last = last.is_some_and(|l| std::ptr::eq(l, e));
+        // `last` races with step j: it is in `v` though ordered after j by that race.
+        if !is_last && e.covers(pj, j) {
+            continue;
+        }
+        let initial = first
+            .iter()
+            .enumerate()
+            .all(|(u, &f)| f == usize::MAX || !e.covers(u as ThreadId, f));
+        if initial {
+            if have & bit(e.tid) != 0 {
+                return None;
+            }
+            if is_last || prefer.is_none() {
+                prefer = Some(e.tid);
+            }
+        }
+        let t = e.tid as usize;
+        if first.len() <= t {
+            first.resize(t + 1, usize::MAX);
+        }
+        if first[t] == usize::MAX {
+            first[t] = k;
+        }
+    }
+    match prefer {
+        Some(thread) => Some(Add::One { at: j, thread }),
+        None => {
+            // The unknown part starts with a thread's first step after the path, which
+            // does not happen after step j: not step j's thread (program order), not
+            // one with a step after j on the path (all of those happen after it).
+            let threads = !stepped & !have & future & !bit(pj);
+            (threads != 0).then_some(Add::All { at: j, threads })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fp(obj: u32, write: bool) -> Footprint {
+        let mut f = Footprint::default();
+        f.add(obj, 0, 4, write);
+        f
+    }
+
+    /// Steps one after the other from the root, each raced against the ones before.
+    fn path(steps: &[(ThreadId, Footprint)]) -> (Vec<Event>, Vec<Vec<Add>>) {
+        let mut events: Vec<Event> = Vec::new();
+        let mut adds = Vec::new();
+        for (t, f) in steps {
+            let refs: Vec<&Event> = events.iter().collect();
+            let bt = vec![0; refs.len()];
+            let (e, a) = new_step(&refs, &bt, *t, f.clone(), 0, 100);
+            events.push(e);
+            adds.push(a);
+        }
+        (events, adds)
+    }
+
+    #[test]
+    fn a_write_and_a_later_read_of_another_thread_race() {
+        let (_, adds) = path(&[(0, fp(1, true)), (1, fp(1, false))]);
+        assert_eq!(adds[1], vec![Add::One { at: 0, thread: 1 }]);
+    }
+
+    #[test]
+    fn independent_steps_do_not_race() {
+        let (_, adds) = path(&[(0, fp(1, true)), (1, fp(2, true))]);
+        assert!(adds[1].is_empty());
+    }
+
+    #[test]
+    fn a_race_ordered_through_a_third_step_is_not_immediate() {
+        // 0 writes x; 1 reads x and writes y; 2 reads y then x: 2's read of x happens
+        // after 0's write through 1.
+        let mut xy = fp(1, false);
+        xy.union(&fp(2, true));
+        let mut yx = fp(2, false);
+        yx.union(&fp(1, false));
+        let (_, adds) = path(&[(0, fp(1, true)), (1, xy), (2, yx)]);
+        assert_eq!(adds[2], vec![Add::One { at: 1, thread: 2 }]);
+    }
+
+    #[test]
+    fn the_initial_is_an_earlier_independent_step_when_there_is_one() {
+        // 0 writes x; 1 writes z; 2 reads z and x. For the race of 0's write with 2's
+        // read, v = [1's step, 2's step] (2 reads what 1 wrote): its initial is 1.
+        let mut zx = fp(3, false);
+        zx.union(&fp(1, false));
+        let (_, adds) = path(&[(0, fp(1, true)), (1, fp(3, true)), (2, zx)]);
+        assert!(adds[2].contains(&Add::One { at: 0, thread: 1 }));
+    }
+
+    #[test]
+    fn an_initial_already_scheduled_adds_nothing() {
+        let (events, _) = path(&[(0, fp(1, true))]);
+        let refs: Vec<&Event> = events.iter().collect();
+        let (_, adds) = new_step(&refs, &[0b10], 1, fp(1, false), 0, 100);
+        assert!(adds.is_empty());
+    }
+
+    #[test]
+    fn a_summary_races_with_the_path_unless_ordered_before_its_thread() {
+        let (events, _) = path(&[(0, fp(1, true)), (1, fp(2, true))]);
+        let refs: Vec<&Event> = events.iter().collect();
+        let mut s = Summary::default();
+        s.add(2, &fp(1, false));
+        // Thread 2 has no step on the path: it races with 0's write; the path's steps
+        // after it (1's) are its initials.
+        assert_eq!(
+            replay(&refs, &[0, 0], &s),
+            vec![Add::One { at: 0, thread: 1 }]
+        );
+        // Thread 1 after its own step that read x: ordered, no race.
+        let mut xy = fp(1, false);
+        xy.union(&fp(2, true));
+        let (events, _) = path(&[(0, fp(1, true)), (1, xy)]);
+        let refs: Vec<&Event> = events.iter().collect();
+        let mut s = Summary::default();
+        s.add(1, &fp(1, true));
+        assert!(replay(&refs, &[0, 0], &s).is_empty());
+    }
+
+    #[test]
+    fn a_summary_race_with_the_last_step_adds_every_thread_without_a_step_after_it() {
+        let (events, _) = path(&[(0, fp(1, true))]);
+        let refs: Vec<&Event> = events.iter().collect();
+        let mut s = Summary::default();
+        s.add(1, &fp(1, false));
+        assert_eq!(
+            replay(&refs, &[0b1], &s),
+            vec![Add::All {
+                at: 0,
+                threads: 0b10
+            }]
+        );
+    }
+
+    #[test]
+    fn steps_of_different_epochs_compare_coarsened() {
+        // Heap objects 200 and 300 (globals end at 100) are one object across epochs.
+        let (events, _) = path(&[(0, fp(200, true))]);
+        let refs: Vec<&Event> = events.iter().collect();
+        let (_, same) = new_step(&refs, &[0], 1, fp(300, true), 0, 100);
+        assert!(same.is_empty());
+        let (_, other) = new_step(&refs, &[0], 1, fp(300, true), 1, 100);
+        assert_eq!(other, vec![Add::One { at: 0, thread: 1 }]);
+    }
+}
