@@ -136,6 +136,15 @@
 //! tell them apart) can store more states with it, since N is no congruence (above).
 //! Figures: `bench/PERFORMANCE.md`, "Joining the array in another order".
 //!
+//! N sorts by whole keys (`Keys::compute`, which reads the objects a thread leads to
+//! as well as the thread), but computes only those it needs: a thread's key starts
+//! with bytes read off the thread alone (`key_prefix`: status, phase, depth, where its
+//! outermost frame is), and two threads whose prefixes differ within the shorter one
+//! are ordered by them exactly as by their whole keys. The order, and so every state
+//! stored, is the same as with every key computed (the order matters: N is no
+//! congruence, so another order of the same ties stores other states). On `mcs4.c`
+//! this computes a fraction of the keys.
+//!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
 //! (start routine, stack, registers) is part of what is compared. Threads started with
@@ -231,22 +240,68 @@ pub(crate) struct Keys {
     blind: Vec<u32>,
     /// The objects one thread's key looks at (reused: keys are sorted for most states).
     seen: Vec<ObjId>,
+    /// Scratch of `JoinArray::normalise`: the array's handles, their threads, the
+    /// permutable slots with their threads, and those threads ranked.
+    handles: Vec<u64>,
+    tids: Vec<ThreadId>,
+    held: Vec<ObjId>,
+    order: Vec<(usize, ThreadId)>,
+    prefix: Vec<u8>,
+    /// (thread, the span of its known bytes in `prefix`, 0: `key_prefix`, 1: thread
+    /// part, 2: whole key, in `bytes`).
+    ranked: Vec<(ThreadId, usize, usize, u8)>,
+}
+
+/// The first bytes of thread `t`'s key (`Keys::compute`, which starts with
+/// `write_thread`), read off the thread without looking at its registers or memory:
+/// status, phase, flags, the tags of its pending values, its depth and where its
+/// outermost frame is (stopping early where `write_thread` writes a value). Two
+/// threads whose prefixes differ within the shorter one are ordered by it as by their
+/// whole keys; only the others need their whole keys.
+fn key_prefix(b: &mut Vec<u8>, t: &crate::state::Thread) {
+    use crate::state::ThreadStatus;
+    match t.status {
+        ThreadStatus::Running => b.push(0),
+        ThreadStatus::Finished(_) => return b.push(1),
+        ThreadStatus::Stuck => b.push(2),
+    }
+    b.extend_from_slice(&t.phase.to_le_bytes());
+    b.push(t.detached as u8 | (t.joined as u8) << 1);
+    if t.callback_result.is_some() {
+        return b.push(1);
+    }
+    b.push(0);
+    if t.pending_exit.is_some() {
+        return b.push(1);
+    }
+    b.push(0);
+    write_len(b, t.frames.len());
+    if let Some(f) = t.frames.first() {
+        b.extend_from_slice(&f.func.to_le_bytes());
+        b.extend_from_slice(&f.block.to_le_bytes());
+        b.extend_from_slice(&f.ip.to_le_bytes());
+    }
 }
 
 impl Keys {
     /// Forget the keys computed so far; ready for the keys of `st`'s threads.
     pub(crate) fn begin(&mut self, st: &State) {
-        let globals = st.memory.globals as usize;
-        if self.blind.len() != globals + 1 {
-            self.blind.clear();
-            self.blind.extend(0..=globals as u32);
-        }
+        self.blind_globals(st);
         self.bytes.clear();
         self.spans.clear();
         self.spans.resize(st.threads.len(), (0, 0));
         self.reads.clear();
         self.read_spans.clear();
         self.read_spans.resize(st.threads.len(), (0, 0));
+    }
+
+    /// `blind` for `st`'s globals.
+    fn blind_globals(&mut self, st: &State) {
+        let globals = st.memory.globals as usize;
+        if self.blind.len() != globals + 1 {
+            self.blind.clear();
+            self.blind.extend(0..=globals as u32);
+        }
     }
 
     /// Sort `threads` by key (ties keep their order).
@@ -269,6 +324,94 @@ impl Keys {
             };
             key(a).cmp(key(b))
         });
+    }
+
+    /// Sort the threads of `order` (pairs of a slot and its thread, slots ascending)
+    /// among its slots by key, ties in place, computing no more of each key than it
+    /// takes to tell it from the others': its `key_prefix`, then its thread part
+    /// (`write_thread`), then the whole key. Whether any thread moved.
+    fn sort_slots(
+        &mut self,
+        program: &Program,
+        st: &State,
+        all_registers: bool,
+        order: &mut [(usize, ThreadId)],
+    ) -> bool {
+        let mut prefix = std::mem::take(&mut self.prefix);
+        let mut ranked = std::mem::take(&mut self.ranked);
+        prefix.clear();
+        ranked.clear();
+        for &(_, t) in order.iter() {
+            let start = prefix.len();
+            key_prefix(&mut prefix, &st.threads[t as usize]);
+            ranked.push((t, start, prefix.len(), 0));
+        }
+        // The bytes of a thread's key known so far: each level's are a prefix of the
+        // next one's.
+        fn known<'a>(
+            keys: &'a Keys,
+            prefix: &'a [u8],
+            r: &(ThreadId, usize, usize, u8),
+        ) -> &'a [u8] {
+            if r.3 == 2 {
+                keys.key(r.0)
+            } else {
+                &prefix[r.1..r.2]
+            }
+        }
+        // Two threads one of whose known bytes are a prefix of the other's (or equal)
+        // are not ordered yet: the one that knows less learns more.
+        self.blind_globals(st);
+        let mut begun = false;
+        loop {
+            let mut deeper = None;
+            'pairs: for i in 0..ranked.len() {
+                for j in i + 1..ranked.len() {
+                    let (a, b) = (
+                        known(self, &prefix, &ranked[i]),
+                        known(self, &prefix, &ranked[j]),
+                    );
+                    let l = a.len().min(b.len());
+                    if a[..l] != b[..l] {
+                        continue;
+                    }
+                    let k = if ranked[i].3 <= ranked[j].3 { i } else { j };
+                    if ranked[k].3 < 2 {
+                        deeper = Some(k);
+                        break 'pairs;
+                    }
+                }
+            }
+            let Some(k) = deeper else { break };
+            let t = ranked[k].0;
+            if ranked[k].3 == 0 {
+                let start = prefix.len();
+                write_thread(
+                    &mut prefix,
+                    program,
+                    &st.threads[t as usize],
+                    &self.blind,
+                    all_registers,
+                );
+                ranked[k] = (t, start, prefix.len(), 1);
+            } else {
+                if !begun {
+                    self.begin(st);
+                    begun = true;
+                }
+                self.compute(program, st, all_registers, t);
+                ranked[k].3 = 2;
+            }
+        }
+        ranked.sort_by(|a, b| known(self, &prefix, a).cmp(known(self, &prefix, b)));
+        let mut moved = false;
+        for (slot, r) in order.iter_mut().zip(&ranked) {
+            moved |= slot.1 != r.0;
+            slot.1 = r.0;
+        }
+        self.prefix = prefix;
+        self.ranked = ranked;
+        moved
     }
 
     /// Thread `tid`'s key (after `begin`).
@@ -357,6 +500,27 @@ impl Keys {
             let s = k.reads.len();
             k.reads.extend_from_slice(src.reads(t));
             k.read_spans[t as usize] = (s, k.reads.len());
+        }
+        k
+    }
+
+    /// The keys of `threads` with each thread `t` renamed to `new_of[t]` (a base
+    /// taken from a state whose threads were renamed to its representative's).
+    pub(crate) fn renamed(&self, threads: &[ThreadId], new_of: &[ThreadId]) -> Keys {
+        let n = new_of.len();
+        let mut k = Keys {
+            spans: vec![(0, 0); n],
+            read_spans: vec![(0, 0); n],
+            ..Keys::default()
+        };
+        for &t in threads {
+            let new = new_of[t as usize] as usize;
+            let s = k.bytes.len();
+            k.bytes.extend_from_slice(self.key(t));
+            k.spans[new] = (s, k.bytes.len());
+            let s = k.reads.len();
+            k.reads.extend_from_slice(self.reads(t));
+            k.read_spans[new] = (s, k.reads.len());
         }
         k
     }
@@ -847,43 +1011,58 @@ impl JoinArray {
             return;
         }
         // (3): every slot holds a distinct thread's handle.
-        let handles: Vec<u64> = (0..n).map(|i| read_u64(&o.data, 8 * i as u32)).collect();
-        let mut tids: Vec<ThreadId> = Vec::with_capacity(n);
-        for &h in &handles {
-            let (obj, off) = ptr_parts(h);
-            let t = st.threads.iter().position(|t| t.handle == obj);
-            match t {
-                Some(t) if off == 0 && t != 0 && !tids.contains(&(t as ThreadId)) => {
-                    tids.push(t as ThreadId)
+        let mut handles = std::mem::take(&mut keys.handles);
+        let mut tids = std::mem::take(&mut keys.tids);
+        let mut order = std::mem::take(&mut keys.order);
+        handles.clear();
+        tids.clear();
+        order.clear();
+        let sorted = 'sorted: {
+            handles.extend((0..n).map(|i| read_u64(&o.data, 8 * i as u32)));
+            for &h in &handles {
+                let (obj, off) = ptr_parts(h);
+                let t = st.threads.iter().position(|t| t.handle == obj);
+                match t {
+                    Some(t) if off == 0 && t != 0 && !tids.contains(&(t as ThreadId)) => {
+                        tids.push(t as ThreadId)
+                    }
+                    _ => break 'sorted None,
                 }
-                _ => return,
             }
-        }
-        // The slots whose threads are not joined and whose handles no register of
-        // `main` holds.
-        let mut held = Vec::new();
-        for f in &main.frames {
-            for v in f.regs.iter() {
-                v.for_each_pointer(&mut |p| held.push(ptr_parts(p).0));
+            // The slots whose threads are not joined and whose handles no register of
+            // `main` holds, as (slot, thread).
+            // (`held`: the objects `main`'s registers point to, gathered once.)
+            let mut held = std::mem::take(&mut keys.held);
+            held.clear();
+            for f in &main.frames {
+                for v in f.regs.iter() {
+                    v.for_each_pointer(&mut |p| held.push(ptr_parts(p).0));
+                }
             }
-        }
-        let slots: Vec<usize> = (0..n)
-            .filter(|&i| {
-                !st.threads[tids[i] as usize].joined && !held.contains(&ptr_parts(handles[i]).0)
-            })
-            .collect();
-        if slots.len() < 2 {
+            for (i, (&t, &h)) in tids.iter().zip(&handles).enumerate() {
+                if !st.threads[t as usize].joined && !held.contains(&ptr_parts(h).0) {
+                    order.push((i, t));
+                }
+            }
+            keys.held = held;
+            if order.len() < 2 {
+                break 'sorted None;
+            }
+            Some(keys.sort_slots(program, st, false, &mut order))
+        };
+        let changed = sorted == Some(true);
+        let result = changed.then(|| {
+            order
+                .iter()
+                .map(|&(i, t)| (i, handles[tids.iter().position(|&x| x == t).unwrap_or(i)]))
+                .collect::<Vec<(usize, u64)>>()
+        });
+        keys.handles = handles;
+        keys.tids = tids;
+        keys.order = order;
+        let Some(result) = result else {
             return;
-        }
-        let mut order: Vec<ThreadId> = slots.iter().map(|&i| tids[i]).collect();
-        keys.begin(st);
-        for &t in &order {
-            keys.compute(program, st, false, t);
-        }
-        order.sort_by(|&a, &b| keys.key(a).cmp(keys.key(b)));
-        if order.iter().zip(&slots).all(|(&t, &i)| t == tids[i]) {
-            return;
-        }
+        };
         // Only a state the sort would change is looked at further: (4) no thread can
         // wait on `main` (its handle is in no object); (5) the extension data points
         // nowhere into the array.
@@ -907,9 +1086,94 @@ impl JoinArray {
         let Some(o) = st.memory.get_mut(array) else {
             return;
         };
-        for (&i, &t) in slots.iter().zip(&order) {
-            let h = handles[tids.iter().position(|&x| x == t).unwrap_or(i)];
+        for (i, h) in result {
             o.data[8 * i..8 * i + 8].copy_from_slice(&h.to_le_bytes());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::memory::{Memory, ObjKind, Object};
+    use crate::state::{Frame, ReturnTo, Thread};
+    use crate::value::{make_ptr, Val};
+    use std::sync::Arc;
+
+    /// `sort_slots` orders threads exactly as a stable sort by their whole keys, though
+    /// it computes only some of them: over random threads that share or differ in
+    /// their outermost and innermost frames' positions, depth, registers, and the
+    /// contents of the objects their registers point to.
+    #[test]
+    fn slots_sorted_as_by_whole_keys() {
+        let program = Program {
+            types: Default::default(),
+            functions: Vec::new(),
+            globals: Vec::new(),
+            locations: Vec::new(),
+            function_index: Default::default(),
+            constructors: Vec::new(),
+            debug: Default::default(),
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut computed = 0;
+        for _ in 0..500 {
+            let mut mem = Memory::new();
+            let objects: Vec<ObjId> = (0..3)
+                .map(|_| {
+                    let mut o = Object::new(8, ObjKind::Heap);
+                    o.data[0] = next(2) as u8;
+                    mem.allocate(o)
+                })
+                .collect();
+            let mut st = State::new(mem);
+            for _ in 0..5 {
+                let frames = (0..1 + next(2))
+                    .map(|_| Frame {
+                        func: next(2) as u32,
+                        block: 0,
+                        ip: next(2) as u32,
+                        regs: Arc::new(match next(3) {
+                            0 => vec![],
+                            1 => vec![Val::Int(next(2) as u128)],
+                            _ => vec![Val::Ptr(make_ptr(objects[next(3) as usize], 0))],
+                        }),
+                        undef: Vec::new(),
+                        allocas: Vec::new(),
+                        varargs: None,
+                        ret: ReturnTo::Caller,
+                    })
+                    .collect();
+                let mut t = Thread::new(Frame {
+                    func: 0,
+                    block: 0,
+                    ip: 0,
+                    regs: Arc::new(vec![]),
+                    undef: Vec::new(),
+                    allocas: Vec::new(),
+                    varargs: None,
+                    ret: ReturnTo::Caller,
+                });
+                t.frames = frames;
+                t.phase = next(2) as u32;
+                st.threads.push(Arc::new(t));
+            }
+            let mut order: Vec<(usize, ThreadId)> = (1..5).map(|t| (t as usize, t)).collect();
+            let mut keys = Keys::default();
+            keys.sort_slots(&program, &st, true, &mut order);
+            computed += keys.spans.iter().filter(|s| s.1 > s.0).count();
+            let mut whole = Keys::default();
+            let mut expected: Vec<ThreadId> = (1..5).collect();
+            whole.sort(&program, &st, true, &mut expected);
+            let got: Vec<ThreadId> = order.iter().map(|&(_, t)| t).collect();
+            assert_eq!(got, expected);
+        }
+        assert!(computed < 500 * 4, "some keys were never computed");
     }
 }

@@ -13,8 +13,17 @@
 //! (`Numbering`: `map`, `order`, and when each step of the traversal ran: how many
 //! objects were numbered when it went through object k's pointers, thread t's roots,
 //! the extension data's), its chunk ids, and up to symmetry its sorted threads' keys
-//! with the objects each key read. Only a base whose traversal left the threads in
-//! their order is kept. A successor keeps the base's numbering, without a traversal
+//! with the objects each key read. A base's traversal leaves the threads in their
+//! order: when a run up to symmetry permuted them, the state is then renamed to its
+//! representative (`to_representative`), whose own traversal would number the same
+//! objects at the same steps with each thread at the step of the thread it renames
+//! (the traversal depends on the state up to renaming, and threads it cannot tell
+//! apart keep their order, which the renaming keeps); so its base is the run's
+//! numbering with `thread_at` and the keys carried to the new ids, the sorted threads
+//! sorted again by key with ties in their new order (`incremental_base_of_a_permuted_parent`).
+//! Without it every state below a renaming lost its base: with the join-array rule,
+//! whose sorted slots make `main` reach the workers out of their order, that was
+//! most of them. A successor keeps the base's numbering, without a traversal
 //! (`keeps_base_numbering`), when: (0) the same store, `all_registers`, race data
 //! present or not, and plain or symmetric traversal (`symmetry::renamable`); (1) the
 //! same thread count, `Memory::len` and globals; (2) every object slot that holds
@@ -117,11 +126,35 @@ impl Canonicalizer {
     /// stored with chunk ids `ids`. None when that run permuted its threads or did not
     /// use the store's caches.
     pub fn base_from_last_run(&self, st: &State, ids: &[u32]) -> Option<Box<Base>> {
-        if !self.incremental || self.cache_generation == 0 || !is_identity(&self.perm) {
+        // A run that permuted the threads: `st` is its representative, whose own
+        // traversal would number the same objects the same way with the threads in
+        // their order (the threads' renaming carries every step; threads tied in key
+        // and reach order take their places in the same order). So the base is this
+        // run's numbering with the threads renamed.
+        let renamed = !is_identity(&self.perm);
+        if !self.incremental
+            || self.cache_generation == 0
+            || (renamed && self.last != Last::Symmetric)
+        {
             return None;
         }
         let (symmetric, keys, kept) = match self.last {
             Last::Plain => (false, None, None),
+            Last::Symmetric if renamed => {
+                let keys = (!self.sorted_free.is_empty()).then(|| {
+                    let k = self.keys.renamed(&self.sorted_free, &self.new_of);
+                    let mut sorted: Vec<ThreadId> = self
+                        .sorted_free
+                        .iter()
+                        .map(|&t| self.new_of[t as usize])
+                        .collect();
+                    // The stable sort of the representative's threads: by key, ties
+                    // in their (new) order.
+                    sorted.sort_by(|&a, &b| k.key(a).cmp(k.key(b)).then(a.cmp(&b)));
+                    Arc::new((sorted, k))
+                });
+                (true, keys, None)
+            }
             Last::Symmetric => {
                 let sorted = &self.sorted_free;
                 let keys = (!sorted.is_empty()).then(|| {
@@ -173,7 +206,14 @@ impl Canonicalizer {
                     map: self.map.clone(),
                     order: self.order.clone(),
                     at: self.at.clone(),
-                    thread_at: self.thread_at.clone(),
+                    thread_at: if renamed {
+                        self.perm
+                            .iter()
+                            .map(|&old| self.thread_at[old as usize])
+                            .collect()
+                    } else {
+                        self.thread_at.clone()
+                    },
                     ext_at: self.ext_at,
                     chunk_of,
                     objects: next as usize - 1 - st.threads.len(),
@@ -665,6 +705,72 @@ mod tests {
         let mut s = p.clone();
         s.memory.get_mut(a).expect("A").data[0] = 1;
         assert!(kept_numbering(&p, &s, true), "the order stays");
+    }
+
+    /// A parent whose traversal up to symmetry permutes its threads gives a base once
+    /// it is its representative: the numbering with the threads renamed, the keys
+    /// under the new ids. Its successors keep that numbering when nothing moved, and
+    /// only then (`check` compares each with a fresh canonicalisation, so a base with
+    /// a wrong thread's step or key makes this panic).
+    #[test]
+    fn incremental_base_of_a_permuted_parent() {
+        use crate::store::{Scratch, StateStore};
+        // Threads 1 and 2 stop at instructions 1 and 0, so the keys put 2 before 1;
+        // thread 1 points to A, thread 2 to C.
+        let (p, [a, b, c]) = heap_state(&[&[], &[], &[]], &[0, 1, 0]);
+        let mut p = p;
+        Arc::make_mut(&mut p.threads[1]).frames[0].regs = Arc::new(vec![ptr_to(a)]);
+        Arc::make_mut(&mut p.threads[2]).frames[0].regs = Arc::new(vec![ptr_to(c)]);
+        let kept = |next: &dyn Fn(&State) -> State| {
+            let store = StateStore::new().with_symmetry(true);
+            let mut canon = Canonicalizer::new();
+            canon.all_registers = true;
+            canon.incremental = true;
+            canon.check = true;
+            let mut scratch = Scratch::default();
+            let mut rep = p.clone();
+            store.insert_state(&mut canon, &mut scratch, &program(), &rep, true);
+            assert_eq!(canon.thread_order(), &[0, 2, 1], "the keys permute");
+            canon.to_representative(&mut rep);
+            let mut base = canon.base_from_last_run(&rep, &scratch.ids);
+            assert!(base.is_some(), "the representative's numbering is a base");
+            canon.swap_base(&mut base);
+            let s = next(&rep);
+            store.insert_state(&mut canon, &mut scratch, &program(), &s, true);
+            canon.was_incremental()
+        };
+        // In the representative, thread 1 (old 2) points to C and thread 2 to A.
+        assert!(kept(&|r: &State| {
+            let mut s = r.clone();
+            s.memory.get_mut(b).expect("B").data[0] = 3;
+            s
+        }));
+        assert!(
+            kept(&|r: &State| {
+                let mut s = r.clone();
+                Arc::make_mut(&mut s.threads[2]).frames[0].regs =
+                    Arc::new(vec![ptr_to(a), ptr_to(c)]);
+                s
+            }),
+            "C was numbered by thread 1's step, before thread 2's"
+        );
+        assert!(
+            !kept(&|r: &State| {
+                let mut s = r.clone();
+                Arc::make_mut(&mut s.threads[1]).frames[0].regs =
+                    Arc::new(vec![ptr_to(c), ptr_to(a)]);
+                s
+            }),
+            "thread 1's step now reaches A first"
+        );
+        assert!(
+            !kept(&|r: &State| {
+                let mut s = r.clone();
+                Arc::make_mut(&mut s.threads[1]).frames[0].ip = 2;
+                s
+            }),
+            "the keys now order the threads the other way"
+        );
     }
 
     /// Extension data holding pointers, in order.
