@@ -109,11 +109,22 @@ impl Memory {
         if crate::hooks::observed() && self.get(id).is_some_and(|o| o.shared) {
             crate::hooks::report(|h| h.object(id, true));
         }
-        if let Some(o) = self.get_mut(id) {
-            o.freed = true;
-            o.data = Vec::new();
-            o.ptrs.clear();
-            o.undef = Vec::new();
+        if !self.slot(id as usize).is_some_and(Option::is_some) {
+            return;
+        }
+        let Some(slot) = self.slot_mut(id as usize).as_mut() else {
+            return;
+        };
+        match Arc::get_mut(slot) {
+            Some(o) => {
+                o.freed = true;
+                o.data = Vec::new();
+                o.ptrs.clear();
+                o.undef = Vec::new();
+                o.chunk_cache.set(0);
+            }
+            // Held by other states too: a fresh tombstone, not a copy of the bytes.
+            None => *slot = Arc::new(slot.tombstone()),
         }
     }
 
@@ -384,6 +395,41 @@ pub(crate) fn c_string_in(bytes: &[u8], max: u64) -> Result<Vec<u8>, Failure> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Killing an object other memories still hold (a fresh tombstone) leaves what
+    /// killing one held alone (emptied in place) leaves, and the other holders keep
+    /// the live object.
+    #[test]
+    fn killing_a_shared_object_leaves_the_tombstone_of_a_sole_one() {
+        let mut o = Object::new_undefined(16, ObjKind::Heap);
+        o.data[3] = 7;
+        o.ptrs.push(8);
+        o.undef[0] = 0x0f;
+        o.shared = true;
+        o.site = Some(5);
+        o.var = Some(2);
+        o.alloc_family = 1;
+        o.undef_from
+            .push((0, 4, crate::definedness::Origin::Site(5)));
+        o.chunk_cache.set(9);
+        let mut sole = Memory::new();
+        let id = sole.allocate(o.clone());
+        let mut shared = Memory::new();
+        assert_eq!(shared.allocate(o), id);
+        let other = shared.clone();
+        sole.kill(id);
+        shared.kill(id);
+        let dead = sole.get(id).expect("a tombstone stays");
+        assert!(dead.freed && dead.data.is_empty() && dead.ptrs.is_empty());
+        assert!(dead.undef.is_empty() && dead.chunk_cache.get() == 0);
+        assert_eq!(
+            format!("{:?}", shared.get(id)),
+            format!("{:?}", sole.get(id))
+        );
+        let live = other.get(id).expect("the other memory's object");
+        assert!(!live.freed && live.data[3] == 7 && live.ptrs == [8]);
+        assert_eq!(live.chunk_cache.get(), 9);
+    }
 
     /// `from_slots` builds the memory that filling the slots one by one builds: the same
     /// pages, length, free hint and objects, gaps and empty tails included.

@@ -76,18 +76,20 @@ impl Clone for ChunkCache {
     }
 }
 
+/// A copy of `v` that calls into the allocator only when there is something to copy.
+fn copy<T: Copy>(v: &[T]) -> Vec<T> {
+    if v.is_empty() {
+        Vec::new()
+    } else {
+        v.to_vec()
+    }
+}
+
 impl Clone for Object {
     /// Objects are copied on a state's first write to them. Most hold no pointers, no
     /// undefined bits and no origins; an empty vector is not copied (the derived clone
     /// calls into the allocator's copy for each).
     fn clone(&self) -> Self {
-        fn copy<T: Copy>(v: &[T]) -> Vec<T> {
-            if v.is_empty() {
-                Vec::new()
-            } else {
-                v.to_vec()
-            }
-        }
         Object {
             data: self.data.clone(),
             ptrs: copy(&self.ptrs),
@@ -107,6 +109,26 @@ impl Clone for Object {
 }
 
 impl Object {
+    /// This object dead (see `Memory::kill`): what it was, without its bytes. Built
+    /// directly, so an object other states still hold is not copied only to be emptied.
+    pub(crate) fn tombstone(&self) -> Object {
+        Object {
+            data: Vec::new(),
+            ptrs: Vec::new(),
+            undef: Vec::new(),
+            kind: self.kind,
+            shared: self.shared,
+            freed: true,
+            constant: self.constant,
+            site: self.site,
+            var: self.var,
+            alloc_family: self.alloc_family,
+            frame_private: self.frame_private,
+            chunk_cache: ChunkCache::default(),
+            undef_from: copy(&self.undef_from),
+        }
+    }
+
     pub(crate) fn new(size: usize, kind: ObjKind) -> Object {
         Object {
             data: vec![0; size],
