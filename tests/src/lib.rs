@@ -13,6 +13,7 @@ pub mod gen_widths;
 pub mod litmus;
 pub mod parallel;
 pub mod prng;
+pub mod reduction_cases;
 
 use std::path::PathBuf;
 

@@ -8,22 +8,16 @@
 //! thread symmetry and the race screen, which the reduction turns off. `TSO_POR_ALL=1` checks every litmus and corpus program, `TSO_SOAK=N` N
 //! generated programs.
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tso_suite::check::{CheckResult, CheckRun, Model};
-use tso_suite::{corpus, gen_race, gen_tso, parallel};
+use tso_suite::corpus;
+use tso_suite::reduction_cases::{
+    corpus_cases, field, generated_cases, litmus_cases, race_cases, Case,
+};
 
 const CI_GENERATED: u64 = 24;
 const CI_LITMUS_EVERY: usize = 3;
 const CI_CORPUS_EVERY: usize = 8;
-
-struct Case {
-    path: PathBuf,
-    model: Model,
-    tool_args: Vec<String>,
-    clang_args: Vec<String>,
-    outcomes: bool,
-}
 
 fn run(case: &Case, extra: &[&str]) -> CheckResult {
     let mut args = case.tool_args.clone();
@@ -36,10 +30,6 @@ fn run(case: &Case, extra: &[&str]) -> CheckResult {
         r = r.outcomes();
     }
     r.run()
-}
-
-fn field<'a>(r: &'a CheckResult, key: &str) -> Option<&'a Value> {
-    r.json.as_ref()?.get(key)
 }
 
 fn compare(case: &Case) -> Vec<String> {
@@ -77,92 +67,6 @@ fn compare(case: &Case) -> Vec<String> {
         "{name}: {} differ\n  with:    {reduced}\n  without: {full}",
         differs.join(", ")
     )]
-}
-
-fn sample<T>(items: Vec<T>, every: usize) -> Vec<T> {
-    if std::env::var_os("TSO_POR_ALL").is_some() {
-        return items;
-    }
-    items.into_iter().step_by(every).collect()
-}
-
-fn litmus_cases() -> Vec<Case> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(tso_suite::suite_dir().join("litmus"))
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|x| x == "c"));
-    files.sort();
-    sample(files, CI_LITMUS_EVERY)
-        .into_iter()
-        .flat_map(|path| {
-            [Model::Sc, Model::Tso].map(|model| Case {
-                path: path.clone(),
-                model,
-                tool_args: Vec::new(),
-                clang_args: Vec::new(),
-                outcomes: true,
-            })
-        })
-        .collect()
-}
-
-fn corpus_cases(under: &str, every: usize) -> Vec<Case> {
-    let files = corpus::sources_under(&tso_suite::suite_dir().join(under));
-    let programs: Vec<corpus::Program> = files
-        .iter()
-        .filter_map(|f| corpus::read_program(f).ok())
-        .collect();
-    sample(programs, every)
-        .into_iter()
-        .flat_map(|p| {
-            let args = p.clang_arg_sets().pop().unwrap_or_default();
-            [Model::Sc, Model::Tso].map(|model| Case {
-                path: p.path.clone(),
-                model,
-                tool_args: p.check_args.clone(),
-                clang_args: args.clone(),
-                outcomes: false,
-            })
-        })
-        .collect()
-}
-
-fn generated_cases(dir: &Path) -> Vec<Case> {
-    tso_suite::soak_seeds(CI_GENERATED)
-        .filter_map(|seed| {
-            let program = gen_tso::generate(seed);
-            let path = dir.join(format!("seed_{seed}.c"));
-            std::fs::write(&path, program.to_c()).ok()?;
-            Some(path)
-        })
-        .flat_map(|path| {
-            [(Model::Sc, 0), (Model::Tso, 2), (Model::Tso, 0)].map(|(model, bound)| Case {
-                path: path.clone(),
-                model,
-                tool_args: vec!["--sb-bound".into(), bound.to_string()],
-                clang_args: Vec::new(),
-                outcomes: true,
-            })
-        })
-        .collect()
-}
-
-fn race_cases(dir: &Path) -> Vec<Case> {
-    tso_suite::soak_seeds(CI_GENERATED)
-        .filter_map(|seed| {
-            let program = gen_race::generate(seed);
-            let path = dir.join(format!("race_{seed}.c"));
-            std::fs::write(&path, program.to_c()).ok()?;
-            Some(path)
-        })
-        .map(|path| Case {
-            path,
-            model: Model::Sc,
-            tool_args: vec!["--races".into(), "warn".into()],
-            clang_args: Vec::new(),
-            outcomes: false,
-        })
-        .collect()
 }
 
 /// Programs whose stored states are reached again by paths that differ in which
@@ -235,26 +139,9 @@ int main(void) {
     ),
 ];
 
-fn check_all(cases: Vec<Case>, what: &str) {
-    assert!(!cases.is_empty(), "no {what} cases");
-    let problems: Vec<String> = parallel::map(&cases, compare)
-        .into_iter()
-        .flatten()
-        .collect();
-    let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
-    assert!(
-        problems.is_empty(),
-        "{} problem(s) in {} {what} runs (first {} shown):\n\n{}",
-        problems.len(),
-        cases.len(),
-        shown.len(),
-        shown.join("\n\n")
-    );
-}
-
 #[test]
 fn litmus_tests_agree_with_and_without_dpor() {
-    check_all(litmus_cases(), "litmus");
+    check_all(litmus_cases(CI_LITMUS_EVERY), "litmus");
 }
 
 #[test]
@@ -270,17 +157,21 @@ fn hang_verdicts_agree_with_and_without_dpor() {
 #[test]
 fn generated_tso_programs_agree_with_and_without_dpor() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_dpor");
-    check_all(generated_cases(&dir), "generated");
+    check_all(generated_cases(&dir, CI_GENERATED), "generated");
 }
 
 #[test]
 fn generated_race_programs_find_the_same_races_with_and_without_dpor() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_dpor_races");
-    check_all(race_cases(&dir), "race");
+    check_all(race_cases(&dir, CI_GENERATED), "race");
 }
 
 #[test]
 fn states_reached_again_by_another_path_agree_with_and_without_dpor() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_dpor_revisit");
     check_all(revisit_cases(&dir), "revisit");
+}
+
+fn check_all(cases: Vec<Case>, what: &str) {
+    tso_suite::reduction_cases::check_all(cases, what, compare);
 }

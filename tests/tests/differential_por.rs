@@ -10,24 +10,17 @@
 //! corpus program, `TSO_SOAK=N` N generated programs (`scripts/soak-por.sh`).
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
 use tso_suite::check::{CheckResult, CheckRun, Model};
-use tso_suite::{corpus, gen_race, gen_tso, parallel};
+use tso_suite::reduction_cases::{
+    corpus_cases, field, generated_cases, litmus_cases, race_cases, Case,
+};
+use tso_suite::{corpus, parallel};
 
 /// Generated programs per CI run, and one in how many litmus and corpus programs (a
 /// sample keeps the CI cost near a minute).
 const CI_GENERATED: u64 = 24;
 const CI_LITMUS_EVERY: usize = 3;
 const CI_CORPUS_EVERY: usize = 8;
-
-/// One case: a program, how to check it, a name for messages.
-struct Case {
-    path: PathBuf,
-    model: Model,
-    tool_args: Vec<String>,
-    clang_args: Vec<String>,
-    outcomes: bool,
-}
 
 fn run(case: &Case, por: bool, symmetry: bool, jobs: usize) -> CheckResult {
     run_with(case, por, symmetry, jobs, &[])
@@ -50,10 +43,6 @@ fn run_with(case: &Case, por: bool, symmetry: bool, jobs: usize, extra: &[&str])
         r = r.outcomes();
     }
     r.run()
-}
-
-fn field<'a>(r: &'a CheckResult, key: &str) -> Option<&'a Value> {
-    r.json.as_ref()?.get(key)
 }
 
 /// Every difference between the reduced runs and the full one: with thread symmetry
@@ -178,54 +167,6 @@ fn compare_persistent(case: &Case) -> Vec<String> {
     problems
 }
 
-fn sample<T>(items: Vec<T>, every: usize) -> Vec<T> {
-    if std::env::var_os("TSO_POR_ALL").is_some() {
-        return items;
-    }
-    items.into_iter().step_by(every).collect()
-}
-
-fn litmus_cases() -> Vec<Case> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(tso_suite::suite_dir().join("litmus"))
-        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
-        .unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|x| x == "c"));
-    files.sort();
-    sample(files, CI_LITMUS_EVERY)
-        .into_iter()
-        .flat_map(|path| {
-            [Model::Sc, Model::Tso].map(|model| Case {
-                path: path.clone(),
-                model,
-                tool_args: Vec::new(),
-                clang_args: Vec::new(),
-                outcomes: true,
-            })
-        })
-        .collect()
-}
-
-fn corpus_cases() -> Vec<Case> {
-    let files = corpus::sources_under(&tso_suite::suite_dir().join("programs"));
-    let programs: Vec<corpus::Program> = files
-        .iter()
-        .filter_map(|f| corpus::read_program(f).ok())
-        .collect();
-    sample(programs, CI_CORPUS_EVERY)
-        .into_iter()
-        .flat_map(|p| {
-            let args = p.clang_arg_sets().pop().unwrap_or_default();
-            [Model::Sc, Model::Tso].map(|model| Case {
-                path: p.path.clone(),
-                model,
-                tool_args: p.check_args.clone(),
-                clang_args: args.clone(),
-                outcomes: false,
-            })
-        })
-        .collect()
-}
-
 /// Every program of the hang corpus (`programs/hangs`: hangs and their passing twins),
 /// each with every clang argument set it names, under SC and TSO.
 fn hang_cases() -> Vec<Case> {
@@ -248,75 +189,14 @@ fn hang_cases() -> Vec<Case> {
         .collect()
 }
 
-fn generated_cases(dir: &Path) -> Vec<Case> {
-    tso_suite::soak_seeds(CI_GENERATED)
-        .filter_map(|seed| {
-            let program = gen_tso::generate(seed);
-            let path = dir.join(format!("seed_{seed}.c"));
-            std::fs::write(&path, program.to_c()).ok()?;
-            Some(path)
-        })
-        .flat_map(|path| {
-            [(Model::Sc, 0), (Model::Tso, 2), (Model::Tso, 0)].map(|(model, bound)| Case {
-                path: path.clone(),
-                model,
-                tool_args: vec!["--sb-bound".into(), bound.to_string()],
-                clang_args: Vec::new(),
-                outcomes: true,
-            })
-        })
-        .collect()
-}
-
-/// Generated race programs (`gen_race`: plain and atomic accesses, locks, fences,
-/// pointers) under SC with `--races warn`: the reduction must find the same races.
-fn race_cases(dir: &Path) -> Vec<Case> {
-    tso_suite::soak_seeds(CI_GENERATED)
-        .filter_map(|seed| {
-            let program = gen_race::generate(seed);
-            let path = dir.join(format!("race_{seed}.c"));
-            std::fs::write(&path, program.to_c()).ok()?;
-            Some(path)
-        })
-        .map(|path| Case {
-            path,
-            model: Model::Sc,
-            tool_args: vec!["--races".into(), "warn".into()],
-            clang_args: Vec::new(),
-            outcomes: false,
-        })
-        .collect()
-}
-
-fn check_all(cases: Vec<Case>, what: &str) {
-    assert!(!cases.is_empty(), "no {what} cases");
-    let problems: Vec<String> = parallel::map(&cases, |c| {
-        let mut p = compare(c);
-        p.extend(compare_persistent(c));
-        p
-    })
-    .into_iter()
-    .flatten()
-    .collect();
-    let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
-    assert!(
-        problems.is_empty(),
-        "{} problem(s) in {} {what} runs (first {} shown):\n\n{}",
-        problems.len(),
-        cases.len(),
-        shown.len(),
-        shown.join("\n\n")
-    );
-}
-
 #[test]
 fn litmus_tests_agree_with_and_without_reduction() {
-    check_all(litmus_cases(), "litmus");
+    check_all(litmus_cases(CI_LITMUS_EVERY), "litmus");
 }
 
 #[test]
 fn corpus_programs_agree_with_and_without_reduction() {
-    check_all(corpus_cases(), "corpus");
+    check_all(corpus_cases("programs", CI_CORPUS_EVERY), "corpus");
 }
 
 /// The hang check under sleep sets runs again only the threads a candidate kept asleep
@@ -346,11 +226,20 @@ fn hang_verdicts_agree_with_and_without_reduction() {
 #[test]
 fn generated_tso_programs_agree_with_and_without_reduction() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_por");
-    check_all(generated_cases(&dir), "generated");
+    check_all(generated_cases(&dir, CI_GENERATED), "generated");
 }
 
 #[test]
 fn generated_race_programs_find_the_same_races_with_and_without_reduction() {
     let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "differential_por_races");
-    check_all(race_cases(&dir), "race");
+    check_all(race_cases(&dir, CI_GENERATED), "race");
+}
+
+/// Both comparisons (`compare`, `compare_persistent`) on every case.
+fn check_all(cases: Vec<Case>, what: &str) {
+    tso_suite::reduction_cases::check_all(cases, what, |c| {
+        let mut p = compare(c);
+        p.extend(compare_persistent(c));
+        p
+    });
 }

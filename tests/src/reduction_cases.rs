@@ -1,0 +1,139 @@
+//! The programs a reduction is compared on against the search without it
+//! (`differential_por`, `differential_dpor`): a sample of the litmus tests and of the
+//! verdict corpus, generated TSO programs and generated race programs, each a [`Case`];
+//! and [`check_all`], which runs a comparison over them in parallel. `TSO_POR_ALL=1`
+//! takes every litmus and corpus program instead of a sample.
+
+use crate::check::{CheckResult, Model};
+use crate::{corpus, gen_race, gen_tso, parallel};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// One case: a program and how to check it.
+pub struct Case {
+    pub path: PathBuf,
+    pub model: Model,
+    pub tool_args: Vec<String>,
+    pub clang_args: Vec<String>,
+    /// Whether the final outcomes are collected (and so compared).
+    pub outcomes: bool,
+}
+
+/// A field of a run's JSON report.
+pub fn field<'a>(r: &'a CheckResult, key: &str) -> Option<&'a Value> {
+    r.json.as_ref()?.get(key)
+}
+
+/// One item in `every`, unless `TSO_POR_ALL` is set.
+fn sample<T>(items: Vec<T>, every: usize) -> Vec<T> {
+    if std::env::var_os("TSO_POR_ALL").is_some() {
+        return items;
+    }
+    items.into_iter().step_by(every).collect()
+}
+
+/// One litmus test in `every`, under SC and TSO, outcomes collected.
+pub fn litmus_cases(every: usize) -> Vec<Case> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(crate::suite_dir().join("litmus"))
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "c"));
+    files.sort();
+    sample(files, every)
+        .into_iter()
+        .flat_map(|path| {
+            [Model::Sc, Model::Tso].map(|model| Case {
+                path: path.clone(),
+                model,
+                tool_args: Vec::new(),
+                clang_args: Vec::new(),
+                outcomes: true,
+            })
+        })
+        .collect()
+}
+
+/// One corpus program in `every` under the suite's folder `under`, with the last clang
+/// argument set it names, under SC and TSO.
+pub fn corpus_cases(under: &str, every: usize) -> Vec<Case> {
+    let files = corpus::sources_under(&crate::suite_dir().join(under));
+    let programs: Vec<corpus::Program> = files
+        .iter()
+        .filter_map(|f| corpus::read_program(f).ok())
+        .collect();
+    sample(programs, every)
+        .into_iter()
+        .flat_map(|p| {
+            let args = p.clang_arg_sets().pop().unwrap_or_default();
+            [Model::Sc, Model::Tso].map(|model| Case {
+                path: p.path.clone(),
+                model,
+                tool_args: p.check_args.clone(),
+                clang_args: args.clone(),
+                outcomes: false,
+            })
+        })
+        .collect()
+}
+
+/// `count` generated TSO programs (`gen_tso`, from the soak seeds), written to `dir`,
+/// each under SC and under TSO with store-buffer bounds 2 and 0, outcomes collected.
+pub fn generated_cases(dir: &Path, count: u64) -> Vec<Case> {
+    crate::soak_seeds(count)
+        .filter_map(|seed| {
+            let program = gen_tso::generate(seed);
+            let path = dir.join(format!("seed_{seed}.c"));
+            std::fs::write(&path, program.to_c()).ok()?;
+            Some(path)
+        })
+        .flat_map(|path| {
+            [(Model::Sc, 0), (Model::Tso, 2), (Model::Tso, 0)].map(|(model, bound)| Case {
+                path: path.clone(),
+                model,
+                tool_args: vec!["--sb-bound".into(), bound.to_string()],
+                clang_args: Vec::new(),
+                outcomes: true,
+            })
+        })
+        .collect()
+}
+
+/// `count` generated race programs (`gen_race`: plain and atomic accesses, locks,
+/// fences, pointers), written to `dir`, under SC with `--races warn`: a reduction must
+/// find the same races.
+pub fn race_cases(dir: &Path, count: u64) -> Vec<Case> {
+    crate::soak_seeds(count)
+        .filter_map(|seed| {
+            let program = gen_race::generate(seed);
+            let path = dir.join(format!("race_{seed}.c"));
+            std::fs::write(&path, program.to_c()).ok()?;
+            Some(path)
+        })
+        .map(|path| Case {
+            path,
+            model: Model::Sc,
+            tool_args: vec!["--races".into(), "warn".into()],
+            clang_args: Vec::new(),
+            outcomes: false,
+        })
+        .collect()
+}
+
+/// Runs `compare` on every case in parallel and fails with the first problems it
+/// returns.
+pub fn check_all(cases: Vec<Case>, what: &str, compare: impl Fn(&Case) -> Vec<String> + Sync) {
+    assert!(!cases.is_empty(), "no {what} cases");
+    let problems: Vec<String> = parallel::map(&cases, compare)
+        .into_iter()
+        .flatten()
+        .collect();
+    let shown: Vec<&str> = problems.iter().take(5).map(String::as_str).collect();
+    assert!(
+        problems.is_empty(),
+        "{} problem(s) in {} {what} runs (first {} shown):\n\n{}",
+        problems.len(),
+        cases.len(),
+        shown.len(),
+        shown.join("\n\n")
+    );
+}
