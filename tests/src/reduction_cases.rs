@@ -4,7 +4,7 @@
 //! and [`check_all`], which runs a comparison over them in parallel. `TSO_POR_ALL=1`
 //! takes every litmus and corpus program instead of a sample.
 
-use crate::check::{CheckResult, Model};
+use crate::check::{CheckResult, CheckRun, Model};
 use crate::{corpus, gen_race, gen_tso, parallel};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -17,6 +17,32 @@ pub struct Case {
     pub clang_args: Vec<String>,
     /// Whether the final outcomes are collected (and so compared).
     pub outcomes: bool,
+}
+
+impl Case {
+    /// How messages name the case: the program, the model, the clang arguments.
+    pub fn name(&self) -> String {
+        format!(
+            "{} under {} [{}]",
+            corpus::short(&self.path),
+            self.model.as_str(),
+            self.clang_args.join(" ")
+        )
+    }
+
+    /// The case checked on `jobs` workers with `extra` switches after its own.
+    pub fn run(&self, extra: &[&str], jobs: usize) -> CheckResult {
+        let mut args = self.tool_args.clone();
+        args.extend(extra.iter().map(|a| a.to_string()));
+        let mut r = CheckRun::new(&self.path, self.model)
+            .tool_args(&args)
+            .clang_args(&self.clang_args)
+            .jobs(jobs);
+        if self.outcomes {
+            r = r.outcomes();
+        }
+        r.run()
+    }
 }
 
 /// A field of a run's JSON report.

@@ -9,8 +9,7 @@
 //! generated programs.
 
 use std::path::Path;
-use tso_suite::check::{CheckResult, CheckRun, Model};
-use tso_suite::corpus;
+use tso_suite::check::Model;
 use tso_suite::reduction_cases::{
     corpus_cases, field, generated_cases, litmus_cases, race_cases, Case,
 };
@@ -19,35 +18,17 @@ const CI_GENERATED: u64 = 24;
 const CI_LITMUS_EVERY: usize = 3;
 const CI_CORPUS_EVERY: usize = 8;
 
-fn run(case: &Case, extra: &[&str]) -> CheckResult {
-    let mut args = case.tool_args.clone();
-    args.extend(extra.iter().map(|a| a.to_string()));
-    let mut r = CheckRun::new(&case.path, case.model)
-        .tool_args(&args)
-        .clang_args(&case.clang_args)
-        .jobs(1);
-    if case.outcomes {
-        r = r.outcomes();
-    }
-    r.run()
-}
-
 fn compare(case: &Case) -> Vec<String> {
-    let name = format!(
-        "{} under {} [{}]",
-        corpus::short(&case.path),
-        case.model.as_str(),
-        case.clang_args.join(" ")
-    );
+    let name = case.name();
     // The reduction turns thread symmetry and the race screen off (the screen makes
     // some library calls visible, which changes where transitions end): so does the
     // full search here, so that a failing run's shortest counterexample is the same
     // one (their own suites compare them with the default).
-    let full = run(case, &["--no-symmetry", "--no-race-screen"]);
+    let full = case.run(&["--no-symmetry", "--no-race-screen"], 1);
     if full.json.is_none() {
         return vec![format!("{name}: the full search gave no JSON: {full}")];
     }
-    let reduced = run(case, &["--experimental-dpor"]);
+    let reduced = case.run(&["--experimental-dpor"], 1);
     let mut differs = Vec::new();
     if reduced.exit != full.exit {
         differs.push("exit");

@@ -10,7 +10,7 @@
 //! corpus program, `TSO_SOAK=N` N generated programs (`scripts/soak-por.sh`).
 
 use serde_json::Value;
-use tso_suite::check::{CheckResult, CheckRun, Model};
+use tso_suite::check::{CheckResult, Model};
 use tso_suite::reduction_cases::{
     corpus_cases, field, generated_cases, litmus_cases, race_cases, Case,
 };
@@ -27,22 +27,14 @@ fn run(case: &Case, por: bool, symmetry: bool, jobs: usize) -> CheckResult {
 }
 
 fn run_with(case: &Case, por: bool, symmetry: bool, jobs: usize, extra: &[&str]) -> CheckResult {
-    let mut args = case.tool_args.clone();
-    args.extend(extra.iter().map(|a| a.to_string()));
+    let mut args = extra.to_vec();
     if !symmetry {
-        args.push("--no-symmetry".into());
+        args.push("--no-symmetry");
     }
     if !por {
-        args.push("--no-por".into());
+        args.push("--no-por");
     }
-    let mut r = CheckRun::new(&case.path, case.model)
-        .tool_args(&args)
-        .clang_args(&case.clang_args)
-        .jobs(jobs);
-    if case.outcomes {
-        r = r.outcomes();
-    }
-    r.run()
+    case.run(&args, jobs)
 }
 
 /// Every difference between the reduced runs and the full one: with thread symmetry
@@ -50,12 +42,7 @@ fn run_with(case: &Case, por: bool, symmetry: bool, jobs: usize, extra: &[&str])
 /// (`--races warn`, the default: race data in every SC run and in the SC race run of a
 /// TSO check) must be the same too.
 fn compare(case: &Case) -> Vec<String> {
-    let name = format!(
-        "{} under {} [{}]",
-        corpus::short(&case.path),
-        case.model.as_str(),
-        case.clang_args.join(" ")
-    );
+    let name = case.name();
     let mut problems = Vec::new();
     for symmetry in [true, false] {
         let full = run(case, false, symmetry, 1);
@@ -106,12 +93,7 @@ fn compare_persistent(case: &Case) -> Vec<String> {
     if case.tool_args.iter().any(|a| a == "--races") {
         return Vec::new();
     }
-    let name = format!(
-        "{} under {} [{}] with persistent sets",
-        corpus::short(&case.path),
-        case.model.as_str(),
-        case.clang_args.join(" ")
-    );
+    let name = format!("{} with persistent sets", case.name());
     // Persistent sets switch awaits and the hang check off: so does the full search
     // here, so that the two differ only by the reduction.
     let mut allow = vec!["--races", "allow", "--no-awaits"];
