@@ -513,8 +513,8 @@ pub(crate) struct Global {
     pub init_ptrs: Box<[u32]>,
 }
 
-/// A whole translated module.
-#[derive(Debug)]
+/// A whole translated module (`Default`: the empty one, for tests).
+#[derive(Debug, Default)]
 pub struct Program {
     pub(crate) types: TypeTable,
     pub(crate) functions: Vec<Function>,

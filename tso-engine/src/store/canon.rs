@@ -1083,7 +1083,7 @@ mod tests {
     //! The canonical form is exact: distinct states give distinct keys, even when the
     //! bytes of one list could pass for the bytes of the next.
     use super::*;
-    use crate::ir::{Program, TypeTable};
+    use crate::ir::Program;
     use crate::memory::{Memory, Object};
     use crate::state::{Frame, ReturnTo, Thread};
     use std::sync::Arc;
@@ -1108,15 +1108,7 @@ mod tests {
     }
 
     pub(super) fn program() -> Program {
-        Program {
-            types: TypeTable::default(),
-            functions: Vec::new(),
-            globals: Vec::new(),
-            locations: Vec::new(),
-            function_index: Default::default(),
-            constructors: Vec::new(),
-            debug: Default::default(),
-        }
+        Program::default()
     }
 
     fn build(d: &Desc) -> State {

@@ -1106,15 +1106,7 @@ mod tests {
     /// contents of the objects their registers point to.
     #[test]
     fn slots_sorted_as_by_whole_keys() {
-        let program = Program {
-            types: Default::default(),
-            functions: Vec::new(),
-            globals: Vec::new(),
-            locations: Vec::new(),
-            function_index: Default::default(),
-            constructors: Vec::new(),
-            debug: Default::default(),
-        };
+        let program = Program::default();
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut next = |n: u64| {
             seed ^= seed << 13;
