@@ -344,15 +344,18 @@ pub fn assert_no_problems(
     runs: &[(String, CheckRun)],
     compare: impl Fn(&str, &CheckRun) -> Option<String> + Sync,
 ) {
-    let problems: Vec<String> = crate::parallel::map(runs, |(name, run)| compare(name, run))
-        .into_iter()
-        .flatten()
-        .collect();
+    let problems = crate::parallel::map(runs, |(name, run)| compare(name, run));
+    assert_none_differ(problems);
+}
+
+/// Fails listing every run that differs (`Some(problem)`), and how many of all did.
+pub fn assert_none_differ(problems: Vec<Option<String>>) {
+    let runs = problems.len();
+    let problems: Vec<String> = problems.into_iter().flatten().collect();
     assert!(
         problems.is_empty(),
-        "{} of {} runs differ:\n{}",
+        "{} of {runs} runs differ:\n{}",
         problems.len(),
-        runs.len(),
         problems.join("\n")
     );
 }

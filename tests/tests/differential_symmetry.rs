@@ -24,7 +24,8 @@
 
 use std::collections::BTreeSet;
 use tso_suite::check::{
-    answer_difference, assert_no_problems, differential_runs, CheckResult, CheckRun, Model,
+    answer_difference, assert_no_problems, assert_none_differ, differential_runs, CheckResult,
+    CheckRun, Model,
 };
 
 /// The memory locations of the races a run reports.
@@ -138,19 +139,9 @@ fn join_symmetry_changes_no_answer() {
             run.tool_args(&["--no-join-symmetry"]),
         ));
     }
-    let problems: Vec<String> = tso_suite::parallel::map(&runs, |(name, with, without)| {
+    assert_none_differ(tso_suite::parallel::map(&runs, |(name, with, without)| {
         compare_with(name, with.clone(), without.clone(), true)
-    })
-    .into_iter()
-    .flatten()
-    .collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} runs differ:\n{}",
-        problems.len(),
-        runs.len(),
-        problems.join("\n")
-    );
+    }));
 }
 
 /// The join-array rule on generated programs (`gen_join`): workers started into
@@ -187,14 +178,7 @@ fn join_symmetry_on_generated_join_arrays() {
             (join_difference(name, &with, &without, *recognised), merged)
         });
     let merged = results.iter().filter(|r| r.1).count();
-    let problems: Vec<String> = results.into_iter().filter_map(|r| r.0).collect();
-    assert!(
-        problems.is_empty(),
-        "{} of {} runs differ:\n{}",
-        problems.len(),
-        runs.len(),
-        problems.join("\n")
-    );
+    assert_none_differ(results.into_iter().map(|r| r.0).collect());
     assert!(
         merged > 0,
         "the rule merged states in none of {} runs",
