@@ -7,6 +7,7 @@ pub mod check;
 pub mod corpus;
 pub mod gen_join;
 pub mod gen_race;
+pub mod gen_revisit;
 pub mod gen_sc;
 pub mod gen_tso;
 pub mod gen_widths;

@@ -1,11 +1,12 @@
 //! The programs a reduction is compared on against the search without it
 //! (`differential_por`, `differential_dpor`): a sample of the litmus tests and of the
-//! verdict corpus, generated TSO programs and generated race programs, each a [`Case`];
+//! verdict corpus, generated TSO programs, race programs and programs whose states are
+//! reached again by other paths, each a [`Case`];
 //! and [`check_all`], which runs a comparison over them in parallel. `TSO_POR_ALL=1`
 //! takes every litmus and corpus program instead of a sample.
 
 use crate::check::{CheckResult, CheckRun, Model};
-use crate::{corpus, gen_race, gen_tso, parallel};
+use crate::{corpus, gen_race, gen_revisit, gen_tso, parallel};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -141,6 +142,27 @@ pub fn race_cases(dir: &Path, count: u64) -> Vec<Case> {
             tool_args: vec!["--races".into(), "warn".into()],
             clang_args: Vec::new(),
             outcomes: false,
+        })
+        .collect()
+}
+
+/// `count` generated programs whose states are reached again by other paths
+/// (`gen_revisit`), written to `dir`, under SC and under TSO, outcomes collected.
+pub fn revisit_cases(dir: &Path, count: u64) -> Vec<Case> {
+    crate::soak_seeds(count)
+        .filter_map(|seed| {
+            let path = dir.join(format!("revisit_{seed}.c"));
+            std::fs::write(&path, gen_revisit::generate(seed).source).ok()?;
+            Some(path)
+        })
+        .flat_map(|path| {
+            [Model::Sc, Model::Tso].map(|model| Case {
+                path: path.clone(),
+                model,
+                tool_args: Vec::new(),
+                clang_args: Vec::new(),
+                outcomes: true,
+            })
         })
         .collect()
 }
