@@ -993,22 +993,22 @@ impl JoinArray {
 
     /// Sort the handles of the permutable slots by their threads' keys (ties in
     /// place), when conditions (3) to (5) of the module documentation hold in `st`;
-    /// else leave `st` as it is.
-    pub(crate) fn normalise(&self, program: &Program, st: &mut State, keys: &mut Keys) {
+    /// else leave `st` as it is. Whether it moved a handle.
+    pub(crate) fn normalise(&self, program: &Program, st: &mut State, keys: &mut Keys) -> bool {
         if st.threads.len() < 3 || st.thread_ids_in_memory {
-            return;
+            return false;
         }
         let main = &st.threads[0];
         let main_handle = main.handle;
         let Some(&array) = main.frames.first().and_then(|f| f.allocas.get(self.alloca)) else {
-            return;
+            return false;
         };
         let Some(o) = st.memory.get(array) else {
-            return;
+            return false;
         };
         let n = self.slots;
         if o.data.len() != 8 * n || o.ptrs.len() != n || !o.undef.is_empty() {
-            return;
+            return false;
         }
         // (3): every slot holds a distinct thread's handle.
         let mut handles = std::mem::take(&mut keys.handles);
@@ -1061,7 +1061,7 @@ impl JoinArray {
         keys.tids = tids;
         keys.order = order;
         let Some(result) = result else {
-            return;
+            return false;
         };
         // Only a state the sort would change is looked at further: (4) no thread can
         // wait on `main` (its handle is in no object); (5) the extension data points
@@ -1072,7 +1072,7 @@ impl JoinArray {
                     .iter()
                     .any(|&off| ptr_parts(read_u64(&o.data, off)).0 == main_handle)
                 {
-                    return;
+                    return false;
                 }
             }
         }
@@ -1080,15 +1080,16 @@ impl JoinArray {
             let mut into = false;
             ext.for_each_pointer(&mut |p| into |= ptr_parts(p).0 == array);
             if into {
-                return;
+                return false;
             }
         }
         let Some(o) = st.memory.get_mut(array) else {
-            return;
+            return false;
         };
         for (i, h) in result {
             o.data[8 * i..8 * i + 8].copy_from_slice(&h.to_le_bytes());
         }
+        true
     }
 }
 
