@@ -217,8 +217,9 @@ impl Canonicalizer {
     }
 
     /// The next `run` numbers its state afresh, without checking whether it keeps the
-    /// base's numbering: the caller knows it would not (the join-array rule moved a
-    /// slot, `symmetry::JoinArray::normalise`). Only what the check costs changes.
+    /// base's numbering: the caller expects it would not (the join-array rule moved a
+    /// slot, `symmetry::JoinArray::normalise`). Only what the check costs changes: a
+    /// full numbering is always exact.
     pub(crate) fn skip_base_once(&mut self) {
         self.skip_base = true;
     }
