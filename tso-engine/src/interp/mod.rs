@@ -238,19 +238,21 @@ struct Pc {
 
 impl<'p> Machine<'p> {
     /// Sort the slots of `main`'s array of joined handles in `st` (see `join_array`),
-    /// when the present search does.
+    /// when the present search does. Whether it moved a handle.
     pub(crate) fn normalise_join_slots(
         &self,
         st: &mut State,
         keys: &mut crate::store::symmetry::Keys,
-    ) {
-        if let Some(j) = &self.join_array {
-            if self
-                .join_slots_on
-                .load(std::sync::atomic::Ordering::Relaxed)
+    ) -> bool {
+        match &self.join_array {
+            Some(j)
+                if self
+                    .join_slots_on
+                    .load(std::sync::atomic::Ordering::Relaxed) =>
             {
-                j.normalise(self.program, st, keys);
+                j.normalise(self.program, st, keys)
             }
+            _ => false,
         }
     }
 

@@ -141,6 +141,8 @@ pub struct Canonicalizer {
     pub incremental: bool,
     /// The state whose successors are being canonicalised, canonicalised.
     base: Option<Box<Base>>,
+    /// The next `run` numbers afresh without checking the base (`skip_base_once`).
+    skip_base: bool,
     /// What the last `run` did: kept the base's numbering, or numbered by the plain or
     /// the symmetric traversal (or found the symmetric one refused).
     last: Last,
@@ -200,7 +202,8 @@ impl Canonicalizer {
 
     /// Serialise `st` canonically into `self.chunks`.
     pub fn run(&mut self, program: &Program, st: &State, include_output: bool) {
-        if self.incremental && self.base.is_some() {
+        let skip_base = std::mem::take(&mut self.skip_base);
+        if self.incremental && self.base.is_some() && !skip_base {
             self.counts.0 += 1;
             if self.keeps_base_numbering(program, st) {
                 self.counts.1 += 1;
@@ -211,6 +214,14 @@ impl Canonicalizer {
         }
         self.number(program, st);
         self.serialize(program, st, include_output);
+    }
+
+    /// The next `run` numbers its state afresh, without checking whether it keeps the
+    /// base's numbering: the caller expects it would not (the join-array rule moved a
+    /// slot, `symmetry::JoinArray::normalise`). Only what the check costs changes: a
+    /// full numbering is always exact.
+    pub(crate) fn skip_base_once(&mut self) {
+        self.skip_base = true;
     }
 
     /// Number `st`'s objects and order its threads by a full traversal.
@@ -886,10 +897,22 @@ pub(super) fn write_thread(
             }
             ReturnTo::Nothing => b.push(3),
         }
+        // The count goes before the values: one walk over the live registers, and the
+        // count's byte (a single one below 128, as `write_len` writes it) filled in.
+        let at = b.len();
+        b.push(0);
         let mut regs = 0usize;
-        for_each_reg(program, f, all_registers, |_| regs += 1);
-        write_len(b, regs);
-        for_each_reg(program, f, all_registers, |v| write_val(b, map, v));
+        for_each_reg(program, f, all_registers, |v| {
+            regs += 1;
+            write_val(b, map, v)
+        });
+        if regs < 0x80 {
+            b[at] = regs as u8;
+        } else {
+            let mut len = Vec::new();
+            write_len(&mut len, regs);
+            b.splice(at..at + 1, len);
+        }
         write_undef_regs(b, program, f, all_registers);
         // In the frame's order (not sorted): the objects were numbered in the order the
         // traversal reached them, which follows this list, so a state rebuilt from
@@ -1287,6 +1310,35 @@ mod tests {
             if let Some(other) = seen.insert(key(&d), d.clone()) {
                 assert_eq!(other, d, "two distinct states share a key");
             }
+        }
+    }
+
+    /// A frame's register count precedes its values as `write_len` writes it, also at
+    /// 128 registers and more, where it takes more than the one byte `write_thread`
+    /// reserves before it counts them.
+    #[test]
+    fn a_frame_of_many_registers_is_written_with_its_count_first() {
+        let bytes = |n: usize| {
+            let t = Thread::new(pointer_frame(vec![Val::Int(7); n]));
+            let mut b = Vec::new();
+            write_thread(&mut b, &program(), &t, &[], true);
+            b
+        };
+        let none = bytes(0);
+        let at = none
+            .iter()
+            .zip(&bytes(1))
+            .position(|(a, b)| a != b)
+            .expect("the count differs");
+        for n in [1, 127, 128, 129, 300, 20_000] {
+            let mut want = none[..at].to_vec();
+            write_len(&mut want, n);
+            for _ in 0..n {
+                want.push(1);
+                want.extend_from_slice(&7u64.to_le_bytes());
+            }
+            want.extend_from_slice(&none[at + 1..]);
+            assert_eq!(bytes(n), want, "{n} registers");
         }
     }
 

@@ -106,7 +106,11 @@
 //! hang and around its cycle) sort their successors' slots as the search does before
 //! the lookup (`join_array_hang_check_finds_the_successors_it_runs_again`). So a search that applies N runs without sleep sets (every move of a
 //! normal form is then in the graph, as the argument for the hang check needs; on
-//! `mcs4.c`, 3 % more transitions). (b) A path over normal forms is not a run:
+//! `mcs4.c`, 3 % more transitions). What they would save is small: a sleeping thread
+//! is still run, only its successor is not stored (`explore/sleep.rs`), so on
+//! `mcs4.c` at most the storing of those 3 % of transitions, against the footprints
+//! every transition records (`bench/PERFORMANCE.md`, "Fewer instructions per
+//! transition"). (b) A path over normal forms is not a run:
 //! `explore/symmetric_path.rs` undoes renamings only, so a failure is searched again
 //! with N off (`explore::search_with`'s breadth-first search for a shortest
 //! counterexample, which then runs also with `-j` > 1), and a limit that stops that
@@ -117,7 +121,9 @@
 //! gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 (an optimised
 //! loop, with its index in a phi, is not recognised: no rule), and
 //! [`JoinArray::normalise`] checks (3) to (5) in each successor before it is stored
-//! (`explore/expand.rs`; `explore/held.rs` when it rebuilds a state by its path;
+//! (`explore/expand.rs`, which numbers a successor whose slots moved afresh, without
+//! the incremental check: `main` reaches its workers in another order than in the
+//! parent, and on `mcs4.c` the check passed on none of those successors; `explore/held.rs` when it rebuilds a state by its path;
 //! `explore/liveness.rs` when the hang check runs a move again). The array's threads
 //! are then listed as one group (`-v`). Tested by the three counterexamples with it on
 //! (the third, its loop forwards, passes wrongly without (4)), by programs where it
@@ -993,22 +999,22 @@ impl JoinArray {
 
     /// Sort the handles of the permutable slots by their threads' keys (ties in
     /// place), when conditions (3) to (5) of the module documentation hold in `st`;
-    /// else leave `st` as it is.
-    pub(crate) fn normalise(&self, program: &Program, st: &mut State, keys: &mut Keys) {
+    /// else leave `st` as it is. Whether it moved a handle.
+    pub(crate) fn normalise(&self, program: &Program, st: &mut State, keys: &mut Keys) -> bool {
         if st.threads.len() < 3 || st.thread_ids_in_memory {
-            return;
+            return false;
         }
         let main = &st.threads[0];
         let main_handle = main.handle;
         let Some(&array) = main.frames.first().and_then(|f| f.allocas.get(self.alloca)) else {
-            return;
+            return false;
         };
         let Some(o) = st.memory.get(array) else {
-            return;
+            return false;
         };
         let n = self.slots;
         if o.data.len() != 8 * n || o.ptrs.len() != n || !o.undef.is_empty() {
-            return;
+            return false;
         }
         // (3): every slot holds a distinct thread's handle.
         let mut handles = std::mem::take(&mut keys.handles);
@@ -1061,7 +1067,7 @@ impl JoinArray {
         keys.tids = tids;
         keys.order = order;
         let Some(result) = result else {
-            return;
+            return false;
         };
         // Only a state the sort would change is looked at further: (4) no thread can
         // wait on `main` (its handle is in no object); (5) the extension data points
@@ -1072,7 +1078,7 @@ impl JoinArray {
                     .iter()
                     .any(|&off| ptr_parts(read_u64(&o.data, off)).0 == main_handle)
                 {
-                    return;
+                    return false;
                 }
             }
         }
@@ -1080,15 +1086,16 @@ impl JoinArray {
             let mut into = false;
             ext.for_each_pointer(&mut |p| into |= ptr_parts(p).0 == array);
             if into {
-                return;
+                return false;
             }
         }
         let Some(o) = st.memory.get_mut(array) else {
-            return;
+            return false;
         };
         for (i, h) in result {
             o.data[8 * i..8 * i + 8].copy_from_slice(&h.to_le_bytes());
         }
+        true
     }
 }
 

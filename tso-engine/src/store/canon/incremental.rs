@@ -593,6 +593,37 @@ mod tests {
         assert!(kept_numbering(&p, &s, false));
     }
 
+    /// `skip_base_once` (the join-array rule moved a slot) makes the next run number
+    /// afresh without the check, and only that run: the one after keeps the base's
+    /// numbering again, with the same chunk ids as the fresh run.
+    #[test]
+    fn a_skipped_base_is_skipped_once() {
+        use crate::store::{Scratch, StateStore};
+        let (p, [a, ..]) = heap_state(&[&[ptr_to(1)]], &[]);
+        let mut s = p.clone();
+        s.memory.get_mut(a).expect("A").data[0] = 7;
+        let store = StateStore::new();
+        let mut c = Canonicalizer::new();
+        c.all_registers = true;
+        c.incremental = true;
+        c.check = true;
+        let mut scratch = Scratch::default();
+        store.insert_state(&mut c, &mut scratch, &program(), &p, true);
+        let mut base = c.base_from_last_run(&p, &scratch.ids);
+        c.swap_base(&mut base);
+        c.skip_base_once();
+        let fresh = store.insert_state(&mut c, &mut scratch, &program(), &s, true);
+        assert!(!c.was_incremental(), "the skipped run numbers afresh");
+        let again = store.insert_state(&mut c, &mut scratch, &program(), &s, true);
+        assert!(c.was_incremental(), "the next run checks the base again");
+        assert!(fresh.new && !again.new && fresh.id == again.id);
+        assert_eq!(
+            c.counts,
+            (1, 1),
+            "the skipped run did not count as one with a base"
+        );
+    }
+
     /// Rule 0: race data that appears changes the bytes of unchanged objects (a stack
     /// slot's `frame_private`), whatever the numbering.
     #[test]
