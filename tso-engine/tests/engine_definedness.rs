@@ -220,3 +220,18 @@ fn stale_values_of_dead_slots_do_not_split_states() {
         states_at_o0(&program(5), true)
     );
 }
+
+#[test]
+fn a_frame_returned_into_has_its_dead_slots_reset_again() {
+    // `main` waits below `pick` at pick's choice, where its slot `t` is reset and the
+    // frame counts as settled. After the return, `main` writes `t` with a value that
+    // depends on the choice and stops again where `t` is dead: the return must unsettle
+    // the frame, or the two values split the state.
+    let program = |second: u32| {
+        format!("static int pick(void) {{\n return tso_choose(2);\n}}\nint main(void) {{\n int t = 0;\n if (pick()) t = 5; else t = {second};\n if (t == 0)\n  puts(\"x\");\n tso_choose(2);\n t = 1;\n return t - 1;\n}}\n")
+    };
+    assert_eq!(
+        states_at_o0(&program(7), true),
+        states_at_o0(&program(5), true)
+    );
+}

@@ -914,7 +914,9 @@ impl<'p> Machine<'p> {
             }
             _ => None,
         };
-        let frame = st.thread_mut(tid).frames.pop().expect("returning frame");
+        let t = st.thread_mut(tid);
+        let frame = t.frames.pop().expect("returning frame");
+        t.frames_popped();
         for &id in frame.allocas.iter().chain(frame.varargs.iter()) {
             self.dealloc(st, tid, id, site)?;
         }
@@ -1005,6 +1007,7 @@ impl<'p> Machine<'p> {
             .collect();
         let site = self.dealloc_site(st, tid, &dying);
         st.thread_mut(tid).frames.clear();
+        st.thread_mut(tid).frames_popped();
         for id in dying {
             self.dealloc(st, tid, id, site)?;
         }

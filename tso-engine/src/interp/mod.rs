@@ -933,15 +933,16 @@ impl<'p> Machine<'p> {
     /// differ only there are one state.
     fn forget_dead_slots(&self, st: &mut State, tid: ThreadId) {
         let mut stale: smallvec::SmallVec<[crate::memory::ObjId; 4]> = smallvec::SmallVec::new();
-        for f in &st.thread(tid).frames {
+        let t = st.thread(tid);
+        // Frames that have not been on top since their slots were last reset are as
+        // they were then (`Thread::settled_frames`).
+        let settled = t.settled_frames.min(t.frames.len());
+        let now_settled = t.frames.len().saturating_sub(1);
+        for f in &t.frames[settled..] {
             let Some(body) = self.program.functions[f.func as usize].body.as_ref() else {
                 continue;
             };
-            let in_body = (f.block as usize) < body.blocks.len()
-                && (f.ip as usize) < body.blocks[f.block as usize].insts.len();
-            if !in_body {
-                continue;
-            }
+            // `dead_at` is empty at a position outside the body.
             for &r in body.dead_slots.dead_at(f.block, f.ip) {
                 // Before its alloca ran, the register does not name the frame's slot.
                 let Some(Val::Ptr(p)) = f.regs.get(r as usize) else {
@@ -977,6 +978,10 @@ impl<'p> Machine<'p> {
                     o.undef = Vec::new();
                 }
             }
+        }
+        // Every frame is reset now; all but the top one, which runs next, are settled.
+        if st.thread(tid).settled_frames != now_settled {
+            st.thread_mut(tid).settled_frames = now_settled;
         }
     }
 

@@ -21,13 +21,27 @@ pub(crate) struct DeadSlots {
 }
 
 impl DeadSlots {
+    /// The dead slots' registers at instruction `ip` of `block`; none at a position
+    /// outside the body (a frame parked past its block's end, or in a block the body
+    /// does not have). Bounded by this table alone, so the caller (every frame after
+    /// every run) need not load the body's blocks to check the position first.
     #[inline]
     pub(crate) fn dead_at(&self, block: u32, ip: u32) -> &[Reg] {
-        if self.sets.is_empty() {
+        let b = block as usize;
+        let Some(&start) = self.block_start.get(b) else {
+            return &[];
+        };
+        // Each block has one set per instruction, so the next block's start (or the
+        // end of the table) bounds this block's instructions.
+        let end = self
+            .block_start
+            .get(b + 1)
+            .map_or(self.sets.len(), |&e| e as usize);
+        let i = start as usize + ip as usize;
+        if i >= end {
             return &[];
         }
-        let i = self.block_start[block as usize] + ip;
-        self.sets.get(i as usize).map_or(&[], |s| s)
+        &self.sets[i]
     }
 
     /// `size_of` gives a stored type's size; a function with a returns-twice call
@@ -210,6 +224,26 @@ mod tests {
         assert!(d.dead_at(0, 3).is_empty(), "at its load");
         assert_eq!(d.dead_at(0, 4), &[0], "after its last read before a store");
         assert_eq!(d.dead_at(0, 7), &[0], "at the return");
+    }
+
+    #[test]
+    fn a_position_outside_the_body_has_no_dead_slots() {
+        // Block 0: alloca, store, call, ret; block 1: call, ret. The slot is dead at
+        // block 1's call, so a position past block 0's end must not read block 1's sets.
+        let first = block(vec![
+            alloca(0, false),
+            store(0, 0),
+            call(),
+            Inst::Ret { val: None },
+        ]);
+        let second = block(vec![call(), Inst::Ret { val: None }]);
+        let d = DeadSlots::compute(&[first, second], size_of, |_| false);
+        assert_eq!(d.dead_at(1, 0), &[0], "the slot is dead at block 1's call");
+        assert!(d.dead_at(0, 4).is_empty(), "past block 0's end");
+        assert!(d.dead_at(0, 5).is_empty(), "further past block 0's end");
+        assert!(d.dead_at(1, 2).is_empty(), "past the last block's end");
+        assert!(d.dead_at(2, 0).is_empty(), "a block the body does not have");
+        assert!(d.dead_at(u32::MAX, u32::MAX).is_empty());
     }
 
     #[test]

@@ -134,6 +134,7 @@ pub(crate) fn jump(cx: &mut NativeCx<'_>, env: u64, value: u32) -> Result<Native
     let program = cx.program;
     let t = cx.state.thread_mut(cx.tid);
     t.frames.truncate(owner + 1);
+    t.frames_popped();
     let frame = t.top_mut();
     frame.block = block;
     frame.ip = ip;

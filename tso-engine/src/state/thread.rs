@@ -126,6 +126,13 @@ pub struct Thread {
     /// renamed with the objects when a state is canonicalised up to a permutation of
     /// threads (`store/symmetry.rs`).
     pub handle: ObjId,
+    /// How many frames at the bottom of the stack have had their dead slots reset
+    /// (`Machine::forget_dead_slots`) and have not been the top frame since. A
+    /// frame-private slot is written only by its own frame's instructions, and a
+    /// frame's position changes only while it is on top, so such a frame needs no
+    /// second look. Lowered wherever frames are popped; 0 (look at every frame) in a
+    /// thread built afresh. Not part of the state: it only spares work.
+    pub(crate) settled_frames: usize,
 }
 
 impl Thread {
@@ -141,7 +148,15 @@ impl Thread {
             specific: Vec::new(),
             pending_exit: None,
             handle: 0,
+            settled_frames: 0,
         }
+    }
+
+    /// The frames were cut down to their current number: the new top frame runs again,
+    /// so it is no longer settled (see `settled_frames`).
+    #[inline]
+    pub(crate) fn frames_popped(&mut self) {
+        self.settled_frames = self.settled_frames.min(self.frames.len().saturating_sub(1));
     }
     #[inline]
     pub(crate) fn top(&self) -> &Frame {

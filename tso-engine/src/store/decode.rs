@@ -279,6 +279,7 @@ fn thread(program: &Program, bytes: &[u8], all_registers: bool) -> Option<Thread
         specific,
         pending_exit,
         handle,
+        settled_frames: 0,
     })
 }
 
