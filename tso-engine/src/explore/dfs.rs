@@ -9,7 +9,7 @@
 //! and the failing run's figures do not depend on which search found the error.
 
 use super::chooser::Script;
-use super::dpor::{self, Add, Event, Summary, Threads};
+use super::dpor::{self, Add, Edge, Event, Explored, Summary, Threads};
 use super::expand::{self, Arrival, Expander, Outcome, Storage};
 use super::footprint::Footprint;
 use super::future::Futures;
@@ -109,6 +109,8 @@ struct Dpor {
     open_summaries: HashMap<u32, Summary>,
     /// The summary of each state whose component is closed.
     closed: HashMap<u32, Arc<Summary>>,
+    /// The steps explored from each state the search left.
+    edges: HashMap<u32, Box<[Edge]>>,
 }
 
 /// A node's part in dynamic partial-order reduction.
@@ -135,6 +137,8 @@ struct DporNode {
     expanding: Option<Box<Event>>,
     /// What is reachable from here so far.
     reach: Summary,
+    /// The steps explored from here so far.
+    edges: Vec<Edge>,
 }
 
 /// A state on the current path and where its expansion stands.
@@ -1018,7 +1022,7 @@ impl DepthFirst<'_, '_> {
                 dp.backtrack |= dp.enabled;
             }
             for (tid, touched) in blocked {
-                let adds = self.dpor_races(&path.stack, dp, tid, touched).1;
+                let adds = self.dpor_races(&path.stack, dp, state, tid, touched).1;
                 Self::apply(&mut path.stack, dp, &adds);
             }
             return DporFlow::Flow(Flow::Continue);
@@ -1058,9 +1062,14 @@ impl DepthFirst<'_, '_> {
             }
             node.ran = true;
             node.pending = reached;
-            let (event, adds) = self.dpor_races(&path.stack, dp, tid, touched);
+            let (event, adds) = self.dpor_races(&path.stack, dp, state, tid, touched);
             Self::apply(&mut path.stack, dp, &adds);
             dp.reach.add(tid, event.coarse());
+            dp.edges.push(Edge {
+                tid,
+                coarse: event.coarse().clone(),
+                to: Vec::new(),
+            });
             dp.expanding = Some(Box::new(event));
             return DporFlow::Flow(Flow::Continue);
         }
@@ -1080,6 +1089,9 @@ impl DepthFirst<'_, '_> {
                 DporFlow::Flow(Flow::Ran)
             }
             Next::Push(mut child) => {
+                if let Some(edge) = dp.edges.last_mut() {
+                    edge.to.push(child.id);
+                }
                 let d = self.dpor.as_mut().expect("dpor is on");
                 let index = d.next_index;
                 d.next_index += 1;
@@ -1123,12 +1135,14 @@ impl DepthFirst<'_, '_> {
         &self,
         stack: &[Node],
         top: &DporNode,
+        state: &State,
         tid: ThreadId,
         touched: Footprint,
     ) -> (Event, Vec<Add>) {
         let globals = self.dpor.as_ref().map_or(0, |d| d.globals);
+        let coarse = touched.coarsened_in(globals, state, tid);
         let (events, backtrack) = Self::dpor_path(stack, top);
-        dpor::new_step(&events, &backtrack, tid, touched, top.epoch, globals)
+        dpor::new_step(&events, &backtrack, tid, touched, coarse, top.epoch)
     }
 
     /// Add backtrack points; the top node's set is `top`'s.
@@ -1156,9 +1170,14 @@ impl DepthFirst<'_, '_> {
         if self.dead_ends.contains(&id) {
             return;
         }
+        if let Some(edge) = top.edges.last_mut() {
+            edge.to.push(id);
+        }
         let d = self.dpor.as_mut().expect("dpor is on");
-        let summary: Arc<Summary> = if let Some(s) = d.closed.get(&id) {
-            s.clone()
+        let closed = d.closed.get(&id).cloned();
+        let is_closed = closed.is_some();
+        let summary: Arc<Summary> = if let Some(s) = closed {
+            s
         } else if let Some(&index) = d.open.get(&id) {
             // On a cycle through the path (`dpor`, "Cycles").
             top.lowlink = top.lowlink.min(index);
@@ -1176,11 +1195,18 @@ impl DepthFirst<'_, '_> {
         } else {
             return;
         };
-        top.reach.union(&summary);
+        let via = top.expanding.as_ref().map(|e| e.tid);
+        top.reach.absorb(&summary, via);
         let (mut events, backtrack) = Self::dpor_path(stack, top);
         let edge = top.expanding.as_deref().expect("a step being expanded");
         events.push(edge);
-        let adds = dpor::replay(&events, &backtrack, &summary);
+        let d = self.dpor.as_ref().expect("dpor is on");
+        let summary_of = |s: u32| d.closed.get(&s).map(|a| &**a);
+        let explored = is_closed.then(|| Explored {
+            edges: d.edges.get(&id).map_or(&[], |e| &e[..]),
+            summary_of: &summary_of,
+        });
+        let adds = dpor::replay(&events, &backtrack, &summary, explored.as_ref());
         Self::apply(stack, top, &adds);
     }
 
@@ -1200,6 +1226,9 @@ impl DepthFirst<'_, '_> {
         }
         let d = self.dpor.as_mut().expect("dpor is on");
         let parent = path.stack.last_mut().and_then(|n| n.dp.as_deref_mut());
+        // The step from the parent here: its thread's first step is that one.
+        let via = dp.incoming.as_ref().map(|e| e.tid);
+        d.edges.insert(id, dp.edges.into_boxed_slice());
         if dp.lowlink == dp.index {
             let mut reach = dp.reach;
             let mut members = vec![id];
@@ -1215,14 +1244,14 @@ impl DepthFirst<'_, '_> {
             }
             let reach = Arc::new(reach);
             if let Some(p) = parent {
-                p.reach.union(&reach);
+                p.reach.absorb(&reach, via);
             }
             for m in members {
                 d.closed.insert(m, reach.clone());
             }
         } else {
             if let Some(p) = parent {
-                p.reach.union(&dp.reach);
+                p.reach.absorb(&dp.reach, via);
                 p.lowlink = p.lowlink.min(dp.lowlink);
                 if dp.cyclic {
                     p.cyclic = true;

@@ -39,28 +39,56 @@
 //! collection only drops objects), except where a state dropped from the path is
 //! rebuilt from the store, which numbers objects canonically: each such rebuild starts
 //! a new *epoch*. Steps of different epochs, and summaries, are compared coarsened
-//! (`Footprint::coarsened`): globals, function objects and the pseudo-objects keep
-//! their names, every heap or stack object becomes one object. An id reused for a
-//! new object only adds dependence.
+//! (`Footprint::coarsened_in`): globals, function objects and the pseudo-objects keep
+//! their names, a live stack object is named by the thread whose frames hold it (a
+//! property of the state, kept while the object lives), a dead one touches
+//! everything, every other object (heap, thread-local, engine-internal) becomes one
+//! object. An id reused for a new object only adds dependence.
 //!
 //! **Stored states (Yang et al.).** Races between two steps after a stored state `u` do
 //! not depend on how `u` was reached: the first exploration below `u` handled them.
 //! The races re-exploring `u` would add are those between a step on the current path
 //! (with the step into `u`) and a step reachable from `u`. Each stored state keeps a
 //! *summary*: per thread, the union of the coarsened footprints of the steps of that
-//! thread in the explored graph reachable from it. At a revisit, every step `e_j` of
-//! the path of another thread `q` with a dependent summary entry, unless `e_j` happens
-//! before `q`'s last step on the path (then it happens before all of `q`'s later
-//! steps), is taken as a race with a step of `q` after the path. The sequence `v` is
-//! then the path's steps after `e_j` not happening after it, and some unknown steps
-//! after `u`. When the path's part is not empty its initials are initials of `v`;
-//! when it is empty, every thread that can move at node j, has a step after the stored
-//! state, and has no step after `e_j` on the path (nor is `e_j`'s own) is added (a
-//! superset of `v`'s initials). A step that a later step of its own thread writes over
-//! entirely (`Footprint::writes_all_of`) races with no step after the path: any such
-//! step it conflicts with conflicts with the later one, which happens after it. Both only add backtrack points
-//! over what stateless re-exploration would add (summaries over-approximate, the
-//! happens-before order used is a subset), which costs time, never soundness.
+//! thread in the explored graph reachable from it, and apart, those of its *first*
+//! steps (below). At a revisit, every step `e_j` of the path of another thread `q`
+//! with a dependent summary entry, unless `e_j` happens before `q`'s last step on the
+//! path (then it happens before all of `q`'s later steps), is taken as a race with a
+//! step of `q` after the path. Steps before the path's last step touching everything
+//! race with none (they happen before it, and it before every step after the path);
+//! that step itself does race. The sequence `v` is then the path's steps after `e_j`
+//! not happening after it, and some unknown steps after `u`. When the path's part is
+//! not empty its initials are initials of `v`; when it is empty, see "First steps". A
+//! step that a later step of its own thread writes over entirely
+//! (`Footprint::writes_all_of`) races with no step after the path: any such step it
+//! conflicts with conflicts with the later one, which happens after it. Both only add
+//! backtrack points over what stateless re-exploration would add (summaries
+//! over-approximate, the happens-before order used is a subset), which costs time,
+//! never soundness.
+//!
+//! **First steps.** When every step of the path after `e_j` happens after it, `v`
+//! starts after the path, and its first step `s` (an initial: nothing in `v` precedes
+//! it) is the first step after `u`, in the explored run that holds the racing step,
+//! that does not happen after `e_j`. Every step before `s` in that run happens after
+//! `e_j`, and `s` depends on none of them and on none of the path's steps after `e_j`,
+//! unless `s` is the racing step itself (which depends on `e_j` only). `s`'s thread
+//! is not `e_j`'s and has no step on the path after `e_j` (program order would order
+//! `s` after it), and `s` is that thread's first step after `u`. So, by the first step
+//! `g` from `u` of that run (the stored state keeps the steps explored from it, with
+//! the states they reach): if `g`'s thread is not excluded so, it is `s`'s thread
+//! unless `g` happens after `e_j`; when `g` may happen after `e_j` (its thread is
+//! excluded, or it depends on `e_j` or a later path step), `s` is the first step
+//! after `g`'s successor of a thread other than `g`'s whose footprint is independent
+//! of the path's steps after `e_j` and of `g`. A summary keeps, per thread, the
+//! coarsened footprints of its first steps (its steps from states reached by steps of
+//! other threads) as a list, not a union: a thread qualifies when *some* first step
+//! is independent, which a union cannot tell (past `MAX_FIRST_STEPS` every thread
+//! qualifies). Every thread that can start some `v` is added (each race's `v` has its
+//! `s` among them); none when none can, as no race is then possible. Within a
+//! strongly connected component first steps are united over the component (a first
+//! step of one state counts for all: only more candidates). A state whose summary is
+//! partial (on a cycle, below) adds, for this case, every thread that can move at
+//! node j, has a step after the stored state, and is not excluded as above.
 //!
 //! Summaries are computed per strongly connected component of the explored graph
 //! (Tarjan's algorithm on the depth-first search): a state's summary is final when its
@@ -155,14 +183,73 @@ impl Event {
     }
 }
 
-/// Per thread, the coarsened footprints of the steps reachable from a stored state.
+/// Per thread, the coarsened footprints of the steps reachable from a stored state, and
+/// those of the thread's *first* steps after it (`dpor`, "First steps").
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Summary {
     per_thread: Vec<Footprint>,
+    first: Vec<FirstSteps>,
+}
+
+/// First steps kept apart per thread before a summary gives up naming them.
+const MAX_FIRST_STEPS: usize = 8;
+
+/// The coarsened footprints of one thread's first steps after a stored state: each
+/// step of that thread in the explored graph from a state reachable from the stored
+/// one by steps of other threads. Kept apart, not united: a thread is a candidate
+/// initial when *some* first step is independent of the path's steps, which a union
+/// cannot tell. `many`: more than `MAX_FIRST_STEPS` distinct ones, any footprint.
+#[derive(Clone, Debug, Default)]
+struct FirstSteps {
+    steps: Vec<Footprint>,
+    many: bool,
+}
+
+impl FirstSteps {
+    fn insert(&mut self, fp: &Footprint) {
+        if self.many || self.steps.contains(fp) {
+            return;
+        }
+        if self.steps.len() >= MAX_FIRST_STEPS {
+            self.many = true;
+            self.steps = Vec::new();
+        } else {
+            self.steps.push(fp.clone());
+        }
+    }
+
+    fn union(&mut self, other: &FirstSteps) {
+        if other.many {
+            self.many = true;
+            self.steps = Vec::new();
+        }
+        for f in &other.steps {
+            self.insert(f);
+        }
+    }
+
+    /// Could one of these steps be independent of every footprint of `after`?
+    fn may_commute_with(&self, after: &[&Footprint]) -> bool {
+        self.many
+            || self
+                .steps
+                .iter()
+                .any(|f| after.iter().all(|a| f.independent(a)))
+    }
 }
 
 impl Summary {
+    /// A step of thread `t` from the state itself: reachable, and a first step.
     pub(crate) fn add(&mut self, t: ThreadId, coarse: &Footprint) {
+        self.add_reach(t, coarse);
+        let t = t as usize;
+        if self.first.len() <= t {
+            self.first.resize(t + 1, FirstSteps::default());
+        }
+        self.first[t].insert(coarse);
+    }
+
+    fn add_reach(&mut self, t: ThreadId, coarse: &Footprint) {
         let t = t as usize;
         if self.per_thread.len() <= t {
             self.per_thread.resize(t + 1, Footprint::default());
@@ -170,13 +257,54 @@ impl Summary {
         self.per_thread[t].union(coarse);
     }
 
+    /// Everything `other` holds: the summaries of states of one strongly connected
+    /// component, each reachable from the others (a first step of one is counted as a
+    /// first step of all, which only adds candidates).
     pub(crate) fn union(&mut self, other: &Summary) {
+        self.absorb(other, None);
+    }
+
+    /// What a state reaching `other`'s state by a step of `via` reaches: all its steps,
+    /// and the first steps of every thread but `via` (whose step came first).
+    pub(crate) fn absorb(&mut self, other: &Summary, via: Option<ThreadId>) {
         for (t, f) in other.per_thread.iter().enumerate() {
             if f != &Footprint::EMPTY {
-                self.add(t as ThreadId, f);
+                self.add_reach(t as ThreadId, f);
+            }
+        }
+        if self.first.len() < other.first.len() {
+            self.first.resize(other.first.len(), FirstSteps::default());
+        }
+        for (t, f) in other.first.iter().enumerate() {
+            if via != Some(t as ThreadId) {
+                self.first[t].union(f);
             }
         }
     }
+
+    /// Could a first step of `t` after the state commute with every footprint of
+    /// `after`?
+    fn first_may_commute(&self, t: ThreadId, after: &[&Footprint]) -> bool {
+        self.first
+            .get(t as usize)
+            .is_some_and(|f| f.may_commute_with(after))
+    }
+}
+
+/// A step explored from a stored state: its thread, its coarsened footprint, and the
+/// states it reached (`dpor`, "First steps").
+#[derive(Clone, Debug)]
+pub(crate) struct Edge {
+    pub(crate) tid: ThreadId,
+    pub(crate) coarse: Footprint,
+    pub(crate) to: Vec<u32>,
+}
+
+/// What a revisit knows of a stored state whose component is closed: the steps
+/// explored from it, and the summaries of the states they reached.
+pub(crate) struct Explored<'a> {
+    pub(crate) edges: &'a [Edge],
+    pub(crate) summary_of: &'a dyn Fn(u32) -> Option<&'a Summary>,
 }
 
 /// A backtrack point to add at node `at`.
@@ -206,10 +334,9 @@ pub(crate) fn new_step(
     backtrack: &[Threads],
     tid: ThreadId,
     fp: Footprint,
+    coarse: Footprint,
     epoch: u32,
-    globals: u32,
 ) -> (Event, Vec<Add>) {
-    let coarse = fp.coarsened(globals);
     let n = events.len();
     let mut acc = events
         .iter()
@@ -241,24 +368,32 @@ pub(crate) fn new_step(
     };
     let adds = races
         .into_iter()
-        .filter_map(|j| initials_after(events, j, Some(&ev), backtrack[j], !0))
+        .filter_map(|j| initials_after(events, j, Ok(&ev), backtrack[j]))
         .collect();
     (ev, adds)
 }
 
 /// At a revisit of a stored state with summary `summary`, reached by the path whose
 /// steps are `events` (the last one into the state): the backtrack points the races
-/// between the path and the steps after the state add.
-pub(crate) fn replay(events: &[&Event], backtrack: &[Threads], summary: &Summary) -> Vec<Add> {
+/// between the path and the steps after the state add. `closed`: the summary is final
+/// (its first steps are all known), with the steps explored from the state; None: the
+/// partial summary of a state on a cycle.
+pub(crate) fn replay(
+    events: &[&Event],
+    backtrack: &[Threads],
+    summary: &Summary,
+    closed: Option<&Explored>,
+) -> Vec<Add> {
     let n = events.len();
     let mut racing = vec![false; n];
     // A step that touches everything (a thread created, for one) depends on every
-    // step: the steps up to it happen before every step after it, those after the path
-    // too, so none of them races with one.
+    // step: the steps before it happen before every step after it, those after the
+    // path too, so none of them races with one. It races itself with the steps after
+    // the path that nothing else orders after it.
     let after = events
         .iter()
         .rposition(|e| e.coarse.touches_everything())
-        .map_or(0, |c| c + 1);
+        .unwrap_or(0);
     // A step that a later step of its thread writes over entirely happens before
     // every step after the path it conflicts with, through that later step (which
     // conflicts with it too): it races with none of them.
@@ -298,31 +433,45 @@ pub(crate) fn replay(events: &[&Event], backtrack: &[Threads], summary: &Summary
         .fold(0, |set, (t, _)| set | bit(t as ThreadId));
     (0..n)
         .filter(|&j| racing[j])
-        .filter_map(|j| initials_after(events, j, None, backtrack[j], future))
+        .filter_map(|j| {
+            let after = After {
+                future,
+                first: closed.map(|c| (summary, c)),
+            };
+            initials_after(events, j, Err(after), backtrack[j])
+        })
         .collect()
 }
 
-/// The backtrack point for a race of step j with `last` (None: a step after the path,
-/// not known, by one of the threads `future` with steps after the path), unless an
-/// initial of the steps after j not happening after it (then `last`) is in `have`
-/// already.
+/// What is known of the steps after the path, for a race with one of them.
+#[derive(Clone, Copy)]
+struct After<'s, 'e> {
+    /// The threads with a step after the path.
+    future: Threads,
+    /// Their first steps after the path, and the steps explored from the state the path
+    /// reached, when known (`Summary::first`).
+    first: Option<(&'s Summary, &'s Explored<'e>)>,
+}
+
+/// The backtrack point for a race of step j with `last` (Err: a step after the path,
+/// not known), unless an initial of the steps after j not happening after it (then
+/// `last`) is in `have` already.
 fn initials_after(
     events: &[&Event],
     j: usize,
-    last: Option<&Event>,
+    last: Result<&Event, After<'_, '_>>,
     have: Threads,
-    future: Threads,
 ) -> Option<Add> {
     let pj = events[j].tid;
     // The position of the first step of each thread among those not after step j.
     let mut first: Vec<usize> = Vec::new();
     let mut stepped: Threads = 0;
-    let tail = events[j + 1..].iter().copied().chain(last);
+    let tail = events[j + 1..].iter().copied().chain(last.ok());
     let mut prefer = None;
     for (k, e) in tail.enumerate() {
         let k = k + j + 1;
         stepped |= bit(e.tid);
-        let is_last = last.is_some_and(|l| std::ptr::eq(l, e));
+        let is_last = last.is_ok_and(|l| std::ptr::eq(l, e));
         // `last` races with step j: it is in `v` though ordered after j by that race.
         if !is_last && e.covers(pj, j) {
             continue;
@@ -347,16 +496,70 @@ fn initials_after(
             first[t] = k;
         }
     }
-    match prefer {
-        Some(thread) => Some(Add::One { at: j, thread }),
-        None => {
-            // The unknown part starts with a thread's first step after the path, which
-            // does not happen after step j: not step j's thread (program order), not
-            // one with a step after j on the path (all of those happen after it).
-            let threads = !stepped & !have & future & !bit(pj);
-            (threads != 0).then_some(Add::All { at: j, threads })
-        }
+    if let Some(thread) = prefer {
+        return Some(Add::One { at: j, thread });
     }
+    let Err(after) = last else {
+        unreachable!("the racing step is an initial when no step before it is")
+    };
+    // Every step of the path after step j happens after it: `v` starts after the
+    // path, with the first step after the path that does not happen after step j
+    // (`dpor`, "First steps"). Its thread is not step j's (program order) and has no
+    // step on the path after j (all of those happen after it): not in `ordered`.
+    let ordered = stepped | bit(pj);
+    let mut threads = !ordered & !have & after.future;
+    if let Some((summary, explored)) = after.first {
+        threads = first_of_v(events, j, ordered, summary, explored) & !have;
+    }
+    (threads != 0).then_some(Add::All { at: j, threads })
+}
+
+/// The threads that can take the first step of `v` for a race of step j (every step
+/// of the path after it happening after it) with a step after the path, which starts
+/// at the stored state the path reached, from which `explored` was explored. That
+/// step `s` does not happen after step j, and every step after the path before it
+/// does. So, by the first step `g` explored from the stored state on the way:
+/// - `g`'s thread, when not `ordered`: `g` is `s` unless it happens after step j
+///   (`s` may also race with step j directly: it is then the racing step itself);
+/// - when `g` may happen after step j (its thread is `ordered`, or it depends on step
+///   j or a step after it), every thread not `ordered` nor `g`'s with a first step
+///   after `g`'s successor independent of the path's steps after j and of `g`: the
+///   steps that happen after step j, on which a step that does not must not depend
+///   (the racing step depends on step j itself, so not on step j).
+fn first_of_v(
+    events: &[&Event],
+    j: usize,
+    ordered: Threads,
+    summary: &Summary,
+    explored: &Explored,
+) -> Threads {
+    let mut after_j: Vec<&Footprint> = events[j + 1..].iter().map(|e| &e.coarse).collect();
+    let with_j: Vec<&Footprint> = events[j..].iter().map(|e| &e.coarse).collect();
+    let mut threads: Threads = 0;
+    for g in explored.edges {
+        let tg = bit(g.tid);
+        if ordered & tg == 0 {
+            threads |= tg;
+            if with_j.iter().all(|f| g.coarse.independent(f)) {
+                continue;
+            }
+        }
+        let excluded = ordered | tg;
+        after_j.push(&g.coarse);
+        for &to in &g.to {
+            // Every successor's component is closed with the stored state's; should one
+            // not be, the stored state's own first steps include its successors'.
+            let next = (explored.summary_of)(to).unwrap_or(summary);
+            for (u, _) in next.first.iter().enumerate() {
+                let u = u as ThreadId;
+                if excluded & bit(u) == 0 && next.first_may_commute(u, &after_j) {
+                    threads |= bit(u);
+                }
+            }
+        }
+        after_j.pop();
+    }
+    threads
 }
 
 #[cfg(test)]
@@ -376,7 +579,7 @@ mod tests {
         for (t, f) in steps {
             let refs: Vec<&Event> = events.iter().collect();
             let bt = vec![0; refs.len()];
-            let (e, a) = new_step(&refs, &bt, *t, f.clone(), 0, 100);
+            let (e, a) = new_step(&refs, &bt, *t, f.clone(), f.coarsened(100), 0);
             events.push(e);
             adds.push(a);
         }
@@ -421,7 +624,7 @@ mod tests {
     fn an_initial_already_scheduled_adds_nothing() {
         let (events, _) = path(&[(0, fp(1, true))]);
         let refs: Vec<&Event> = events.iter().collect();
-        let (_, adds) = new_step(&refs, &[0b10], 1, fp(1, false), 0, 100);
+        let (_, adds) = new_step(&refs, &[0b10], 1, fp(1, false), fp(1, false), 0);
         assert!(adds.is_empty());
     }
 
@@ -434,7 +637,7 @@ mod tests {
         // Thread 2 has no step on the path: it races with 0's write; the path's steps
         // after it (1's) are its initials.
         assert_eq!(
-            replay(&refs, &[0, 0], &s),
+            replay(&refs, &[0, 0], &s, None),
             vec![Add::One { at: 0, thread: 1 }]
         );
         // Thread 1 after its own step that read x: ordered, no race.
@@ -444,17 +647,64 @@ mod tests {
         let refs: Vec<&Event> = events.iter().collect();
         let mut s = Summary::default();
         s.add(1, &fp(1, true));
-        assert!(replay(&refs, &[0, 0], &s).is_empty());
+        assert!(replay(&refs, &[0, 0], &s, None).is_empty());
     }
 
     #[test]
     fn a_summary_race_with_the_last_step_adds_every_thread_without_a_step_after_it() {
+        // A partial summary (a state on a cycle): its first steps are not all known.
         let (events, _) = path(&[(0, fp(1, true))]);
         let refs: Vec<&Event> = events.iter().collect();
         let mut s = Summary::default();
         s.add(1, &fp(1, false));
+        s.add(2, &fp(3, false));
         assert_eq!(
-            replay(&refs, &[0b1], &s),
+            replay(&refs, &[0b1], &s, None),
+            vec![Add::All {
+                at: 0,
+                threads: 0b110
+            }]
+        );
+    }
+
+    fn edge(tid: ThreadId, coarse: Footprint, to: u32) -> Edge {
+        Edge {
+            tid,
+            coarse,
+            to: vec![to],
+        }
+    }
+
+    /// Replays `summary` of a stored state reached by `steps`, from which `edges` were
+    /// explored, to successors whose summaries are `next` (state 1 onwards).
+    fn replay_closed(
+        steps: &[(ThreadId, Footprint)],
+        summary: &Summary,
+        edges: &[Edge],
+        next: &[Summary],
+    ) -> Vec<Add> {
+        let (events, _) = path(steps);
+        let refs: Vec<&Event> = events.iter().collect();
+        let summary_of = |s: u32| next.get(s as usize - 1);
+        let explored = Explored {
+            edges,
+            summary_of: &summary_of,
+        };
+        replay(&refs, &vec![0; refs.len()], summary, Some(&explored))
+    }
+
+    #[test]
+    fn the_first_step_after_the_state_not_ordered_after_the_racing_one_starts_v() {
+        // 0 writes x into the state; from it 1 writes w (independent of the write),
+        // then 2 reads x. Every run from the state starts with 1's step, which does
+        // not happen after 0's: 1 is an initial of every `v`, 2 is not.
+        let mut next = Summary::default();
+        next.add(2, &fp(1, false));
+        let mut s = next.clone();
+        s.add(1, &fp(3, true));
+        let adds = replay_closed(&[(0, fp(1, true))], &s, &[edge(1, fp(3, true), 1)], &[next]);
+        assert_eq!(
+            adds,
             vec![Add::All {
                 at: 0,
                 threads: 0b10
@@ -463,13 +713,91 @@ mod tests {
     }
 
     #[test]
+    fn a_first_step_ordered_after_the_racing_one_leaves_v_to_the_next_first_steps() {
+        // 0 writes x into the state; from it 0 reads y (program order: after its
+        // write), then 2 reads x: `v` is 2's read alone, found among the first steps
+        // after 0's read. 1's first step there writes y: it happens after 0's read,
+        // so it starts no `v`. Without looking past 0's step, 2 would be missed.
+        let mut next = Summary::default();
+        next.add(2, &fp(1, false));
+        next.add(1, &fp(2, true));
+        let mut s = Summary::default();
+        s.add(0, &fp(2, false));
+        s.absorb(&next, Some(0));
+        let adds = replay_closed(
+            &[(0, fp(1, true))],
+            &s,
+            &[edge(0, fp(2, false), 1)],
+            &[next],
+        );
+        assert_eq!(
+            adds,
+            vec![Add::All {
+                at: 0,
+                threads: 0b100
+            }]
+        );
+    }
+
+    #[test]
+    fn a_step_touching_everything_races_with_the_steps_after_the_state() {
+        // 0's step touches everything (a thread's creation, say) and leads into the
+        // state, where 1 reads x first: that read races with it (nothing else orders
+        // it after), so 1 is added before 0's step. The steps before 0's do not race.
+        let mut s = Summary::default();
+        s.add(1, &fp(1, false));
+        let adds = replay_closed(
+            &[(1, fp(1, true)), (0, Footprint::everything())],
+            &s,
+            &[edge(1, fp(1, false), 1)],
+            &[Summary::default()],
+        );
+        assert_eq!(
+            adds,
+            vec![Add::All {
+                at: 1,
+                threads: 0b10
+            }]
+        );
+    }
+
+    #[test]
+    fn a_summary_names_a_threads_first_steps_apart_from_its_later_ones() {
+        let mut next = Summary::default();
+        next.add(1, &fp(1, true));
+        next.add(2, &fp(2, true));
+        let mut s = Summary::default();
+        s.add(1, &fp(3, true));
+        s.absorb(&next, Some(1));
+        // 1's first step is the one from the state; 2's comes from the successor.
+        assert!(s.first_may_commute(1, &[&fp(1, true)]));
+        assert!(!s.first_may_commute(1, &[&fp(3, false)]));
+        assert!(!s.first_may_commute(2, &[&fp(2, false)]));
+        assert!(!s.first_may_commute(0, &[]));
+    }
+
+    #[test]
     fn steps_of_different_epochs_compare_coarsened() {
         // Heap objects 200 and 300 (globals end at 100) are one object across epochs.
         let (events, _) = path(&[(0, fp(200, true))]);
         let refs: Vec<&Event> = events.iter().collect();
-        let (_, same) = new_step(&refs, &[0], 1, fp(300, true), 0, 100);
+        let (_, same) = new_step(
+            &refs,
+            &[0],
+            1,
+            fp(300, true),
+            fp(300, true).coarsened(100),
+            0,
+        );
         assert!(same.is_empty());
-        let (_, other) = new_step(&refs, &[0], 1, fp(300, true), 1, 100);
+        let (_, other) = new_step(
+            &refs,
+            &[0],
+            1,
+            fp(300, true),
+            fp(300, true).coarsened(100),
+            1,
+        );
         assert_eq!(other, vec![Add::One { at: 0, thread: 1 }]);
     }
 }

@@ -220,7 +220,9 @@ impl Footprint {
     /// objects are numbered differently (`dpor`): globals (ids `1..=globals`), function
     /// objects and the pseudo-objects keep their names; every other object becomes
     /// [`HEAP`], whole. Only widens what it touches, so independence of two coarsened
-    /// footprints implies independence of the originals.
+    /// footprints implies independence of the originals. (The search uses
+    /// `coarsened_in`, which names stack objects by their thread.)
+    #[cfg(test)]
     pub(crate) fn coarsened(&self, globals: u32) -> Footprint {
         if self.everything {
             return self.clone();
@@ -231,6 +233,50 @@ impl Footprint {
                 out.add_object(HEAP, a.write);
             } else {
                 out.add(a.obj, a.start as u64, (a.end - a.start) as u64, a.write);
+            }
+        }
+        out
+    }
+
+    /// `coarsened`, naming a stack object by the thread whose frames hold it rather than
+    /// as [`HEAP`]: `state` is the one the transition of `tid` ran from. Which thread's
+    /// frames hold a live stack object is part of the state (the frames' alloca lists
+    /// are serialised) and does not change while it lives, so every numbering of a
+    /// state names it alike, and so does every later step touching it while it lives.
+    /// A stack object no frame holds (dead: touching it is an error) is named as
+    /// everything; an object not in `state` was made by this transition, which makes
+    /// heap objects or stack objects of its own thread: it is named as both.
+    pub(crate) fn coarsened_in(&self, globals: u32, state: &State, tid: ThreadId) -> Footprint {
+        if self.everything {
+            return self.clone();
+        }
+        let stack_of = |t: ThreadId| globals.saturating_add(1).saturating_add(t);
+        let mut out = Footprint::default();
+        for a in &self.accesses {
+            if a.obj <= globals || a.obj >= crate::ir::FUNCTION_OBJECT_BASE {
+                out.add(a.obj, a.start as u64, (a.end - a.start) as u64, a.write);
+                continue;
+            }
+            match state.memory.get(a.obj).map(|o| &o.kind) {
+                Some(crate::memory::ObjKind::Stack) => {
+                    let owner = state.threads.iter().position(|t| {
+                        t.frames
+                            .iter()
+                            .any(|f| f.allocas.contains(&a.obj) || f.varargs == Some(a.obj))
+                    });
+                    match owner {
+                        Some(t) => out.add_object(stack_of(t as ThreadId), a.write),
+                        None => {
+                            out.set_everything();
+                            return out;
+                        }
+                    }
+                }
+                Some(_) => out.add_object(HEAP, a.write),
+                None => {
+                    out.add_object(HEAP, a.write);
+                    out.add_object(stack_of(tid), a.write);
+                }
             }
         }
         out
