@@ -59,6 +59,17 @@ fn sample<T>(items: Vec<T>, every: usize) -> Vec<T> {
     items.into_iter().step_by(every).collect()
 }
 
+/// `path` as it is, under SC and under TSO, outcomes collected.
+fn under_sc_and_tso(path: PathBuf) -> [Case; 2] {
+    [Model::Sc, Model::Tso].map(|model| Case {
+        path: path.clone(),
+        model,
+        tool_args: Vec::new(),
+        clang_args: Vec::new(),
+        outcomes: true,
+    })
+}
+
 /// One litmus test in `every`, under SC and TSO, outcomes collected.
 pub fn litmus_cases(every: usize) -> Vec<Case> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(crate::suite_dir().join("litmus"))
@@ -68,15 +79,7 @@ pub fn litmus_cases(every: usize) -> Vec<Case> {
     files.sort();
     sample(files, every)
         .into_iter()
-        .flat_map(|path| {
-            [Model::Sc, Model::Tso].map(|model| Case {
-                path: path.clone(),
-                model,
-                tool_args: Vec::new(),
-                clang_args: Vec::new(),
-                outcomes: true,
-            })
-        })
+        .flat_map(under_sc_and_tso)
         .collect()
 }
 
@@ -155,15 +158,7 @@ pub fn revisit_cases(dir: &Path, count: u64) -> Vec<Case> {
             std::fs::write(&path, gen_revisit::generate(seed).source).ok()?;
             Some(path)
         })
-        .flat_map(|path| {
-            [Model::Sc, Model::Tso].map(|model| Case {
-                path: path.clone(),
-                model,
-                tool_args: Vec::new(),
-                clang_args: Vec::new(),
-                outcomes: true,
-            })
-        })
+        .flat_map(under_sc_and_tso)
         .collect()
 }
 
