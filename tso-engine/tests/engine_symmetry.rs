@@ -812,7 +812,8 @@ fn with_join_slots(join_slots: bool) -> tso_engine::CheckOptions {
 
 /// The join-array rule (on by default) stores the states that differ only in which
 /// worker sits in which slot once: fewer states, the same verdict and outcomes, and
-/// the array's threads listed as a group; the same states on two workers.
+/// the array's threads listed as a group, at -O0 and with optimisation (the join loop
+/// one block, its index a phi); the same states on two workers.
 #[test]
 fn join_array_slots_are_merged_without_changing_the_answer() {
     assert!(
@@ -820,19 +821,27 @@ fn join_array_slots_are_merged_without_changing_the_answer() {
         "on by default"
     );
     let src = joined_workers(-1);
+    for opt in ["-O0", "-O1"] {
+        let with = check_with(&src, opt, &[], &with_join_slots(true));
+        let without = check_with(&src, opt, &[], &with_join_slots(false));
+        assert_pass(&with, "with the rule");
+        assert_pass(&without, "without");
+        assert_eq!(with.outcomes, without.outcomes, "{opt}");
+        assert!(
+            with.stats.states < without.stats.states,
+            "{opt}: {} states with the rule, {} without",
+            with.stats.states,
+            without.stats.states
+        );
+        assert_eq!(
+            with.stats.symmetry,
+            Some(vec![3]),
+            "{opt}: the array's group"
+        );
+        assert_eq!(without.stats.symmetry, Some(vec![]), "{opt}");
+    }
     let with = check_with(&src, "-O0", &[], &with_join_slots(true));
     let without = check_with(&src, "-O0", &[], &with_join_slots(false));
-    assert_pass(&with, "with the rule");
-    assert_pass(&without, "without");
-    assert_eq!(with.outcomes, without.outcomes);
-    assert!(
-        with.stats.states < without.stats.states,
-        "{} states with the rule, {} without",
-        with.stats.states,
-        without.stats.states
-    );
-    assert_eq!(with.stats.symmetry, Some(vec![3]), "the array's group");
-    assert_eq!(without.stats.symmetry, Some(vec![]));
     let mut two = with_join_slots(true);
     two.jobs = 2;
     let two = check_with(&src, "-O0", &[], &two);

@@ -118,8 +118,9 @@
 //!
 //! **On by default** (`MachineOptions::join_slots`; off: `--no-join-symmetry`, or
 //! `--no-symmetry`): [`JoinArray::find`] checks (1), (2) and (6) on the one shape clang
-//! gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 (an optimised
-//! loop, with its index in a phi, is not recognised: no rule), and
+//! gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` at -O0 and with
+//! optimisation (the loop rotated, its index a phi; fully unrolled joins, as -O2 writes
+//! them for a small array, are not recognised: no rule), and
 //! [`JoinArray::normalise`] checks (3) to (5) in each successor before it is stored
 //! (`explore/expand.rs`, which numbers a successor whose slots moved afresh, without
 //! the incremental check: `main` reaches its workers in another order than in the
@@ -589,12 +590,12 @@ pub(crate) struct JoinArray {
 }
 
 impl JoinArray {
-    /// The array of conditions (1) and (2) of the module documentation, in the shape
-    /// clang gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);` without
-    /// optimisation: the index in a slot of `main` whose address never escapes,
-    /// stored 0 before the loop and its own value plus 1 in it, and nothing else
-    /// there. Every other shape gives None (the search then stores what it does
-    /// without this rule).
+    /// The array of conditions (1) and (2) of the module documentation, in the shapes
+    /// clang gives `for (int i = 0; i < N; i++) pthread_join(t[i], 0);`: without
+    /// optimisation, the index in a slot of `main` whose address never escapes, stored
+    /// 0 before the loop and its own value plus 1 in it, and nothing else there; with
+    /// it, the loop one block and the index a phi of it. Every other shape gives None
+    /// (the search then stores what it does without this rule).
     pub(crate) fn find(
         program: &Program,
         entry: &str,
@@ -769,32 +770,6 @@ impl JoinArray {
         let [(index, 8, _)] = &indices[..] else {
             return None;
         };
-        let index = match defined(index)? {
-            (
-                _,
-                Inst::Cast {
-                    op: CastOp::SExt | CastOp::ZExt,
-                    a,
-                    ..
-                },
-            ) => a,
-            _ => index,
-        };
-        let (
-            _,
-            Inst::Load {
-                ptr: Operand::Reg(counter),
-                ..
-            },
-        ) = defined(index)?
-        else {
-            return None;
-        };
-        let &(_, _, counter_escapes) = allocas.iter().find(|a| a.0 == *counter)?;
-        if counter_escapes {
-            return None;
-        }
-        let counter = *counter;
         // Every other use of the array: `&t[i]` given to `pthread_create` alone, or
         // the array given to a call where it dies.
         let mut started: Option<Vec<&Val>> = None;
@@ -814,6 +789,14 @@ impl JoinArray {
                 {
                     continue;
                 }
+            }
+            // `llvm.lifetime.*` (clang with optimisation) does nothing here.
+            if let Some(Inst::Call {
+                callee: Callee::Intrinsic(crate::ir::Intrinsic::NoOp),
+                ..
+            }) = inst_at(at)
+            {
+                continue;
             }
             let Some(Inst::Gep { dst, base, .. }) = inst_at(at) else {
                 return None;
@@ -848,6 +831,180 @@ impl JoinArray {
                 }
             }
         }
+        // How many branches lead to block `to`.
+        let entries = |to: usize| {
+            let mut n = 0;
+            for block in blocks.iter() {
+                let mut count = |t: u32| n += (t as usize == to) as u32;
+                match block.insts.last() {
+                    Some(Inst::Br { target }) => count(*target),
+                    Some(Inst::CondBr {
+                        then_bb, else_bb, ..
+                    }) => {
+                        count(*then_bb);
+                        count(*else_bb)
+                    }
+                    Some(Inst::Switch { cases, default, .. }) => {
+                        count(*default);
+                        cases.iter().for_each(|&(_, t)| count(t));
+                    }
+                    _ => {}
+                }
+            }
+            n
+        };
+        // (1) with optimisation: the index is a phi of the join's block, which is the
+        // whole loop (clang rotates a loop it knows runs at least once): 0 from the
+        // block before, its own value plus 1 from itself, and the loop goes round
+        // until that value is the number of slots.
+        let rotated = 'rotated: {
+            let index = match defined(index) {
+                Some((
+                    _,
+                    Inst::Cast {
+                        op: CastOp::SExt | CastOp::ZExt,
+                        a,
+                        ..
+                    },
+                )) => a,
+                _ => index,
+            };
+            let Operand::Reg(phi_reg) = index else {
+                break 'rotated false;
+            };
+            let [phi] = &blocks[join_block].phis[..] else {
+                break 'rotated false;
+            };
+            let [(from_a, a), (from_b, b)] = &phi.incoming[..] else {
+                break 'rotated false;
+            };
+            let ((pre, zero), next) = if *from_b as usize == join_block {
+                ((*from_a as usize, a), b)
+            } else {
+                ((*from_b as usize, b), a)
+            };
+            if phi.dst != *phi_reg
+                || pre == join_block
+                || !matches!(zero, Operand::Const(c) if c.as_u64() == 0)
+            {
+                break 'rotated false;
+            }
+            let Operand::Reg(next_reg) = next else {
+                break 'rotated false;
+            };
+            let Some((
+                add_at,
+                Inst::Bin {
+                    op: BinOp::Add,
+                    a,
+                    b,
+                    ..
+                },
+            )) = defined(next)
+            else {
+                break 'rotated false;
+            };
+            let adds_one = |x: &Operand, y: &Operand| {
+                is_reg(x, *phi_reg) && matches!(y, Operand::Const(c) if c.as_u64() == 1)
+            };
+            if add_at.0 != join_block
+                || !(adds_one(a, b) || adds_one(b, a))
+                || uses_of(*phi_reg).iter().any(|u| u.0 != join_block)
+            {
+                break 'rotated false;
+            }
+            let Some(Inst::CondBr {
+                cond,
+                then_bb,
+                else_bb,
+            }) = blocks[join_block].insts.last()
+            else {
+                break 'rotated false;
+            };
+            let Some((cmp_at, Inst::ICmp { pred, a, b, .. })) = defined(cond) else {
+                break 'rotated false;
+            };
+            let (stays, leaves) = (
+                *then_bb as usize == join_block,
+                *else_bb as usize == join_block,
+            );
+            let goes_round = match pred {
+                IntPred::Eq => leaves && !stays,
+                IntPred::Ne | IntPred::Ult | IntPred::Slt => stays && !leaves,
+                _ => false,
+            };
+            if cmp_at.0 != join_block
+                || !goes_round
+                || !is_reg(a, *next_reg)
+                || !matches!(b, Operand::Const(c) if c.as_u64() == slots as u64)
+                || uses_of(*next_reg)
+                    .iter()
+                    .any(|&u| u != cmp_at && u != (join_block, usize::MAX))
+                || entries(join_block) != 2
+                || gep_at.0 != join_block
+                || load_at.0 != join_block
+            {
+                break 'rotated false;
+            }
+            // Nothing visible in the loop: arithmetic, the array's slot, the join, and
+            // calls that only read and take no pointer.
+            blocks[join_block]
+                .insts
+                .iter()
+                .enumerate()
+                .all(|(i, inst)| match inst {
+                    Inst::Load { .. } => (join_block, i) == load_at,
+                    Inst::Bin { .. } | Inst::ICmp { .. } | Inst::Cast { .. } => true,
+                    Inst::Gep { .. } => (join_block, i) == gep_at,
+                    Inst::Call {
+                        callee: Callee::Direct(f),
+                        args,
+                        ..
+                    } => {
+                        (join_block, i) == (join_block, join_at)
+                            || (join_block, i) == load_at
+                            || (kind(*f) == CallKind::Quiet
+                                && args
+                                    .iter()
+                                    .all(|a| matches!(a, Operand::Const(Val::Int(_)))))
+                    }
+                    Inst::Call {
+                        callee: Callee::Intrinsic(crate::ir::Intrinsic::NoOp),
+                        ..
+                    } => true,
+                    Inst::CondBr { .. } => i + 1 == blocks[join_block].insts.len(),
+                    _ => false,
+                })
+        };
+        if rotated {
+            return Some(JoinArray { alloca, slots });
+        }
+        let index = match defined(index)? {
+            (
+                _,
+                Inst::Cast {
+                    op: CastOp::SExt | CastOp::ZExt,
+                    a,
+                    ..
+                },
+            ) => a,
+            _ => index,
+        };
+        let (
+            _,
+            Inst::Load {
+                ptr: Operand::Reg(counter),
+                ..
+            },
+        ) = defined(index)?
+        else {
+            return None;
+        };
+        let &(_, _, counter_escapes) = allocas.iter().find(|a| a.0 == *counter)?;
+        if counter_escapes {
+            return None;
+        }
+        let counter = *counter;
         // The index: loaded anywhere, stored twice: 0 in the block `init` that enters
         // the loop, its own value plus 1 in the block `latch` that goes round.
         let (mut init, mut latch) = (None, None);
@@ -932,27 +1089,6 @@ impl JoinArray {
         }
         // The header is entered from `init` and `latch` alone, the join's block from
         // the header alone, and the latch (if another block) from the join's block.
-        let entries = |to: usize| {
-            let mut n = 0;
-            for block in blocks.iter() {
-                let mut count = |t: u32| n += (t as usize == to) as u32;
-                match block.insts.last() {
-                    Some(Inst::Br { target }) => count(*target),
-                    Some(Inst::CondBr {
-                        then_bb, else_bb, ..
-                    }) => {
-                        count(*then_bb);
-                        count(*else_bb)
-                    }
-                    Some(Inst::Switch { cases, default, .. }) => {
-                        count(*default);
-                        cases.iter().for_each(|&(_, t)| count(t));
-                    }
-                    _ => {}
-                }
-            }
-            n
-        };
         if entries(header) != 2
             || entries(join_block) != 1
             || (latch != join_block && entries(latch) != 1)
