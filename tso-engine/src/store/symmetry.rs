@@ -853,6 +853,33 @@ impl JoinArray {
             }
             n
         };
+        // What a join loop of either shape may hold besides its index and branches:
+        // arithmetic, the array's slot and its load, the join, calls that only read and
+        // take no pointer, and intrinsics that do nothing. None: the shape decides.
+        let in_loop = |at: (usize, usize), inst: &Inst| -> Option<bool> {
+            Some(match inst {
+                Inst::Bin { .. } | Inst::ICmp { .. } | Inst::Cast { .. } => true,
+                Inst::Gep { .. } => at == gep_at,
+                Inst::Load { .. } if at == load_at => true,
+                Inst::Call {
+                    callee: Callee::Direct(f),
+                    args,
+                    ..
+                } => {
+                    at == (join_block, join_at)
+                        || at == load_at
+                        || (kind(*f) == CallKind::Quiet
+                            && args
+                                .iter()
+                                .all(|a| matches!(a, Operand::Const(Val::Int(_)))))
+                }
+                Inst::Call {
+                    callee: Callee::Intrinsic(crate::ir::Intrinsic::NoOp),
+                    ..
+                } => true,
+                _ => return None,
+            })
+        };
         // (1) with optimisation: the index is a phi of the join's block, which is the
         // whole loop (clang rotates a loop it knows runs at least once): 0 from the
         // block before, its own value plus 1 from itself, and the loop goes round
@@ -946,35 +973,12 @@ impl JoinArray {
             {
                 break 'rotated false;
             }
-            // Nothing visible in the loop: arithmetic, the array's slot, the join, and
-            // calls that only read and take no pointer.
-            blocks[join_block]
-                .insts
-                .iter()
-                .enumerate()
-                .all(|(i, inst)| match inst {
-                    Inst::Load { .. } => (join_block, i) == load_at,
-                    Inst::Bin { .. } | Inst::ICmp { .. } | Inst::Cast { .. } => true,
-                    Inst::Gep { .. } => (join_block, i) == gep_at,
-                    Inst::Call {
-                        callee: Callee::Direct(f),
-                        args,
-                        ..
-                    } => {
-                        (join_block, i) == (join_block, join_at)
-                            || (join_block, i) == load_at
-                            || (kind(*f) == CallKind::Quiet
-                                && args
-                                    .iter()
-                                    .all(|a| matches!(a, Operand::Const(Val::Int(_)))))
-                    }
-                    Inst::Call {
-                        callee: Callee::Intrinsic(crate::ir::Intrinsic::NoOp),
-                        ..
-                    } => true,
-                    Inst::CondBr { .. } => i + 1 == blocks[join_block].insts.len(),
-                    _ => false,
-                })
+            // Nothing visible in the loop but the join; it ends in its branch.
+            let insts = &blocks[join_block].insts;
+            insts.iter().enumerate().all(|(i, inst)| {
+                in_loop((join_block, i), inst)
+                    .unwrap_or_else(|| matches!(inst, Inst::CondBr { .. }) && i + 1 == insts.len())
+            })
         };
         if rotated {
             return Some(JoinArray { alloca, slots });
@@ -1095,33 +1099,17 @@ impl JoinArray {
         {
             return None;
         }
-        // Nothing visible in the loop: the index, arithmetic, the array's slot, the
-        // join, and calls that only read and take no pointer.
+        // Nothing visible in the loop but the join, besides the index in its slot.
         for b in [join_block, latch] {
             if !blocks[b].phis.is_empty() {
                 return None;
             }
             for (i, inst) in blocks[b].insts.iter().enumerate() {
-                let ok = match inst {
-                    Inst::Load { ptr, .. } => is_reg(ptr, counter) || (b, i) == load_at,
-                    Inst::Store { ptr, .. } => is_reg(ptr, counter),
-                    Inst::Bin { .. } | Inst::ICmp { .. } | Inst::Cast { .. } => true,
-                    Inst::Gep { .. } => (b, i) == gep_at,
-                    Inst::Call {
-                        callee: Callee::Direct(f),
-                        args,
-                        ..
-                    } => {
-                        (b, i) == (join_block, join_at)
-                            || (b, i) == load_at
-                            || (kind(*f) == CallKind::Quiet
-                                && args
-                                    .iter()
-                                    .all(|a| matches!(a, Operand::Const(Val::Int(_)))))
-                    }
+                let ok = in_loop((b, i), inst).unwrap_or_else(|| match inst {
+                    Inst::Load { ptr, .. } | Inst::Store { ptr, .. } => is_reg(ptr, counter),
                     Inst::Br { .. } => true,
                     _ => false,
-                };
+                });
                 if !ok {
                     return None;
                 }
