@@ -106,16 +106,27 @@ pub fn corpus_cases(under: &str, every: usize) -> Vec<Case> {
         .collect()
 }
 
+/// The programs `source` generates for `count` soak seeds, written to `dir` as
+/// `PREFIX_SEED.c` (a seed whose file cannot be written is left out).
+fn written(
+    dir: &Path,
+    count: u64,
+    prefix: &str,
+    source: impl Fn(u64) -> String,
+) -> impl Iterator<Item = PathBuf> {
+    let dir = dir.to_path_buf();
+    let prefix = prefix.to_owned();
+    crate::soak_seeds(count).filter_map(move |seed| {
+        let path = dir.join(format!("{prefix}_{seed}.c"));
+        std::fs::write(&path, source(seed)).ok()?;
+        Some(path)
+    })
+}
+
 /// `count` generated TSO programs (`gen_tso`, from the soak seeds), written to `dir`,
 /// each under SC and under TSO with store-buffer bounds 2 and 0, outcomes collected.
 pub fn generated_cases(dir: &Path, count: u64) -> Vec<Case> {
-    crate::soak_seeds(count)
-        .filter_map(|seed| {
-            let program = gen_tso::generate(seed);
-            let path = dir.join(format!("seed_{seed}.c"));
-            std::fs::write(&path, program.to_c()).ok()?;
-            Some(path)
-        })
+    written(dir, count, "seed", |seed| gen_tso::generate(seed).to_c())
         .flat_map(|path| {
             [(Model::Sc, 0), (Model::Tso, 2), (Model::Tso, 0)].map(|(model, bound)| Case {
                 path: path.clone(),
@@ -132,13 +143,7 @@ pub fn generated_cases(dir: &Path, count: u64) -> Vec<Case> {
 /// fences, pointers), written to `dir`, under SC with `--races warn`: a reduction must
 /// find the same races.
 pub fn race_cases(dir: &Path, count: u64) -> Vec<Case> {
-    crate::soak_seeds(count)
-        .filter_map(|seed| {
-            let program = gen_race::generate(seed);
-            let path = dir.join(format!("race_{seed}.c"));
-            std::fs::write(&path, program.to_c()).ok()?;
-            Some(path)
-        })
+    written(dir, count, "race", |seed| gen_race::generate(seed).to_c())
         .map(|path| Case {
             path,
             model: Model::Sc,
@@ -152,14 +157,11 @@ pub fn race_cases(dir: &Path, count: u64) -> Vec<Case> {
 /// `count` generated programs whose states are reached again by other paths
 /// (`gen_revisit`), written to `dir`, under SC and under TSO, outcomes collected.
 pub fn revisit_cases(dir: &Path, count: u64) -> Vec<Case> {
-    crate::soak_seeds(count)
-        .filter_map(|seed| {
-            let path = dir.join(format!("revisit_{seed}.c"));
-            std::fs::write(&path, gen_revisit::generate(seed).source).ok()?;
-            Some(path)
-        })
-        .flat_map(under_sc_and_tso)
-        .collect()
+    written(dir, count, "revisit", |seed| {
+        gen_revisit::generate(seed).source
+    })
+    .flat_map(under_sc_and_tso)
+    .collect()
 }
 
 /// Runs `compare` on every case in parallel and fails with the first problems it
