@@ -471,6 +471,13 @@ fn the_race_screen_rules() {
     // (name, source, the screen's result, a race listed on this memory)
     let free_after_done = FREE_READ.replace("FREE", "if (atomic_load(&done))\n        free(p);");
     let free_at_once = FREE_READ.replace("FREE", "free(p);");
+    let rmw_chain = |writer: &str, other: &str| {
+        RMW_CHAIN
+            .replace("WRITER", &format!("memory_order_{writer}"))
+            .replace("OTHER", &format!("memory_order_{other}"))
+    };
+    let relaxed_rmw_chain = rmw_chain("relaxed", "release");
+    let release_sequence_of_rmws = rmw_chain("release", "relaxed");
     let cases: [(&str, &str, &str, Option<&str>); 13] = [
         ("relaxed_rmw", RELAXED_RMW, "not-applicable", Some("`x`")),
         (
@@ -488,13 +495,13 @@ fn the_race_screen_rules() {
         ),
         (
             "relaxed_rmw_chain",
-            RELAXED_RMW_CHAIN,
+            &relaxed_rmw_chain,
             "not-applicable",
             Some("`x`"),
         ),
         (
             "release_sequence_of_rmws",
-            RELEASE_SEQUENCE_OF_RMWS,
+            &release_sequence_of_rmws,
             "not-applicable",
             None,
         ),
@@ -631,37 +638,18 @@ int main(void) {
 }
 "#;
 
-/// `main` waits for both increments: it synchronises with `other`'s release
-/// read-modify-write (directly, or through the relaxed one that continues its release
-/// sequence), never with the writer's relaxed one.
-const RELAXED_RMW_CHAIN: &str = r#"#include <pthread.h>
+/// `main` waits for both increments, the writer's made with order `WRITER` and
+/// `other`'s with `OTHER`. With a relaxed writer and a release `other`, it synchronises
+/// with `other` (directly, or through the writer's increment that continues its
+/// release sequence), never with the writer: a race. With the orders swapped, the
+/// writer's increment heads a release sequence that `other`'s continues, so `main`
+/// synchronises with the writer whichever it reads: no race.
+const RMW_CHAIN: &str = r#"#include <pthread.h>
 #include <stdatomic.h>
 int x, r;
 atomic_int c;
-void *writer(void *a) { x = 1; atomic_fetch_add_explicit(&c, 1, memory_order_relaxed); return 0; }
-void *other(void *a) { atomic_fetch_add_explicit(&c, 1, memory_order_release); return 0; }
-int main(void) {
-    pthread_t t1, t2;
-    pthread_create(&t1, 0, writer, 0);
-    pthread_create(&t2, 0, other, 0);
-    while (atomic_load_explicit(&c, memory_order_acquire) < 2)
-        ;
-    r = x;
-    pthread_join(t1, 0);
-    pthread_join(t2, 0);
-    return 0;
-}
-"#;
-
-/// As `RELAXED_RMW_CHAIN` with the orders swapped: the writer's release
-/// read-modify-write heads a release sequence that `other`'s relaxed one continues, so
-/// `main` synchronises with the writer whichever it reads (no race).
-const RELEASE_SEQUENCE_OF_RMWS: &str = r#"#include <pthread.h>
-#include <stdatomic.h>
-int x, r;
-atomic_int c;
-void *writer(void *a) { x = 1; atomic_fetch_add_explicit(&c, 1, memory_order_release); return 0; }
-void *other(void *a) { atomic_fetch_add_explicit(&c, 1, memory_order_relaxed); return 0; }
+void *writer(void *a) { x = 1; atomic_fetch_add_explicit(&c, 1, WRITER); return 0; }
+void *other(void *a) { atomic_fetch_add_explicit(&c, 1, OTHER); return 0; }
 int main(void) {
     pthread_t t1, t2;
     pthread_create(&t1, 0, writer, 0);
