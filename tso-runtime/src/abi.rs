@@ -25,6 +25,17 @@ pub(crate) const STORE: [&str; 4] = [
     "__tso_store_32",
     "__tso_store_64",
 ];
+/// `void __tso_store_locked_N(ptr addr, iN value, i32 order)`: a seq_cst store as x86
+/// compilers emit it, `xchg` (a locked write): drains the thread's buffer, then writes
+/// memory. The pass's other choice, `mov; mfence`, behaves the same but stops between
+/// the two, where the store waits in the buffer of a thread whose next step drains it;
+/// those states add nothing (`crate::instrument::memory_ops`).
+pub(crate) const STORE_LOCKED: [&str; 4] = [
+    "__tso_store_locked_8",
+    "__tso_store_locked_16",
+    "__tso_store_locked_32",
+    "__tso_store_locked_64",
+];
 /// `iN __tso_rmw_N(ptr addr, iN operand, i32 op, i32 order)`: locked RMW, returns the
 /// old value.
 pub(crate) const RMW: [&str; 4] = [

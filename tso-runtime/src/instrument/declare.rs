@@ -66,6 +66,18 @@ impl<'a, 'ctx> TsoFunctions<'a, 'ctx> {
         self.get(abi::STORE[width], ty)
     }
 
+    pub(crate) fn store_locked(
+        &self,
+        width: usize,
+    ) -> Result<FunctionValue<'ctx>, InstrumentError> {
+        let ty = self.void_fn(&[
+            self.ptr(),
+            self.int(abi::ACCESS_WIDTHS[width]),
+            self.int(32),
+        ]);
+        self.get(abi::STORE_LOCKED[width], ty)
+    }
+
     pub(crate) fn rmw(&self, width: usize) -> Result<FunctionValue<'ctx>, InstrumentError> {
         let bits = abi::ACCESS_WIDTHS[width];
         let int = carrier_int(self.module, bits);

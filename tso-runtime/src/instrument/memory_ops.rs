@@ -55,6 +55,20 @@ pub(crate) fn rewrite_load<'ctx>(
     Ok(())
 }
 
+/// A store becomes `__tso_store_N` (or `__tso_store_bytes`), a write into the thread's
+/// buffer. A seq_cst one (outside C11) becomes `__tso_store_locked_N`, x86's `xchg`:
+/// drain the buffer, then write memory, in one step.
+///
+/// Why not `__tso_store_N` and a fence (`mov; mfence`, the other code x86 compilers
+/// emit, and the same behaviour): the search would also stop between the two, where
+/// the store waits in the buffer of a thread whose next step drains it. Those states
+/// add nothing. Until the drain, another thread's load either does not see the store,
+/// as if the locked store came after it, or sees it by flushing it, and flushing the
+/// newest entry flushes every older one (buffers are FIFO), which leaves the buffer
+/// empty and the fence with nothing to do, as if the locked store had run just before
+/// that load. So every run of the pair is a run of the locked store with the same
+/// values read, and the states in between need not be stored. Wider values have no
+/// locked form (x86 has no wider `xchg`) and keep the fence.
 pub(crate) fn rewrite_store<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     store: InstructionValue<'ctx>,
@@ -81,11 +95,19 @@ pub(crate) fn rewrite_store<'ctx>(
     let ordering = llvm::ordering(store);
     let seq_cst = ordering == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
     let order = rw.order_code(ordering);
+    // A seq_cst store as x86 compilers emit it, `xchg`: one locked step, no fence.
+    let locked = seq_cst && !keep_orders;
+    let mut fenced = false;
     match scalar::carrier_of(rw, value.get_type()).map_err(|what| rw.unsupported(store, what))? {
         Carrier::Int { width, int, .. } => {
             rw.at(store);
             let carried = scalar::to_int(rw, value, int)?;
-            let callee = rw.tso.store(width)?;
+            let callee = if locked {
+                fenced = true;
+                rw.tso.store_locked(width)?
+            } else {
+                rw.tso.store(width)?
+            };
             rw.call_void(callee, &[address.into(), carried.into(), order.into()])?;
         }
         Carrier::Bytes { size } => {
@@ -103,8 +125,10 @@ pub(crate) fn rewrite_store<'ctx>(
             rw.stats.byte_accesses += 1;
         }
     }
-    if seq_cst && !keep_orders {
-        // x86 compiles a seq_cst store to `xchg` (or `mov; mfence`): a full fence after it.
+    if fenced {
+        // The locked store drained the buffer: a fence after it would do nothing.
+    } else if locked {
+        // No locked form this wide: `mov; mfence` (see `rewrite_store`).
         rw.fence()?;
     } else if fence_after {
         rw.fence()?;

@@ -52,6 +52,27 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
         );
         let o = opts.clone();
         n.add_described(
+            abi::STORE_LOCKED[i],
+            Visibility::Custom(locked_visible),
+            by_width(
+                bits,
+                [
+                    describe_store_locked::<1>,
+                    describe_store_locked::<2>,
+                    describe_store_locked::<4>,
+                    describe_store_locked::<8>,
+                ],
+            ),
+            move |cx, a| {
+                let p = arg(a, 0)?;
+                let v = arg_val(a, 1)?;
+                let payload = val_to_payload(&v, cx.arg_undefined(1), bits / 8);
+                locked(cx, &o, p, bits / 8, |_| Some(payload))?;
+                Ok(NativeResult::Return(Val::Int(0)))
+            },
+        );
+        let o = opts.clone();
+        n.add_described(
             abi::RMW[i],
             Visibility::Custom(locked_visible),
             by_width(
@@ -243,6 +264,7 @@ pub(super) fn register_program_accesses(n: &mut Natives) {
         };
         n.set_program_accesses(abi::LOAD[i], load);
         n.set_program_accesses(abi::STORE[i], store);
+        n.set_program_accesses(abi::STORE_LOCKED[i], store);
         // The weak compare-exchange is registered by the C11 runtime only.
         for name in [abi::RMW[i], abi::CMPXCHG[i], abi::CMPXCHG_WEAK[i]] {
             n.set_program_accesses(name, locked);
@@ -518,6 +540,7 @@ fn undef_bytes(shadow: &Val, len: u32) -> Vec<u8> {
 pub(super) fn carry_undefined_values(n: &mut Natives) {
     for i in 0..abi::ACCESS_WIDTHS.len() {
         n.carry_undefined(abi::STORE[i], 1 << 1);
+        n.carry_undefined(abi::STORE_LOCKED[i], 1 << 1);
         n.carry_undefined(abi::RMW[i], 1 << 1);
         n.carry_undefined(abi::CMPXCHG[i], 1 << 2);
         // Registered by the C11 runtime only (a no-op for the others).
@@ -970,6 +993,10 @@ pub(super) fn describe_store<const BYTES: u32>(program: &Program, st: &State, a:
         name(program, st, arg(a, 0).unwrap_or_default()),
         scalar_arg::<BYTES>(program, st, a, 1)
     )
+}
+
+fn describe_store_locked<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
+    format!("locked {}", describe_store::<BYTES>(program, st, a))
 }
 
 pub(super) fn describe_rmw<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
