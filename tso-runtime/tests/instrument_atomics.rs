@@ -447,3 +447,36 @@ fn keep_orders_sends_a_weak_cmpxchg_to_the_weak_runtime_call() {
     assert!(calls_to(function(&module, "main"), "__tso_cmpxchg_weak_8").is_empty());
     assert_eq!(stats.weak_cmpxchgs, 0);
 }
+
+/// A store that a full fence follows, with nothing between that another thread could
+/// see, is one locked store (`mov; mfence` behaves as `xchg`): after an `mfence`, a
+/// seq_cst fence, the fence before a library call, and past a static local's store.
+/// Not when a load or another store of shared memory comes between (the load may pass
+/// the buffered store; the later store is the one the fence follows), nor before a
+/// library call made without fences.
+#[test]
+fn a_store_a_fence_follows_is_a_locked_store() {
+    let ctx = Context::create();
+    let module = load_fixture(&ctx, "store_then_fence.c", "-O0");
+    instrument_module(&module, &InstrumentOptions::default()).expect("instrument");
+    let locked_at = |f: &str, marker: &str| {
+        let line = Some(marker_line("store_then_fence.c", marker));
+        let f = function(&module, f);
+        let locked = calls_to(f, "__tso_store_locked_32")
+            .iter()
+            .any(|c| debug_line(*c) == line);
+        let plain = calls_to(f, "__tso_store_32")
+            .iter()
+            .any(|c| debug_line(*c) == line);
+        assert!(locked != plain, "{marker}: one store at its line");
+        locked
+    };
+    assert!(locked_at("then_mfence", "then-mfence"));
+    assert!(locked_at("then_fence", "then-fence"));
+    assert!(locked_at("then_unlock", "then-unlock"));
+    assert!(locked_at("then_local_then_mfence", "then-local"));
+    assert!(!locked_at("then_load_then_mfence", "then-load"));
+    assert!(!locked_at("then_store_then_mfence", "then-store"));
+    assert!(locked_at("then_store_then_mfence", "last-store"));
+    assert!(!locked_at("then_unfenced_call", "then-strlen"));
+}

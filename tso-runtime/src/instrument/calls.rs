@@ -103,6 +103,27 @@ fn is_unfenced(name: &str) -> bool {
         || name == "__VERIFIER_assume"
 }
 
+/// Whether [`rewrite_call`] puts a full fence before `call`: a call of a library
+/// function that is not unfenced, or an `mfence` in inline asm.
+pub(crate) fn fence_before(call: InstructionValue<'_>) -> bool {
+    if let Some(text) = llvm::inline_asm_text(call) {
+        return matches!(asm_effect(&text), AsmEffect::FullFence)
+            && call.get_type().is_void_type()
+            && call.get_opcode() == InstructionOpcode::Call;
+    }
+    llvm::called_function(call).is_some_and(|callee| {
+        let name = callee.get_name().to_string_lossy();
+        !name.starts_with("llvm.")
+            && fenced_library(callee, &name)
+            && call.get_opcode() != InstructionOpcode::CallBr
+    })
+}
+
+/// A declared function (no body here) that is not called without fences.
+fn fenced_library(callee: inkwell::values::FunctionValue<'_>, name: &str) -> bool {
+    callee.count_basic_blocks() == 0 && !is_unfenced(name)
+}
+
 pub(crate) fn rewrite_call<'ctx>(
     rw: &mut Rewriter<'_, 'ctx>,
     call: InstructionValue<'ctx>,
@@ -119,7 +140,7 @@ pub(crate) fn rewrite_call<'ctx>(
     if name.starts_with("llvm.") {
         return rewrite_intrinsic(rw, call, &name, locals, placed_fence);
     }
-    if callee.count_basic_blocks() > 0 || is_unfenced(&name) {
+    if !fenced_library(callee, &name) {
         return Ok(());
     }
     if call.get_opcode() == InstructionOpcode::CallBr {

@@ -2,8 +2,9 @@
 
 use inkwell::llvm_sys::LLVMAtomicOrdering;
 use inkwell::types::BasicTypeEnum;
-use inkwell::values::{AsValueRef, BasicValueEnum, InstructionValue};
+use inkwell::values::{AsValueRef, BasicValueEnum, InstructionOpcode, InstructionValue};
 
+use super::calls;
 use super::escape::Locals;
 use super::llvm;
 use super::rewriter::Rewriter;
@@ -56,13 +57,14 @@ pub(crate) fn rewrite_load<'ctx>(
 }
 
 /// A store becomes `__tso_store_N` (or `__tso_store_bytes`), a write into the thread's
-/// buffer. A seq_cst one (outside C11) becomes `__tso_store_locked_N`, x86's `xchg`:
-/// drain the buffer, then write memory, in one step.
+/// buffer. Outside C11, a seq_cst one, and one that a full fence follows with no other
+/// access to memory between (`fence_follows`), become `__tso_store_locked_N`, x86's
+/// `xchg`: drain the buffer, then write memory, in one step.
 ///
 /// Why not `__tso_store_N` and a fence (`mov; mfence`, the other code x86 compilers
-/// emit, and the same behaviour): the search would also stop between the two, where
-/// the store waits in the buffer of a thread whose next step drains it. Those states
-/// add nothing. Until the drain, another thread's load either does not see the store,
+/// emit for a seq_cst store, and the same behaviour as `xchg`): the search would also
+/// stop between the two, where the store waits in the buffer of a thread whose next
+/// step drains it. Those states add nothing. Until the drain, another thread's load either does not see the store,
 /// as if the locked store came after it, or sees it by flushing it, and flushing the
 /// newest entry flushes every older one (buffers are FIFO), which leaves the buffer
 /// empty and the fence with nothing to do, as if the locked store had run just before
@@ -95,8 +97,9 @@ pub(crate) fn rewrite_store<'ctx>(
     let ordering = llvm::ordering(store);
     let seq_cst = ordering == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent;
     let order = rw.order_code(ordering);
-    // A seq_cst store as x86 compilers emit it, `xchg`: one locked step, no fence.
-    let locked = seq_cst && !keep_orders;
+    // A seq_cst store as x86 compilers emit it, `xchg`, and a store a fence follows:
+    // one locked step.
+    let locked = !keep_orders && (seq_cst || fence_follows(store, locals));
     let mut fenced = false;
     match scalar::carrier_of(rw, value.get_type()).map_err(|what| rw.unsupported(store, what))? {
         Carrier::Int { width, int, .. } => {
@@ -127,7 +130,7 @@ pub(crate) fn rewrite_store<'ctx>(
     }
     if fenced {
         // The locked store drained the buffer: a fence after it would do nothing.
-    } else if locked {
+    } else if seq_cst && !keep_orders {
         // No locked form this wide: `mov; mfence` (see `rewrite_store`).
         rw.fence()?;
     } else if fence_after {
@@ -137,6 +140,73 @@ pub(crate) fn rewrite_store<'ctx>(
     store.erase_from_basic_block();
     rw.stats.stores += 1;
     Ok(())
+}
+
+/// Whether a full fence (`fence seq_cst`, an `mfence` in asm, the fence before a library
+/// call) follows `store` in its block with nothing between that touches memory, other
+/// than the static locals the pass leaves alone (invisible to other threads) and debug
+/// intrinsics. Division is not passed over: it may trap between the two.
+fn fence_follows(store: InstructionValue<'_>, locals: &Locals<'_>) -> bool {
+    use InstructionOpcode as Op;
+    let mut next = store.get_next_instruction();
+    while let Some(inst) = next {
+        let static_local = |i| locals.is_static_address(llvm::operand(inst.as_value_ref(), i));
+        match inst.get_opcode() {
+            Op::Load if static_local(0) => {}
+            Op::Store if static_local(1) => {}
+            Op::Fence => {
+                return llvm::ordering(inst)
+                    == LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent
+                    && !llvm::is_single_thread(inst)
+            }
+            Op::Call | Op::Invoke => {
+                let debug = llvm::called_function(inst)
+                    .is_some_and(|f| f.get_name().to_bytes().starts_with(b"llvm.dbg."));
+                if !debug {
+                    return calls::fence_before(inst);
+                }
+            }
+            Op::Add
+            | Op::Sub
+            | Op::Mul
+            | Op::And
+            | Op::Or
+            | Op::Xor
+            | Op::Shl
+            | Op::LShr
+            | Op::AShr
+            | Op::FAdd
+            | Op::FSub
+            | Op::FMul
+            | Op::FNeg
+            | Op::ICmp
+            | Op::FCmp
+            | Op::Select
+            | Op::GetElementPtr
+            | Op::Trunc
+            | Op::ZExt
+            | Op::SExt
+            | Op::FPTrunc
+            | Op::FPExt
+            | Op::FPToSI
+            | Op::FPToUI
+            | Op::SIToFP
+            | Op::UIToFP
+            | Op::PtrToInt
+            | Op::IntToPtr
+            | Op::BitCast
+            | Op::AddrSpaceCast
+            | Op::ExtractValue
+            | Op::InsertValue
+            | Op::ExtractElement
+            | Op::InsertElement
+            | Op::ShuffleVector
+            | Op::Freeze => {}
+            _ => return false,
+        }
+        next = inst.get_next_instruction();
+    }
+    false
 }
 
 /// Which `__tso_mem*` function an `llvm.mem*` intrinsic maps to.

@@ -996,7 +996,7 @@ pub(super) fn describe_store<const BYTES: u32>(program: &Program, st: &State, a:
 }
 
 fn describe_store_locked<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
-    format!("locked {}", describe_store::<BYTES>(program, st, a))
+    format!("{}, then mfence", describe_store::<BYTES>(program, st, a))
 }
 
 pub(super) fn describe_rmw<const BYTES: u32>(program: &Program, st: &State, a: &[Val]) -> String {
