@@ -150,7 +150,11 @@
 //! are ordered by them exactly as by their whole keys. The order, and so every state
 //! stored, is the same as with every key computed (the order matters: N is no
 //! congruence, so another order of the same ties stores other states). On `mcs4.c`
-//! this computes a fraction of the keys.
+//! this computes a fraction of the keys. Most successors are in order already (a
+//! stable sort then moves nothing, which neighbouring pairs decide), and a successor
+//! shares every thread but the one that moved with its parent and siblings, so
+//! thread parts and whole keys are kept by the thread's `Arc` (`KeyCache`, with the
+//! objects a whole key read), as are the objects `main`'s registers point to.
 //!
 //! Which threads are interchangeable is decided by the state alone: any two threads
 //! other than `main` (thread 0, never moved) may trade places, since their whole state
@@ -454,9 +458,9 @@ impl Keys {
     /// (`write_thread`), then the whole key. Whether any thread moved.
     ///
     /// A stable sort moves nothing exactly when each thread's key is at most the next
-    /// one's, so that is looked at first, pair by neighbouring pair (most states the
-    /// search reaches are in order: on `mcs4.c`, seven in ten), and the threads are
-    /// sorted only when some pair is not.
+    /// one's, so that is looked at first, pair by neighbouring pair (most successors
+    /// are in order: on `mcs4.c`, 11,473 of 38,962 had a handle moved), and the
+    /// threads are sorted only when some pair is not.
     fn sort_slots(
         &mut self,
         program: &Program,
