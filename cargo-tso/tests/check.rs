@@ -414,9 +414,10 @@ fn cxx_traces_show_the_users_lines_and_demangled_names() {
     assert_readable(&steps);
     let text = format!("{steps:?}");
     // `top` is a std::atomic<node*>: its library-internal member is not shown, and the
-    // pointers it holds are named.
+    // pointers it holds are named. Its `store` is seq_cst: x86's `xchg`, a store and a
+    // fence in one step.
     assert!(
-        text.contains("store top := &pool[1] [std::atomic<node*>::store]"),
+        text.contains("store top := &pool[1], then mfence [std::atomic<node*>::store]"),
         "{text}"
     );
     assert!(text.contains("std::thread::join(&main::a)"), "{text}");
