@@ -1102,7 +1102,7 @@ fn write_val(b: &mut Vec<u8>, map: &[u32], v: &Val) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(in crate::store) mod tests {
     //! The canonical form is exact: distinct states give distinct keys, even when the
     //! bytes of one list could pass for the bytes of the next.
     use super::*;
@@ -1342,7 +1342,8 @@ mod tests {
         }
     }
 
-    pub(super) fn pointer_frame(regs: Vec<Val>) -> Frame {
+    /// A frame of function 0 at its start with `regs`.
+    pub(in crate::store) fn pointer_frame(regs: Vec<Val>) -> Frame {
         Frame {
             func: 0,
             block: 0,

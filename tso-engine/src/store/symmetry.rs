@@ -1542,19 +1542,7 @@ mod tests {
         assert!(computed < 500 * 4, "some keys were never computed");
     }
 
-    /// A frame of function 0 at its start with `regs`.
-    fn frame_with(regs: Vec<Val>) -> Frame {
-        Frame {
-            func: 0,
-            block: 0,
-            ip: 0,
-            regs: Arc::new(regs),
-            undef: Vec::new(),
-            allocas: Vec::new(),
-            varargs: None,
-            ret: ReturnTo::Caller,
-        }
-    }
+    use crate::store::canon::tests::pointer_frame as frame_with;
 
     /// The threads of `order` after `sort_slots` with `keys`, and whether it moved one.
     fn sorted(keys: &mut Keys, st: &State) -> (Vec<ThreadId>, bool) {
