@@ -64,8 +64,9 @@ pub(crate) fn rewrite_load<'ctx>(
 /// Why not `__tso_store_N` and a fence (`mov; mfence`, the other code x86 compilers
 /// emit for a seq_cst store, and the same behaviour as `xchg`): the search would also
 /// stop between the two, where the store waits in the buffer of a thread whose next
-/// step drains it. Those states add nothing. Until the drain, another thread's load either does not see the store,
-/// as if the locked store came after it, or sees it by flushing it, and flushing the
+/// step drains it. Those states add nothing. Until the drain, another thread's load
+/// either does not see the store, as if the locked store came after it, or sees it by
+/// flushing it, and flushing the
 /// newest entry flushes every older one (buffers are FIFO), which leaves the buffer
 /// empty and the fence with nothing to do, as if the locked store had run just before
 /// that load. So every run of the pair is a run of the locked store with the same
@@ -100,18 +101,20 @@ pub(crate) fn rewrite_store<'ctx>(
     // A seq_cst store as x86 compilers emit it, `xchg`, and a store a fence follows:
     // one locked step.
     let locked = !keep_orders && (seq_cst || fence_follows(store, locals));
-    let mut fenced = false;
-    match scalar::carrier_of(rw, value.get_type()).map_err(|what| rw.unsupported(store, what))? {
+    // Whether the store became a locked one, which drains the buffer itself.
+    let fenced = match scalar::carrier_of(rw, value.get_type())
+        .map_err(|what| rw.unsupported(store, what))?
+    {
         Carrier::Int { width, int, .. } => {
             rw.at(store);
             let carried = scalar::to_int(rw, value, int)?;
             let callee = if locked {
-                fenced = true;
                 rw.tso.store_locked(width)?
             } else {
                 rw.tso.store(width)?
             };
             rw.call_void(callee, &[address.into(), carried.into(), order.into()])?;
+            locked
         }
         Carrier::Bytes { size } => {
             let temp = rw.temp(value.get_type())?;
@@ -126,8 +129,9 @@ pub(crate) fn rewrite_store<'ctx>(
                 &[address.into(), temp.into(), n.into(), order.into()],
             )?;
             rw.stats.byte_accesses += 1;
+            false
         }
-    }
+    };
     if fenced {
         // The locked store drained the buffer: a fence after it would do nothing.
     } else if seq_cst && !keep_orders {

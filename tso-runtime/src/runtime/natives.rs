@@ -29,48 +29,51 @@ pub(crate) fn register(n: &mut Natives, opts: &RuntimeOptions) {
                 Ok(NativeResult::Return(loaded(cx, &v, p)))
             },
         );
-        let o = opts.clone();
-        n.add_described(
-            abi::STORE[i],
-            Visibility::IfShared(0),
-            by_width(
-                bits,
-                [
-                    describe_store::<1>,
-                    describe_store::<2>,
-                    describe_store::<4>,
-                    describe_store::<8>,
-                ],
+        // A store into the buffer, and the locked one (`xchg`: drain, then write memory).
+        let stores: [(&str, Visibility, _, bool); 2] = [
+            (
+                abi::STORE[i],
+                Visibility::IfShared(0),
+                by_width(
+                    bits,
+                    [
+                        describe_store::<1>,
+                        describe_store::<2>,
+                        describe_store::<4>,
+                        describe_store::<8>,
+                    ],
+                ),
+                false,
             ),
-            move |cx, a| {
+            (
+                abi::STORE_LOCKED[i],
+                Visibility::Custom(locked_visible),
+                by_width(
+                    bits,
+                    [
+                        describe_store_locked::<1>,
+                        describe_store_locked::<2>,
+                        describe_store_locked::<4>,
+                        describe_store_locked::<8>,
+                    ],
+                ),
+                true,
+            ),
+        ];
+        for (name, visibility, describe, is_locked) in stores {
+            let o = opts.clone();
+            n.add_described(name, visibility, describe, move |cx, a| {
                 let p = arg(a, 0)?;
                 let v = arg_val(a, 1)?;
                 let payload = val_to_payload(&v, cx.arg_undefined(1), bits / 8);
-                store(cx, &o, p, payload)?;
+                if is_locked {
+                    locked(cx, &o, p, bits / 8, |_| Some(payload))?;
+                } else {
+                    store(cx, &o, p, payload)?;
+                }
                 Ok(NativeResult::Return(Val::Int(0)))
-            },
-        );
-        let o = opts.clone();
-        n.add_described(
-            abi::STORE_LOCKED[i],
-            Visibility::Custom(locked_visible),
-            by_width(
-                bits,
-                [
-                    describe_store_locked::<1>,
-                    describe_store_locked::<2>,
-                    describe_store_locked::<4>,
-                    describe_store_locked::<8>,
-                ],
-            ),
-            move |cx, a| {
-                let p = arg(a, 0)?;
-                let v = arg_val(a, 1)?;
-                let payload = val_to_payload(&v, cx.arg_undefined(1), bits / 8);
-                locked(cx, &o, p, bits / 8, |_| Some(payload))?;
-                Ok(NativeResult::Return(Val::Int(0)))
-            },
-        );
+            });
+        }
         let o = opts.clone();
         n.add_described(
             abi::RMW[i],
