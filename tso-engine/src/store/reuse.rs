@@ -45,11 +45,17 @@ impl<T> Default for ArcCache<T> {
     }
 }
 
+/// The slot of `item` in a direct-mapped cache of `2^bits` slots by `Arc` address.
+#[inline]
+pub(super) fn arc_slot<T>(item: &Arc<T>, bits: u32) -> usize {
+    let a = Arc::as_ptr(item) as usize as u64;
+    (a.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - bits)) as usize
+}
+
 impl<T> ArcCache<T> {
     #[inline]
     pub fn slot_of(item: &Arc<T>) -> usize {
-        let a = Arc::as_ptr(item) as usize as u64;
-        (a.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOT_BITS)) as usize
+        arc_slot(item, SLOT_BITS)
     }
 
     /// The entry of `item` with these `flags`, if cached.

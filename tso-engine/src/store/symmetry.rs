@@ -309,8 +309,7 @@ struct KeyEntry {
 
 impl KeyCache {
     fn slot_of(t: &Arc<Thread>) -> usize {
-        let a = Arc::as_ptr(t) as usize as u64;
-        (a.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CACHE_BITS)) as usize
+        super::reuse::arc_slot(t, CACHE_BITS)
     }
 
     /// The entry of `t` (its `Arc`) computed with these options, if cached.
