@@ -17,7 +17,8 @@
 use crate::prng::Rng;
 
 /// A generated program and whether its joins are the shape the rule recognises
-/// (`JoinArray::find`); when not, the run with the rule must be the run without it.
+/// (`JoinArray::find`), at some optimisation level; when not, the run with the rule
+/// must be the run without it.
 pub struct JoinProgram {
     pub source: String,
     pub recognised: bool,
@@ -27,23 +28,28 @@ pub fn generate(seed: u64) -> JoinProgram {
     let mut rng = Rng::new(seed);
     let n = 2 + rng.below(2) as usize;
     // How workers are told apart from their start: not at all, by index, by pointer
-    // to their index, or by their own slot's address (which the rule refuses).
-    let arg = rng.below(4);
+    // to their index, or by their own slot's address (which the rule refuses); or
+    // given their index and never reading it.
+    let arg = rng.below(5);
     let (arg_expr, me) = match arg {
         0 => ("0", "0"),
         1 => ("(void *)(long)i", "(int)(long)arg"),
         2 => ("&ids[i]", "*(int *)arg"),
-        _ => ("&t[i]", "0"),
+        3 => ("&t[i]", "0"),
+        _ => ("(void *)(long)i", "0"),
     };
     let vars = ["a", "b", "c"];
     let mut body = String::new();
+    let mut reads_me = false;
     for _ in 0..1 + rng.below(3) {
         let v = *rng.pick(&vars);
         let w = *rng.pick(&vars);
         let val = rng.below(3);
         let k = 1 + rng.below(2);
         let who = rng.below(n as u64);
-        let line = match rng.below(14) {
+        let kind = rng.below(14);
+        reads_me |= (10..=12).contains(&kind);
+        let line = match kind {
             0 => format!("{v} = {val};"),
             1 => format!("atomic_store(&A{v}, {val});"),
             2 => format!("{{ int r = atomic_load(&A{v}); if (r == {val}) {w} = r; }}"),
@@ -105,8 +111,10 @@ pub fn generate(seed: u64) -> JoinProgram {
         ),
         _ => format!("    for (int i = 1; i < {n}; i++)\n        pthread_join(t[i], 0);\n"),
     };
-    // Workers told apart from their start (by index, or their slot) are refused too.
-    let recognised = join_shape == 0 && arg == 0;
+    // Workers told apart from their start (by index, or their slot) are refused too;
+    // an index nothing reads is no difference (with optimisation, `me` unused leaves
+    // the argument unread).
+    let recognised = join_shape == 0 && (arg == 0 || arg == 4 || (arg == 1 && !reads_me));
     let (lock, unlock) = if holds {
         (
             "    pthread_mutex_lock(&held);\n",

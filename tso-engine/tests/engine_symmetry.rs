@@ -854,6 +854,36 @@ fn join_array_slots_are_merged_without_changing_the_answer() {
     assert_eq!(off.stats.states, without.stats.states);
 }
 
+/// Workers started with their index as argument: the join-array rule needs the same
+/// argument for each, unless the routine cannot read it (`(void)arg;`, or no use at
+/// all with optimisation), when they are as interchangeable as workers given 0.
+#[test]
+fn join_array_rule_takes_an_argument_the_worker_cannot_read() {
+    let given = |arg: &str, read: &str| {
+        joined_workers(-1)
+            .replace("work, 0);", &format!("work, {arg});"))
+            .replace("    (void)arg;\n", read)
+    };
+    for opt in ["-O0", "-O1"] {
+        let zero = check_with(
+            &given("0", "    (void)arg;\n"),
+            opt,
+            &[],
+            &with_join_slots(true),
+        );
+        let ignored = given("(void *)(long)i", "    (void)arg;\n");
+        let ignored = check_with(&ignored, opt, &[], &with_join_slots(true));
+        assert_pass(&ignored, "ignored");
+        assert_eq!(ignored.stats.symmetry, Some(vec![3]), "{opt}: one group");
+        assert_eq!(ignored.stats.states, zero.stats.states, "{opt}");
+        assert_eq!(ignored.outcomes, zero.outcomes, "{opt}");
+        let read = given("(void *)(long)i", "    x += (int)(long)arg;\n");
+        let read = check_with(&read, opt, &[], &with_join_slots(true));
+        assert_pass(&read, "read");
+        assert_eq!(read.stats.symmetry, Some(vec![]), "{opt}: told apart");
+    }
+}
+
 /// A worker's assertion fails under the join-array rule: the failure is found, and its
 /// counterexample (searched again without the rule) replays to the assertion.
 #[test]

@@ -81,7 +81,8 @@
 //! extension data points nowhere into the array (`ExtState::for_each_pointer`: a C11
 //! history of the slots' writes would not move with their contents). Not for
 //! soundness but for what it costs: (6) every `pthread_create` into the array gets the
-//! same constant attributes, routine and argument. Workers told apart from their start
+//! same constant attributes, routine and argument (any argument when the routine cannot
+//! read it, `ignores_its_argument`). Workers told apart from their start
 //! (by `i`, by `&ids[i]`) never become renamings of each other, so sorting their slots
 //! merges little and multiplies the states in which `main` waits on one or another of
 //! them (N is no congruence, below): on generated programs whose workers got
@@ -788,6 +789,77 @@ impl Keys {
     }
 }
 
+/// Whether the thread start routine `routine` (a function pointer) cannot read its
+/// argument: the parameter is used nowhere, or only stored into a slot of its frame
+/// whose address never leaves the frame and whose loads are all unused (clang's
+/// `(void)arg;` without optimisation). Such a thread's states do not keep the
+/// argument: the register is dead and the slot is reset once dead (`ir::slots`).
+fn ignores_its_argument(program: &Program, routine: &crate::value::Val) -> bool {
+    use crate::ir::liveness::for_each_operand;
+    use crate::ir::{Callee, Inst, Intrinsic, Operand, FUNCTION_OBJECT_BASE};
+    let crate::value::Val::Ptr(p) = routine else {
+        return false;
+    };
+    let (obj, 0) = ptr_parts(*p) else {
+        return false;
+    };
+    let Some(func) = obj
+        .checked_sub(FUNCTION_OBJECT_BASE)
+        .and_then(|f| program.functions.get(f as usize))
+    else {
+        return false;
+    };
+    let Some(body) = func.body.as_ref().filter(|_| func.params >= 1) else {
+        return false;
+    };
+    let insts = || body.blocks.iter().flat_map(|b| b.insts.iter());
+    let is_reg = |o: &Operand, r: u32| matches!(o, Operand::Reg(x) if *x == r);
+    let uses = |r: u32| {
+        let in_phis = body
+            .blocks
+            .iter()
+            .flat_map(|b| b.phis.iter())
+            .any(|phi| phi.incoming.iter().any(|(_, o)| is_reg(o, r)));
+        let mut found = Vec::new();
+        for inst in insts() {
+            let mut uses_it = false;
+            for_each_operand(inst, |o| uses_it |= is_reg(o, r));
+            if uses_it {
+                found.push(inst);
+            }
+        }
+        (!in_phis).then_some(found)
+    };
+    let private_slot = |r: u32| {
+        insts().any(|i| matches!(i, Inst::Alloca { dst, escapes: false, .. } if *dst == r))
+    };
+    // Every use of the slot only writes it, or reads it into a register used nowhere.
+    let write_only = |slot: u32| {
+        uses(slot).is_some_and(|found| {
+            found.iter().all(|inst| match inst {
+                Inst::Store { val, ptr, .. } => is_reg(ptr, slot) && !is_reg(val, slot),
+                Inst::Load { dst, .. } => uses(*dst).is_some_and(|u| u.is_empty()),
+                Inst::Call {
+                    callee: Callee::Intrinsic(Intrinsic::NoOp),
+                    ..
+                } => true,
+                _ => false,
+            })
+        })
+    };
+    let param = 0;
+    uses(param).is_some_and(|found| {
+        found.iter().all(|inst| match inst {
+            Inst::Store {
+                val: Operand::Reg(v),
+                ptr: Operand::Reg(slot),
+                ..
+            } => *v == param && *slot != param && private_slot(*slot) && write_only(*slot),
+            _ => false,
+        })
+    })
+}
+
 /// How [`JoinArray::find`] treats a call to a function without a body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CallKind {
@@ -996,7 +1068,7 @@ impl JoinArray {
         };
         // Every other use of the array: `&t[i]` given to `pthread_create` alone, or
         // the array given to a call where it dies.
-        let mut started: Option<Vec<&Val>> = None;
+        let mut started: Option<Vec<Option<&Val>>> = None;
         for &at in uses_of(array_reg) {
             if at == gep_at {
                 continue;
@@ -1036,11 +1108,21 @@ impl JoinArray {
                         ..
                     }) if *f == create && is_reg(&args[0], *dst) => {
                         // (6): every worker started alike, with the same constant
-                        // attributes, routine and argument.
-                        let rest: Option<Vec<&Val>> = args[1..]
+                        // attributes, routine and argument; any argument, when the
+                        // routine cannot read it.
+                        let ignored = match args.get(2) {
+                            Some(Operand::Const(routine)) => ignores_its_argument(program, routine),
+                            _ => false,
+                        };
+                        // The argument's entry is `None` when the routine ignores it.
+                        let rest: Option<Vec<Option<&Val>>> = args[1..]
                             .iter()
-                            .map(|a| match a {
-                                Operand::Const(v) => Some(v),
+                            .enumerate()
+                            .map(|(k, a)| match a {
+                                // Not the slot's own address: the array stays out of
+                                // the workers' reach (their first registers).
+                                _ if k == 2 && ignored && !is_reg(a, *dst) => Some(None),
+                                Operand::Const(v) => Some(Some(v)),
                                 _ => None,
                             })
                             .collect();
