@@ -211,6 +211,13 @@ impl TsoProgram {
                         r.pointer(),
                         ty = r.c_type()
                     ),
+                    // Every other store ends its block with a branch to the next
+                    // statement, which the pass looks past for a fence.
+                    Op::Store(r, b) if i % 2 == 1 => format!(
+                        "{} = {}; goto next{i}; next{i}:;",
+                        r.lvalue(),
+                        pattern(b, r.width)
+                    ),
                     Op::Store(r, b) => format!("{} = {};", r.lvalue(), pattern(b, r.width)),
                     Op::LibraryStore(r, b) => {
                         format!("set_fn((void *){}, 0x{b:x}, {});", r.pointer(), r.width)

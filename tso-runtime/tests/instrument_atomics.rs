@@ -453,7 +453,8 @@ fn keep_orders_sends_a_weak_cmpxchg_to_the_weak_runtime_call() {
 /// seq_cst fence, the fence before a library call, and past a static local's store.
 /// Not when a load or another store of shared memory comes between (the load may pass
 /// the buffered store; the later store is the one the fence follows), nor before a
-/// library call made without fences.
+/// library call made without fences. Past an unconditional branch, not past a
+/// conditional one.
 #[test]
 fn a_store_a_fence_follows_is_a_locked_store() {
     let ctx = Context::create();
@@ -479,4 +480,12 @@ fn a_store_a_fence_follows_is_a_locked_store() {
     assert!(!locked_at("then_store_then_mfence", "then-store"));
     assert!(locked_at("then_store_then_mfence", "last-store"));
     assert!(!locked_at("then_unfenced_call", "then-strlen"));
+    // Across an unconditional branch (both arms of an `if` join at the unlock), but not
+    // past a load in the block it leads to, nor a loop's conditional branch.
+    assert!(locked_at("branch_then_unlock", "if-then-unlock"));
+    assert!(locked_at("branch_then_unlock", "else-then-unlock"));
+    assert!(!locked_at("branch_then_load", "if-then-load"));
+    assert!(!locked_at("loop_then_mfence", "in-loop"));
+    // A loop of unconditional branches alone ends the search.
+    assert!(!locked_at("store_then_spin", "then-spin"));
 }

@@ -147,12 +147,16 @@ pub(crate) fn rewrite_store<'ctx>(
 }
 
 /// Whether a full fence (`fence seq_cst`, an `mfence` in asm, the fence before a library
-/// call) follows `store` in its block with nothing between that touches memory, other
-/// than the static locals the pass leaves alone (invisible to other threads) and debug
-/// intrinsics. Division is not passed over: it may trap between the two.
+/// call) follows `store` with nothing between that touches memory, other than the
+/// static locals the pass leaves alone (invisible to other threads) and debug
+/// intrinsics. Division is not passed over: it may trap between the two. An
+/// unconditional branch is followed (its target's phis only copy registers); a
+/// conditional one, or a block met twice, stops the search. A block the pass has
+/// already rewritten holds `__tso_*` calls, which stop it too.
 fn fence_follows(store: InstructionValue<'_>, locals: &Locals<'_>) -> bool {
     use InstructionOpcode as Op;
     let mut next = store.get_next_instruction();
+    let mut entered = Vec::new();
     while let Some(inst) = next {
         let static_local = |i| locals.is_static_address(llvm::operand(inst.as_value_ref(), i));
         match inst.get_opcode() {
@@ -206,6 +210,19 @@ fn fence_follows(store: InstructionValue<'_>, locals: &Locals<'_>) -> bool {
             | Op::InsertElement
             | Op::ShuffleVector
             | Op::Freeze => {}
+            Op::Br if inst.get_num_operands() == 1 => {
+                let Some(target) = inst.get_operand(0).and_then(|op| op.block()) else {
+                    return false;
+                };
+                if entered.contains(&target) {
+                    return false;
+                }
+                entered.push(target);
+                next = target
+                    .get_instructions()
+                    .find(|i| i.get_opcode() != Op::Phi);
+                continue;
+            }
             _ => return false,
         }
         next = inst.get_next_instruction();
