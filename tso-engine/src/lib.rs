@@ -66,5 +66,6 @@ pub use state::{ExtState, State, ThreadId};
 pub use value::{make_ptr, ptr_parts, Val};
 
 // Comparing states, and the checks the test suites observe a search with.
+pub use explore::commute::CommuteCheck;
 pub use explore::roundtrip::{BlockedCheck, DecodeCheck, SymmetryCheck};
 pub use store::{incremental_counts, Fingerprint, Fingerprinter};

@@ -11,52 +11,6 @@ use std::path::Path;
 use std::sync::Arc;
 use tso_engine::{DecodeCheck, RacePolicy, Verdict};
 
-/// Programs whose state spaces cover threads, mutexes, condition variables, keys,
-/// thread-locals, setjmp, semaphores, cancellation, callbacks from natives, thread
-/// results with undefined bits, varargs, heap and exits.
-const PROGRAMS: &[&str] = &[
-    "tests/programs/threads/mutex_counter.c",
-    "tests/programs/threads/condvar_prodcons.c",
-    "tests/programs/threads/keys.c",
-    "tests/programs/threads/thread_local.c",
-    "tests/programs/threads/setjmp_per_thread.c",
-    "tests/programs/threads/once.c",
-    "tests/programs/threads/barrier.c",
-    "tests/programs/threads/rwlock.c",
-    "tests/programs/threads/tso_choose_threads.c",
-    "tests/programs/threads/verifier_atomic.c",
-    "tests/programs/threads/one_bad_interleaving.c",
-    "tests/programs/threads/once_routine_calls_library.c",
-    "tests/programs/threads/semaphore_wait_variants.c",
-    "tests/programs/cancel/cleanup_handler_calls_library.c",
-    "tests/programs/libc/qsort_bsearch.c",
-    "tests/programs/uninit/thread_result_undefined.c",
-    "tso-engine/tests/engine_support/programs/varargs_structs.c",
-    "bench/programs/mutex3.c",
-    "bench/programs/treiber4.c",
-];
-
-/// Race programs, racy and race-free, whose race data covers locks, condition
-/// variables, create/join, barriers, release/acquire and seq_cst atomics, fences, a
-/// fresh node published after a fence, calloc'd memory and library reads.
-const RACE_PROGRAMS: &[&str] = &[
-    "tests/programs/races/mutex.c",
-    "tests/programs/races/mutex_racy.c",
-    "tests/programs/races/cond_racy.c",
-    "tests/programs/races/create_join_racy.c",
-    "tests/programs/races/barrier.c",
-    "tests/programs/races/release_publish.c",
-    "tests/programs/races/relaxed_publish_racy.c",
-    "tests/programs/races/seq_cst_publish.c",
-    "tests/programs/races/fence_publish.c",
-    "tests/programs/races/fence_publish_racy.c",
-    "tests/programs/races/fresh_node_fence_publish.c",
-    "tests/programs/races/fresh_node_read_after_fence_racy.c",
-    "tests/programs/races/calloc_publish_racy.c",
-    "tests/programs/races/library_read_racy.c",
-    "tests/programs/races/relaxed_counter.c",
-];
-
 /// Runs `DecodeCheck` over every state (up to 3000) of each of `files` compiled at
 /// `opt`, with `races`;
 /// the number of states checked.
@@ -97,7 +51,7 @@ fn round_trip(files: &[&str], opt: &str, races: RacePolicy) -> u64 {
 
 #[test]
 fn rebuilt_states_serialise_and_step_like_the_originals() {
-    let total = round_trip(PROGRAMS, "-O1", RacePolicy::Allow);
+    let total = round_trip(STATE_SPACE_PROGRAMS, "-O1", RacePolicy::Allow);
     assert!(total > 5000, "only {total} states checked");
 }
 
@@ -106,7 +60,7 @@ fn rebuilt_states_serialise_and_step_like_the_originals() {
 /// same successor.
 #[test]
 fn rebuilt_race_data_serialises_and_steps_like_the_original() {
-    let total = round_trip(PROGRAMS, "-O1", RacePolicy::Warn);
+    let total = round_trip(STATE_SPACE_PROGRAMS, "-O1", RacePolicy::Warn);
     let races = round_trip(RACE_PROGRAMS, "-O1", RacePolicy::Warn);
     assert!(total > 5000, "only {total} states checked");
     assert!(races > 100, "only {races} states of race programs checked");
@@ -116,7 +70,7 @@ fn rebuilt_race_data_serialises_and_steps_like_the_original() {
 /// so a rebuilt state numbers its successors' objects like the original.
 #[test]
 fn rebuilt_states_with_many_stack_slots_step_like_the_originals() {
-    let total = round_trip(PROGRAMS, "-O0", RacePolicy::Allow);
+    let total = round_trip(STATE_SPACE_PROGRAMS, "-O0", RacePolicy::Allow);
     let races = round_trip(RACE_PROGRAMS, "-O0", RacePolicy::Warn);
     assert!(total > 5000, "only {total} states checked");
     assert!(races > 100, "only {races} states of race programs checked");

@@ -282,6 +282,22 @@ impl Footprint {
         out
     }
 
+    /// Does every transition dependent on `other` depend on this one too, by its own
+    /// accesses: each of `other`'s lies within one of this one's, a write within a write?
+    pub fn covers(&self, other: &Footprint) -> bool {
+        if self.everything {
+            return true;
+        }
+        if other.everything {
+            return false;
+        }
+        other.accesses.iter().all(|b| {
+            self.accesses.iter().any(|a| {
+                (a.write || !b.write) && a.obj == b.obj && a.start <= b.start && b.end <= a.end
+            })
+        })
+    }
+
     /// Does every transition dependent on `other` depend on this one too: this one
     /// touches everything, or writes every byte `other` touches?
     pub(crate) fn writes_all_of(&self, other: &Footprint) -> bool {

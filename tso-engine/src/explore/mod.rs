@@ -6,6 +6,7 @@
 //! under one sequence of nondeterministic choices.
 
 mod chooser;
+pub mod commute;
 pub mod counterexample;
 mod deadlock;
 mod dfs;

@@ -179,3 +179,49 @@ pub fn line_of(src: &str, marker: &str) -> u32 {
         .unwrap_or_else(|| panic!("marker {marker} not in source")) as u32
         + 1
 }
+
+/// Programs whose state spaces cover threads, mutexes, condition variables, keys,
+/// thread-locals, setjmp, semaphores, cancellation, callbacks from natives, thread
+/// results with undefined bits, varargs, heap and exits.
+pub const STATE_SPACE_PROGRAMS: &[&str] = &[
+    "tests/programs/threads/mutex_counter.c",
+    "tests/programs/threads/condvar_prodcons.c",
+    "tests/programs/threads/keys.c",
+    "tests/programs/threads/thread_local.c",
+    "tests/programs/threads/setjmp_per_thread.c",
+    "tests/programs/threads/once.c",
+    "tests/programs/threads/barrier.c",
+    "tests/programs/threads/rwlock.c",
+    "tests/programs/threads/tso_choose_threads.c",
+    "tests/programs/threads/verifier_atomic.c",
+    "tests/programs/threads/one_bad_interleaving.c",
+    "tests/programs/threads/once_routine_calls_library.c",
+    "tests/programs/threads/semaphore_wait_variants.c",
+    "tests/programs/cancel/cleanup_handler_calls_library.c",
+    "tests/programs/libc/qsort_bsearch.c",
+    "tests/programs/uninit/thread_result_undefined.c",
+    "tso-engine/tests/engine_support/programs/varargs_structs.c",
+    "bench/programs/mutex3.c",
+    "bench/programs/treiber4.c",
+];
+
+/// Race programs, racy and race-free, whose race data covers locks, condition
+/// variables, create/join, barriers, release/acquire and seq_cst atomics, fences, a
+/// fresh node published after a fence, calloc'd memory and library reads.
+pub const RACE_PROGRAMS: &[&str] = &[
+    "tests/programs/races/mutex.c",
+    "tests/programs/races/mutex_racy.c",
+    "tests/programs/races/cond_racy.c",
+    "tests/programs/races/create_join_racy.c",
+    "tests/programs/races/barrier.c",
+    "tests/programs/races/release_publish.c",
+    "tests/programs/races/relaxed_publish_racy.c",
+    "tests/programs/races/seq_cst_publish.c",
+    "tests/programs/races/fence_publish.c",
+    "tests/programs/races/fence_publish_racy.c",
+    "tests/programs/races/fresh_node_fence_publish.c",
+    "tests/programs/races/fresh_node_read_after_fence_racy.c",
+    "tests/programs/races/calloc_publish_racy.c",
+    "tests/programs/races/library_read_racy.c",
+    "tests/programs/races/relaxed_counter.c",
+];
