@@ -139,6 +139,10 @@ fn conflicts(fp: &Footprint, fut: &Effects, u: ThreadId, program_globals: usize)
     }
     let end = footprint::thread_object(u);
     fp.any_access(|obj, write| {
+        if footprint::is_thread_state_object(obj) {
+            // Every step of `u` reads its own state; only a change of it conflicts.
+            return write && obj == footprint::thread_state_object(u);
+        }
         if fut.write_any || (write && fut.read_any) {
             return true;
         }
