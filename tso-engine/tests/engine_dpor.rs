@@ -189,3 +189,56 @@ int main(void) {
     compare_at(src, "-O2");
     assert_eq!(run(src, "-O2", true).verdict, tso_engine::Verdict::Fail);
 }
+
+#[test]
+fn a_cancel_request_races_with_the_cancellation_point_of_the_thread() {
+    // `w`'s cancellation point reads only its own flags, which `main`'s request
+    // changes: the step reads `w`'s own state, the request writes it. Before the
+    // point `w` is cancelled and never stores; after it, it stores and ends normally.
+    let src = r#"
+atomic_int r;
+static void *w(void *p) { pthread_testcancel(); atomic_store(&r, 1); return 0; }
+int main(void) {
+  pthread_t t;
+  void *res;
+  pthread_create(&t, 0, w, 0);
+  pthread_cancel(t);
+  pthread_join(t, &res);
+  printf("%d %d\n", atomic_load(&r), res == PTHREAD_CANCELED);
+  return 0;
+}
+"#;
+    compare(src);
+    let outcomes = run(src, "-O1", true).outcomes;
+    assert!(
+        outcomes.iter().any(|o| o.contains("0 1")) && outcomes.iter().any(|o| o.contains("1 0")),
+        "{outcomes:?}"
+    );
+}
+
+#[test]
+fn a_detach_is_ordered_against_a_join_of_the_same_thread() {
+    // `j` joins `t` and `d` detaches it: joined first, the detach passes; detached
+    // first, the join is a misuse. Neither call reads what the other writes in memory:
+    // both change `t` (its joined or detached flag), so both write `t`'s end object and
+    // own state (the join reads its end), and they race.
+    let src = r#"
+pthread_t h;
+static void *t(void *p) { return 0; }
+static void *j(void *p) { pthread_join(h, 0); return 0; }
+static void *d(void *p) { pthread_detach(h); return 0; }
+int main(void) {
+  pthread_t o[2];
+  pthread_create(&h, 0, t, 0);
+  pthread_create(&o[0], 0, j, 0);
+  pthread_create(&o[1], 0, d, 0);
+  pthread_exit(0);
+}
+"#;
+    compare(src);
+    let full = run(src, "-O1", false);
+    assert_eq!(
+        full.failure.map(|f| f.kind),
+        Some(tso_engine::ErrorKind::PthreadMisuse)
+    );
+}

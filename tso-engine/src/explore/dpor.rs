@@ -29,8 +29,12 @@
 //! steps never run after it, so their races with it never show on the path.
 //!
 //! **Thread lifecycle.** Creation, joins and ends name what they touch
-//! (`Machine::run_transition_observed`; each over-approximates what the step reads
-//! and writes):
+//! (`Machine::run_transition_observed`, with `MachineOptions::dpor` on; without it,
+//! those steps touch everything: sleep sets stored as many states with the names on
+//! the benchmark programs and paid for recording them, bench/PERFORMANCE.md. The names
+//! are sound for sleep and persistent sets too, which a run with the option on may
+//! still use: `-j`, the hang check's second search). Each over-approximates what the
+//! step reads and writes:
 //! - a creation writes the new thread's end object (whether it exists and has ended:
 //!   what a join, detach or cancel of it reads), its own state and its extension data,
 //!   besides the handle slot it stores to (a memory write, recorded as such). The new

@@ -1,14 +1,17 @@
 //! What one transition touched that another thread could observe, for partial-order
 //! reduction (`sleep`): byte ranges of shared objects read and written, or
 //! `everything` when the transition did something no range describes (an atomic
-//! section, pthread keys, atexit handlers, anything the runtime cannot name). A thread
-//! created, ended, changed by another or stopped by the process's end is named by
-//! pseudo-objects: its end object (`thread_object`) and its own state
-//! (`thread_state_object`, read by every step of the thread); the rules and why they
-//! over-approximate are in `dpor`, "Thread lifecycle". Two transitions are independent
-//! when neither writes what the other reads or writes and neither touches everything:
-//! then both orders reach the same state and neither changes whether the other can
-//! run. When in doubt a recorder says `everything`.
+//! section, pthread keys, atexit handlers, anything the runtime cannot name). So do a
+//! thread created or changed by another, the end that leaves one thread running alone
+//! and the process's end, but under dynamic partial-order reduction
+//! (`MachineOptions::dpor`, the one search that gains from naming them), which names
+//! them by pseudo-objects: a thread's end object (`thread_object`, which its end writes
+//! in either case) and its own state (`thread_state_object`, read by every step of the
+//! thread); the rules and why they over-approximate are in `dpor`, "Thread
+//! lifecycle". Two transitions are independent when neither writes what the other
+//! reads or writes and neither touches everything: then both orders reach the same
+//! state and neither changes whether the other can run. When in doubt a recorder says
+//! `everything`.
 //!
 //! Race data. A state with race detection on also holds vector clocks and per-byte
 //! access histories (`race/`), and two transitions with independent footprints must
@@ -25,14 +28,15 @@
 //! reduction keeps every state and still runs sleeping transitions, so every report
 //! of the full search is made.
 //! Creating a thread makes the child's clock from the parent's: the parent's own data
-//! and the child's, which no other thread reads (the creation writes the child's end
-//! object and own state, which the child's steps read); a join reads the clock of a
-//! thread that has ended (its end is in both footprints). Two reads of one byte stay independent: each adds itself to the
-//! byte's history and drops only accesses that happen before it, and neither read is
-//! known to the other thread (a thread's current epoch is known to no other thread:
-//! it ticks after every release), so both orders leave the same set of accesses, which
-//! is what the store serialises (sorted, `RaceState::serialize`). Which threads still
-//! run decides what is serialised, not what is recorded, so a thread's end commutes.
+//! and the child's, which no other thread reads (named, the creation writes the child's
+//! end object and own state, which the child's steps read); a join reads the clock of a
+//! thread that has ended (its end is in both footprints). Two reads of one byte stay
+//! independent: each adds itself to the byte's history and drops only accesses that
+//! happen before it, and neither read is known to the other thread (a thread's current
+//! epoch is known to no other thread: it ticks after every release), so both orders
+//! leave the same set of accesses, which is what the store serialises (sorted,
+//! `RaceState::serialize`). Which threads still run decides what is serialised, not
+//! what is recorded, so a thread's end commutes.
 //! A race is a property of a Mazurkiewicz trace (two accesses unordered by
 //! happens-before) and so shows in every linearisation; sleep sets keep every state
 //! and run every enabled transition from each (sleepers too), so every race the full
@@ -207,11 +211,14 @@ impl Footprint {
     /// TSO runtime's flush decisions read every existing thread's buffer shape), so
     /// theirs may differ after it even where they commute with it.
     pub(crate) fn ends_a_thread(&self) -> bool {
+        // Thread states lie below the extension data's objects, thread objects above:
+        // a write of memory fails the first comparison, as it did before thread states.
         self.everything
             || self.accesses.iter().any(|a| {
                 a.write
+                    && a.obj >= THREAD_STATE_BASE
                     && a.obj != OUTPUT
-                    && (a.obj >= thread_object(0x03ff_fffe) || is_thread_state_object(a.obj))
+                    && (a.obj >= thread_object(0x03ff_fffe) || a.obj < thread_data_object(0))
             })
     }
 
@@ -470,5 +477,23 @@ mod tests {
         assert!(!crate::hooks::observed());
         assert!(!r.0.independent(&fp(&[(9, 4, 1, false)])));
         assert!(r.0.independent(&fp(&[(10, 0, 1, true)])));
+    }
+
+    #[test]
+    fn a_write_of_a_threads_end_or_own_state_ends_a_thread() {
+        let write = |obj: u32| {
+            let mut f = Footprint::default();
+            f.add_object(obj, true);
+            f
+        };
+        assert!(write(thread_object(1)).ends_a_thread());
+        assert!(write(thread_state_object(1)).ends_a_thread());
+        // Memory, the extension data's shape and the output are no thread's.
+        assert!(!write(9).ends_a_thread());
+        assert!(!write(thread_data_object(1)).ends_a_thread());
+        assert!(!write(OUTPUT).ends_a_thread());
+        let mut read = Footprint::default();
+        read.add_object(thread_state_object(1), false);
+        assert!(!read.ends_a_thread());
     }
 }

@@ -846,10 +846,13 @@ impl<'p> Machine<'p> {
 
     /// `run_transition`, watched by `hook`: besides what the run reports as it goes, what
     /// it touched that another thread could observe (see `explore::footprint`). An atomic
-    /// section, keys and atexit handlers make it dependent on everything. A thread
-    /// created, ended, changed by another or stopped by the process's end is named: its
-    /// end object, its own state (`footprint::thread_state_object`, which every step of
-    /// the thread reads) and, created, its extension data.
+    /// section, keys and atexit handlers make it dependent on everything. So, without
+    /// dynamic partial-order reduction, does a thread created, ended or changed by
+    /// another, or the process's end (`lifecycle_coarse`); with it, those are named
+    /// (`lifecycle_named`). Sleep and persistent sets are sound with either; only the
+    /// dynamic reduction gains from the names, and recording them costs every
+    /// transition of the default search an access more, so the choice is made here
+    /// once per transition by `MachineOptions::dpor`.
     ///
     /// `before` is the state `st` was cloned from (the caller keeps it anyway; cloning
     /// it here, with every object's reference count, was a quarter of the recording's
@@ -863,13 +866,90 @@ impl<'p> Machine<'p> {
         hook: Box<H>,
     ) -> (Result<Step, Failure>, Box<H>) {
         let (r, mut hook) = hooks::observe(hook, || self.run_transition(st, tid, chooser, None));
+        let named = if self.opts.dpor {
+            Self::lifecycle_named(before, st, tid, &mut *hook)
+        } else {
+            Self::lifecycle_coarse(before, st, tid, &mut *hook)
+        };
+        if !named {
+            hook.everything();
+            return (r, hook);
+        }
+        // A changed shared object that no hook may have seen written.
+        for (id, old, new) in st.memory.changed_since(&before.memory) {
+            if old.shared && !new.is_some_and(|new| Arc::ptr_eq(old, new)) {
+                hook.object_changed(id);
+            }
+        }
+        if self.opts.outputs_visible && st.output.len() != before.output.len() {
+            hook.output();
+        }
+        if r == Ok(Step::Progress) && self.stops_at_custom_visibility(st, tid) {
+            // Where this transition ended depends on extension data held for `tid`.
+            match st.ext.as_ref().map(|e| e.objects_of_thread(tid)) {
+                None => {}
+                Some(None) => hook.everything(),
+                Some(Some(objects)) => {
+                    for o in objects {
+                        hook.object(o, false);
+                    }
+                }
+            }
+        }
+        (r, hook)
+    }
+
+    /// The thread lifecycle of a step of `tid` from `before` to `st` for the default
+    /// search: a thread created, ended or changed by another, the process's end, an
+    /// atomic section, keys and atexit handlers touch everything (false); a thread
+    /// ending while another still runs writes its end object.
+    fn lifecycle_coarse<H: TransitionHook>(
+        before: &State,
+        st: &State,
+        tid: ThreadId,
+        hook: &mut H,
+    ) -> bool {
+        let lifecycle = st.threads.len() != before.threads.len()
+            || st
+                .threads
+                .iter()
+                .zip(&before.threads)
+                .enumerate()
+                .any(|(u, (a, b))| u as ThreadId != tid && !Arc::ptr_eq(a, b))
+            || st.exit_code.is_some()
+            || st.atomic_owner.is_some()
+            || before.atomic_owner.is_some()
+            || st.next_key != before.next_key
+            || st.atexit.len() != before.atexit.len();
+        if lifecycle {
+            return false;
+        }
+        if st.thread(tid).status != before.thread(tid).status {
+            if st.at_most_one_running() {
+                // The last other thread now runs alone: what is visible changes.
+                return false;
+            }
+            // The thread ended: seen by joins (`NativeCx::footprint_thread`).
+            hook.thread_end(tid, true);
+        }
+        true
+    }
+
+    /// The thread lifecycle of a step of `tid` from `before` to `st`, named for dynamic
+    /// partial-order reduction (`dpor`, "Thread lifecycle"): only an atomic section,
+    /// keys and atexit handlers touch everything (false).
+    fn lifecycle_named<H: TransitionHook>(
+        before: &State,
+        st: &State,
+        tid: ThreadId,
+        hook: &mut H,
+    ) -> bool {
         if st.atomic_owner.is_some()
             || before.atomic_owner.is_some()
             || st.next_key != before.next_key
             || st.atexit.len() != before.atexit.len()
         {
-            hook.everything();
-            return (r, hook);
+            return false;
         }
         // Every step of `tid` depends on its own state, which other threads' steps may
         // change (below).
@@ -917,28 +997,7 @@ impl<'p> Machine<'p> {
                 }
             }
         }
-        // A changed shared object that no hook may have seen written.
-        for (id, old, new) in st.memory.changed_since(&before.memory) {
-            if old.shared && !new.is_some_and(|new| Arc::ptr_eq(old, new)) {
-                hook.object_changed(id);
-            }
-        }
-        if self.opts.outputs_visible && st.output.len() != before.output.len() {
-            hook.output();
-        }
-        if r == Ok(Step::Progress) && self.stops_at_custom_visibility(st, tid) {
-            // Where this transition ended depends on extension data held for `tid`.
-            match st.ext.as_ref().map(|e| e.objects_of_thread(tid)) {
-                None => {}
-                Some(None) => hook.everything(),
-                Some(Some(objects)) => {
-                    for o in objects {
-                        hook.object(o, false);
-                    }
-                }
-            }
-        }
-        (r, hook)
+        true
     }
 
     /// Is `tid` stopped at an action whose visibility a `Visibility::Custom` test or
