@@ -195,14 +195,25 @@ fn a_cancel_request_races_with_the_cancellation_point_of_the_thread() {
     // `w`'s cancellation point reads only its own flags, which `main`'s request
     // changes: the step reads `w`'s own state, the request writes it. Before the
     // point `w` is cancelled and never stores; after it, it stores and ends normally.
+    // Cancelled, `w` ends only after `main`'s write of `go` (its cleanup handler waits
+    // for it): its end, which the request reads, is no race with the request, so only
+    // the point can be.
     let src = r#"
-atomic_int r;
-static void *w(void *p) { pthread_testcancel(); atomic_store(&r, 1); return 0; }
+atomic_int r, go;
+static void wait_go(void *p) { while (!atomic_load(&go)) ; }
+static void *w(void *p) {
+  pthread_cleanup_push(wait_go, 0);
+  pthread_testcancel();
+  pthread_cleanup_pop(0);
+  atomic_store(&r, 1);
+  return 0;
+}
 int main(void) {
   pthread_t t;
   void *res;
   pthread_create(&t, 0, w, 0);
   pthread_cancel(t);
+  atomic_store(&go, 1);
   pthread_join(t, &res);
   printf("%d %d\n", atomic_load(&r), res == PTHREAD_CANCELED);
   return 0;
@@ -221,7 +232,8 @@ fn a_detach_is_ordered_against_a_join_of_the_same_thread() {
     // `j` joins `t` and `d` detaches it: joined first, the detach passes; detached
     // first, the join is a misuse. Neither call reads what the other writes in memory:
     // both change `t` (its joined or detached flag), so both write `t`'s end object and
-    // own state (the join reads its end), and they race.
+    // own state (the join reads its end), and they race. `main` joins `j` and `d`, so
+    // no end leaves one thread running alone before both calls ran.
     let src = r#"
 pthread_t h;
 static void *t(void *p) { return 0; }
@@ -232,7 +244,9 @@ int main(void) {
   pthread_create(&h, 0, t, 0);
   pthread_create(&o[0], 0, j, 0);
   pthread_create(&o[1], 0, d, 0);
-  pthread_exit(0);
+  pthread_join(o[0], 0);
+  pthread_join(o[1], 0);
+  return 0;
 }
 "#;
     compare(src);
