@@ -26,6 +26,10 @@ pub(crate) trait TransitionHook: Any {
     fn thread_end(&mut self, t: u32, write: bool);
     /// The shape of the extension data kept for thread `t` was read or changed.
     fn thread_data(&mut self, t: u32, write: bool);
+    /// Thread `t`'s own state was read (every step of `t` reads it: its frames, its
+    /// flags, and where its transitions stop, which depends on whether it runs alone),
+    /// or (`write`) changed by a step of another thread.
+    fn thread_state(&mut self, t: u32, write: bool);
     /// The program's output grew.
     fn output(&mut self);
     /// Something no access describes happened.

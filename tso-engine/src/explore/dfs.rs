@@ -1022,7 +1022,9 @@ impl DepthFirst<'_, '_> {
                 dp.backtrack |= dp.enabled;
             }
             for (tid, touched) in blocked {
-                let adds = self.dpor_races(&path.stack, dp, state, tid, touched).1;
+                let adds = self
+                    .dpor_races(&path.stack, dp, state, tid, touched, (0, 0, false))
+                    .1;
                 Self::apply(&mut path.stack, dp, &adds);
             }
             return DporFlow::Flow(Flow::Continue);
@@ -1060,9 +1062,31 @@ impl DepthFirst<'_, '_> {
                 // never seen on the path; they are reversed here.
                 dp.backtrack |= dp.enabled;
             }
+            // The threads the step created (ids are never reused: a new one is a new
+            // index).
+            let created = reached
+                .iter()
+                .flat_map(|(_, s)| state.threads.len()..s.threads.len())
+                .fold(0, |set, c| set | dpor::bit(c as ThreadId));
+            // Whether it ran a thread left alone on (`dpor::new_step`).
+            let folded = !state.at_most_one_running()
+                && reached.iter().any(|(_, s)| s.at_most_one_running());
+            // The threads it joined: ended before, joined after.
+            let joined = reached.iter().fold(0, |set, (_, s)| {
+                (0..state.threads.len())
+                    .filter(|&u| !state.threads[u].joined && s.threads[u].joined)
+                    .fold(set, |set, u| set | dpor::bit(u as ThreadId))
+            });
             node.ran = true;
             node.pending = reached;
-            let (event, adds) = self.dpor_races(&path.stack, dp, state, tid, touched);
+            let (event, adds) = self.dpor_races(
+                &path.stack,
+                dp,
+                state,
+                tid,
+                touched,
+                (created, joined, folded),
+            );
             Self::apply(&mut path.stack, dp, &adds);
             dp.reach.add(tid, event.coarse());
             dp.edges.push(Edge {
@@ -1129,8 +1153,9 @@ impl DepthFirst<'_, '_> {
         (events, backtrack)
     }
 
-    /// The step of `tid` with footprint `touched` from the top node, and the backtrack
-    /// points its races add.
+    /// The step of `tid` with footprint `touched` from the top node, creating the
+    /// threads `created`, joining the threads `joined`, running a thread left alone on
+    /// when `folded` (`dpor::new_step`), and the backtrack points its races add.
     fn dpor_races(
         &self,
         stack: &[Node],
@@ -1138,11 +1163,14 @@ impl DepthFirst<'_, '_> {
         state: &State,
         tid: ThreadId,
         touched: Footprint,
+        (created, joined, folded): (Threads, Threads, bool),
     ) -> (Event, Vec<Add>) {
         let globals = self.dpor.as_ref().map_or(0, |d| d.globals);
         let coarse = touched.coarsened_in(globals, state, tid);
         let (events, backtrack) = Self::dpor_path(stack, top);
-        dpor::new_step(&events, &backtrack, tid, touched, coarse, top.epoch)
+        dpor::new_step(
+            &events, &backtrack, tid, touched, coarse, top.epoch, created, joined, folded,
+        )
     }
 
     /// Add backtrack points; the top node's set is `top`'s.

@@ -28,6 +28,47 @@
 //! returning) makes its node expand every thread that can move: the others' next
 //! steps never run after it, so their races with it never show on the path.
 //!
+//! **Thread lifecycle.** Creation, joins and ends name what they touch
+//! (`Machine::run_transition_observed`, with `MachineOptions::dpor` on; without it,
+//! those steps touch everything: sleep sets stored as many states with the names on
+//! the benchmark programs and paid for recording them, bench/PERFORMANCE.md. The names
+//! are sound for sleep and persistent sets too, which a run with the option on may
+//! still use: `-j`, the hang check's second search). Each over-approximates what the
+//! step reads and writes:
+//! - a creation writes the new thread's end object (whether it exists and has ended:
+//!   what a join, detach or cancel of it reads), its own state and its extension data,
+//!   besides the handle slot it stores to (a memory write, recorded as such). The new
+//!   thread's steps come after the creation in program order: a step's clock starts
+//!   from its thread's previous step or, for its first, from the step that created it
+//!   (`Event::created`), so they never race with it, as the new thread does not exist
+//!   before it (happens-before on spawn). No other thread's step can observe the
+//!   creation but through those objects: thread ids are never reused, and the thread
+//!   count is read by no step of another thread (where it decides how a thread's steps
+//!   are cut, below, that thread's own state is written);
+//! - a join reads the joined thread's end object, and, completing, writes it (the
+//!   thread is now joined: a second join or a detach reads that) and its own state. A
+//!   join that completes comes after the joined thread's end, its last step (its clock
+//!   takes that step's): it cannot be reversed with it (it blocks before), so that is
+//!   no race; a join that blocks is raced as a blocked step;
+//! - an end writes the thread's own end object; under TSO the thread-exit hook drains
+//!   the thread's own buffer, and the runtime reports what the drain touched;
+//! - every step of thread `t` reads `t`'s own state (`footprint::thread_state_object`):
+//!   a step of another thread that changes `t` (joins or detaches it, asks it to
+//!   cancel, ends the process while `t` can move, or leaves `t` the only thread that
+//!   can move) writes it. The last case is the end of the last but one thread: from
+//!   then on the survivor's transitions stop only at choices, and the ending step runs
+//!   it on (`settle_others`), with the survivor's accesses reported as the step's.
+//!   Such a *folded* step holds two threads' code: its dependence on a step of the
+//!   survivor's orders the survivor's part, not the ending thread's, after it; so a
+//!   folded step's clock takes no dependent step's nor the ends of the threads the
+//!   survivor joined in it, and every dependent step not in program order before it
+//!   is a race (`new_step`, `folded`);
+//! - the process's end (an exit, `main` returning) writes the end object and own state
+//!   of every other thread that can still move (they stop); threads already ended are
+//!   past any change. Its node still expands every thread that can move (below).
+//!
+//! Atomic sections, pthread keys and atexit registrations still touch everything.
+//!
 //! **Sleep sets** are not used with this reduction: the algorithm without them
 //! explores a superset of what it explores with them (they only prune), so every
 //! source set it computes is still one. **Thread symmetry** is off too: a state's
@@ -159,6 +200,8 @@ pub(crate) struct Event {
     /// `clock[u]`: one more than the position of the latest step of thread u that
     /// happens before this one (this one included); 0 or absent: none.
     clock: Vec<u32>,
+    /// The threads this step created: their steps happen after it.
+    created: Threads,
 }
 
 impl Event {
@@ -181,6 +224,16 @@ impl Event {
     pub(crate) fn coarse(&self) -> &Footprint {
         &self.coarse
     }
+}
+
+/// The step after which thread `t`'s next step comes in program order: its last step
+/// on the path, or else the step that created it (None: `t` was there from the start).
+fn program_order_before<'e>(events: &[&'e Event], t: ThreadId) -> Option<&'e Event> {
+    events
+        .iter()
+        .rev()
+        .find(|e| e.tid == t || e.created & bit(t) != 0)
+        .copied()
 }
 
 /// Per thread, the coarsened footprints of the steps reachable from a stored state, and
@@ -327,8 +380,12 @@ fn join(acc: &mut Vec<u32>, other: &[u32]) {
 
 /// A new step of `tid` with footprint `fp` from the top of a path whose steps are
 /// `events` (step j from node j; the new one from node `events.len()`), where node j's
-/// backtrack set is `backtrack[j]`: the step with its clock, and the backtrack points
-/// its races add.
+/// backtrack set is `backtrack[j]`, creating the threads `created` and joining the
+/// threads `joined`: the step with its clock, and the backtrack points its races add.
+/// `folded`: the step also ran another thread on (the end that left it running alone,
+/// `Machine::run_transition_observed`): two threads' code in one step, so no
+/// dependence orders it after a step it depends on (`dpor`, "Thread lifecycle").
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn new_step(
     events: &[&Event],
     backtrack: &[Threads],
@@ -336,14 +393,25 @@ pub(crate) fn new_step(
     fp: Footprint,
     coarse: Footprint,
     epoch: u32,
+    created: Threads,
+    joined: Threads,
+    folded: bool,
 ) -> (Event, Vec<Add>) {
     let n = events.len();
-    let mut acc = events
-        .iter()
-        .rev()
-        .find(|e| e.tid == tid)
+    // Program order, a thread's creation included: a thread's first step cannot come
+    // before the step that created it (it does not exist there), so that is no race.
+    let mut acc = program_order_before(events, tid)
         .map(|e| e.clock.clone())
         .unwrap_or_default();
+    // A join that completes comes after the joined thread's end, its last step on the
+    // path: it cannot come before it (it blocks there), so that is no race either. Not
+    // in a folded step: its joins are the survivor's part, not the ending thread's.
+    let joined = if folded { 0 } else { joined };
+    for u in (0..MAX_THREADS as ThreadId).filter(|&u| joined & bit(u) != 0) {
+        if let Some(end) = events.iter().rev().find(|e| e.tid == u) {
+            join(&mut acc, &end.clock);
+        }
+    }
     let mut races = Vec::new();
     for j in (0..n).rev() {
         let e = events[j];
@@ -353,7 +421,9 @@ pub(crate) fn new_step(
         if acc.get(e.tid as usize).is_none_or(|&c| c as usize <= j) {
             races.push(j);
         }
-        join(&mut acc, &e.clock);
+        if !folded {
+            join(&mut acc, &e.clock);
+        }
     }
     if acc.len() <= tid as usize {
         acc.resize(tid as usize + 1, 0);
@@ -365,6 +435,7 @@ pub(crate) fn new_step(
         coarse,
         epoch,
         clock: acc,
+        created,
     };
     let adds = races
         .into_iter()
@@ -413,7 +484,8 @@ pub(crate) fn replay(
             continue;
         }
         let q = q as ThreadId;
-        let last_q = events.iter().rev().find(|e| e.tid == q);
+        // Every step of q after the path comes after this one in program order.
+        let last_q = program_order_before(events, q);
         for (j, e) in events.iter().enumerate().skip(after) {
             if racing[j] || shadowed[j] || e.tid == q || e.coarse.independent(f) {
                 continue;
@@ -504,9 +576,11 @@ fn initials_after(
     };
     // Every step of the path after step j happens after it: `v` starts after the
     // path, with the first step after the path that does not happen after step j
-    // (`dpor`, "First steps"). Its thread is not step j's (program order) and has no
-    // step on the path after j (all of those happen after it): not in `ordered`.
-    let ordered = stepped | bit(pj);
+    // (`dpor`, "First steps"). Its thread is not step j's (program order), has no
+    // step on the path after j (all of those happen after it), and was not created by
+    // step j or a later step (its steps would happen after that one): not in `ordered`.
+    let created = events[j..].iter().fold(0, |set, e| set | e.created);
+    let ordered = stepped | bit(pj) | created;
     let mut threads = !ordered & !have & after.future;
     if let Some((summary, explored)) = after.first {
         threads = first_of_v(events, j, ordered, summary, explored) & !have;
@@ -579,7 +653,7 @@ mod tests {
         for (t, f) in steps {
             let refs: Vec<&Event> = events.iter().collect();
             let bt = vec![0; refs.len()];
-            let (e, a) = new_step(&refs, &bt, *t, f.clone(), f.coarsened(100), 0);
+            let (e, a) = new_step(&refs, &bt, *t, f.clone(), f.coarsened(100), 0, 0, 0, false);
             events.push(e);
             adds.push(a);
         }
@@ -624,7 +698,17 @@ mod tests {
     fn an_initial_already_scheduled_adds_nothing() {
         let (events, _) = path(&[(0, fp(1, true))]);
         let refs: Vec<&Event> = events.iter().collect();
-        let (_, adds) = new_step(&refs, &[0b10], 1, fp(1, false), fp(1, false), 0);
+        let (_, adds) = new_step(
+            &refs,
+            &[0b10],
+            1,
+            fp(1, false),
+            fp(1, false),
+            0,
+            0,
+            0,
+            false,
+        );
         assert!(adds.is_empty());
     }
 
@@ -788,6 +872,9 @@ mod tests {
             fp(300, true),
             fp(300, true).coarsened(100),
             0,
+            0,
+            0,
+            false,
         );
         assert!(same.is_empty());
         let (_, other) = new_step(
@@ -797,6 +884,9 @@ mod tests {
             fp(300, true),
             fp(300, true).coarsened(100),
             1,
+            0,
+            0,
+            false,
         );
         assert_eq!(other, vec![Add::One { at: 0, thread: 1 }]);
     }

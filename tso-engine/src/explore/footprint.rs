@@ -1,11 +1,17 @@
 //! What one transition touched that another thread could observe, for partial-order
 //! reduction (`sleep`): byte ranges of shared objects read and written, or
-//! `everything` when the transition did something no range describes (a thread
-//! created, ended or changed by another, the process's exit, an atomic section,
-//! pthread keys, anything the runtime cannot name). Two transitions are independent
-//! when neither writes what the other reads or writes and neither touches everything:
-//! then both orders reach the same state and neither changes whether the other can
-//! run. When in doubt a recorder says `everything`.
+//! `everything` when the transition did something no range describes (an atomic
+//! section, pthread keys, atexit handlers, anything the runtime cannot name). So do a
+//! thread created or changed by another, the end that leaves one thread running alone
+//! and the process's end, but under dynamic partial-order reduction
+//! (`MachineOptions::dpor`, the one search that gains from naming them), which names
+//! them by pseudo-objects: a thread's end object (`thread_object`, which its end writes
+//! in either case) and its own state (`thread_state_object`, read by every step of the
+//! thread); the rules and why they over-approximate are in `dpor`, "Thread
+//! lifecycle". Two transitions are independent when neither writes what the other
+//! reads or writes and neither touches everything: then both orders reach the same
+//! state and neither changes whether the other can run. When in doubt a recorder says
+//! `everything`.
 //!
 //! Race data. A state with race detection on also holds vector clocks and per-byte
 //! access histories (`race/`), and two transitions with independent footprints must
@@ -21,14 +27,16 @@
 //! nothing else (other bytes' histories, clocks), and a report is not state: the
 //! reduction keeps every state and still runs sleeping transitions, so every report
 //! of the full search is made.
-//! Creating a thread (the child's clock) is a lifecycle event, dependent on
-//! everything; a join reads the clock of a thread that has ended (its end is in both
-//! footprints). Two reads of one byte stay independent: each adds itself to the
-//! byte's history and drops only accesses that happen before it, and neither read is
-//! known to the other thread (a thread's current epoch is known to no other thread:
-//! it ticks after every release), so both orders leave the same set of accesses, which
-//! is what the store serialises (sorted, `RaceState::serialize`). Which threads still
-//! run decides what is serialised, not what is recorded, so a thread's end commutes.
+//! Creating a thread makes the child's clock from the parent's: the parent's own data
+//! and the child's, which no other thread reads (named, the creation writes the child's
+//! end object and own state, which the child's steps read); a join reads the clock of a
+//! thread that has ended (its end is in both footprints). Two reads of one byte stay
+//! independent: each adds itself to the byte's history and drops only accesses that
+//! happen before it, and neither read is known to the other thread (a thread's current
+//! epoch is known to no other thread: it ticks after every release), so both orders
+//! leave the same set of accesses, which is what the store serialises (sorted,
+//! `RaceState::serialize`). Which threads still run decides what is serialised, not
+//! what is recorded, so a thread's end commutes.
 //! A race is a property of a Mazurkiewicz trace (two accesses unordered by
 //! happens-before) and so shows in every linearisation; sleep sets keep every state
 //! and run every enabled transition from each (sleepers too), so every race the full
@@ -66,6 +74,23 @@ pub(crate) fn thread_object(t: crate::state::ThreadId) -> u32 {
 /// (`NativeCx::footprint_thread_data`), between function objects and thread objects.
 pub(crate) fn thread_data_object(t: crate::state::ThreadId) -> u32 {
     0xF800_0000 + t.min(0x03ff_fffe)
+}
+
+/// A pseudo-object for thread `t`'s own state as the other threads' steps may change
+/// it: its frames and flags, and where its transitions stop (whether it runs alone).
+/// Every step of `t` reads it; a step of another thread that changes thread `t` (a
+/// join or detach of it, or the end that leaves it running alone, which also runs its
+/// next instructions: `Machine::run_transition_observed`) writes it. Between function
+/// objects and the extension data's objects.
+pub(crate) fn thread_state_object(t: crate::state::ThreadId) -> u32 {
+    THREAD_STATE_BASE + t.min(0x03ff_fffe)
+}
+
+const THREAD_STATE_BASE: u32 = 0xF400_0000;
+
+/// Is `obj` some thread's `thread_state_object`?
+pub(crate) fn is_thread_state_object(obj: u32) -> bool {
+    (THREAD_STATE_BASE..thread_data_object(0)).contains(&obj)
 }
 
 /// Accesses kept per footprint before it is coarsened to `everything`.
@@ -181,15 +206,20 @@ impl Footprint {
         }
     }
 
-    /// Does it end a thread (or touch everything)? Other threads' footprints depend on
-    /// how many threads still run (`Machine::run_transition_recorded`) without reading
-    /// it, so theirs may differ after it even where they commute with it.
+    /// Does it create, end or change a thread (or touch everything)? Other threads'
+    /// footprints may depend on which threads exist and run without reading it (the
+    /// TSO runtime's flush decisions read every existing thread's buffer shape), so
+    /// theirs may differ after it even where they commute with it.
     pub(crate) fn ends_a_thread(&self) -> bool {
+        // Thread states lie below the extension data's objects, thread objects above:
+        // a write of memory fails the first comparison, as it did before thread states.
         self.everything
-            || self
-                .accesses
-                .iter()
-                .any(|a| a.write && a.obj >= thread_object(0x03ff_fffe) && a.obj != OUTPUT)
+            || self.accesses.iter().any(|a| {
+                a.write
+                    && a.obj >= THREAD_STATE_BASE
+                    && a.obj != OUTPUT
+                    && (a.obj >= thread_object(0x03ff_fffe) || a.obj < thread_data_object(0))
+            })
     }
 
     /// Does any access satisfy `f(object, write)`? (`persistent` judges a footprint
@@ -346,6 +376,9 @@ impl TransitionHook for Recording {
     fn thread_data(&mut self, t: u32, write: bool) {
         self.0.add_object(thread_data_object(t), write);
     }
+    fn thread_state(&mut self, t: u32, write: bool) {
+        self.0.add_object(thread_state_object(t), write);
+    }
     fn output(&mut self) {
         self.0.add_object(OUTPUT, true);
     }
@@ -460,5 +493,23 @@ mod tests {
         assert!(!crate::hooks::observed());
         assert!(!r.0.independent(&fp(&[(9, 4, 1, false)])));
         assert!(r.0.independent(&fp(&[(10, 0, 1, true)])));
+    }
+
+    #[test]
+    fn a_write_of_a_threads_end_or_own_state_ends_a_thread() {
+        let write = |obj: u32| {
+            let mut f = Footprint::default();
+            f.add_object(obj, true);
+            f
+        };
+        assert!(write(thread_object(1)).ends_a_thread());
+        assert!(write(thread_state_object(1)).ends_a_thread());
+        // Memory, the extension data's shape and the output are no thread's.
+        assert!(!write(9).ends_a_thread());
+        assert!(!write(thread_data_object(1)).ends_a_thread());
+        assert!(!write(OUTPUT).ends_a_thread());
+        let mut read = Footprint::default();
+        read.add_object(thread_state_object(1), false);
+        assert!(!read.ends_a_thread());
     }
 }

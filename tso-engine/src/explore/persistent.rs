@@ -139,6 +139,10 @@ fn conflicts(fp: &Footprint, fut: &Effects, u: ThreadId, program_globals: usize)
     }
     let end = footprint::thread_object(u);
     fp.any_access(|obj, write| {
+        if footprint::is_thread_state_object(obj) {
+            // Every step of `u` reads its own state; only a change of it conflicts.
+            return write && obj == footprint::thread_state_object(u);
+        }
         if fut.write_any || (write && fut.read_any) {
             return true;
         }
@@ -535,5 +539,22 @@ mod tests {
         let join = access(footprint::thread_object(2), false);
         assert!(conflicts(&join, &Effects::default(), 2, 10));
         assert!(!conflicts(&join, &Effects::default(), 3, 10));
+    }
+
+    #[test]
+    fn a_change_of_a_threads_own_state_conflicts_with_its_future_alone() {
+        // Every step of a thread reads its own state: a step of another thread that
+        // writes it (a join, cancel request, the process's end) is against its future
+        // even when that future touches nothing else; reading it is no conflict, even
+        // with a future that writes any memory.
+        let change = access(footprint::thread_state_object(2), true);
+        assert!(conflicts(&change, &Effects::default(), 2, 10));
+        assert!(!conflicts(&change, &Effects::default(), 3, 10));
+        let any_write = Effects {
+            write_any: true,
+            ..Effects::default()
+        };
+        let own = access(footprint::thread_state_object(3), false);
+        assert!(!conflicts(&own, &any_write, 2, 10));
     }
 }

@@ -845,10 +845,14 @@ impl<'p> Machine<'p> {
     }
 
     /// `run_transition`, watched by `hook`: besides what the run reports as it goes, what
-    /// it touched that another thread could observe (see `explore::footprint`). A thread
-    /// created, ended or changed by another, the exit code, an atomic section, keys and
-    /// atexit handlers make it dependent on everything; so does race tracking (its
-    /// clocks are global data).
+    /// it touched that another thread could observe (see `explore::footprint`). An atomic
+    /// section, keys and atexit handlers make it dependent on everything. So, without
+    /// dynamic partial-order reduction, does a thread created, ended or changed by
+    /// another, or the process's end (`lifecycle_coarse`); with it, those are named
+    /// (`lifecycle_named`). Sleep and persistent sets are sound with either; only the
+    /// dynamic reduction gains from the names, and recording them costs every
+    /// transition of the default search an access more, so the choice is made here
+    /// once per transition by `MachineOptions::dpor`.
     ///
     /// `before` is the state `st` was cloned from (the caller keeps it anyway; cloning
     /// it here, with every object's reference count, was a quarter of the recording's
@@ -862,30 +866,14 @@ impl<'p> Machine<'p> {
         hook: Box<H>,
     ) -> (Result<Step, Failure>, Box<H>) {
         let (r, mut hook) = hooks::observe(hook, || self.run_transition(st, tid, chooser, None));
-        let lifecycle = st.threads.len() != before.threads.len()
-            || st
-                .threads
-                .iter()
-                .zip(&before.threads)
-                .enumerate()
-                .any(|(u, (a, b))| u as ThreadId != tid && !Arc::ptr_eq(a, b))
-            || st.exit_code.is_some()
-            || st.atomic_owner.is_some()
-            || before.atomic_owner.is_some()
-            || st.next_key != before.next_key
-            || st.atexit.len() != before.atexit.len();
-        if lifecycle {
+        let named = if self.opts.dpor {
+            Self::lifecycle_named(before, st, tid, &mut *hook)
+        } else {
+            Self::lifecycle_coarse(before, st, tid, &mut *hook)
+        };
+        if !named {
             hook.everything();
             return (r, hook);
-        }
-        if st.thread(tid).status != before.thread(tid).status {
-            if st.at_most_one_running() {
-                // The last other thread now runs alone: what is visible changes.
-                hook.everything();
-                return (r, hook);
-            }
-            // The thread ended: seen by joins (`NativeCx::footprint_thread`).
-            hook.thread_end(tid, true);
         }
         // A changed shared object that no hook may have seen written.
         for (id, old, new) in st.memory.changed_since(&before.memory) {
@@ -909,6 +897,107 @@ impl<'p> Machine<'p> {
             }
         }
         (r, hook)
+    }
+
+    /// The thread lifecycle of a step of `tid` from `before` to `st` for the default
+    /// search: a thread created, ended or changed by another, the process's end, an
+    /// atomic section, keys and atexit handlers touch everything (false); a thread
+    /// ending while another still runs writes its end object.
+    fn lifecycle_coarse<H: TransitionHook>(
+        before: &State,
+        st: &State,
+        tid: ThreadId,
+        hook: &mut H,
+    ) -> bool {
+        let lifecycle = st.threads.len() != before.threads.len()
+            || st
+                .threads
+                .iter()
+                .zip(&before.threads)
+                .enumerate()
+                .any(|(u, (a, b))| u as ThreadId != tid && !Arc::ptr_eq(a, b))
+            || st.exit_code.is_some()
+            || st.atomic_owner.is_some()
+            || before.atomic_owner.is_some()
+            || st.next_key != before.next_key
+            || st.atexit.len() != before.atexit.len();
+        if lifecycle {
+            return false;
+        }
+        if st.thread(tid).status != before.thread(tid).status {
+            if st.at_most_one_running() {
+                // The last other thread now runs alone: what is visible changes.
+                return false;
+            }
+            // The thread ended: seen by joins (`NativeCx::footprint_thread`).
+            hook.thread_end(tid, true);
+        }
+        true
+    }
+
+    /// The thread lifecycle of a step of `tid` from `before` to `st`, named for dynamic
+    /// partial-order reduction (`dpor`, "Thread lifecycle"): only an atomic section,
+    /// keys and atexit handlers touch everything (false).
+    fn lifecycle_named<H: TransitionHook>(
+        before: &State,
+        st: &State,
+        tid: ThreadId,
+        hook: &mut H,
+    ) -> bool {
+        if st.atomic_owner.is_some()
+            || before.atomic_owner.is_some()
+            || st.next_key != before.next_key
+            || st.atexit.len() != before.atexit.len()
+        {
+            return false;
+        }
+        // Every step of `tid` depends on its own state, which other threads' steps may
+        // change (below).
+        hook.thread_state(tid, false);
+        // A thread created: it exists now (what a join, detach or cancel of it reads),
+        // with its own state and empty extension data. Its steps come after this one
+        // in program order (`dpor`: happens-before from a creation to the new thread).
+        for c in before.threads.len()..st.threads.len() {
+            let c = c as ThreadId;
+            hook.thread_end(c, true);
+            hook.thread_state(c, true);
+            hook.thread_data(c, true);
+        }
+        // Another thread changed by this step: joined or detached (its flags), asked to
+        // cancel, or left running alone (and so run on, `settle_others`, with its
+        // accesses reported as this step's). Its end and its own state are written.
+        for (u, (a, b)) in st.threads.iter().zip(&before.threads).enumerate() {
+            let u = u as ThreadId;
+            if u != tid && !Arc::ptr_eq(a, b) {
+                hook.thread_end(u, true);
+                hook.thread_state(u, true);
+            }
+        }
+        if st.thread(tid).status != before.thread(tid).status {
+            // The thread ended: seen by joins (`NativeCx::footprint_thread`).
+            hook.thread_end(tid, true);
+        }
+        if st.exit_code.is_some() {
+            // The process ended: every other thread that could still move stops (its
+            // own state changes), ended threads are past any change. What the exit ran
+            // (handlers, the rest of `main`) was reported as it ran.
+            for (u, t) in before.threads.iter().enumerate() {
+                if u as ThreadId != tid && t.status.is_running() {
+                    hook.thread_end(u as ThreadId, true);
+                    hook.thread_state(u as ThreadId, true);
+                }
+            }
+        }
+        if st.at_most_one_running() && !before.at_most_one_running() {
+            // The thread left running alone stops its transitions elsewhere from now
+            // on (only choices are visible): its own state changed.
+            for (u, t) in st.threads.iter().enumerate() {
+                if u as ThreadId != tid && t.status.is_running() {
+                    hook.thread_state(u as ThreadId, true);
+                }
+            }
+        }
+        true
     }
 
     /// Is `tid` stopped at an action whose visibility a `Visibility::Custom` test or
