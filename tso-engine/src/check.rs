@@ -151,6 +151,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         if opts.observer.is_some() {
             let mut full = opts.clone();
             full.machine.dpor = false;
+            full.machine.named_lifecycle = true;
             return check(program, natives, &full);
         }
         return history(opts);

@@ -2,8 +2,10 @@
 //! two threads whose steps' footprints are independent (`Footprint::independent`, each
 //! the union over the step's choice variants, as the reductions take them) must
 //! commute. Running one then the other reaches the same states, by their bytes, in
-//! either order; neither changes what the other's step does when it does not move
-//! (fails, blocks, awaits or is pruned); and neither makes the other's footprint grow
+//! either order, or the same errors (an error may move from one step to the other: a
+//! thread's end that leaves another running alone runs it on); neither changes what
+//! the other's step does when it neither moves nor fails (blocks, awaits or is
+//! pruned); and neither makes the other's footprint grow
 //! (`Footprint::covers`), since a sleeping thread's footprint is carried past
 //! independent steps (`explore/sleep.rs`). Sleep sets, persistent sets and dynamic
 //! partial-order reduction all rest on this, so a footprint that misses something a
@@ -29,13 +31,16 @@ pub struct CommuteCheck {
     pairs: AtomicU64,
 }
 
-/// A second step after each move of a first: the states it reaches (by their bytes),
-/// and per move, how its variants that do not move end.
-type After = (BTreeSet<Vec<u8>>, Vec<Vec<String>>);
+/// Two steps in one order: the states they reach (by their bytes) or the errors they
+/// end in (by kind, whichever step failed); and per move of the first, how the second's
+/// variants that neither move nor fail end.
+type After = (BTreeSet<Result<Vec<u8>, String>>, Vec<Vec<String>>);
 
-/// What one choice variant of a step did: moved to a state, or not (how, by name).
+/// What one choice variant of a step did: moved to a state, failed (the error's kind),
+/// or neither (blocked, awaiting, pruned).
 enum Variant {
     Moved(State),
+    Failed(String),
     Stayed(String),
 }
 
@@ -82,10 +87,13 @@ impl CommuteCheck {
                 }
                 let (pq, p_stays) = self.after(machine, &steps[i], (q, &steps[j].0), p)?;
                 let (qp, q_stays) = self.after(machine, &steps[j], (p, &steps[i].0), q)?;
-                if pq != qp {
+                // Only steps that both go somewhere (a state or an error) form a pair
+                // of orders; one that cannot move is checked by its ends below.
+                let goes = |v: &[Variant]| v.iter().any(|v| !matches!(v, Variant::Stayed(_)));
+                if goes(&steps[i].1) && goes(&steps[j].1) && pq != qp {
                     return Err(format!(
                         "threads {p} and {q} have independent footprints but reach other \
-                         states in the two orders ({} against {})",
+                         states or errors in the two orders ({} against {})",
                         pq.len(),
                         qp.len()
                     ));
@@ -96,7 +104,7 @@ impl CommuteCheck {
                         .iter()
                         .filter_map(|v| match v {
                             Variant::Stayed(how) => Some(how),
-                            Variant::Moved(_) => None,
+                            Variant::Moved(_) | Variant::Failed(_) => None,
                         })
                         .collect();
                     if let Some(after) = stays
@@ -130,7 +138,14 @@ impl CommuteCheck {
         let mut reached = BTreeSet::new();
         let mut stays = Vec::new();
         for v in first {
-            let Variant::Moved(mid) = v else { continue };
+            let mid = match v {
+                Variant::Moved(mid) => mid,
+                Variant::Failed(kind) => {
+                    reached.insert(Err(kind.clone()));
+                    continue;
+                }
+                Variant::Stayed(_) => continue,
+            };
             if !mid.thread(then).status.is_running() {
                 return Err(format!(
                     "thread {first_tid}'s step stops thread {then} although their \
@@ -148,7 +163,10 @@ impl CommuteCheck {
             for w in variants {
                 match w {
                     Variant::Moved(end) => {
-                        reached.insert(self.bytes(machine, &end));
+                        reached.insert(Ok(self.bytes(machine, &end)));
+                    }
+                    Variant::Failed(kind) => {
+                        reached.insert(Err(kind));
                     }
                     Variant::Stayed(how) => stayed.push(how),
                 }
@@ -175,7 +193,7 @@ fn step(machine: &Machine<'_>, st: &State, tid: ThreadId) -> (Footprint, Vec<Var
             Ok(Step::Blocked) => Variant::Stayed("blocked".into()),
             Ok(Step::Await) => Variant::Stayed("awaiting".into()),
             Ok(Step::Pruned) => Variant::Stayed("pruned".into()),
-            Err(f) => Variant::Stayed(format!("{:?}", f.kind)),
+            Err(f) => Variant::Failed(format!("{:?}", f.kind)),
         });
         match next_script(chooser.taken()) {
             Some(s) => script = s,

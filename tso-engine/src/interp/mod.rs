@@ -89,6 +89,11 @@ pub struct MachineOptions {
     /// (experimental: hidden `--experimental-dpor`). `check` turns it off where a
     /// search needs every state (the race screen, a state observer).
     pub dpor: bool,
+    /// Footprints of thread creation, joins, ends and the process's end name what they
+    /// touch (`explore::dpor`, "Thread lifecycle") instead of touching everything. On
+    /// with `dpor`; `check` keeps it when it turns `dpor` off for a state observer, so a
+    /// test observer (`explore::commute`) sees the footprints the reduction takes.
+    pub named_lifecycle: bool,
     /// With race tracking: leave out of the state the reads of heap memory that no
     /// running thread which has not seen them can still write, by the threads' static
     /// futures (`interp::races::update_race_writers`). On by default; off only to
@@ -154,6 +159,7 @@ impl Default for MachineOptions {
             join_slots: true,
             persistent_sets: false,
             dpor: false,
+            named_lifecycle: false,
             race_read_futures: true,
             race_screen: false,
             answer_race_screen: false,
@@ -852,7 +858,7 @@ impl<'p> Machine<'p> {
     /// (`lifecycle_named`). Sleep and persistent sets are sound with either; only the
     /// dynamic reduction gains from the names, and recording them costs every
     /// transition of the default search an access more, so the choice is made here
-    /// once per transition by `MachineOptions::dpor`.
+    /// once per transition by `MachineOptions::dpor` (or `named_lifecycle`).
     ///
     /// `before` is the state `st` was cloned from (the caller keeps it anyway; cloning
     /// it here, with every object's reference count, was a quarter of the recording's
@@ -866,7 +872,7 @@ impl<'p> Machine<'p> {
         hook: Box<H>,
     ) -> (Result<Step, Failure>, Box<H>) {
         let (r, mut hook) = hooks::observe(hook, || self.run_transition(st, tid, chooser, None));
-        let named = if self.opts.dpor {
+        let named = if self.opts.dpor || self.opts.named_lifecycle {
             Self::lifecycle_named(before, st, tid, &mut *hook)
         } else {
             Self::lifecycle_coarse(before, st, tid, &mut *hook)
