@@ -8,9 +8,8 @@
 mod engine_support;
 
 use engine_support::*;
-use std::path::Path;
 use std::sync::Arc;
-use tso_engine::{CommuteCheck, RacePolicy, Verdict};
+use tso_engine::{CommuteCheck, RacePolicy};
 
 /// Runs `CommuteCheck` over every state (up to 1500) of each of `files` compiled at
 /// `opt`, with `races`; the number of independent pairs checked.
@@ -21,29 +20,15 @@ fn commuted(files: &[&str], opt: &str, races: RacePolicy) -> u64 {
 /// `commuted`, with the footprints dynamic partial-order reduction records when `dpor`
 /// (thread creation, joins and ends name what they touch).
 fn commuted_with(files: &[&str], opt: &str, races: RacePolicy, dpor: bool) -> u64 {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut total = 0;
     for file in files {
-        let src = std::fs::read_to_string(root.join(file)).expect("read program");
         let check = Arc::new(CommuteCheck::new(false));
         let mut opts = options();
         opts.observer = Some(check.clone());
         opts.limits.max_states = Some(1500);
         opts.machine.races = races;
         opts.machine.dpor = dpor;
-        let r = check_with(&src, opt, &[], &opts);
-        if let Some(f) = &r.failure {
-            assert!(
-                !f.message.starts_with("commuting steps"),
-                "{file}: {}",
-                f.message
-            );
-        }
-        assert!(
-            r.verdict != Verdict::Error,
-            "{file}: could not run: {:?}",
-            r.failure
-        );
+        check_observed(file, opt, &opts, "commuting steps");
         total += check.pairs();
     }
     total

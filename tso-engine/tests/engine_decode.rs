@@ -7,36 +7,21 @@
 mod engine_support;
 
 use engine_support::*;
-use std::path::Path;
 use std::sync::Arc;
-use tso_engine::{DecodeCheck, RacePolicy, Verdict};
+use tso_engine::{DecodeCheck, RacePolicy};
 
 /// Runs `DecodeCheck` over every state (up to 3000) of each of `files` compiled at
 /// `opt`, with `races`;
 /// the number of states checked.
 fn round_trip(files: &[&str], opt: &str, races: RacePolicy) -> u64 {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut total = 0;
     for file in files {
-        let src = std::fs::read_to_string(root.join(file)).expect("read program");
         let check = Arc::new(DecodeCheck::new(false));
         let mut opts = options();
         opts.observer = Some(check.clone());
         opts.limits.max_states = Some(3000);
         opts.machine.races = races;
-        let r = check_with(&src, opt, &[], &opts);
-        if let Some(f) = &r.failure {
-            assert!(
-                !f.message.starts_with("state decoding"),
-                "{file}: {}",
-                f.message
-            );
-        }
-        assert!(
-            r.verdict != Verdict::Error,
-            "{file}: could not run: {:?}",
-            r.failure
-        );
+        check_observed(file, opt, &opts, "state decoding");
         // Every program has at least its initial state and one successor.
         assert!(
             check.checked() >= 2,

@@ -69,6 +69,27 @@ pub fn check_with(src: &str, opt: &str, extra: &[&str], opts: &CheckOptions) -> 
     check_bc(&compile(src, opt, extra), opts)
 }
 
+/// Checks the workspace's `file` compiled at `opt` with `opts`, whose observer sees
+/// every new state: fails the test when the observer's own check failed (its messages
+/// start with `observer_failure`) or the program could not run.
+pub fn check_observed(file: &str, opt: &str, opts: &CheckOptions, observer_failure: &str) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let src = std::fs::read_to_string(root.join(file)).expect("read program");
+    let r = check_with(&src, opt, &[], opts);
+    if let Some(f) = &r.failure {
+        assert!(
+            !f.message.starts_with(observer_failure),
+            "{file}: {}",
+            f.message
+        );
+    }
+    assert!(
+        r.verdict != Verdict::Error,
+        "{file}: could not run: {:?}",
+        r.failure
+    );
+}
+
 pub fn check_src(src: &str, opt: &str) -> CheckReport {
     check_with(src, opt, &[], &options())
 }
