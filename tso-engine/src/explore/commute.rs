@@ -21,7 +21,6 @@ use super::StateCheck;
 use crate::error::{ErrorKind, Failure};
 use crate::interp::{Machine, Step};
 use crate::state::{State, ThreadId};
-use crate::store::{Canonicalizer, Chunk};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -34,7 +33,7 @@ pub struct CommuteCheck {
 /// Two steps in one order: the states they reach (by their bytes) or the errors they
 /// end in (by kind, whichever step failed); and per move of the first, how the second's
 /// variants that neither move nor fail end.
-type After = (BTreeSet<Result<Vec<u8>, String>>, Vec<Vec<String>>);
+type After = (BTreeSet<Result<Vec<Vec<u8>>, String>>, Vec<Vec<String>>);
 
 /// What one choice variant of a step did: moved to a state, failed (the error's kind),
 /// or neither (blocked, awaiting, pruned).
@@ -58,20 +57,9 @@ impl CommuteCheck {
         self.pairs.load(Ordering::Relaxed)
     }
 
-    fn bytes(&self, machine: &Machine<'_>, st: &State) -> Vec<u8> {
-        let mut c = Canonicalizer::new();
-        c.run(machine.program, st, self.include_output);
-        let mut out = Vec::new();
-        for chunk in c.chunks.iter() {
-            match chunk {
-                Chunk::Bytes(b) => {
-                    out.extend_from_slice(&(b.len() as u64).to_le_bytes());
-                    out.extend_from_slice(b);
-                }
-                Chunk::Known(id) => out.extend_from_slice(&id.to_le_bytes()),
-            }
-        }
-        out
+    /// The canonical bytes of `st`, without thread symmetry.
+    fn bytes(&self, machine: &Machine<'_>, st: &State) -> Vec<Vec<u8>> {
+        super::held::chunks(machine, false, false, self.include_output, st)
     }
 
     fn compare(&self, machine: &Machine<'_>, st: &State) -> Result<(), String> {
@@ -80,6 +68,12 @@ impl CommuteCheck {
             .collect();
         let steps: Vec<(Footprint, Vec<Variant>)> =
             running.iter().map(|&t| step(machine, st, t)).collect();
+        // Only steps that both go somewhere (a state or an error) form a pair of
+        // orders; one that cannot move is checked by its ends below.
+        let goes: Vec<bool> = steps
+            .iter()
+            .map(|(_, v)| v.iter().any(|v| !matches!(v, Variant::Stayed(_))))
+            .collect();
         for (i, &p) in running.iter().enumerate() {
             for (j, &q) in running.iter().enumerate().skip(i + 1) {
                 if !steps[i].0.independent(&steps[j].0) {
@@ -87,10 +81,7 @@ impl CommuteCheck {
                 }
                 let (pq, p_stays) = self.after(machine, &steps[i], (q, &steps[j].0), p)?;
                 let (qp, q_stays) = self.after(machine, &steps[j], (p, &steps[i].0), q)?;
-                // Only steps that both go somewhere (a state or an error) form a pair
-                // of orders; one that cannot move is checked by its ends below.
-                let goes = |v: &[Variant]| v.iter().any(|v| !matches!(v, Variant::Stayed(_)));
-                if goes(&steps[i].1) && goes(&steps[j].1) && pq != qp {
+                if goes[i] && goes[j] && pq != qp {
                     return Err(format!(
                         "threads {p} and {q} have independent footprints but reach other \
                          states or errors in the two orders ({} against {})",

@@ -52,16 +52,35 @@ pub struct Keeper {
     ext: OnceLock<Option<Box<dyn ExtState>>>,
 }
 
-/// The canonical bytes of `st`, chunk by chunk.
+/// The canonical bytes of `st`, chunk by chunk, up to thread symmetry as the search
+/// stores states.
 pub(super) fn serialised(
     machine: &Machine<'_>,
     all_registers: bool,
     include_output: bool,
     st: &State,
 ) -> Vec<Vec<u8>> {
+    chunks(
+        machine,
+        machine.opts.symmetry,
+        all_registers,
+        include_output,
+        st,
+    )
+}
+
+/// The canonical bytes of `st`, chunk by chunk, with thread symmetry as `symmetry` says
+/// (the test observers compare states without it, thread by thread).
+pub(super) fn chunks(
+    machine: &Machine<'_>,
+    symmetry: bool,
+    all_registers: bool,
+    include_output: bool,
+    st: &State,
+) -> Vec<Vec<u8>> {
     let mut c = Canonicalizer::new();
     c.all_registers = all_registers;
-    c.symmetry = machine.opts.symmetry;
+    c.symmetry = symmetry;
     c.run(machine.program, st, include_output);
     c.chunks
         .iter()

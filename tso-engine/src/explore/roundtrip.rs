@@ -233,30 +233,18 @@ impl SymmetryCheck {
         let Some(renamed) = st.permute_threads(&reverse(n)) else {
             return Ok(()); // thread ids that cannot be renamed: symmetry is off here
         };
-        let mut plain = Canonicalizer::new();
         let include_output = self.include_output;
-        let mut bytes = |s: &State| -> Vec<Vec<u8>> {
-            plain.run(machine.program, s, include_output);
-            plain
-                .chunks
-                .iter()
-                .map(|c| match c {
-                    crate::store::Chunk::Bytes(b) => b.to_vec(),
-                    crate::store::Chunk::Known(id) => id.to_le_bytes().to_vec(),
-                })
-                .collect()
-        };
-        let plain_bytes = std::cell::RefCell::new(&mut bytes);
+        let plain_bytes = |s: &State| super::held::chunks(machine, false, false, include_output, s);
         for t in 1..n as ThreadId {
             let image = reverse(n)[t as usize];
             let x = successors(machine, st, t, |s| {
                 let r = s.permute_threads(&reverse(s.threads.len()))?;
-                Some((plain_bytes.borrow_mut())(&r))
+                Some(plain_bytes(&r))
             });
             let y = successors(machine, &renamed, image, |s| {
                 // Compared only where the original's successor could be renamed.
                 s.permute_threads(&reverse(s.threads.len()))?;
-                Some((plain_bytes.borrow_mut())(s))
+                Some(plain_bytes(s))
             });
             if x != y {
                 return Err(format!(
