@@ -1,13 +1,23 @@
 // expect-sc: pass
 // expect-tso: pass
 // why: benchmark: a work-stealing deque (Chase-Lev, fixed array, seq_cst atomics); the owner pushes three tasks and takes two while two thieves steal one each: no task is run twice.
+// -DTASKS=5 -DTHIEVES=3 is the larger deque of issue 31's targets (five tasks, three thieves).
 #include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 
-#define SIZE 4
+#ifndef TASKS
 #define TASKS 3
+#endif
+#ifndef THIEVES
+#define THIEVES 2
+#endif
+#if TASKS <= 4
+#define SIZE 4
+#else
+#define SIZE 8
+#endif
 
 static atomic_long top, bottom;
 static atomic_int tasks[SIZE];
@@ -60,14 +70,14 @@ static void *thief(void *arg) {
 }
 
 int main(void) {
-    pthread_t t[2];
-    for (int i = 0; i < 2; i++)
+    pthread_t t[THIEVES];
+    for (int i = 0; i < THIEVES; i++)
         pthread_create(&t[i], NULL, thief, NULL);
     for (int v = 1; v <= TASKS; v++)
         push(v);
     run(take());
     run(take());
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < THIEVES; i++)
         pthread_join(t[i], NULL);
     for (int v = 1; v <= TASKS; v++)
         assert(atomic_load(&runs[v]) <= 1);
