@@ -15,7 +15,7 @@ use crate::ordering_suggestion::OrderingSuggestion;
 use crate::pipeline::{self, PipelineError, Request};
 use crate::render::{self, failure, figures, json};
 use crate::robustness::{Robustness, RobustnessReport};
-use crate::run_report::{RunReport, ScClassification, ScRerun, X86Rerun};
+use crate::run_report::{Phase, RunReport, ScClassification, ScRerun, X86Rerun};
 use crate::settings::CheckSettings;
 
 /// Exit status: the tool could not run.
@@ -185,24 +185,34 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let needs_tso = move |_: &RunReport, sc: Option<&ScRerun>, _: Option<&X86Rerun>| {
         c11 || sc.is_some_and(|s| s.classification == ScClassification::NeedsTso)
     };
-    let request = CheckRequest {
-        run: Request {
-            bitcode: &bitcode,
-            entry: "main",
-            settings: &settings,
-            collect_outcomes: args.outcomes,
-            emit_instrumented: args.emit_instrumented.as_deref(),
-            progress: None,
-            target: None,
-        },
-        robustness: args.robustness,
-        fences: args
-            .checking
-            .suggest_fences
-            .then_some(&needs_tso as &WantsFences),
-    };
     let start = std::time::Instant::now();
-    let mut checked = pipeline::on_large_stack(|| checking::check(&request))??;
+    let subject = format!("check of `{}`", args.file.display());
+    let slow_timeout = std::time::Duration::from_secs_f64(args.slow_timeout);
+    let mut checked = crate::slow::watch_while(
+        slow_timeout,
+        subject,
+        race_search_advice,
+        |line| eprintln!("{line}"),
+        |progress| {
+            let request = CheckRequest {
+                run: Request {
+                    bitcode: &bitcode,
+                    entry: "main",
+                    settings: &settings,
+                    collect_outcomes: args.outcomes,
+                    emit_instrumented: args.emit_instrumented.as_deref(),
+                    progress: Some(progress),
+                    target: None,
+                },
+                robustness: args.robustness,
+                fences: args
+                    .checking
+                    .suggest_fences
+                    .then_some(&needs_tso as &WantsFences),
+            };
+            pipeline::on_large_stack(|| checking::check(&request))
+        },
+    )??;
     // The result line's time is the check's wall time: its searches and what lies
     // between them (loading, instrumenting, replaying the counterexample).
     pipeline::add_other_time(&mut checked.outcome, start.elapsed());
@@ -214,6 +224,17 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         fences: checked.fences,
         robustness: checked.robustness,
         orderings: checked.orderings,
+    })
+}
+
+/// The word a slow notice adds when the search that runs long is the race search:
+/// the TSO run has finished, and `--races allow` would not have run this one.
+fn race_search_advice(snapshot: &pipeline::Snapshot) -> Option<String> {
+    (snapshot.phase == Phase::RaceSearch).then(|| {
+        "note: the x86-TSO search has finished; what runs is the search for data races \
+         (without store buffers, with access histories); `--races allow` skips it, and no \
+         race is then reported"
+            .to_owned()
     })
 }
 

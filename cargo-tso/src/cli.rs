@@ -238,6 +238,10 @@ pub struct CheckArgs {
     /// Print the distinct outputs of all complete executions (litmus outcomes).
     #[arg(long)]
     pub outcomes: bool,
+    /// Say on stderr when the check has been running for more than this many seconds
+    /// (and again at every multiple), with the search it is in.
+    #[arg(long, value_name = "SECS", default_value = "60", value_parser = parse_seconds)]
+    pub slow_timeout: f64,
     /// Write the TSO-instrumented module as LLVM text to this file.
     #[arg(long, value_name = "OUT.ll")]
     pub emit_instrumented: Option<PathBuf>,

@@ -12,7 +12,8 @@
 //! - [`ordering_suggestion`]: `--suggest-fences` under C11 (stronger memory orders
 //!   or fences, each candidate checked on the edited program);
 //! - [`robustness`]: `--robustness` (TSO states with empty buffers vs SC states);
-//! - [`render`]: traces, source snippets, figures and JSON shared by both.
+//! - [`render`]: traces, source snippets, figures and JSON shared by both;
+//! - [`slow`]: the notices of a check or test that runs long, shared by both.
 
 mod calibrate;
 mod check_cmd;
@@ -27,6 +28,7 @@ mod render;
 mod robustness;
 mod run_report;
 mod settings;
+mod slow;
 mod test_cmd;
 
 use std::ffi::OsString;

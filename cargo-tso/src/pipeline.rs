@@ -204,6 +204,14 @@ pub struct Snapshot {
     pub growing: Option<std::sync::Arc<tso_engine::Diagnosis>>,
 }
 
+impl Snapshot {
+    /// States per second of this phase's search, once it has run for a while.
+    pub fn rate(&self) -> Option<u64> {
+        let seconds = self.time.as_secs_f64();
+        (seconds > 0.0).then(|| (self.states as f64 / seconds) as u64)
+    }
+}
+
 pub type SnapshotFn = std::sync::Arc<dyn Fn(&Snapshot) + Send + Sync>;
 
 /// `progress` for a run that is phase `phase` of a larger check (its own searches

@@ -511,6 +511,46 @@ fn an_unbounded_counter_is_diagnosed_when_a_limit_stops_the_search() {
     assert!(diagnosis.contains("probably infinite"), "{diagnosis}");
 }
 
+/// A check that runs past `--slow-timeout` says so on stderr while it runs, with the
+/// search it is in, also when stderr is no terminal; the report on stdout is unchanged.
+#[test]
+fn a_long_check_says_where_it_is_on_stderr() {
+    // Endless: only the timeout ends it, well after the notice is due.
+    let out = run(check().args([
+        "unbounded_counter.c",
+        "--format",
+        "json",
+        "--timeout",
+        "3",
+        "--slow-timeout",
+        "0.5",
+    ]));
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.lines().any(|l| l.starts_with(
+            "check of `unbounded_counter.c` has been running for over 0.5s: search, "
+        ) && l.contains(" states")),
+        "{}",
+        out.stderr
+    );
+    let json: Value = serde_json::from_str(&out.stdout).expect("one JSON report");
+    assert_eq!(json["verdict"], "inconclusive", "{json}");
+    // Under the threshold, nothing.
+    let quiet = run(check().args([
+        "unbounded_counter.c",
+        "--timeout",
+        "1",
+        "--slow-timeout",
+        "600",
+    ]));
+    assert_eq!(quiet.code, 3, "{}{}", quiet.stdout, quiet.stderr);
+    assert!(
+        !quiet.stderr.contains("has been running"),
+        "{}",
+        quiet.stderr
+    );
+}
+
 #[test]
 fn a_spin_loop_bumping_a_counter_is_diagnosed() {
     // On one worker (depth-first, restarted breadth-first when too deep): under TSO

@@ -13,7 +13,6 @@ pub mod progress;
 pub mod report;
 pub mod runner;
 pub mod selection;
-pub mod slow;
 pub mod sweep;
 pub mod units;
 
@@ -185,7 +184,7 @@ fn run_jobs(
     interrupt: &interrupt::Interrupt,
 ) -> Vec<TestResult> {
     let progress = progress::Progress::new(plan.jobs.len(), options.format != TestFormat::Json);
-    let mut slow = slow::SlowWatch::new(Duration::from_secs_f64(args.slow_timeout));
+    let mut slow = crate::slow::SlowWatch::new(Duration::from_secs_f64(args.slow_timeout));
     let threads = options.test_threads.unwrap_or_else(crate::settings::cores);
     if args.verbose && options.format != TestFormat::Json {
         let cores = crate::settings::cores();
@@ -221,7 +220,7 @@ fn run_jobs(
         match event {
             Event::Started(index) => {
                 progress.started(index, &names[index]);
-                slow.started(index, &names[index], Instant::now());
+                slow.started(index, format!("test `{}`", names[index]), Instant::now());
                 if !sweeping {
                     progress.suspend(|| reporter.test_started(&names[index]));
                 }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::pipeline::Snapshot;
+use crate::render::grouped;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Called by the runner with a job's index and the figures so far.
@@ -137,25 +138,6 @@ impl Progress {
     }
 }
 
-/// States per second of the snapshot's search, once it has run for a while.
-pub fn rate(snapshot: &Snapshot) -> Option<u64> {
-    let seconds = snapshot.time.as_secs_f64();
-    (seconds > 0.0).then(|| (snapshot.states as f64 / seconds) as u64)
-}
-
-/// `1234567` as `1,234,567`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// The message after the bar: each running test with its states and states/s.
 pub fn running_line(running: &[RunningTest]) -> String {
     if running.is_empty() {
@@ -167,7 +149,7 @@ pub fn running_line(running: &[RunningTest]) -> String {
         let _ = write!(line, "{separator}{}", test.name);
         if let Some(snapshot) = &test.figures {
             let _ = write!(line, " ({} states", grouped(snapshot.states));
-            if let Some(rate) = rate(snapshot) {
+            if let Some(rate) = snapshot.rate() {
                 let _ = write!(line, ", {} states/s", grouped(rate));
             }
             line.push(')');
@@ -215,14 +197,6 @@ mod tests {
             "running: p::ring::push_pop (1,234,567 states, 617,283 states/s), \
              p::lock::dekker [sb=2], p::f::t (12 states)"
         );
-    }
-
-    #[test]
-    fn grouping_of_thousands() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1000), "1,000");
-        assert_eq!(grouped(100_000), "100,000");
     }
 
     #[test]
