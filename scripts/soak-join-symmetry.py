@@ -4,7 +4,8 @@
     scripts/soak-join-symmetry.py [--cargo-tso BIN] FIRST_SEED COUNT
 
 Writes COUNT random programs whose identical workers are started into `main`'s
-`pthread_t t[N]` array and joined in a loop (workers: plain and atomic stores, loads,
+`pthread_t t[N]` array, given 0 or their index (which they never read), and joined
+in a loop (workers: plain and atomic stores, loads,
 RMWs, a mutex, spins on flags, assertions; `main`: something before the joins, an
 assertion after), and checks each at -O0 under TSO and SC with the rule and without.
 Prints every program whose verdict or error kind differs, and how many runs the rule
@@ -42,6 +43,8 @@ def prog(seed):
     if k == 1: pre = "    atomic_store(&stop, 1);\n"
     if k == 2: pre = f"    while (atomic_load(&ticket) < {r.randrange(1, n+1)}) {{}}\n"
     post = r.choice(["", "    assert(atomic_load(&Aa) + atomic_load(&Ab) < 4);\n", "    assert(a + b + c < 3 * %d);\n" % n, "    assert(atomic_load(&ticket) == %d || 1);\n" % n])
+    # Each worker's index, which it never reads (the rule's argument condition), or 0.
+    arg = r.choice(["0", "(void *)(long)i"])
     src = f"""#include <assert.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -56,7 +59,7 @@ static void *work(void *arg) {{
 int main(void) {{
     pthread_t t[{n}];
     for (int i = 0; i < {n}; i++)
-        pthread_create(&t[i], 0, work, 0);
+        pthread_create(&t[i], 0, work, {arg});
 {pre}    for (int i = 0; i < {n}; i++)
         pthread_join(t[i], 0);
 {post}    return 0;
