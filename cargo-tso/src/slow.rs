@@ -52,21 +52,21 @@ impl SlowWatch {
         self.running.retain(|r| r.job != job);
     }
 
-    /// The notices due at `now`: at most one per running test, for the largest
+    /// The notices due at `now`: at most one per watched run, for the largest
     /// multiple of the threshold it has passed and not yet been announced for, with
-    /// the test's latest figures (`figures(job)`).
+    /// the run's latest figures (`figures(job)`); and a run's growth diagnosis once.
     pub fn due(
         &mut self,
         now: Instant,
         figures: impl Fn(usize) -> Option<Snapshot>,
     ) -> Vec<String> {
         let mut notices = Vec::new();
-        for test in &mut self.running {
-            if !test.growth_announced {
-                let growth = figures(test.job).and_then(|s| s.growing);
+        for run in &mut self.running {
+            if !run.growth_announced {
+                let growth = figures(run.job).and_then(|s| s.growing);
                 if let Some(text) = growth.as_deref().and_then(growth_notice) {
-                    test.growth_announced = true;
-                    notices.push(format!("{}: {text}", test.subject));
+                    run.growth_announced = true;
+                    notices.push(format!("{}: {text}", run.subject));
                 }
             }
         }
@@ -74,18 +74,18 @@ impl SlowWatch {
         if threshold <= 0.0 {
             return notices;
         }
-        for test in &mut self.running {
-            let elapsed = now.saturating_duration_since(test.start).as_secs_f64();
+        for run in &mut self.running {
+            let elapsed = now.saturating_duration_since(run.start).as_secs_f64();
             let multiples = (elapsed / threshold).floor() as u32;
-            if multiples > test.announced {
-                test.announced = multiples;
+            if multiples > run.announced {
+                run.announced = multiples;
                 let over = threshold * f64::from(multiples);
                 let mut notice = format!(
                     "{} has been running for over {}s",
-                    test.subject,
+                    run.subject,
                     format_seconds(over)
                 );
-                if let Some(snapshot) = figures(test.job) {
+                if let Some(snapshot) = figures(run.job) {
                     notice.push_str(&where_it_is(&snapshot));
                 }
                 notices.push(notice);
@@ -96,8 +96,9 @@ impl SlowWatch {
 }
 
 /// Runs `work`, given the progress callback to hand to the searches it makes, and
-/// meanwhile gives `print` the notices due for `subject` at `threshold`. After the first notice that finds the check in a phase `advice`
-/// has a word for, that word is printed once.
+/// meanwhile gives `print` the notices due for `subject` at `threshold`. After the
+/// first notice that finds the check in a phase `advice` has a word for, that word is
+/// printed once.
 pub fn watch_while<T: Send>(
     threshold: Duration,
     subject: String,
