@@ -227,15 +227,13 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     })
 }
 
-/// The word a slow notice adds when the search that runs long is the race search:
-/// the TSO run has finished, and `--races allow` would not have run this one.
-fn race_search_advice(snapshot: &pipeline::Snapshot) -> Option<String> {
-    (snapshot.phase == Phase::RaceSearch).then(|| {
-        "note: the x86-TSO search has finished; what runs is the search for data races \
-         (without store buffers, with access histories); `--races allow` skips it, and no \
-         race is then reported"
-            .to_owned()
-    })
+/// What a slow notice adds, once, when the search that runs long is the race search.
+fn race_search_advice(snapshot: &pipeline::Snapshot) -> Option<&'static str> {
+    (snapshot.phase == Phase::RaceSearch).then_some(
+        "the x86-TSO search has finished; what runs is the search for data races (without \
+         store buffers, with access histories); `--races allow` skips it, and no race is \
+         then reported",
+    )
 }
 
 pub fn exit_code(verdict: Verdict) -> i32 {

@@ -23,17 +23,24 @@ struct Running {
     announced: u32,
     /// The growth diagnosis has been announced.
     growth_announced: bool,
+    /// The advice has been given.
+    advised: bool,
 }
+
+/// A word for a run found slow in the phase of `snapshot`, if there is one.
+pub type Advice = fn(&Snapshot) -> Option<&'static str>;
 
 pub struct SlowWatch {
     threshold: Duration,
+    advice: Advice,
     running: Vec<Running>,
 }
 
 impl SlowWatch {
-    pub fn new(threshold: Duration) -> SlowWatch {
+    pub fn new(threshold: Duration, advice: Advice) -> SlowWatch {
         SlowWatch {
             threshold,
+            advice,
             running: Vec::new(),
         }
     }
@@ -45,6 +52,7 @@ impl SlowWatch {
             start: now,
             announced: 0,
             growth_announced: false,
+            advised: false,
         });
     }
 
@@ -54,7 +62,8 @@ impl SlowWatch {
 
     /// The notices due at `now`: at most one per watched run, for the largest
     /// multiple of the threshold it has passed and not yet been announced for, with
-    /// the run's latest figures (`figures(job)`); and a run's growth diagnosis once.
+    /// the run's latest figures (`figures(job)`), followed the first time by the
+    /// advice for the phase it is in, if any; and a run's growth diagnosis once.
     pub fn due(
         &mut self,
         now: Instant,
@@ -85,10 +94,17 @@ impl SlowWatch {
                     run.subject,
                     format_seconds(over)
                 );
-                if let Some(snapshot) = figures(run.job) {
-                    notice.push_str(&where_it_is(&snapshot));
+                let snapshot = figures(run.job);
+                if let Some(snapshot) = &snapshot {
+                    notice.push_str(&where_it_is(snapshot));
                 }
                 notices.push(notice);
+                if let Some(word) = snapshot.as_ref().and_then(self.advice) {
+                    if !run.advised {
+                        run.advised = true;
+                        notices.push(format!("{}: {word}", run.subject));
+                    }
+                }
             }
         }
         notices
@@ -96,13 +112,11 @@ impl SlowWatch {
 }
 
 /// Runs `work`, given the progress callback to hand to the searches it makes, and
-/// meanwhile gives `print` the notices due for `subject` at `threshold`. After the
-/// first notice that finds the check in a phase `advice` has a word for, that word is
-/// printed once.
+/// meanwhile gives `print` the notices due for `subject` at `threshold`.
 pub fn watch_while<T: Send>(
     threshold: Duration,
     subject: String,
-    advice: impl Fn(&Snapshot) -> Option<String> + Send,
+    advice: Advice,
     print: impl Fn(&str) + Send,
     work: impl FnOnce(SnapshotFn) -> T + Send,
 ) -> T {
@@ -116,9 +130,8 @@ pub fn watch_while<T: Send>(
     let (done, finished) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            let mut watch = SlowWatch::new(threshold);
+            let mut watch = SlowWatch::new(threshold, advice);
             watch.started(0, subject, Instant::now());
-            let mut advised = false;
             let current = || {
                 latest
                     .lock()
@@ -126,15 +139,8 @@ pub fn watch_while<T: Send>(
                     .clone()
             };
             while let Err(mpsc::RecvTimeoutError::Timeout) = finished.recv_timeout(TICK) {
-                let notices = watch.due(Instant::now(), |_| current());
-                for notice in &notices {
-                    print(notice);
-                }
-                if !notices.is_empty() && !advised {
-                    if let Some(word) = current().as_ref().and_then(&advice) {
-                        print(&word);
-                        advised = true;
-                    }
+                for notice in watch.due(Instant::now(), |_| current()) {
+                    print(&notice);
                 }
             }
         });
@@ -196,7 +202,7 @@ mod tests {
     fn a_notice_at_each_multiple_of_the_threshold() {
         let start = Instant::now();
         let minute = Duration::from_secs(60);
-        let mut watch = SlowWatch::new(minute);
+        let mut watch = SlowWatch::new(minute, |_| None);
         watch.started(0, "test `p::f::slow`".into(), start);
         watch.started(
             1,
@@ -240,14 +246,11 @@ mod tests {
     #[test]
     fn a_watch_announces_a_long_run_with_its_phase_and_the_advice_once() {
         let printed = Mutex::new(Vec::<String>::new());
-        let advice = |s: &Snapshot| {
-            (s.phase == crate::run_report::Phase::RaceSearch).then(|| "advice".to_owned())
-        };
         let print = |line: &str| printed.lock().unwrap().push(line.to_owned());
         watch_while(
             Duration::from_millis(50),
             "check of `x.c`".into(),
-            advice,
+            |s| (s.phase == crate::run_report::Phase::RaceSearch).then_some("advice"),
             print,
             |progress| {
                 progress(&Snapshot {
@@ -281,9 +284,9 @@ mod tests {
                     .ends_with(": race search without store buffers, 7 states, memory 1.0 MiB"),
             "{printed:?}"
         );
-        assert_eq!(printed[1], "advice", "{printed:?}");
+        assert_eq!(printed[1], "check of `x.c`: advice", "{printed:?}");
         assert_eq!(
-            printed.iter().filter(|l| *l == "advice").count(),
+            printed.iter().filter(|l| l.ends_with("advice")).count(),
             1,
             "{printed:?}"
         );
