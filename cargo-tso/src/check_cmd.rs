@@ -15,7 +15,7 @@ use crate::ordering_suggestion::OrderingSuggestion;
 use crate::pipeline::{self, PipelineError, Request};
 use crate::render::{self, failure, figures, json};
 use crate::robustness::{Robustness, RobustnessReport};
-use crate::run_report::{Phase, RunReport, ScClassification, ScRerun, X86Rerun};
+use crate::run_report::{RunReport, ScClassification, ScRerun, X86Rerun};
 use crate::settings::CheckSettings;
 
 /// Exit status: the tool could not run.
@@ -191,7 +191,7 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     let mut checked = crate::slow::watch_while(
         slow_timeout,
         subject,
-        race_search_advice,
+        "`--races allow`",
         |line| eprintln!("{line}"),
         |progress| {
             let request = CheckRequest {
@@ -225,15 +225,6 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
         robustness: checked.robustness,
         orderings: checked.orderings,
     })
-}
-
-/// What a slow notice adds, once, when the search that runs long is the race search.
-fn race_search_advice(snapshot: &pipeline::Snapshot) -> Option<&'static str> {
-    (snapshot.phase == Phase::RaceSearch).then_some(
-        "the x86-TSO search has finished; what runs is the search for data races (without \
-         store buffers, with access histories); `--races allow` skips it, and no race is \
-         then reported",
-    )
 }
 
 pub fn exit_code(verdict: Verdict) -> i32 {

@@ -27,22 +27,33 @@ struct Running {
     advised: bool,
 }
 
-/// A word for a run found slow in the phase of `snapshot`, if there is one.
-pub type Advice = fn(&Snapshot) -> Option<&'static str>;
-
 pub struct SlowWatch {
     threshold: Duration,
-    advice: Advice,
+    /// What would skip the race search ("`--races allow`"), for the advice given once
+    /// to a run found slow in it.
+    skip_race_search: &'static str,
     running: Vec<Running>,
 }
 
 impl SlowWatch {
-    pub fn new(threshold: Duration, advice: Advice) -> SlowWatch {
+    pub fn new(threshold: Duration, skip_race_search: &'static str) -> SlowWatch {
         SlowWatch {
             threshold,
-            advice,
+            skip_race_search,
             running: Vec::new(),
         }
+    }
+
+    /// The advice for a run found slow where `snapshot` says it is, if any.
+    fn advice(skip_race_search: &str, snapshot: &Snapshot) -> Option<String> {
+        (snapshot.phase == crate::run_report::Phase::RaceSearch).then(|| {
+            format!(
+                "the x86-TSO search has finished; what runs is the search for data races \
+                 (without store buffers, with access histories); {} skips it, and no race is \
+                 then reported",
+                skip_race_search
+            )
+        })
     }
 
     pub fn started(&mut self, job: usize, subject: String, now: Instant) {
@@ -63,7 +74,8 @@ impl SlowWatch {
     /// The notices due at `now`: at most one per watched run, for the largest
     /// multiple of the threshold it has passed and not yet been announced for, with
     /// the run's latest figures (`figures(job)`), followed the first time by the
-    /// advice for the phase it is in, if any; and a run's growth diagnosis once.
+    /// advice for the phase it is in, if any (`advice`); and a run's growth diagnosis
+    /// once.
     pub fn due(
         &mut self,
         now: Instant,
@@ -83,6 +95,7 @@ impl SlowWatch {
         if threshold <= 0.0 {
             return notices;
         }
+        let skip = self.skip_race_search;
         for run in &mut self.running {
             let elapsed = now.saturating_duration_since(run.start).as_secs_f64();
             let multiples = (elapsed / threshold).floor() as u32;
@@ -99,8 +112,8 @@ impl SlowWatch {
                     notice.push_str(&where_it_is(snapshot));
                 }
                 notices.push(notice);
-                if let Some(word) = snapshot.as_ref().and_then(self.advice) {
-                    if !run.advised {
+                if !run.advised {
+                    if let Some(word) = snapshot.as_ref().and_then(|s| Self::advice(skip, s)) {
                         run.advised = true;
                         notices.push(format!("{}: {word}", run.subject));
                     }
@@ -116,7 +129,7 @@ impl SlowWatch {
 pub fn watch_while<T: Send>(
     threshold: Duration,
     subject: String,
-    advice: Advice,
+    skip_race_search: &'static str,
     print: impl Fn(&str) + Send,
     work: impl FnOnce(SnapshotFn) -> T + Send,
 ) -> T {
@@ -130,7 +143,7 @@ pub fn watch_while<T: Send>(
     let (done, finished) = mpsc::channel::<()>();
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            let mut watch = SlowWatch::new(threshold, advice);
+            let mut watch = SlowWatch::new(threshold, skip_race_search);
             watch.started(0, subject, Instant::now());
             let current = || {
                 latest
@@ -202,7 +215,7 @@ mod tests {
     fn a_notice_at_each_multiple_of_the_threshold() {
         let start = Instant::now();
         let minute = Duration::from_secs(60);
-        let mut watch = SlowWatch::new(minute, |_| None);
+        let mut watch = SlowWatch::new(minute, "`--races allow`");
         watch.started(0, "test `p::f::slow`".into(), start);
         watch.started(
             1,
@@ -234,8 +247,19 @@ mod tests {
             watch.due(start + Duration::from_secs(125), racing),
             [
                 "test `p::f::slow` has been running for over 120s: race search without store \
-              buffers, 12,000 states (3,000 states/s), depth 87, memory 3.0 MiB"
+              buffers, 12,000 states (3,000 states/s), depth 87, memory 3.0 MiB",
+                "test `p::f::slow`: the x86-TSO search has finished; what runs is the search \
+              for data races (without store buffers, with access histories); `--races allow` \
+              skips it, and no race is then reported"
             ]
+        );
+        assert_eq!(
+            watch.due(start + Duration::from_secs(185), racing),
+            [
+                "test `p::f::slow` has been running for over 180s: race search without store \
+              buffers, 12,000 states (3,000 states/s), depth 87, memory 3.0 MiB"
+            ],
+            "the advice once"
         );
         watch.finished(0);
         assert!(watch
@@ -250,7 +274,7 @@ mod tests {
         watch_while(
             Duration::from_millis(50),
             "check of `x.c`".into(),
-            |s| (s.phase == crate::run_report::Phase::RaceSearch).then_some("advice"),
+            "`--races allow`",
             print,
             |progress| {
                 progress(&Snapshot {
@@ -284,9 +308,13 @@ mod tests {
                     .ends_with(": race search without store buffers, 7 states, memory 1.0 MiB"),
             "{printed:?}"
         );
-        assert_eq!(printed[1], "check of `x.c`: advice", "{printed:?}");
+        assert!(
+            printed[1].starts_with("check of `x.c`: the x86-TSO search has finished")
+                && printed[1].contains("`--races allow` skips it"),
+            "{printed:?}"
+        );
         assert_eq!(
-            printed.iter().filter(|l| l.ends_with("advice")).count(),
+            printed.iter().filter(|l| l.contains("skips it")).count(),
             1,
             "{printed:?}"
         );

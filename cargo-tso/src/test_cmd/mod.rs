@@ -173,16 +173,6 @@ fn reporter(options: &LibtestOptions, verbose: bool, base: &CheckSettings) -> Bo
     }
 }
 
-/// What a slow notice adds, once per test, when the search that runs long is the race
-/// search.
-fn race_search_advice(snapshot: &crate::pipeline::Snapshot) -> Option<&'static str> {
-    (snapshot.phase == crate::run_report::Phase::RaceSearch).then_some(
-        "the x86-TSO search has finished; what runs is the search for data races (without \
-         store buffers, with access histories); `--races allow`, or `.races(Races::Allow)` in \
-         the build script, skips it, and no race is then reported",
-    )
-}
-
 /// Stage 3: runs the jobs, reporting each as it finishes (a sweep's bounds as rows).
 /// Returns the results in plan order (test, then bound).
 fn run_jobs(
@@ -196,7 +186,7 @@ fn run_jobs(
     let progress = progress::Progress::new(plan.jobs.len(), options.format != TestFormat::Json);
     let mut slow = crate::slow::SlowWatch::new(
         Duration::from_secs_f64(args.slow_timeout),
-        race_search_advice,
+        "`--races allow`, or `.races(Races::Allow)` in the build script,",
     );
     let threads = options.test_threads.unwrap_or_else(crate::settings::cores);
     if args.verbose && options.format != TestFormat::Json {
