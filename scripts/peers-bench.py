@@ -94,7 +94,7 @@ def main():
     for name, adapter in adapters.items():
         if not os.access(adapter, os.X_OK):
             sys.exit(f"peers-bench: no {name} adapter at {adapter} (--peers DIR)")
-    print(f"| program | round | cargo tso: verdict, states, wall | GenMC: verdict, executions, time_s (wall) | Nidhugg: verdict, traces, time_s (wall) |")
+    print("| program | round | cargo tso: verdict, states, wall | GenMC: verdict, executions, time_s (wall) | Nidhugg: verdict, traces, time_s (wall) |")
     print("|---|---:|---|---|---|")
     for spec in args.programs:
         path, defines = parse_program(spec)

@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::pipeline::{Snapshot, SnapshotFn};
-use crate::render::grouped;
+use tso_engine::resources::thousands;
 
 /// How often a watch looks at the time while it waits.
 const TICK: Duration = Duration::from_millis(200);
@@ -29,31 +29,23 @@ struct Running {
 
 pub struct SlowWatch {
     threshold: Duration,
-    /// What would skip the race search ("`--races allow`"), for the advice given once
-    /// to a run found slow in it.
-    skip_race_search: &'static str,
+    /// The advice given once to a run found slow in its race search.
+    race_search_advice: String,
     running: Vec<Running>,
 }
 
 impl SlowWatch {
-    pub fn new(threshold: Duration, skip_race_search: &'static str) -> SlowWatch {
+    /// `skip_race_search` is what would skip the race search ("`--races allow`").
+    pub fn new(threshold: Duration, skip_race_search: &str) -> SlowWatch {
         SlowWatch {
             threshold,
-            skip_race_search,
+            race_search_advice: format!(
+                "the x86-TSO search has finished; what runs is the search for data races \
+                 (without store buffers, with access histories); {skip_race_search} skips it, \
+                 and no race is then reported"
+            ),
             running: Vec::new(),
         }
-    }
-
-    /// The advice for a run found slow where `snapshot` says it is, if any.
-    fn advice(skip_race_search: &str, snapshot: &Snapshot) -> Option<String> {
-        (snapshot.phase == crate::run_report::Phase::RaceSearch).then(|| {
-            format!(
-                "the x86-TSO search has finished; what runs is the search for data races \
-                 (without store buffers, with access histories); {} skips it, and no race is \
-                 then reported",
-                skip_race_search
-            )
-        })
     }
 
     pub fn started(&mut self, job: usize, subject: String, now: Instant) {
@@ -73,9 +65,8 @@ impl SlowWatch {
 
     /// The notices due at `now`: at most one per watched run, for the largest
     /// multiple of the threshold it has passed and not yet been announced for, with
-    /// the run's latest figures (`figures(job)`), followed the first time by the
-    /// advice for the phase it is in, if any (`advice`); and a run's growth diagnosis
-    /// once.
+    /// the run's latest figures (`figures(job)`), followed the first time it is found
+    /// in its race search by the advice for it; and a run's growth diagnosis once.
     pub fn due(
         &mut self,
         now: Instant,
@@ -95,7 +86,6 @@ impl SlowWatch {
         if threshold <= 0.0 {
             return notices;
         }
-        let skip = self.skip_race_search;
         for run in &mut self.running {
             let elapsed = now.saturating_duration_since(run.start).as_secs_f64();
             let multiples = (elapsed / threshold).floor() as u32;
@@ -112,11 +102,12 @@ impl SlowWatch {
                     notice.push_str(&where_it_is(snapshot));
                 }
                 notices.push(notice);
-                if !run.advised {
-                    if let Some(word) = snapshot.as_ref().and_then(|s| Self::advice(skip, s)) {
-                        run.advised = true;
-                        notices.push(format!("{}: {word}", run.subject));
-                    }
+                let racing = snapshot
+                    .as_ref()
+                    .is_some_and(|s| s.phase == crate::run_report::Phase::RaceSearch);
+                if racing && !run.advised {
+                    run.advised = true;
+                    notices.push(format!("{}: {}", run.subject, self.race_search_advice));
                 }
             }
         }
@@ -169,13 +160,13 @@ fn where_it_is(snapshot: &Snapshot) -> String {
     let mut text = format!(
         ": {}, {} states",
         snapshot.phase.describe(),
-        grouped(snapshot.states)
+        thousands(snapshot.states)
     );
     if let Some(rate) = snapshot.rate() {
-        text.push_str(&format!(" ({} states/s)", grouped(rate)));
+        text.push_str(&format!(" ({} states/s)", thousands(rate)));
     }
     if snapshot.depth > 0 {
-        text.push_str(&format!(", depth {}", grouped(snapshot.depth)));
+        text.push_str(&format!(", depth {}", thousands(snapshot.depth)));
     }
     text.push_str(&format!(
         ", memory {}",

@@ -1,4 +1,5 @@
-//! Reading this process's memory use (Linux /proc), for limits and reports.
+//! Reading this process's memory use (Linux /proc), for limits and reports, and
+//! writing the figures of reports for people (bytes, counts).
 
 fn statm_field(idx: usize) -> u64 {
     std::fs::read_to_string("/proc/self/statm")
@@ -100,6 +101,19 @@ pub fn parse_bytes(s: &str) -> Option<u64> {
     Some((n * mult as f64) as u64)
 }
 
+/// `2,451,006`: a count with its thousands grouped.
+pub fn thousands(n: u64) -> String {
+    let mut groups = Vec::new();
+    let mut rest = n;
+    while rest >= 1000 {
+        groups.push(format!("{:03}", rest % 1000));
+        rest /= 1000;
+    }
+    groups.push(rest.to_string());
+    groups.reverse();
+    groups.join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,5 +151,14 @@ mod tests {
         let rss = current_rss();
         assert!(rss > 1 << 20, "rss {rss}");
         assert!(peak_rss() >= rss / 2, "peak {} rss {rss}", peak_rss());
+    }
+
+    #[test]
+    fn large_counts_are_grouped_by_thousands() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(100_000), "100,000");
+        assert_eq!(thousands(2_451_006), "2,451,006");
     }
 }

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use crate::pipeline::Snapshot;
-use crate::render::grouped;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tso_engine::resources::thousands;
 
 /// Called by the runner with a job's index and the figures so far.
 pub type JobProgressFn = Arc<dyn Fn(usize, &Snapshot) + Send + Sync>;
@@ -148,9 +148,9 @@ pub fn running_line(running: &[RunningTest]) -> String {
         let separator = if i == 0 { " " } else { ", " };
         let _ = write!(line, "{separator}{}", test.name);
         if let Some(snapshot) = &test.figures {
-            let _ = write!(line, " ({} states", grouped(snapshot.states));
+            let _ = write!(line, " ({} states", thousands(snapshot.states));
             if let Some(rate) = snapshot.rate() {
-                let _ = write!(line, ", {} states/s", grouped(rate));
+                let _ = write!(line, ", {} states/s", thousands(rate));
             }
             line.push(')');
         }

@@ -10,6 +10,7 @@ use super::Move;
 use crate::interp::{describe_pointer, Machine};
 use crate::ir::debug::{DebugInfo, DiType, DiTypeId};
 use crate::memory::ObjKind;
+use crate::resources::thousands;
 use crate::state::State;
 use crate::value::make_ptr;
 use std::collections::{HashMap, HashSet};
@@ -102,19 +103,6 @@ impl Diagnosis {
         }
         lines
     }
-}
-
-/// `2,451,006`.
-pub fn thousands(n: u64) -> String {
-    let mut groups = Vec::new();
-    let mut rest = n;
-    while rest >= 1000 {
-        groups.push(format!("{:03}", rest % 1000));
-        rest /= 1000;
-    }
-    groups.push(rest.to_string());
-    groups.reverse();
-    groups.join(",")
 }
 
 /// Per named scalar: where its variable is declared, and the values it took.
@@ -323,12 +311,5 @@ mod tests {
         assert!(text.contains("`slab.head` took 44 distinct values along it, but came back to earlier values: bounded"), "{text}");
         d.growing.push(growing(None));
         assert!(d.lines(300).join("\n").contains("probably infinite"));
-    }
-
-    #[test]
-    fn large_counts_are_grouped_by_thousands() {
-        assert_eq!(thousands(2_451_006), "2,451,006");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1000), "1,000");
     }
 }
