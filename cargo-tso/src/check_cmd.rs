@@ -136,9 +136,12 @@ fn check(args: &CheckArgs) -> Result<Checked, CheckCommandError> {
     if let Some(why) = settings.machine.hangs_unchecked() {
         eprintln!("warning: {why}");
     }
+    // `-j` is the cores this check may use; the race search may take one its TSO
+    // search leaves idle.
+    settings.cores = args.jobs.unwrap_or_else(crate::settings::cores).max(1);
     let search = match args.jobs {
         Some(jobs) => crate::settings::given_search(jobs),
-        None => crate::settings::choose_search(crate::settings::cores()),
+        None => crate::settings::choose_search(settings.cores),
     };
     settings.jobs = search.workers;
     settings.search_why = search.why;
@@ -388,6 +391,9 @@ fn human(args: &CheckArgs, checked: &Checked) -> String {
         if let Some(screen) = &outcome.race_screen {
             out.push_str(&screen.describe());
             out.push('\n');
+        }
+        if let Some(placement) = &outcome.race_search_placement {
+            out.push_str(&format!("race search: {placement}\n"));
         }
         out.push_str(&crate::render::unmodelled_block(&outcome.unmodelled, ""));
     }

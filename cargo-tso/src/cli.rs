@@ -67,6 +67,17 @@ impl From<MemoryModelArg> for MemoryModel {
     }
 }
 
+/// Where the race search of a TSO check runs (`--race-search-order`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RaceSearchOrder {
+    /// Beside the TSO run when the run's cores leave one idle, else after it.
+    Auto,
+    /// After the TSO run.
+    After,
+    /// Beside the TSO run, on a thread of its own, idle core or not.
+    Beside,
+}
+
 /// What a data race does (`--races`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum RacesArg {
@@ -160,6 +171,11 @@ pub struct CheckingArgs {
     /// verdicts and races, slower (measurement, tests). Hidden.
     #[arg(long, hide = true)]
     pub no_race_screen: bool,
+    /// Under TSO with races looked for: where the race search runs when it is needed.
+    /// `auto` (the default): beside the TSO run when the run's cores leave one idle,
+    /// else after it; the same verdicts and reports either way (tests). Hidden.
+    #[arg(long, hide = true, value_enum, default_value_t = RaceSearchOrder::Auto)]
+    pub race_search_order: RaceSearchOrder,
     /// Canonicalise every state afresh, never from its parent's canonical form: the
     /// same states and verdicts, slower (measurement). Hidden.
     #[arg(long, hide = true)]

@@ -24,6 +24,7 @@ mod fences;
 mod memory_use;
 mod ordering_suggestion;
 mod pipeline;
+mod race_beside;
 mod render;
 mod robustness;
 mod run_report;

@@ -12,6 +12,7 @@ use tso_engine::{
 use tso_runtime::instrument::{instrument_module, InstrumentError, InstrumentOptions, SourcePoint};
 use tso_runtime::runtime::{register, register_c11, C11Options, ObservationLog, RuntimeOptions};
 
+use crate::race_beside::Beside;
 use crate::run_report::{
     Cut, Figures, Phase, PhaseFigures, Property, RunReport, ScClassification, ScRerun, X86Rerun,
 };
@@ -56,6 +57,12 @@ pub struct RunExtras {
     pub sequential: bool,
     /// Sees every new state.
     pub observer: Option<StateObserver>,
+    /// Told when the TSO run's answer to the race screen will not make the race search
+    /// needless (`tso_engine::CheckOptions::on_screen_conflict`).
+    pub on_screen_conflict: Option<tso_engine::ScreenConflictHook>,
+    /// Set to stop the search (the race search beside a TSO run that no longer needs
+    /// it); its report is then dropped.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// Runs one check, with the `extras` (candidate fences, observation, SC runtime, a
@@ -77,6 +84,10 @@ pub struct RunExtras {
 /// unless it is `data-race`, which the race search then searches for; a race the race
 /// search finds beside the target the TSO run found is one more kind met (it does not
 /// end the TSO run's paths, which track no races).
+///
+/// When the run's cores leave one idle (`CheckSettings::race_search_beside`), the race
+/// search starts beside the TSO run as soon as that run knows it will be needed
+/// (`race_beside`); the reports are those of the order above.
 pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
     let races = request.settings.machine.races;
     let plain_run =
@@ -126,34 +137,81 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
     // The TSO run asks the race screen's question in its own states
     // (`tso_engine::race::screen`, "Asked in the TSO run", which needs the "+d" bypass).
     tso.machine.answer_race_screen = tso.machine.race_screen && tso.dynamic_bypass;
-    let mut outcome = run_model(
-        &Request {
-            settings: &tso,
-            target: request.target.filter(|&k| k != ErrorKind::DataRace),
-            ..request.clone()
-        },
-        extras,
-    )?;
+    let tso_request = Request {
+        settings: &tso,
+        target: request.target.filter(|&k| k != ErrorKind::DataRace),
+        ..request.clone()
+    };
+    let (mut outcome, beside) = if request.settings.race_search_beside() {
+        match crate::race_beside::tso_run_and_race_search(
+            request,
+            &tso_request,
+            extras,
+            race_target,
+        )? {
+            Some(ran) => ran,
+            // The two searches shared a memory limit the TSO run reached: alone, it
+            // may not reach it.
+            None => (run_model(&tso_request, extras)?, Beside::SharedMemory),
+        }
+    } else {
+        (run_model(&tso_request, extras)?, Beside::NotPlanned)
+    };
     // What the race screen says is the race search's to report, unless the TSO run's
     // answer makes that search needless.
     let answered = outcome.race_screen.take();
-    if !matches!(outcome.verdict, Verdict::Pass | Verdict::Fail) {
-        if let Some(cut) = &mut outcome.cut {
-            // The race search never ran.
-            cut.not_established.push(Property::Races);
+    if !race_search_wanted(&outcome, answered.as_ref(), race_target) {
+        if !matches!(outcome.verdict, Verdict::Pass | Verdict::Fail) {
+            if let Some(cut) = &mut outcome.cut {
+                // The race search never ran.
+                cut.not_established.push(Property::Races);
+            }
+        } else {
+            // Every state of the program under SC has one of the TSO run's thread
+            // states, none of which holds two conflicting next accesses: no race, and
+            // no race search.
+            outcome.race_screen = answered;
         }
         return Ok(outcome);
     }
-    if outcome.verdict == Verdict::Pass
-        && race_target.is_none()
-        && answered == Some(tso_engine::RaceScreen::NoConflict)
-    {
-        // Every state of the program under SC has one of the TSO run's thread states,
-        // none of which holds two conflicting next accesses: no race, and no race search.
-        outcome.race_screen = answered;
-        return Ok(outcome);
+    let placement = crate::race_beside::placement(request.settings, &beside);
+    let race_run = match beside {
+        Beside::Ran(race_run) => *race_run,
+        Beside::NotPlanned | Beside::NotStarted | Beside::SharedMemory => {
+            race_search(request, race_target)?
+        }
+    };
+    let mut outcome = with_race_search(request, outcome, race_run, race_target);
+    outcome.race_search_placement = Some(placement);
+    Ok(outcome)
+}
+
+/// Whether the TSO run's outcome (with the race screen's answer taken out of it) calls
+/// for the race search: it finished (a limit or an error of the tool leaves the races
+/// open), and its answer to the screen does not rule races out (or the search is for
+/// races).
+pub(crate) fn race_search_wanted(
+    tso: &RunReport,
+    answered: Option<&tso_engine::RaceScreen>,
+    race_target: Option<ErrorKind>,
+) -> bool {
+    match tso.verdict {
+        Verdict::Pass => {
+            race_target.is_some() || answered != Some(&tso_engine::RaceScreen::NoConflict)
+        }
+        Verdict::Fail => true,
+        Verdict::Inconclusive | Verdict::Error => false,
     }
-    let mut race_run = race_search(request, race_target)?;
+}
+
+/// The TSO run's outcome (a pass or a failure) with the race search's (`race_target`:
+/// the kind the race search searched for).
+fn with_race_search(
+    request: &Request<'_>,
+    mut outcome: RunReport,
+    mut race_run: RunReport,
+    race_target: Option<ErrorKind>,
+) -> RunReport {
     race_run.figures.after(&outcome.figures);
     if let Some(target) = request.target {
         // What each search met (the other's verdict included) is met by the check.
@@ -182,10 +240,10 @@ pub fn run_with(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, 
             }
             outcome.races = race_run.races;
             outcome.race_screen = race_run.race_screen;
-            return Ok(outcome);
+            return outcome;
         }
     }
-    Ok(combine_race_search(outcome, race_run))
+    combine_race_search(outcome, race_run)
 }
 
 /// What a running check reports now and then: the phase it is in, the engine's
@@ -235,6 +293,15 @@ pub fn race_search(
     request: &Request<'_>,
     target: Option<ErrorKind>,
 ) -> Result<RunReport, PipelineError> {
+    race_search_with(request, target, &RunExtras::default())
+}
+
+/// [`race_search`] with `extras` (a cancel flag).
+pub(crate) fn race_search_with(
+    request: &Request<'_>,
+    target: Option<ErrorKind>,
+    extras: &RunExtras,
+) -> Result<RunReport, PipelineError> {
     let mut sc = request.settings.under_sc();
     // A hang under SC is one under TSO too, and the TSO run looked for hangs.
     sc.machine.hangs = false;
@@ -246,7 +313,7 @@ pub fn race_search(
         target,
         ..request.clone()
     };
-    let mut race_run = run_model(&race_request, &RunExtras::default())?;
+    let mut race_run = run_model(&race_request, extras)?;
     race_run.figures.relabel(Phase::RaceSearch);
     if race_run.cut.is_some() {
         race_run.cut = Some(Cut {
@@ -312,7 +379,10 @@ fn combine_race_search(mut tso: RunReport, race_run: RunReport) -> RunReport {
 
 /// One run under the request's memory model, tracking races as its settings say, with
 /// what is left of the `--timeout` budget (none left: inconclusive without a search).
-fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, PipelineError> {
+pub(crate) fn run_model(
+    request: &Request<'_>,
+    extras: &RunExtras,
+) -> Result<RunReport, PipelineError> {
     let searched = request.settings.searched_properties();
     if let Some(reason) = request.settings.out_of_time() {
         return Ok(RunReport::out_of_time(reason, Phase::Search, searched));
@@ -366,7 +436,7 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
     let program = tso_engine::translate(&module);
     let (report, exploration_bytes) = crate::memory_use::peak_during(|joiner| {
         let limits = tso_engine::Limits {
-            stop: stop_check(request.settings, joiner),
+            stop: stop_check(request.settings, joiner, extras.cancel.clone()),
             ..request.settings.limits.clone()
         };
         let joiner = joiner.clone();
@@ -395,6 +465,7 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
                 Box::new(joiner.join_this_thread()) as Box<dyn std::any::Any>
             })),
             target: request.target,
+            on_screen_conflict: extras.on_screen_conflict.clone(),
         };
         tso_engine::check(&program, &natives, &options)
     });
@@ -418,8 +489,9 @@ fn run_model(request: &Request<'_>, extras: &RunExtras) -> Result<RunReport, Pip
 fn stop_check(
     settings: &CheckSettings,
     joiner: &crate::memory_use::Joiner,
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 ) -> Option<tso_engine::StopCheck> {
-    if settings.interrupt.is_none() && settings.test_memory.is_none() {
+    if settings.interrupt.is_none() && settings.test_memory.is_none() && cancel.is_none() {
         return None;
     }
     let interrupt = settings.interrupt.clone();
@@ -431,6 +503,13 @@ fn stop_check(
             .is_some_and(|i| i.load(std::sync::atomic::Ordering::Relaxed))
         {
             return Some(INTERRUPTED.to_owned());
+        }
+        if cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+        {
+            // Never shown: the report of a cancelled search is dropped.
+            return Some("cancelled".to_owned());
         }
         let max = budget?;
         (joiner.live() >= max).then(|| {

@@ -181,6 +181,16 @@ impl Figures {
         self.time = self.phases.iter().map(|p| p.time).sum();
     }
 
+    /// Makes these the figures of a run that went on beside an earlier one: its time
+    /// is what the check waited for it once that one had ended (the phases then still
+    /// add up to the check's wall time).
+    pub fn waited_for(&mut self, waited: Duration) {
+        if let [phase] = &mut self.phases[..] {
+            phase.time = waited;
+        }
+        self.time = waited;
+    }
+
     /// Names the phases of a run that is one phase of a larger check.
     pub fn relabel(&mut self, phase: Phase) {
         for p in &mut self.phases {
@@ -216,6 +226,9 @@ pub struct RunReport {
     /// How the race search looked for races (the race screen, `tso_engine::RaceScreen`;
     /// shown under `-v`).
     pub race_screen: Option<tso_engine::RaceScreen>,
+    /// Where a TSO check's race search ran, when it ran (beside the TSO run or after
+    /// it; shown under `-v`).
+    pub race_search_placement: Option<String>,
 }
 
 impl RunReport {
@@ -264,6 +277,7 @@ impl RunReport {
             races: report.races.clone(),
             unmodelled: report.unmodelled.clone(),
             race_screen: report.race_screen.clone(),
+            race_search_placement: None,
             cut: None,
             other_kinds: report.other_kinds.clone(),
         }
@@ -317,6 +331,7 @@ impl RunReport {
             cut: None,
             other_kinds: Vec::new(),
             race_screen: None,
+            race_search_placement: None,
         }
     }
 

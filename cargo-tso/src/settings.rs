@@ -39,7 +39,13 @@ pub struct CheckSettings {
     pub test_memory: Option<u64>,
     /// Set when the user interrupts the run (Ctrl-C, SIGTERM): the search stops.
     pub interrupt: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The cores this run may use (`check`: the machine's; `test`: the job's share).
+    pub cores: usize,
+    /// `--race-search-order`.
+    pub race_search_order: RaceSearchOrder,
 }
+
+pub use crate::cli::RaceSearchOrder;
 
 /// The machine's cores (1 if unknown).
 pub fn cores() -> usize {
@@ -199,6 +205,18 @@ impl CheckSettings {
             races_explicit: args.races.is_some(),
             test_memory: None,
             interrupt: None,
+            cores: 1,
+            race_search_order: args.race_search_order,
+        }
+    }
+
+    /// Whether the race search of a TSO check runs beside the TSO run: that run's search
+    /// uses `jobs` of the run's cores, so one is idle when `cores` exceeds it.
+    pub fn race_search_beside(&self) -> bool {
+        match self.race_search_order {
+            RaceSearchOrder::Auto => self.cores > self.jobs,
+            RaceSearchOrder::After => false,
+            RaceSearchOrder::Beside => true,
         }
     }
 
@@ -306,6 +324,42 @@ mod tests {
         }
         // One core: nothing to choose.
         assert_eq!(search_for(1, Measured::Here(0.1)).workers, 1);
+    }
+
+    /// The race search runs beside the TSO run only on a core the run's search leaves
+    /// idle, unless `--race-search-order` says where.
+    #[test]
+    fn the_race_search_runs_beside_only_on_an_idle_core() {
+        use super::{CheckSettings, RaceSearchOrder};
+        use clap::Parser;
+        let parsed = crate::cli::Cli::parse_from(["cargo tso", "check", "x.c"]);
+        let crate::cli::Command::Check(args) = parsed.command else {
+            panic!("not a check");
+        };
+        let mut settings = CheckSettings::from_args(&args.checking, 32);
+        assert_eq!(settings.race_search_order, RaceSearchOrder::Auto);
+        for (cores, jobs, beside) in [
+            (1, 1, false),
+            (2, 1, true),
+            (2, 2, false),
+            (4, 4, false),
+            (4, 2, true),
+        ] {
+            settings.cores = cores;
+            settings.jobs = jobs;
+            assert_eq!(
+                settings.race_search_beside(),
+                beside,
+                "{cores} cores, {jobs} workers"
+            );
+        }
+        settings.race_search_order = RaceSearchOrder::After;
+        settings.cores = 2;
+        settings.jobs = 1;
+        assert!(!settings.race_search_beside());
+        settings.race_search_order = RaceSearchOrder::Beside;
+        settings.cores = 1;
+        assert!(settings.race_search_beside());
     }
 
     #[test]

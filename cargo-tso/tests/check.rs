@@ -821,6 +821,70 @@ fn a_limit_on_the_race_search_is_inconclusive_naming_the_races() {
     assert_eq!(not_established(&json), Vec::<String>::new());
 }
 
+/// `-v` says where the race search of a TSO check ran: beside the TSO run (where a
+/// check whose search leaves a core idle runs it; `--race-search-order beside` here,
+/// whatever this machine's cores) or after it; with the same races either way. A check
+/// whose TSO run rules races out runs none and says nothing of it.
+#[test]
+fn verbose_says_where_the_race_search_ran() {
+    let race = |out: &common::Run| {
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with("race search: "))
+            .map(str::to_owned)
+    };
+    let races = |out: &common::Run| -> Vec<String> {
+        out.stdout
+            .lines()
+            .filter(|l| l.contains("data race"))
+            .map(str::to_owned)
+            .collect()
+    };
+    // The race search starts when the TSO run's screen finds its first pair
+    // (`late_race.c`), or with the TSO run when the screen does not apply (a relaxed
+    // store, `c11_race_handoff.c`).
+    for (file, racy) in [("late_race.c", "late"), ("c11_race_handoff.c", "data")] {
+        let beside = run(check().args([file, "-v", "--race-search-order", "beside"]));
+        let after = run(check().args([file, "-v", "--race-search-order", "after"]));
+        for out in [&beside, &after] {
+            assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+            assert!(
+                races(out)
+                    .iter()
+                    .any(|l| l.contains(&format!("data race on `{racy}`"))),
+                "{}",
+                out.stdout
+            );
+        }
+        assert_eq!(races(&beside), races(&after));
+        assert!(
+            race(&beside)
+                .is_some_and(|l| l
+                    .starts_with("race search: beside the TSO run (--race-search-order beside)")),
+            "{}",
+            beside.stdout
+        );
+        assert_eq!(
+            race(&after).as_deref(),
+            Some("race search: after the TSO run (--race-search-order after)"),
+            "{}",
+            after.stdout
+        );
+    }
+    // Two workers on a machine of two cores or fewer leave none idle.
+    let busy = run(check().args(["late_race.c", "-v", "-j", "2"]));
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) <= 2 {
+        assert!(
+            race(&busy)
+                .is_some_and(|l| l.starts_with("race search: after the TSO run (no core idle")),
+            "{}",
+            busy.stdout
+        );
+    }
+    let none = run(check().args(["mutex_counter.c", "-v", "--race-search-order", "beside"]));
+    assert_eq!(race(&none), None, "{}", none.stdout);
+}
+
 /// A real data race that only a late part of the search reaches: a limit that stops the
 /// search before it is inconclusive, naming races among what it left open (exit 3, no
 /// race listed); without the limit the race is the verdict.

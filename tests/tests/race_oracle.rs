@@ -789,3 +789,121 @@ int main(void) {
     return 0;
 }
 "#;
+
+/// The race search beside the TSO run (`--race-search-order beside`: what a check with
+/// an idle core does) reports exactly what it reports after it (`after`): the same exit
+/// status, diagnostics and JSON but for times and the process's peak memory, under
+/// `--races warn` and `deny`. On the generated programs (racy or not, the screen
+/// answered by the TSO run or not applying), the race test programs (among them a
+/// relaxed read-modify-write, where the race search starts with the TSO run), the
+/// error programs (a TSO failure: the race search still runs) and with a state limit
+/// that stops the TSO run (the race search started beside it is dropped).
+#[test]
+fn the_race_search_beside_the_tso_run_reports_as_after_it() {
+    let dir = tso_suite::test_dir(env!("CARGO_TARGET_TMPDIR"), "race_search_beside");
+    let programs_dir = tso_suite::suite_dir().join("programs");
+    let mut files: Vec<std::path::PathBuf> = Vec::new();
+    for seed in tso_suite::soak_seeds(30) {
+        for heap in [false, true] {
+            match write_generated(&dir, seed, &gen_race::generate(seed), heap).2 {
+                Ok(path) => files.push(path),
+                Err(error) => panic!("{error}"),
+            }
+        }
+    }
+    for sub in ["races", "errors"] {
+        let mut listed: Vec<std::path::PathBuf> = std::fs::read_dir(programs_dir.join(sub))
+            .unwrap_or_else(|e| panic!("{sub}: {e}"))
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "cpp"))
+            .collect();
+        listed.sort();
+        files.extend(listed);
+    }
+    let variants: [&[&str]; 3] = [
+        &["--races", "warn"],
+        &["--races", "deny"],
+        &["--races", "warn", "--max-states", "40"],
+    ];
+    let runs: Vec<(usize, usize)> = (0..files.len())
+        .flat_map(|f| (0..variants.len()).map(move |v| (f, v)))
+        .collect();
+    // (the race search ran, problem)
+    let results: Vec<(bool, Option<String>)> = parallel::map(&runs, |&(f, v)| {
+        let run = |order: &str| {
+            let mut args = variants[v].to_vec();
+            args.extend(["--race-search-order", order]);
+            CheckRun::new(&files[f], Model::Tso)
+                .tool_args(&args)
+                .clang_args(&["-O0"])
+                .run()
+        };
+        let (after, beside) = (run("after"), run("beside"));
+        let searched = beside
+            .json
+            .as_ref()
+            .and_then(|j| j.get("phases")?.as_array().cloned())
+            .is_some_and(|phases| {
+                phases
+                    .iter()
+                    .any(|p| p.get("phase").and_then(|v| v.as_str()) == Some("race-search"))
+            });
+        let same = after.json.is_some()
+            && after.json.as_ref().map(without_times) == beside.json.as_ref().map(without_times)
+            && after.exit == beside.exit
+            && after.stderr == beside.stderr;
+        let problem = (!same).then(|| {
+            format!(
+                "{} {:?}: the orders differ\n  after:  {after}\n  beside: {beside}\n{}\n{}",
+                files[f].display(),
+                variants[v],
+                after.stdout,
+                beside.stdout
+            )
+        });
+        (searched, problem)
+    });
+    let searched = results.iter().filter(|r| r.0).count();
+    let failures: Vec<String> = results.into_iter().filter_map(|r| r.1).collect();
+    eprintln!(
+        "race search beside: {} pairs of runs, {searched} with a race search, {} differ",
+        runs.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} pairs differ:\n\n{}",
+        failures.len(),
+        runs.len(),
+        failures.join("\n\n")
+    );
+    assert!(
+        searched * 4 >= runs.len(),
+        "too few runs needed the race search ({searched} of {})",
+        runs.len()
+    );
+}
+
+/// A check's JSON without what may vary between runs of the same searches: times
+/// (at any depth), the process's peak memory, and the `other` phase (the check's wall
+/// time not in a search).
+fn without_times(json: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match json {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "time_ms" | "peak_memory_bytes"))
+                .filter(|(_, v)| v.get("phase").and_then(|p| p.as_str()) != Some("other"))
+                .map(|(key, v)| (key.clone(), without_times(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .filter(|v| v.get("phase").and_then(|p| p.as_str()) != Some("other"))
+                .map(without_times)
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}

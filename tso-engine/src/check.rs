@@ -1,7 +1,9 @@
 //! The one-call API: check a program and get a report.
 
 use crate::error::Failure;
-use crate::explore::{self, Conclusion, Counterexample, ExploreOptions, Limits, Stats};
+use crate::explore::{
+    self, Conclusion, Counterexample, ExploreOptions, Limits, ScreenConflictHook, Stats,
+};
 use crate::interp::{Machine, MachineOptions};
 use crate::ir::Program;
 use crate::natives::Natives;
@@ -27,6 +29,10 @@ pub struct CheckOptions {
     /// with this kind when it is reachable; when it is not, with the shortest error of
     /// another kind; `other_kinds` lists what the search met.
     pub target: Option<crate::ErrorKind>,
+    /// Told once when this check's answer to the race screen
+    /// (`MachineOptions::answer_race_screen`) is known not to be
+    /// [`RaceScreen::NoConflict`] (see [`ScreenConflictHook`]).
+    pub on_screen_conflict: Option<ScreenConflictHook>,
 }
 
 impl Default for CheckOptions {
@@ -41,6 +47,7 @@ impl Default for CheckOptions {
             observer: None,
             worker_start: None,
             target: None,
+            on_screen_conflict: None,
         }
     }
 }
@@ -154,6 +161,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
             full.machine.named_lifecycle = true;
             return check(program, natives, &full);
         }
+        screen_gave_up(opts);
         return history(opts);
     }
     let applies = || {
@@ -167,6 +175,7 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
     if opts.machine.answer_race_screen && untracked {
         // This search asks the screen's question in every state besides its own work.
         if let Err(why) = applies() {
+            screen_gave_up(opts);
             let mut report = history(opts);
             report.race_screen = Some(RaceScreen::NotApplicable(why));
             return report;
@@ -219,6 +228,16 @@ pub fn check(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
     report.stats.time += screened.stats.time;
     report.race_screen = Some(RaceScreen::Conflict);
     report
+}
+
+/// Tells `opts.on_screen_conflict` that this check, which would answer the race screen,
+/// runs without the screen.
+fn screen_gave_up(opts: &CheckOptions) {
+    if opts.machine.answer_race_screen {
+        if let Some(hook) = &opts.on_screen_conflict {
+            hook();
+        }
+    }
 }
 
 /// One search of `program`; with `race_screen` set and races not tracked, the race
@@ -308,6 +327,10 @@ fn check_one(program: &Program, natives: &Natives, opts: &CheckOptions) -> Check
         observer: opts.observer.clone(),
         worker_start: opts.worker_start.clone(),
         target: opts.target,
+        on_screen_conflict: opts
+            .on_screen_conflict
+            .clone()
+            .filter(|_| machine.opts.answer_race_screen),
     };
     let mut result = explore::explore(&machine, initial.clone(), &eopts);
     let mut report = empty_report(Verdict::Pass, None);

@@ -39,8 +39,8 @@ pub use check::{check, CheckOptions, CheckReport, RaceScreen, Verdict};
 pub use error::{ErrorKind, Failure, LoadError};
 pub use explore::diagnosis::{Diagnosis, Growing};
 pub use explore::{
-    Counterexample, Limits, ProgressFn, StateCheck, StateObserver, Stats, StopCheck, WorkerStart,
-    GROWTH_AFTER,
+    Counterexample, Limits, ProgressFn, ScreenConflictHook, StateCheck, StateObserver, Stats,
+    StopCheck, WorkerStart, GROWTH_AFTER,
 };
 pub use interp::{
     describe_address, describe_pointer, describe_scalar_at, Machine, MachineOptions, RaceAccess,

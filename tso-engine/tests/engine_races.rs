@@ -3,12 +3,14 @@
 //! while a global also named by a plain access keeps its races, and a plain access that
 //! reaches such a global through a made-up pointer is unsupported, never a pass. And
 //! races found from states the breadth-first search rebuilt from the store are
-//! reported with both accesses' source lines and the objects' own names.
+//! reported with both accesses' source lines and the objects' own names. A search
+//! that answers the race screen tells its caller once when the answer will not be
+//! no-conflict.
 
 mod engine_support;
 
 use engine_support::*;
-use tso_engine::{ErrorKind, RacePolicy, Verdict};
+use tso_engine::{ErrorKind, RacePolicy, RaceScreen, Verdict};
 
 /// Two workers add to `counter` atomically three times; `plain_read` is what main does after the
 /// joins (`{}`: nothing), `worker_read` what each worker does after its adds.
@@ -314,5 +316,53 @@ int main(void) {{
             let (_, _, on) = with_read_futures(&bc, true, jobs);
             assert_eq!(on, off, "{first} first, {node}, {jobs} workers");
         }
+    }
+}
+
+/// A search that answers the race screen, on `jobs` workers: its verdict, its answer,
+/// and how often it told `CheckOptions::on_screen_conflict`.
+fn screen_hook_calls(src: &str, jobs: usize) -> (Verdict, Option<RaceScreen>, usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let told = Arc::new(AtomicUsize::new(0));
+    let mut opts = options();
+    opts.jobs = jobs;
+    opts.machine.races = RacePolicy::Allow;
+    opts.machine.race_screen = true;
+    opts.machine.answer_race_screen = true;
+    let counted = told.clone();
+    opts.on_screen_conflict = Some(Arc::new(move || {
+        counted.fetch_add(1, Ordering::Relaxed);
+    }));
+    let r = check_with(src, "-O1", &[], &opts);
+    (r.verdict, r.race_screen, told.load(Ordering::Relaxed))
+}
+
+/// The caller of a search that answers the race screen may start its race search as
+/// soon as it is told the answer will not be no-conflict: told exactly once when a pair
+/// of conflicting next accesses shows (on any number of workers) or the screen does not
+/// apply, never when the answer is no-conflict.
+#[test]
+fn the_screen_hook_is_told_once_when_the_answer_is_not_no_conflict() {
+    let atomic_only = counter("", "");
+    let racy = counter("", "int seen = *(volatile int *)&counter; (void)seen;");
+    let relaxed = atomic_only.replace("__ATOMIC_SEQ_CST", "__ATOMIC_RELAXED");
+    for jobs in [1, 2] {
+        assert_eq!(
+            screen_hook_calls(&atomic_only, jobs),
+            (Verdict::Pass, Some(RaceScreen::NoConflict), 0),
+            "{jobs} workers"
+        );
+        assert_eq!(
+            screen_hook_calls(&racy, jobs),
+            (Verdict::Pass, Some(RaceScreen::Conflict), 1),
+            "{jobs} workers"
+        );
+        let (verdict, answer, told) = screen_hook_calls(&relaxed, jobs);
+        assert_eq!((verdict, told), (Verdict::Pass, 1), "{jobs} workers");
+        assert!(
+            matches!(answer, Some(RaceScreen::NotApplicable(_))),
+            "{jobs} workers: {answer:?}"
+        );
     }
 }

@@ -72,6 +72,7 @@ pub(super) fn failing(
         cut: None,
         other_kinds: Vec::new(),
         race_screen: None,
+        race_search_placement: None,
     }
 }
 
@@ -144,6 +145,7 @@ fn sc(classification: ScClassification) -> ScRerun {
             cut: None,
             other_kinds: Vec::new(),
             race_screen: None,
+            race_search_placement: None,
         },
     }
 }
@@ -282,6 +284,8 @@ fn settings(memory_model: MemoryModel) -> CheckSettings {
         races_explicit: false,
         test_memory: None,
         interrupt: None,
+        cores: 1,
+        race_search_order: crate::settings::RaceSearchOrder::Auto,
     }
 }
 
@@ -332,6 +336,7 @@ fn inconclusive_run() {
         }),
         other_kinds: Vec::new(),
         race_screen: None,
+        race_search_placement: None,
     };
     insta::assert_snapshot!(failure::details(&outcome, None, None, false));
 }

@@ -192,8 +192,13 @@ fn run_jobs(
     if args.verbose && options.format != TestFormat::Json {
         let cores = crate::settings::cores();
         eprintln!(
-            "search: tests run side by side on {threads} threads; a test that starts while all {cores} cores are idle searches {}",
-            crate::settings::choose_search(cores).why
+            "search: tests run side by side on {threads} threads; a test that starts while all {cores} cores are idle searches {}{}",
+            crate::settings::choose_search(cores).why,
+            match plan.base.race_search_order {
+                crate::settings::RaceSearchOrder::Auto => "; under TSO its race search runs beside its TSO run when the test's cores leave one idle, else after it",
+                crate::settings::RaceSearchOrder::After => "; under TSO its race search runs after its TSO run (--race-search-order after)",
+                crate::settings::RaceSearchOrder::Beside => "; under TSO its race search runs beside its TSO run (--race-search-order beside)",
+            }
         );
     }
     // Each job's search workers are its share of the cores (`runner::search_workers`).

@@ -285,6 +285,7 @@ fn run_job(
     let search = crate::settings::choose_search(context.workers);
     settings.jobs = search.workers;
     settings.search_why = search.why;
+    settings.cores = context.workers;
     let index = context.index;
     let progress = context.progress.map(|report| {
         let report = Arc::clone(report);

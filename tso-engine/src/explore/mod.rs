@@ -65,6 +65,13 @@ impl Limits {
 /// Called now and then during exploration with the figures so far (progress bars).
 pub type ProgressFn = std::sync::Arc<dyn Fn(&Stats) + Send + Sync>;
 
+/// Called at most once by a check that answers the race screen, as soon as its answer
+/// will not be no-conflict: before its search when the screen does not apply, during it
+/// when the first pair of conflicting next accesses shows (from the search's thread). A
+/// caller that runs a race search unless the answer is no-conflict may start it then,
+/// beside this search.
+pub type ScreenConflictHook = std::sync::Arc<dyn Fn() + Send + Sync>;
+
 /// Called first on every worker thread a search starts (the caller's per-run
 /// bookkeeping, such as which run a thread's memory counts for); what it returns is
 /// dropped when the worker ends.
@@ -104,6 +111,9 @@ pub struct ExploreOptions {
     pub worker_start: Option<WorkerStart>,
     /// Search for an error of this kind (`CheckOptions::target`).
     pub target: Option<crate::error::ErrorKind>,
+    /// Told when the race screen this search answers finds its first pair
+    /// (`CheckOptions::on_screen_conflict`).
+    pub on_screen_conflict: Option<ScreenConflictHook>,
 }
 
 /// One transition on a path: which thread ran (the schedule branch), and each choice
@@ -199,7 +209,10 @@ pub fn explore(machine: &Machine<'_>, initial: State, opts: &ExploreOptions) -> 
         .clone()
         .map(|observe| observers::NewStates { observe, machine });
     let screen = (machine.opts.race_screen && machine.opts.races == crate::race::RacePolicy::Allow)
-        .then_some(observers::RaceScreen { machine });
+        .then_some(observers::RaceScreen {
+            machine,
+            on_conflict: opts.on_screen_conflict.as_ref(),
+        });
     let wait_for = observers::WaitFor { machine };
     let no_move = observers::Deadlock { machine };
     let mut watching: Vec<&dyn observers::Observer> = vec![

@@ -346,6 +346,8 @@ impl Observer for Target {
 /// two that conflict stop the search (the history-based search then runs).
 pub struct RaceScreen<'m, 'p> {
     pub machine: &'m crate::interp::Machine<'p>,
+    /// Told of the first pair, when the search answers the screen.
+    pub on_conflict: Option<&'m super::ScreenConflictHook>,
 }
 
 /// Choice scripts run per transition before the screen gives up and counts it as a
@@ -458,10 +460,11 @@ impl Observer for RaceScreen<'_, '_> {
         {
             return None;
         }
-        if self.conflict(st) {
-            self.machine
-                .screen_conflict
-                .store(true, std::sync::atomic::Ordering::Relaxed);
+        // Workers may find pairs at once: only the first tells.
+        if self.conflict(st) && !found.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            if let Some(hook) = self.on_conflict {
+                hook();
+            }
         }
         None
     }
