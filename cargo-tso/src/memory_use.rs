@@ -143,6 +143,14 @@ impl Drop for Membership {
     }
 }
 
+/// Gives the memory that ended runs freed back to the system. mimalloc keeps freed
+/// pages for reuse, so without this the resident set a later run's `--max-memory`
+/// watches (`tso_engine::Limits::max_memory`) would still hold an earlier run's.
+pub fn return_freed_memory() {
+    // SAFETY: `mi_collect` only walks mimalloc's own heaps; it may be called at any time.
+    unsafe { libmimalloc_sys::mi_collect(true) }
+}
+
 /// Runs `f` and returns its result with the most heap the run held at once: this
 /// thread's allocations and those of every thread that joined through the `Joiner`.
 pub fn peak_during<R>(f: impl FnOnce(&Joiner) -> R) -> (R, u64) {

@@ -165,10 +165,14 @@ pub(crate) fn tso_run_and_race_search(
         let waited = waiting_from.elapsed();
         let tso_run = tso_run?;
         if started && stopped_at_process_memory(&tso_run) {
+            crate::memory_use::return_freed_memory();
             return Ok(None);
         }
         let beside = match race_run.filter(|_| wanted).transpose()? {
-            Some(race_run) if stopped_at_process_memory(&race_run) => Beside::SharedMemory,
+            Some(race_run) if stopped_at_process_memory(&race_run) => {
+                crate::memory_use::return_freed_memory();
+                Beside::SharedMemory
+            }
             Some(mut race_run) => {
                 race_run.figures.waited_for(waited);
                 Beside::Ran(Box::new(race_run))
