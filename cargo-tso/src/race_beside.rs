@@ -13,8 +13,9 @@
 //! those of the order "TSO run, then race search" in every case.
 //!
 //! The one thing the two searches share is the process's memory limit (`--max-memory`
-//! of `check`, or the machine's): a search stopped there beside the other runs again
-//! alone.
+//! of `check`, or the machine's, measured on the resident set): a search stopped there
+//! beside the other runs again alone, once the allocator has given back the pages the
+//! dropped search freed (`memory_use::return_freed_memory`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
