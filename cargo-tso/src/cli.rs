@@ -231,8 +231,8 @@ pub struct CheckArgs {
     /// breadth-first, level by level, which needs more memory. Default: one, unless the
     /// breadth-first search on all cores was measured faster for this many cores, by
     /// `cargo tso calibrate` on this machine or else by the project (`-v` says what was
-    /// chosen). The states, verdict and counterexample are the same for
-    /// any number.
+    /// chosen). A core of the N the search leaves idle runs the race search beside it.
+    /// The states, verdict and counterexample are the same for any number.
     #[arg(short = 'j', long, value_name = "N")]
     pub jobs: Option<usize>,
     /// Define a macro, as with clang.
