@@ -189,9 +189,10 @@ pub(crate) fn tso_run_and_race_search(
 /// two searches side by side share; a test's own budget (`memory_use`) is its run's.
 fn stopped_at_process_memory(run: &RunReport) -> bool {
     run.verdict == Verdict::Inconclusive
-        && run.inconclusive_reason.as_deref().is_some_and(|reason| {
-            reason.starts_with("--max-memory ") || reason.starts_with("memory use reached ")
-        })
+        && run
+            .inconclusive_reason
+            .as_deref()
+            .is_some_and(tso_engine::resources::is_process_memory_limit)
 }
 
 /// What `-v` says of where the race search ran, and why there.

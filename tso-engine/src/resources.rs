@@ -49,6 +49,33 @@ pub(crate) fn current_rss() -> u64 {
     statm_field(1)
 }
 
+/// Why a search stops for memory, when the process's resident set has reached
+/// `max_memory` (`--max-memory`), or 80% of the machine when none is given.
+pub(crate) fn memory_limit_reached(max_memory: Option<u64>) -> Option<String> {
+    let rss = current_rss();
+    match max_memory {
+        Some(max) => {
+            (rss >= max).then(|| format!("{MAX_MEMORY_REACHED}{} reached", format_bytes(max)))
+        }
+        None => default_memory_limit().filter(|&max| rss >= max).map(|max| {
+            format!(
+                "{MACHINE_MEMORY_REACHED}{} (80% of this machine; set --max-memory to change)",
+                format_bytes(max)
+            )
+        }),
+    }
+}
+
+/// How the reasons of [`memory_limit_reached`] start.
+const MAX_MEMORY_REACHED: &str = "--max-memory ";
+const MACHINE_MEMORY_REACHED: &str = "memory use reached ";
+
+/// Whether a search's stop `reason` is the process's memory limit
+/// ([`memory_limit_reached`]), which searches running side by side share.
+pub fn is_process_memory_limit(reason: &str) -> bool {
+    reason.starts_with(MAX_MEMORY_REACHED) || reason.starts_with(MACHINE_MEMORY_REACHED)
+}
+
 /// Start measuring the peak resident set size afresh (Linux: clear_refs 5), so one
 /// process can report the peak of each of several runs.
 pub fn reset_peak_rss() {
@@ -151,6 +178,26 @@ mod tests {
         let rss = current_rss();
         assert!(rss > 1 << 20, "rss {rss}");
         assert!(peak_rss() >= rss / 2, "peak {} rss {rss}", peak_rss());
+    }
+
+    /// The process's memory limit is told apart from other reasons to stop: a caller
+    /// that ran two searches side by side runs one stopped there again alone.
+    #[test]
+    fn a_reached_memory_limit_is_recognised_as_the_process_s() {
+        let reached = memory_limit_reached(Some(1)).expect("any process holds a byte");
+        assert_eq!(reached, "--max-memory 1 B reached");
+        assert!(is_process_memory_limit(&reached));
+        assert_eq!(memory_limit_reached(Some(u64::MAX)), None);
+        for other in [
+            "--max-states 40 reached",
+            "--timeout 1s reached",
+            "interrupted",
+        ] {
+            assert!(!is_process_memory_limit(other), "{other}");
+        }
+        assert!(is_process_memory_limit(
+            "memory use reached 19.2 GiB (80% of this machine; set --max-memory to change)"
+        ));
     }
 
     #[test]

@@ -252,22 +252,7 @@ impl Observer for LimitWatch {
                 None => "--timeout reached".to_owned(),
             });
         }
-        let rss = crate::resources::current_rss();
-        match self.limits.max_memory {
-            Some(max) if rss >= max => Some(format!(
-                "--max-memory {} reached",
-                crate::resources::format_bytes(max)
-            )),
-            None => crate::resources::default_memory_limit()
-                .filter(|&max| rss >= max)
-                .map(|max| {
-                    format!(
-                        "memory use reached {} (80% of this machine; set --max-memory to change)",
-                        crate::resources::format_bytes(max)
-                    )
-                }),
-            _ => None,
-        }
+        crate::resources::memory_limit_reached(self.limits.max_memory)
     }
 }
 
